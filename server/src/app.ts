@@ -1,0 +1,88 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import type { Config } from './config.js';
+import { documentFields, type Handlers, registerContract } from './generated/routes.js';
+import type { Logger } from './http/log.js';
+import { notImplemented } from './http/not-implemented.js';
+import { problem, validationProblem } from './http/problem.js';
+import { metaHandlers } from './meta/handlers.js';
+
+export interface AppEnv {
+  Variables: { requestId: string };
+}
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  version: string;
+  /** When the process started, for `/health`'s uptime. */
+  startedAt?: number;
+}
+
+/** Request bodies above this size are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    // Every validation failure of a generated route becomes one problem listing each field.
+    defaultHook: (result, c) => (result.success ? undefined : validationProblem(c, result.target, result.error)),
+  });
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    const start = performance.now();
+    await next();
+    deps.logger.info('request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - start) * 10) / 10,
+    });
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` }),
+    }),
+  );
+
+  const handlers: Handlers<AppEnv> = {
+    ...metaHandlers(deps),
+    askProvider: notImplemented('debate', 'Asking a single model arrives with the debate engine.'),
+    runParallel: notImplemented('debate', 'Parallel answers arrive with the debate engine.'),
+    runDeepDebate: notImplemented('debate', 'Deep debates arrive with the debate engine.'),
+    streamDeepDebate: notImplemented('debate', 'Streamed debates arrive with the debate engine.'),
+    synthesizeVerdict: notImplemented('debate', 'Synthesis arrives with the debate engine.'),
+    listSessions: notImplemented('sessions', 'Session history arrives with session storage.'),
+    getSession: notImplemented('sessions', 'Session history arrives with session storage.'),
+    deleteSession: notImplemented('sessions', 'Session history arrives with session storage.'),
+    streamSessionEvents: notImplemented('sessions', 'Event replay arrives with session storage.'),
+    exportSession: notImplemented('sessions', 'Export arrives with session storage.'),
+    login: notImplemented('auth', 'Accounts arrive with authentication.'),
+    logout: notImplemented('auth', 'Accounts arrive with authentication.'),
+    getCurrentUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
+    createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+    revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+  };
+  registerContract(app, handlers);
+
+  app.doc31('/openapi.json', documentFields);
+
+  app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException && err.status === 400) {
+      // Hono's body parsers throw this for JSON that does not parse.
+      return problem(c, 400, 'malformed_body', { detail: err.message });
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      return problem(c, err.status, err.status === 415 ? 'unsupported_media_type' : 'validation_failed', { detail: err.message });
+    }
+    deps.logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
+    return problem(c, 500, 'internal_error', { detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
+  });
+  return app;
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type SlotConfig, slotsFromEnv } from './meta/slots.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel: LogLevel;
+  quorum: number;
+  slots: SlotConfig[];
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${key} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * Reads configuration from the environment. Every setting has a default, so a fresh checkout
+ * runs with none: loopback only, port 8787, data under ./data, offline models.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.CONSILIUM_LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`CONSILIUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8787, 0, 65535),
+    dataDir: resolve(env.CONSILIUM_DATA_DIR || 'data'),
+    logLevel,
+    quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
+    slots: slotsFromEnv(env),
+  };
+}
+
+/** Loads `.env` from the working directory into `process.env`, if there is one; real env wins. */
+export function loadDotEnv(path = '.env'): boolean {
+  if (!existsSync(path)) return false;
+  process.loadEnvFile(path);
+  return true;
+}

@@ -1,0 +1,64 @@
+import type { Context } from 'hono';
+import type { ZodError } from 'zod';
+import type { FieldError, Problem, ProblemCode } from '../../../sdk/src/generated/types.gen.js';
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** Stable problem-type URIs: one per code. Clients should branch on `code`. */
+export const problemType = (code: ProblemCode): string => `https://consilium.dev/problems/${code}`;
+
+const TITLES: Record<ProblemCode, string> = {
+  validation_failed: 'Request validation failed',
+  malformed_body: 'Malformed request body',
+  unsupported_media_type: 'Unsupported media type',
+  payload_too_large: 'Payload too large',
+  unauthorized: 'Authentication required',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  unknown_provider: 'Unknown provider',
+  conflict: 'Conflict',
+  rate_limited: 'Too many requests',
+  not_implemented: 'Not implemented',
+  provider_failed: 'Provider failed',
+  quorum_not_met: 'Quorum not met',
+  budget_exceeded: 'Budget exceeded',
+  internal_error: 'Internal server error',
+};
+
+export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;
+
+/** Builds an RFC 9457 problem body. */
+export function problemBody(status: number, code: ProblemCode, init: ProblemInit = {}): Problem {
+  return { type: problemType(code), title: TITLES[code], status, code, ...init };
+}
+
+/** Responds with a problem, stamped with the request's path and id. */
+export function problem(c: Context, status: number, code: ProblemCode, init: ProblemInit = {}): Response {
+  const body = problemBody(status, code, { instance: c.req.path, requestId: c.get('requestId'), ...init });
+  return c.body(JSON.stringify(body), status as 400, { 'content-type': PROBLEM_MEDIA_TYPE });
+}
+
+const LOCATIONS: Record<string, string> = {
+  json: 'body',
+  form: 'body',
+  query: 'query',
+  param: 'path',
+  header: 'header',
+  cookie: 'cookie',
+};
+
+/** One `FieldError` per zod issue, with the field's path prefixed by where it was sent. */
+export function fieldErrors(target: string, error: ZodError): FieldError[] {
+  const location = LOCATIONS[target] ?? target;
+  return error.issues.map((issue) => ({
+    path: [location, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+export function validationProblem(c: Context, target: string, error: ZodError): Response {
+  const errors = fieldErrors(target, error);
+  const n = errors.length;
+  return problem(c, 400, 'validation_failed', { detail: `${n} field${n === 1 ? ' is' : 's are'} invalid.`, errors });
+}

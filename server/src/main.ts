@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, loadDotEnv } from './config.js';
+import { createLogger } from './http/log.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+function start(): void {
+  const dotEnv = loadDotEnv();
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof Error) {
+      console.error(`consilium: configuration error: ${err.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const app = createApp({ config, logger, version, startedAt: Date.now() });
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
+    logger.info('listening', {
+      url,
+      version,
+      dotEnv,
+      slots: config.slots.map((s) => `${s.slot}:${s.provider}:${s.live ? 'live' : 'offline'}`),
+    });
+    if (config.logLevel !== 'silent') {
+      console.log(
+        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n`,
+      );
+    }
+  });
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
+    process.exit(1);
+  });
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+start();

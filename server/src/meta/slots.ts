@@ -1,0 +1,90 @@
+import type { SlotInfo } from '../../../sdk/src/generated/types.gen.js';
+
+/** How one slot reaches its model. Keys are never stored here, only the variable that holds one. */
+export interface SlotConfig {
+  slot: 1 | 2 | 3 | 4 | 5;
+  provider: string;
+  model: string;
+  strength: string;
+  /** The environment variable holding the key. */
+  apiKeyEnv: string;
+  /** Set for OpenAI-compatible servers (Ollama, LM Studio, vLLM, OpenRouter) or a provider proxy. */
+  baseUrl?: string;
+  api: SlotInfo['api'];
+  /** True when a key is present or a base URL points at a server that needs none. */
+  live: boolean;
+}
+
+type Defaults = Pick<SlotConfig, 'provider' | 'model' | 'strength' | 'apiKeyEnv'>;
+
+/** The product's default slots: five providers, each named for its strength. */
+export const DEFAULT_SLOTS: readonly Defaults[] = [
+  {
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    strength: 'nuance and synthesis; writes the verdict',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+  },
+  { provider: 'openai', model: 'gpt-4.1', strength: 'general reasoning', apiKeyEnv: 'OPENAI_API_KEY' },
+  { provider: 'deepseek', model: 'deepseek-chat', strength: 'alternative viewpoints', apiKeyEnv: 'DEEPSEEK_API_KEY' },
+  { provider: 'google', model: 'gemini-2.5-flash', strength: 'speed and analysis', apiKeyEnv: 'GOOGLE_GENERATIVE_AI_API_KEY' },
+  { provider: 'xai', model: 'grok-3-mini', strength: 'creative thinking', apiKeyEnv: 'XAI_API_KEY' },
+];
+
+const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * Slot N is configured by `CONSILIUM_SLOT<N>_PROVIDER`, `_MODEL`, `_STRENGTH`, `_API_KEY_ENV` and
+ * `_BASE_URL`. A `_BASE_URL` with a provider other than the five natives means OpenAI-compatible.
+ */
+export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfig[] {
+  const natives = new Set(DEFAULT_SLOTS.map((d) => d.provider));
+  const slots = DEFAULT_SLOTS.map((defaults, index): SlotConfig => {
+    const slot = (index + 1) as SlotConfig['slot'];
+    const get = (key: string) => env[`CONSILIUM_SLOT${slot}_${key}`] || undefined;
+    const provider = get('PROVIDER') ?? defaults.provider;
+    if (!PROVIDER_ID.test(provider)) {
+      throw new Error(`CONSILIUM_SLOT${slot}_PROVIDER must match ${PROVIDER_ID}, got "${provider}"`);
+    }
+    const baseUrl = get('BASE_URL');
+    if (baseUrl !== undefined && !URL.canParse(baseUrl)) {
+      throw new Error(`CONSILIUM_SLOT${slot}_BASE_URL is not a URL: "${baseUrl}"`);
+    }
+    const sameProvider = provider === defaults.provider;
+    const apiKeyEnv = get('API_KEY_ENV') ?? (sameProvider ? defaults.apiKeyEnv : `CONSILIUM_SLOT${slot}_API_KEY`);
+    const api: SlotConfig['api'] = natives.has(provider) ? 'native' : 'openai-compatible';
+    if (api === 'openai-compatible' && baseUrl === undefined) {
+      throw new Error(`Slot ${slot} uses provider "${provider}", which needs CONSILIUM_SLOT${slot}_BASE_URL`);
+    }
+    return {
+      slot,
+      provider,
+      model: get('MODEL') ?? (sameProvider ? defaults.model : provider),
+      strength: get('STRENGTH') ?? defaults.strength,
+      apiKeyEnv,
+      ...(baseUrl !== undefined && { baseUrl }),
+      api,
+      live: Boolean(env[apiKeyEnv]) || api === 'openai-compatible',
+    };
+  });
+  const seen = new Set<string>();
+  for (const s of slots) {
+    if (seen.has(s.provider)) {
+      throw new Error(`Provider "${s.provider}" is configured for two slots; each slot needs its own provider`);
+    }
+    seen.add(s.provider);
+  }
+  return slots;
+}
+
+/** What `/providers` may show of a slot: never a key, never the key's variable. */
+export function publicSlot(s: SlotConfig): SlotInfo {
+  return {
+    slot: s.slot,
+    provider: s.provider,
+    model: s.model,
+    strength: s.strength,
+    status: s.live ? 'live' : 'offline',
+    api: s.api,
+  };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['{server,generator,sdk,test}/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    // Type tests (`*.test-d.ts`) run through tsc: openapi-typescript's reading of the contract
+    // against the server's and the SDK's types.
+    typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
