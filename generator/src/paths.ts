@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { doNotEditHeader } from './contract.js';
 
@@ -6,6 +7,6 @@ import { doNotEditHeader } from './contract.js';
  * and the SDK's types against these `paths`, so a bug in either generator cannot hide.
  */
 export async function generatePathTypes(contractFile: string): Promise<string> {
-  const ast = await openapiTS(new URL(`file://${contractFile}`), { exportType: true });
+  const ast = await openapiTS(pathToFileURL(contractFile), { exportType: true });
   return `${doNotEditHeader('openapi/openapi.yaml via openapi-typescript').join('\n')}\n\n${astToString(ast)}`;
 }

@@ -47,17 +47,44 @@ function contentExpr(content: Record<string, JsonObject>, schemaFor: (mediaType:
   return `{\n  ${entries.map((e) => indent(e, '  ')).join(',\n  ')}\n}`;
 }
 
-function requestExpr(op: Operation): string | undefined {
+type Scalar = 'number' | 'integer' | 'boolean';
+
+/** The scalar type of a parameter's schema, following one `$ref` into the components. */
+function scalarType(doc: OpenApiDocument, schema: JsonObject | undefined): Scalar | undefined {
+  const ref = schema?.$ref;
+  const resolved = typeof ref === 'string' ? doc.components.schemas[ref.slice(SCHEMA_REF.length)] : schema;
+  const type = resolved?.type;
+  return type === 'number' || type === 'integer' || type === 'boolean' ? type : undefined;
+}
+
+function requestExpr(doc: OpenApiDocument, op: Operation): string | undefined {
   const parts: string[] = [];
   const params = (op.spec.parameters ?? []) as JsonObject[];
+  if (params.some((p) => p.$ref !== undefined)) {
+    throw new Error(`${op.operationId}: $ref parameters are not supported; write parameters inline`);
+  }
   const name = pascal(op.operationId);
-  const locations: Record<string, string> = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' };
-  const suffix: Record<string, string> = { path: 'Path', query: 'Query', header: 'Headers', cookie: 'Cookies' };
-  for (const location of Object.keys(locations)) {
-    if (params.some((p) => p.$ref !== undefined)) {
-      throw new Error(`${op.operationId}: $ref parameters are not supported; write parameters inline`);
-    }
-    if (params.some((p) => p.in === location)) parts.push(`${locations[location]}: s.z${name}${suffix[location]}`);
+  const locations = {
+    path: ['params', 'Path'],
+    query: ['query', 'Query'],
+    header: ['headers', 'Headers'],
+    cookie: ['cookies', 'Cookies'],
+  };
+  for (const [location, [field, suffix]] of Object.entries(locations)) {
+    const here = params.filter((p) => p.in === location);
+    if (here.length === 0) continue;
+    // Path, query and header values arrive as strings; numbers and booleans are converted first.
+    const scalars = Object.fromEntries(
+      here.flatMap((p) => {
+        const type = scalarType(doc, p.schema as JsonObject | undefined);
+        return type ? [[p.name as string, type]] : [];
+      }),
+    );
+    const schema = `s.z${name}${suffix}`;
+    const converted = Object.entries(scalars).map(
+      ([key, type]) => `${JSON.stringify(key)}: z.preprocess(fromString('${type}'), ${schema}.shape[${JSON.stringify(key)}])`,
+    );
+    parts.push(`${field}: ${converted.length ? `${schema}.extend({ ${converted.join(', ')} })` : schema}`);
   }
   const body = op.spec.requestBody as JsonObject | undefined;
   if (body) {
@@ -94,13 +121,13 @@ function responsesExpr(op: Operation): string {
   return `{\n  ${entries.map((e) => indent(e, '  ')).join(',\n  ')}\n}`;
 }
 
-function routeExpr(op: Operation): string {
+function routeExpr(doc: OpenApiDocument, op: Operation): string {
   const fields = [`method: ${JSON.stringify(op.method)}`, `path: ${JSON.stringify(op.path)}`];
   for (const [key, value] of Object.entries(op.spec)) {
     if (key === 'parameters' || key === 'requestBody' || key === 'responses') continue;
     fields.push(`${key}: ${literal(value)}`);
   }
-  const request = requestExpr(op);
+  const request = requestExpr(doc, op);
   if (request) fields.push(`request: ${request}`);
   fields.push(`responses: ${responsesExpr(op)}`);
   return `createRoute({\n  ${fields.map((f) => indent(f, '  ')).join(',\n  ')}\n})`;
@@ -124,7 +151,7 @@ export function emitRoutes(doc: OpenApiDocument, zodModule: string): string {
     "import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';",
     "import { createRoute, type OpenAPIHono, type RouteHandler } from '@hono/zod-openapi';",
     "import type { Env } from 'hono';",
-    "import type { ZodType } from 'zod';",
+    "import { type ZodType, z } from 'zod';",
     `import * as s from '${zodModule}';`,
     '',
     '/** Names a schema in place, so every use of it (nested ones too) becomes a `$ref`. */',
@@ -133,15 +160,30 @@ export function emitRoutes(doc: OpenApiDocument, zodModule: string): string {
     '  zodToOpenAPIRegistry.add(schema, { ...current, _internal: { ...current._internal, ...internal, refId } });',
     '}',
     '',
+    '/** Path, query and header values arrive as strings: convert the numeric and boolean ones, and leave',
+    ' * anything unconvertible for zod to reject with its usual message. */',
+    "function fromString(type: 'number' | 'integer' | 'boolean'): (value: unknown) => unknown {",
+    '  return (value) => {',
+    "    if (typeof value !== 'string') return value;",
+    "    if (type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;",
+    '    return /^-?\\d+(\\.\\d+)?$/.test(value) ? Number(value) : value;',
+    '  };',
+    '}',
+    '',
     ...names,
     '',
     '/** The document fields that are not paths or components. */',
     "// A cast: zod-openapi types this config with OpenAPI 3.0's objects, which lack 3.1 fields such as `license.identifier`.",
     `export const documentFields = ${literal(documentFields)} as Parameters<OpenAPIHono['getOpenAPI31Document']>[0];`,
     '',
-    ...operations.map((op) => `export const ${op.operationId} = ${indent(routeExpr(op), '')};\n`),
+    ...operations.map((op) => `export const ${op.operationId} = ${indent(routeExpr(doc, op), '')};\n`),
     '/** Every operation in the contract, by operationId. */',
     `export const routes = { ${operations.map((op) => op.operationId).join(', ')} } as const;`,
+    '',
+    "/** The contract's component schemas, by name. */",
+    `const componentSchemas: Record<string, ZodType> = { ${Object.keys(schemas)
+      .map((n) => `${JSON.stringify(n)}: s.z${n}`)
+      .join(', ')} };`,
     '',
     '/** One handler per operation: leaving one out is a type error. */',
     'export type Handlers<E extends Env = Env> = {',
@@ -150,7 +192,12 @@ export function emitRoutes(doc: OpenApiDocument, zodModule: string): string {
     '',
     "/** Registers the contract's components and every operation on `app`. */",
     'export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: Handlers<E>): void {',
-    ...Object.entries(schemas).map(([n]) => `  app.openAPIRegistry.register(${JSON.stringify(n)}, s.z${n});`),
+    '  // Every component schema, including those only reached through a response component. `register()`',
+    '  // would copy each via `.openapi()`, which zod 4 instances created before @hono/zod-openapi loaded',
+    '  // lack; hand it the schema itself, already named above.',
+    `  for (const [refId, schema] of Object.entries(componentSchemas)) {`,
+    '    app.openAPIRegistry.register(refId, { openapi: () => schema } as unknown as ZodType);',
+    '  }',
     ...Object.entries(otherComponents).flatMap(([type, entries]) =>
       Object.entries(entries as JsonObject).map(
         ([n, value]) =>

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
@@ -42,10 +43,24 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       ms: Math.round((performance.now() - start) * 10) / 10,
     });
   });
+  const tooLarge = (c: Context) =>
+    problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
+  // A declared length is checked without touching `c.req.raw.body`: on @hono/node-server, reading that getter wraps the
+  // socket in a web stream whose backpressure pauses it, so the unread rest of the body is never drained and the
+  // keep-alive connection is dropped ~500 ms later, failing the client's next request on it.
+  app.use(async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && !c.req.header('transfer-encoding') && Number(length) > MAX_BODY_BYTES) return tooLarge(c);
+    await next();
+  });
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` }),
+      // Only bodies of undeclared length get here, part-read and not drained: the connection cannot be reused.
+      onError: (c) => {
+        c.header('connection', 'close');
+        return tooLarge(c);
+      },
     }),
   );
 
@@ -60,7 +75,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     getSession: notImplemented('sessions', 'Session history arrives with session storage.'),
     deleteSession: notImplemented('sessions', 'Session history arrives with session storage.'),
     streamSessionEvents: notImplemented('sessions', 'Event replay arrives with session storage.'),
-    exportSession: notImplemented('sessions', 'Export arrives with session storage.'),
+    exportSessionMarkdown: notImplemented('sessions', 'Export arrives with session storage.'),
+    exportSessionJson: notImplemented('sessions', 'Export arrives with session storage.'),
     login: notImplemented('auth', 'Accounts arrive with authentication.'),
     logout: notImplemented('auth', 'Accounts arrive with authentication.'),
     getCurrentUser: notImplemented('auth', 'Accounts arrive with authentication.'),

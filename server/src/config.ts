@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type SlotConfig, slotsFromEnv } from './meta/slots.js';
+import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
 
 export interface Config {
   host: string;
@@ -14,16 +14,15 @@ export interface Config {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
   const raw = env[key];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  // Decimal digits only: `Number()` would read " " as 0 (a random port), "1e3" as 1000 and "0x1F90" as 8080.
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${key} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
@@ -35,7 +34,7 @@ function integer(env: Env, key: string, fallback: number, min: number, max: numb
  * runs with none: loopback only, port 8787, data under ./data, offline models.
  */
 export function loadConfig(env: Env = process.env): Config {
-  const logLevel = (env.CONSILIUM_LOG_LEVEL ?? 'info') as LogLevel;
+  const logLevel = (env.CONSILIUM_LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`CONSILIUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }

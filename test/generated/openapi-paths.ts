@@ -191,15 +191,38 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/sessions/{sessionId}/export": {
+    "/sessions/{sessionId}/export/markdown": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Export a session as Markdown or JSON */
-        get: operations["exportSession"];
+        /**
+         * Export a session as a readable Markdown document
+         * @description The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.
+         */
+        get: operations["exportSessionMarkdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/export/json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a session as JSON
+         * @description The full session, as `GET /sessions/{sessionId}` returns it, served as an attachment.
+         */
+        get: operations["exportSessionJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -797,6 +820,17 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/unauthorized",
+                 *       "title": "Authentication required",
+                 *       "status": 401,
+                 *       "code": "unauthorized",
+                 *       "detail": "Send a bearer token or log in for a session cookie.",
+                 *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -806,6 +840,17 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/not_found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "code": "not_found",
+                 *       "detail": "No session ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V.",
+                 *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -815,6 +860,18 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/not_implemented",
+                 *       "title": "Not implemented",
+                 *       "status": 501,
+                 *       "code": "not_implemented",
+                 *       "detail": "Session history arrives with session storage.",
+                 *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44",
+                 *       "capability": "sessions"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -824,6 +881,17 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/provider_failed",
+                 *       "title": "Provider failed",
+                 *       "status": 502,
+                 *       "code": "provider_failed",
+                 *       "detail": "anthropic answered 529 Overloaded three times.",
+                 *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1346,12 +1414,9 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    exportSession: {
+    exportSessionMarkdown: {
         parameters: {
-            query?: {
-                /** @description `markdown` (the default) for a readable document, `json` for the full session. */
-                format?: "markdown" | "json";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A session's id. */
@@ -1361,7 +1426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The exported session, as a download. */
+            /** @description The session as Markdown. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1369,6 +1434,55 @@ export interface operations {
                 content: {
                     /** @example # Should we shard the sessions table by owner? */
                     "text/markdown": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    exportSessionJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session as JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "owner": "usr_admin",
+                     *       "mode": "single",
+                     *       "question": "Should we shard the sessions table by owner?",
+                     *       "roundsRequested": 1,
+                     *       "rounds": [],
+                     *       "status": "completed",
+                     *       "missingSlots": [],
+                     *       "usage": {
+                     *         "inputTokens": 41,
+                     *         "outputTokens": 18,
+                     *         "totalTokens": 59
+                     *       },
+                     *       "cost": {
+                     *         "usd": 0.0003,
+                     *         "priced": true
+                     *       },
+                     *       "createdAt": "2026-11-22T10:00:00Z",
+                     *       "updatedAt": "2026-11-22T10:00:02Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionData, ExportSessionErrors, ExportSessionResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
-import { zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
+import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
+import { zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -200,16 +200,34 @@ export const streamSessionEvents = <ThrowOnError extends boolean = false>(option
 });
 
 /**
- * Export a session as Markdown or JSON
+ * Export a session as a readable Markdown document
+ *
+ * The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.
  */
-export const exportSession = <ThrowOnError extends boolean = false>(options: Options<ExportSessionData, ThrowOnError>) => (options.client ?? client).get<ExportSessionResponses, ExportSessionErrors, ThrowOnError>({
-    responseValidator: async (data) => await zExportSessionResponse.parseAsync(data),
+export const exportSessionMarkdown = <ThrowOnError extends boolean = false>(options: Options<ExportSessionMarkdownData, ThrowOnError>) => (options.client ?? client).get<ExportSessionMarkdownResponses, ExportSessionMarkdownErrors, ThrowOnError>({
+    responseValidator: async (data) => await zExportSessionMarkdownResponse.parseAsync(data),
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'consilium_session',
             type: 'apiKey'
         }],
-    url: '/sessions/{sessionId}/export',
+    url: '/sessions/{sessionId}/export/markdown',
+    ...options
+});
+
+/**
+ * Export a session as JSON
+ *
+ * The full session, as `GET /sessions/{sessionId}` returns it, served as an attachment.
+ */
+export const exportSessionJson = <ThrowOnError extends boolean = false>(options: Options<ExportSessionJsonData, ThrowOnError>) => (options.client ?? client).get<ExportSessionJsonResponses, ExportSessionJsonErrors, ThrowOnError>({
+    responseValidator: async (data) => await zExportSessionJsonResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/export/json',
     ...options
 });
 

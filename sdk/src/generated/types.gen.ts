@@ -983,7 +983,7 @@ export type StreamSessionEventsResponses = {
 
 export type StreamSessionEventsResponse = StreamSessionEventsResponses[keyof StreamSessionEventsResponses];
 
-export type ExportSessionData = {
+export type ExportSessionMarkdownData = {
     body?: never;
     path: {
         /**
@@ -991,16 +991,11 @@ export type ExportSessionData = {
          */
         sessionId: SessionId;
     };
-    query?: {
-        /**
-         * `markdown` (the default) for a readable document, `json` for the full session.
-         */
-        format?: 'markdown' | 'json';
-    };
-    url: '/sessions/{sessionId}/export';
+    query?: never;
+    url: '/sessions/{sessionId}/export/markdown';
 };
 
-export type ExportSessionErrors = {
+export type ExportSessionMarkdownErrors = {
     /**
      * The request is malformed or fails validation; `errors` lists each offending field.
      */
@@ -1019,16 +1014,58 @@ export type ExportSessionErrors = {
     501: Problem;
 };
 
-export type ExportSessionError = ExportSessionErrors[keyof ExportSessionErrors];
+export type ExportSessionMarkdownError = ExportSessionMarkdownErrors[keyof ExportSessionMarkdownErrors];
 
-export type ExportSessionResponses = {
+export type ExportSessionMarkdownResponses = {
     /**
-     * The exported session, as a download.
+     * The session as Markdown.
+     */
+    200: string;
+};
+
+export type ExportSessionMarkdownResponse = ExportSessionMarkdownResponses[keyof ExportSessionMarkdownResponses];
+
+export type ExportSessionJsonData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/export/json';
+};
+
+export type ExportSessionJsonErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ExportSessionJsonError = ExportSessionJsonErrors[keyof ExportSessionJsonErrors];
+
+export type ExportSessionJsonResponses = {
+    /**
+     * The session as JSON.
      */
     200: Session;
 };
 
-export type ExportSessionResponse = ExportSessionResponses[keyof ExportSessionResponses];
+export type ExportSessionJsonResponse = ExportSessionJsonResponses[keyof ExportSessionJsonResponses];
 
 export type LoginData = {
     body: LoginRequest;

@@ -753,20 +753,25 @@ export const zStreamSessionEventsPath = z.object({
  */
 export const zStreamSessionEventsResponse = zDebateEvent;
 
-export const zExportSessionPath = z.object({
+export const zExportSessionMarkdownPath = z.object({
     sessionId: zSessionId
 });
 
-export const zExportSessionQuery = z.object({
-    format: z.enum(['markdown', 'json']).register(z.globalRegistry, {
-        description: '`markdown` (the default) for a readable document, `json` for the full session.'
-    }).optional()
+/**
+ * The session as Markdown.
+ */
+export const zExportSessionMarkdownResponse = z.string().register(z.globalRegistry, {
+    description: 'The session as Markdown.'
+});
+
+export const zExportSessionJsonPath = z.object({
+    sessionId: zSessionId
 });
 
 /**
- * The exported session, as a download.
+ * The session as JSON.
  */
-export const zExportSessionResponse = zSession;
+export const zExportSessionJsonResponse = zSession;
 
 export const zLoginBody = zLoginRequest;
 

@@ -3,13 +3,23 @@
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { createRoute, type OpenAPIHono, type RouteHandler } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import * as s from '../../../sdk/src/generated/zod.gen.js';
 
 /** Names a schema in place, so every use of it (nested ones too) becomes a `$ref`. */
 function name(schema: ZodType, refId: string, internal: { unionPreferredType?: 'oneOf' } = {}): void {
   const current = zodToOpenAPIRegistry.get(schema) ?? {};
   zodToOpenAPIRegistry.add(schema, { ...current, _internal: { ...current._internal, ...internal, refId } });
+}
+
+/** Path, query and header values arrive as strings: convert the numeric and boolean ones, and leave
+ * anything unconvertible for zod to reject with its usual message. */
+function fromString(type: 'number' | 'integer' | 'boolean'): (value: unknown) => unknown {
+  return (value) => {
+    if (typeof value !== 'string') return value;
+    if (type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+    return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  };
 }
 
 name(s.zProblem, "Problem");
@@ -496,7 +506,7 @@ export const listSessions = createRoute({
     "sessions"
   ],
   request: {
-    query: s.zListSessionsQuery
+    query: s.zListSessionsQuery.extend({ "limit": z.preprocess(fromString('integer'), s.zListSessionsQuery.shape["limit"]) })
   },
   responses: {
     200: {
@@ -654,26 +664,79 @@ export const streamSessionEvents = createRoute({
   }
 });
 
-export const exportSession = createRoute({
+export const exportSessionMarkdown = createRoute({
   method: "get",
-  path: "/sessions/{sessionId}/export",
-  operationId: "exportSession",
-  summary: "Export a session as Markdown or JSON",
+  path: "/sessions/{sessionId}/export/markdown",
+  operationId: "exportSessionMarkdown",
+  summary: "Export a session as a readable Markdown document",
+  description: "The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.",
   tags: [
     "sessions"
   ],
   request: {
-    params: s.zExportSessionPath,
-    query: s.zExportSessionQuery
+    params: s.zExportSessionMarkdownPath
   },
   responses: {
     200: {
-      description: "The exported session, as a download.",
+      description: "The session as Markdown.",
       content: {
           "text/markdown": { schema: {
             "type": "string"
-          }, example: "# Should we shard the sessions table by owner?\n" },
-          "application/json": { schema: s.zSession }
+          }, example: "# Should we shard the sessions table by owner?\n" }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const exportSessionJson = createRoute({
+  method: "get",
+  path: "/sessions/{sessionId}/export/json",
+  operationId: "exportSessionJson",
+  summary: "Export a session as JSON",
+  description: "The full session, as `GET /sessions/{sessionId}` returns it, served as an attachment.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zExportSessionJsonPath
+  },
+  responses: {
+    200: {
+      description: "The session as JSON.",
+      content: {
+          "application/json": { schema: s.zSession, example: {
+            "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "owner": "usr_admin",
+            "mode": "single",
+            "question": "Should we shard the sessions table by owner?",
+            "roundsRequested": 1,
+            "rounds": [],
+            "status": "completed",
+            "missingSlots": [],
+            "usage": {
+              "inputTokens": 41,
+              "outputTokens": 18,
+              "totalTokens": 59
+            },
+            "cost": {
+              "usd": 0.0003,
+              "priced": true
+            },
+            "createdAt": "2026-11-22T10:00:00Z",
+            "updatedAt": "2026-11-22T10:00:02Z"
+          } }
         }
     },
     400: {
@@ -897,7 +960,10 @@ export const revokeApiToken = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, exportSession, login, logout, getCurrentUser, listApiTokens, createApiToken, revokeApiToken } as const;
+export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, exportSessionMarkdown, exportSessionJson, login, logout, getCurrentUser, listApiTokens, createApiToken, revokeApiToken } as const;
+
+/** The contract's component schemas, by name. */
+const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "User": s.zUser, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -912,7 +978,8 @@ export type Handlers<E extends Env = Env> = {
   getSession: RouteHandler<typeof getSession, E>;
   deleteSession: RouteHandler<typeof deleteSession, E>;
   streamSessionEvents: RouteHandler<typeof streamSessionEvents, E>;
-  exportSession: RouteHandler<typeof exportSession, E>;
+  exportSessionMarkdown: RouteHandler<typeof exportSessionMarkdown, E>;
+  exportSessionJson: RouteHandler<typeof exportSessionJson, E>;
   login: RouteHandler<typeof login, E>;
   logout: RouteHandler<typeof logout, E>;
   getCurrentUser: RouteHandler<typeof getCurrentUser, E>;
@@ -923,71 +990,12 @@ export type Handlers<E extends Env = Env> = {
 
 /** Registers the contract's components and every operation on `app`. */
 export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: Handlers<E>): void {
-  app.openAPIRegistry.register("Problem", s.zProblem);
-  app.openAPIRegistry.register("ProblemCode", s.zProblemCode);
-  app.openAPIRegistry.register("FieldError", s.zFieldError);
-  app.openAPIRegistry.register("Health", s.zHealth);
-  app.openAPIRegistry.register("SlotNumber", s.zSlotNumber);
-  app.openAPIRegistry.register("RoundNumber", s.zRoundNumber);
-  app.openAPIRegistry.register("ProviderId", s.zProviderId);
-  app.openAPIRegistry.register("SessionId", s.zSessionId);
-  app.openAPIRegistry.register("Question", s.zQuestion);
-  app.openAPIRegistry.register("SlotInfo", s.zSlotInfo);
-  app.openAPIRegistry.register("ProviderCatalogue", s.zProviderCatalogue);
-  app.openAPIRegistry.register("Usage", s.zUsage);
-  app.openAPIRegistry.register("Cost", s.zCost);
-  app.openAPIRegistry.register("FinishReason", s.zFinishReason);
-  app.openAPIRegistry.register("AnswerError", s.zAnswerError);
-  app.openAPIRegistry.register("Answer", s.zAnswer);
-  app.openAPIRegistry.register("RoundKind", s.zRoundKind);
-  app.openAPIRegistry.register("Round", s.zRound);
-  app.openAPIRegistry.register("Agreement", s.zAgreement);
-  app.openAPIRegistry.register("DisagreementPosition", s.zDisagreementPosition);
-  app.openAPIRegistry.register("Disagreement", s.zDisagreement);
-  app.openAPIRegistry.register("Consensus", s.zConsensus);
-  app.openAPIRegistry.register("Action", s.zAction);
-  app.openAPIRegistry.register("ActionGroups", s.zActionGroups);
-  app.openAPIRegistry.register("Dissent", s.zDissent);
-  app.openAPIRegistry.register("PositionChange", s.zPositionChange);
-  app.openAPIRegistry.register("DegradationReason", s.zDegradationReason);
-  app.openAPIRegistry.register("Degradation", s.zDegradation);
-  app.openAPIRegistry.register("Synthesizer", s.zSynthesizer);
-  app.openAPIRegistry.register("Verdict", s.zVerdict);
-  app.openAPIRegistry.register("SessionMode", s.zSessionMode);
-  app.openAPIRegistry.register("SessionStatus", s.zSessionStatus);
-  app.openAPIRegistry.register("Session", s.zSession);
-  app.openAPIRegistry.register("SessionSummary", s.zSessionSummary);
-  app.openAPIRegistry.register("SessionPage", s.zSessionPage);
-  app.openAPIRegistry.register("Budget", s.zBudget);
-  app.openAPIRegistry.register("AskRequest", s.zAskRequest);
-  app.openAPIRegistry.register("AskResult", s.zAskResult);
-  app.openAPIRegistry.register("ParallelRequest", s.zParallelRequest);
-  app.openAPIRegistry.register("ParallelResult", s.zParallelResult);
-  app.openAPIRegistry.register("DeepRequest", s.zDeepRequest);
-  app.openAPIRegistry.register("SynthesisAnswer", s.zSynthesisAnswer);
-  app.openAPIRegistry.register("SynthesizeRequest", s.zSynthesizeRequest);
-  app.openAPIRegistry.register("SynthesisResult", s.zSynthesisResult);
-  app.openAPIRegistry.register("User", s.zUser);
-  app.openAPIRegistry.register("LoginRequest", s.zLoginRequest);
-  app.openAPIRegistry.register("LoginResult", s.zLoginResult);
-  app.openAPIRegistry.register("ApiToken", s.zApiToken);
-  app.openAPIRegistry.register("ApiTokenList", s.zApiTokenList);
-  app.openAPIRegistry.register("ApiTokenCreateRequest", s.zApiTokenCreateRequest);
-  app.openAPIRegistry.register("ApiTokenCreated", s.zApiTokenCreated);
-  app.openAPIRegistry.register("DebateEvent", s.zDebateEvent);
-  app.openAPIRegistry.register("EventVersion", s.zEventVersion);
-  app.openAPIRegistry.register("EventSeq", s.zEventSeq);
-  app.openAPIRegistry.register("EventTime", s.zEventTime);
-  app.openAPIRegistry.register("SessionStartedEvent", s.zSessionStartedEvent);
-  app.openAPIRegistry.register("RoundStartedEvent", s.zRoundStartedEvent);
-  app.openAPIRegistry.register("AnswerDeltaEvent", s.zAnswerDeltaEvent);
-  app.openAPIRegistry.register("AnswerCompletedEvent", s.zAnswerCompletedEvent);
-  app.openAPIRegistry.register("AnswerFailedEvent", s.zAnswerFailedEvent);
-  app.openAPIRegistry.register("RoundEndedEvent", s.zRoundEndedEvent);
-  app.openAPIRegistry.register("ConsensusEvent", s.zConsensusEvent);
-  app.openAPIRegistry.register("SynthesisStartedEvent", s.zSynthesisStartedEvent);
-  app.openAPIRegistry.register("VerdictEvent", s.zVerdictEvent);
-  app.openAPIRegistry.register("SessionEndedEvent", s.zSessionEndedEvent);
+  // Every component schema, including those only reached through a response component. `register()`
+  // would copy each via `.openapi()`, which zod 4 instances created before @hono/zod-openapi loaded
+  // lack; hand it the schema itself, already named above.
+  for (const [refId, schema] of Object.entries(componentSchemas)) {
+    app.openAPIRegistry.register(refId, { openapi: () => schema } as unknown as ZodType);
+  }
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     "type": "http",
     "scheme": "bearer",
@@ -1028,6 +1036,15 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/unauthorized",
+          "title": "Authentication required",
+          "status": 401,
+          "code": "unauthorized",
+          "detail": "Send a bearer token or log in for a session cookie.",
+          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }
     }
@@ -1038,6 +1055,15 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/not_found",
+          "title": "Not found",
+          "status": 404,
+          "code": "not_found",
+          "detail": "No session ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V.",
+          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }
     }
@@ -1048,6 +1074,16 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/not_implemented",
+          "title": "Not implemented",
+          "status": 501,
+          "code": "not_implemented",
+          "detail": "Session history arrives with session storage.",
+          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44",
+          "capability": "sessions"
         }
       }
     }
@@ -1058,6 +1094,15 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/provider_failed",
+          "title": "Provider failed",
+          "status": 502,
+          "code": "provider_failed",
+          "detail": "anthropic answered 529 Overloaded three times.",
+          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }
     }
@@ -1073,7 +1118,8 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(getSession, handlers.getSession);
   app.openapi(deleteSession, handlers.deleteSession);
   app.openapi(streamSessionEvents, handlers.streamSessionEvents);
-  app.openapi(exportSession, handlers.exportSession);
+  app.openapi(exportSessionMarkdown, handlers.exportSessionMarkdown);
+  app.openapi(exportSessionJson, handlers.exportSessionJson);
   app.openapi(login, handlers.login);
   app.openapi(logout, handlers.logout);
   app.openapi(getCurrentUser, handlers.getCurrentUser);

@@ -17,7 +17,9 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     (lvl: Exclude<LogLevel, 'silent'>) =>
     (msg: string, fields: LogFields = {}): void => {
       if (RANK[lvl] < RANK[level]) return;
-      write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+      const line = { time: new Date().toISOString(), level: lvl, msg };
+      // `fields` go between, and cannot replace the line's own time, level or message.
+      write(`${JSON.stringify({ ...line, ...fields, ...line })}\n`);
     };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -1,5 +1,10 @@
 import type { SlotInfo } from '../../../sdk/src/generated/types.gen.js';
 
+/** A setting that cannot work; the server refuses to start and says which and why. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 /** How one slot reaches its model. Keys are never stored here, only the variable that holds one. */
 export interface SlotConfig {
   slot: 1 | 2 | 3 | 4 | 5;
@@ -38,28 +43,29 @@ const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
  * `_BASE_URL`. A `_BASE_URL` with a provider other than the five natives means OpenAI-compatible.
  */
 export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfig[] {
-  const natives = new Set(DEFAULT_SLOTS.map((d) => d.provider));
   const slots = DEFAULT_SLOTS.map((defaults, index): SlotConfig => {
     const slot = (index + 1) as SlotConfig['slot'];
     const get = (key: string) => env[`CONSILIUM_SLOT${slot}_${key}`] || undefined;
     const provider = get('PROVIDER') ?? defaults.provider;
     if (!PROVIDER_ID.test(provider)) {
-      throw new Error(`CONSILIUM_SLOT${slot}_PROVIDER must match ${PROVIDER_ID}, got "${provider}"`);
+      throw new ConfigError(`CONSILIUM_SLOT${slot}_PROVIDER must match ${PROVIDER_ID}, got "${provider}"`);
     }
     const baseUrl = get('BASE_URL');
-    if (baseUrl !== undefined && !URL.canParse(baseUrl)) {
-      throw new Error(`CONSILIUM_SLOT${slot}_BASE_URL is not a URL: "${baseUrl}"`);
+    // http(s) only: `URL.canParse` also takes "localhost:11434/v1" (scheme "localhost:"), the usual missing-scheme slip.
+    if (baseUrl !== undefined && !/^https?:$/.test(URL.parse(baseUrl)?.protocol ?? '')) {
+      throw new ConfigError(`CONSILIUM_SLOT${slot}_BASE_URL is not an http(s) URL: "${baseUrl}"`);
     }
-    const sameProvider = provider === defaults.provider;
-    const apiKeyEnv = get('API_KEY_ENV') ?? (sameProvider ? defaults.apiKeyEnv : `CONSILIUM_SLOT${slot}_API_KEY`);
-    const api: SlotConfig['api'] = natives.has(provider) ? 'native' : 'openai-compatible';
+    // A native provider keeps its own model and key variable in whichever slot it is put.
+    const native = DEFAULT_SLOTS.find((d) => d.provider === provider);
+    const apiKeyEnv = get('API_KEY_ENV') ?? native?.apiKeyEnv ?? `CONSILIUM_SLOT${slot}_API_KEY`;
+    const api: SlotConfig['api'] = native ? 'native' : 'openai-compatible';
     if (api === 'openai-compatible' && baseUrl === undefined) {
-      throw new Error(`Slot ${slot} uses provider "${provider}", which needs CONSILIUM_SLOT${slot}_BASE_URL`);
+      throw new ConfigError(`Slot ${slot} uses provider "${provider}", which needs CONSILIUM_SLOT${slot}_BASE_URL`);
     }
     return {
       slot,
       provider,
-      model: get('MODEL') ?? (sameProvider ? defaults.model : provider),
+      model: get('MODEL') ?? native?.model ?? provider,
       strength: get('STRENGTH') ?? defaults.strength,
       apiKeyEnv,
       ...(baseUrl !== undefined && { baseUrl }),
@@ -70,7 +76,7 @@ export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfi
   const seen = new Set<string>();
   for (const s of slots) {
     if (seen.has(s.provider)) {
-      throw new Error(`Provider "${s.provider}" is configured for two slots; each slot needs its own provider`);
+      throw new ConfigError(`Provider "${s.provider}" is configured for two slots; each slot needs its own provider`);
     }
     seen.add(s.provider);
   }

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
+import { DEFAULT_SLOTS } from './meta/slots.js';
+
+/** Asserts `loadConfig(env)` throws a `ConfigError` whose message matches `message`. */
+function rejects(env: Record<string, string>, message: RegExp): ConfigError {
+  let thrown: unknown;
+  try {
+    loadConfig(env);
+  } catch (err) {
+    thrown = err;
+  }
+  expect(thrown, `loadConfig(${JSON.stringify(env)}) should throw`).toBeInstanceOf(ConfigError);
+  expect((thrown as ConfigError).name).toBe('ConfigError');
+  expect((thrown as ConfigError).message).toMatch(message);
+  return thrown as ConfigError;
+}
+
+describe('loadConfig defaults', () => {
+  it('runs with no environment at all: loopback, 8787, ./data, info, quorum 3, the five default slots offline', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      dataDir: resolve('data'),
+      logLevel: 'info',
+      quorum: 3,
+      slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
+    });
+  });
+
+  it('treats every empty variable as unset, as a `.env` line like `PORT=` gives', () => {
+    const empty = { HOST: '', PORT: '', CONSILIUM_DATA_DIR: '', CONSILIUM_LOG_LEVEL: '', CONSILIUM_QUORUM: '' };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+});
+
+describe('loadConfig overrides', () => {
+  it('HOST', () => {
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::1' }).host).toBe('::1');
+  });
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['8080', 8080],
+    ['65535', 65535],
+    [' 9000 ', 9000],
+  ])('PORT=%j → %i (0 picks a free port)', (raw, port) => {
+    expect(loadConfig({ PORT: raw }).port).toBe(port);
+  });
+
+  it('CONSILIUM_DATA_DIR, resolved against the working directory', () => {
+    expect(loadConfig({ CONSILIUM_DATA_DIR: 'var/consilium' }).dataDir).toBe(resolve('var/consilium'));
+    const absolute = join(tmpdir(), 'consilium-data');
+    expect(loadConfig({ CONSILIUM_DATA_DIR: absolute }).dataDir).toBe(absolute);
+  });
+
+  it.each<LogLevel>(['debug', 'info', 'warn', 'error', 'silent'])('CONSILIUM_LOG_LEVEL=%s', (level) => {
+    expect(loadConfig({ CONSILIUM_LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it.each([1, 2, 3, 4, 5])('CONSILIUM_QUORUM=%i', (quorum) => {
+    expect(loadConfig({ CONSILIUM_QUORUM: String(quorum) }).quorum).toBe(quorum);
+  });
+
+  it('passes the slot variables to the slots', () => {
+    const config = loadConfig({ CONSILIUM_SLOT3_MODEL: 'deepseek-reasoner', DEEPSEEK_API_KEY: 'k' });
+    expect(config.slots[2]).toMatchObject({ slot: 3, provider: 'deepseek', model: 'deepseek-reasoner', live: true });
+  });
+});
+
+describe('loadConfig rejections', () => {
+  it.each(['abc', '-1', '65536', '80.5', '1e3', '0x1F90', '+80', ' ', '8080abc'])('PORT=%j', (raw) => {
+    const err = rejects({ PORT: raw }, /^PORT must be an integer from 0 to 65535, got "/);
+    expect(err.message).toContain(`got "${raw}"`);
+  });
+
+  it.each(['0', '6', 'three', '2.5', '-3'])('CONSILIUM_QUORUM=%j', (raw) => {
+    rejects({ CONSILIUM_QUORUM: raw }, new RegExp(`^CONSILIUM_QUORUM must be an integer from 1 to 5, got "${raw}"$`));
+  });
+
+  it.each(['verbose', 'INFO', 'trace', ' info'])('CONSILIUM_LOG_LEVEL=%j', (raw) => {
+    rejects(
+      { CONSILIUM_LOG_LEVEL: raw },
+      new RegExp(`^CONSILIUM_LOG_LEVEL must be one of debug, info, warn, error, silent, got "${raw}"$`),
+    );
+  });
+
+  it('stops on a bad slot, naming the variable (slots throw a plain Error, not ConfigError)', () => {
+    expect(() => loadConfig({ CONSILIUM_SLOT2_PROVIDER: 'Open AI' })).toThrow(/^CONSILIUM_SLOT2_PROVIDER must match/);
+    expect(() => loadConfig({ CONSILIUM_SLOT4_PROVIDER: 'ollama-qwen' })).toThrow(/needs CONSILIUM_SLOT4_BASE_URL/);
+  });
+});
+
+describe('loadDotEnv', () => {
+  const keys = ['CONSILIUM_TEST_DOTENV_A', 'CONSILIUM_TEST_DOTENV_B'] as const;
+  let dir: string | undefined;
+  afterEach(() => {
+    for (const key of keys) delete process.env[key];
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('returns false when there is no file', () => {
+    expect(loadDotEnv(join(tmpdir(), 'consilium-no-such-dir', '.env'))).toBe(false);
+  });
+
+  it('loads the file into process.env, and the real environment wins', () => {
+    dir = mkdtempSync(join(tmpdir(), 'consilium-dotenv-'));
+    const path = join(dir, '.env');
+    writeFileSync(path, `${keys[0]}=from-file\n${keys[1]}=from-file\n`);
+    process.env[keys[0]] = 'from-env';
+    expect(loadDotEnv(path)).toBe(true);
+    expect(process.env[keys[0]]).toBe('from-env');
+    expect(process.env[keys[1]]).toBe('from-file');
+  });
+});

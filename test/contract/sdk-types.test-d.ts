@@ -1,0 +1,199 @@
+/**
+ * The SDK's types (hey-api) against openapi-typescript's independent reading of the same contract:
+ * for every operation its request body, path/query/header parameters, success bodies and problem
+ * bodies, plus the debate events its streaming functions yield.
+ */
+import { describe, expectTypeOf, test } from 'vitest';
+import type * as sdk from '../../sdk/src/generated/sdk.gen.js';
+import type {
+  AskProviderData,
+  AskProviderErrors,
+  AskProviderResponses,
+  CreateApiTokenData,
+  CreateApiTokenErrors,
+  CreateApiTokenResponses,
+  DebateEvent,
+  DeleteSessionData,
+  DeleteSessionErrors,
+  DeleteSessionResponses,
+  ExportSessionJsonData,
+  ExportSessionJsonErrors,
+  ExportSessionJsonResponses,
+  ExportSessionMarkdownData,
+  ExportSessionMarkdownErrors,
+  ExportSessionMarkdownResponses,
+  GetCurrentUserData,
+  GetCurrentUserErrors,
+  GetCurrentUserResponses,
+  GetHealthData,
+  GetHealthResponses,
+  GetSessionData,
+  GetSessionErrors,
+  GetSessionResponses,
+  ListApiTokensData,
+  ListApiTokensErrors,
+  ListApiTokensResponses,
+  ListProvidersData,
+  ListProvidersResponses,
+  ListSessionsData,
+  ListSessionsErrors,
+  ListSessionsResponses,
+  LoginData,
+  LoginErrors,
+  LoginResponses,
+  LogoutData,
+  LogoutErrors,
+  LogoutResponses,
+  Problem,
+  RevokeApiTokenData,
+  RevokeApiTokenErrors,
+  RevokeApiTokenResponses,
+  RunDeepDebateData,
+  RunDeepDebateErrors,
+  RunDeepDebateResponses,
+  RunParallelData,
+  RunParallelErrors,
+  RunParallelResponses,
+  StreamDeepDebateData,
+  StreamDeepDebateErrors,
+  StreamDeepDebateResponses,
+  StreamSessionEventsData,
+  StreamSessionEventsErrors,
+  StreamSessionEventsResponses,
+  SynthesizeVerdictData,
+  SynthesizeVerdictErrors,
+  SynthesizeVerdictResponses,
+} from '../../sdk/src/generated/types.gen.js';
+import type { components, paths } from '../generated/openapi-paths.js';
+import type {
+  DeclaredAt,
+  DocErrorBodies,
+  DocParams,
+  DocRequestBodyInput,
+  DocSuccessBodies,
+  OperationId,
+  ResponseBody,
+} from './openapi-types.js';
+
+/** No error responses: hey-api emits no `…Errors` type. */
+type NoErrors = Record<never, never>;
+
+/** hey-api's three types per operation. TypeScript cannot look a type up by name, so they are listed once here. */
+type Sdk = {
+  getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: NoErrors };
+  listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: NoErrors };
+  askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };
+  runParallel: { data: RunParallelData; responses: RunParallelResponses; errors: RunParallelErrors };
+  runDeepDebate: { data: RunDeepDebateData; responses: RunDeepDebateResponses; errors: RunDeepDebateErrors };
+  streamDeepDebate: { data: StreamDeepDebateData; responses: StreamDeepDebateResponses; errors: StreamDeepDebateErrors };
+  synthesizeVerdict: { data: SynthesizeVerdictData; responses: SynthesizeVerdictResponses; errors: SynthesizeVerdictErrors };
+  listSessions: { data: ListSessionsData; responses: ListSessionsResponses; errors: ListSessionsErrors };
+  getSession: { data: GetSessionData; responses: GetSessionResponses; errors: GetSessionErrors };
+  deleteSession: { data: DeleteSessionData; responses: DeleteSessionResponses; errors: DeleteSessionErrors };
+  streamSessionEvents: {
+    data: StreamSessionEventsData;
+    responses: StreamSessionEventsResponses;
+    errors: StreamSessionEventsErrors;
+  };
+  exportSessionMarkdown: {
+    data: ExportSessionMarkdownData;
+    responses: ExportSessionMarkdownResponses;
+    errors: ExportSessionMarkdownErrors;
+  };
+  exportSessionJson: { data: ExportSessionJsonData; responses: ExportSessionJsonResponses; errors: ExportSessionJsonErrors };
+  login: { data: LoginData; responses: LoginResponses; errors: LoginErrors };
+  logout: { data: LogoutData; responses: LogoutResponses; errors: LogoutErrors };
+  getCurrentUser: { data: GetCurrentUserData; responses: GetCurrentUserResponses; errors: GetCurrentUserErrors };
+  listApiTokens: { data: ListApiTokensData; responses: ListApiTokensResponses; errors: ListApiTokensErrors };
+  createApiToken: { data: CreateApiTokenData; responses: CreateApiTokenResponses; errors: CreateApiTokenErrors };
+  revokeApiToken: { data: RevokeApiTokenData; responses: RevokeApiTokenResponses; errors: RevokeApiTokenErrors };
+};
+
+type Data<K extends OperationId> = Sdk[K]['data'];
+/** A field of the request data; `undefined` when hey-api declares none (its `path?: never`, or no `headers` at all). */
+type DataField<K extends OperationId, F extends string> = F extends keyof Data<K> ? Data<K>[F] : undefined;
+/** The options object the SDK function for `K` takes (`getHealth`'s is optional). */
+type FunctionOptions<K extends OperationId> = NonNullable<Parameters<(typeof sdk)[K]>[0]>;
+
+/** A table with an entry for every operation: one assertion covers them all, and a mismatch is reported under the operation's name. */
+type Each<F extends { [K in OperationId]: unknown }> = { [K in OperationId]: F[K] };
+
+describe('every operation', () => {
+  test('the SDK has one function per operation, and the type list above covers them all', () => {
+    expectTypeOf<keyof typeof sdk>().toEqualTypeOf<OperationId>();
+    expectTypeOf<keyof Sdk>().toEqualTypeOf<OperationId>();
+  });
+
+  test("each SDK function takes its operation's data, at the path where the document declares it", () => {
+    expectTypeOf<Each<{ [K in OperationId]: FunctionOptions<K>['body'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: Data<K>['body'] }>
+    >();
+    expectTypeOf<Each<{ [K in OperationId]: FunctionOptions<K>['path'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: Data<K>['path'] }>
+    >();
+    expectTypeOf<Each<{ [K in OperationId]: FunctionOptions<K>['query'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: Data<K>['query'] }>
+    >();
+    expectTypeOf<Each<{ [K in OperationId]: DeclaredAt<K, Data<K>['url']> }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: true }>
+    >();
+  });
+
+  test('request bodies', () => {
+    // `DocRequestBodyInput`: defaulted body fields made optional, see `BodyDefaults`.
+    expectTypeOf<Each<{ [K in OperationId]: Data<K>['body'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocRequestBodyInput<K> }>
+    >();
+  });
+
+  test('path, query and header parameters', () => {
+    expectTypeOf<Each<{ [K in OperationId]: DataField<K, 'path'> }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocParams<K, 'path'> }>
+    >();
+    expectTypeOf<Each<{ [K in OperationId]: DataField<K, 'query'> }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocParams<K, 'query'> }>
+    >();
+    expectTypeOf<Each<{ [K in OperationId]: DataField<K, 'headers'> }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocParams<K, 'header'> }>
+    >();
+  });
+
+  test('success bodies, by status', () => {
+    // hey-api keeps one media type per response, so the contract gives each response exactly one.
+    expectTypeOf<Each<{ [K in OperationId]: Sdk[K]['responses'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocSuccessBodies<K> }>
+    >();
+  });
+
+  test('error (problem) bodies, by status', () => {
+    expectTypeOf<Each<{ [K in OperationId]: Sdk[K]['errors'] }>>().toEqualTypeOf<
+      Each<{ [K in OperationId]: DocErrorBodies<K> }>
+    >();
+    expectTypeOf<Problem>().toEqualTypeOf<components['schemas']['Problem']>();
+  });
+});
+
+/** What iterating a streaming SDK function's `stream` yields. */
+type Streamed<F extends (...args: never) => unknown> =
+  Awaited<ReturnType<F>> extends { stream: AsyncGenerator<infer Event, unknown, unknown> } ? Event : never;
+
+describe('debate events', () => {
+  test("the SDK's DebateEvent is the document's", () => {
+    expectTypeOf<DebateEvent>().toEqualTypeOf<components['schemas']['DebateEvent']>();
+  });
+
+  test('streamDeepDebate and streamSessionEvents yield DebateEvent, the event-stream schema', () => {
+    type Stream = paths['/consilium/deep/stream']['post']['responses'][200]['content']['text/event-stream'];
+    type Replay = paths['/sessions/{sessionId}/events']['get']['responses'][200]['content']['text/event-stream'];
+    expectTypeOf<Streamed<typeof sdk.streamDeepDebate>>().toEqualTypeOf<DebateEvent>();
+    expectTypeOf<Streamed<typeof sdk.streamDeepDebate>>().toEqualTypeOf<Stream>();
+    expectTypeOf<Streamed<typeof sdk.streamSessionEvents>>().toEqualTypeOf<Replay>();
+  });
+
+  test('spot checks, straight through `paths`', () => {
+    expectTypeOf<AskProviderData['body']>().toEqualTypeOf<
+      paths['/ask/{provider}']['post']['requestBody']['content']['application/json']
+    >();
+    expectTypeOf<GetHealthResponses[200]>().toEqualTypeOf<ResponseBody<paths['/health']['get']['responses'][200]>>();
+  });
+});

@@ -1,0 +1,276 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../../generator/src/contract.js';
+import { listOperations } from '../../generator/src/routes.js';
+
+/** `npm start` exactly as a user runs it: the real package script, from the repository root, in its own process group. */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const BANNER = /Consilium (\S+) is serving (http:\/\/127\.0\.0\.1:(\d+))\n/;
+const WAIT_MS = 60_000;
+const STOP_MS = 10_000;
+const SECRET = 'sk-ant-e2e-secret-do-not-print';
+const KEY_VARS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'XAI_API_KEY'];
+
+interface Run {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const runs: Run[] = [];
+let dataDir: string;
+
+/**
+ * The inherited environment with every Consilium setting pinned: `main.ts` also loads a developer's `.env`, but a
+ * variable already set, even to '', wins over it, so a local `.env` cannot change what these tests see.
+ */
+function envWith(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '', PORT: '', CONSILIUM_QUORUM: '', CONSILIUM_LOG_LEVEL: 'info' };
+  for (const key of KEY_VARS) env[key] = '';
+  for (const n of [1, 2, 3, 4, 5]) {
+    for (const key of ['PROVIDER', 'MODEL', 'STRENGTH', 'API_KEY_ENV', 'BASE_URL', 'API_KEY'])
+      env[`CONSILIUM_SLOT${n}_${key}`] = '';
+  }
+  return { ...env, CONSILIUM_DATA_DIR: dataDir, ...settings };
+}
+
+function npmStart(env: NodeJS.ProcessEnv): Run {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run: Run = {
+    child,
+    stdout: '',
+    stderr: '',
+    exit: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    run.stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    run.stderr += chunk;
+  });
+  runs.push(run);
+  return run;
+}
+
+const captured = (run: Run) => `\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+const running = (run: Run) => run.child.exitCode === null && run.child.signalCode === null;
+
+/** Waits until `pattern` appears on stdout; fails early if the process exits, and after `ms` with everything it printed. */
+async function waitForStdout(run: Run, pattern: RegExp, ms = WAIT_MS): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const match = run.stdout.match(pattern);
+    if (match) return match;
+    if (!running(run))
+      throw new Error(
+        `npm start exited (${run.child.exitCode ?? run.child.signalCode}) before printing ${pattern}${captured(run)}`,
+      );
+    if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout within ${ms} ms${captured(run)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves with the exit, or fails after `ms` with everything it printed. */
+async function waitForExit(run: Run, ms = WAIT_MS) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`npm start still running after ${ms} ms${captured(run)}`)), ms);
+  });
+  try {
+    return await Promise.race([run.exit, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** SIGTERM to the whole group (npm, sh, tsx, node), then SIGKILL if it has not gone within `STOP_MS`. */
+async function stop(run: Run): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-run.child.pid!, name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
+  if (run.child.pid === undefined) return;
+  signal('SIGTERM');
+  try {
+    if (running(run)) await waitForExit(run, STOP_MS);
+  } catch {
+    signal('SIGKILL');
+    await run.exit;
+  }
+  // The leader may be gone while its group lives on; make sure nothing of it does.
+  signal('SIGKILL');
+}
+
+/** Every line of stdout that is a JSON object: the log. */
+const logRecords = (run: Run) =>
+  run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'consilium-e2e-'));
+});
+
+afterAll(async () => {
+  await Promise.all(runs.map(stop));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  let run: Run;
+  let baseUrl: string;
+  const requestIds: string[] = [];
+
+  const get = async (path: string) => {
+    const res = await fetch(`${baseUrl}${path}`);
+    requestIds.push(res.headers.get('x-request-id') ?? '');
+    return res;
+  };
+
+  beforeAll(async () => {
+    run = npmStart(envWith({ PORT: '0', ANTHROPIC_API_KEY: SECRET }));
+    const [, bannerVersion, url, port] = await waitForStdout(run, BANNER);
+    expect(bannerVersion).toBe(version);
+    expect(Number(port)).toBeGreaterThan(0);
+    baseUrl = url!;
+  });
+
+  afterAll(() => (run ? stop(run) : undefined));
+
+  it('prints the banner with the health, providers and contract URLs', () => {
+    for (const path of ['/health', '/providers', '/openapi.json']) expect(run.stdout).toContain(`${baseUrl}${path}`);
+  });
+
+  it('serves /health', async () => {
+    const res = await get('/health');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; version: string; uptimeSeconds: number };
+    expect(body).toEqual({ status: 'ok', version, uptimeSeconds: expect.any(Number) });
+    expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    expect(body.uptimeSeconds).toBeLessThan(WAIT_MS / 1000 + 60);
+  });
+
+  it('serves /providers: the keyed slot live, the rest offline, no key anywhere', async () => {
+    const res = await get('/providers');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('ANTHROPIC_API_KEY');
+    const body = JSON.parse(text) as {
+      synthesizerSlot: number;
+      quorum: number;
+      slots: { slot: number; provider: string; status: string }[];
+    };
+    expect(body).toMatchObject({ synthesizerSlot: 1, quorum: 3 });
+    expect(body.slots.map((s) => [s.slot, s.provider, s.status])).toEqual([
+      [1, 'anthropic', 'live'],
+      [2, 'openai', 'offline'],
+      [3, 'deepseek', 'offline'],
+      [4, 'google', 'offline'],
+      [5, 'xai', 'offline'],
+    ]);
+  });
+
+  it('serves /openapi.json: the contract, every operation', async () => {
+    const res = await get('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe(version);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/health', '/providers', '/consilium', '/consilium/deep', '/synthesize', '/sessions/{sessionId}']),
+    );
+    const operationIds = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).map((op) => (op as { operationId: string }).operationId),
+    );
+    expect(operationIds).toEqual(expect.arrayContaining(['getHealth', 'listProviders', 'runDeepDebate', 'streamSessionEvents']));
+    expect(operationIds.sort()).toEqual(
+      listOperations(loadContract())
+        .map((op) => op.operationId)
+        .sort(),
+    );
+  });
+
+  it('answers an unimplemented operation with a 501 problem', async () => {
+    const res = await fetch(`${baseUrl}/consilium/deep`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'Is this running?' }),
+    });
+    requestIds.push(res.headers.get('x-request-id') ?? '');
+    expect(res.status).toBe(501);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'debate', instance: '/consilium/deep' });
+  });
+
+  it('logs JSON lines: the start, then one line per request with its requestId', async () => {
+    await waitForStdout(run, /"path":"\/consilium\/deep"/);
+    const records = logRecords(run);
+    expect(records[0]).toMatchObject({
+      level: 'info',
+      msg: 'listening',
+      url: baseUrl,
+      version,
+      slots: ['1:anthropic:live', '2:openai:offline', '3:deepseek:offline', '4:google:offline', '5:xai:offline'],
+    });
+    const requests = records.filter((r) => r.msg === 'request');
+    expect(requests.map((r) => [r.method, r.path, r.status])).toEqual([
+      ['GET', '/health', 200],
+      ['GET', '/providers', 200],
+      ['GET', '/openapi.json', 200],
+      ['POST', '/consilium/deep', 501],
+    ]);
+    expect(requests.map((r) => r.requestId)).toEqual(requestIds);
+    for (const r of records) expect(new Date(r.time as string).toISOString()).toBe(r.time);
+  });
+
+  it('never prints the key', () => {
+    expect(run.stdout).not.toContain(SECRET);
+    expect(run.stderr).not.toContain(SECRET);
+  });
+
+  it('stops on SIGTERM', async () => {
+    await stop(run);
+    expect(running(run)).toBe(false);
+    await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
+  });
+});
+
+describe('npm start with a bad setting', () => {
+  it.each([
+    ['PORT=abc', { PORT: 'abc' }, 'PORT must be an integer from 0 to 65535, got "abc"'],
+    ['CONSILIUM_QUORUM=9', { PORT: '0', CONSILIUM_QUORUM: '9' }, 'CONSILIUM_QUORUM must be an integer from 1 to 5, got "9"'],
+    [
+      'an OpenAI-compatible slot without a base URL',
+      { PORT: '0', CONSILIUM_SLOT5_PROVIDER: 'ollama-qwen' },
+      'Slot 5 uses provider "ollama-qwen", which needs CONSILIUM_SLOT5_BASE_URL',
+    ],
+  ])('%s: exits 78 with a configuration error on stderr, serving nothing', async (_, settings, message) => {
+    const run = npmStart(envWith(settings));
+    try {
+      const { code } = await waitForExit(run);
+      expect(code, captured(run)).not.toBe(0);
+      expect(code, captured(run)).toBe(78); // EX_CONFIG, as server/README.md documents
+      expect(run.stderr).toContain(`consilium: configuration error: ${message}`);
+      expect(run.stdout).not.toMatch(BANNER);
+      expect(logRecords(run)).toEqual([]);
+    } finally {
+      await stop(run);
+    }
+  });
+});

@@ -1,0 +1,288 @@
+/**
+ * The SDK as a consumer gets it: built, packed with `npm pack`, installed from the tarball into a
+ * fresh project outside the repository, then imported by plain Node and type-checked by tsc.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../support/server.js';
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SDK_DIR = join(ROOT, 'sdk');
+const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
+const SLOW = 180_000;
+
+/** The environment of a consumer's shell: none of the `npm_*` variables npm/npx set for this run. */
+const KEEP_NPM = /^npm_config_(registry|cache|userconfig|globalconfig|cafile|strict_ssl|proxy|https_proxy|noproxy)$/i;
+const consumerEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || KEEP_NPM.test(key))),
+  ...extra,
+});
+
+const timings: Record<string, number> = {};
+async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await fn();
+  } finally {
+    timings[name] = Math.round(performance.now() - start) / 1000;
+  }
+}
+
+async function run(file: string, args: string[], cwd: string, env = consumerEnv()) {
+  try {
+    return await exec(file, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
+  }
+}
+
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+
+let server: RunningServer;
+let work: string;
+let consumer: string;
+let tarball: string;
+let packed: PackResult;
+
+beforeAll(async () => {
+  server = await startServer();
+  work = await mkdtemp(join(tmpdir(), 'consilium-sdk-packed-'));
+  consumer = join(work, 'consumer');
+
+  await step('build', () => run(TSC, ['-p', 'tsconfig.build.json'], SDK_DIR));
+  // The package's `prepack` runs the same build; it has just run, so skip it rather than build twice.
+  const { stdout } = await step('pack', () =>
+    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
+  );
+  const results = JSON.parse(stdout) as PackResult[];
+  expect(results).toHaveLength(1);
+  packed = results[0]!;
+  tarball = join(work, packed.filename);
+
+  await mkdir(consumer);
+  await writeFile(
+    join(consumer, 'package.json'),
+    `${JSON.stringify({ name: 'consilium-sdk-consumer', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  await step('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer));
+}, SLOW);
+
+afterAll(async () => {
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+  console.info(`packed SDK timings (s): ${JSON.stringify(timings)}`);
+});
+
+describe('the packed @consilium/sdk', () => {
+  it('contains the built entry, its types, package.json and README, and no sources or tests', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball], work);
+    const entries = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^package\//, ''));
+
+    expect(entries).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'package.json', 'README.md', 'LICENSE']));
+    expect(entries.sort()).toEqual(packed.files.map((f) => f.path).sort());
+    expect(entries.filter((e) => e.startsWith('src/') || e.includes('/src/'))).toEqual([]);
+    expect(entries.filter((e) => /\.test(-d)?\.|(^|\/)(test|tests|__tests__)\//.test(e))).toEqual([]);
+    expect(entries.filter((e) => /(^|\/)tsconfig[^/]*\.json$|\.ts$/.test(e) && !e.endsWith('.d.ts'))).toEqual([]);
+    // Everything else is the build: every module with its declarations.
+    expect(entries.filter((e) => !e.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(e))).toEqual([]);
+    for (const js of entries.filter((e) => e.endsWith('.js'))) {
+      expect(entries, `${js} has declarations`).toContain(js.replace(/\.js$/, '.d.ts'));
+    }
+    expect(entries).toEqual(expect.arrayContaining(['dist/generated/sdk.gen.js', 'dist/generated/zod.gen.js']));
+
+    const manifest = JSON.parse(
+      await readFile(join(consumer, 'node_modules', '@consilium', 'sdk', 'package.json'), 'utf8'),
+    ) as Record<string, unknown> & { exports: Record<string, Record<string, string> | string> };
+    expect(manifest).toMatchObject({ name: '@consilium/sdk', type: 'module', dependencies: { zod: expect.any(String) } });
+    const targets = [
+      manifest.main,
+      manifest.types,
+      ...Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t))),
+    ];
+    for (const target of targets)
+      expect(entries, `${String(target)} is in the tarball`).toContain(String(target).replace(/^\.\//, ''));
+  });
+
+  it('imports in plain Node and talks to the server', async () => {
+    await writeFile(
+      join(consumer, 'smoke.mjs'),
+      `import { createConsiliumClient, getHealth, listProviders, runDeepDebate, schemas } from '@consilium/sdk';
+
+const client = createConsiliumClient({ baseUrl: process.env.CONSILIUM_BASE_URL, token: 'consumer-token' });
+const health = await getHealth({ client });
+const providers = await listProviders({ client });
+const bad = await runDeepDebate({ client, body: { question: '', rounds: 9 } });
+console.log(JSON.stringify({
+  resolved: import.meta.resolve('@consilium/sdk'),
+  zod: import.meta.resolve('zod'),
+  health: { status: health.response.status, data: health.data, error: health.error ?? null },
+  providers: providers.data.slots.map((s) => [s.slot, s.provider, s.status]),
+  problem: {
+    status: bad.response.status,
+    contentType: bad.response.headers.get('content-type'),
+    code: bad.error.code,
+    paths: bad.error.errors.map((e) => e.path).sort(),
+  },
+  healthMatchesSchema: schemas.zHealth.safeParse(health.data).success,
+}));
+`,
+    );
+    const { stdout } = await step('node', () =>
+      run(process.execPath, ['smoke.mjs'], consumer, consumerEnv({ CONSILIUM_BASE_URL: server.baseUrl })),
+    );
+    const out = JSON.parse(stdout.trim());
+
+    const installed = pathToFileURL(join(consumer, 'node_modules/')).href;
+    expect(out.resolved).toBe(`${installed}@consilium/sdk/dist/index.js`);
+    expect(out.zod.startsWith(`${installed}zod/`)).toBe(true);
+    expect(out.health).toEqual({
+      status: 200,
+      data: { status: 'ok', version: '0.0.0-test', uptimeSeconds: expect.any(Number) },
+      error: null,
+    });
+    expect(out.providers).toEqual([
+      [1, 'anthropic', 'offline'],
+      [2, 'openai', 'offline'],
+      [3, 'deepseek', 'offline'],
+      [4, 'google', 'offline'],
+      [5, 'xai', 'offline'],
+    ]);
+    expect(out.problem).toEqual({
+      status: 400,
+      contentType: expect.stringMatching(/^application\/problem\+json\b/),
+      code: 'validation_failed',
+      paths: ['body.question', 'body.rounds'],
+    });
+    expect(out.healthMatchesSchema).toBe(true);
+  });
+
+  it(
+    'type-checks a strict NodeNext consumer, library declarations included, with and without the DOM lib',
+    async () => {
+      await writeFile(join(consumer, 'consumer.ts'), CONSUMER_TS);
+      // The README's examples, as one module: the first block's imports and client, then each later
+      // block in its own scope, its imports hoisted.
+      const blocks = [...(await readFile(join(SDK_DIR, 'README.md'), 'utf8')).matchAll(/```ts\n([\s\S]*?)```/g)].map(
+        (m) => m[1]!,
+      );
+      expect(blocks.length).toBeGreaterThanOrEqual(3);
+      const isImport = (line: string) => line.startsWith('import ');
+      const readme = [
+        ...blocks.flatMap((b) => b.split('\n').filter(isImport)),
+        ...blocks.map((b, i) => {
+          const body = b
+            .split('\n')
+            .filter((l) => !isImport(l))
+            .join('\n');
+          return i === 0 ? body : `{\n${body}\n}`;
+        }),
+        'export {};',
+      ].join('\n');
+      await writeFile(join(consumer, 'readme.ts'), readme);
+
+      const common = [
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--strict',
+        '--noEmit',
+        '--skipLibCheck',
+        'false',
+      ];
+      await step('tsc', () =>
+        Promise.all([
+          // Default lib for the target (DOM included), no Node types: a browser-leaning consumer.
+          run(TSC, [...common, 'consumer.ts'], consumer),
+          // ES2023 and @types/node, no DOM: a Node consumer. Also the README's examples.
+          run(
+            TSC,
+            [...common, '--lib', 'es2023', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node'].concat([
+              'consumer.ts',
+              'readme.ts',
+            ]),
+            consumer,
+          ),
+        ]),
+      );
+    },
+    SLOW,
+  );
+});
+
+/** A consumer that leans on the types: a wrong body, a wrong narrowing or an `any` fails to compile. */
+const CONSUMER_TS = `import {
+  type Client,
+  createConsiliumClient,
+  type DebateEvent,
+  getHealth,
+  type Health,
+  listProviders,
+  type Problem,
+  type ProblemCode,
+  runDeepDebate,
+  schemas,
+  streamDeepDebate,
+} from '@consilium/sdk';
+
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const assertType = <T extends true>(_: T): void => {};
+
+const client: Client = createConsiliumClient({ baseUrl: 'http://127.0.0.1:8787', token: async () => 'token' });
+
+const health = await getHealth({ client });
+assertType<Equals<typeof health.data, Health | undefined>>(true);
+if (health.data) {
+  const status: 'ok' = health.data.status;
+  console.log(status, health.data.uptimeSeconds.toFixed(1));
+}
+
+const providers = await listProviders({ client });
+for (const slot of providers.data?.slots ?? []) {
+  const live: 'live' | 'offline' = slot.status;
+  console.log(slot.slot + 1, slot.provider.toUpperCase(), live);
+}
+
+const debate = await runDeepDebate({ client, body: { question: 'Why?', rounds: 3, quorum: 2 } });
+if (debate.error) {
+  assertType<Equals<typeof debate.error, Problem>>(true);
+  const code: ProblemCode = debate.error.code;
+  console.log(code, debate.error.errors?.map((e) => e.path));
+} else {
+  console.log(debate.data.id, debate.data.rounds.length);
+}
+
+// @ts-expect-error rounds is a number
+await runDeepDebate({ client, body: { question: 'Why?', rounds: 'three' } });
+// @ts-expect-error the body is required
+await runDeepDebate({ client });
+// @ts-expect-error no such field on a problem
+console.log(debate.error?.statusCode);
+
+const { stream } = await streamDeepDebate({
+  client,
+  body: { question: 'Why?' },
+  sseMaxRetryAttempts: 1,
+  onSseError: (error: unknown) => console.error(error),
+});
+for await (const event of stream) {
+  assertType<Equals<typeof event, DebateEvent>>(true);
+  if (event.type === 'answer.delta') console.log(event.slot, event.delta.length);
+}
+
+const parsed = schemas.zHealth.parse({ status: 'ok', version: '1', uptimeSeconds: 1 });
+assertType<Equals<typeof parsed, Health>>(true);
+`;
