@@ -12,7 +12,7 @@ function start(): void {
   try {
     config = loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof Error) {
+    if (err instanceof ConfigError) {
       console.error(`consilium: configuration error: ${err.message}`);
       process.exit(78); // EX_CONFIG
     }
