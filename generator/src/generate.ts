@@ -1,6 +1,9 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { contractPath, loadContract } from './contract.js';
+import { fileURLToPath } from 'node:url';
+import { parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
+import { emitModules } from '../../sdk/src/wiki/codegen/emit.js';
+import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
 import { generateSdk } from './sdk.js';
@@ -8,17 +11,35 @@ import { generateSdk } from './sdk.js';
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
 
+/** The wiki's paraminfo (issue 3): the source of the typed query modules in `sdk/src/generated/wiki/`. */
+export const cataloguePath = fileURLToPath(new URL('../../catalogue/paraminfo.json', import.meta.url));
+
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 }
 
 /** Writes all generated code under `root` (the repository, or a scratch copy of its layout). */
-export async function generateAll(root: string, contractFile = contractPath): Promise<readonly string[]> {
+export async function generateAll(
+  root: string,
+  contractFile = contractPath,
+  catalogueFile = cataloguePath,
+): Promise<readonly string[]> {
   for (const folder of GENERATED_FOLDERS) rmSync(join(root, folder), { recursive: true, force: true });
   const doc = loadContract(contractFile);
+  // hey-api cleans its output folder, so the wiki modules, which live inside it, come after.
   await generateSdk(contractFile, join(root, 'sdk/src/generated'));
+  generateWikiModules(catalogueFile, join(root, 'sdk/src/generated/wiki'));
   write(join(root, 'server/src/generated/routes.ts'), emitRoutes(doc, '../../../sdk/src/generated/zod.gen.js'));
   write(join(root, 'test/generated/openapi-paths.ts'), await generatePathTypes(contractFile));
   return GENERATED_FOLDERS;
+}
+
+/** One file per `query+*` module of the catalogue, importing the handwritten runtime in `sdk/src/wiki/`. */
+export function generateWikiModules(catalogueFile: string, outDir: string): void {
+  const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')));
+  const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
+  for (const [file, text] of emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header })) {
+    write(join(outDir, file), text);
+  }
 }

@@ -111,9 +111,18 @@ describe('the packed @consilium/sdk', () => {
       manifest.main,
       manifest.types,
       ...Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t))),
+      ...Object.values((manifest.bin ?? {}) as Record<string, string>),
     ];
-    for (const target of targets)
-      expect(entries, `${String(target)} is in the tarball`).toContain(String(target).replace(/^\.\//, ''));
+    for (const target of targets) {
+      const path = String(target).replace(/^\.\//, '');
+      if (!path.includes('*')) expect(entries, `${path} is in the tarball`).toContain(path);
+      else {
+        // A subpath pattern (`./wiki/modules/*`): it must match files in the tarball.
+        const parts = path.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+        const pattern = new RegExp(`^${parts.join('[^/]+')}$`);
+        expect(entries.filter((e) => pattern.test(e)).length, `${path} matches files in the tarball`).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('imports in plain Node and talks to the server', async () => {

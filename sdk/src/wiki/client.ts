@@ -1,0 +1,393 @@
+/**
+ * A small fetch-based client for api.php: runs a built {@link BuiltQuery}, follows continuation,
+ * maps the API's `errors`/`warnings` to typed results and honours `maxlag`.
+ *
+ * ```ts
+ * const client = new WikiClient({ apiUrl: 'https://en.wikipedia.org/w/api.php', userAgent: 'MyBot/1.0 (me@example.org)', maxlag: 5 });
+ * for await (const batch of client.batches(query({ list: [allpages({ limit: 'max' })] }))) {
+ *   console.log(batch.query.allpages, batch.warnings);
+ * }
+ * const all = await client.collect(query({ list: [allpages({ prefix: 'Foo' })] }));
+ * ```
+ */
+import { type BuiltQuery, methodFor } from './query.js';
+
+export interface WikiClientOptions {
+  /** The wiki's `api.php` URL. */
+  apiUrl: string | URL;
+  /** Sent as `User-Agent` and `Api-User-Agent` (Wikimedia's policy requires a contact). */
+  userAgent: string;
+  /** A fetch implementation; the global one by default. */
+  fetch?: typeof fetch;
+  /** Sent as `maxlag=N` on every request that does not set its own. */
+  maxlag?: number;
+  /** How many times a `maxlag` error is retried (after waiting `Retry-After`); 3 by default. */
+  maxRetries?: number;
+  /** Extra headers on every request. */
+  headers?: Readonly<Record<string, string>>;
+  /** How the client waits before a retry (tests replace it); a cancellable `setTimeout` by default. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface BatchOptions extends RequestOptions {
+  /** Stop after this many requests (the last batch's `continue` is then still set). */
+  maxBatches?: number;
+}
+
+/** One error or warning as the API reports it, whatever the `errorformat`. */
+export interface WikiApiMessage {
+  code: string;
+  /** The message as text (`plaintext`/`wikitext`), HTML (`html`), the key (`raw`), or `info` (`bc`). */
+  text: string;
+  module?: string;
+  /** `raw` format: the message key and its parameters. */
+  key?: string;
+  params?: unknown[];
+  html?: string;
+  data?: Record<string, unknown>;
+}
+
+/** The API answered with an error (or with something that is not an API answer). */
+export class WikiApiError extends Error {
+  override name = 'WikiApiError';
+  constructor(
+    /** MediaWiki's error code (`badvalue`, `maxlag`, `readonly`, …), or `http` / `badresponse`. */
+    readonly code: string,
+    /** The message text. */
+    readonly info: string,
+    readonly details: {
+      module?: string;
+      data?: Record<string, unknown>;
+      docref?: string;
+      servedby?: string;
+      status?: number;
+      errors?: WikiApiMessage[];
+      warnings?: WikiApiMessage[];
+      response?: unknown;
+    } = {},
+  ) {
+    super(`${code}: ${info}`);
+  }
+  get module(): string | undefined {
+    return this.details.module;
+  }
+  get data(): Record<string, unknown> | undefined {
+    return this.details.data;
+  }
+  get status(): number | undefined {
+    return this.details.status;
+  }
+  /** Every error of the response (the first is this one). */
+  get errors(): WikiApiMessage[] {
+    return this.details.errors ?? [];
+  }
+}
+
+/** One response of a (possibly continued) query. */
+export interface WikiBatch<Q = Record<string, unknown>> {
+  /** The response's `query` (empty when the response had none). */
+  query: Q;
+  /** The `continue` object, when there is more. */
+  continue?: Record<string, string>;
+  batchcomplete: boolean;
+  warnings: WikiApiMessage[];
+  /** `limits` (what `max` resolved to), when reported. */
+  limits?: Record<string, number>;
+  /** The whole JSON response. */
+  response: Record<string, unknown>;
+  /** The parameters that were sent. */
+  params: Record<string, string>;
+}
+
+export interface WikiCollected<Q = Record<string, unknown>> {
+  query: Q;
+  warnings: WikiApiMessage[];
+  /** How many requests were made. */
+  batches: number;
+  /** False when `maxBatches` stopped the walk before the end. */
+  complete: boolean;
+  /** Where to resume when not complete. */
+  continue?: Record<string, string>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isBuiltQuery(q: unknown): q is BuiltQuery {
+  return isObject(q) && isObject(q.params) && typeof q.toURLSearchParams === 'function';
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** One message of `errors`/`warnings` in the `plaintext`/`wikitext`/`html`/`raw`/`none` formats. */
+function toMessage(entry: unknown): WikiApiMessage {
+  const e = isObject(entry) ? entry : {};
+  const text =
+    typeof e.text === 'string'
+      ? e.text
+      : typeof e.html === 'string'
+        ? e.html
+        : typeof e['*'] === 'string'
+          ? (e['*'] as string)
+          : typeof e.key === 'string'
+            ? e.key
+            : '';
+  const msg: WikiApiMessage = { code: typeof e.code === 'string' ? e.code : 'unknown', text };
+  if (typeof e.module === 'string') msg.module = e.module;
+  if (typeof e.key === 'string') msg.key = e.key;
+  if (Array.isArray(e.params)) msg.params = e.params;
+  if (typeof e.html === 'string') msg.html = e.html;
+  if (isObject(e.data)) msg.data = e.data;
+  return msg;
+}
+
+/** Warnings in either shape: an array (`errorformat` other than `bc`) or `{module: {warnings}}` (`bc`). */
+export function parseWarnings(warnings: unknown): WikiApiMessage[] {
+  if (Array.isArray(warnings)) return warnings.map(toMessage);
+  if (!isObject(warnings)) return [];
+  const out: WikiApiMessage[] = [];
+  for (const [module, body] of Object.entries(warnings)) {
+    const text = isObject(body) ? (body.warnings ?? body['*']) : body;
+    if (typeof text !== 'string') continue;
+    for (const line of text.split('\n')) if (line !== '') out.push({ code: 'bc-warning', text: line, module });
+  }
+  return out;
+}
+
+/** The errors of a response (`errors: [...]`, or `error: {code, info}` in the `bc` format); empty when none. */
+export function parseErrors(response: Record<string, unknown>): WikiApiMessage[] {
+  if (Array.isArray(response.errors) && response.errors.length > 0) return response.errors.map(toMessage);
+  if (isObject(response.error)) {
+    const { code, info, docref: _docref, module, '*': star, ...data } = response.error;
+    const msg: WikiApiMessage = {
+      code: typeof code === 'string' ? code : 'unknown',
+      text: typeof info === 'string' ? info : typeof star === 'string' ? star : '',
+    };
+    if (typeof module === 'string') msg.module = module;
+    if (Object.keys(data).length > 0) msg.data = data;
+    return [msg];
+  }
+  return [];
+}
+
+/** Seconds (or an HTTP date) from `Retry-After`, as milliseconds; `undefined` when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const PAGESET_ARRAYS = new Set(['normalized', 'redirects', 'converted', 'interwiki', 'badrevids']);
+
+function pageKey(page: unknown): string | undefined {
+  if (!isObject(page)) return undefined;
+  if (typeof page.title === 'string') return `t:${page.title}`;
+  if (typeof page.pageid === 'number') return `p:${page.pageid}`;
+  if (typeof page.revid === 'number') return `r:${page.revid}`;
+  return undefined;
+}
+
+function mergeValue(into: unknown, from: unknown): unknown {
+  if (Array.isArray(into) && Array.isArray(from)) return [...into, ...from];
+  if (isObject(into) && isObject(from)) {
+    const out: Record<string, unknown> = { ...into };
+    for (const [k, v] of Object.entries(from)) out[k] = k in out ? mergeValue(out[k], v) : v;
+    return out;
+  }
+  return from;
+}
+
+/**
+ * Merges one batch's `query` into the accumulated one: `pages` joined by title (their arrays —
+ * revisions, links, … — concatenated), the page-set lists (`normalized`, `redirects`, …) without
+ * repeats, list results concatenated, objects merged, scalars replaced.
+ */
+export function mergeQuery(into: Record<string, unknown>, from: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...into };
+  for (const [key, value] of Object.entries(from)) {
+    const prev = out[key];
+    if (key === 'pages' && Array.isArray(prev) && Array.isArray(value)) {
+      const pages = [...prev];
+      const index = new Map<string, number>();
+      pages.forEach((p, i) => {
+        const k = pageKey(p);
+        if (k !== undefined) index.set(k, i);
+      });
+      for (const page of value) {
+        const k = pageKey(page);
+        const at = k === undefined ? undefined : index.get(k);
+        if (at === undefined) {
+          if (k !== undefined) index.set(k, pages.length);
+          pages.push(page);
+        } else {
+          pages[at] = mergeValue(pages[at], page);
+        }
+      }
+      out[key] = pages;
+    } else if (PAGESET_ARRAYS.has(key) && Array.isArray(prev) && Array.isArray(value)) {
+      const seen = new Set(prev.map((v) => JSON.stringify(v)));
+      out[key] = [...prev, ...value.filter((v) => !seen.has(JSON.stringify(v)))];
+    } else {
+      out[key] = prev === undefined ? value : mergeValue(prev, value);
+    }
+  }
+  return out;
+}
+
+export class WikiClient {
+  readonly apiUrl: string;
+  readonly userAgent: string;
+  readonly maxlag: number | undefined;
+  readonly maxRetries: number;
+  readonly #fetch: typeof fetch;
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(options: WikiClientOptions) {
+    if (typeof options.userAgent !== 'string' || options.userAgent.trim() === '') {
+      throw new TypeError('WikiClient: a userAgent is required (e.g. "MyTool/1.0 (https://example.org; me@example.org)").');
+    }
+    this.apiUrl = String(options.apiUrl);
+    this.userAgent = options.userAgent;
+    this.maxlag = options.maxlag;
+    this.maxRetries = options.maxRetries ?? 3;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#headers = options.headers ?? {};
+    this.#sleep = options.sleep ?? defaultSleep;
+  }
+
+  /**
+   * Sends one request — a built query, or exactly these parameters — (with `maxlag` retries) and
+   * returns the batch without following `continue`.
+   */
+  async request<Q = Record<string, unknown>>(
+    q: BuiltQuery | Readonly<Record<string, string>>,
+    { signal }: RequestOptions = {},
+  ): Promise<WikiBatch<Q>> {
+    const params = isBuiltQuery(q) ? q.params : q;
+    const sent: Record<string, string> = { ...params };
+    if (this.maxlag !== undefined && sent.maxlag === undefined) sent.maxlag = String(this.maxlag);
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.#send(sent, signal);
+      const response = await this.#read(res);
+      const errors = parseErrors(response);
+      const warnings = parseWarnings(response.warnings);
+      if (errors.length > 0) {
+        const first = errors[0]!;
+        if (first.code === 'maxlag' && attempt < this.maxRetries) {
+          const lagSeconds = typeof first.data?.lag === 'number' ? first.data.lag : undefined;
+          const wait = retryAfterMs(res.headers.get('Retry-After')) ?? Math.max(5, Math.ceil(lagSeconds ?? 5)) * 1000;
+          await this.#sleep(wait, signal);
+          continue;
+        }
+        const details: WikiApiError['details'] = { errors, warnings, response, status: res.status };
+        if (first.module !== undefined) details.module = first.module;
+        if (first.data !== undefined) details.data = first.data;
+        const docref = response.docref ?? (isObject(response.error) ? response.error.docref : undefined);
+        if (typeof docref === 'string') details.docref = docref;
+        if (typeof response.servedby === 'string') details.servedby = response.servedby;
+        throw new WikiApiError(first.code, first.text, details);
+      }
+      const batch: WikiBatch<Q> = {
+        query: (isObject(response.query) ? response.query : {}) as Q,
+        batchcomplete: response.batchcomplete === true || response.batchcomplete === '',
+        warnings,
+        response,
+        params: sent,
+      };
+      if (isObject(response.continue)) {
+        batch.continue = Object.fromEntries(Object.entries(response.continue).map(([k, v]) => [k, String(v)]));
+      }
+      if (isObject(response.limits)) batch.limits = response.limits as Record<string, number>;
+      return batch;
+    }
+  }
+
+  /** Every batch of the query, following `continue` until the API has no more. */
+  async *batches<Q = Record<string, unknown>>(q: BuiltQuery, options: BatchOptions = {}): AsyncGenerator<WikiBatch<Q>> {
+    const base: Record<string, string> = { ...q.params };
+    for (const key of q.continuation) delete base[key];
+    let params: Record<string, string> = { ...q.params };
+    const max = options.maxBatches ?? Number.POSITIVE_INFINITY;
+    for (let n = 0; n < max; n++) {
+      const batch = await this.request<Q>(params, options);
+      yield batch;
+      if (!batch.continue) return;
+      params = { ...base, ...batch.continue };
+    }
+  }
+
+  /** Runs every batch and merges them (see {@link mergeQuery}); warnings of all batches, in order. */
+  async collect<Q = Record<string, unknown>>(q: BuiltQuery, options: BatchOptions = {}): Promise<WikiCollected<Q>> {
+    let merged: Record<string, unknown> = {};
+    const warnings: WikiApiMessage[] = [];
+    let batches = 0;
+    let last: WikiBatch | undefined;
+    for await (const batch of this.batches(q, options)) {
+      batches++;
+      merged = mergeQuery(merged, batch.query);
+      warnings.push(...batch.warnings);
+      last = batch;
+    }
+    const out: WikiCollected<Q> = { query: merged as Q, warnings, batches, complete: last?.continue === undefined };
+    if (last?.continue) out.continue = last.continue;
+    return out;
+  }
+
+  async #send(params: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      Accept: 'application/json',
+      'User-Agent': this.userAgent,
+      'Api-User-Agent': this.userAgent,
+    };
+    const body = new URLSearchParams(params);
+    if (methodFor(params) === 'POST') {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      return this.#fetch(this.apiUrl, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
+    }
+    const url = new URL(this.apiUrl);
+    for (const [k, v] of body) url.searchParams.append(k, v);
+    return this.#fetch(url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
+  }
+
+  async #read(res: Response): Promise<Record<string, unknown>> {
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (isObject(json) && (parseErrors(json).length > 0 || res.ok)) return json;
+    const headerCode = res.headers.get('MediaWiki-API-Error');
+    if (!res.ok) {
+      throw new WikiApiError(headerCode ?? 'http', `HTTP ${res.status} ${res.statusText}`.trim(), {
+        status: res.status,
+        response: json ?? text.slice(0, 1000),
+      });
+    }
+    throw new WikiApiError('badresponse', 'The API did not answer with a JSON object.', {
+      status: res.status,
+      response: text.slice(0, 1000),
+    });
+  }
+}

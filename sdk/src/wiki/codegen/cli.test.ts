@@ -1,0 +1,334 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_MARKER, type CliIo, main } from './cli.js';
+import { type ParamInfoModule, parseParamInfoDocument } from './document.js';
+import { emitModules } from './emit.js';
+import { DEFAULT_USER_AGENT, fetchParamInfo, MAX_BATCH, querySubmodules } from './fetch.js';
+
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const fixture = fileURLToPath(new URL('./__fixtures__/edge-cases.json', import.meta.url));
+const capture = resolve(repoRoot, '../shared/conformance/paraminfo-mw1.46-query-subset.json');
+/** The real capture when the shared folder is there, else the fixture. */
+const catalogue = existsSync(capture) ? capture : fixture;
+
+const scratchDirs: string[] = [];
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'consilium-wiki-cli-'));
+  scratchDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `main` in this process, collecting what it prints. */
+async function run(args: string[], extra: Partial<CliIo> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    ...extra,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+/** What the CLI writes for `--catalogue <source>`, straight from the emitter. */
+function expectedFiles(source: string, runtimeImport = '@consilium/sdk/wiki') {
+  const doc = parseParamInfoDocument(JSON.parse(readFileSync(catalogue, 'utf8')));
+  const header = [`${CLI_MARKER} from ${source}. Do not edit: run \`consilium-wiki generate\` again instead.`];
+  return emitModules(doc, { runtimeImport, header });
+}
+
+describe('consilium-wiki generate (a spawned process)', () => {
+  it('writes every module and the index from a paraminfo file, and prints a summary', async () => {
+    const out = join(scratch(), 'modules');
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', 'sdk/src/wiki/codegen/cli.ts', 'generate', '--catalogue', catalogue, '--out', out],
+      { cwd: repoRoot },
+    );
+    const expected = expectedFiles(catalogue);
+    expect(readdirSync(out).sort()).toEqual([...expected.keys()].sort());
+    for (const [name, text] of expected) expect(readFileSync(join(out, name), 'utf8'), name).toBe(text);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^consilium-wiki: wrote ${expected.size - 1} modules \\(list \\d+, prop \\d+, meta \\d+; \\d+ parameters, \\d+ templated\\) and index.ts to ${out}\\n`,
+      ),
+    );
+    expect(stdout).toMatch(/ {2}skipped: .*query \(not a query submodule\)/);
+  });
+
+  it('exits 2 with the usage on a usage error', async () => {
+    const failure = await promisify(execFile)('npx', ['tsx', 'sdk/src/wiki/codegen/cli.ts', 'generate', '--out', 'x'], {
+      cwd: repoRoot,
+    }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toMatch(
+      /(^|\n)consilium-wiki: missing --catalogue <file \| api\.php URL>\n\nUsage: consilium-wiki generate/,
+    );
+  });
+});
+
+describe('consilium-wiki (in process)', () => {
+  it('prints the usage for --help, exit 0', async () => {
+    for (const args of [['--help'], ['generate', '--help'], ['-h']]) {
+      const result = await run(args);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^Usage: consilium-wiki generate --catalogue <file \| api\.php URL> --out <dir>/);
+    }
+  });
+
+  it.each([
+    [[], 'missing command: generate'],
+    [['build'], 'unknown command: build'],
+    [['generate', '--catalogue', 'x.json'], 'missing --out <dir>'],
+    [['generate', '--catalogue', 'x.json', '--out'], '--out needs a value'],
+    [['generate', '--catalogue', '--out', 'dir'], '--catalogue needs a value'],
+    [['generate', '--catalogue', 'a', '--catalogue=b', '--out', 'dir'], '--catalogue given twice'],
+    [['generate', '--catalogue', 'x.json', '--out', 'dir', '--frobnicate'], 'unknown option: --frobnicate'],
+    [['generate', 'x.json'], 'unexpected argument: x.json'],
+  ])('exits 2 for %j: %s', async (args, message) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`consilium-wiki: ${message}\n`);
+    expect(result.stderr).toContain('Usage: consilium-wiki generate');
+  });
+
+  it('exits 1, naming the file, when the catalogue cannot be read or is not paraminfo', async () => {
+    const dir = scratch();
+    const missing = await run(['generate', '--catalogue', join(dir, 'nope.json'), '--out', join(dir, 'out')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^consilium-wiki: cannot read .*nope\.json: ENOENT/);
+    writeFileSync(join(dir, 'bad.json'), '{"query":{}}');
+    const bad = await run(['generate', '--catalogue', join(dir, 'bad.json'), '--out', join(dir, 'out')]);
+    expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('not an action=paraminfo answer') });
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('resolves relative paths against the working directory, and takes --runtime-import and --opt=value', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'pi.json'), readFileSync(catalogue));
+    const result = await run(['generate', '--catalogue=pi.json', '--out=gen', '--runtime-import', '../runtime.js'], { cwd: dir });
+    expect(result.code).toBe(0);
+    for (const [name, text] of expectedFiles('pi.json', '../runtime.js')) {
+      expect(readFileSync(join(dir, 'gen', name), 'utf8')).toBe(text);
+    }
+  });
+
+  it('replaces the files an earlier run wrote, and leaves others alone', async () => {
+    const out = join(scratch(), 'out');
+    mkdirSync(out);
+    writeFileSync(join(out, 'gone.ts'), `${CLI_MARKER} from old.json. Do not edit.\nexport {};\n`);
+    writeFileSync(join(out, 'mine.ts'), 'export const mine = 1;\n');
+    const result = await run(['generate', '--catalogue', catalogue, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('; removed 1 stale file\n');
+    expect(existsSync(join(out, 'gone.ts'))).toBe(false);
+    expect(existsSync(join(out, 'mine.ts'))).toBe(true);
+  });
+});
+
+// --- from a wiki, through msw -------------------------------------------------------------------
+
+const API = 'https://wiki.example/w/api.php';
+
+/**
+ * A wiki whose `query` module is the real capture's (64 submodules) when the shared folder is there,
+ * else a made-up one with as many; modules the capture describes come back as captured, the rest are
+ * made up.
+ */
+function fakeWiki() {
+  const known = new Map<string, ParamInfoModule>();
+  let query: ParamInfoModule;
+  if (existsSync(capture)) {
+    for (const m of parseParamInfoDocument(JSON.parse(readFileSync(capture, 'utf8'))).paraminfo.modules) known.set(m.path, m);
+    query = known.get('query')!;
+  } else {
+    const names = (group: string, n: number) => Array.from({ length: n }, (_, i) => `${group}${i}`);
+    const param = (name: string, values: string[]) => ({
+      name,
+      type: values,
+      multi: true,
+      submodules: Object.fromEntries(values.map((v) => [v, `query+${v}`])),
+    });
+    query = {
+      name: 'query',
+      path: 'query',
+      group: 'action',
+      prefix: '',
+      parameters: [param('prop', names('p', 20)), param('list', names('l', 37)), param('meta', names('m', 7))],
+    };
+    known.set('query', query);
+  }
+  const groupOf = new Map<string, string>();
+  for (const group of ['prop', 'list', 'meta']) {
+    const p = query.parameters.find((x) => x.name === group)!;
+    for (const name of p.type as string[]) groupOf.set(`query+${name}`, group);
+  }
+  const describe = (path: string): ParamInfoModule | undefined => {
+    const found = known.get(path);
+    if (found) return found;
+    const group = groupOf.get(path);
+    if (!group) return undefined;
+    const name = path.slice('query+'.length);
+    return { name, path, group, prefix: name.slice(0, 3), parameters: [{ index: 1, name: 'limit', type: 'limit', max: 500 }] };
+  };
+  return { query, describe, submodules: [...groupOf.keys()] };
+}
+
+interface Seen {
+  modules: string[];
+  userAgent: string | null;
+  params: Record<string, string>;
+}
+
+const seen: Seen[] = [];
+const wiki = fakeWiki();
+/** MediaWiki's answers, in formatversion=2: `toomanyvalues` past 50 values, a warning per unknown module. */
+const server = setupServer(
+  http.get(API, ({ request }) => {
+    const url = new URL(request.url);
+    const modules = (url.searchParams.get('modules') ?? '').split('|');
+    seen.push({ modules, userAgent: request.headers.get('user-agent'), params: Object.fromEntries(url.searchParams) });
+    if (modules.length > MAX_BATCH) {
+      return HttpResponse.json(
+        {
+          error: {
+            code: 'toomanyvalues',
+            info: `Too many values supplied for parameter "modules". The limit is ${MAX_BATCH}.`,
+          },
+        },
+        { headers: { 'MediaWiki-API-Error': 'toomanyvalues' } },
+      );
+    }
+    const described = modules.map((m) => wiki.describe(m));
+    const unknown = modules.filter((_, i) => described[i] === undefined);
+    return HttpResponse.json({
+      ...(unknown.length > 0
+        ? { warnings: { paraminfo: { warnings: unknown.map((m) => `The module "${m}" does not exist.`).join('\n') } } }
+        : {}),
+      paraminfo: { helpformat: 'none', modules: described.filter((m) => m !== undefined) },
+    });
+  }),
+);
+
+describe('consilium-wiki generate --catalogue <api.php URL>', () => {
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => {
+    server.resetHandlers();
+    seen.length = 0;
+  });
+  afterAll(() => server.close());
+
+  it('learns the submodules from the query module, then fetches them in batches of at most 50', async () => {
+    const out = join(scratch(), 'out');
+    const result = await run(['generate', '--catalogue', API, '--out', out]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(wiki.submodules).toHaveLength(64);
+    expect(seen.map((s) => s.modules.length)).toEqual([1, 50, 14]);
+    expect(seen[0]?.modules).toEqual(['query']);
+    expect(seen.slice(1).flatMap((s) => s.modules)).toEqual(wiki.submodules);
+    for (const s of seen) {
+      expect(s.userAgent).toBe(DEFAULT_USER_AGENT);
+      expect(s.params).toMatchObject({ action: 'paraminfo', format: 'json', formatversion: '2', helpformat: 'none' });
+    }
+    expect(readdirSync(out)).toHaveLength(65);
+    expect(result.stdout).toMatch(/^consilium-wiki: wrote 64 modules \(list 37, prop 20, meta 7; /);
+    if (existsSync(capture)) {
+      // A module the capture describes comes out as generating from the capture would write it.
+      const fromFile = expectedFiles(API).get('allpages.ts');
+      expect(readFileSync(join(out, 'allpages.ts'), 'utf8')).toBe(fromFile);
+    }
+  });
+
+  it('sends the given User-Agent and keeps the query string of the URL', async () => {
+    const doc = await fetchParamInfo(`${API}?uselang=en`, { userAgent: 'MyTool/1.0 (me@example.org)', batchSize: 30 });
+    expect(doc.paraminfo.modules).toHaveLength(65);
+    expect(seen.map((s) => s.modules.length)).toEqual([1, 30, 30, 4]);
+    expect(seen.every((s) => s.userAgent === 'MyTool/1.0 (me@example.org)' && s.params.uselang === 'en')).toBe(true);
+    await expect(fetchParamInfo(API, { batchSize: 51 })).rejects.toThrow('batchSize must be an integer from 1 to 50, not 51');
+  });
+
+  it.each([
+    [
+      'an HTTP error',
+      () => HttpResponse.text('Service Unavailable', { status: 503, statusText: 'Service Unavailable' }),
+      /GET https:\/\/wiki\.example\/w\/api\.php\?action=paraminfo&modules=query&.* answered HTTP 503 Service Unavailable: Service Unavailable/,
+    ],
+    [
+      'an API error',
+      () =>
+        HttpResponse.json(
+          { error: { code: 'readapidenied', info: 'You need read permission to use this module.' } },
+          { headers: { 'MediaWiki-API-Error': 'readapidenied' } },
+        ),
+      /: MediaWiki API error readapidenied: You need read permission to use this module\.$/m,
+    ],
+    [
+      'an error in errorformat=plaintext',
+      () =>
+        HttpResponse.json({
+          errors: [{ code: 'internal_api_error_DBQueryError', text: 'A database query error has occurred.' }],
+        }),
+      /MediaWiki API error internal_api_error_DBQueryError: A database query error has occurred\./,
+    ],
+    [
+      'an HTML page',
+      () => HttpResponse.html('<!DOCTYPE html><title>Main Page</title>'),
+      /did not answer JSON \(text\/html\); is this the wiki's api\.php URL\?: <!DOCTYPE html>/,
+    ],
+    ['a network failure', () => HttpResponse.error(), /GET https:\/\/wiki\.example\/.* failed: /],
+  ])('exits 1 on %s, saying what went wrong', async (_, answer, message) => {
+    server.use(http.get(API, answer));
+    const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^consilium-wiki: /);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('fails when the wiki leaves out a module it was asked for', async () => {
+    const name = wiki.submodules[3]!;
+    server.use(
+      http.get(API, ({ request }) => {
+        const modules = (new URL(request.url).searchParams.get('modules') ?? '').split('|');
+        return HttpResponse.json({
+          warnings: { paraminfo: { warnings: `The module "${name}" does not exist.` } },
+          paraminfo: { modules: modules.filter((m) => m !== name).map((m) => wiki.describe(m)) },
+        });
+      }),
+    );
+    await expect(fetchParamInfo(API)).rejects.toThrow(`the wiki did not describe ${name} (warnings: `);
+  });
+});
+
+describe('querySubmodules', () => {
+  it('reads the submodules map, or failing that the enum, of prop, list and meta', () => {
+    const query: ParamInfoModule = {
+      name: 'query',
+      path: 'query',
+      prefix: '',
+      parameters: [
+        { name: 'list', type: ['allpages', 'search'], submodules: { allpages: 'query+allpages', search: 'query+search' } },
+        { name: 'prop', type: ['info'] },
+        { name: 'generator', type: ['allpages'], submodules: { allpages: 'query+allpages' } },
+      ],
+    };
+    expect(querySubmodules(query)).toEqual(['query+info', 'query+allpages', 'query+search']);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Typed MediaWiki Action API query builders: `defineModule` handles (the generated ones live in
+ * `sdk/src/generated/wiki/`), `query()` to compose them into one validated request, and `WikiClient`
+ * to run it with continuation and `maxlag`.
+ *
+ * @example
+ * ```ts
+ * import { query, WikiClient } from '@consilium/sdk/wiki';
+ * import { allpages } from '../generated/wiki/allpages.js';
+ * const q = query({ list: [allpages({ prefix: 'Foo', limit: 50 })] });
+ * const client = new WikiClient({ apiUrl: 'https://en.wikipedia.org/w/api.php', userAgent: 'MyTool/1.0 (me@example.org)' });
+ * const { query: result } = await client.collect(q);
+ * ```
+ * @packageDocumentation
+ */
+export { type BuiltModule, buildModuleParams, formatTimestamp, type QueryContext } from './build.js';
+export {
+  type BatchOptions,
+  mergeQuery,
+  type RequestOptions,
+  WikiApiError,
+  type WikiApiMessage,
+  type WikiBatch,
+  WikiClient,
+  type WikiClientOptions,
+  type WikiCollected,
+} from './client.js';
+export {
+  defineModule,
+  type GeneratorUse,
+  type ListUse,
+  type MetaUse,
+  type ModuleUse,
+  type ParamsArg,
+  type PropUse,
+  type WikiModule,
+} from './module.js';
+export {
+  type BuiltQuery,
+  DEFAULT_ERROR_FORMAT,
+  type ErrorFormat,
+  POST_THRESHOLD_BYTES,
+  type QueryInput,
+  query,
+} from './query.js';
+export {
+  type BuildOptions,
+  type ModuleGroup,
+  type ModuleSpec,
+  type ParamInfo,
+  type WikiLimit,
+  WikiParamError,
+  type WikiTimestamp,
+  type WikiWarning,
+} from './types.js';

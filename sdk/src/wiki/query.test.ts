@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allpages,
+  categorymembers,
+  clashAp,
+  clashContinue,
+  clashGap,
+  clashName,
+  clashUselang,
+  deletedrevs,
+  info,
+  iwlinks,
+  links,
+  revisions,
+  siteinfo,
+  tokens,
+} from '../../../test/wiki/fixtures/query-specs.js';
+import { encodedLength, POST_THRESHOLD_BYTES, query } from './query.js';
+import { WikiParamError } from './types.js';
+
+function thrown(fn: () => unknown): WikiParamError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof WikiParamError) return e;
+    throw e;
+  }
+  throw new Error('expected a WikiParamError');
+}
+
+describe('query()', () => {
+  it('composes list, prop and meta modules with the fixed format parameters', () => {
+    const q = query({
+      list: [allpages({ from: 'B', limit: 2 }), categorymembers({ title: 'Category:X' })],
+      prop: [info({ prop: ['url'] })],
+      meta: [siteinfo({ prop: ['general', 'namespaces'] }), tokens({ type: ['csrf'] })],
+      titles: ['Main Page'],
+    });
+    expect(q.params).toEqual({
+      action: 'query',
+      format: 'json',
+      formatversion: '2',
+      errorformat: 'plaintext',
+      prop: 'info',
+      list: 'allpages|categorymembers',
+      meta: 'siteinfo|tokens',
+      titles: 'Main Page',
+      inprop: 'url',
+      apfrom: 'B',
+      aplimit: '2',
+      cmtitle: 'Category:X',
+      siprop: 'general|namespaces',
+      type: 'csrf',
+    });
+    expect(q.method).toBe('GET');
+    expect(q.warnings).toEqual([]);
+    expect(q.toURLSearchParams().toString()).toContain('list=allpages%7Ccategorymembers');
+    expect(Object.isFrozen(q.params)).toBe(true);
+  });
+
+  it('takes one generator with g-prefixed parameters', () => {
+    const q = query({ generator: allpages.asGenerator({ from: 'B', limit: 'max' }), prop: [revisions({ prop: ['ids'] })] });
+    expect(q.params).toMatchObject({ generator: 'allpages', gapfrom: 'B', gaplimit: '500', prop: 'revisions', rvprop: 'ids' });
+    expect(q.params.apfrom).toBeUndefined();
+    // the same module as list and as generator: ap and gap do not collide
+    const both = query({ list: [allpages({ from: 'A' })], generator: allpages.asGenerator({ from: 'B' }) });
+    expect(both.params).toMatchObject({ list: 'allpages', apfrom: 'A', generator: 'allpages', gapfrom: 'B' });
+  });
+
+  it('rejects a module that is not a generator, or is used in the wrong group, at run time too', () => {
+    const fake = { kind: 'generator', group: 'list', spec: { ...deletedrevs.spec }, params: {} } as const;
+    expect(thrown(() => query({ generator: fake })).code).toBe('badvalue');
+    expect(thrown(() => query({ list: [info() as never] })).code).toBe('badvalue');
+  });
+
+  it('detects prefix collisions: same prefix, a generator g+prefix, and parameter names that meet', () => {
+    expect(thrown(() => query({ list: [allpages(), clashAp()] }))).toMatchObject({
+      code: 'prefixcollision',
+      data: { prefix: 'ap', modules: ['list=allpages', 'list=clashap'] },
+    });
+    expect(thrown(() => query({ list: [clashGap()], generator: allpages.asGenerator() }))).toMatchObject({
+      code: 'prefixcollision',
+      data: { prefix: 'gap' },
+    });
+    expect(thrown(() => query({ list: [allpages(), clashName()] }))).toMatchObject({
+      code: 'prefixcollision',
+      param: 'apfrom',
+    });
+    expect(thrown(() => query({ list: [allpages(), allpages()] })).code).toBe('prefixcollision');
+    expect(thrown(() => query({ meta: [clashContinue()] }))).toMatchObject({ code: 'prefixcollision', param: 'continue' });
+  });
+
+  it('lets a module parameter share a name with a query/main option unless their values differ', () => {
+    // prop=iwlinks's deprecated url is spelled iwurl, like the query module's iwurl (MediaWiki reads one key)
+    const q = query({ titles: ['A'], prop: [iwlinks({ url: true })], iwurl: true });
+    expect(q.params.iwurl).toBe('1');
+    expect(q.warnings).toMatchObject([{ code: expect.stringMatching(/deprecat/), param: 'iwurl' }]);
+    expect(query({ meta: [clashUselang({ lang: 'de' })], uselang: 'de' }).params.uselang).toBe('de');
+    expect(thrown(() => query({ meta: [clashUselang({ lang: 'fr' })], uselang: 'de' }))).toMatchObject({
+      code: 'prefixcollision',
+      param: 'uselang',
+    });
+  });
+
+  it('validates titles/pageids/revids with the page-set caps (50, 500 with apihighlimits)', () => {
+    const titles = Array.from({ length: 51 }, (_, i) => `Page ${i}`);
+    expect(thrown(() => query({ titles }))).toMatchObject({ code: 'toomanyvalues', param: 'titles' });
+    expect(query({ titles }, { apihighlimits: true }).params.titles).toBe(titles.join('|'));
+    expect(query({ pageids: [1, 2, 2] }).params.pageids).toBe('1|2');
+    expect(thrown(() => query({ revids: Array.from({ length: 501 }, (_, i) => i + 1) }, { apihighlimits: true })).code).toBe(
+      'toomanyvalues',
+    );
+  });
+
+  it('allows one page source only (multisource), and warns on revids with redirects', () => {
+    expect(thrown(() => query({ titles: ['A'], pageids: [1] }))).toMatchObject({ code: 'multisource', param: 'pageids' });
+    expect(query({ revids: [5], redirects: true }).warnings.map((w) => w.code)).toEqual(['redirectsandrevids']);
+  });
+
+  it('feeds the page set to info conditions', () => {
+    expect(query({ titles: ['A', 'B'], prop: [revisions({ limit: 5 })] }).warnings.map((w) => w.code)).toEqual([
+      'inapplicableparam',
+    ]);
+    expect(thrown(() => query({ revids: [1], prop: [revisions({ limit: 5 })] })).code).toBe('invalidparammix');
+    expect(query({ titles: ['A'], list: [deletedrevs({ start: '2024-01-01T00:00:00Z' })] }).params.drstart).toBe(
+      '2024-01-01T00:00:00Z',
+    );
+    expect(thrown(() => query({ list: [deletedrevs({ start: '2024-01-01T00:00:00Z' })] })).code).toBe('badparams');
+    // a generator supplies pages to the other modules, not to itself
+    expect(
+      query({ generator: links.asGenerator(), titles: ['A'], prop: [revisions({ limit: 5 })] }).warnings.map((w) => w.code),
+    ).toEqual(['inapplicableparam']);
+  });
+
+  it('warns deprecated-value for a deprecated module, as the query module lists them', () => {
+    expect(query({ list: [deletedrevs()] }).warnings).toEqual([
+      { code: 'deprecated-value', param: 'list', module: 'query', data: { value: 'deletedrevs' } },
+    ]);
+  });
+
+  it('sends continue as given and remembers which keys it came from', () => {
+    const q = query({ list: [allpages()], continue: { apcontinue: 'C', continue: '-||' } });
+    expect(q.params).toMatchObject({ apcontinue: 'C', continue: '-||' });
+    expect(q.continuation).toEqual(['apcontinue', 'continue']);
+  });
+
+  it('errorformat defaults to plaintext and takes any of MediaWiki formats; main options validate', () => {
+    expect(query({ errorformat: 'raw' }).params.errorformat).toBe('raw');
+    expect(thrown(() => query({ errorformat: 'yaml' as never })).code).toBe('badvalue');
+    const q = query({ maxlag: 5, assert: 'user', curtimestamp: true, redirects: false, uselang: 'de' });
+    expect(q.params).toMatchObject({ maxlag: '5', assert: 'user', curtimestamp: '1', uselang: 'de' });
+    expect(q.params.redirects).toBeUndefined();
+  });
+
+  it('warns unrecognizedparams for unknown top-level keys; strict makes any warning an error', () => {
+    const q = query({ list: [allpages()], bogus: 1 } as never);
+    expect(q.warnings).toMatchObject([{ code: 'unrecognizedparams', param: 'bogus' }]);
+    expect(q.params).not.toHaveProperty('bogus');
+    expect(thrown(() => query({ list: [allpages({ limit: 9999 })] }, { strict: true }))).toMatchObject({
+      code: 'outofrange',
+      param: 'aplimit',
+    });
+  });
+
+  it(`switches to POST when the query string exceeds ${POST_THRESHOLD_BYTES} bytes`, () => {
+    const long = Array.from({ length: 500 }, (_, i) => `A rather long page title number ${i}`);
+    const q = query({ titles: long }, { apihighlimits: true });
+    expect(encodedLength(q.params)).toBeGreaterThan(POST_THRESHOLD_BYTES);
+    expect(q.method).toBe('POST');
+    expect(query({ titles: long.slice(0, 10) }).method).toBe('GET');
+  });
+});

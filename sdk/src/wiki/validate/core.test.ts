@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { type ParamInfo, WikiParamError } from '../types.js';
+import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
+import { validateParam } from './core.js';
+
+const ctx: ValidateContext = { param: 'apfoo', module: 'query+allpages' };
+const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
+
+function error(fn: () => unknown): WikiParamError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof WikiParamError) return e;
+    throw e;
+  }
+  throw new Error('no error');
+}
+
+describe('absent parameters', () => {
+  it('take the default, validated as a default, or fail when required', () => {
+    expect(validateParam(p('string'), undefined, ctx).value).toBeUndefined();
+    expect(validateParam(p('integer', { default: 10 }), undefined, ctx).value).toBe(10);
+    expect(validateParam(p(['a', 'b'], { multi: true, default: 'b|a' }), undefined, ctx).value).toEqual(['b', 'a']);
+    expect(validateParam(p(['a'], { default: 'a', deprecatedvalues: ['a'] }), undefined, ctx).warnings).toEqual([]);
+    expect(validateParam(p('boolean', { default: false }), undefined, ctx).value).toBe(false);
+    const e = error(() => validateParam(p('string', { required: true }), undefined, ctx));
+    expect([e.code, e.param, e.module]).toEqual(['missingparam', 'apfoo', 'query+allpages']);
+  });
+
+  it('never fail on a default the caller did not give', () => {
+    expect(validateParam(p(['a'], { default: 'zz' }), undefined, ctx)).toEqual({ value: 'zz', warnings: [] });
+  });
+});
+
+describe('present parameters', () => {
+  it('warn when the parameter is deprecated', () => {
+    expect(validateParam(p('string', { deprecated: true }), 'x', ctx).warnings).toEqual([
+      { code: 'param-deprecated', param: 'apfoo', module: 'query+allpages' },
+    ]);
+  });
+
+  it('treat booleans as presence', () => {
+    for (const raw of ['', '0', 'false', 'no']) expect(validateParam(p('boolean'), raw, ctx).value).toBe(true);
+  });
+
+  it('reject U+001F-separated values for single-valued parameters', () => {
+    expect(error(() => validateParam(p('string'), '\u001fa', ctx)).code).toBe('badvalue');
+  });
+
+  it('check maxbytes and maxchars of strings, and an empty required string', () => {
+    expect(error(() => validateParam(p('string', { maxbytes: 3 }), 'éé', ctx)).data).toEqual({ maxbytes: 3, maxchars: null });
+    expect(error(() => validateParam(p('string', { maxchars: 1 }), '😀😀', ctx)).code).toBe('maxchars');
+    expect(validateParam(p('string', { maxchars: 1 }), '😀', ctx).value).toBe('😀');
+    expect(error(() => validateParam(p('string', { required: true }), '', ctx)).code).toBe('missingparam');
+  });
+
+  it('pass unknown types through', () => {
+    expect(validateParam(p('expiry'), '2 weeks', ctx).value).toBe('2 weeks');
+  });
+});
+
+describe('multi-valued parameters', () => {
+  const e = p(['a', 'b', 'c'], { multi: true });
+
+  it('drop unrecognized values with a warning (Action API), or fail (library)', () => {
+    expect(validateParam(e, 'a|x|b|y', ctx)).toEqual({
+      value: ['a', 'b'],
+      warnings: [{ code: 'unrecognizedvalues', param: 'apfoo', module: 'query+allpages', data: { values: ['x', 'y'] } }],
+    });
+    expect(error(() => validateParam(e, 'a|x', { ...ctx, policy: LIBRARY_POLICY })).code).toBe('badvalue');
+    expect(validateParam({ ...e, 'x-ignoreUnrecognizedValues': true }, 'a|x', { ...ctx, policy: LIBRARY_POLICY }).value).toEqual([
+      'a',
+    ]);
+    expect(error(() => validateParam(p('integer', { multi: true }), '1|x', ctx)).code).toBe('badinteger');
+  });
+
+  it('remove duplicates after validation unless allowed', () => {
+    expect(validateParam(e, 'a|b|a', ctx).value).toEqual(['a', 'b']);
+    expect(validateParam({ ...e, allowsduplicates: true }, 'a|b|a', ctx).value).toEqual(['a', 'b', 'a']);
+    expect(validateParam(p('user', { multi: true }), 'foo|Foo|foo_', ctx).value).toEqual(['Foo']);
+  });
+
+  it('expand the all-specifier only when it is the only value', () => {
+    expect(validateParam({ ...e, allspecifier: '*' }, '*', ctx).value).toEqual(['a', 'b', 'c']);
+    expect(validateParam({ ...e, allspecifier: '*' }, '*|a', ctx).value).toEqual(['a']);
+    expect(validateParam({ ...e, allspecifier: 'all' }, 'all', ctx).value).toEqual(['a', 'b', 'c']);
+    expect(validateParam(p('string', { multi: true, allspecifier: '*' }), '*', ctx).value).toEqual(['*']);
+  });
+
+  it('cap the raw number of values at lowlimit, or highlimit with apihighlimits', () => {
+    const capped = { ...e, lowlimit: 2, highlimit: 4 };
+    const tooMany = error(() => validateParam(capped, 'a|a|a', ctx));
+    expect([tooMany.code, tooMany.data]).toEqual(['toomanyvalues', { parameter: 'apfoo', limit: 2, lowlimit: 2, highlimit: 4 }]);
+    expect(validateParam(capped, 'a|a|a|a', { ...ctx, options: { apihighlimits: true } }).value).toEqual(['a']);
+    expect(error(() => validateParam(capped, 'a|b|c|a|b', { ...ctx, options: { apihighlimits: true } })).code).toBe(
+      'toomanyvalues',
+    );
+    expect(error(() => validateParam(p('string', { multi: true }), Array(51).fill('x').join('|'), ctx)).data).toMatchObject({
+      limit: 50,
+    });
+    expect(
+      validateParam(p('string', { multi: true }), Array(51).fill('x').join('|'), { ...ctx, options: { apihighlimits: true } })
+        .value,
+    ).toEqual(['x']);
+  });
+
+  it('warn once per deprecated value used', () => {
+    const r = validateParam({ ...e, deprecatedvalues: ['b', 'c'] }, 'a|b|c', ctx);
+    expect(r.warnings.map((w) => [w.code, w.data])).toEqual([
+      ['deprecated-value', { value: 'b' }],
+      ['deprecated-value', { value: 'c' }],
+    ]);
+  });
+
+  it('give namespaces as numbers, all of them for *', () => {
+    expect(validateParam(p('namespace', { multi: true }), '0|+1|0|-1', ctx).value).toEqual([0, 1]);
+    expect(validateParam(p('namespace', { multi: true, extranamespaces: [-1] }), '-1|4', ctx).value).toEqual([-1, 4]);
+    expect(validateParam(p('namespace', { multi: true }), '*', ctx).value).toEqual(['*']);
+    expect(
+      validateParam(p('namespace', { multi: true }), '*', {
+        ...ctx,
+        site: {
+          namespaces: [
+            { id: 0, name: '' },
+            { id: 1, name: 'Talk' },
+          ],
+        },
+      }).value,
+    ).toEqual([0, 1]);
+    expect(error(() => validateParam(p('namespace'), '99', { ...ctx, site: { namespaces: [{ id: 0, name: '' }] } })).code).toBe(
+      'badvalue',
+    );
+  });
+});
+
+describe('custom type definitions', () => {
+  it('are used before the built-in ones', () => {
+    const upper: TypeDef = { validate: (v) => v.toUpperCase() };
+    expect(validateParam(p('string', { multi: true }), 'a|b', { ...ctx, typeDefs: { string: upper } }).value).toEqual(['A', 'B']);
+  });
+});
+
+describe('strict mode', () => {
+  it('turns the first warning into an error', () => {
+    const err = error(() => validateParam(p(['a', 'b'], { multi: true }), 'a|x', { ...ctx, options: { strict: true } }));
+    expect([err.code, err.data]).toEqual(['unrecognizedvalues', { values: ['x'] }]);
+  });
+});

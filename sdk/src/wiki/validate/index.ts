@@ -1,0 +1,30 @@
+/**
+ * MediaWiki's parameter validation (ParamValidator and core's TypeDefs, with the Action API's
+ * policy) on raw string input, handwritten and dependency-free. The request builder turns typed
+ * values into raw strings, validates them here, and serializes the normalized values.
+ */
+export {
+  ACTION_API_POLICY,
+  LIBRARY_POLICY,
+  type Policy,
+  type SiteContext,
+  type SiteNamespace,
+  type TypeContext,
+  type TypeDef,
+  type ValidateContext,
+  type Validated,
+} from './context.js';
+export { BOOLEAN_WORDS_TYPE, TYPE_DEFS, typeDefFor, validateParam } from './core.js';
+export { isIPAddress, isValidIP, isValidRange, sanitizeIP } from './ip.js';
+export { explodeMultiValue, implodeMultiValue, MULTI_SEPARATOR_ALT } from './multi.js';
+export { INT64_MAX, INT64_MIN, integerValue, parseInteger } from './numeric.js';
+export { formatIsoTimestamp, parseTimestamp, toMwTimestamp } from './timestamp.js';
+export {
+  CANONICAL_NAMESPACES,
+  decodeCharReferences,
+  MalformedTitleError,
+  type ParsedTitle,
+  parseTitle,
+  prefixedText,
+} from './title.js';
+export { canonicalUserName, isValidUserName, processUser, type UserForm, type UserSubtype } from './user.js';

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { WikiParamError } from '../types.js';
+import type { SiteContext } from './context.js';
+import { validateParam } from './core.js';
+import { processUser } from './user.js';
+
+const user = (value: string, subtypes?: string[], site?: SiteContext): string | undefined => {
+  try {
+    return validateParam({ name: 'user', type: 'user', subtypes }, value, { param: 'user', site }).value as string;
+  } catch (e) {
+    if (e instanceof WikiParamError && e.code === 'baduser') return undefined;
+    throw e;
+  }
+};
+
+describe('user', () => {
+  it('normalizes names', () => {
+    expect(user('adam_smith')).toBe('Adam smith');
+    expect(user('User:foo_bar')).toBe('Foo bar');
+    expect(user(' Emma\u200E ')).toBe('Emma');
+  });
+
+  it('classifies and canonicalizes IPs and ranges', () => {
+    expect(processUser('::1')).toEqual(['ip', '0:0:0:0:0:0:0:1']);
+    expect(processUser('192.168.000.001')).toEqual(['ip', '192.168.0.1']);
+    expect(processUser('1.2.3.xxx')).toEqual(['ip', '1.2.3.xxx']);
+    expect(processUser('2001:db8::/32')).toEqual(['cidr', '2001:DB8:0:0:0:0:0:0/32']);
+    expect(processUser('m>Foo_bar')).toEqual(['interwiki', 'm>Foo_bar']);
+    expect(processUser('#42')).toEqual(['id', '#42']);
+  });
+
+  it('rejects invalid names', () => {
+    for (const bad of [
+      '',
+      '|',
+      '300.300.300.300',
+      'A/B',
+      'Talk:Foo',
+      '[[Foo]]',
+      'Foo#bar',
+      'm>Foo#bar',
+      '1.2.3.xxx/8',
+      'A\uE000',
+    ]) {
+      expect(user(bad), bad).toBeUndefined();
+    }
+    expect(user('x'.repeat(256))).toBeUndefined();
+  });
+
+  it('honours the allowed subtypes', () => {
+    expect(user('#42')).toBeUndefined();
+    expect(user('#42', ['id'])).toBe('#42');
+    expect(user('1.2.3.4', ['name'])).toBeUndefined();
+    expect(user('1.2.3.0/24', ['ip'])).toBeUndefined();
+    expect(user('Foo', ['bogus'])).toBe('Foo');
+  });
+
+  it('tells temporary accounts apart only when it knows the patterns', () => {
+    const site = { tempUserPatterns: ['~2$1'] };
+    expect(user('~2024-1', ['temp'], site)).toBe('~2024-1');
+    expect(user('~2024-1', ['name'], site)).toBeUndefined();
+    expect(user('Foo', ['temp'], site)).toBeUndefined();
+    // Unknown patterns: the server decides.
+    expect(user('~2024-1', ['name'])).toBe('~2024-1');
+    expect(user('~2024-1', ['temp'])).toBe('~2024-1');
+  });
+
+  it('needs the wiki to know interwiki prefixes', () => {
+    expect(user('interwiki:Foo')).toBe('Interwiki:Foo');
+    expect(user('interwiki:Foo', undefined, { interwikiPrefixes: ['interwiki'] })).toBeUndefined();
+  });
+});
