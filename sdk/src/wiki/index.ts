@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { query, WikiClient } from '@consilium/sdk/wiki';
- * import { allpages } from '../generated/wiki/allpages.js';
+ * import { allpages } from '@consilium/sdk/wiki/modules/allpages';
  * const q = query({ list: [allpages({ prefix: 'Foo', limit: 50 })] });
  * const client = new WikiClient({ apiUrl: 'https://en.wikipedia.org/w/api.php', userAgent: 'MyTool/1.0 (me@example.org)' });
  * const { query: result } = await client.collect(q);
