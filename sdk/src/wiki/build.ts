@@ -320,9 +320,11 @@ export function buildModuleParams(
   const read = (settings: ParamInfo, name: string, typed: unknown) => {
     const param = prefix + name;
     const raw = toRaw(typed, param, module);
-    const validated = validateParam({ ...settings, name }, raw, { param, module, ...(options ? { options } : {}) });
+    // Only templated expansions need a copy under their expanded name (validators never mutate settings).
+    const named = settings.name === name ? settings : { ...settings, name };
+    const validated = validateParam(named, raw, { param, module, ...(options ? { options } : {}) });
     values[name] = validated.value;
-    warnings.push(...validated.warnings);
+    if (validated.warnings.length > 0) warnings.push(...validated.warnings);
     if (raw === undefined) return;
     given.add(name);
     const wire =

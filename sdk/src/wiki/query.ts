@@ -145,6 +145,11 @@ export function encodedLength(params: Readonly<Record<string, string>>): number 
 }
 
 export function methodFor(params: Readonly<Record<string, string>>): 'GET' | 'POST' {
+  // Percent-encoding makes one UTF-16 code unit at most 9 characters (`%XX%XX%XX`), so a request whose
+  // bound is under the threshold is a GET without encoding it.
+  let bound = 0;
+  for (const key of Object.keys(params)) bound += 9 * (key.length + params[key]!.length) + 2;
+  if (bound <= POST_THRESHOLD_BYTES) return 'GET';
   return encodedLength(params) > POST_THRESHOLD_BYTES ? 'POST' : 'GET';
 }
 
@@ -345,7 +350,18 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
   }
 
   if (input.continue) {
-    for (const [k, v] of Object.entries(input.continue)) params[k] = String(v);
+    for (const [k, v] of Object.entries(input.continue)) {
+      if (typeof v !== 'string' && typeof v !== 'number') {
+        throw new WikiParamError(
+          'badvalue',
+          k,
+          `Continuation parameter "${k}" must be a string or a number, as the response's "continue" gives it.`,
+          'query',
+          { value: typeof v },
+        );
+      }
+      params[k] = String(v);
+    }
   }
 
   if (options?.strict && warnings.length > 0) {
