@@ -85,12 +85,15 @@ export function toRaw(value: unknown, param: string, module: string): string | u
 export function serialize(value: unknown, settings: ParamInfo): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (settings.type === 'boolean' || typeof value === 'boolean') return value ? '1' : undefined;
-  if (Array.isArray(value)) return implodeMultiValue(value.map((v) => serializeScalar(v)));
-  return serializeScalar(value);
+  if (Array.isArray(value)) return implodeMultiValue(value.map((v) => serializeScalar(v, settings)));
+  return serializeScalar(value, settings);
 }
 
-function serializeScalar(value: unknown): string {
+function serializeScalar(value: unknown, settings: ParamInfo): string {
   if (value instanceof Date) return formatTimestamp(value);
+  // A title without text (`#`, `#Section`: a fragment alone) normalizes to `''`, which MediaWiki
+  // reads as no title at all (`badtitle`); `#` is read back as that same empty title.
+  if (settings.type === 'title' && value === '') return '#';
   return String(value);
 }
 
