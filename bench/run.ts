@@ -1,8 +1,17 @@
-/** `npm run bench`: every benchmark, each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchHttp } from './http.js';
 import { benchWiki } from './wiki.js';
 
-console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
-await benchHttp();
-console.log();
-await benchWiki();
+const BENCHES: Record<string, () => Promise<void>> = { http: benchHttp, wiki: benchWiki };
+const names = process.argv.slice(2);
+const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark: ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}.`);
+  process.exit(2);
+}
+
+console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
+  console.log();
+  await BENCHES[name]!();
+}

@@ -52,6 +52,78 @@ export interface BuiltModule {
 
 const EMPTY_CONTEXT: QueryContext = { pageCount: 0, revidCount: 0, generator: false };
 
+/** What a module's descriptor implies, worked out once per descriptor rather than on every build. */
+interface ModulePlan {
+  /** Unprefixed names the module reads (templated ones as written, `contentformat-{slot}`). */
+  known: ReadonlySet<string>;
+  /** Name → position in `parameters` (templated ones excluded). */
+  position: ReadonlyMap<string, number>;
+  /** The parameters that carry `info` conditions. */
+  withInfo: readonly ParamInfo[];
+  /** Each templated parameter's variables, in the order they appear in its name. */
+  templateVars: ReadonlyMap<ParamInfo, readonly string[]>;
+  /** Per apihighlimits: every parameter's value when absent, for those whose absent value is fixed. */
+  absent: [AbsentValues | undefined, AbsentValues | undefined];
+}
+
+interface AbsentValues {
+  /**
+   * Name → value when absent (the validated default, or `undefined`/`false`) for every parameter not
+   * in `volatile`; without a prototype, as each build's values inherit from it.
+   */
+  values: Readonly<Record<string, unknown>>;
+  /**
+   * Parameters validated on every build even when absent: required ones (`missingparam`), timestamps
+   * (a default of `now` moves), and defaults that warn: their positions in `parameters`, ascending.
+   */
+  volatile: readonly number[];
+}
+
+const plans = new WeakMap<ModuleSpec, ModulePlan>();
+
+function planFor(spec: ModuleSpec): ModulePlan {
+  let plan = plans.get(spec);
+  if (!plan) {
+    const templated = spec.templatedparameters ?? [];
+    plan = {
+      known: new Set([...spec.parameters.map((p) => p.name), ...templated.map((p) => p.name)]),
+      position: new Map(spec.parameters.map((p, i) => [p.name, i])),
+      withInfo: spec.parameters.filter((p) => p.info && p.info.length > 0),
+      templateVars: new Map(templated.map((p) => [p, templateVariables(p.name)])),
+      absent: [undefined, undefined],
+    };
+    plans.set(spec, plan);
+  }
+  return plan;
+}
+
+function absentValuesFor(spec: ModuleSpec, highLimits: boolean): AbsentValues {
+  const plan = planFor(spec);
+  const index = highLimits ? 1 : 0;
+  let absent = plan.absent[index];
+  if (!absent) {
+    const values: Record<string, unknown> = Object.create(null);
+    const volatile: number[] = [];
+    spec.parameters.forEach((settings, position) => {
+      if (settings.required || settings.type === 'timestamp') {
+        volatile.push(position);
+        return;
+      }
+      const options = { apihighlimits: highLimits };
+      const validated = validateParam(settings, undefined, { param: settings.name, module: spec.path, options });
+      if (validated.warnings.length > 0) {
+        volatile.push(position);
+      } else {
+        // Shared by every build: a multi default must not be changed through one of them.
+        values[settings.name] = Array.isArray(validated.value) ? Object.freeze(validated.value) : validated.value;
+      }
+    });
+    absent = { values, volatile };
+    plan.absent[index] = absent;
+  }
+  return absent;
+}
+
 /** `YYYY-MM-DDTHH:MM:SSZ`, the form MediaWiki answers in (sub-second precision is dropped). */
 export function formatTimestamp(date: Date): string {
   const ms = date.getTime();
@@ -129,7 +201,7 @@ function expandTemplate(
   while (queue.length > 0) {
     const { name, targets, bindings } = queue.shift()!;
     for (const [placeholder, target] of Object.entries(targets)) {
-      if (!Object.hasOwn(values, target)) continue;
+      if (!(target in values)) continue;
       const targetValues = values[target];
       if (!Array.isArray(targetValues) || targetValues.length === 0) break;
       const rest = { ...targets };
@@ -163,11 +235,11 @@ function expandTemplate(
  */
 function givenTemplatedValues(
   settings: ParamInfo,
+  vars: readonly string[],
   given: unknown,
   param: string,
   module: string,
 ): { name: string; bindings: Record<string, string>; value: unknown }[] {
-  const vars = templateVariables(settings.name);
   const out: { name: string; bindings: Record<string, string>; value: unknown }[] = [];
   const walk = (node: unknown, depth: number, bindings: Record<string, string>) => {
     if (depth === vars.length) {
@@ -226,6 +298,7 @@ export function checkInfoConditions(
   context: QueryContext,
 ): WikiWarning[] {
   const warnings: WikiWarning[] = [];
+  if (planFor(spec).withInfo.length === 0) return warnings;
   const userGiven = present(values.user);
   const mode = context.pageCount + context.revidCount > 0 || context.generator ? 1 : userGiven ? 2 : 3;
   const prop = Array.isArray(values.prop) ? values.prop.map(String) : [];
@@ -234,11 +307,10 @@ export function checkInfoConditions(
   const fail = (code: string, param: string, message: string, data: Record<string, unknown>) => {
     throw new WikiParamError(code, prefix + param, message, spec.path, data);
   };
-  for (const settings of spec.parameters) {
-    if (!settings.info || settings.info.length === 0) continue;
+  for (const settings of planFor(spec).withInfo) {
     const name = settings.name;
     if (!isUsed(settings, given.has(name), values[name])) continue;
-    for (const cond of settings.info) {
+    for (const cond of settings.info ?? []) {
       switch (cond.name) {
         case 'useronly':
           if (!userGiven)
@@ -299,18 +371,38 @@ export function checkInfoConditions(
 export function buildModuleParams(
   spec: ModuleSpec,
   input: Readonly<Record<string, unknown>>,
+  options: BuildModuleOptions,
+): BuiltModule {
+  const built = buildModule(spec, input, options);
+  const values: Record<string, unknown> = {};
+  for (const name in built.values) values[name] = built.values[name];
+  return { ...built, values };
+}
+
+/** {@link buildModuleParams}, with the absent parameters' values inherited (read them, do not enumerate them). */
+export function buildModule(
+  spec: ModuleSpec,
+  input: Readonly<Record<string, unknown>>,
   { prefix, options, context = EMPTY_CONTEXT }: BuildModuleOptions,
 ): BuiltModule {
   const params: Record<string, string> = {};
   const warnings: WikiWarning[] = [];
-  const values: Record<string, unknown> = {};
+  const absent = absentValuesFor(spec, Boolean(options?.apihighlimits));
+  // Absent parameters' values come through the prototype: copying them costs more than all the rest.
+  const values: Record<string, unknown> = Object.create(absent.values);
   const given = new Set<string>();
   const module = spec.path;
-  const known = new Set<string>([...spec.parameters.map((p) => p.name), ...(spec.templatedparameters ?? []).map((p) => p.name)]);
+  const { known, position, templateVars } = planFor(spec);
 
+  // The parameters to read, in the module's order: those given, and those whose absence needs a look.
+  let toRead: number[] | undefined;
   for (const key of Object.keys(input)) {
     if (input[key] === undefined) continue;
-    if (!known.has(key)) {
+    const at = position.get(key);
+    if (at !== undefined) {
+      toRead ??= [...absent.volatile];
+      toRead.push(at);
+    } else if (!known.has(key)) {
       warnings.push({
         code: 'unrecognizedparams',
         param: prefix + key,
@@ -319,13 +411,14 @@ export function buildModuleParams(
       });
     }
   }
+  const positions: readonly number[] = toRead ? toRead.sort((a, b) => a - b) : absent.volatile;
 
   const read = (settings: ParamInfo, name: string, typed: unknown) => {
     const param = prefix + name;
     const raw = toRaw(typed, param, module);
     // Only templated expansions need a copy under their expanded name (validators never mutate settings).
     const named = settings.name === name ? settings : { ...settings, name };
-    const validated = validateParam(named, raw, { param, module, ...(options ? { options } : {}) });
+    const validated = validateParam(named, raw, { param, module, options });
     values[name] = validated.value;
     if (validated.warnings.length > 0) warnings.push(...validated.warnings);
     if (raw === undefined) return;
@@ -339,7 +432,10 @@ export function buildModuleParams(
     if (wire !== undefined) params[param] = wire;
   };
 
-  for (const settings of spec.parameters) read(settings, settings.name, input[settings.name]);
+  for (const at of positions) {
+    const settings = spec.parameters[at]!;
+    read(settings, settings.name, input[settings.name]);
+  }
 
   // One warning per (target, value) across all templated parameters, as ApiBase keeps one `$warned`.
   const warned = new Set<string>();
@@ -356,7 +452,13 @@ export function buildModuleParams(
       });
     });
     const byName = new Map(expansions.map((e) => [e.name, e]));
-    const supplied = givenTemplatedValues(settings, input[settings.name], prefix + settings.name, module);
+    const supplied = givenTemplatedValues(
+      settings,
+      templateVars.get(settings)!,
+      input[settings.name],
+      prefix + settings.name,
+      module,
+    );
     const suppliedByName = new Map(supplied.map((s) => [s.name, s.value]));
     for (const s of supplied) {
       if (!byName.has(s.name) && s.value !== undefined) {

@@ -10,7 +10,8 @@
  * const all = await client.collect(query({ list: [allpages({ prefix: 'Foo' })] }));
  * ```
  */
-import { type BuiltQuery, methodFor } from './query.js';
+import { encodeForm } from './form.js';
+import { type BuiltQuery, POST_THRESHOLD_BYTES } from './query.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */
@@ -359,13 +360,13 @@ export class WikiClient {
       'User-Agent': this.userAgent,
       'Api-User-Agent': this.userAgent,
     };
-    const body = new URLSearchParams(params);
-    if (methodFor(params) === 'POST') {
+    const body = encodeForm(params);
+    if (body.length > POST_THRESHOLD_BYTES) {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       return this.#fetch(this.apiUrl, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
     }
     const url = new URL(this.apiUrl);
-    for (const [k, v] of body) url.searchParams.append(k, v);
+    url.search = url.search ? `${url.search}&${body}` : body;
     return this.#fetch(url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
   }
 

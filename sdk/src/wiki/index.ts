@@ -25,6 +25,7 @@ export {
   type WikiClientOptions,
   type WikiCollected,
 } from './client.js';
+export { encodeForm } from './form.js';
 export {
   defineModule,
   type GeneratorUse,

@@ -18,7 +18,8 @@
  * - `method` is `POST` once the URL-encoded query string exceeds {@link POST_THRESHOLD_BYTES} (8000 bytes,
  *   safely under the common 8 KiB request-line limits of proxies and servers); `GET` otherwise.
  */
-import { buildModuleParams, type QueryContext } from './build.js';
+import { buildModule, type QueryContext } from './build.js';
+import { encodeForm } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
@@ -79,6 +80,8 @@ export interface BuiltQuery {
   method: 'GET' | 'POST';
   /** The keys that came from `input.continue`: a client replaces them with each response's `continue`. */
   continuation: readonly string[];
+  /** The URL-encoded form (`a=1&b=2`), as the GET query string or the POST body; equal to `toURLSearchParams().toString()`. */
+  toString(): string;
   toURLSearchParams(): URLSearchParams;
 }
 
@@ -137,34 +140,24 @@ const RESERVED = new Set([
   'rawcontinue',
 ]);
 
-const INPUT_KEYS = new Set<string>(['list', 'prop', 'meta', 'generator', 'continue', ...TOP_LEVEL.map((p) => p.name)]);
+const TOP_LEVEL_NAMES = new Set(TOP_LEVEL.map((p) => p.name));
+const INPUT_KEYS = new Set<string>(['list', 'prop', 'meta', 'generator', 'continue', ...TOP_LEVEL_NAMES]);
 
 /** The size of `params` as a URL query string, in bytes. */
 export function encodedLength(params: Readonly<Record<string, string>>): number {
-  return new URLSearchParams(params).toString().length;
+  return encodeForm(params).length;
 }
 
-export function methodFor(params: Readonly<Record<string, string>>): 'GET' | 'POST' {
-  // Percent-encoding makes one UTF-16 code unit at most 9 characters (`%XX%XX%XX`), so a request whose
-  // bound is under the threshold is a GET without encoding it.
-  let bound = 0;
-  for (const key of Object.keys(params)) bound += 9 * (key.length + params[key]!.length) + 2;
-  if (bound <= POST_THRESHOLD_BYTES) return 'GET';
-  return encodedLength(params) > POST_THRESHOLD_BYTES ? 'POST' : 'GET';
-}
-
-/** A finished request: its params frozen, with `toURLSearchParams()` and the GET/POST choice. */
-export function finishQuery(
-  params: Record<string, string>,
-  warnings: WikiWarning[],
-  continuation: readonly string[] = [],
-): BuiltQuery {
-  const frozen = Object.freeze({ ...params });
+/** A finished request: its params frozen, its encoded form, and the GET/POST choice that follows from it. */
+function finishQuery(params: Record<string, string>, warnings: WikiWarning[], continuation: readonly string[] = []): BuiltQuery {
+  const frozen = Object.freeze(params);
+  const encoded = encodeForm(frozen);
   return Object.freeze({
     params: frozen,
     warnings,
-    method: methodFor(frozen),
+    method: encoded.length > POST_THRESHOLD_BYTES ? 'POST' : 'GET',
     continuation: Object.freeze([...continuation]),
+    toString: () => encoded,
     toURLSearchParams: () => new URLSearchParams(frozen),
   }) as BuiltQuery;
 }
@@ -185,7 +178,35 @@ function declaredNames(use: Use): string[] {
   return use.spec.parameters.map((p) => use.prefix + p.name);
 }
 
+/** Ids of module descriptors, so a combination of them can be named by a string. */
+const specIds = new WeakMap<ModuleSpec, number>();
+let nextSpecId = 0;
+/** Combinations of modules already found free of collisions (bounded: cleared when full). */
+const collisionFree = new Set<string>();
+const COLLISION_CACHE_SIZE = 1024;
+
+function combinationKey(uses: readonly Use[]): string {
+  let key = '';
+  for (const use of uses) {
+    let id = specIds.get(use.spec);
+    if (id === undefined) {
+      id = nextSpecId++;
+      specIds.set(use.spec, id);
+    }
+    key += `${use.generator ? 'g' : ''}${id},`;
+  }
+  return key;
+}
+
 function checkCollisions(uses: readonly Use[]): void {
+  const key = combinationKey(uses);
+  if (collisionFree.has(key)) return;
+  findCollisions(uses);
+  if (collisionFree.size >= COLLISION_CACHE_SIZE) collisionFree.clear();
+  collisionFree.add(key);
+}
+
+function findCollisions(uses: readonly Use[]): void {
   const byPrefix = new Map<string, Use>();
   const byName = new Map<string, Use>();
   const label = (u: Use) => (u.generator ? `generator=${u.spec.name}` : `${u.group}=${u.spec.name}`);
@@ -264,8 +285,12 @@ function moduleUses(input: QueryInput): Use[] {
 export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
   const warnings: WikiWarning[] = [];
 
+  const topInput: Record<string, unknown> = { errorformat: DEFAULT_ERROR_FORMAT };
   for (const key of Object.keys(input)) {
-    if (!INPUT_KEYS.has(key) && (input as Record<string, unknown>)[key] !== undefined) {
+    const typed = (input as Record<string, unknown>)[key];
+    if (typed === undefined) continue;
+    if (TOP_LEVEL_NAMES.has(key)) topInput[key] = typed;
+    else if (!INPUT_KEYS.has(key)) {
       warnings.push({ code: 'unrecognizedparams', param: key, module: 'main', data: { params: [key] } });
     }
   }
@@ -279,12 +304,7 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
     formatversion: '2',
   };
   const moduleOptions = options ? { options: { ...options, strict: false } } : {};
-  const topInput: Record<string, unknown> = { errorformat: DEFAULT_ERROR_FORMAT };
-  for (const settings of TOP_LEVEL) {
-    const typed = (input as Record<string, unknown>)[settings.name];
-    if (typed !== undefined) topInput[settings.name] = typed;
-  }
-  const topBuilt = buildModuleParams(TOP_LEVEL_SPEC, topInput, { prefix: '', ...moduleOptions });
+  const topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', ...moduleOptions });
   warnings.push(...topBuilt.warnings);
   const top = topBuilt.params;
   const values = topBuilt.values;
@@ -329,16 +349,17 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
   }
   const generatorUse = uses.find((u) => u.generator);
   if (generatorUse) params.generator = generatorUse.spec.name;
-  for (const [k, v] of Object.entries(top)) if (k !== 'errorformat') params[k] = v;
+  for (const k in top) if (k !== 'errorformat') params[k] = top[k]!;
 
   for (const use of uses) {
-    const built = buildModuleParams(use.spec, use.params, {
+    const built = buildModule(use.spec, use.params, {
       prefix: use.prefix,
       context: { ...pageContext, generator: !use.generator && generatorUse !== undefined },
       ...moduleOptions,
     });
     warnings.push(...built.warnings);
-    for (const [k, v] of Object.entries(built.params)) {
+    for (const k in built.params) {
+      const v = built.params[k]!;
       if (params[k] !== undefined && params[k] !== v) {
         throw collisionError(`"${k}" is given as "${params[k]}" and, by ${use.spec.name}, as "${v}".`, k, {
           param: k,

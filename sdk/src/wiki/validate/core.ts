@@ -4,7 +4,7 @@
  * the all-specifier, the cap on the number of values, per-value validation, dropping of
  * unrecognized values and of duplicates. The type-specific work is the TypeDefs'.
  */
-import { type ParamInfo, WikiParamError, type WikiWarning } from '../types.js';
+import { type BuildOptions, type ParamInfo, WikiParamError, type WikiWarning } from '../types.js';
 import {
   ACTION_API_POLICY,
   type Policy,
@@ -68,6 +68,125 @@ function defaultAsString(value: unknown): string | undefined {
   return undefined;
 }
 
+/** One validation's {@link TypeContext}; a class so that a call allocates one object, not a set of closures. */
+class ParamContext implements TypeContext {
+  constructor(
+    readonly param: string,
+    readonly module: string | undefined,
+    readonly options: BuildOptions,
+    readonly policy: Policy,
+    readonly site: SiteContext,
+    readonly parseLimit: boolean,
+    readonly isDefault: boolean,
+    readonly inMulti: boolean,
+    /** Shared by every context of one call. */
+    readonly warnings: WikiWarning[],
+  ) {}
+
+  get useHighLimits(): boolean {
+    return Boolean(this.options.apihighlimits);
+  }
+
+  now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  warn(code: string, data?: Record<string, unknown>): void {
+    const warning: WikiWarning = { code, param: this.param };
+    if (this.module !== undefined) warning.module = this.module;
+    if (data !== undefined) warning.data = data;
+    this.warnings.push(warning);
+  }
+
+  fail(code: string, message: string, data?: Record<string, unknown>): never {
+    throw new WikiParamError(code, this.param, message, this.module, data ?? {});
+  }
+
+  with(isDefault: boolean, inMulti: boolean): ParamContext {
+    if (isDefault === this.isDefault && inMulti === this.inMulti) return this;
+    const { param, module, options, policy, site, parseLimit, warnings } = this;
+    return new ParamContext(param, module, options, policy, site, parseLimit, isDefault, inMulti, warnings);
+  }
+}
+
+/** Each settings object's type definition and normalized settings, for calls without custom types. */
+const prepared = new WeakMap<ParamInfo, { def: TypeDef; settings: ParamInfo }>();
+
+function prepare(
+  settings: ParamInfo,
+  custom: Readonly<Record<string, TypeDef>> | undefined,
+): { def: TypeDef; settings: ParamInfo } {
+  if (custom) {
+    const def = typeDefFor(settings, custom);
+    return { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
+  }
+  let hit = prepared.get(settings);
+  if (!hit) {
+    const def = typeDefFor(settings);
+    hit = { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
+    prepared.set(settings, hit);
+  }
+  return hit;
+}
+
+function dedupe(values: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  const out: unknown[] = [];
+  for (const v of values) {
+    const key = String(v);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(v);
+  }
+  return out;
+}
+
+function validateValue(def: TypeDef, s: ParamInfo, value: string, ctx: ParamContext): unknown {
+  if (!s.multi) {
+    if (value.startsWith(MULTI_SEPARATOR_ALT)) {
+      ctx.fail('badvalue', `Parameter "${ctx.param}" does not take multiple values (U+001F-separated value given).`);
+    }
+    return def.validate(value, s, ctx);
+  }
+
+  const { policy, options } = ctx;
+  const limit1 = typeof s.lowlimit === 'number' ? s.lowlimit : policy.multiLimits[0];
+  const limit2 = Math.max(limit1, typeof s.highlimit === 'number' ? s.highlimit : policy.multiLimits[1]);
+  const values = explodeMultiValue(value, limit2 + 1);
+  const inMulti = ctx.with(ctx.isDefault, true);
+
+  const allSpecifier = typeof s.allspecifier === 'string' ? s.allspecifier : s.allspecifier === true ? '*' : undefined;
+  if (allSpecifier !== undefined && values.length === 1 && values[0] === allSpecifier) {
+    const all = def.allValues?.(s, inMulti) ?? def.enumValues?.(s, inMulti);
+    if (all) return [...all];
+  }
+
+  const sizeLimit = limit2 > limit1 && values.length > limit1 && options.apihighlimits ? limit2 : limit1;
+  if (values.length > sizeLimit) {
+    ctx.fail('toomanyvalues', `Too many values supplied for parameter "${ctx.param}". The limit is ${sizeLimit}.`, {
+      parameter: ctx.param,
+      limit: sizeLimit,
+      lowlimit: limit1,
+      highlimit: limit2,
+    });
+  }
+
+  const explicit = s['x-ignoreUnrecognizedValues'];
+  const dropUnrecognized = explicit !== undefined ? Boolean(explicit) : policy.dropUnrecognized;
+  const valid: unknown[] = [];
+  const invalid: string[] = [];
+  for (const v of values) {
+    try {
+      valid.push(def.validate(v, s, inMulti));
+    } catch (e) {
+      if (!(e instanceof WikiParamError) || e.code !== 'badvalue' || !dropUnrecognized) throw e;
+      invalid.push(v);
+    }
+  }
+  if (invalid.length > 0) inMulti.warn('unrecognizedvalues', { values: invalid });
+  return s.allowsduplicates ? valid : dedupe(valid);
+}
+
 /**
  * Validate one parameter's raw request value against its paraminfo settings, the way MediaWiki
  * would, and normalize it. Throws {@link WikiParamError} with MediaWiki's code; non-fatal
@@ -78,108 +197,45 @@ function defaultAsString(value: unknown): string | undefined {
  * `missingparam` when required, or `undefined`.
  */
 export function validateParam(settings: ParamInfo, raw: string | undefined, ctx: ValidateContext): Validated {
-  const def = typeDefFor(settings, ctx.typeDefs);
-  const s = def.normalizeSettings ? def.normalizeSettings(settings) : settings;
+  const { def, settings: s } = prepare(settings, ctx.typeDefs);
+  const fallback = raw === undefined ? defaultAsString(settings.default) : undefined;
+  // Absent, optional and without a default: nothing to validate (the common case, so no context is built).
+  if (raw === undefined && fallback === undefined && !settings.required) {
+    return { value: def.presence ? false : undefined, warnings: [] };
+  }
   const options = ctx.options ?? {};
-  const policy: Policy = ctx.policy ?? ACTION_API_POLICY;
-  let warnings: WikiWarning[] = [];
-
-  const fail = (code: string, message: string, data?: Record<string, unknown>): never => {
-    throw new WikiParamError(code, ctx.param, message, ctx.module, data ?? {});
-  };
-  const typeContext = (isDefault: boolean, inMulti: boolean): TypeContext => ({
-    param: ctx.param,
-    module: ctx.module,
+  const warnings: WikiWarning[] = [];
+  const context = new ParamContext(
+    ctx.param,
+    ctx.module,
     options,
-    policy,
-    site: ctx.site ?? NO_SITE,
-    parseLimit: ctx.parseLimit ?? true,
-    useHighLimits: Boolean(options.apihighlimits),
-    isDefault,
-    inMulti,
-    now: () => options.now?.() ?? Date.now(),
-    warn(code, data) {
-      const warning: WikiWarning = { code, param: ctx.param };
-      if (ctx.module !== undefined) warning.module = ctx.module;
-      if (data !== undefined) warning.data = data;
-      warnings.push(warning);
-    },
-    fail,
-  });
-
-  const validateValue = (value: string, isDefault: boolean): unknown => {
-    if (!s.multi) {
-      if (value.startsWith(MULTI_SEPARATOR_ALT)) {
-        fail('badvalue', `Parameter "${ctx.param}" does not take multiple values (U+001F-separated value given).`);
-      }
-      return def.validate(value, s, typeContext(isDefault, false));
-    }
-
-    const limit1 = typeof s.lowlimit === 'number' ? s.lowlimit : policy.multiLimits[0];
-    const limit2 = Math.max(limit1, typeof s.highlimit === 'number' ? s.highlimit : policy.multiLimits[1]);
-    const values = explodeMultiValue(value, limit2 + 1);
-    const inMulti = typeContext(isDefault, true);
-
-    const allSpecifier = typeof s.allspecifier === 'string' ? s.allspecifier : s.allspecifier === true ? '*' : undefined;
-    if (allSpecifier !== undefined && values.length === 1 && values[0] === allSpecifier) {
-      const all = def.allValues?.(s, inMulti) ?? def.enumValues?.(s, inMulti);
-      if (all) return [...all];
-    }
-
-    const sizeLimit = limit2 > limit1 && values.length > limit1 && options.apihighlimits ? limit2 : limit1;
-    if (values.length > sizeLimit) {
-      fail('toomanyvalues', `Too many values supplied for parameter "${ctx.param}". The limit is ${sizeLimit}.`, {
-        parameter: ctx.param,
-        limit: sizeLimit,
-        lowlimit: limit1,
-        highlimit: limit2,
-      });
-    }
-
-    const explicit = s['x-ignoreUnrecognizedValues'];
-    const dropUnrecognized = explicit !== undefined ? Boolean(explicit) : policy.dropUnrecognized;
-    const valid: unknown[] = [];
-    const invalid: string[] = [];
-    for (const v of values) {
-      try {
-        valid.push(def.validate(v, s, inMulti));
-      } catch (e) {
-        if (!(e instanceof WikiParamError) || e.code !== 'badvalue' || !dropUnrecognized) throw e;
-        invalid.push(v);
-      }
-    }
-    if (invalid.length) inMulti.warn('unrecognizedvalues', { values: invalid });
-
-    if (s.allowsduplicates) return valid;
-    const seen = new Set<string>();
-    return valid.filter((v) => {
-      const key = String(v);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  };
+    ctx.policy ?? ACTION_API_POLICY,
+    ctx.site ?? NO_SITE,
+    ctx.parseLimit ?? true,
+    raw === undefined,
+    false,
+    warnings,
+  );
 
   let value: unknown;
   if (raw === undefined) {
-    const fallback = defaultAsString(s.default);
     if (def.presence) {
       value = false;
     } else if (fallback !== undefined) {
       try {
-        value = validateValue(fallback, true);
+        value = validateValue(def, s, fallback, context);
       } catch (e) {
         if (!(e instanceof WikiParamError)) throw e;
         // The caller did not give this value: never fail on it; the server applies its own default.
         value = fallback;
-        warnings = [];
+        warnings.length = 0;
       }
-    } else if (s.required) {
-      fail('missingparam', `The "${ctx.param}" parameter must be set.`);
+    } else {
+      context.fail('missingparam', `The "${ctx.param}" parameter must be set.`);
     }
   } else {
-    if (s.deprecated) typeContext(false, false).warn('param-deprecated');
-    value = def.presence ? true : validateValue(raw, false);
+    if (s.deprecated) context.warn('param-deprecated');
+    value = def.presence ? true : validateValue(def, s, raw, context);
   }
 
   if (options.strict && warnings.length) {
