@@ -161,8 +161,9 @@ function checkRoundTrip(
     expect(expectedKeys.has(key), `${label}: unexpected parameter ${key}=${show(built.params[key])}`).toBe(true);
   }
   expect(Object.fromEntries(built.toURLSearchParams()), `${label}: URLSearchParams`).toEqual({ ...built.params });
-  const encoded = built.toURLSearchParams().toString().length;
-  expect(built.method, `${label}: ${encoded} bytes encoded`).toBe(encoded > POST_THRESHOLD_BYTES ? 'POST' : 'GET');
+  const encoded = built.toURLSearchParams().toString();
+  expect(built.toString(), `${label}: toString()`).toBe(encoded);
+  expect(built.method, `${label}: ${encoded.length} bytes encoded`).toBe(encoded.length > POST_THRESHOLD_BYTES ? 'POST' : 'GET');
 }
 
 function buildOrFail(label: string, params: Record<string, unknown>, build: () => BuiltQuery): BuiltQuery {
