@@ -258,11 +258,12 @@ export function sseResponse(
 }
 
 /** A handler body that never answers until the client gives up, recording that it did. */
-export function stallUntilAborted(request: Request, observed: Observed): Promise<never> {
-  return new Promise((_, reject) => {
+export function stallUntilAborted(request: Request, observed: Observed): Promise<Response> {
+  return new Promise((resolve) => {
     const onAbort = () => {
       observed.aborted = true;
-      reject(request.signal.reason);
+      // The client is gone; a network error settles the handler without msw logging an exception.
+      resolve(HttpResponse.error());
     };
     if (request.signal.aborted) onAbort();
     else request.signal.addEventListener('abort', onAbort, { once: true });
