@@ -1,0 +1,199 @@
+import type {
+  JSONSchema7,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+import { sampleJson } from './json-sample.js';
+import { keywords, prose, tokenize } from './offline-text.js';
+import { hash53, intBetween, type Rng, seededRng } from './seed.js';
+import { sleep } from './sleep.js';
+
+/** How fast a model answers: time to its first token, then the mean time per token. */
+export interface LatencyProfile {
+  firstTokenMs: number;
+  tokenMs: number;
+}
+
+/**
+ * One profile per slot, so the five offline slots stream at visibly different speeds; slot 4's
+ * stated strength is speed. Figures are in the range hosted models show (15–30 ms a token).
+ */
+export const SLOT_LATENCY: Readonly<Record<1 | 2 | 3 | 4 | 5, LatencyProfile>> = {
+  1: { firstTokenMs: 600, tokenMs: 26 },
+  2: { firstTokenMs: 450, tokenMs: 20 },
+  3: { firstTokenMs: 800, tokenMs: 30 },
+  4: { firstTokenMs: 250, tokenMs: 15 },
+  5: { firstTokenMs: 500, tokenMs: 22 },
+};
+
+export interface OfflineModelOptions {
+  /** The provider the model stands in for; it names the model (`offline-<provider>`) and seeds its text. */
+  provider: string;
+  /** Picks the latency profile and seeds the text; without it the profile derives from `provider`. */
+  slot?: 1 | 2 | 3 | 4 | 5;
+  /**
+   * Mean delay per token in milliseconds. Scales the whole profile, time to first token included,
+   * so `0` streams with no delay at all (tests, benches).
+   */
+  tokenDelayMs?: number;
+  /** Overrides the time to first token. */
+  firstTokenDelayMs?: number;
+}
+
+/** What `providerMetadata` carries so a caller can tell an offline answer from a live one. */
+export const OFFLINE_METADATA = { consilium: { offline: true } } as const;
+
+/** Whether a language model is the built-in offline one. */
+export function isOfflineModel(model: unknown): model is OfflineLanguageModel {
+  return model instanceof OfflineLanguageModel;
+}
+
+/**
+ * A deterministic stand-in for a provider's model, implementing the AI SDK's `LanguageModelV3`, so
+ * the whole stack — `streamText`, structured output, abort, usage — runs without keys or network.
+ * The same provider, slot and prompt always give the same text; for `responseFormat: json` with a
+ * schema the text is JSON that satisfies the schema.
+ */
+export class OfflineLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  readonly provider: string;
+  readonly modelId: string;
+  readonly supportedUrls = {};
+  readonly profile: LatencyProfile;
+  private readonly slot: number | undefined;
+
+  constructor(options: OfflineModelOptions) {
+    this.provider = `offline.${options.provider}`;
+    this.modelId = `offline-${options.provider}`;
+    this.slot = options.slot;
+    const base = options.slot !== undefined ? SLOT_LATENCY[options.slot] : profileFor(options.provider);
+    const scale = options.tokenDelayMs === undefined ? 1 : options.tokenDelayMs / base.tokenMs;
+    this.profile = {
+      firstTokenMs: options.firstTokenDelayMs ?? base.firstTokenMs * scale,
+      tokenMs: base.tokenMs * scale,
+    };
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const plan = this.plan(options);
+    const total = plan.delays.reduce((a, b) => a + b, 0);
+    await sleep(total, options.abortSignal);
+    return {
+      content: [{ type: 'text', text: plan.tokens.join('') }],
+      finishReason: plan.finishReason,
+      usage: plan.usage,
+      providerMetadata: OFFLINE_METADATA,
+      response: { id: plan.id, modelId: this.modelId, timestamp: new Date() },
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    const plan = this.plan(options);
+    const signal = options.abortSignal;
+    signal?.throwIfAborted();
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: plan.id, modelId: this.modelId, timestamp: new Date() },
+      { type: 'text-start', id: 'text-0' },
+      ...plan.tokens.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 'text-0', delta })),
+      { type: 'text-end', id: 'text-0' },
+      { type: 'finish', usage: plan.usage, finishReason: plan.finishReason, providerMetadata: OFFLINE_METADATA },
+    ];
+    const firstDelta = 3;
+    let next = 0;
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
+      async pull(controller) {
+        const i = next - firstDelta;
+        try {
+          if (i >= 0 && i < plan.delays.length) await sleep(plan.delays[i]!, signal);
+          else signal?.throwIfAborted();
+        } catch (error) {
+          controller.error(asAbortError(error));
+          return;
+        }
+        controller.enqueue(parts[next++]!);
+        if (next === parts.length) controller.close();
+      },
+    });
+    return { stream, request: { body: { offline: true } } };
+  }
+
+  /** Everything about one call, fixed up front from its input: tokens, per-token delays, usage. */
+  private plan(options: LanguageModelV3CallOptions) {
+    const promptText = flattenPrompt(options.prompt);
+    const format = options.responseFormat;
+    const seed = [
+      this.modelId,
+      this.slot ?? '',
+      promptText,
+      format?.type === 'json' ? JSON.stringify(format.schema ?? {}) : '',
+    ].join('\u0000');
+    const rng = seededRng(seed);
+    const words = keywords(lastUserText(options.prompt) || promptText);
+    const text = format?.type === 'json' ? JSON.stringify(jsonAnswer(format.schema, rng, words)) : prose(rng, words);
+    let tokens = tokenize(text);
+    const length = options.maxOutputTokens !== undefined && tokens.length > options.maxOutputTokens;
+    if (length) tokens = tokens.slice(0, options.maxOutputTokens);
+    const input = tokenize(promptText).length;
+    return {
+      id: `offline-${hash53(seed).toString(36)}`,
+      tokens,
+      delays: tokens.map((_, i) => jitter(rng, i === 0 ? this.profile.firstTokenMs : this.profile.tokenMs)),
+      usage: usage(input, tokens.length),
+      finishReason: length ? { unified: 'length' as const, raw: 'max_tokens' } : { unified: 'stop' as const, raw: 'stop' },
+    };
+  }
+}
+
+function jsonAnswer(schema: JSONSchema7 | undefined, rng: Rng, words: readonly string[]) {
+  return schema === undefined ? { answer: prose(rng, words) } : sampleJson(schema, rng, words);
+}
+
+/** ±40 % around the mean, so the stream has the uneven rhythm of a real one. */
+function jitter(rng: Rng, meanMs: number): number {
+  return meanMs <= 0 ? 0 : Math.round(meanMs * (0.6 + 0.8 * rng()));
+}
+
+function usage(input: number, output: number): LanguageModelV3Usage {
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+/** A provider name outside the five slots still gets a stable profile of its own. */
+function profileFor(provider: string): LatencyProfile {
+  const rng = seededRng(provider);
+  return { firstTokenMs: intBetween(rng, 300, 800), tokenMs: intBetween(rng, 15, 30) };
+}
+
+/** The prompt as the text a model would read: every message's text parts, in order. */
+export function flattenPrompt(prompt: LanguageModelV3Prompt): string {
+  return prompt
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : m.content
+            .map((p) => ('text' in p && typeof p.text === 'string' ? p.text : ''))
+            .filter(Boolean)
+            .join('\n'),
+    )
+    .join('\n\n');
+}
+
+function lastUserText(prompt: LanguageModelV3Prompt): string {
+  const last = prompt.findLast((m) => m.role === 'user');
+  return last === undefined ? '' : flattenPrompt([last]);
+}
+
+/** `streamText` turns an AbortError or TimeoutError into an `abort` part; any other value would surface as a failure. */
+function asAbortError(reason: unknown): Error {
+  if (reason instanceof Error && (reason.name === 'AbortError' || reason.name === 'TimeoutError')) return reason;
+  return new DOMException('The operation was aborted', 'AbortError');
+}
