@@ -4,6 +4,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from './config.js';
+import { DebateEngine } from './debate/engine.js';
+import { type DebateDeps, debateHandlers } from './debate/handlers.js';
+import { MemorySessionStore } from './debate/memory-store.js';
+import { createSlotModel } from './debate/models.js';
 import { documentFields, type Handlers, registerContract } from './generated/routes.js';
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
@@ -20,7 +24,28 @@ export interface AppDeps {
   version: string;
   /** When the process started, for `/health`'s uptime. */
   startedAt?: number;
+  /** The debate engine and where its sessions go; built from `config` and `env` when not given. */
+  debate?: DebateDeps;
+  /** Where slot keys are read from; `process.env` by default. */
+  env?: Record<string, string | undefined>;
 }
+
+/** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
+export function createDebateDeps(config: Config, env: Record<string, string | undefined> = process.env): DebateDeps {
+  const offline = config.offlineTokenDelayMs !== undefined ? { offline: { tokenDelayMs: config.offlineTokenDelayMs } } : {};
+  const engine = new DebateEngine({
+    panel: config.slots.map((slot) => ({ config: slot, model: createSlotModel(slot, env, offline) })),
+    quorum: config.quorum,
+    callTimeoutMs: config.callTimeoutMs,
+    maxRetries: config.maxRetries,
+    prices: config.prices,
+    owner: LOCAL_OWNER,
+  });
+  return { engine, store: new MemorySessionStore() };
+}
+
+/** Who owns sessions until accounts exist. */
+export const LOCAL_OWNER = 'local';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -66,11 +91,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    askProvider: notImplemented('debate', 'Asking a single model arrives with the debate engine.'),
-    runParallel: notImplemented('debate', 'Parallel answers arrive with the debate engine.'),
-    runDeepDebate: notImplemented('debate', 'Deep debates arrive with the debate engine.'),
-    streamDeepDebate: notImplemented('debate', 'Streamed debates arrive with the debate engine.'),
-    synthesizeVerdict: notImplemented('debate', 'Synthesis arrives with the debate engine.'),
+    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.env)),
     listSessions: notImplemented('sessions', 'Session history arrives with session storage.'),
     getSession: notImplemented('sessions', 'Session history arrives with session storage.'),
     deleteSession: notImplemented('sessions', 'Session history arrives with session storage.'),

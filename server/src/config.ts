@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { type PriceTable, parsePrices } from './debate/pricing.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
 
 export interface Config {
@@ -9,6 +10,14 @@ export interface Config {
   logLevel: LogLevel;
   quorum: number;
   slots: SlotConfig[];
+  /** Deadline of one model call, retries included. */
+  callTimeoutMs: number;
+  /** Further attempts after a retryable provider failure (429, 5xx, network) before any text arrived. */
+  maxRetries: number;
+  /** USD per million tokens by `provider/model`; unpriced usage makes costs a lower bound. */
+  prices: PriceTable;
+  /** The offline model's mean delay per token; unset keeps each slot's realistic pace, 0 streams at once. */
+  offlineTokenDelayMs: number | undefined;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -45,6 +54,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
     slots: slotsFromEnv(env),
+    callTimeoutMs: integer(env, 'CONSILIUM_CALL_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+    maxRetries: integer(env, 'CONSILIUM_MAX_RETRIES', 2, 0, 10),
+    prices: parsePrices(env.CONSILIUM_PRICES),
+    offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
   };
 }
 

@@ -1,0 +1,537 @@
+/**
+ * The debate protocol: one model, all of them in parallel, or a deep debate of 2–5 rounds, then a
+ * verdict. Every model call goes through `streamAnswer`, which never throws for a provider's
+ * failure; the engine decides what a failure means for the round (quorum), the session (status,
+ * missing slots) and the verdict (degradation, fallback synthesizer).
+ *
+ * Statuses: `completed` when every asked slot answered and the verdict is structured; `partial`
+ * when something was missing (a slot, the consensus, a structured verdict, or the budget ran out)
+ * but there is a result; `failed` when round 1 missed its quorum or nothing answered; `cancelled`
+ * when the caller went away.
+ */
+import type {
+  Answer,
+  AnswerError,
+  Consensus,
+  Cost,
+  DegradationReason,
+  PositionChange,
+  Round,
+  RoundKind,
+  Session,
+  SessionMode,
+  SlotInfo,
+  Synthesizer,
+  Usage,
+  Verdict,
+} from '../../../sdk/src/generated/types.gen.js';
+import type { SlotConfig } from '../meta/slots.js';
+import { publicSlot } from '../meta/slots.js';
+import { type AnswerResult, streamAnswer } from './call.js';
+import { mergeConsensus } from './consensus.js';
+import { EventLog } from './events.js';
+import { newSessionId } from './ids.js';
+import type { SlotModel } from './models.js';
+import { PositionStream } from './position-stream.js';
+import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
+import {
+  critiquePrompt,
+  type FinalPosition,
+  finalPositionSchema,
+  finalPrompt,
+  independentPrompt,
+  type QuotedAnswer,
+  repairPrompt,
+  synthesisPrompt,
+  systemPrompt,
+  type VerdictDraft,
+  verdictDraftSchema,
+} from './prompts.js';
+
+type SlotNumber = Answer['slot'];
+
+/** One panel seat: its configuration and its model. */
+export interface PanelSlot {
+  config: SlotConfig;
+  model: SlotModel;
+}
+
+export interface EngineSettings {
+  panel: readonly PanelSlot[];
+  /** Default quorum: how many slots must answer for a round to proceed. */
+  quorum: number;
+  /** Deadline of one model call, retries included. */
+  callTimeoutMs: number;
+  maxRetries: number;
+  prices: PriceTable;
+  /** Who the sessions belong to until accounts exist. */
+  owner: string;
+  now?: () => number;
+  /** Passed to every call; tests use it to skip real waits between retries. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface Budget {
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+export interface RunOptions {
+  /** Cancels the run and every model call in flight. */
+  signal?: AbortSignal;
+  /** Gets the session's event log before the first event, to stream it. */
+  onLog?: (log: EventLog) => void;
+}
+
+/** What the run accumulates; becomes the contract's Session. */
+class Run {
+  readonly log: EventLog;
+  readonly createdAt: string;
+  readonly rounds: Round[] = [];
+  readonly missing = new Set<SlotNumber>();
+  readonly reasons: DegradationReason[] = [];
+  usage: Usage = ZERO_USAGE;
+  cost: Cost = { usd: 0, priced: true };
+  consensus: Consensus | undefined;
+  verdict: Verdict | undefined;
+  error: string | undefined;
+  readonly budgetStop = new AbortController();
+  readonly signal: AbortSignal;
+
+  constructor(
+    readonly engine: DebateEngine,
+    readonly mode: SessionMode,
+    readonly question: string,
+    readonly roundsRequested: number,
+    readonly budget: Budget | undefined,
+    options: RunOptions,
+  ) {
+    const now = engine.now();
+    this.createdAt = new Date(now).toISOString();
+    this.log = new EventLog(newSessionId(now), { now: engine.now });
+    this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
+    options.onLog?.(this.log);
+  }
+
+  get cancelled(): boolean {
+    return this.signal.aborted && !this.budgetStop.signal.aborted;
+  }
+
+  get overBudget(): boolean {
+    return this.budgetStop.signal.aborted;
+  }
+
+  account(usage: Usage, slot: PanelSlot): void {
+    this.usage = addUsage(this.usage, usage);
+    this.cost = addCost(
+      this.cost,
+      costOf(usage, slot.model.provider, slot.model.model, slot.model.offline, this.engine.settings.prices),
+    );
+    const b = this.budget;
+    if (!b || this.overBudget) return;
+    const tokens = b.maxTokens !== undefined && this.usage.totalTokens >= b.maxTokens;
+    const dollars = b.maxCostUsd !== undefined && this.cost.usd >= b.maxCostUsd;
+    if (tokens || dollars) {
+      this.error = tokens
+        ? `budget_exceeded: ${this.usage.totalTokens} tokens used, the budget is ${b.maxTokens}`
+        : `budget_exceeded: $${this.cost.usd.toFixed(4)} spent, the budget is $${b.maxCostUsd}`;
+      this.budgetStop.abort(new Error(this.error));
+    }
+  }
+
+  fail(slot: SlotNumber, round: number, error: AnswerError): void {
+    this.missing.add(slot);
+    this.reasons.push({ slot, round, code: error.code, message: error.message });
+  }
+
+  session(status: Session['status']): Session {
+    const now = new Date(this.engine.now()).toISOString();
+    const session: Session = {
+      id: this.log.sessionId,
+      owner: this.engine.settings.owner,
+      mode: this.mode,
+      question: this.question,
+      roundsRequested: this.roundsRequested,
+      rounds: this.rounds,
+      status,
+      missingSlots: sorted(this.missing),
+      usage: this.usage,
+      cost: this.cost,
+      createdAt: this.createdAt,
+      updatedAt: now,
+    };
+    if (this.consensus) session.consensus = this.consensus;
+    if (this.verdict) session.verdict = this.verdict;
+    if (status !== 'running') session.completedAt = now;
+    return session;
+  }
+
+  end(status: Session['status']): Session {
+    const session = this.session(status);
+    this.log.emit({
+      type: 'session.ended',
+      status,
+      missingSlots: session.missingSlots,
+      usage: this.usage,
+      cost: this.cost,
+      ...(this.error !== undefined && status !== 'completed' && { error: this.error }),
+    });
+    return session;
+  }
+}
+
+function sorted(slots: Iterable<SlotNumber>): SlotNumber[] {
+  return [...new Set(slots)].sort((a, b) => a - b);
+}
+
+function roundKind(round: number, rounds: number): RoundKind {
+  return round === 1 ? 'independent' : round === rounds ? 'final' : 'critique';
+}
+
+/** A failure that happened because the run stopped, named for why it stopped. */
+function stoppedError(run: Run, result: AnswerResult<unknown>): AnswerError | undefined {
+  if (!result.error) return undefined;
+  if (result.error.code === 'aborted' && run.overBudget) {
+    return { ...result.error, code: 'budget_exceeded', message: run.error ?? 'The session budget was reached.' };
+  }
+  return result.error;
+}
+
+export class DebateEngine {
+  readonly now: () => number;
+
+  constructor(readonly settings: EngineSettings) {
+    this.now = settings.now ?? Date.now;
+  }
+
+  get slots(): SlotInfo[] {
+    return this.settings.panel.map((p) => publicSlot(p.config));
+  }
+
+  /** The panel seat whose provider is `provider`, if one is configured. */
+  slotByProvider(provider: string): PanelSlot | undefined {
+    return this.settings.panel.find((p) => p.config.provider === provider);
+  }
+
+  /** Asks one model; the session holds one round with one answer. */
+  async ask(slot: PanelSlot, question: string, options: RunOptions & { maxOutputTokens?: number } = {}): Promise<Session> {
+    const run = new Run(this, 'single', question, 1, undefined, options);
+    this.#started(run, [slot]);
+    const round = await this.#round(run, 1, 'independent', [slot], () => independentPrompt(question), options.maxOutputTokens);
+    if (run.cancelled) return run.end('cancelled');
+    return run.end(round.answers.some((a) => !a.error) ? 'completed' : 'failed');
+  }
+
+  /** All asked slots answer at once; no debate. */
+  async parallel(
+    question: string,
+    slots: readonly SlotNumber[] | undefined,
+    options: RunOptions & { maxOutputTokens?: number } = {},
+  ): Promise<Session> {
+    const wanted = slots ? new Set(slots) : undefined;
+    const seats = this.settings.panel.filter((p) => !wanted || wanted.has(p.config.slot));
+    const run = new Run(this, 'parallel', question, 1, undefined, options);
+    this.#started(run, seats);
+    const round = await this.#round(run, 1, 'independent', seats, () => independentPrompt(question), options.maxOutputTokens);
+    if (run.cancelled) return run.end('cancelled');
+    const answered = round.answers.filter((a) => !a.error).length;
+    return run.end(answered === 0 ? 'failed' : answered < seats.length ? 'partial' : 'completed');
+  }
+
+  /** A deep debate: independent answers, critique rounds, a final round with the consensus, then the verdict. */
+  async deep(
+    question: string,
+    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget } = {},
+  ): Promise<Session> {
+    const rounds = options.rounds ?? 3;
+    const quorum = Math.min(options.quorum ?? this.settings.quorum, this.settings.panel.length);
+    const run = new Run(this, 'deep', question, rounds, options.budget, options);
+    const panel = this.settings.panel;
+    this.#started(run, panel);
+
+    /** Each slot's latest answer, as the others see it. */
+    const latest = new Map<SlotNumber, QuotedAnswer>();
+    const finals = new Map<SlotNumber, FinalPosition>();
+    let stopped = false;
+    for (let n = 1; n <= rounds; n++) {
+      const kind = roundKind(n, rounds);
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      const prompt = (seat: PanelSlot) => {
+        const own = latest.get(seat.config.slot)?.text;
+        if (kind === 'independent') return independentPrompt(question);
+        if (kind === 'critique') return critiquePrompt(question, n, own, others(seat.config.slot));
+        return finalPrompt(question, n, own, others(seat.config.slot), rounds === 2);
+      };
+      const round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined);
+      const answered = round.answers.filter((a) => !a.error);
+      for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text });
+      const quorumMet = answered.length >= quorum;
+      run.log.emit({ type: 'round.ended', round: n, missingSlots: round.missingSlots, quorumMet });
+      if (run.cancelled) return run.end('cancelled');
+      if (run.overBudget) {
+        stopped = true;
+        break;
+      }
+      if (!quorumMet) {
+        run.error = `quorum_not_met: round ${n} had ${answered.length} answers, the quorum is ${quorum}`;
+        if (n === 1) return run.end('failed');
+        stopped = true;
+        break;
+      }
+    }
+
+    if (!stopped && finals.size > 0) {
+      run.consensus = mergeConsensus(rounds, [...finals.values()], new Set(finals.keys()));
+      run.log.emit({ type: 'consensus', consensus: run.consensus });
+    }
+    if (run.overBudget) return run.end('partial');
+
+    await this.#synthesize(run, finals, rounds);
+    if (run.cancelled) return run.end('cancelled');
+    const complete = !stopped && run.missing.size === 0 && run.verdict?.format === 'structured' && run.consensus;
+    return run.end(complete ? 'completed' : 'partial');
+  }
+
+  /** A verdict from answers given by the caller (mode `synthesis`). */
+  async synthesizeAnswers(
+    question: string,
+    answers: readonly { slot: SlotNumber; round?: number; text: string }[],
+    options: RunOptions = {},
+  ): Promise<Session> {
+    const run = new Run(this, 'synthesis', question, 1, undefined, options);
+    this.#started(run, []);
+    const byRound = new Map<number, QuotedAnswer[]>();
+    for (const a of answers) {
+      const n = a.round ?? 1;
+      const provider = this.settings.panel.find((p) => p.config.slot === a.slot)?.config.provider ?? `slot-${a.slot}`;
+      byRound.set(n, [...(byRound.get(n) ?? []), { slot: a.slot, provider, text: a.text }]);
+    }
+    const transcript = [...byRound.entries()].sort(([a], [b]) => a - b).map(([number, list]) => ({ number, answers: list }));
+    await this.#writeVerdict(run, transcript, new Set(answers.map((a) => a.slot)), new Set(), undefined);
+    if (run.cancelled) return run.end('cancelled');
+    return run.end(
+      run.verdict?.format === 'structured' && run.missing.size === 0 ? 'completed' : run.verdict ? 'partial' : 'failed',
+    );
+  }
+
+  #started(run: Run, seats: readonly PanelSlot[]): void {
+    run.log.emit({
+      type: 'session.started',
+      mode: run.mode,
+      question: run.question,
+      roundsRequested: run.roundsRequested,
+      slots: seats.map((s) => publicSlot(s.config)),
+    });
+  }
+
+  /** One round: every seat at once, each streaming its deltas; failures are named, never thrown. */
+  async #round(
+    run: Run,
+    n: number,
+    kind: RoundKind,
+    seats: readonly PanelSlot[],
+    prompt: (seat: PanelSlot) => string,
+    maxOutputTokens: number | undefined,
+    finals?: Map<SlotNumber, FinalPosition>,
+  ): Promise<Round> {
+    run.log.emit({ type: 'round.started', round: n, kind, slots: seats.map((s) => s.config.slot) });
+    const answers = await Promise.all(seats.map((seat) => this.#answer(run, n, seat, prompt(seat), maxOutputTokens, finals)));
+    const round: Round = {
+      number: n,
+      kind,
+      answers,
+      missingSlots: sorted(answers.filter((a) => a.error).map((a) => a.slot)),
+    };
+    run.rounds.push(round);
+    return round;
+  }
+
+  async #answer(
+    run: Run,
+    n: number,
+    seat: PanelSlot,
+    prompt: string,
+    maxOutputTokens: number | undefined,
+    finals: Map<SlotNumber, FinalPosition> | undefined,
+  ): Promise<Answer> {
+    const { model } = seat;
+    const slot = seat.config.slot;
+    const position = finals ? new PositionStream() : undefined;
+    const onDelta = (text: string) => {
+      const delta = position ? position.push(text) : text;
+      if (delta) run.log.emit({ type: 'answer.delta', round: n, slot, delta });
+    };
+    const result = await streamAnswer({
+      model,
+      system: systemPrompt({ slot, provider: model.provider, strength: seat.config.strength }, this.settings.panel.length),
+      prompt,
+      signal: run.signal,
+      timeoutMs: this.settings.callTimeoutMs,
+      maxRetries: this.settings.maxRetries,
+      onDelta,
+      ...(finals && { output: finalPositionSchema }),
+      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+      ...(this.settings.sleep && { sleep: this.settings.sleep }),
+    });
+    run.account(result.usage, seat);
+    const error = stoppedError(run, result);
+    const final = result.object as FinalPosition | undefined;
+    if (final && finals) finals.set(slot, final);
+    const answer: Answer = {
+      slot,
+      provider: model.provider,
+      model: model.model,
+      offline: model.offline,
+      round: n,
+      // The final round's answer is its position; raw JSON only when it could not be read.
+      text: final ? final.position : result.text,
+      usage: result.usage,
+      latencyMs: Math.round(result.latencyMs),
+      finishReason: result.finishReason,
+      ...(error && { error }),
+    };
+    if (error) {
+      run.fail(slot, n, error);
+      run.log.emit({ type: 'answer.failed', round: n, slot, provider: model.provider, model: model.model, error });
+    } else {
+      run.log.emit({ type: 'answer.completed', answer });
+    }
+    return answer;
+  }
+
+  async #synthesize(run: Run, finals: ReadonlyMap<SlotNumber, FinalPosition>, rounds: number): Promise<void> {
+    const transcript = run.rounds.map((r) => ({
+      number: r.number,
+      answers: r.answers.filter((a) => !a.error).map((a) => ({ slot: a.slot, provider: a.provider, text: a.text })),
+    }));
+    const participants = new Set(run.rounds.flatMap((r) => r.answers.filter((a) => !a.error).map((a) => a.slot)));
+    const lastRound = run.rounds.at(-1);
+    const healthy = new Set(lastRound?.answers.filter((a) => !a.error).map((a) => a.slot));
+    const changes: PositionChange[] = [];
+    for (const seat of this.settings.panel) {
+      const slot = seat.config.slot;
+      const final = finals.get(slot);
+      if (final) changes.push({ slot, changed: final.changed, round: rounds, reason: oneLine(final.changeReason) });
+      else changes.push({ slot, changed: false, reason: 'No final position: the model did not complete the final round.' });
+    }
+    await this.#writeVerdict(run, transcript, participants, healthy, changes);
+  }
+
+  /**
+   * The verdict: slot 1 writes it unless it is down (it failed the last round, or fails now); then
+   * the next healthy slot does, and the verdict says so. Output that fails validation gets one
+   * repair attempt; after that the raw text is kept as an `unstructured` verdict, never invented.
+   */
+  async #writeVerdict(
+    run: Run,
+    transcript: { number: number; answers: QuotedAnswer[] }[],
+    participants: ReadonlySet<SlotNumber>,
+    healthy: ReadonlySet<SlotNumber>,
+    positionChanges: PositionChange[] | undefined,
+  ): Promise<void> {
+    const panel = this.settings.panel;
+    const first = panel[0]!;
+    const firstDown = run.mode === 'deep' && !healthy.has(first.config.slot);
+    const candidates = [
+      ...(firstDown ? [] : [first]),
+      ...panel.slice(1).filter((p) => run.mode !== 'deep' || healthy.has(p.config.slot)),
+    ];
+    const consensusNote = run.consensus
+      ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
+      : 'There is no consensus report: the debate ended before its final round completed.';
+    const prompt = synthesisPrompt(run.question, transcript, consensusNote);
+    const validSlots = new Set(participants);
+    const validRounds = new Set(transcript.map((r) => r.number));
+
+    for (const seat of candidates) {
+      if (run.signal.aborted) return;
+      const slot = seat.config.slot;
+      const synthesizer: Synthesizer = {
+        slot,
+        provider: seat.model.provider,
+        model: seat.model.model,
+        reason: slot === first.config.slot ? 'default' : 'fallback',
+        participated: participants.has(slot),
+        ...(slot !== first.config.slot && { fallbackFrom: first.config.slot }),
+      };
+      run.log.emit({ type: 'synthesis.started', synthesizer });
+      let result = await this.#callVerdict(run, seat, prompt);
+      if (result.error?.code === 'invalid_output') {
+        const repaired = await this.#callVerdict(run, seat, repairPrompt(prompt, result.text, result.error.message));
+        result = repaired.error?.code === 'invalid_output' || !repaired.error ? repaired : result;
+      }
+      const error = stoppedError(run, result);
+      if (result.object) {
+        run.verdict = this.#verdict(run, synthesizer, result.object, validSlots, validRounds, positionChanges);
+      } else if (error?.code === 'invalid_output') {
+        run.verdict = this.#verdict(run, synthesizer, undefined, validSlots, validRounds, positionChanges, result.text);
+      } else if (error) {
+        run.fail(slot, 0, error);
+        continue;
+      }
+      if (run.verdict) run.log.emit({ type: 'verdict', verdict: run.verdict });
+      return;
+    }
+    if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
+  }
+
+  #callVerdict(run: Run, seat: PanelSlot, prompt: string): Promise<AnswerResult<VerdictDraft>> {
+    return streamAnswer({
+      model: seat.model,
+      system: systemPrompt(
+        { slot: seat.config.slot, provider: seat.model.provider, strength: seat.config.strength },
+        this.settings.panel.length,
+      ),
+      prompt,
+      signal: run.signal,
+      timeoutMs: this.settings.callTimeoutMs,
+      maxRetries: this.settings.maxRetries,
+      output: verdictDraftSchema,
+      ...(this.settings.sleep && { sleep: this.settings.sleep }),
+    }).then((result) => {
+      run.account(result.usage, seat);
+      return result;
+    });
+  }
+
+  #verdict(
+    run: Run,
+    synthesizer: Synthesizer,
+    draft: VerdictDraft | undefined,
+    slots: ReadonlySet<number>,
+    rounds: ReadonlySet<number>,
+    positionChanges: PositionChange[] | undefined,
+    rawText?: string,
+  ): Verdict {
+    const degradation = {
+      degraded: run.missing.size > 0 || synthesizer.reason === 'fallback' || !draft,
+      missingSlots: sorted(run.missing),
+      reasons: [...run.reasons],
+    };
+    const base = { synthesizer, degradation, positionChanges: positionChanges ?? [] };
+    if (!draft) return { format: 'unstructured', rawText: rawText ?? '', dissent: [], ...base };
+    // The model may credit slots or rounds that gave nothing; provenance keeps only real ones.
+    const keepSlots = (list: readonly number[]) => sorted(list.filter((s) => slots.has(s)) as SlotNumber[]);
+    const keepRounds = (list: readonly number[]) => [...new Set(list.filter((r) => rounds.has(r)))].sort((a, b) => a - b);
+    const actions = (list: VerdictDraft['actions']['P0']) =>
+      list.map((a) => ({
+        ...a,
+        supportingSlots: keepSlots(a.supportingSlots),
+        supportingRounds: keepRounds(a.supportingRounds),
+      }));
+    return {
+      format: 'structured',
+      summary: draft.summary,
+      answer: draft.answer,
+      actions: { P0: actions(draft.actions.P0), P1: actions(draft.actions.P1), P2: actions(draft.actions.P2) },
+      dissent: draft.dissent.map((d) => ({ ...d, slots: keepSlots(d.slots) })).filter((d) => d.slots.length > 0),
+      confidence: draft.confidence,
+      ...base,
+    } as Verdict;
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}

@@ -1,0 +1,165 @@
+/**
+ * The five debate operations over HTTP. A client that goes away cancels its run: the request's
+ * signal (or the SSE stream's abort) stops every model call in flight.
+ */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
+import type { AppEnv } from '../app.js';
+import type { Handlers } from '../generated/routes.js';
+import { problem } from '../http/problem.js';
+import type { DebateEngine } from './engine.js';
+import type { MemorySessionStore } from './memory-store.js';
+
+/** How often an idle event stream gets a comment line, so proxies keep it open. */
+export const HEARTBEAT_MS = 15_000;
+
+export interface DebateDeps {
+  engine: DebateEngine;
+  store: MemorySessionStore;
+  heartbeatMs?: number;
+}
+
+type DebateOperations = 'askProvider' | 'runParallel' | 'runDeepDebate' | 'streamDeepDebate' | 'synthesizeVerdict';
+
+const signalOf = (c: Context) => c.req.raw.signal;
+
+export function debateHandlers({
+  engine,
+  store,
+  heartbeatMs = HEARTBEAT_MS,
+}: DebateDeps): Pick<Handlers<AppEnv>, DebateOperations> {
+  const keep = (session: Session) => {
+    store.save(session);
+    return session;
+  };
+
+  return {
+    askProvider: async (c) => {
+      const { provider } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const seat = engine.slotByProvider(provider);
+      if (!seat) {
+        const known = engine.slots.map((s) => s.provider).join(', ');
+        return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
+      }
+      const session = keep(
+        await engine.ask(seat, body.question, {
+          signal: signalOf(c),
+          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+        }),
+      );
+      const answer = session.rounds[0]?.answers[0];
+      if (!answer || answer.error) {
+        const why = answer?.error ? `${answer.error.code}: ${answer.error.message}` : 'no answer';
+        return problem(c, 502, 'provider_failed', {
+          detail: `Slot ${seat.config.slot} (${provider}) failed (${why}). Session ${session.id}.`,
+        });
+      }
+      return c.json({ sessionId: session.id, answer }, 200);
+    },
+
+    runParallel: async (c) => {
+      const body = c.req.valid('json');
+      const session = keep(
+        await engine.parallel(body.question, body.slots, {
+          signal: signalOf(c),
+          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+        }),
+      );
+      return c.json(
+        {
+          sessionId: session.id,
+          status: session.status,
+          answers: session.rounds[0]?.answers ?? [],
+          missingSlots: session.missingSlots,
+          usage: session.usage,
+          cost: session.cost,
+        },
+        200,
+      );
+    },
+
+    runDeepDebate: async (c) => {
+      const body = c.req.valid('json');
+      const session = keep(await engine.deep(body.question, { ...deepOptions(body), signal: signalOf(c) }));
+      return c.json(session, 200);
+    },
+
+    streamDeepDebate: (c) => {
+      const body = c.req.valid('json');
+      return streamSSE(c, async (stream) => {
+        const cancel = new AbortController();
+        stream.onAbort(() => cancel.abort());
+        let writing: Promise<unknown> = Promise.resolve();
+        // Each event is written the moment it happens; writes are chained only to keep their order.
+        const send = (event: DebateEvent) => {
+          writing = writing
+            .then(() => stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) }))
+            .catch(() => cancel.abort());
+        };
+        const heartbeat = setInterval(() => {
+          writing = writing.then(() => stream.write(': heartbeat\n\n')).catch(() => cancel.abort());
+        }, heartbeatMs);
+        try {
+          const session = await engine.deep(body.question, {
+            ...deepOptions(body),
+            signal: AbortSignal.any([cancel.signal, signalOf(c)]),
+            onLog: (log) => log.subscribe(send),
+          });
+          keep(session);
+          await writing;
+        } finally {
+          clearInterval(heartbeat);
+        }
+      });
+    },
+
+    synthesizeVerdict: async (c) => {
+      const body = c.req.valid('json');
+      const hasSession = body.sessionId !== undefined;
+      const hasAnswers = body.question !== undefined || body.answers !== undefined;
+      if (hasSession === hasAnswers || (!hasSession && (body.question === undefined || body.answers === undefined))) {
+        return problem(c, 400, 'validation_failed', {
+          detail: 'Give either `sessionId`, or `question` with `answers`; not both.',
+          errors: [
+            {
+              path: 'body',
+              message: hasSession
+                ? 'sessionId excludes question and answers'
+                : 'question and answers are both required without sessionId',
+            },
+          ],
+        });
+      }
+      let question: string;
+      let answers: SynthesisAnswer[];
+      if (body.sessionId !== undefined) {
+        const stored = store.get(body.sessionId);
+        if (!stored) return problem(c, 404, 'not_found', { detail: `No session "${body.sessionId}".` });
+        question = stored.question;
+        answers = stored.rounds.flatMap((r) =>
+          r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
+        );
+        if (answers.length === 0)
+          return problem(c, 404, 'not_found', { detail: `Session "${body.sessionId}" has no answers to synthesize.` });
+      } else {
+        question = body.question!;
+        answers = body.answers!;
+      }
+      const session = keep(await engine.synthesizeAnswers(question, answers, { signal: signalOf(c) }));
+      if (!session.verdict) {
+        return problem(c, 502, 'provider_failed', { detail: `No slot could write the verdict. Session ${session.id}.` });
+      }
+      return c.json({ sessionId: session.id, verdict: session.verdict, usage: session.usage, cost: session.cost }, 200);
+    },
+  };
+}
+
+function deepOptions(body: { rounds?: number; quorum?: number; budget?: { maxTokens?: number; maxCostUsd?: number } }) {
+  return {
+    ...(body.rounds !== undefined && { rounds: body.rounds }),
+    ...(body.quorum !== undefined && { quorum: body.quorum }),
+    ...(body.budget !== undefined && { budget: body.budget }),
+  };
+}
