@@ -1,6 +1,7 @@
 /**
- * The generated SDK against the real server on loopback: typed, validated data from the implemented
- * operations, problems from the rest, and the bearer token on the operations that declare it.
+ * The generated SDK against the real server on loopback: typed, validated data, problems for bad
+ * requests, and the bearer token on the operations that declare it. The debate operations'
+ * behaviour is tested in test/debate/endpoints.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   type Problem,
   type ProviderCatalogue,
   runDeepDebate,
+  type Session,
   schemas,
   streamDeepDebate,
 } from '../../sdk/src/index.js';
@@ -138,47 +140,7 @@ describe('the SDK against a server with no provider keys', () => {
     expect(await sent.json()).toEqual({ question: '', rounds: 9 });
   });
 
-  it('streamDeepDebate surfaces the 501 through onSseError and ends without retrying', async () => {
-    const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
-    const sseErrors: unknown[] = [];
-    const events: DebateEvent[] = [];
-
-    const { stream } = await streamDeepDebate({
-      client,
-      body: { question: 'Is a hot dog a sandwich?', rounds: 2 },
-      // No sseMaxRetryAttempts here: createConsiliumClient's default must keep it to one request.
-      onSseError: (error) => sseErrors.push(error),
-    });
-    for await (const event of stream) {
-      expectTypeOf(event).toEqualTypeOf<DebateEvent>();
-      events.push(event);
-    }
-
-    expect(events).toEqual([]);
-    // The SDK's SSE client reports a non-2xx answer as a plain Error carrying only status and text:
-    // the problem body (code, capability, detail) does not reach the caller.
-    expect(sseErrors).toHaveLength(1);
-    expect(sseErrors[0]).toBeInstanceOf(Error);
-    expect((sseErrors[0] as Error).message).toBe('SSE failed: 501 Not Implemented');
-
-    // One request only (the client's default), and the server's answer on the wire is the problem.
-    const exchange = exchangeFor(recorder.exchanges, '/consilium/deep/stream');
-    expect(exchange.request.method).toBe('POST');
-    expect(await exchange.request.json()).toEqual({ question: 'Is a hot dog a sandwich?', rounds: 2 });
-    expect(exchange.response.status).toBe(501);
-    expect(exchange.response.headers.get('content-type')).toMatch(PROBLEM_JSON);
-    const problem = JSON.parse(await exchange.text) as Problem;
-    expect(problem).toMatchObject({
-      status: 501,
-      code: 'not_implemented',
-      capability: 'debate',
-      instance: '/consilium/deep/stream',
-    });
-    expect(schemas.zProblem.safeParse(problem).success).toBe(true);
-  });
-
-  it('streamDeepDebate with a bad body is refused with 400 before the 501', async () => {
+  it('streamDeepDebate with a bad body is refused with 400 before any event', async () => {
     const recorder = recordingFetch();
     const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
     const sseErrors: unknown[] = [];
@@ -209,7 +171,9 @@ describe('the SDK against a server with no provider keys', () => {
       sseMaxRetryAttempts: 1,
       onSseError: () => {},
     });
-    for await (const _ of stream) expect.unreachable('the stream is not implemented yet');
+    const events: DebateEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events.at(-1)?.type).toBe('session.ended');
 
     for (const path of ['/consilium/deep', '/consilium/deep/stream']) {
       const { headers } = exchangeFor(recorder.exchanges, path).request;
@@ -245,7 +209,8 @@ describe('the SDK against a server with OPENAI_API_KEY set', () => {
   const SECRET = 'sk-test-8c1f0d2e-never-echo';
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ OPENAI_API_KEY: SECRET });
+    // No retries: api.openai.com is unreachable here, so slot 2 fails at once and the debate goes on without it.
+    server = await startServer({ OPENAI_API_KEY: SECRET, CONSILIUM_MAX_RETRIES: '0' });
   });
   afterAll(() => server.close());
 
@@ -281,7 +246,11 @@ describe('the SDK against a server with OPENAI_API_KEY set', () => {
     await recorder.fetch(`${server.baseUrl}/openapi.json`);
     await recorder.fetch(`${server.baseUrl}/no/such/route`);
 
-    expect(recorder.exchanges.map((e) => e.response.status)).toEqual([200, 400, 501, 200, 404]);
+    expect(recorder.exchanges.map((e) => e.response.status)).toEqual([200, 400, 200, 200, 404]);
+    // The failed slot's error reached the session, without the key in it.
+    const session = JSON.parse(await recorder.exchanges[2]!.text) as Session;
+    expect(session.missingSlots).toEqual([2]);
+    expect(session.rounds[0]!.answers.find((a) => a.slot === 2)!.error!.code).toEqual(expect.any(String));
     for (const { text } of recorder.exchanges) expect(await text).not.toContain(SECRET);
   });
 });
