@@ -14,6 +14,7 @@ import {
   streamDeepDebate,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
+import { PROMPT_VERSION } from '../../server/src/debate/prompts.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 let server: RunningServer;
@@ -94,6 +95,7 @@ describe('POST /consilium/deep', () => {
     expect(error).toBeUndefined();
     expect(schemas.zSession.safeParse(s).success).toBe(true);
     expect(s!).toMatchObject({ mode: 'deep', roundsRequested: 3, status: 'completed', missingSlots: [], owner: 'local' });
+    expect(s!.promptVersion).toBe(PROMPT_VERSION);
     expect(s!.rounds.map((r) => [r.number, r.kind, r.answers.map((a) => a.slot)])).toEqual([
       [1, 'independent', SLOTS],
       [2, 'critique', SLOTS],

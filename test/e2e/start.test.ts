@@ -206,20 +206,42 @@ describe('npm start', () => {
     );
   });
 
-  it('answers an unimplemented operation with a 501 problem', async () => {
-    const res = await fetch(`${baseUrl}/consilium/deep`, {
+  it('streams a debate from the offline models as it happens', async () => {
+    const cancel = new AbortController();
+    const res = await fetch(`${baseUrl}/consilium/deep/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ question: 'Is this running?' }),
+      body: JSON.stringify({ question: 'Is this running?', rounds: 2 }),
+      signal: cancel.signal,
     });
+    requestIds.push(res.headers.get('x-request-id') ?? '');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // Read until the first model's first token, then hang up (which cancels the debate).
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: answer.delta')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    cancel.abort();
+    expect(text).toMatch(/^event: session\.started\n/);
+    const delta = /event: answer\.delta\ndata: (.*)\n/.exec(text)![1]!;
+    expect(JSON.parse(delta)).toMatchObject({ type: 'answer.delta', round: 1, delta: expect.any(String) });
+  });
+
+  it('answers an operation it does not provide yet with a 501 problem', async () => {
+    const res = await fetch(`${baseUrl}/sessions`);
     requestIds.push(res.headers.get('x-request-id') ?? '');
     expect(res.status).toBe(501);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'debate', instance: '/consilium/deep' });
+    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'sessions', instance: '/sessions' });
   });
 
   it('logs JSON lines: the start, then one line per request with its requestId', async () => {
-    await waitForStdout(run, /"path":"\/consilium\/deep"/);
+    await waitForStdout(run, /"path":"\/sessions"/);
     const records = logRecords(run);
     expect(records[0]).toMatchObject({
       level: 'info',
@@ -233,7 +255,8 @@ describe('npm start', () => {
       ['GET', '/health', 200],
       ['GET', '/providers', 200],
       ['GET', '/openapi.json', 200],
-      ['POST', '/consilium/deep', 501],
+      ['POST', '/consilium/deep/stream', 200],
+      ['GET', '/sessions', 501],
     ]);
     expect(requests.map((r) => r.requestId)).toEqual(requestIds);
     for (const r of records) expect(new Date(r.time as string).toISOString()).toBe(r.time);

@@ -550,6 +550,8 @@ export type components = {
             updatedAt: string;
             /** Format: date-time */
             completedAt?: string;
+            /** @description The version of the debate's prompts, so sessions asked in different words can be told apart. */
+            promptVersion?: string;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];

@@ -318,6 +318,10 @@ export type Session = {
     createdAt: string;
     updatedAt: string;
     completedAt?: string;
+    /**
+     * The version of the debate's prompts, so sessions asked in different words can be told apart.
+     */
+    promptVersion?: string;
 };
 
 export type SessionSummary = {

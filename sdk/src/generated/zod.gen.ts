@@ -365,7 +365,10 @@ export const zSession = z.object({
     cost: zCost,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
-    completedAt: z.iso.datetime().optional()
+    completedAt: z.iso.datetime().optional(),
+    promptVersion: z.string().register(z.globalRegistry, {
+        description: 'The version of the debate\'s prompts, so sessions asked in different words can be told apart.'
+    }).optional()
 });
 
 export const zSessionSummary = z.object({

@@ -40,6 +40,7 @@ import {
   finalPositionSchema,
   finalPrompt,
   independentPrompt,
+  PROMPT_VERSION,
   type QuotedAnswer,
   repairPrompt,
   synthesisPrompt,
@@ -159,6 +160,7 @@ class Run {
       cost: this.cost,
       createdAt: this.createdAt,
       updatedAt: now,
+      promptVersion: PROMPT_VERSION,
     };
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
