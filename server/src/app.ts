@@ -41,7 +41,7 @@ export function createDebateDeps(config: Config, env: Record<string, string | un
     prices: config.prices,
     owner: LOCAL_OWNER,
   });
-  return { engine, store: new MemorySessionStore() };
+  return { engine, store: new MemorySessionStore(), heartbeatMs: config.sseHeartbeatMs };
 }
 
 /** Who owns sessions until accounts exist. */

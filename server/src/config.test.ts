@@ -29,16 +29,59 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
+      callTimeoutMs: 120_000,
+      maxRetries: 2,
+      prices: {},
+      sseHeartbeatMs: 15_000,
+      offlineTokenDelayMs: undefined,
     });
   });
 
   it('treats every empty variable as unset, as a `.env` line like `PORT=` gives', () => {
-    const empty = { HOST: '', PORT: '', CONSILIUM_DATA_DIR: '', CONSILIUM_LOG_LEVEL: '', CONSILIUM_QUORUM: '' };
+    const empty = {
+      HOST: '',
+      PORT: '',
+      CONSILIUM_DATA_DIR: '',
+      CONSILIUM_LOG_LEVEL: '',
+      CONSILIUM_QUORUM: '',
+      CONSILIUM_CALL_TIMEOUT_MS: '',
+      CONSILIUM_MAX_RETRIES: '',
+      CONSILIUM_PRICES: '',
+      CONSILIUM_SSE_HEARTBEAT_MS: '',
+      CONSILIUM_OFFLINE_TOKEN_MS: '',
+    };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
 });
 
 describe('loadConfig overrides', () => {
+  it('debate settings: call deadline, retries, heartbeat, offline pace, prices', () => {
+    const config = loadConfig({
+      CONSILIUM_CALL_TIMEOUT_MS: '5000',
+      CONSILIUM_MAX_RETRIES: '0',
+      CONSILIUM_SSE_HEARTBEAT_MS: '1000',
+      CONSILIUM_OFFLINE_TOKEN_MS: '0',
+      CONSILIUM_PRICES: '{"openai/gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}}',
+    });
+    expect(config).toMatchObject({
+      callTimeoutMs: 5000,
+      maxRetries: 0,
+      sseHeartbeatMs: 1000,
+      offlineTokenDelayMs: 0,
+      prices: { 'openai/gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 } },
+    });
+  });
+
+  it.each([
+    ['CONSILIUM_CALL_TIMEOUT_MS', '10', /CONSILIUM_CALL_TIMEOUT_MS must be an integer from 1000/],
+    ['CONSILIUM_MAX_RETRIES', '-1', /CONSILIUM_MAX_RETRIES must be an integer/],
+    ['CONSILIUM_PRICES', '{nope', /CONSILIUM_PRICES is not JSON/],
+    ['CONSILIUM_PRICES', '{"gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}}', /keyed "provider\/model"/],
+    ['CONSILIUM_PRICES', '{"openai/x": {"inputPerMTok": -2, "outputPerMTok": 8}}', /n >= 0/],
+  ])('refuses %s=%s', (key, value, message) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(message);
+  });
+
   it('HOST', () => {
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     expect(loadConfig({ HOST: '::1' }).host).toBe('::1');

@@ -18,6 +18,8 @@ export interface Config {
   prices: PriceTable;
   /** The offline model's mean delay per token; unset keeps each slot's realistic pace, 0 streams at once. */
   offlineTokenDelayMs: number | undefined;
+  /** How often an event stream gets a `: heartbeat` comment, for proxies that close idle connections. */
+  sseHeartbeatMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -57,6 +59,7 @@ export function loadConfig(env: Env = process.env): Config {
     callTimeoutMs: integer(env, 'CONSILIUM_CALL_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     maxRetries: integer(env, 'CONSILIUM_MAX_RETRIES', 2, 0, 10),
     prices: parsePrices(env.CONSILIUM_PRICES),
+    sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
   };
 }

@@ -207,6 +207,31 @@ describe('POST /consilium/deep/stream', () => {
       expect(JSON.parse(data!).seq).toBe(Number(id));
     }
   });
+  it('keeps a quiet stream alive with heartbeat comments', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20', CONSILIUM_SSE_HEARTBEAT_MS: '20' });
+    try {
+      const cancel = new AbortController();
+      const res = await fetch(`${slow.baseUrl}/consilium/deep/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Quiet?', rounds: 2 }),
+        signal: cancel.signal,
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      // Before the first token (hundreds of ms at this pace) only heartbeats can arrive.
+      while (!/^: heartbeat$/m.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      cancel.abort();
+      expect(text).toMatch(/^: heartbeat$/m);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe('POST /synthesize', () => {
