@@ -19,9 +19,10 @@ function start(): void {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  // The AI SDK prints provider warnings (an unsupported setting) to the console; they belong in the log.
+  // The AI SDK prints provider warnings to the console on every call (DeepSeek: the schema goes in the prompt);
+  // they belong in the log, at debug level since they repeat per call.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
-    logger.warn('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
+    logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
   const app = createApp({ config, logger, version, startedAt: Date.now() });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;

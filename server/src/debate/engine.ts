@@ -466,6 +466,9 @@ export class DebateEngine {
       if (result.object) {
         run.verdict = this.#verdict(run, synthesizer, result.object, validSlots, validRounds, positionChanges);
       } else if (error?.code === 'invalid_output') {
+        // Still invalid after the repair: name the failure (round 0 = synthesis) before the verdict
+        // copies the reasons, or the verdict says `degraded: true` with no slot and no reason.
+        run.fail(slot, 0, error);
         run.verdict = this.#verdict(run, synthesizer, undefined, validSlots, validRounds, positionChanges, result.text);
       } else if (error) {
         run.fail(slot, 0, error);
