@@ -52,6 +52,21 @@ export interface AnswerResult<T = never> {
   attempts: number;
 }
 
+/**
+ * One `Output.object` per schema: it is stateless, and building it converts the zod schema to JSON
+ * Schema again (~0.4 ms), on the critical path of every structured call of a round.
+ */
+const outputs = new WeakMap<z.ZodType<unknown>, ReturnType<typeof Output.object>>();
+
+function outputFor<T>(schema: z.ZodType<T>): ReturnType<typeof Output.object<T>> {
+  let output = outputs.get(schema as z.ZodType<unknown>);
+  if (!output) {
+    output = Output.object({ schema: schema as z.ZodType<unknown> });
+    outputs.set(schema as z.ZodType<unknown>, output);
+  }
+  return output as unknown as ReturnType<typeof Output.object<T>>;
+}
+
 /** What one `streamText` call ended with. */
 interface Attempt {
   text: string;
@@ -136,7 +151,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, signal: AbortSigna
     model: options.model.languageModel,
     ...(options.system !== undefined && { system: options.system }),
     ...(options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt }),
-    ...(options.output !== undefined && { output: Output.object({ schema: options.output }) }),
+    ...(options.output !== undefined && { output: outputFor(options.output) }),
     ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
     ...(options.temperature !== undefined && { temperature: options.temperature }),
     abortSignal: signal,
