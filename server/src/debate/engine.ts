@@ -201,6 +201,8 @@ function stoppedError(run: Run, result: AnswerResult<unknown>): AnswerError | un
 
 export class DebateEngine {
   readonly now: () => number;
+  /** Each slot's recent answer latency (ms, moving average), to start the slowest seat first. */
+  readonly #latency = new Map<SlotNumber, number>();
 
   constructor(readonly settings: EngineSettings) {
     this.now = settings.now ?? Date.now;
@@ -337,7 +339,15 @@ export class DebateEngine {
     finals?: Map<SlotNumber, FinalPosition>,
   ): Promise<Round> {
     run.log.emit({ type: 'round.started', round: n, kind, slots: seats.map((s) => s.config.slot) });
-    const answers = await Promise.all(seats.map((seat) => this.#answer(run, n, seat, prompt(seat), maxOutputTokens, finals)));
+    // Setting a call up takes the event loop 1.5–3 ms (the AI SDK's streams); starting the seat that
+    // usually answers last first keeps those set-ups off the round's critical path.
+    const expected = (seat: PanelSlot) => this.#latency.get(seat.config.slot) ?? 0;
+    const byLatency = [...seats].sort((a, b) => expected(b) - expected(a));
+    const settled = new Map<PanelSlot, Answer>();
+    await Promise.all(
+      byLatency.map(async (seat) => settled.set(seat, await this.#answer(run, n, seat, prompt(seat), maxOutputTokens, finals))),
+    );
+    const answers = seats.map((seat) => settled.get(seat)!);
     const round: Round = {
       number: n,
       kind,
@@ -392,6 +402,10 @@ export class DebateEngine {
       finishReason: result.finishReason,
       ...(error && { error }),
     };
+    if (!error) {
+      const previous = this.#latency.get(slot);
+      this.#latency.set(slot, previous === undefined ? answer.latencyMs : 0.7 * previous + 0.3 * answer.latencyMs);
+    }
     if (error) {
       run.fail(slot, n, error);
       run.log.emit({ type: 'answer.failed', round: n, slot, provider: model.provider, model: model.model, error });
