@@ -11,7 +11,7 @@
  * ```
  */
 import { encodeForm } from './form.js';
-import { type BuiltQuery, POST_THRESHOLD_BYTES } from './query.js';
+import { type BuiltQuery, methodFor } from './query.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */
@@ -361,7 +361,7 @@ export class WikiClient {
       'Api-User-Agent': this.userAgent,
     };
     const body = encodeForm(params);
-    if (body.length > POST_THRESHOLD_BYTES) {
+    if (methodFor(body) === 'POST') {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       return this.#fetch(this.apiUrl, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
     }

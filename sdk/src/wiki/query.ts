@@ -143,6 +143,11 @@ const RESERVED = new Set([
 const TOP_LEVEL_NAMES = new Set(TOP_LEVEL.map((p) => p.name));
 const INPUT_KEYS = new Set<string>(['list', 'prop', 'meta', 'generator', 'continue', ...TOP_LEVEL_NAMES]);
 
+/** `POST` when the encoded request is over {@link POST_THRESHOLD_BYTES}, `GET` otherwise. */
+export function methodFor(encoded: string): 'GET' | 'POST' {
+  return encoded.length > POST_THRESHOLD_BYTES ? 'POST' : 'GET';
+}
+
 /** The size of `params` as a URL query string, in bytes. */
 export function encodedLength(params: Readonly<Record<string, string>>): number {
   return encodeForm(params).length;
@@ -155,7 +160,7 @@ function finishQuery(params: Record<string, string>, warnings: WikiWarning[], co
   return Object.freeze({
     params: frozen,
     warnings,
-    method: encoded.length > POST_THRESHOLD_BYTES ? 'POST' : 'GET',
+    method: methodFor(encoded),
     continuation: Object.freeze([...continuation]),
     toString: () => encoded,
     toURLSearchParams: () => new URLSearchParams(frozen),

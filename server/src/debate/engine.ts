@@ -219,11 +219,7 @@ export class DebateEngine {
 
   /** Asks one model; the session holds one round with one answer. */
   async ask(slot: PanelSlot, question: string, options: RunOptions & { maxOutputTokens?: number } = {}): Promise<Session> {
-    const run = new Run(this, 'single', question, 1, undefined, options);
-    this.#started(run, [slot]);
-    const round = await this.#round(run, 1, 'independent', [slot], () => independentPrompt(question), options.maxOutputTokens);
-    if (run.cancelled) return run.end('cancelled');
-    return run.end(round.answers.some((a) => !a.error) ? 'completed' : 'failed');
+    return this.#singleRound('single', [slot], question, options);
   }
 
   /** All asked slots answer at once; no debate. */
@@ -234,7 +230,17 @@ export class DebateEngine {
   ): Promise<Session> {
     const wanted = slots ? new Set(slots) : undefined;
     const seats = this.settings.panel.filter((p) => !wanted || wanted.has(p.config.slot));
-    const run = new Run(this, 'parallel', question, 1, undefined, options);
+    return this.#singleRound('parallel', seats, question, options);
+  }
+
+  /** One independent round, no verdict: `completed` when all answered, `partial` when some, `failed` when none. */
+  async #singleRound(
+    mode: SessionMode,
+    seats: readonly PanelSlot[],
+    question: string,
+    options: RunOptions & { maxOutputTokens?: number },
+  ): Promise<Session> {
+    const run = new Run(this, mode, question, 1, undefined, options);
     this.#started(run, seats);
     const round = await this.#round(run, 1, 'independent', seats, () => independentPrompt(question), options.maxOutputTokens);
     if (run.cancelled) return run.end('cancelled');
@@ -318,6 +324,11 @@ export class DebateEngine {
     );
   }
 
+  #system(seat: PanelSlot): string {
+    const { slot, provider, strength } = seat.config;
+    return systemPrompt({ slot, provider, strength }, this.settings.panel.length);
+  }
+
   #started(run: Run, seats: readonly PanelSlot[]): void {
     run.log.emit({
       type: 'session.started',
@@ -375,7 +386,7 @@ export class DebateEngine {
     };
     const result = await streamAnswer({
       model,
-      system: systemPrompt({ slot, provider: model.provider, strength: seat.config.strength }, this.settings.panel.length),
+      system: this.#system(seat),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
@@ -497,10 +508,7 @@ export class DebateEngine {
   #callVerdict(run: Run, seat: PanelSlot, prompt: string): Promise<AnswerResult<VerdictDraft>> {
     return streamAnswer({
       model: seat.model,
-      system: systemPrompt(
-        { slot: seat.config.slot, provider: seat.model.provider, strength: seat.config.strength },
-        this.settings.panel.length,
-      ),
+      system: this.#system(seat),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,

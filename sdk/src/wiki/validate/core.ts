@@ -116,17 +116,12 @@ function prepare(
   settings: ParamInfo,
   custom: Readonly<Record<string, TypeDef>> | undefined,
 ): { def: TypeDef; settings: ParamInfo } {
-  if (custom) {
-    const def = typeDefFor(settings, custom);
-    return { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
-  }
-  let hit = prepared.get(settings);
-  if (!hit) {
-    const def = typeDefFor(settings);
-    hit = { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
-    prepared.set(settings, hit);
-  }
-  return hit;
+  const hit = custom ? undefined : prepared.get(settings);
+  if (hit) return hit;
+  const def = typeDefFor(settings, custom);
+  const result = { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
+  if (!custom) prepared.set(settings, result);
+  return result;
 }
 
 function dedupe(values: unknown[]): unknown[] {
