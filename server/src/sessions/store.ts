@@ -1,0 +1,100 @@
+/**
+ * Where sessions persist. One interface, two implementations: SQLite (the embedded default, one
+ * machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
+ * store as steps; each step is written in one transaction, so a crash never leaves half of one.
+ */
+import type { DebateEvent, Session, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+
+/**
+ * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
+ * events raised since the previous step. All of it is written, or none.
+ */
+export interface Step {
+  /** The whole session after this step. Its header (status, usage, cost, missing slots, times) is always written. */
+  session: Session;
+  /** Rounds (by number) to write whole from `session.rounds`, replacing what was stored for them. */
+  rounds?: readonly number[];
+  /** Write `session.consensus`. */
+  consensus?: boolean;
+  /** Write `session.verdict`. */
+  verdict?: boolean;
+  /** Events in `seq` order, each with a `seq` above every stored event of the session. */
+  events: readonly DebateEvent[];
+}
+
+export interface ListQuery {
+  owner: string;
+  /** 1–100. */
+  limit: number;
+  /** Case-insensitive substring of the question. */
+  q?: string;
+  /** Continue after this position (from a previous page's `next`). */
+  after?: ListPosition;
+}
+
+/** A position in the newest-first order: sessions older than this one (ties broken by id). */
+export interface ListPosition {
+  createdAt: string;
+  id: string;
+}
+
+export interface ListPage {
+  items: SessionSummary[];
+  /** The last item's position when there may be more; absent on the last page. */
+  next?: ListPosition;
+}
+
+export interface SessionStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Writes one step atomically. The first step of a session creates it. */
+  write(step: Step): Promise<void>;
+  get(id: string): Promise<Session | undefined>;
+  /** The owner's sessions, newest first. */
+  list(query: ListQuery): Promise<ListPage>;
+  /** Deletes the session and everything stored with it; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Stored events with `seq > afterSeq`, in order. */
+  events(id: string, afterSeq: number): Promise<DebateEvent[]>;
+  /**
+   * Marks sessions left `running` by a process that is gone as `interrupted` (keeping their answers)
+   * and appends a `session.ended` event to each; returns them as they now stand.
+   */
+  recoverInterrupted(now: Date): Promise<Session[]>;
+  /** An online, consistent copy of the whole store at `destination` (a file path or a database URL). */
+  backup(destination: string): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * Instances sharing a store (PostgreSQL) see each other's writes: `listener` gets every event
+   * another instance writes for `sessionId`, and `onChange` every session id another instance changed.
+   * Absent on a store that only one process uses.
+   */
+  watch?(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>>;
+  onChange?(listener: (sessionId: string) => void): () => void;
+}
+
+/** A store failure a caller can act on (stable `code`), as opposed to a bug. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: 'conflict' | 'unavailable' | 'corrupt',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** The list entry for a session. */
+export function summaryOf(session: Session): SessionSummary {
+  return {
+    id: session.id,
+    mode: session.mode,
+    question: session.question,
+    status: session.status,
+    roundsRequested: session.roundsRequested,
+    usage: session.usage,
+    cost: session.cost,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
