@@ -1,0 +1,712 @@
+/**
+ * The contract every SessionStore keeps, as one vitest suite: SQLite and PostgreSQL call
+ * `describeStoreContract` with their own `open`. Sessions are built by `FakeDebate`, which raises
+ * the events a real deep debate raises and keeps the session valid per the contract's types.
+ *
+ * `open` must return a store over the same storage on every call (one store serves the suite;
+ * another is opened to prove writes persist). The suite never assumes the storage is empty: ids and
+ * owners are unique per run. `recoverInterrupted` marks every `running` session in the storage, so
+ * nothing else may rely on running sessions in it while the suite runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  Answer,
+  AnswerError,
+  Consensus,
+  DebateEvent,
+  Round,
+  RoundKind,
+  Session,
+  SessionMode,
+  SessionStatus,
+  Verdict,
+} from '../../sdk/src/generated/types.gen.js';
+import { type ListPage, type SessionStore, type Step, StoreError, summaryOf } from '../../server/src/sessions/store.js';
+
+/** An event as the debate raises it; the envelope (v, sessionId, seq, ts) is added by `raise`. */
+type Raised = DebateEvent extends infer E ? (E extends DebateEvent ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'> : never) : never;
+
+const PROVIDERS = [
+  ['anthropic', 'claude-sonnet-4-5'],
+  ['openai', 'gpt-5'],
+  ['deepseek', 'deepseek-chat'],
+  ['google', 'gemini-2.5-pro'],
+  ['xai', 'grok-4'],
+] as const;
+
+/** A unique id per run, so the suite can share storage with earlier runs. */
+export function sessionId(): string {
+  return `ses_${randomUUID().replaceAll('-', '').toUpperCase()}`;
+}
+
+/** Builds a session the way the engine does, raising its events; `step()` cuts what changed into a Step. */
+export class FakeDebate {
+  readonly session: Session;
+  /** Every event raised so far, written or not. */
+  readonly raised: DebateEvent[] = [];
+  #pending: DebateEvent[] = [];
+  #clock: number;
+  #seq: number;
+
+  constructor(init: {
+    id?: string;
+    owner: string;
+    question?: string;
+    mode?: SessionMode;
+    roundsRequested?: number;
+    createdAt?: string;
+    /** The first seq; above 1 when events were stored before (a recreated session starts over at 1). */
+    firstSeq?: number;
+  }) {
+    const createdAt = init.createdAt ?? new Date(Date.UTC(2025, 0, 15, 9, 30)).toISOString();
+    this.#clock = Date.parse(createdAt);
+    this.session = {
+      id: init.id ?? sessionId(),
+      owner: init.owner,
+      mode: init.mode ?? 'deep',
+      question: init.question ?? 'Should the sessions table be sharded by owner?',
+      roundsRequested: init.roundsRequested ?? 3,
+      rounds: [],
+      status: 'running',
+      missingSlots: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      cost: { usd: 0, priced: true },
+      createdAt,
+      updatedAt: createdAt,
+    };
+    this.#seq = (init.firstSeq ?? 1) - 1;
+  }
+
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  raise(event: Raised): DebateEvent {
+    this.#clock += 7;
+    const full = { v: 1, sessionId: this.session.id, seq: ++this.#seq, ts: new Date(this.#clock).toISOString(), ...event };
+    this.raised.push(full as DebateEvent);
+    this.#pending.push(full as DebateEvent);
+    this.session.updatedAt = full.ts;
+    return full as DebateEvent;
+  }
+
+  start(): this {
+    const s = this.session;
+    this.raise({
+      type: 'session.started',
+      mode: s.mode,
+      question: s.question,
+      roundsRequested: s.roundsRequested,
+      slots: PROVIDERS.map(([provider, model], i) => ({
+        slot: i + 1,
+        provider,
+        model,
+        strength: 'careful reasoning',
+        status: 'offline',
+        api: 'native',
+      })),
+    });
+    return this;
+  }
+
+  startRound(number: number, slots: number[] = [1, 2, 3, 4, 5]): this {
+    const kind: RoundKind = number === 1 ? 'independent' : number === this.session.roundsRequested ? 'final' : 'critique';
+    this.session.rounds = this.session.rounds.filter((r) => r.number !== number);
+    this.session.rounds.push({ number, kind, answers: [], missingSlots: [] });
+    this.session.rounds.sort((a, b) => a.number - b.number);
+    this.raise({ type: 'round.started', round: number, kind, slots });
+    return this;
+  }
+
+  round(number: number): Round {
+    const round = this.session.rounds.find((r) => r.number === number);
+    if (!round) throw new Error(`round ${number} not started`);
+    return round;
+  }
+
+  /** A streamed answer: `deltas` small `answer.delta` events, then `answer.completed`. */
+  answer(
+    round: number,
+    slot: number,
+    text = `Slot ${slot} in round ${round}: shard by owner; keep ids global.`,
+    deltas = 4,
+  ): Answer {
+    const [provider, model] = PROVIDERS[slot - 1]!;
+    const size = Math.ceil(text.length / Math.max(deltas, 1));
+    for (let i = 0; i < deltas; i++) {
+      this.raise({ type: 'answer.delta', round, slot, delta: text.slice(i * size, (i + 1) * size) });
+    }
+    const inputTokens = 120 + slot * 10 + round;
+    const outputTokens = 40 + text.length;
+    const answer: Answer = {
+      slot,
+      provider,
+      model,
+      offline: slot % 2 === 0,
+      round,
+      text,
+      usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+      latencyMs: 800 + slot * 37.5,
+      finishReason: 'stop',
+    };
+    this.round(round).answers.push(answer);
+    this.#addUsage(inputTokens, outputTokens, slot % 2 === 0 ? 0 : outputTokens * 0.000_015 + inputTokens * 0.000_003);
+    this.raise({ type: 'answer.completed', answer });
+    return answer;
+  }
+
+  /** A slot that produced no answer: stored as an answer carrying `error`, and missing from the round. */
+  fail(
+    round: number,
+    slot: number,
+    error: AnswerError = { code: 'timeout', message: 'No answer within 120000 ms', retryable: true, attempts: 3 },
+  ): Answer {
+    const [provider, model] = PROVIDERS[slot - 1]!;
+    const answer: Answer = {
+      slot,
+      provider,
+      model,
+      offline: false,
+      round,
+      text: '',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      latencyMs: 120_000,
+      finishReason: 'error',
+      error,
+    };
+    const r = this.round(round);
+    r.answers.push(answer);
+    if (!r.missingSlots.includes(slot)) r.missingSlots.push(slot);
+    if (!this.session.missingSlots.includes(slot)) this.session.missingSlots.push(slot);
+    this.raise({ type: 'answer.failed', round, slot, provider, model, error });
+    return answer;
+  }
+
+  endRound(number: number): this {
+    const round = this.round(number);
+    this.raise({
+      type: 'round.ended',
+      round: number,
+      missingSlots: round.missingSlots,
+      quorumMet: round.answers.length - round.missingSlots.length >= 3,
+    });
+    return this;
+  }
+
+  consensus(): Consensus {
+    const round = this.session.rounds.at(-1)?.number ?? 1;
+    const consensus: Consensus = {
+      round,
+      agreements: [{ statement: 'Shard by owner once a single node is saturated.', slots: [1, 2, 3] }],
+      disagreements: [
+        {
+          topic: 'When to shard',
+          positions: [
+            { position: 'Now, before growth', slots: [4] },
+            { position: 'Only when measured', slots: [1, 2, 3, 5] },
+          ],
+        },
+      ],
+    };
+    this.session.consensus = consensus;
+    this.raise({ type: 'consensus', consensus });
+    return consensus;
+  }
+
+  verdict(format: Verdict['format'] = 'structured'): Verdict {
+    const synthesizer = {
+      slot: 2,
+      provider: 'openai',
+      model: 'gpt-5',
+      reason: 'fallback' as const,
+      fallbackFrom: 1,
+      participated: true,
+    };
+    this.raise({ type: 'synthesis.started', synthesizer });
+    const common = {
+      synthesizer,
+      dissent: [{ slots: [4], text: 'Sharding later costs a migration.' }],
+      degradation: {
+        degraded: this.session.missingSlots.length > 0,
+        missingSlots: [...this.session.missingSlots],
+        reasons: this.session.missingSlots.map((slot) => ({
+          slot,
+          round: 1,
+          code: 'timeout',
+          message: 'No answer within 120000 ms',
+        })),
+      },
+      positionChanges: [
+        { slot: 3, changed: true, round: 2, reason: 'Persuaded by the cost of cross-shard queries.' },
+        { slot: 4, changed: false, reason: 'Held that growth is certain.' },
+      ],
+    };
+    const verdict: Verdict =
+      format === 'structured'
+        ? {
+            format,
+            summary: 'Do not shard yet.',
+            answer: 'Keep one database; shard by owner when write load exceeds one node.',
+            actions: {
+              P0: [
+                { title: 'Measure write load', rationale: 'Decide on data.', supportingSlots: [1, 2], supportingRounds: [1, 2] },
+              ],
+              P1: [],
+              P2: [{ title: 'Prototype owner sharding', rationale: 'Be ready.', supportingSlots: [4], supportingRounds: [2] }],
+            },
+            confidence: 0.72,
+            ...common,
+          }
+        : { format, rawText: 'Keep one database for now {not json', ...common };
+    this.session.verdict = verdict;
+    this.raise({ type: 'verdict', verdict });
+    return verdict;
+  }
+
+  end(status: SessionStatus = 'completed', error?: string): this {
+    const s = this.session;
+    s.status = status;
+    s.promptVersion = '2025-01-debate-v3';
+    const event = this.raise({
+      type: 'session.ended',
+      status,
+      missingSlots: [...s.missingSlots],
+      usage: { ...s.usage },
+      cost: { ...s.cost },
+      ...(error !== undefined && { error }),
+    });
+    s.completedAt = event.ts;
+    return this;
+  }
+
+  /** The session as it stands, what changed, and the events raised since the last step. */
+  step(changed: Omit<Step, 'session' | 'events'> = {}): Step {
+    const events = this.#pending;
+    this.#pending = [];
+    return { session: structuredClone(this.session), ...changed, events };
+  }
+
+  #addUsage(input: number, output: number, usd: number): void {
+    const u = this.session.usage;
+    u.inputTokens += input;
+    u.outputTokens += output;
+    u.totalTokens += input + output;
+    this.session.cost.usd += usd;
+    if (usd === 0) this.session.cost.priced = false;
+  }
+}
+
+/** A whole deep debate in the steps the recorder would cut: one per answer, round boundary, consensus, verdict and end. */
+export function debateSteps(d: FakeDebate, rounds = 2, deltas = 4): Step[] {
+  const steps: Step[] = [d.start().step()];
+  for (let n = 1; n <= rounds; n++) {
+    d.startRound(n);
+    steps.push(d.step({ rounds: [n] }));
+    for (let slot = 1; slot <= 5; slot++) {
+      if (slot === 5 && n === 1) d.fail(n, slot);
+      else d.answer(n, slot, undefined, deltas);
+      steps.push(d.step({ rounds: [n] }));
+    }
+    d.endRound(n);
+    steps.push(d.step({ rounds: [n] }));
+  }
+  d.consensus();
+  steps.push(d.step({ consensus: true }));
+  d.verdict();
+  steps.push(d.step({ verdict: true }));
+  d.end(d.session.missingSlots.length > 0 ? 'partial' : 'completed');
+  steps.push(d.step());
+  return steps;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function allPages(store: SessionStore, owner: string, limit: number, q?: string): Promise<ListPage[]> {
+  const pages: ListPage[] = [];
+  let page = await store.list({ owner, limit, ...(q !== undefined && { q }) });
+  pages.push(page);
+  while (page.next) {
+    page = await store.list({ owner, limit, after: page.next, ...(q !== undefined && { q }) });
+    pages.push(page);
+    if (pages.length > 100) throw new Error('list never ends');
+  }
+  return pages;
+}
+
+export function describeStoreContract(name: string, open: () => Promise<SessionStore>, opts?: { skip?: string }): void {
+  const suite = opts?.skip ? describe.skip : describe;
+  suite(`SessionStore contract: ${name}${opts?.skip ? ` (skipped: ${opts.skip})` : ''}`, () => {
+    let store: SessionStore;
+    const run = randomUUID().slice(0, 8);
+    const owner = (label: string) => `usr_${label}_${run}`;
+
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    describe('round trip', () => {
+      it('reads back exactly the last step written, after every kind of step', async () => {
+        const d = new FakeDebate({ owner: owner('trip') });
+        const check = async (step: Step) => {
+          await store.write(step);
+          expect(await store.get(d.session.id)).toStrictEqual(step.session);
+          expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+        };
+
+        // Header only: no rounds, no consensus, no optional fields.
+        await check(d.start().step());
+        // A round with answers, one of them failed (carrying `error`, with and without `status`).
+        d.startRound(1);
+        d.answer(1, 1);
+        d.answer(1, 2, 'Ünïcödé, "quotes", \\ backslashes, emoji 🧮 and\nnewlines');
+        d.fail(1, 3, { code: 'rate_limited', message: 'Too many requests', status: 429, retryable: true, attempts: 3 });
+        d.fail(1, 4);
+        await check(d.step({ rounds: [1] }));
+        // Rewriting a round whole: fewer answers, another order.
+        const [first, second] = d.round(1).answers;
+        const fifth = d.answer(1, 5);
+        d.round(1).answers = [second!, first!, fifth];
+        d.round(1).missingSlots = [];
+        await check(d.step({ rounds: [1] }));
+        // Two rounds in one step, the later one empty so far.
+        d.endRound(1);
+        d.startRound(2);
+        d.answer(2, 1);
+        d.startRound(3);
+        await check(d.step({ rounds: [1, 2, 3] }));
+        d.answer(3, 2, 'final answer', 0);
+        await check(d.step({ rounds: [3] }));
+        // Consensus, then verdict, then the final status.
+        d.consensus();
+        await check(d.step({ consensus: true }));
+        d.verdict();
+        await check(d.step({ verdict: true }));
+        d.end('partial');
+        await check(d.step());
+      });
+
+      it('keeps an unstructured verdict and a session without rounds', async () => {
+        const d = new FakeDebate({ owner: owner('trip'), mode: 'synthesis', roundsRequested: 1 });
+        d.start();
+        d.verdict('unstructured');
+        d.end('completed');
+        const step = d.step({ verdict: true });
+        await store.write(step);
+        expect(await store.get(d.session.id)).toStrictEqual(step.session);
+      });
+
+      it('knows nothing of a session it never stored', async () => {
+        const id = sessionId();
+        expect(await store.get(id)).toBeUndefined();
+        expect(await store.events(id, 0)).toStrictEqual([]);
+        expect(await store.delete(id)).toBe(false);
+      });
+
+      it('persists: another store opened on the same storage reads what this one wrote', async () => {
+        const d = new FakeDebate({ owner: owner('persist') });
+        const steps = debateSteps(d, 2);
+        for (const step of steps) await store.write(step);
+        const other = await open();
+        try {
+          expect(await other.get(d.session.id)).toStrictEqual(d.session);
+          expect(await other.events(d.session.id, 0)).toStrictEqual(d.raised);
+        } finally {
+          await other.close();
+        }
+      });
+    });
+
+    describe('list', () => {
+      it('pages newest first, ties on createdAt broken by id, `after` exclusive, `next` only when more', async () => {
+        const who = owner('list');
+        const tie = new Date(Date.UTC(2025, 2, 1, 12)).toISOString();
+        const made: Session[] = [];
+        for (let i = 0; i < 7; i++) {
+          // Three share a createdAt; their ids are written out of order.
+          const createdAt = i >= 2 && i < 5 ? tie : new Date(Date.UTC(2025, 2, 1, 10 + i)).toISOString();
+          const d = new FakeDebate({ id: `${sessionId().slice(0, 20)}${'QAZ'[i % 3]}${i}`, owner: who, createdAt });
+          d.start();
+          if (i % 2 === 0) d.end('completed');
+          await store.write(d.step());
+          made.push(structuredClone(d.session));
+        }
+        const expected = [...made]
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+          .map(summaryOf);
+
+        const whole = await store.list({ owner: who, limit: 100 });
+        expect(whole).toStrictEqual({ items: expected });
+
+        for (const limit of [1, 2, 3, 7]) {
+          const pages = await allPages(store, who, limit);
+          expect(pages.flatMap((p) => p.items)).toStrictEqual(expected);
+          expect(pages.length).toBe(Math.ceil(7 / limit));
+          for (const page of pages.slice(0, -1)) {
+            const last = page.items.at(-1)!;
+            expect(page.items.length).toBe(limit);
+            expect(page.next).toStrictEqual({ createdAt: last.createdAt, id: last.id });
+          }
+          expect(pages.at(-1)!.next).toBeUndefined();
+        }
+
+        // `after` any position, even one no stored session has.
+        for (let k = 0; k < expected.length; k++) {
+          const at = expected[k]!;
+          const page = await store.list({ owner: who, limit: 100, after: { createdAt: at.createdAt, id: at.id } });
+          expect(page.items).toStrictEqual(expected.slice(k + 1));
+        }
+        // expected[2..4] share `tie`; this id sorts just above expected[3]'s.
+        const between = { createdAt: tie, id: `${expected[3]!.id}0` };
+        const page = await store.list({ owner: who, limit: 100, after: between });
+        expect(page.items).toStrictEqual(expected.slice(3));
+      });
+
+      it('shows the latest header of a session that was written again', async () => {
+        const who = owner('relist');
+        const d = new FakeDebate({ owner: who });
+        await store.write(d.start().step());
+        d.startRound(1);
+        d.answer(1, 1);
+        d.end('cancelled', 'cancelled by the owner');
+        await store.write(d.step({ rounds: [1] }));
+        expect(await store.list({ owner: who, limit: 10 })).toStrictEqual({ items: [summaryOf(d.session)] });
+      });
+
+      it('filters by a case-insensitive substring of the question, taking %, _ and \\ literally', async () => {
+        const who = owner('q');
+        const questions = [
+          'Are we 100% sure about WAL?',
+          'Is 1000 sure enough?',
+          'Rename snake_case columns?',
+          'Rename snakeXcase columns?',
+          'Escape back\\slash paths?',
+          'Escape back/slash paths?',
+          'PLAIN question about Sharding',
+        ];
+        const byQuestion = new Map<string, string>();
+        for (const [i, question] of questions.entries()) {
+          const d = new FakeDebate({ owner: who, question, createdAt: new Date(Date.UTC(2025, 3, 1, i)).toISOString() });
+          await store.write(d.start().step());
+          byQuestion.set(question, d.session.id);
+        }
+        const found = async (q: string, limit = 100) =>
+          (await allPages(store, who, limit, q)).flatMap((p) => p.items.map((s) => s.question));
+
+        expect(await found('100%')).toStrictEqual(['Are we 100% sure about WAL?']);
+        expect(await found('%')).toStrictEqual(['Are we 100% sure about WAL?']);
+        expect(await found('snake_case')).toStrictEqual(['Rename snake_case columns?']);
+        expect(await found('_')).toStrictEqual(['Rename snake_case columns?']);
+        expect(await found('back\\slash')).toStrictEqual(['Escape back\\slash paths?']);
+        expect(await found('\\')).toStrictEqual(['Escape back\\slash paths?']);
+        expect(await found('sharding')).toStrictEqual(['PLAIN question about Sharding']);
+        expect(await found('plain QUESTION')).toStrictEqual(['PLAIN question about Sharding']);
+        expect(await found('rename', 1)).toStrictEqual(['Rename snakeXcase columns?', 'Rename snake_case columns?']);
+        expect(await found('no such words')).toStrictEqual([]);
+        expect(await store.list({ owner: who, limit: 1, q: 'no such words' })).toStrictEqual({ items: [] });
+        expect(await found('?', 3)).toHaveLength(questions.length - 1);
+      });
+
+      it('shows an owner only their own sessions', async () => {
+        const [alice, bob] = [owner('alice'), owner('bob')];
+        const a = new FakeDebate({ owner: alice, question: 'Shared words' });
+        const b = new FakeDebate({ owner: bob, question: 'Shared words' });
+        await Promise.all([store.write(a.start().step()), store.write(b.start().step())]);
+        expect((await store.list({ owner: alice, limit: 10 })).items.map((s) => s.id)).toStrictEqual([a.session.id]);
+        expect((await store.list({ owner: bob, limit: 10, q: 'shared' })).items.map((s) => s.id)).toStrictEqual([b.session.id]);
+        expect(await store.list({ owner: owner('nobody'), limit: 10 })).toStrictEqual({ items: [] });
+      });
+    });
+
+    describe('delete', () => {
+      it('removes the session with its rounds, answers, consensus, verdict and events', async () => {
+        const who = owner('delete');
+        const d = new FakeDebate({ owner: who });
+        for (const step of debateSteps(d, 2)) await store.write(step);
+        const keep = new FakeDebate({ owner: who });
+        for (const step of debateSteps(keep, 1)) await store.write(step);
+
+        expect(await store.delete(d.session.id)).toBe(true);
+        expect(await store.get(d.session.id)).toBeUndefined();
+        expect(await store.events(d.session.id, 0)).toStrictEqual([]);
+        expect((await store.list({ owner: who, limit: 10 })).items.map((s) => s.id)).toStrictEqual([keep.session.id]);
+        expect(await store.delete(d.session.id)).toBe(false);
+        expect(await store.get(keep.session.id)).toStrictEqual(keep.session);
+        expect(await store.events(keep.session.id, 0)).toStrictEqual(keep.raised);
+
+        // The same id starts clean: its old events (seq from 1) and rounds are gone, not hidden.
+        const again = new FakeDebate({ id: d.session.id, owner: who, question: 'Asked again' });
+        again.start().startRound(1);
+        again.answer(1, 3);
+        const step = again.step({ rounds: [1] });
+        await store.write(step);
+        expect(await store.get(d.session.id)).toStrictEqual(step.session);
+        expect(await store.events(d.session.id, 0)).toStrictEqual(again.raised);
+      });
+    });
+
+    describe('events', () => {
+      it('returns the stored events after a seq, in order, thousands of deltas included', async () => {
+        const d = new FakeDebate({ owner: owner('events') });
+        await store.write(d.start().step());
+        d.startRound(1);
+        d.answer(1, 1, 'x'.repeat(3000), 3000);
+        await store.write(d.step({ rounds: [1] }));
+        d.answer(1, 2, 'short', 2);
+        await store.write(d.step({ rounds: [1] }));
+
+        const all = d.raised;
+        expect(all.length).toBe(3006);
+        expect(await store.events(d.session.id, 0)).toStrictEqual(all);
+        for (const after of [1, 2, 1500, 3003, 3005]) {
+          expect(await store.events(d.session.id, after)).toStrictEqual(all.filter((e) => e.seq > after));
+        }
+        expect(await store.events(d.session.id, all.length)).toStrictEqual([]);
+      });
+    });
+
+    describe('recoverInterrupted', () => {
+      it('marks only running sessions interrupted, keeps their answers and appends session.ended with the next seq', async () => {
+        const who = owner('recover');
+        const midRound = new FakeDebate({ owner: who });
+        await store.write(midRound.start().step());
+        midRound.startRound(1);
+        midRound.answer(1, 1);
+        midRound.fail(1, 2);
+        await store.write(midRound.step({ rounds: [1] }));
+        // A session whose first step stored no events.
+        const silent = new FakeDebate({ owner: who });
+        await store.write(silent.step());
+        const finished = new FakeDebate({ owner: who });
+        for (const step of debateSteps(finished, 1)) await store.write(step);
+
+        const now = new Date(Date.UTC(2025, 5, 1, 8));
+        const recovered = (await store.recoverInterrupted(now)).filter((s) => s.owner === who);
+        const ts = now.toISOString();
+        const interrupted = (d: FakeDebate): Session => ({
+          ...structuredClone(d.session),
+          status: 'interrupted',
+          updatedAt: ts,
+          completedAt: ts,
+        });
+        expect(recovered.sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(
+          [interrupted(midRound), interrupted(silent)].sort((a, b) => (a.id < b.id ? -1 : 1)),
+        );
+
+        for (const d of [midRound, silent]) {
+          expect(await store.get(d.session.id)).toStrictEqual(interrupted(d));
+          const events = await store.events(d.session.id, 0);
+          expect(events.slice(0, -1)).toStrictEqual(d.raised);
+          const ended = events.at(-1)!;
+          expect(ended).toMatchObject({
+            v: 1,
+            type: 'session.ended',
+            sessionId: d.session.id,
+            seq: d.lastSeq + 1,
+            ts,
+            status: 'interrupted',
+            missingSlots: d.session.missingSlots,
+            usage: d.session.usage,
+            cost: d.session.cost,
+          });
+          expect(ended.type === 'session.ended' && typeof ended.error === 'string' && ended.error.length > 0).toBe(true);
+        }
+        expect(await store.get(finished.session.id)).toStrictEqual(finished.session);
+        expect(await store.events(finished.session.id, 0)).toStrictEqual(finished.raised);
+
+        // Nothing of ours is running any more.
+        expect((await store.recoverInterrupted(new Date())).filter((s) => s.owner === who)).toStrictEqual([]);
+      });
+    });
+
+    describe('atomicity', () => {
+      it('writes nothing of a step that fails (events colliding), and stays usable', async () => {
+        const d = new FakeDebate({ owner: owner('atomic') });
+        await store.write(d.start().step());
+        d.startRound(1);
+        d.answer(1, 1);
+        await store.write(d.step({ rounds: [1] }));
+        const before = structuredClone(d.session);
+        const eventsBefore = [...d.raised];
+
+        // A step with new answers, a consensus and a verdict whose events reuse a stored seq.
+        d.answer(1, 2);
+        d.consensus();
+        d.verdict();
+        d.end('completed');
+        const bad = d.step({ rounds: [1], consensus: true, verdict: true });
+        const colliding = { ...bad, events: [{ ...bad.events[0]!, seq: 2 }, ...bad.events.slice(1)] };
+        const error = await rejection(store.write(colliding));
+        expect(error).toBeInstanceOf(StoreError);
+        expect((error as StoreError).code).toBe('conflict');
+        expect(await store.get(d.session.id)).toStrictEqual(before);
+        expect(await store.events(d.session.id, 0)).toStrictEqual(eventsBefore);
+
+        // Two events with one seq inside the step collide too.
+        const twice = { ...bad, events: [...bad.events, bad.events.at(-1)!] };
+        expect(await rejection(store.write(twice))).toMatchObject({ code: 'conflict' });
+        expect(await store.get(d.session.id)).toStrictEqual(before);
+
+        // The same step with its own seqs is written whole.
+        await store.write(bad);
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+        expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+      });
+
+      it('fails only the bad step among steps written at the same time', async () => {
+        const who = owner('batch');
+        const debates = Array.from({ length: 12 }, () => new FakeDebate({ owner: who }));
+        const started = debates.map((d) => d.start().step());
+        await Promise.all(started.map((step) => store.write(step)));
+        const steps = debates.map((d) => {
+          d.startRound(1);
+          d.answer(1, 1);
+          return d.step({ rounds: [1] });
+        });
+        const badIndex = 5;
+        const bad = steps[badIndex]!;
+        steps[badIndex] = { ...bad, events: [{ ...bad.events[0]!, seq: 1 }, ...bad.events.slice(1)] };
+        const results = await Promise.allSettled(steps.map((s) => store.write(s)));
+        expect(results.map((r) => r.status)).toStrictEqual(debates.map((_, i) => (i === badIndex ? 'rejected' : 'fulfilled')));
+        for (const [i, d] of debates.entries()) {
+          const stored = await store.get(d.session.id);
+          if (i === badIndex) expect(stored).toStrictEqual(started[i]!.session);
+          else expect(stored).toStrictEqual(d.session);
+        }
+      });
+    });
+
+    describe('concurrency', () => {
+      it('lands every step of 50 debates written in parallel (each debate in order, as the recorder writes)', async () => {
+        const who = owner('many');
+        const debates = Array.from(
+          { length: 50 },
+          (_, i) => new FakeDebate({ owner: who, createdAt: new Date(Date.UTC(2025, 6, 1, 0, 0, i)).toISOString() }),
+        );
+        const perDebate = debates.map((d) => debateSteps(d, 3, 6));
+        expect(perDebate[0]!.length).toBe(25);
+        await Promise.all(
+          perDebate.map(async (steps) => {
+            for (const step of steps) await store.write(step);
+          }),
+        );
+        for (const d of debates) {
+          expect(await store.get(d.session.id)).toStrictEqual(d.session);
+          expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+        }
+        const listed = await store.list({ owner: who, limit: 100 });
+        expect(listed.items.map((s) => s.id)).toStrictEqual(debates.map((d) => d.session.id).reverse());
+      });
+    });
+  });
+}
