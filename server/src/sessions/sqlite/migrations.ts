@@ -1,0 +1,133 @@
+/**
+ * The SQLite schema as numbered migrations, applied in order on open, each in its own transaction
+ * and recorded in `schema_migrations`. Never edit a released migration; add the next one.
+ */
+import { StoreError } from '../store.js';
+import type { Connection } from './connection.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, rounds, answers, consensus, verdicts, events',
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        question TEXT NOT NULL,
+        -- Lower-cased by the store (Unicode-aware, unlike SQLite's LIKE) for the case-insensitive search.
+        question_folded TEXT NOT NULL,
+        rounds_requested INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        missing_slots TEXT NOT NULL, -- JSON array of slot numbers
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        cost_priced INTEGER NOT NULL, -- 0 or 1
+        prompt_version TEXT,
+        created_at TEXT NOT NULL, -- ISO 8601 UTC, so text order is time order
+        updated_at TEXT NOT NULL,
+        completed_at TEXT
+      ) STRICT;
+      CREATE INDEX sessions_by_owner ON sessions (owner, created_at DESC, id DESC);
+      CREATE INDEX sessions_running ON sessions (status) WHERE status = 'running';
+
+      CREATE TABLE rounds (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        missing_slots TEXT NOT NULL, -- JSON array
+        PRIMARY KEY (session_id, number)
+      ) STRICT, WITHOUT ROWID;
+
+      -- The Answer as JSON in body; usage and outcome also as columns, to query and sum.
+      CREATE TABLE answers (
+        session_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        position INTEGER NOT NULL, -- order within the round
+        slot INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        latency_ms REAL NOT NULL,
+        finish_reason TEXT NOT NULL,
+        error_code TEXT,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, round, position),
+        -- Through the round to the session: deleting either deletes the answers.
+        FOREIGN KEY (session_id, round) REFERENCES rounds (session_id, number) ON DELETE CASCADE
+      ) STRICT;
+
+      CREATE TABLE consensus (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        body TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE verdicts (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        body TEXT NOT NULL
+      ) STRICT;
+
+      -- Replay reads one session's events in seq order: clustered on (session_id, seq).
+      CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL, -- the whole DebateEvent as JSON
+        PRIMARY KEY (session_id, seq)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** Brings the database up to the last migration's version; refuses one written by a newer build. Returns the version. */
+export async function migrate(db: Connection, file: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  const latest = migrations.at(-1)?.version ?? 0;
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  ) STRICT`);
+  const current = async () => (await db.first<{ v: number }>('SELECT coalesce(max(version), 0) AS v FROM schema_migrations'))!.v;
+
+  const found = await current();
+  if (found > latest) {
+    throw new StoreError(
+      'unavailable',
+      `${file} has schema version ${found}, newer than this build knows (${latest}); ` +
+        'run the Consilium version that wrote it, or restore a backup made by this one',
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= found) continue;
+    // IMMEDIATE takes the write lock first, so two processes opening at once apply it once.
+    await db.exec('BEGIN IMMEDIATE');
+    try {
+      if ((await current()) < migration.version) {
+        await db.exec(migration.sql);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        ]);
+      }
+      await db.exec('COMMIT');
+    } catch (error) {
+      await db.exec('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+  return current();
+}
