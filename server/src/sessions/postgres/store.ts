@@ -1,0 +1,532 @@
+/**
+ * Sessions in PostgreSQL, shared by several server instances. Each step is one transaction that
+ * also notifies the other instances (delivered only on commit), so they evict their cached copy
+ * and forward live events to their followers. Each instance holds a lease it renews; a `running`
+ * session whose writer's lease is gone was cut off by a crash or stop, and any instance may mark it
+ * `interrupted` — at start and then once per lease period.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Pool, type PoolClient, type QueryConfig } from 'pg';
+import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import { type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import { isUnavailable, toStoreError } from './errors.js';
+import { migrate } from './migrations.js';
+import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
+
+export interface PostgresStoreOptions {
+  /** Pool size (default 10), besides the one LISTEN connection. */
+  maxConnections?: number;
+  /** This instance's id (default: a fresh UUID, so each start is a new instance). */
+  instanceId?: string;
+  /** How long a lease outlives its last renewal (default 30 s). */
+  leaseMs?: number;
+  /** How often the lease is renewed (default 5 s). */
+  heartbeatMs?: number;
+  /** How often orphaned sessions are looked for (default: every `leaseMs`; 0 turns it off). */
+  recoverEveryMs?: number;
+  /** How long to wait for a connection before failing with `unavailable` (default 10 s). */
+  connectTimeoutMs?: number;
+  /** The `pg_dump` to back up with (default: `pg_dump` on PATH). */
+  pgDump?: string;
+  /** Failures of background work (lease renewal, recovery, the LISTEN connection), which is retried. */
+  onError?: (error: unknown) => void;
+}
+
+export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
+
+const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
+  s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version`;
+
+interface HeaderRow {
+  id: string;
+  owner: string;
+  mode: Session['mode'];
+  question: string;
+  status: Session['status'];
+  rounds_requested: number;
+  missing_slots: number[];
+  input_tokens: string;
+  output_tokens: string;
+  total_tokens: string;
+  cost_usd: number;
+  cost_priced: boolean;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  prompt_version: string | null;
+}
+
+interface SessionRow extends HeaderRow {
+  rounds: Session['rounds'];
+  consensus: Session['consensus'] | null;
+  verdict: Session['verdict'] | null;
+}
+
+/** The whole session in one statement, so one snapshot: header, rounds with answers in order, consensus, verdict. */
+const SELECT_SESSION = `SELECT ${HEADER},
+  COALESCE((
+    SELECT json_agg(json_build_object(
+      'number', r.number,
+      'kind', r.kind,
+      'answers', COALESCE((SELECT json_agg(a.body ORDER BY a.position) FROM answers a
+                           WHERE a.session_id = r.session_id AND a.round = r.number), '[]'),
+      'missingSlots', to_json(r.missing_slots)) ORDER BY r.number)
+    FROM rounds r WHERE r.session_id = s.id), '[]') AS rounds,
+  (SELECT c.body FROM consensus c WHERE c.session_id = s.id) AS consensus,
+  (SELECT v.body FROM verdicts v WHERE v.session_id = s.id) AS verdict
+FROM sessions s`;
+
+const UPSERT_HEADER = `INSERT INTO sessions (id, owner, mode, question, status, rounds_requested, missing_slots, input_tokens,
+  output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at, completed_at, prompt_version, writer)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, mode = EXCLUDED.mode, question = EXCLUDED.question,
+  status = EXCLUDED.status, rounds_requested = EXCLUDED.rounds_requested, missing_slots = EXCLUDED.missing_slots,
+  input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, total_tokens = EXCLUDED.total_tokens,
+  cost_usd = EXCLUDED.cost_usd, cost_priced = EXCLUDED.cost_priced, created_at = EXCLUDED.created_at,
+  updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at, prompt_version = EXCLUDED.prompt_version,
+  writer = EXCLUDED.writer`;
+
+const INSERT_ROUNDS = `INSERT INTO rounds (session_id, number, kind, missing_slots)
+SELECT $1, (r->>'number')::int, r->>'kind', ARRAY(SELECT jsonb_array_elements_text(r->'missingSlots')::int)
+FROM jsonb_array_elements($2::jsonb) r`;
+
+const INSERT_ANSWERS = `INSERT INTO answers (session_id, round, position, slot, provider, model, input_tokens, output_tokens,
+  total_tokens, latency_ms, finish_reason, error_code, body)
+SELECT $1, (r->>'number')::int, p - 1, (a->>'slot')::int, a->>'provider', a->>'model', (a->'usage'->>'inputTokens')::bigint,
+  (a->'usage'->>'outputTokens')::bigint, (a->'usage'->>'totalTokens')::bigint, (a->>'latencyMs')::float8,
+  a->>'finishReason', a->'error'->>'code', a
+FROM jsonb_array_elements($2::jsonb) r, jsonb_array_elements(r->'answers') WITH ORDINALITY AS t(a, p)`;
+
+/** Only events above every stored `seq` go in; fewer rows than events means the step broke that rule. */
+const INSERT_EVENTS = `WITH top AS (SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1)
+INSERT INTO events (session_id, seq, type, body)
+SELECT $1, (e->>'seq')::int, e->>'type', e FROM jsonb_array_elements($2::jsonb) e, top WHERE (e->>'seq')::int > top.seq`;
+
+export class PostgresSessionStore implements SessionStore {
+  readonly kind = 'postgres' as const;
+  readonly instanceId: string;
+  readonly #pool: Pool;
+  readonly #url: string;
+  readonly #options: PostgresStoreOptions;
+  readonly #listener: NoticeListener;
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  #closing: Promise<void> | undefined;
+
+  private constructor(pool: Pool, url: string, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.#url = url;
+    this.#options = options;
+    this.instanceId = options.instanceId ?? randomUUID();
+    this.#listener = new NoticeListener({
+      url,
+      instanceId: this.instanceId,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      read: (id, after, upTo) => this.#events(id, after, upTo),
+      ...(options.onError && { onError: options.onError }),
+    });
+  }
+
+  /** Connects, applies missing migrations, takes this instance's lease and starts listening. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresSessionStore> {
+    const pool = new Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    });
+    // An idle connection's failure surfaces here; the next query gets a fresh one.
+    pool.on('error', (error) => options.onError?.(error));
+    const store = new PostgresSessionStore(pool, url, options);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+      await store.#renewLease();
+      await store.#listener.start();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw toStoreError(error);
+    }
+    store.#every(options.heartbeatMs ?? 5000, () => store.#renewLease());
+    const recoverEvery = options.recoverEveryMs ?? options.leaseMs ?? 30_000;
+    if (recoverEvery > 0) store.#every(recoverEvery, () => store.#recover(new Date(), false));
+    return store;
+  }
+
+  #every(ms: number, work: () => Promise<unknown>): void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy || this.#closing) return;
+      busy = true;
+      work()
+        .catch((error) => this.#options.onError?.(error))
+        .finally(() => (busy = false));
+    }, ms);
+    timer.unref();
+    this.#timers.push(timer);
+  }
+
+  async #renewLease(): Promise<void> {
+    const leaseMs = this.#options.leaseMs ?? 30_000;
+    await this.#query(
+      `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
+       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      [this.instanceId, leaseMs],
+    );
+  }
+
+  async write(step: Step): Promise<void> {
+    const s = step.session;
+    await this.#transaction(async (client) => {
+      await client.query(
+        named('upsert_header', UPSERT_HEADER, [
+          s.id,
+          s.owner,
+          s.mode,
+          s.question,
+          s.status,
+          s.roundsRequested,
+          s.missingSlots,
+          s.usage.inputTokens,
+          s.usage.outputTokens,
+          s.usage.totalTokens,
+          s.cost.usd,
+          s.cost.priced,
+          s.createdAt,
+          s.updatedAt,
+          s.completedAt ?? null,
+          s.promptVersion ?? null,
+          this.instanceId,
+        ]),
+      );
+      if (step.rounds && step.rounds.length > 0) {
+        const numbers = [...step.rounds];
+        await client.query(
+          named('delete_rounds', 'DELETE FROM rounds WHERE session_id = $1 AND number = ANY($2::int[])', [s.id, numbers]),
+        );
+        const rounds = JSON.stringify(s.rounds.filter((r) => numbers.includes(r.number)));
+        await client.query(named('insert_rounds', INSERT_ROUNDS, [s.id, rounds]));
+        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, rounds]));
+      }
+      if (step.consensus) {
+        if (s.consensus) {
+          await client.query(
+            named(
+              'upsert_consensus',
+              'INSERT INTO consensus (session_id, body) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body',
+              [s.id, JSON.stringify(s.consensus)],
+            ),
+          );
+        } else await client.query('DELETE FROM consensus WHERE session_id = $1', [s.id]);
+      }
+      if (step.verdict) {
+        if (s.verdict) {
+          await client.query(
+            named(
+              'upsert_verdict',
+              'INSERT INTO verdicts (session_id, body) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body',
+              [s.id, JSON.stringify(s.verdict)],
+            ),
+          );
+        } else await client.query('DELETE FROM verdicts WHERE session_id = $1', [s.id]);
+      }
+      if (step.events.length > 0) {
+        const inserted = await client.query(named('insert_events', INSERT_EVENTS, [s.id, JSON.stringify(step.events)]));
+        if (inserted.rowCount !== step.events.length) {
+          throw new StoreError('conflict', `Session ${s.id}: an event's seq is not above every stored event's.`);
+        }
+      }
+      await client.query(named('notify', 'SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, s.id, step.events)]));
+    });
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    const { rows } = await this.#query<SessionRow>(`${SELECT_SESSION} WHERE s.id = $1`, [id]);
+    return rows[0] && sessionOf(rows[0]);
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const params: unknown[] = [query.owner];
+    let where = 's.owner = $1';
+    if (query.q) {
+      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND s.question ILIKE $${params.length} ESCAPE '\\'`;
+    }
+    if (query.after) {
+      params.push(query.after.createdAt, query.after.id);
+      where += ` AND (s.created_at, s.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+    }
+    // One more than asked tells whether there is a next page.
+    params.push(query.limit + 1);
+    const { rows } = await this.#query<HeaderRow>(
+      `SELECT ${HEADER} FROM sessions s WHERE ${where} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const items = rows.slice(0, query.limit).map(summaryOfRow);
+    const last = items[items.length - 1];
+    return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.#transaction(async (client) => {
+      const deleted = await client.query('DELETE FROM sessions WHERE id = $1', [id]);
+      if (deleted.rowCount === 0) return false;
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, deleteNotice(this.instanceId, id)]);
+      return true;
+    });
+  }
+
+  events(id: string, afterSeq: number): Promise<DebateEvent[]> {
+    return this.#events(id, afterSeq, Number.MAX_SAFE_INTEGER);
+  }
+
+  async #events(id: string, after: number, upTo: number): Promise<DebateEvent[]> {
+    const { rows } = await this.#query<{ body: DebateEvent }>(
+      'SELECT body FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
+      [id, after, Math.min(upTo, 2 ** 31 - 1)],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  /**
+   * Sessions `running` whose writer holds no live lease (it stopped, crashed, or was cut off for a
+   * whole lease) become `interrupted`, each with a `session.ended` event; so do this instance's own,
+   * since the caller (the app, at start) vouches that none of them is still being run. Rows another
+   * instance is recovering at the same moment are skipped, so each gets one end.
+   */
+  recoverInterrupted(now: Date): Promise<Session[]> {
+    return this.#recover(now, true);
+  }
+
+  /** The periodic sweep leaves this instance's own sessions alone: they are being run. */
+  async #recover(now: Date, own: boolean): Promise<Session[]> {
+    const ts = now.toISOString();
+    const recovered = await this.#transaction(async (client) => {
+      const { rows } = await client.query<SessionRow>(
+        `${SELECT_SESSION} WHERE s.status = 'running'
+           AND (($1 AND s.writer = $2) OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = s.writer AND i.expires_at > now()))
+         ORDER BY s.created_at, s.id
+         FOR UPDATE OF s SKIP LOCKED`,
+        [own, this.instanceId],
+      );
+      const ended: { session: Session; event: SessionEndedEvent }[] = [];
+      for (const row of rows) {
+        const session: Session = { ...sessionOf(row), status: 'interrupted', updatedAt: ts, completedAt: ts };
+        const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
+          session.id,
+        ]);
+        const event: SessionEndedEvent = {
+          v: 1,
+          type: 'session.ended',
+          sessionId: session.id,
+          seq: top.rows[0]!.seq + 1,
+          ts,
+          status: 'interrupted',
+          missingSlots: session.missingSlots,
+          usage: session.usage,
+          cost: session.cost,
+          error: INTERRUPTED_ERROR,
+        };
+        await client.query(
+          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3 WHERE id = $1`,
+          [session.id, ts, this.instanceId],
+        );
+        await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
+          session.id,
+          event.seq,
+          event.type,
+          JSON.stringify(event),
+        ]);
+        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, session.id, [event])]);
+        ended.push({ session, event });
+      }
+      // Leases long expired say nothing more than an absent one.
+      await client.query(`DELETE FROM instances WHERE expires_at < now() - interval '1 day'`);
+      return ended;
+    });
+    // These changes did not come through this instance's recorder: tell its own listeners too.
+    for (const { session, event } of recovered) this.#listener.local(session.id, [event]);
+    return recovered.map((r) => r.session);
+  }
+
+  /**
+   * A consistent snapshot by `pg_dump` (one repeatable-read transaction, so writers go on): to a
+   * file in pg_dump's custom format (restore with `pg_restore`), or, for a `postgres://` URL,
+   * restored straight into that (empty) database with `pg_restore`. Needs the PostgreSQL client
+   * tools, at least the server's version; without them this throws `unavailable`.
+   */
+  async backup(destination: string): Promise<void> {
+    const source = connectionArgs(this.#url);
+    const pgDump = this.#options.pgDump ?? 'pg_dump';
+    if (/^postgres(ql)?:\/\//i.test(destination)) {
+      const target = connectionArgs(destination);
+      const pgRestore = this.#options.pgDump ? this.#options.pgDump.replace(/pg_dump$/, 'pg_restore') : 'pg_restore';
+      await pipeline(
+        [pgDump, ['--format=custom', `--dbname=${source.url}`], source.env],
+        [
+          pgRestore,
+          ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target.url}`],
+          target.env,
+        ],
+      );
+    } else {
+      await pipeline([pgDump, ['--format=custom', `--file=${destination}`, `--dbname=${source.url}`], source.env]);
+    }
+  }
+
+  watch(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>> {
+    return this.#listener.watch(sessionId, listener).catch((error) => {
+      throw toStoreError(error);
+    });
+  }
+
+  onChange(listener: (sessionId: string) => void): () => void {
+    return this.#listener.onChange(listener);
+  }
+
+  /** Stops the timers and the listener, gives up the lease (so peers may recover what was left running) and ends the pool. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const timer of this.#timers) clearInterval(timer);
+      await this.#listener.close();
+      await this.#pool.query('DELETE FROM instances WHERE id = $1', [this.instanceId]).catch(() => undefined);
+      await this.#pool.end();
+    })();
+    return this.#closing;
+  }
+
+  async #query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> {
+    try {
+      return await this.#pool.query<R>(sql, params);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      broken = isUnavailable(error);
+      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+      throw toStoreError(error);
+    } finally {
+      // A connection that failed goes, not back to the pool.
+      client.release(broken);
+    }
+  }
+}
+
+/** A prepared statement: parsed once per connection, not on every step. */
+function named(name: string, text: string, values: unknown[]): QueryConfig {
+  return { name: `consilium_${name}`, text, values };
+}
+
+function sessionOf(row: SessionRow): Session {
+  const session: Session = {
+    id: row.id,
+    owner: row.owner,
+    mode: row.mode,
+    question: row.question,
+    roundsRequested: row.rounds_requested,
+    rounds: row.rounds,
+    status: row.status,
+    missingSlots: row.missing_slots,
+    usage: usageOf(row),
+    cost: { usd: row.cost_usd, priced: row.cost_priced },
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (row.consensus) session.consensus = row.consensus;
+  if (row.verdict) session.verdict = row.verdict;
+  if (row.completed_at) session.completedAt = row.completed_at.toISOString();
+  if (row.prompt_version !== null) session.promptVersion = row.prompt_version;
+  return session;
+}
+
+function summaryOfRow(row: HeaderRow): SessionSummary {
+  return {
+    id: row.id,
+    mode: row.mode,
+    question: row.question,
+    status: row.status,
+    roundsRequested: row.rounds_requested,
+    usage: usageOf(row),
+    cost: { usd: row.cost_usd, priced: row.cost_priced },
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** bigint columns arrive as strings. */
+function usageOf(row: HeaderRow): Session['usage'] {
+  return {
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    totalTokens: Number(row.total_tokens),
+  };
+}
+
+/** A URL without its password (which goes in the environment, not the process list). */
+function connectionArgs(url: string): { url: string; env: NodeJS.ProcessEnv } {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = '';
+  return { url: parsed.toString(), env: password ? { ...process.env, PGPASSWORD: password } : process.env };
+}
+
+type Command = [file: string, args: string[], env: NodeJS.ProcessEnv];
+
+/** Runs the commands with each one's stdout into the next's stdin; rejects with the first failure's stderr. */
+function pipeline(...commands: Command[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let pending = commands.length;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      for (const child of children) child.kill();
+      reject(error);
+    };
+    const children = commands.map(([file, args, env], index) => {
+      const child = spawn(file, args, {
+        env,
+        stdio: [index === 0 ? 'ignore' : 'pipe', index === commands.length - 1 ? 'ignore' : 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stdin?.on('error', () => undefined);
+      child.stdout?.on('error', () => undefined);
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        fail(
+          error.code === 'ENOENT'
+            ? new StoreError(
+                'unavailable',
+                `Backing up PostgreSQL needs ${file} (the PostgreSQL client tools, at least the server's version), which was not found.`,
+                { cause: error },
+              )
+            : new StoreError('unavailable', `${file} failed to start: ${error.message}`, { cause: error }),
+        );
+      });
+      child.on('close', (code) => {
+        if (code !== 0) fail(new StoreError('unavailable', `${file} exited ${code}: ${stderr.trim()}`));
+        else if (--pending === 0 && !failed) resolve();
+      });
+      return child;
+    });
+    for (let i = 1; i < children.length; i++) children[i - 1]!.stdout!.pipe(children[i]!.stdin!);
+  });
+}

@@ -1,0 +1,358 @@
+/**
+ * The PostgreSQL store against a real server (a throwaway cluster, or CONSILIUM_TEST_DATABASE_URL):
+ * the shared store contract, then what only a shared database has — several instances on one
+ * database seeing each other's writes live, migrating once when they start together, and
+ * recovering only the sessions of instances that are gone. Each test has its own database.
+ */
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
+import { migrations } from '../../server/src/sessions/postgres/migrations.js';
+import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/notify.js';
+import { INTERRUPTED_ERROR, PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
+import { type Step, StoreError } from '../../server/src/sessions/store.js';
+import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
+
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  if (postgres.available) server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** The contract's stores all open one database. */
+let contractDb: Promise<string> | undefined;
+function contractUrl(): Promise<string> {
+  contractDb ??= server!.createDatabase();
+  return contractDb;
+}
+describeStoreContract(
+  'postgres',
+  async () => PostgresSessionStore.open(await contractUrl()),
+  postgres.available ? undefined : { skip: postgres.reason },
+);
+
+/** Stores opened by a test, closed after it whatever happened. */
+const opened: PostgresSessionStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+async function instance(url: string, options?: PostgresStoreOptions): Promise<PostgresSessionStore> {
+  const store = await PostgresSessionStore.open(url, options);
+  opened.push(store);
+  return store;
+}
+
+async function sql<R extends object = Record<string, unknown>>(url: string, text: string, params?: unknown[]): Promise<R[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Collects what a listener gets; `until` resolves once `done` holds (no sleeping: the test timeout bounds it). */
+function collector<T>() {
+  const got: T[] = [];
+  let check: (() => void) | undefined;
+  return {
+    got,
+    push: (item: T) => {
+      got.push(item);
+      check?.();
+    },
+    until(done: (got: T[]) => boolean): Promise<void> {
+      return new Promise((resolve) => {
+        check = () => done(got) && resolve();
+        check();
+      });
+    },
+  };
+}
+
+const ended = (events: DebateEvent[]) => events.some((e) => e.type === 'session.ended');
+
+describe.skipIf(!postgres.available)('PostgreSQL: several instances on one database', () => {
+  it("B's watch gets A's events live, in seq order, none twice, big ones (> 8000 bytes) read back", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const tap = new Client({ connectionString: url });
+    await tap.connect();
+    const payloads: string[] = [];
+    tap.on('notification', (n) => payloads.push(n.payload ?? ''));
+    await tap.query(`LISTEN ${CHANNEL}`);
+
+    const d = new FakeDebate({ owner: 'usr_live' });
+    const atB = collector<DebateEvent>();
+    const stopB = await b.watch(d.session.id, atB.push);
+    const atA = collector<DebateEvent>();
+    await a.watch(d.session.id, atA.push);
+
+    const steps: Step[] = [];
+    const write = async (step: Step) => {
+      steps.push(step);
+      await a.write(step);
+    };
+    await write(d.start().step());
+    d.startRound(1);
+    await write(d.step({ rounds: [1] }));
+    d.answer(1, 1);
+    await write(d.step({ rounds: [1] }));
+    // One answer far over a notification's 8000 bytes, and a step of many small deltas over it together.
+    d.answer(1, 2, `Long: ${'€ and more '.repeat(2500)}`, 1);
+    await write(d.step({ rounds: [1] }));
+    d.answer(1, 3, 'y'.repeat(9000), 300);
+    await write(d.step({ rounds: [1] }));
+    d.answer(1, 4);
+    await write(d.step({ rounds: [1] }));
+    d.endRound(1);
+    d.end('completed');
+    await write(d.step({ rounds: [1] }));
+
+    await atB.until(ended);
+    expect(atB.got.map((e) => e.seq)).toStrictEqual(d.raised.map((e) => e.seq));
+    expect(atB.got).toStrictEqual(d.raised);
+    expect(Math.max(...atB.got.map((e) => Buffer.byteLength(JSON.stringify(e))))).toBeGreaterThan(20_000);
+
+    // Notifications stayed under the limit: the two big steps went as seq ranges, the rest inline.
+    while (payloads.length < steps.length) await once(tap, 'notification');
+    expect(Math.max(...payloads.map((p) => Buffer.byteLength(p)))).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    expect(payloads.filter((p) => JSON.parse(p).r).length).toBe(2);
+    await tap.end();
+
+    // A's own writes reach A's followers through its recorder, not the database: its watch saw none.
+    // B writes another session A watches; its notice reaches A after every one of A's own.
+    const other = new FakeDebate({ owner: 'usr_live' });
+    const otherAtA = collector<DebateEvent>();
+    await a.watch(other.session.id, otherAtA.push);
+    await b.write(other.start().step());
+    await otherAtA.until((got) => got.length === 1);
+    expect(atA.got).toStrictEqual([]);
+
+    // Unwatched, B hears nothing more of the session.
+    await stopB();
+    const before = atB.got.length;
+    await a.write({ session: d.session, events: [] });
+    await b.write(other.step());
+    expect(atB.got.length).toBe(before);
+  });
+
+  it('a follower misses nothing written while its LISTEN connection was down', async () => {
+    const url = await server!.createDatabase();
+    const name = new URL(url).pathname.slice(1);
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const d = new FakeDebate({ owner: 'usr_cut' });
+    const atB = collector<DebateEvent>();
+    await b.watch(d.session.id, atB.push);
+    const steps = debateSteps(d, 2);
+    const half = Math.floor(steps.length / 2);
+    for (const step of steps.slice(0, half)) await a.write(step);
+    const heard = steps.slice(0, half).reduce((n, s) => n + s.events.length, 0);
+    await atB.until((got) => got.length === heard);
+
+    // Cut the LISTEN connections and keep them from coming back while A (on its pooled connection) writes the rest.
+    await sql(server!.url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    const cut = await sql(
+      server!.url,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'consilium-listen %'`,
+      [name],
+    );
+    expect(cut.length).toBe(2);
+    for (const step of steps.slice(half)) await a.write(step);
+    expect(atB.got.length).toBe(heard);
+    await sql(server!.url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+
+    await atB.until(ended);
+    expect(atB.got).toStrictEqual(d.raised);
+  });
+
+  it("B's onChange hears each of A's writes and deletes; A's own changes are not news to A", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const atB = collector<string>();
+    const atA = collector<string>();
+    b.onChange(atB.push);
+    a.onChange(atA.push);
+
+    const d = new FakeDebate({ owner: 'usr_change' });
+    await a.write(d.start().step());
+    d.end('completed');
+    await a.write(d.step());
+    expect(await a.delete(d.session.id)).toBe(true);
+    expect(await a.delete(d.session.id)).toBe(false);
+    await atB.until((got) => got.length === 3);
+    expect(atB.got).toStrictEqual([d.session.id, d.session.id, d.session.id]);
+
+    const mine = new FakeDebate({ owner: 'usr_change' });
+    await b.write(mine.start().step());
+    await atA.until((got) => got.length === 1);
+    expect(atA.got).toStrictEqual([mine.session.id]);
+  });
+
+  it('instances starting together on an empty database migrate once', async () => {
+    const url = await server!.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => instance(url)));
+    const applied = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+    expect(applied.map((r) => r.version)).toStrictEqual(migrations.map((m) => m.version));
+    // Every instance works on the one schema.
+    const d = new FakeDebate({ owner: 'usr_migrate' });
+    for (const step of debateSteps(d, 1)) await stores[0]!.write(step);
+    for (const store of stores) expect(await store.get(d.session.id)).toStrictEqual(d.session);
+    // A later start finds nothing to do.
+    await instance(url);
+    expect(await sql(url, 'SELECT version FROM schema_migrations')).toHaveLength(migrations.length);
+  });
+
+  it('refuses a database migrated by a newer server', async () => {
+    const url = await server!.createDatabase();
+    await (await PostgresSessionStore.open(url)).close();
+    await sql(url, `INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')`);
+    await expect(PostgresSessionStore.open(url)).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
+  });
+
+  it('recovers the sessions of instances that are gone (stopped, or lease expired), never a live instance’s', async () => {
+    const url = await server!.createDatabase();
+    // `hung` renews no lease in this test: its lease is then expired by hand, as if it had stopped 30 s ago.
+    const [live, stopped, hung] = await Promise.all([instance(url), instance(url), instance(url, { heartbeatMs: 3_600_000 })]);
+    const running = async (store: PostgresSessionStore, label: string) => {
+      const d = new FakeDebate({ owner: `usr_${label}` });
+      await store.write(d.start().step());
+      d.startRound(1);
+      d.answer(1, 1);
+      await store.write(d.step({ rounds: [1] }));
+      return d;
+    };
+    const [ofLive, ofStopped, ofHung] = await Promise.all([
+      running(live, 'live'),
+      running(stopped, 'stopped'),
+      running(hung, 'hung'),
+    ]);
+    await stopped.close();
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '30 seconds' WHERE id = $1`, [hung.instanceId]);
+
+    // A follower on the live instance of a session that will be recovered elsewhere.
+    const follower = collector<DebateEvent>();
+    await live.watch(ofHung.session.id, follower.push);
+
+    // A new instance starting, as the app does.
+    const starting = await instance(url);
+    const now = new Date(Date.UTC(2025, 8, 1, 12));
+    const recovered = await starting.recoverInterrupted(now);
+    expect(recovered.map((s) => s.id).sort()).toStrictEqual([ofStopped.session.id, ofHung.session.id].sort());
+    for (const d of [ofStopped, ofHung]) {
+      const expected = { ...d.session, status: 'interrupted', updatedAt: now.toISOString(), completedAt: now.toISOString() };
+      expect(await live.get(d.session.id)).toStrictEqual(expected);
+      expect((await live.events(d.session.id, 0)).at(-1)).toStrictEqual({
+        v: 1,
+        type: 'session.ended',
+        sessionId: d.session.id,
+        seq: d.lastSeq + 1,
+        ts: now.toISOString(),
+        status: 'interrupted',
+        missingSlots: d.session.missingSlots,
+        usage: d.session.usage,
+        cost: d.session.cost,
+        error: INTERRUPTED_ERROR,
+      });
+    }
+    expect(await live.get(ofLive.session.id)).toStrictEqual(ofLive.session);
+    await follower.until(ended);
+    expect(follower.got.map((e) => [e.type, e.seq])).toStrictEqual([['session.ended', ofHung.lastSeq + 1]]);
+
+    // Once is enough: a second sweep finds nothing.
+    expect(await starting.recoverInterrupted(new Date())).toStrictEqual([]);
+  });
+
+  it('sweeps periodically: a live instance marks a crashed peer’s session, and tells its own listeners', async () => {
+    const url = await server!.createDatabase();
+    const sweeper = await instance(url, { recoverEveryMs: 50 });
+    const crashed = await instance(url, { heartbeatMs: 3_600_000 });
+    const own = new FakeDebate({ owner: 'usr_sweep' });
+    await sweeper.write(own.start().step());
+    const changes = collector<string>();
+    sweeper.onChange(changes.push);
+
+    const lost = new FakeDebate({ owner: 'usr_sweep' });
+    await crashed.write(lost.start().step());
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.instanceId]);
+
+    // Heard twice: the crashed instance's write, then the sweeper's own recovery.
+    await changes.until((got) => got.filter((id) => id === lost.session.id).length === 2);
+    expect((await sweeper.get(lost.session.id))?.status).toBe('interrupted');
+    // The sweep leaves the sweeper's own running sessions alone.
+    expect(await sweeper.get(own.session.id)).toStrictEqual(own.session);
+  });
+
+  it('holds a lease while open and gives it up on close', async () => {
+    const url = await server!.createDatabase();
+    const store = await PostgresSessionStore.open(url, { leaseMs: 30_000 });
+    const [lease] = await sql<{ left: number }>(
+      url,
+      'SELECT extract(epoch FROM expires_at - now()) AS left FROM instances WHERE id = $1',
+      [store.instanceId],
+    );
+    expect(Number(lease!.left)).toBeGreaterThan(20);
+    await store.close();
+    await store.close();
+    expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [store.instanceId])).toStrictEqual([]);
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
+  it('reports a server it cannot reach, or a database that does not exist, as unavailable', async () => {
+    const dead = new URL(server!.url);
+    dead.port = '1';
+    await expect(PostgresSessionStore.open(dead.toString())).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
+    const missing = new URL(server!.url);
+    missing.pathname = '/no_such_database';
+    await expect(PostgresSessionStore.open(missing.toString())).rejects.toMatchObject({
+      name: 'StoreError',
+      code: 'unavailable',
+    });
+  });
+
+  it('backs up with pg_dump, to a file pg_restore reads or straight into another database', async () => {
+    const url = await server!.createDatabase();
+    const store = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_backup' });
+    for (const step of debateSteps(d, 2)) await store.write(step);
+
+    const intoDb = await server!.createDatabase();
+    await store.backup(intoDb);
+    expect(await (await instance(intoDb)).get(d.session.id)).toStrictEqual(d.session);
+
+    const dir = mkdtempSync(join(tmpdir(), 'consilium-pg-backup-'));
+    try {
+      const file = join(dir, 'sessions.dump');
+      await store.backup(file);
+      expect(statSync(file).size).toBeGreaterThan(0);
+      const restored = await server!.createDatabase();
+      const binDir = findPostgresBin();
+      const pgRestore = binDir ? join(binDir, 'pg_restore') : 'pg_restore';
+      const result = spawnSync(pgRestore, ['--no-owner', '--exit-on-error', `--dbname=${restored}`, file], { encoding: 'utf8' });
+      expect(result.stderr).toBe('');
+      const copy = await instance(restored);
+      expect(await copy.get(d.session.id)).toStrictEqual(d.session);
+      expect(await copy.events(d.session.id, 0)).toStrictEqual(d.raised);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says plainly that backup needs pg_dump when there is none', async () => {
+    const store = await instance(await server!.createDatabase(), { pgDump: '/nonexistent/pg_dump' });
+    const error = await store.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('pg_dump') });
+  });
+});

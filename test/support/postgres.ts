@@ -1,0 +1,189 @@
+/**
+ * A real PostgreSQL for tests: a throwaway cluster (initdb into a temp dir, trust auth, loopback
+ * only, a free port) or, with `CONSILIUM_TEST_DATABASE_URL`, an existing server. Each test gets its
+ * own database from `createDatabase()`, so tests never see each other's rows.
+ *
+ * Without PostgreSQL binaries the tests skip with the reason printed, except under `CI=true`, where
+ * importing this module throws: CI must have PostgreSQL (`.ci/run` installs it).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+const ENV_URL = 'CONSILIUM_TEST_DATABASE_URL';
+
+export type PostgresAvailability = { available: true; binDir?: string } | { available: false; reason: string };
+
+/** Where PostgreSQL's server binaries are: `PG_BIN` if set (only there), else Debian's `/usr/lib/postgresql/<newest>/bin`, else `PATH`. */
+export function findPostgresBin(): string | undefined {
+  const candidates: string[] = [];
+  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
+  else {
+    const debian = '/usr/lib/postgresql';
+    if (existsSync(debian)) {
+      const versions = readdirSync(debian)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a));
+      candidates.push(...versions.map((v) => join(debian, v, 'bin')));
+    }
+    for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(dir);
+  }
+  return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
+}
+
+function availability(): PostgresAvailability {
+  if (process.env[ENV_URL]) return { available: true };
+  const binDir = findPostgresBin();
+  if (binDir) return { available: true, binDir };
+  const reason = `PostgreSQL server binaries (initdb, pg_ctl) not found; install them (bash test/support/postgres-install.sh --install) or set ${ENV_URL}`;
+  // CI must exercise the PostgreSQL store, never skip it quietly.
+  if (process.env.CI === 'true') throw new Error(`CI=true: ${reason}`);
+  return { available: false, reason };
+}
+
+/** Decided when the test file loads, so `describe.skipIf(!postgres.available)` can use it. */
+export const postgres: PostgresAvailability = availability();
+if (!postgres.available) console.warn(`[postgres tests skipped] ${postgres.reason}`);
+
+export interface TestPostgres {
+  /** A superuser URL of the maintenance database. */
+  readonly url: string;
+  /** A fresh, empty database; returns its URL. Dropped by `stop()`. */
+  createDatabase(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+let databases = 0;
+
+/** Starts the throwaway cluster (or attaches to `CONSILIUM_TEST_DATABASE_URL`). */
+export async function startPostgres(): Promise<TestPostgres> {
+  const existing = process.env[ENV_URL];
+  if (existing) return serverAt(existing, async () => undefined);
+  if (!postgres.available || !postgres.binDir) throw new Error('PostgreSQL is not available');
+  const cluster = await startCluster(postgres.binDir);
+  return serverAt(cluster.url, cluster.stop);
+}
+
+function serverAt(url: string, stopServer: () => Promise<void>): TestPostgres {
+  const created: string[] = [];
+  const admin = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url,
+    async createDatabase() {
+      const name = `consilium_test_${process.pid}_${Date.now().toString(36)}_${++databases}`;
+      await admin((client) => client.query(`CREATE DATABASE ${name}`));
+      created.push(name);
+      const dbUrl = new URL(url);
+      dbUrl.pathname = `/${name}`;
+      return dbUrl.toString();
+    },
+    async stop() {
+      // On a shared server, leave nothing behind; a throwaway cluster goes whole.
+      if (process.env[ENV_URL] && created.length > 0) {
+        await admin(async (client) => {
+          for (const name of created) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        });
+      }
+      await stopServer();
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** initdb refuses to run as root: as root, the cluster belongs to the `postgres` OS user. */
+function runAs(): { prefix: string[]; uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return { prefix: [] };
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { prefix: ['runuser', '-u', 'postgres', '--'], uid: id('-u'), gid: id('-g') };
+  } catch (cause) {
+    throw new Error('running as root, and there is no `postgres` OS user to own the test cluster', { cause });
+  }
+}
+
+function run(prefix: string[], command: string, args: string[]): void {
+  const [file, ...rest] = [...prefix, command, ...args];
+  const result = spawnSync(file!, rest, { encoding: 'utf8' });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}${result.stderr}`);
+  }
+}
+
+async function startCluster(binDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const user = runAs();
+  const root = mkdtempSync(join(tmpdir(), 'consilium-pg-'));
+  if (user.uid !== undefined) chownSync(root, user.uid, user.gid!);
+  const data = join(root, 'data');
+  const log = join(root, 'server.log');
+  const bin = (name: string) => join(binDir, name);
+  const stop = async () => {
+    try {
+      run(user.prefix, bin('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // Never started, or already gone.
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    // --no-sync and fsync=off: the data is thrown away, so durability only costs time.
+    run(user.prefix, bin('initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--locale=C.UTF-8',
+      '--no-sync',
+    ]);
+    // A port taken between freePort() and the server's bind fails the start; try another.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      writeFileSync(
+        join(data, 'postgresql.auto.conf'),
+        [
+          "listen_addresses = '127.0.0.1'",
+          `port = ${port}`,
+          "unix_socket_directories = ''",
+          'fsync = off',
+          'synchronous_commit = off',
+          'full_page_writes = off',
+          'max_connections = 200',
+          '',
+        ].join('\n'),
+      );
+      if (user.uid !== undefined) chownSync(join(data, 'postgresql.auto.conf'), user.uid, user.gid!);
+      try {
+        run(user.prefix, bin('pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', 'start']);
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
