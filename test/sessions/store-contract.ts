@@ -369,7 +369,7 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         // A round with answers, one of them failed (carrying `error`, with and without `status`).
         d.startRound(1);
         d.answer(1, 1);
-        d.answer(1, 2, 'Ünïcödé, "quotes", \\ backslashes, emoji 🧮 and\nnewlines');
+        d.answer(1, 2, 'Ünïcödé, "double" and \'single\' quotes, \\ backslashes, emoji 🧮 and\nnewlines');
         d.fail(1, 3, { code: 'rate_limited', message: 'Too many requests', status: 429, retryable: true, attempts: 3 });
         d.fail(1, 4);
         await check(d.step({ rounds: [1] }));

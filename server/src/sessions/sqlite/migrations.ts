@@ -29,8 +29,10 @@ export const MIGRATIONS: readonly Migration[] = [
         input_tokens INTEGER NOT NULL,
         output_tokens INTEGER NOT NULL,
         total_tokens INTEGER NOT NULL,
-        cost_usd REAL NOT NULL,
-        cost_priced INTEGER NOT NULL, -- 0 or 1
+        -- The Cost as JSON, read back exactly (SQLite's text-to-REAL conversion is not always correctly
+        -- rounded); cost_usd is derived from it for queries and sums.
+        cost TEXT NOT NULL,
+        cost_usd REAL GENERATED ALWAYS AS (cost ->> 'usd') VIRTUAL,
         prompt_version TEXT,
         created_at TEXT NOT NULL, -- ISO 8601 UTC, so text order is time order
         updated_at TEXT NOT NULL,

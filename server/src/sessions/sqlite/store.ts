@@ -1,13 +1,14 @@
 /**
  * Sessions in one SQLite file (WAL). Writes go through one connection, one transaction at a time;
  * steps that arrive while a transaction runs are committed together in the next one (group
- * commit), each inside its own savepoint so a failing step is undone alone. Reads use a second
- * connection and one statement each, so they see a committed snapshot and never wait for a write.
+ * commit), written in bulk, and retried one savepoint each if the bulk write fails, so a bad step
+ * fails alone and leaves nothing. Reads use a second connection and one statement each, so they
+ * see a committed snapshot and never wait for a write.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
 import { Connection, type Row, storeError } from './connection.js';
 import { migrate } from './migrations.js';
@@ -20,36 +21,67 @@ export interface SqliteOptions {
 /** At most this many queued writes share one transaction, so one commit never holds up callers for long. */
 const MAX_BATCH = 256;
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 interface Job {
-  work: (db: Connection) => Promise<unknown>;
+  /** A step, written with the steps of other sessions queued beside it. */
+  step?: Step;
+  /** Anything else to run in the write transaction. */
+  work?: (db: Connection) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-const UPSERT_SESSION = `
+// Each write statement takes a JSON array covering any number of steps (`a`, an SQL expression),
+// so a transaction of a hundred steps and their thousands of events is a handful of statements.
+// `WHERE true` lets an upsert follow a SELECT (SQLite would read ON CONFLICT's ON as a join constraint).
+const upsertSessions = (a: string) => `
   INSERT INTO sessions (id, owner, mode, question, question_folded, rounds_requested, status, missing_slots,
-    input_tokens, output_tokens, total_tokens, cost_usd, cost_priced, prompt_version, created_at, updated_at, completed_at)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-  ON CONFLICT (id) DO UPDATE SET owner = ?2, mode = ?3, question = ?4, question_folded = ?5, rounds_requested = ?6,
-    status = ?7, missing_slots = ?8, input_tokens = ?9, output_tokens = ?10, total_tokens = ?11, cost_usd = ?12,
-    cost_priced = ?13, prompt_version = ?14, created_at = ?15, updated_at = ?16, completed_at = ?17`;
-
-// Deleting a round deletes its answers (ON DELETE CASCADE).
-const DELETE_ROUNDS = 'DELETE FROM rounds WHERE session_id = ?1 AND number IN (SELECT value FROM json_each(?2))';
-const INSERT_ROUNDS = `
+    input_tokens, output_tokens, total_tokens, cost, prompt_version, created_at, updated_at, completed_at)
+  SELECT value ->> 'id', value ->> 'owner', value ->> 'mode', value ->> 'question', value ->> 'folded',
+    value ->> 'roundsRequested', value ->> 'status', value -> 'missingSlots', value ->> '$.usage.inputTokens',
+    value ->> '$.usage.outputTokens', value ->> '$.usage.totalTokens', value -> 'cost', value ->> 'promptVersion',
+    value ->> 'createdAt', value ->> 'updatedAt', value ->> 'completedAt'
+  FROM json_each(${a}) WHERE true
+  ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, mode = excluded.mode, question = excluded.question,
+    question_folded = excluded.question_folded, rounds_requested = excluded.rounds_requested, status = excluded.status,
+    missing_slots = excluded.missing_slots, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+    total_tokens = excluded.total_tokens, cost = excluded.cost, prompt_version = excluded.prompt_version,
+    created_at = excluded.created_at, updated_at = excluded.updated_at, completed_at = excluded.completed_at;`;
+// Deleting a round deletes its answers (ON DELETE CASCADE). `a` is [[sessionId, number], ...].
+const deleteRounds = (a: string) =>
+  `DELETE FROM rounds WHERE (session_id, number) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${a}));`;
+// `a` is [{ s: sessionId, r: Round }, ...].
+const insertRounds = (a: string) => `
   INSERT INTO rounds (session_id, number, kind, missing_slots)
-  SELECT ?1, value ->> 'number', value ->> 'kind', value -> 'missingSlots' FROM json_each(?2)`;
-const INSERT_ANSWERS = `
+  SELECT value ->> 's', value ->> '$.r.number', value ->> '$.r.kind', value -> '$.r.missingSlots' FROM json_each(${a});`;
+const insertAnswers = (a: string) => `
   INSERT INTO answers (session_id, round, position, slot, provider, model, input_tokens, output_tokens, total_tokens,
     latency_ms, finish_reason, error_code, body)
-  SELECT ?1, r.value ->> 'number', a.key, a.value ->> 'slot', a.value ->> 'provider', a.value ->> 'model',
-    a.value ->> '$.usage.inputTokens', a.value ->> '$.usage.outputTokens', a.value ->> '$.usage.totalTokens',
-    a.value ->> 'latencyMs', a.value ->> 'finishReason', a.value ->> '$.error.code', a.value
-  FROM json_each(?2) AS r, json_each(r.value, '$.answers') AS a`;
-// One statement for a whole batch of events: thousands of deltas cost one round trip, not thousands.
-const INSERT_EVENTS = `
+  SELECT r.value ->> 's', r.value ->> '$.r.number', x.key, x.value ->> 'slot', x.value ->> 'provider', x.value ->> 'model',
+    x.value ->> '$.usage.inputTokens', x.value ->> '$.usage.outputTokens', x.value ->> '$.usage.totalTokens',
+    x.value ->> 'latencyMs', x.value ->> 'finishReason', x.value ->> '$.error.code', x.value
+  FROM json_each(${a}) AS r, json_each(r.value, '$.r.answers') AS x;`;
+// `a` is [{ s: sessionId, b: body }, ...] to write, or [sessionId, ...] to delete.
+const upsertBody = (table: string, a: string) => `
+  INSERT INTO ${table} (session_id, body) SELECT value ->> 's', value -> 'b' FROM json_each(${a}) WHERE true
+  ON CONFLICT (session_id) DO UPDATE SET body = excluded.body;`;
+const deleteBody = (table: string, a: string) => `DELETE FROM ${table} WHERE session_id IN (SELECT value FROM json_each(${a}));`;
+// `a` is [{ s: sessionId, e: DebateEvent }, ...].
+const insertEvents = (a: string) => `
   INSERT INTO events (session_id, seq, type, body)
-  SELECT ?1, value ->> 'seq', value ->> 'type', value FROM json_each(?2)`;
+  SELECT value ->> 's', value ->> '$.e.seq', value ->> '$.e.type', value -> 'e' FROM json_each(${a});`;
+
+/**
+ * A JSON text as an SQL string literal, quoted the way SQLite's own `%Q` does (the one escape there
+ * is: ' becomes ''). Why not a bound parameter: node-sqlite3 makes every statement a trip to its
+ * worker thread and back through the event loop, and on a busy server each trip waits its turn, so
+ * a step of eight parameterized statements took 50–90 ms under a running debate; inlined, a whole
+ * transaction is one `exec`, one trip.
+ */
+function literal(value: unknown): string {
+  return `'${JSON.stringify(value).replaceAll("'", "''")}'`;
+}
 
 // The whole session in one statement, so it is one consistent snapshot without an explicit transaction.
 const GET_SESSION = `
@@ -68,7 +100,7 @@ const GET_SESSION = `
 const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS list FROM events WHERE session_id = ?1 AND seq > ?2`;
 
 const SUMMARY_COLUMNS =
-  'id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at';
+  'id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at';
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
 
@@ -95,12 +127,13 @@ export class SqliteSessionStore implements SessionStore {
     const writer = await Connection.open(path);
     let reader: Connection | undefined;
     try {
+      await writer.exec(`PRAGMA busy_timeout = ${busyTimeout}`);
       const [mode] = await writer.all<{ journal_mode: string }>('PRAGMA journal_mode = WAL');
       if (mode?.journal_mode !== 'wal')
         throw new StoreError('unavailable', `${path}: cannot use WAL (journal_mode is ${mode?.journal_mode})`);
       // synchronous=NORMAL is safe with WAL: a crash of the process loses nothing committed, and power
       // loss can at worst drop the last commits, never corrupt the file. FULL would fsync every commit.
-      await writer.exec(`PRAGMA busy_timeout = ${busyTimeout}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL`);
+      await writer.exec('PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL');
       await migrate(writer, path);
       reader = await Connection.open(path);
       await reader.exec(`PRAGMA busy_timeout = ${busyTimeout}; PRAGMA foreign_keys = ON; PRAGMA query_only = ON`);
@@ -113,38 +146,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   write(step: Step): Promise<void> {
-    return this.#enqueue(async (db) => {
-      const s = step.session;
-      await db.run(UPSERT_SESSION, [
-        s.id,
-        s.owner,
-        s.mode,
-        s.question,
-        s.question.toLowerCase(),
-        s.roundsRequested,
-        s.status,
-        JSON.stringify(s.missingSlots),
-        s.usage.inputTokens,
-        s.usage.outputTokens,
-        s.usage.totalTokens,
-        s.cost.usd,
-        s.cost.priced ? 1 : 0,
-        s.promptVersion ?? null,
-        s.createdAt,
-        s.updatedAt,
-        s.completedAt ?? null,
-      ]);
-      if (step.rounds && step.rounds.length > 0) {
-        const numbers = JSON.stringify(step.rounds);
-        const rounds = JSON.stringify(s.rounds.filter((r) => step.rounds!.includes(r.number)));
-        await db.run(DELETE_ROUNDS, [s.id, numbers]);
-        await db.run(INSERT_ROUNDS, [s.id, rounds]);
-        await db.run(INSERT_ANSWERS, [s.id, rounds]);
-      }
-      if (step.consensus) await this.#writeBody(db, 'consensus', s.id, s.consensus);
-      if (step.verdict) await this.#writeBody(db, 'verdicts', s.id, s.verdict);
-      if (step.events.length > 0) await db.run(INSERT_EVENTS, [s.id, JSON.stringify(step.events)]);
-    }) as Promise<void>;
+    return this.#enqueue({ step }) as Promise<void>;
   }
 
   async get(id: string): Promise<Session | undefined> {
@@ -172,9 +174,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   delete(id: string): Promise<boolean> {
-    return this.#enqueue(
-      async (db) => (await db.run('DELETE FROM sessions WHERE id = ?1', [id])).changes > 0,
-    ) as Promise<boolean>;
+    return this.#enqueue({
+      work: async (db) => (await db.run('DELETE FROM sessions WHERE id = ?1', [id])).changes > 0,
+    }) as Promise<boolean>;
   }
 
   async events(id: string, afterSeq: number): Promise<DebateEvent[]> {
@@ -184,7 +186,7 @@ export class SqliteSessionStore implements SessionStore {
 
   recoverInterrupted(now: Date): Promise<Session[]> {
     const ts = now.toISOString();
-    return this.#enqueue(async (db) => {
+    const work = async (db: Connection) => {
       const running = await db.all<{ id: string; last_seq: number | null }>(
         `SELECT id, (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq FROM sessions AS s WHERE status = 'running'`,
       );
@@ -204,11 +206,12 @@ export class SqliteSessionStore implements SessionStore {
           cost: session.cost,
           error: INTERRUPTED_ERROR,
         };
-        await db.run(INSERT_EVENTS, [id, JSON.stringify([ended])]);
+        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: ended }])]);
         recovered.push(session);
       }
       return recovered;
-    }) as Promise<Session[]>;
+    };
+    return this.#enqueue({ work }) as Promise<Session[]>;
   }
 
   /**
@@ -255,15 +258,6 @@ export class SqliteSessionStore implements SessionStore {
     };
   }
 
-  async #writeBody(db: Connection, table: 'consensus' | 'verdicts', id: string, body: object | undefined): Promise<void> {
-    if (body === undefined) await db.run(`DELETE FROM ${table} WHERE session_id = ?1`, [id]);
-    else
-      await db.run(`INSERT INTO ${table} (session_id, body) VALUES (?1, ?2) ON CONFLICT DO UPDATE SET body = ?2`, [
-        id,
-        JSON.stringify(body),
-      ]);
-  }
-
   async #get(db: Connection, id: string): Promise<Session | undefined> {
     const row = await db.first(GET_SESSION, [id]);
     if (!row) return undefined;
@@ -277,7 +271,7 @@ export class SqliteSessionStore implements SessionStore {
       status: row.status as Session['status'],
       missingSlots: JSON.parse(row.missing_slots as string),
       usage: usageFromRow(row),
-      cost: { usd: row.cost_usd as number, priced: row.cost_priced === 1 },
+      cost: JSON.parse(row.cost as string),
       createdAt: row.created_at as string,
       updatedAt: row.updated_at as string,
     };
@@ -288,10 +282,10 @@ export class SqliteSessionStore implements SessionStore {
     return session;
   }
 
-  #enqueue(work: Job['work']): Promise<unknown> {
+  #enqueue(job: Pick<Job, 'step' | 'work'>): Promise<unknown> {
     if (this.#closed) return Promise.reject(new StoreError('unavailable', 'the session store is closed'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ work, resolve, reject });
+      this.#queue.push({ ...job, resolve, reject });
       this.#draining ??= this.#drain();
     });
   }
@@ -307,46 +301,114 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  /** One transaction for the batch; each job in a savepoint; every promise settles after COMMIT. */
+  /**
+   * One transaction for the batch; every promise settles after COMMIT. Steps of distinct sessions
+   * (the usual batch) go in one `exec`. Otherwise, or if that fails, each job gets a savepoint, so
+   * only a bad step fails and nothing of it stays.
+   */
   async #commit(batch: Job[]): Promise<void> {
     const db = this.#writer;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    try {
-      // IMMEDIATE: take the write lock now (waiting up to busy_timeout), not halfway through.
-      await db.run('BEGIN IMMEDIATE');
-    } catch (error) {
-      for (const job of batch) job.reject(storeError(error));
-      return;
-    }
-    try {
-      for (const job of batch) {
-        await db.run('SAVEPOINT step');
-        try {
-          const value = await job.work(db);
-          await db.run('RELEASE step');
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          // If SQLite already rolled back the whole transaction (I/O error, full disk), this throws
-          // and the whole batch fails below with the job's own error.
-          await db.run('ROLLBACK TO step').catch(() => {
-            throw error;
-          });
-          await db.run('RELEASE step');
-          outcomes.push({ ok: false, error: storeError(error) });
+    const ids = new Set(batch.map((job) => job.step?.session.id));
+    if (ids.size === batch.length && !ids.has(undefined)) {
+      try {
+        // IMMEDIATE: take the write lock first (waiting up to busy_timeout), not halfway through.
+        await db.exec(`BEGIN IMMEDIATE;\n${stepsSql(batch.map((job) => job.step!))}\nCOMMIT;`);
+        for (const job of batch) job.resolve(undefined);
+        return;
+      } catch (error) {
+        await db.exec('ROLLBACK').catch(() => {});
+        const mapped = storeError(error);
+        // Locked or failing storage fails every step alike; a bad step is found one by one below.
+        if (batch.length === 1 || (mapped instanceof StoreError && mapped.code !== 'conflict')) {
+          for (const job of batch) job.reject(mapped);
+          return;
         }
       }
-      await db.run('COMMIT');
+    }
+    const outcomes = new Map<Job, Outcome>();
+    try {
+      await db.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      await db.run('ROLLBACK').catch(() => {});
       for (const job of batch) job.reject(storeError(error));
       return;
     }
-    for (const [i, job] of batch.entries()) {
-      const outcome = outcomes[i]!;
+    try {
+      for (const job of batch) outcomes.set(job, await attempt(db, job));
+      await db.exec('COMMIT');
+    } catch (error) {
+      await db.exec('ROLLBACK').catch(() => {});
+      for (const job of batch) job.reject(storeError(error));
+      return;
+    }
+    for (const job of batch) {
+      const outcome = outcomes.get(job)!;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     }
   }
+}
+
+/** Runs one job in a savepoint: kept if it succeeds, undone if it throws. */
+async function attempt(db: Connection, job: Job): Promise<Outcome> {
+  try {
+    if (job.step) {
+      await db.exec(`SAVEPOINT job;\n${stepsSql([job.step])}\nRELEASE job;`);
+      return { ok: true, value: undefined };
+    }
+    await db.exec('SAVEPOINT job');
+    const value = await job.work!(db);
+    await db.exec('RELEASE job');
+    return { ok: true, value };
+  } catch (error) {
+    // If SQLite already rolled back the whole transaction (I/O error, full disk), this throws and
+    // the whole batch fails with the job's own error.
+    await db.exec('ROLLBACK TO job; RELEASE job').catch(() => {
+      throw error;
+    });
+    return { ok: false, error: storeError(error) };
+  }
+}
+
+/** The statements writing steps of distinct sessions, one per table, data inlined. */
+function stepsSql(steps: readonly Step[]): string {
+  const headers: object[] = [];
+  const roundKeys: [string, number][] = [];
+  const rounds: { s: string; r: Round }[] = [];
+  const bodies = {
+    consensus: { set: [] as object[], cleared: [] as string[] },
+    verdicts: { set: [] as object[], cleared: [] as string[] },
+  };
+  const events: { s: string; e: DebateEvent }[] = [];
+  for (const { session: s, ...step } of steps) {
+    const { rounds: all, consensus, verdict, ...header } = s;
+    headers.push({ ...header, folded: s.question.toLowerCase() });
+    for (const number of step.rounds ?? []) {
+      roundKeys.push([s.id, number]);
+      const round = all.find((r) => r.number === number);
+      if (round) rounds.push({ s: s.id, r: round });
+    }
+    if (step.consensus) {
+      if (consensus) bodies.consensus.set.push({ s: s.id, b: consensus });
+      else bodies.consensus.cleared.push(s.id);
+    }
+    if (step.verdict) {
+      if (verdict) bodies.verdicts.set.push({ s: s.id, b: verdict });
+      else bodies.verdicts.cleared.push(s.id);
+    }
+    for (const e of step.events) events.push({ s: s.id, e });
+  }
+  const sql = [upsertSessions(literal(headers))];
+  if (roundKeys.length > 0) sql.push(deleteRounds(literal(roundKeys)));
+  if (rounds.length > 0) {
+    const json = literal(rounds);
+    sql.push(insertRounds(json), insertAnswers(json));
+  }
+  for (const [table, { set, cleared }] of Object.entries(bodies)) {
+    if (set.length > 0) sql.push(upsertBody(table, literal(set)));
+    if (cleared.length > 0) sql.push(deleteBody(table, literal(cleared)));
+  }
+  if (events.length > 0) sql.push(insertEvents(literal(events)));
+  return sql.join('\n');
 }
 
 function usageFromRow(row: Row): Session['usage'] {
@@ -365,7 +427,7 @@ function summaryFromRow(row: Row): SessionSummary {
     status: row.status as SessionSummary['status'],
     roundsRequested: row.rounds_requested as number,
     usage: usageFromRow(row),
-    cost: { usd: row.cost_usd as number, priced: row.cost_priced === 1 },
+    cost: JSON.parse(row.cost as string),
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
   };
