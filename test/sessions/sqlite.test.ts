@@ -1,0 +1,368 @@
+/**
+ * The SQLite store on real files: the shared contract, then what is SQLite's own — connection
+ * settings, lock waits and failures, versioned migrations, and online backups (in-process and the
+ * `npm run backup` CLI) that are consistent even while debates are being written.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import sqlite3 from 'sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../sdk/src/generated/types.gen.js';
+import { backupCli } from '../../server/src/sessions/backup.js';
+import { Connection } from '../../server/src/sessions/sqlite/connection.js';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/sessions/sqlite/migrations.js';
+import { SqliteSessionStore } from '../../server/src/sessions/sqlite/store.js';
+import { StoreError } from '../../server/src/sessions/store.js';
+import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'consilium-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshFile = (name = 'sessions') => join(dir, `${name}-${++files}`, 'consilium.db');
+
+describeStoreContract('sqlite', () => SqliteSessionStore.open(join(dir, 'contract', 'sessions.db')));
+
+/** A plain connection beside the store's, as another process would have. */
+async function raw(file: string): Promise<Connection> {
+  const db = await Connection.open(file, sqlite3.OPEN_READWRITE);
+  await db.exec('PRAGMA busy_timeout = 5000');
+  return db;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function writeDebate(store: SqliteSessionStore, owner = 'usr_backup', rounds = 1): Promise<FakeDebate> {
+  const d = new FakeDebate({ owner });
+  for (const step of debateSteps(d, rounds)) await store.write(step);
+  return d;
+}
+
+describe('connection settings', () => {
+  it('uses WAL, foreign keys, a busy timeout and synchronous=NORMAL', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file);
+    try {
+      expect(await store.pragmas()).toStrictEqual({ journalMode: 'wal', foreignKeys: true, busyTimeoutMs: 5000, synchronous: 1 });
+      // WAL is a property of the file, seen by any connection.
+      const other = await raw(file);
+      expect(await other.first('PRAGMA journal_mode')).toStrictEqual({ journal_mode: 'wal' });
+      await other.close();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('creates missing parent folders', async () => {
+    const file = join(dir, 'deep', 'er', 'still', 'consilium.db');
+    const store = await SqliteSessionStore.open(file);
+    expect(store.file).toBe(file);
+    await store.close();
+  });
+
+  it('waits for another writer, and fails as unavailable (writing nothing) when the lock outlasts busy_timeout', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file, { busyTimeoutMs: 100 });
+    const other = await raw(file);
+    try {
+      const d = new FakeDebate({ owner: 'usr_busy' });
+      await other.exec('BEGIN IMMEDIATE');
+      const error = await rejection(store.write(d.start().step()));
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe('unavailable');
+      await other.exec('COMMIT');
+      expect(await store.get(d.session.id)).toBeUndefined();
+
+      // Released while the write waits: it goes through.
+      const patient = await SqliteSessionStore.open(file);
+      await other.exec('BEGIN IMMEDIATE');
+      const step = d.step();
+      const writing = patient.write(step);
+      setTimeout(() => void other.exec('COMMIT'), 200);
+      await writing;
+      expect(await patient.get(d.session.id)).toStrictEqual(step.session);
+      await patient.close();
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
+
+  it('refuses a file that is not a database as corrupt', async () => {
+    const file = freshFile();
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, 'this is not an SQLite database, just text long enough to have a header'.repeat(20));
+    expect(await rejection(SqliteSessionStore.open(file))).toMatchObject({ name: 'StoreError', code: 'corrupt' });
+  });
+
+  it('rejects writes after close as unavailable', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    await store.close();
+    const d = new FakeDebate({ owner: 'usr_closed' });
+    expect(await rejection(store.write(d.start().step()))).toMatchObject({ code: 'unavailable' });
+  });
+});
+
+describe('writes', () => {
+  it('keeps one session in order when its steps are queued without waiting (FIFO through the group commit)', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      const d = new FakeDebate({ owner: 'usr_fifo' });
+      const other = new FakeDebate({ owner: 'usr_fifo' });
+      const steps = debateSteps(d, 2);
+      const others = debateSteps(other, 2);
+      await Promise.all([...steps.map((s) => store.write(s)), ...others.map((s) => store.write(s))]);
+      expect(await store.get(d.session.id)).toStrictEqual(d.session);
+      expect(await store.get(other.session.id)).toStrictEqual(other.session);
+      expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes quotes in any text literally (steps are written as quoted SQL literals)', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      const hostile = `it's ''; '); DROP TABLE sessions; -- \\' \u0000 \u2028`;
+      const d = new FakeDebate({ owner: "usr_o'quote", question: hostile });
+      d.start().startRound(1);
+      d.answer(1, 1, hostile);
+      const step = d.step({ rounds: [1] });
+      await store.write(step);
+      expect(await store.get(d.session.id)).toStrictEqual(step.session);
+      expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+      expect((await store.list({ owner: "usr_o'quote", limit: 5, q: "it's ''" })).items).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('searches questions case-insensitively beyond ASCII (SQLite LIKE alone folds only A-Z)', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      const d = new FakeDebate({ owner: 'usr_unicode', question: 'ÜBER Änderungen am Schema?' });
+      await store.write(d.start().step());
+      for (const q of ['über änderungen', 'ÜBER ÄNDERUNGEN', 'Über']) {
+        expect((await store.list({ owner: 'usr_unicode', limit: 5, q })).items.map((s) => s.id)).toStrictEqual([d.session.id]);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores usage and outcome of every answer, and the cost, as columns to query', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file);
+    const d = await writeDebate(store, 'usr_columns', 2);
+    await store.close();
+    const db = await raw(file);
+    try {
+      const [sums] = await db.all<{ input: number; output: number; total: number; failed: number }>(
+        `SELECT sum(input_tokens) AS input, sum(output_tokens) AS output, sum(total_tokens) AS total,
+           count(error_code) AS failed FROM answers WHERE session_id = ?1`,
+        [d.session.id],
+      );
+      const answers = d.session.rounds.flatMap((r) => r.answers);
+      expect(sums).toStrictEqual({
+        input: d.session.usage.inputTokens,
+        output: d.session.usage.outputTokens,
+        total: d.session.usage.totalTokens,
+        failed: answers.filter((a) => a.error).length,
+      });
+      const [header] = await db.all<{ cost_usd: number }>('SELECT cost_usd FROM sessions WHERE id = ?1', [d.session.id]);
+      expect(header!.cost_usd).toBeCloseTo(d.session.cost.usd, 12);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migrations', () => {
+  it('records each version once; reopening applies nothing again and keeps the data', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file);
+    const d = await writeDebate(store, 'usr_migrate');
+    await store.close();
+    const again = await SqliteSessionStore.open(file);
+    expect(await again.get(d.session.id)).toStrictEqual(d.session);
+    await again.close();
+
+    const db = await raw(file);
+    const rows = await db.all<{ version: number; applied_at: string }>(
+      'SELECT version, applied_at FROM schema_migrations ORDER BY version',
+    );
+    expect(rows.map((r) => r.version)).toStrictEqual(MIGRATIONS.map((m) => m.version));
+    expect(rows.at(-1)!.version).toBe(SCHEMA_VERSION);
+    for (const row of rows) expect(Number.isNaN(Date.parse(row.applied_at))).toBe(false);
+    await db.close();
+  });
+
+  it('refuses a database written by a newer build, with a clear error', async () => {
+    const file = freshFile();
+    await (await SqliteSessionStore.open(file)).close();
+    const db = await raw(file);
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)', [
+      SCHEMA_VERSION + 1,
+      'from the future',
+      new Date().toISOString(),
+    ]);
+    await db.close();
+    const error = await rejection(SqliteSessionStore.open(file));
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toContain(
+      `schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION})`,
+    );
+  });
+
+  it('applies each migration in its own transaction: a failing one leaves the earlier ones and nothing of itself', async () => {
+    const file = freshFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const db = await Connection.open(file);
+    const migrations = [
+      { version: 1, name: 'one', sql: 'CREATE TABLE one (x INTEGER)' },
+      { version: 2, name: 'two', sql: 'CREATE TABLE two (x INTEGER); CREATE TABLE broken (' },
+    ];
+    await expect(migrate(db, 'test.db', migrations)).rejects.toThrow();
+    const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")).map(
+      (r) => r.name,
+    );
+    expect(tables).toStrictEqual(['one', 'schema_migrations']);
+    expect(await db.all('SELECT version FROM schema_migrations')).toStrictEqual([{ version: 1 }]);
+    // Fixed, it carries on from version 1.
+    migrations[1]!.sql = 'CREATE TABLE two (x INTEGER)';
+    expect(await migrate(db, 'test.db', migrations)).toBe(2);
+    await db.close();
+  });
+});
+
+async function integrity(file: string): Promise<string> {
+  const db = await Connection.open(file, sqlite3.OPEN_READONLY);
+  try {
+    return (await db.first<{ integrity_check: string }>('PRAGMA integrity_check'))!.integrity_check;
+  } finally {
+    await db.close();
+  }
+}
+
+describe('backup', () => {
+  it('writes a copy that passes integrity_check and holds the same sessions and events; replaces an older backup', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      const debates = [await writeDebate(store), await writeDebate(store, 'usr_backup', 2)];
+      const dest = join(dir, 'backups', 'new-folder', 'copy.db');
+      await store.backup(dest);
+      debates.push(await writeDebate(store));
+      await store.backup(dest);
+
+      expect(await integrity(dest)).toBe('ok');
+      const copy = await SqliteSessionStore.open(dest);
+      try {
+        for (const d of debates) {
+          expect(await copy.get(d.session.id)).toStrictEqual(d.session);
+          expect(await copy.events(d.session.id, 0)).toStrictEqual(d.raised);
+        }
+        expect(await copy.list({ owner: 'usr_backup', limit: 10 })).toStrictEqual(
+          await store.list({ owner: 'usr_backup', limit: 10 }),
+        );
+      } finally {
+        await copy.close();
+      }
+      await expect(store.backup(store.file)).rejects.toThrow(/onto itself/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is consistent while debates are being written: every session in it is exactly one whole step', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    const debates = Array.from({ length: 20 }, () => new FakeDebate({ owner: 'usr_live' }));
+    const steps = debates.map((d) => debateSteps(d, 2, 20));
+    const backups: string[] = [];
+    try {
+      let written = 0;
+      const writing = Promise.all(
+        steps.map(async (list) => {
+          for (const step of list) {
+            await store.write(step);
+            written++;
+          }
+        }),
+      );
+      // Backups taken while the writes are under way (between the first and the last commit).
+      const total = steps.flat().length;
+      while (written < total && backups.length < 4) {
+        const dest = join(dir, 'live', `copy-${backups.length}.db`);
+        await store.backup(dest);
+        backups.push(dest);
+      }
+      await writing;
+      expect(backups.length).toBeGreaterThan(0);
+
+      for (const file of backups) {
+        expect(await integrity(file)).toBe('ok');
+        const copy = await SqliteSessionStore.open(file);
+        try {
+          for (const [i, d] of debates.entries()) {
+            const stored = await copy.get(d.session.id);
+            const events = await copy.events(d.session.id, 0);
+            if (!stored) {
+              expect(events).toStrictEqual([]);
+              continue;
+            }
+            // The step whose events end where the copy's do must be the step the copy's session is.
+            const ends = steps[i]!.map((_, k) => steps[i]!.slice(0, k + 1).reduce((n, s) => n + s.events.length, 0));
+            const step = steps[i]![ends.indexOf(events.length)];
+            expect(step).toBeDefined();
+            expect(stored).toStrictEqual(step!.session as Session);
+            expect(events).toStrictEqual(d.raised.slice(0, events.length));
+          }
+        } finally {
+          await copy.close();
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  describe('npm run backup', () => {
+    it('backs up the configured database while a store has it open, and says what it wrote', async () => {
+      const file = freshFile();
+      const store = await SqliteSessionStore.open(file);
+      try {
+        const d = await writeDebate(store, 'usr_cli');
+        const dest = join(dir, 'cli', 'backup.db');
+        const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'backup', '--', dest], {
+          env: { ...process.env, CONSILIUM_DATABASE: file },
+        });
+        expect(stdout).toContain(`wrote ${dest} from ${file}`);
+        const copy = await SqliteSessionStore.open(dest);
+        expect(await copy.get(d.session.id)).toStrictEqual(d.session);
+        await copy.close();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('exits 2 with the usage on bad arguments, and 1 when there is no database', async () => {
+      const env = { CONSILIUM_DATABASE: join(dir, 'nowhere', 'none.db') };
+      for (const args of [[], ['a.db', 'b.db'], ['--force'], ['']]) {
+        const err: string[] = [];
+        expect(await backupCli(args, env, { out: () => {}, err: (line) => err.push(line) })).toBe(2);
+        expect(err.join('\n')).toContain('usage: npm run backup -- <destination>');
+      }
+      const err: string[] = [];
+      expect(await backupCli([join(dir, 'x.db')], env, { out: () => {}, err: (line) => err.push(line) })).toBe(1);
+      expect(err.join('\n')).toContain(`there is no session store at ${env.CONSILIUM_DATABASE}`);
+    });
+  });
+});
