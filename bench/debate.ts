@@ -38,8 +38,11 @@
  * Goals are read from the output, never asserted.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
@@ -48,9 +51,9 @@ import type { DebateEvent } from '../sdk/src/generated/types.gen.js';
 import { createApp, LOCAL_OWNER } from '../server/src/app.js';
 import { loadConfig } from '../server/src/config.js';
 import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
-import { MemorySessionStore } from '../server/src/debate/memory-store.js';
 import { createLogger } from '../server/src/http/log.js';
 import { slotsFromEnv } from '../server/src/meta/slots.js';
+import { openSessions } from '../server/src/sessions/open.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -287,15 +290,21 @@ async function bareSseServer(): Promise<{ url: string; written: () => number; cl
   };
 }
 
+/** Sessions stored as the product stores them: SQLite in a fresh file. */
+function benchSessions() {
+  return openSessions({ database: join(mkdtempSync(join(tmpdir(), 'consilium-bench-')), 'sessions.db'), cacheSize: 50 });
+}
+
 async function firstToken(): Promise<void> {
   const calls: SimCall[] = [];
   const { config, engine: engineSettings } = settings(simPanel((call) => calls.push(call)));
-  const store = new MemorySessionStore();
+  const sessions = await benchSessions();
   const app = createApp({
     config,
     logger: createLogger('silent'),
     version: 'bench',
-    debate: { engine: new DebateEngine(engineSettings), store },
+    sessions,
+    debate: { engine: new DebateEngine(engineSettings), sessions, ownerOf: () => LOCAL_OWNER },
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -388,24 +397,26 @@ async function serveDebates(): Promise<void> {
       const onLog = options.onLog;
       return super.deep(question, {
         ...options,
-        onLog: (log) => {
+        onLog: (log, snapshot) => {
           const times: number[] = [];
           emitted.set(log.sessionId, times);
           // Subscribed before the SSE handler's listener: stamps each event as `emit` hands it out.
           log.subscribe((event) => {
             times[event.seq] = clock();
           });
-          onLog?.(log);
+          onLog?.(log, snapshot);
         },
       });
     }
   }
   const { config, engine } = settings(simPanel());
+  const sessions = await benchSessions();
   const app = createApp({
     config,
     logger: createLogger('silent'),
     version: 'bench',
-    debate: { engine: new TimedEngine(engine), store: new MemorySessionStore() },
+    sessions,
+    debate: { engine: new TimedEngine(engine), sessions, ownerOf: () => LOCAL_OWNER },
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));

@@ -1,9 +1,15 @@
-/** `npm run bench [-- http|wiki|debate]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki|debate|sessions]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchDebate } from './debate.js';
 import { benchHttp } from './http.js';
+import { benchSessions } from './sessions.js';
 import { benchWiki } from './wiki.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { http: benchHttp, wiki: benchWiki, debate: benchDebate };
+const BENCHES: Record<string, () => Promise<void>> = {
+  http: benchHttp,
+  wiki: benchWiki,
+  debate: benchDebate,
+  sessions: benchSessions,
+};
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));
 if (unknown.length > 0) {

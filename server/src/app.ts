@@ -6,13 +6,14 @@ import { requestId } from 'hono/request-id';
 import type { Config } from './config.js';
 import { DebateEngine } from './debate/engine.js';
 import { type DebateDeps, debateHandlers } from './debate/handlers.js';
-import { MemorySessionStore } from './debate/memory-store.js';
 import { createSlotModel } from './debate/models.js';
 import { documentFields, type Handlers, registerContract } from './generated/routes.js';
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
 import { metaHandlers } from './meta/handlers.js';
+import { sessionHandlers } from './sessions/handlers.js';
+import type { Sessions } from './sessions/sessions.js';
 
 export interface AppEnv {
   Variables: { requestId: string };
@@ -24,14 +25,20 @@ export interface AppDeps {
   version: string;
   /** When the process started, for `/health`'s uptime. */
   startedAt?: number;
-  /** The debate engine and where its sessions go; built from `config` and `env` when not given. */
+  /** Stored sessions: where every run is recorded, and what history reads. */
+  sessions: Sessions;
+  /** The debate engine; built from `config` and `env` when not given. */
   debate?: DebateDeps;
   /** Where slot keys are read from; `process.env` by default. */
   env?: Record<string, string | undefined>;
 }
 
 /** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
-export function createDebateDeps(config: Config, env: Record<string, string | undefined> = process.env): DebateDeps {
+export function createDebateDeps(
+  config: Config,
+  sessions: Sessions,
+  env: Record<string, string | undefined> = process.env,
+): DebateDeps {
   const offline = config.offlineTokenDelayMs !== undefined ? { offline: { tokenDelayMs: config.offlineTokenDelayMs } } : {};
   const engine = new DebateEngine({
     panel: config.slots.map((slot) => ({ config: slot, model: createSlotModel(slot, env, offline) })),
@@ -41,11 +48,14 @@ export function createDebateDeps(config: Config, env: Record<string, string | un
     prices: config.prices,
     owner: LOCAL_OWNER,
   });
-  return { engine, store: new MemorySessionStore(), heartbeatMs: config.sseHeartbeatMs };
+  return { engine, sessions, ownerOf, heartbeatMs: config.sseHeartbeatMs };
 }
 
 /** Who owns sessions until accounts exist. */
 export const LOCAL_OWNER = 'local';
+
+/** The caller's user id. */
+const ownerOf = (_c: Context): string => LOCAL_OWNER;
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -91,13 +101,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.env)),
-    listSessions: notImplemented('sessions', 'Session history arrives with session storage.'),
-    getSession: notImplemented('sessions', 'Session history arrives with session storage.'),
-    deleteSession: notImplemented('sessions', 'Session history arrives with session storage.'),
-    streamSessionEvents: notImplemented('sessions', 'Event replay arrives with session storage.'),
-    exportSessionMarkdown: notImplemented('sessions', 'Export arrives with session storage.'),
-    exportSessionJson: notImplemented('sessions', 'Export arrives with session storage.'),
+    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env)),
+    ...sessionHandlers({ sessions: deps.sessions, ownerOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     login: notImplemented('auth', 'Accounts arrive with authentication.'),
     logout: notImplemented('auth', 'Accounts arrive with authentication.'),
     getCurrentUser: notImplemented('auth', 'Accounts arrive with authentication.'),

@@ -26,6 +26,8 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       port: 8787,
       dataDir: resolve('data'),
+      database: resolve('data', 'consilium.db'),
+      sessionCacheSize: 50,
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
@@ -42,6 +44,8 @@ describe('loadConfig defaults', () => {
       HOST: '',
       PORT: '',
       CONSILIUM_DATA_DIR: '',
+      CONSILIUM_DATABASE: '',
+      CONSILIUM_SESSION_CACHE: '',
       CONSILIUM_LOG_LEVEL: '',
       CONSILIUM_QUORUM: '',
       CONSILIUM_CALL_TIMEOUT_MS: '',
@@ -101,6 +105,20 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ CONSILIUM_DATA_DIR: 'var/consilium' }).dataDir).toBe(resolve('var/consilium'));
     const absolute = join(tmpdir(), 'consilium-data');
     expect(loadConfig({ CONSILIUM_DATA_DIR: absolute }).dataDir).toBe(absolute);
+  });
+
+  it('CONSILIUM_DATABASE: a file inside the data directory by default, a relative path resolved, a postgres URL kept as is', () => {
+    expect(loadConfig({ CONSILIUM_DATA_DIR: 'var/c' }).database).toBe(resolve('var/c/consilium.db'));
+    expect(loadConfig({ CONSILIUM_DATABASE: 'db/sessions.sqlite' }).database).toBe(resolve('db/sessions.sqlite'));
+    const url = 'postgres://consilium:secret@db.internal:5432/consilium';
+    expect(loadConfig({ CONSILIUM_DATABASE: url }).database).toBe(url);
+    expect(loadConfig({ CONSILIUM_DATABASE: 'postgresql://h/db' }).database).toBe('postgresql://h/db');
+  });
+
+  it('CONSILIUM_SESSION_CACHE: 0 turns the cache off; a non-integer is refused by name', () => {
+    expect(loadConfig({ CONSILIUM_SESSION_CACHE: '0' }).sessionCacheSize).toBe(0);
+    expect(loadConfig({ CONSILIUM_SESSION_CACHE: '200' }).sessionCacheSize).toBe(200);
+    expect(() => loadConfig({ CONSILIUM_SESSION_CACHE: 'lots' })).toThrow(/CONSILIUM_SESSION_CACHE/);
   });
 
   it.each<LogLevel>(['debug', 'info', 'warn', 'error', 'silent'])('CONSILIUM_LOG_LEVEL=%s', (level) => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type PriceTable, parsePrices } from './debate/pricing.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
 
@@ -7,6 +7,10 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** Where sessions persist: an SQLite file path, or a `postgres://` URL for several instances. */
+  database: string;
+  /** How many recent sessions are kept in memory, so reading them never touches the database. */
+  sessionCacheSize: number;
   logLevel: LogLevel;
   quorum: number;
   slots: SlotConfig[];
@@ -49,10 +53,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`CONSILIUM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const dataDir = resolve(env.CONSILIUM_DATA_DIR || 'data');
+  const database = env.CONSILIUM_DATABASE || join(dataDir, 'consilium.db');
   return {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8787, 0, 65535),
-    dataDir: resolve(env.CONSILIUM_DATA_DIR || 'data'),
+    dataDir,
+    database: isDatabaseUrl(database) ? database : resolve(database),
+    sessionCacheSize: integer(env, 'CONSILIUM_SESSION_CACHE', 50, 0, 100_000),
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
     slots: slotsFromEnv(env),
@@ -62,6 +70,11 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
   };
+}
+
+/** A PostgreSQL connection URL rather than an SQLite file path. */
+export function isDatabaseUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
 }
 
 /** Loads `.env` from the working directory into `process.env`, if there is one; real env wins. */

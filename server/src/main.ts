@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { createLogger } from './http/log.js';
+import { openSessions } from './sessions/open.js';
+import type { Sessions } from './sessions/sessions.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-function start(): void {
+async function start(): Promise<void> {
   const dotEnv = loadDotEnv();
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -23,7 +26,14 @@ function start(): void {
   // they belong in the log, at debug level since they repeat per call.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
     logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
-  const app = createApp({ config, logger, version, startedAt: Date.now() });
+  let sessions: Sessions;
+  try {
+    sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize, logger });
+  } catch (err) {
+    console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info('listening', {
@@ -31,6 +41,7 @@ function start(): void {
       version,
       dotEnv,
       slots: config.slots.map((s) => `${s.slot}:${s.provider}:${s.live ? 'live' : 'offline'}`),
+      database: redact(config.database),
     });
     if (config.logLevel !== 'silent') {
       console.log(
@@ -42,9 +53,25 @@ function start(): void {
     console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
     process.exit(1);
   });
-  const stop = () => server.close(() => process.exit(0));
+  // Running debates are cancelled by their closing connections; what they raised is written before exit.
+  const stop = () => {
+    server.close();
+    (server as Server).closeAllConnections();
+    sessions.close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        logger.error('closing the session store failed', { error: err.message });
+        process.exit(1);
+      },
+    );
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
-start();
+/** A database URL without its password, for logs. */
+function redact(location: string): string {
+  return location.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+await start();

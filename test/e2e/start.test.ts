@@ -1,115 +1,30 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../generator/src/contract.js';
 import { listOperations } from '../../generator/src/routes.js';
+import {
+  captured,
+  envWith,
+  npmStart,
+  ROOT,
+  type Run,
+  running,
+  runs,
+  stop,
+  WAIT_MS,
+  waitForExit,
+  waitForStdout,
+} from '../support/process.js';
 
 /** `npm start` exactly as a user runs it: the real package script, from the repository root, in its own process group. */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const BANNER = /Consilium (\S+) is serving (http:\/\/127\.0\.0\.1:(\d+))\n/;
-const WAIT_MS = 60_000;
-const STOP_MS = 10_000;
 const SECRET = 'sk-ant-e2e-secret-do-not-print';
-const KEY_VARS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'XAI_API_KEY'];
 
-interface Run {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const runs: Run[] = [];
 let dataDir: string;
-
-/**
- * The inherited environment with every Consilium setting pinned: `main.ts` also loads a developer's `.env`, but a
- * variable already set, even to '', wins over it, so a local `.env` cannot change what these tests see.
- */
-function envWith(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '', PORT: '', CONSILIUM_QUORUM: '', CONSILIUM_LOG_LEVEL: 'info' };
-  for (const key of KEY_VARS) env[key] = '';
-  for (const n of [1, 2, 3, 4, 5]) {
-    for (const key of ['PROVIDER', 'MODEL', 'STRENGTH', 'API_KEY_ENV', 'BASE_URL', 'API_KEY'])
-      env[`CONSILIUM_SLOT${n}_${key}`] = '';
-  }
-  return { ...env, CONSILIUM_DATA_DIR: dataDir, ...settings };
-}
-
-function npmStart(env: NodeJS.ProcessEnv): Run {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const run: Run = {
-    child,
-    stdout: '',
-    stderr: '',
-    exit: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
-  };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    run.stdout += chunk;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    run.stderr += chunk;
-  });
-  runs.push(run);
-  return run;
-}
-
-const captured = (run: Run) => `\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
-const running = (run: Run) => run.child.exitCode === null && run.child.signalCode === null;
-
-/** Waits until `pattern` appears on stdout; fails early if the process exits, and after `ms` with everything it printed. */
-async function waitForStdout(run: Run, pattern: RegExp, ms = WAIT_MS): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const match = run.stdout.match(pattern);
-    if (match) return match;
-    if (!running(run))
-      throw new Error(
-        `npm start exited (${run.child.exitCode ?? run.child.signalCode}) before printing ${pattern}${captured(run)}`,
-      );
-    if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout within ${ms} ms${captured(run)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Resolves with the exit, or fails after `ms` with everything it printed. */
-async function waitForExit(run: Run, ms = WAIT_MS) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`npm start still running after ${ms} ms${captured(run)}`)), ms);
-  });
-  try {
-    return await Promise.race([run.exit, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** SIGTERM to the whole group (npm, sh, tsx, node), then SIGKILL if it has not gone within `STOP_MS`. */
-async function stop(run: Run): Promise<void> {
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-run.child.pid!, name);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-    }
-  };
-  if (run.child.pid === undefined) return;
-  signal('SIGTERM');
-  try {
-    if (running(run)) await waitForExit(run, STOP_MS);
-  } catch {
-    signal('SIGKILL');
-    await run.exit;
-  }
-  // The leader may be gone while its group lives on; make sure nothing of it does.
-  signal('SIGKILL');
-}
 
 /** Every line of stdout that is a JSON object: the log. */
 const logRecords = (run: Run) =>
@@ -139,7 +54,7 @@ describe('npm start', () => {
   };
 
   beforeAll(async () => {
-    run = npmStart(envWith({ PORT: '0', ANTHROPIC_API_KEY: SECRET }));
+    run = npmStart(envWith(dataDir, { PORT: '0', ANTHROPIC_API_KEY: SECRET }));
     const [, bannerVersion, url, port] = await waitForStdout(run, BANNER);
     expect(bannerVersion).toBe(version);
     expect(Number(port)).toBeGreaterThan(0);
@@ -232,16 +147,31 @@ describe('npm start', () => {
     expect(JSON.parse(delta)).toMatchObject({ type: 'answer.delta', round: 1, delta: expect.any(String) });
   });
 
+  it('keeps the streamed debate in the history, stored in the default SQLite file', async () => {
+    let items: { question: string; status: string }[] = [];
+    // The hang-up cancels the debate; its end is written as soon as its calls have stopped.
+    for (let i = 0; i < 50; i++) {
+      const res = await fetch(`${baseUrl}/sessions?q=is%20this%20running`);
+      requestIds.push(res.headers.get('x-request-id') ?? '');
+      expect(res.status).toBe(200);
+      items = ((await res.json()) as { items: typeof items }).items;
+      if (items[0]?.status !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(items).toMatchObject([{ question: 'Is this running?', status: 'cancelled' }]);
+    expect(existsSync(join(dataDir, 'consilium.db'))).toBe(true);
+  });
+
   it('answers an operation it does not provide yet with a 501 problem', async () => {
-    const res = await fetch(`${baseUrl}/sessions`);
+    const res = await fetch(`${baseUrl}/auth/me`);
     requestIds.push(res.headers.get('x-request-id') ?? '');
     expect(res.status).toBe(501);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'sessions', instance: '/sessions' });
+    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'auth', instance: '/auth/me' });
   });
 
   it('logs JSON lines: the start, then one line per request with its requestId', async () => {
-    await waitForStdout(run, /"path":"\/sessions"/);
+    await waitForStdout(run, /"path":"\/auth\/me"/);
     const records = logRecords(run);
     expect(records[0]).toMatchObject({
       level: 'info',
@@ -256,7 +186,8 @@ describe('npm start', () => {
       ['GET', '/providers', 200],
       ['GET', '/openapi.json', 200],
       ['POST', '/consilium/deep/stream', 200],
-      ['GET', '/sessions', 501],
+      ...requestIds.slice(4, -1).map(() => ['GET', '/sessions', 200]),
+      ['GET', '/auth/me', 501],
     ]);
     expect(requests.map((r) => r.requestId)).toEqual(requestIds);
     for (const r of records) expect(new Date(r.time as string).toISOString()).toBe(r.time);
@@ -284,7 +215,7 @@ describe('npm start with a bad setting', () => {
       'Slot 5 uses provider "ollama-qwen", which needs CONSILIUM_SLOT5_BASE_URL',
     ],
   ])('%s: exits 78 with a configuration error on stderr, serving nothing', async (_, settings, message) => {
-    const run = npmStart(envWith(settings));
+    const run = npmStart(envWith(dataDir, settings));
     try {
       const { code } = await waitForExit(run);
       expect(code, captured(run)).not.toBe(0);

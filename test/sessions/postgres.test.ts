@@ -10,13 +10,15 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
 import { migrations } from '../../server/src/sessions/postgres/migrations.js';
 import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/notify.js';
 import { INTERRUPTED_ERROR, PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
 import { type Step, StoreError } from '../../server/src/sessions/store.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { startServer } from '../support/server.js';
+import { readSse } from '../support/sse.js';
 import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
 
 let server: TestPostgres | undefined;
@@ -305,6 +307,53 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     await store.close();
     await store.close();
     expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [store.instanceId])).toStrictEqual([]);
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', () => {
+  async function sse(url: string, init?: RequestInit): Promise<DebateEvent[]> {
+    const res = await fetch(url, init);
+    expect(res.status).toBe(200);
+    const got: DebateEvent[] = [];
+    for await (const message of readSse(res)) got.push(JSON.parse(message.data) as DebateEvent);
+    return got;
+  }
+
+  it("follows a debate running on A from B, and B's cached copy gives way to A's later writes", async () => {
+    const database = await server!.createDatabase();
+    // A's offline models are paced, so the debate is still running when B looks.
+    const a = await startServer({ CONSILIUM_DATABASE: database, CONSILIUM_OFFLINE_TOKEN_MS: '1' });
+    const b = await startServer({ CONSILIUM_DATABASE: database });
+    try {
+      const streaming = sse(`${a.baseUrl}/consilium/deep/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Followed from another server?', rounds: 2 }),
+      });
+      let id = '';
+      await vi.waitFor(
+        async () => {
+          const page = (await (await fetch(`${b.baseUrl}/sessions`)).json()) as { items: { id: string; status: string }[] };
+          id = page.items.find((s) => s.status === 'running')?.id ?? '';
+          expect(id).not.toBe('');
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      // B reads (and caches) the session while it runs, then follows it to its end.
+      const running = (await (await fetch(`${b.baseUrl}/sessions/${id}`)).json()) as { status: string };
+      expect(running.status).toBe('running');
+      const followed = await sse(`${b.baseUrl}/sessions/${id}/events`);
+      const streamed = await streaming;
+      expect(streamed.at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
+      expect(followed).toStrictEqual(streamed);
+
+      const atA = await (await fetch(`${a.baseUrl}/sessions/${id}`)).json();
+      const atB = await (await fetch(`${b.baseUrl}/sessions/${id}`)).json();
+      expect(atB).toStrictEqual(atA);
+      expect(atB).toMatchObject({ status: 'completed' });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 });
 

@@ -80,8 +80,13 @@ export interface Budget {
 export interface RunOptions {
   /** Cancels the run and every model call in flight. */
   signal?: AbortSignal;
-  /** Gets the session's event log before the first event, to stream it. */
-  onLog?: (log: EventLog) => void;
+  /**
+   * Gets the session's event log before the first event, to stream it, and `snapshot`, the session
+   * as it stands at any moment (a running round holds the answers finished so far), to store it.
+   */
+  onLog?: (log: EventLog, snapshot: () => Session) => void;
+  /** Who runs it; the engine's `owner` setting by default. */
+  owner?: string;
 }
 
 /** What the run accumulates; becomes the contract's Session. */
@@ -96,6 +101,9 @@ class Run {
   consensus: Consensus | undefined;
   verdict: Verdict | undefined;
   error: string | undefined;
+  /** The session `end` returned, so a snapshot taken after the end equals it. */
+  ended: Session | undefined;
+  readonly owner: string;
   readonly budgetStop = new AbortController();
   readonly signal: AbortSignal;
 
@@ -110,8 +118,9 @@ class Run {
     const now = engine.now();
     this.createdAt = new Date(now).toISOString();
     this.log = new EventLog(newSessionId(now), { now: engine.now });
+    this.owner = options.owner ?? engine.settings.owner;
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
-    options.onLog?.(this.log);
+    options.onLog?.(this.log, () => this.ended ?? this.session('running'));
   }
 
   get cancelled(): boolean {
@@ -149,7 +158,7 @@ class Run {
     const now = new Date(this.engine.now()).toISOString();
     const session: Session = {
       id: this.log.sessionId,
-      owner: this.engine.settings.owner,
+      owner: this.owner,
       mode: this.mode,
       question: this.question,
       roundsRequested: this.roundsRequested,
@@ -170,6 +179,7 @@ class Run {
 
   end(status: Session['status']): Session {
     const session = this.session(status);
+    this.ended = session;
     this.log.emit({
       type: 'session.ended',
       status,
@@ -354,24 +364,24 @@ export class DebateEngine {
     // usually answers last first keeps those set-ups off the round's critical path.
     const expected = (seat: PanelSlot) => this.#latency.get(seat.config.slot) ?? 0;
     const byLatency = [...seats].sort((a, b) => expected(b) - expected(a));
+    // The round is part of the session from its start: answers join it as they finish (a snapshot
+    // taken mid-round holds them), then take the seats' order when the round ends.
+    const round: Round = { number: n, kind, answers: [], missingSlots: [] };
+    run.rounds.push(round);
     const settled = new Map<PanelSlot, Answer>();
     await Promise.all(
-      byLatency.map(async (seat) => settled.set(seat, await this.#answer(run, n, seat, prompt(seat), maxOutputTokens, finals))),
+      byLatency.map(async (seat) => {
+        settled.set(seat, await this.#answer(run, round, seat, prompt(seat), maxOutputTokens, finals));
+      }),
     );
-    const answers = seats.map((seat) => settled.get(seat)!);
-    const round: Round = {
-      number: n,
-      kind,
-      answers,
-      missingSlots: sorted(answers.filter((a) => a.error).map((a) => a.slot)),
-    };
-    run.rounds.push(round);
+    round.answers = seats.map((seat) => settled.get(seat)!);
+    round.missingSlots = sorted(round.answers.filter((a) => a.error).map((a) => a.slot));
     return round;
   }
 
   async #answer(
     run: Run,
-    n: number,
+    round: Round,
     seat: PanelSlot,
     prompt: string,
     maxOutputTokens: number | undefined,
@@ -379,6 +389,7 @@ export class DebateEngine {
   ): Promise<Answer> {
     const { model } = seat;
     const slot = seat.config.slot;
+    const n = round.number;
     const position = finals ? new PositionStream() : undefined;
     const onDelta = (text: string) => {
       const delta = position ? position.push(text) : text;
@@ -417,6 +428,7 @@ export class DebateEngine {
       const previous = this.#latency.get(slot);
       this.#latency.set(slot, previous === undefined ? answer.latencyMs : 0.7 * previous + 0.3 * answer.latencyMs);
     }
+    round.answers.push(answer);
     if (error) {
       run.fail(slot, n, error);
       run.log.emit({ type: 'answer.failed', round: n, slot, provider: model.provider, model: model.model, error });

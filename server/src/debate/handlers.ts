@@ -8,29 +8,53 @@ import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/gen
 import type { AppEnv } from '../app.js';
 import type { Handlers } from '../generated/routes.js';
 import { problem } from '../http/problem.js';
-import type { DebateEngine } from './engine.js';
-import type { MemorySessionStore } from './memory-store.js';
+import type { Sessions } from '../sessions/sessions.js';
+import type { DebateEngine, RunOptions } from './engine.js';
+import type { EventLog } from './events.js';
 
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
 
 export interface DebateDeps {
   engine: DebateEngine;
-  store: MemorySessionStore;
+  /** Where every run is recorded as it goes, and stored sessions are read for `/synthesize`. */
+  sessions: Sessions;
+  /** Who is asking; one local owner until accounts exist. */
+  ownerOf: (c: Context) => string;
   heartbeatMs?: number;
 }
 
 type DebateOperations = 'askProvider' | 'runParallel' | 'runDeepDebate' | 'streamDeepDebate' | 'synthesizeVerdict';
 
-const signalOf = (c: Context) => c.req.raw.signal;
-
 export function debateHandlers({
   engine,
-  store,
+  sessions,
+  ownerOf,
   heartbeatMs = HEARTBEAT_MS,
 }: DebateDeps): Pick<Handlers<AppEnv>, DebateOperations> {
-  const keep = (session: Session) => {
-    store.save(session);
+  /**
+   * Run options that record the session as it goes, owned by the caller and stopped by the
+   * client going away, by `also` (the event stream's own abort) or by a delete of the session.
+   */
+  const recorded = (
+    c: Context,
+    also?: AbortSignal,
+    onLog?: (log: EventLog) => void,
+  ): Required<Pick<RunOptions, 'signal' | 'onLog' | 'owner'>> => {
+    const cancel = new AbortController();
+    const record = sessions.recorder.hook(cancel);
+    return {
+      owner: ownerOf(c),
+      signal: AbortSignal.any([cancel.signal, c.req.raw.signal, ...(also ? [also] : [])]),
+      onLog: (log, snapshot) => {
+        record(log, snapshot);
+        onLog?.(log);
+      },
+    };
+  };
+  /** The run's result once all of it is stored, so a read right after the response finds it. */
+  const stored = async (session: Session) => {
+    await sessions.recorder.live(session.id)?.done;
     return session;
   };
 
@@ -43,9 +67,9 @@ export function debateHandlers({
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
-      const session = keep(
+      const session = await stored(
         await engine.ask(seat, body.question, {
-          signal: signalOf(c),
+          ...recorded(c),
           ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
         }),
       );
@@ -61,9 +85,9 @@ export function debateHandlers({
 
     runParallel: async (c) => {
       const body = c.req.valid('json');
-      const session = keep(
+      const session = await stored(
         await engine.parallel(body.question, body.slots, {
-          signal: signalOf(c),
+          ...recorded(c),
           ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
         }),
       );
@@ -82,7 +106,7 @@ export function debateHandlers({
 
     runDeepDebate: async (c) => {
       const body = c.req.valid('json');
-      const session = keep(await engine.deep(body.question, { ...deepOptions(body), signal: signalOf(c) }));
+      const session = await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) }));
       return c.json(session, 200);
     },
 
@@ -102,12 +126,13 @@ export function debateHandlers({
           writing = writing.then(() => stream.write(': heartbeat\n\n')).catch(() => cancel.abort());
         }, heartbeatMs);
         try {
-          const session = await engine.deep(body.question, {
-            ...deepOptions(body),
-            signal: AbortSignal.any([cancel.signal, signalOf(c)]),
-            onLog: (log) => log.subscribe(send),
-          });
-          keep(session);
+          await stored(
+            await engine.deep(body.question, {
+              ...deepOptions(body),
+              // What the client sees is what is stored: nothing but deltas before it is committed.
+              ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send)),
+            }),
+          );
           await writing;
         } finally {
           clearInterval(heartbeat);
@@ -135,10 +160,10 @@ export function debateHandlers({
       let question: string;
       let answers: SynthesisAnswer[];
       if (body.sessionId !== undefined) {
-        const stored = store.get(body.sessionId);
-        if (!stored) return problem(c, 404, 'not_found', { detail: `No session "${body.sessionId}".` });
-        question = stored.question;
-        answers = stored.rounds.flatMap((r) =>
+        const source = await sessions.get(body.sessionId, ownerOf(c));
+        if (!source) return problem(c, 404, 'not_found', { detail: `No session "${body.sessionId}".` });
+        question = source.question;
+        answers = source.rounds.flatMap((r) =>
           r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
         );
         if (answers.length === 0)
@@ -147,7 +172,7 @@ export function debateHandlers({
         question = body.question!;
         answers = body.answers!;
       }
-      const session = keep(await engine.synthesizeAnswers(question, answers, { signal: signalOf(c) }));
+      const session = await stored(await engine.synthesizeAnswers(question, answers, recorded(c)));
       if (!session.verdict) {
         return problem(c, 502, 'provider_failed', { detail: `No slot could write the verdict. Session ${session.id}.` });
       }

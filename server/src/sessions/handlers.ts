@@ -1,0 +1,103 @@
+/** The session history operations over HTTP: list, get, delete, replay with live follow, export. */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
+import type { AppEnv } from '../app.js';
+import type { Handlers } from '../generated/routes.js';
+import { problem } from '../http/problem.js';
+import { sessionMarkdown } from './markdown.js';
+import { BadCursorError, type Sessions } from './sessions.js';
+
+type SessionOperations =
+  | 'listSessions'
+  | 'getSession'
+  | 'deleteSession'
+  | 'streamSessionEvents'
+  | 'exportSessionMarkdown'
+  | 'exportSessionJson';
+
+export interface SessionHandlerDeps {
+  sessions: Sessions;
+  /** Who is asking; one local owner until accounts exist. */
+  ownerOf: (c: Context<AppEnv>) => string;
+  heartbeatMs: number;
+}
+
+const notFound = (c: Context, id: string) => problem(c, 404, 'not_found', { detail: `No session "${id}".` });
+
+/** `Content-Disposition` for a download named after the session. */
+const attachment = (id: string, extension: string) => `attachment; filename="${id}.${extension}"`;
+
+export function sessionHandlers({
+  sessions,
+  ownerOf,
+  heartbeatMs,
+}: SessionHandlerDeps): Pick<Handlers<AppEnv>, SessionOperations> {
+  return {
+    listSessions: async (c) => {
+      const query = c.req.valid('query');
+      try {
+        return c.json(await sessions.list(ownerOf(c), query), 200);
+      } catch (error) {
+        if (!(error instanceof BadCursorError)) throw error;
+        return problem(c, 400, 'validation_failed', {
+          detail: error.message,
+          errors: [{ path: 'query.cursor', message: error.message }],
+        });
+      }
+    },
+
+    getSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const session = await sessions.get(sessionId, ownerOf(c));
+      return session ? c.json(session, 200) : notFound(c, sessionId);
+    },
+
+    deleteSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      return (await sessions.delete(sessionId, ownerOf(c))) ? c.body(null, 204) : notFound(c, sessionId);
+    },
+
+    streamSessionEvents: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const lastEventId = c.req.valid('header')['Last-Event-ID'];
+      const session = await sessions.get(sessionId, ownerOf(c));
+      if (!session) return notFound(c, sessionId);
+      return streamSSE(c, async (stream) => {
+        const closed = new AbortController();
+        stream.onAbort(() => closed.abort());
+        const heartbeat = setInterval(() => {
+          stream.write(': heartbeat\n\n').catch(() => closed.abort());
+        }, heartbeatMs);
+        try {
+          await sessions.follow(
+            session,
+            lastEventId === undefined ? 0 : Number(lastEventId),
+            (event: DebateEvent) => stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) }),
+            AbortSignal.any([closed.signal, c.req.raw.signal]),
+          );
+        } finally {
+          clearInterval(heartbeat);
+        }
+      });
+    },
+
+    exportSessionMarkdown: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const session = await sessions.get(sessionId, ownerOf(c));
+      if (!session) return notFound(c, sessionId);
+      return c.body(sessionMarkdown(session), 200, {
+        'content-type': 'text/markdown; charset=utf-8',
+        'content-disposition': attachment(session.id, 'md'),
+      });
+    },
+
+    exportSessionJson: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const session = await sessions.get(sessionId, ownerOf(c));
+      if (!session) return notFound(c, sessionId);
+      c.header('content-disposition', attachment(session.id, 'json'));
+      return c.json(session, 200);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * A session as a Markdown document someone can read top to bottom: the question, every round per
+ * model, the consensus, then the verdict with its P0/P1/P2 actions. Model text is untrusted: raw
+ * HTML in it is escaped (outside code), so a viewer that renders HTML shows it instead of running it.
+ */
+import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+
+export function sessionMarkdown(session: Session): string {
+  const out: string[] = [];
+  out.push(`# ${oneLine(session.question)}`, '');
+  out.push(
+    `- Session: \`${session.id}\``,
+    `- Mode: ${session.mode}${session.mode === 'deep' ? ` (${session.roundsRequested} rounds)` : ''}`,
+    `- Status: **${session.status}**${session.missingSlots.length ? ` — missing ${slots(session.missingSlots)}` : ''}`,
+    `- Started: ${session.createdAt}${session.completedAt ? `, ended ${session.completedAt}` : ''}`,
+    `- Usage: ${session.usage.inputTokens} input + ${session.usage.outputTokens} output tokens; cost $${session.cost.usd.toFixed(4)}${session.cost.priced ? '' : ' (lower bound: some usage had no price)'}`,
+    '',
+  );
+  if (session.question.includes('\n')) out.push('## Question', '', inert(session.question), '');
+
+  for (const round of session.rounds) {
+    out.push(`## Round ${round.number}: ${round.kind}`, '');
+    for (const answer of round.answers) out.push(...answerSection(answer));
+    if (round.missingSlots.length) out.push(`_Missing in this round: ${slots(round.missingSlots)}._`, '');
+  }
+
+  const consensus = session.consensus;
+  if (consensus) {
+    out.push('## Consensus', '');
+    if (consensus.agreements.length) {
+      out.push('### Agreements', '');
+      for (const a of consensus.agreements) out.push(`- ${inlineText(a.statement)} (${slots(a.slots)})`);
+      out.push('');
+    }
+    if (consensus.disagreements.length) {
+      out.push('### Disagreements', '');
+      for (const d of consensus.disagreements) {
+        out.push(`- **${inlineText(d.topic)}**`);
+        for (const p of d.positions) out.push(`  - ${inlineText(p.position)} (${slots(p.slots)})`);
+      }
+      out.push('');
+    }
+  }
+
+  const verdict = session.verdict;
+  if (verdict) {
+    const by = verdict.synthesizer;
+    out.push('## Verdict', '');
+    out.push(
+      `_Written by slot ${by.slot} (${by.provider}, ${by.model})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : ''}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      '',
+    );
+    if (verdict.format === 'unstructured') {
+      out.push('The verdict did not validate; this is its raw text.', '', fenced(verdict.rawText ?? ''), '');
+    } else {
+      if (verdict.summary) out.push(inert(verdict.summary), '');
+      if (verdict.answer) out.push(inert(verdict.answer), '');
+      for (const priority of ['P0', 'P1', 'P2'] as const) {
+        const actions = verdict.actions?.[priority] ?? [];
+        out.push(`### ${priority}`, '');
+        if (actions.length === 0) out.push('_None._');
+        for (const action of actions) out.push(actionLine(action));
+        out.push('');
+      }
+    }
+    if (verdict.dissent.length) {
+      out.push('### Dissent', '');
+      for (const d of verdict.dissent) out.push(`- ${inlineText(d.text)} (${slots(d.slots)})`);
+      out.push('');
+    }
+    if (verdict.positionChanges.length) {
+      out.push('### Position changes', '');
+      for (const c of verdict.positionChanges)
+        out.push(
+          `- Slot ${c.slot}: ${c.changed ? 'changed' : 'held'}${c.round ? ` (round ${c.round})` : ''} — ${inlineText(c.reason)}`,
+        );
+      out.push('');
+    }
+    if (verdict.degradation.degraded) {
+      out.push('### Degradation', '');
+      for (const r of verdict.degradation.reasons)
+        out.push(`- Slot ${r.slot}${r.round ? `, round ${r.round}` : ''}: ${r.code} — ${inlineText(r.message)}`);
+      out.push('');
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function answerSection(answer: Answer): string[] {
+  const head = `### Slot ${answer.slot}: ${answer.provider} (${answer.model}${answer.offline ? ', offline' : ''})`;
+  if (answer.error) {
+    return [head, '', `_Failed: ${answer.error.code} — ${inlineText(answer.error.message)}_`, ''];
+  }
+  return [head, '', inert(answer.text), ''];
+}
+
+function actionLine(action: Action): string {
+  const support = `slots ${action.supportingSlots.join(', ') || 'none'}; rounds ${action.supportingRounds.join(', ') || 'none'}`;
+  return `- **${inlineText(action.title)}** — ${inlineText(action.rationale)} _(${support})_`;
+}
+
+function slots(list: readonly SlotNumber[]): string {
+  return list.map((s) => `slot ${s}`).join(', ');
+}
+
+function oneLine(text: string): string {
+  return inlineText(text.split('\n')[0] ?? '').slice(0, 200);
+}
+
+/** Text inside one list item or heading: one line, HTML escaped. */
+function inlineText(text: string): string {
+  return escapeHtml(text.replace(/\s*\n\s*/g, ' ').trim());
+}
+
+/** A block of model Markdown kept as Markdown, with raw HTML outside code fences and spans escaped. */
+export function inert(text: string): string {
+  let inFence = false;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (/^\s*(```|~~~)/.test(line)) {
+        inFence = !inFence;
+        return line;
+      }
+      if (inFence) return line;
+      // Code spans keep their text; everything else loses the power to open a tag or an entity.
+      return line
+        .split(/(`[^`]*`)/)
+        .map((part, i) => (i % 2 === 1 ? part : escapeHtml(part)))
+        .join('');
+    })
+    .join('\n');
+}
+
+function fenced(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${text}\n${fence}`;
+}
+
+/** Only `<` can open a tag; `>` stays so model blockquotes still read as quotes. */
+function escapeHtml(text: string): string {
+  return text.replace(/</g, '&lt;');
+}

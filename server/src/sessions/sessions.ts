@@ -1,0 +1,152 @@
+/**
+ * Session history over one store: reads through the cache, owner checks, cursor pages, deletes that
+ * stop a running debate first, and replay that hands over to live events with no gap and no duplicate.
+ */
+import type { DebateEvent, Session, SessionPage } from '../../../sdk/src/generated/types.gen.js';
+import type { SessionCache } from './cache.js';
+import type { SessionRecorder } from './recorder.js';
+import type { ListPosition, SessionStore } from './store.js';
+
+export interface SessionsOptions {
+  store: SessionStore;
+  cache: SessionCache;
+  recorder: SessionRecorder;
+}
+
+/** A `cursor` that is not one of ours. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}
+
+export class Sessions {
+  readonly store: SessionStore;
+  readonly cache: SessionCache;
+  readonly recorder: SessionRecorder;
+
+  constructor(options: SessionsOptions) {
+    this.store = options.store;
+    this.cache = options.cache;
+    this.recorder = options.recorder;
+    // Another instance changed a session: our copy may be stale.
+    options.store.onChange?.((id) => this.cache.delete(id));
+  }
+
+  /**
+   * Gives running debates (being cancelled by their closing connections) up to `graceMs` to record
+   * their end, writes whatever they raised, then closes the store. A run that outlives the grace
+   * is marked `interrupted` at the next start.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    await this.recorder.settled();
+    await this.store.close();
+  }
+
+  /** The session if it exists and `owner` may see it. */
+  async get(id: string, owner: string): Promise<Session | undefined> {
+    const session = this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id)));
+    // Someone else's session reads as absent: its existence is not ours to reveal.
+    return session && session.owner === owner ? session : undefined;
+  }
+
+  async list(owner: string, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
+    const page = await this.store.list({
+      owner,
+      limit: query.limit ?? 20,
+      ...(query.q !== undefined && { q: query.q }),
+      ...(query.cursor !== undefined && { after: decodeCursor(query.cursor) }),
+    });
+    return { items: page.items, ...(page.next && { nextCursor: encodeCursor(page.next) }) };
+  }
+
+  /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */
+  async delete(id: string, owner: string): Promise<boolean> {
+    if (!(await this.get(id, owner))) return false;
+    const live = this.recorder.live(id);
+    if (live) {
+      live.cancel(new Error('The session was deleted.'));
+      // The run writes its end once its calls have stopped; delete after that, or it would come back.
+      await live.done;
+    }
+    this.cache.delete(id);
+    const deleted = await this.store.delete(id);
+    this.cache.delete(id);
+    return deleted;
+  }
+
+  /**
+   * Sends every event with `seq > afterSeq`, then live ones until the session ends (or `signal`
+   * aborts). Live events are caught from before the stored ones are read, and each `seq` is sent
+   * once, in order.
+   */
+  async follow(
+    session: Session,
+    afterSeq: number,
+    send: (event: DebateEvent) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let last = afterSeq;
+    let ended = false;
+    const queue: DebateEvent[] = [];
+    let wake: (() => void) | undefined;
+    const arrive = (event: DebateEvent) => {
+      queue.push(event);
+      wake?.();
+    };
+    const deliver = async (events: Iterable<DebateEvent>) => {
+      for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
+        if (event.seq <= last) continue;
+        last = event.seq;
+        await send(event);
+        if (event.type === 'session.ended') ended = true;
+      }
+    };
+
+    const live = this.recorder.live(session.id);
+    let stop: () => unknown = () => undefined;
+    let caught: DebateEvent[] = [];
+    if (live) {
+      stop = live.subscribe(arrive);
+      caught = [...live.released];
+    } else if (session.status === 'running' && this.store.watch) {
+      stop = await this.store.watch(session.id, arrive);
+    }
+    try {
+      await deliver([...(await this.store.events(session.id, afterSeq)), ...caught]);
+      if (!live && !(session.status === 'running' && this.store.watch)) return;
+      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      while (!ended && !signal.aborted) {
+        if (queue.length === 0) {
+          await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+          wake = undefined;
+        }
+        await deliver(queue.splice(0));
+      }
+    } finally {
+      await stop();
+    }
+  }
+}
+
+// A cursor is the last item's position, opaque to clients: base64url of `createdAt|id`.
+export function encodeCursor(position: ListPosition): string {
+  return Buffer.from(`${position.createdAt}|${position.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): ListPosition {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const bar = text.indexOf('|');
+  const createdAt = text.slice(0, bar);
+  const id = text.slice(bar + 1);
+  if (
+    bar < 0 ||
+    Number.isNaN(Date.parse(createdAt)) ||
+    !/^ses_[0-9A-Za-z]+$/.test(id) ||
+    encodeCursor({ createdAt, id }) !== cursor
+  ) {
+    throw new BadCursorError('`cursor` is not a cursor this server gave out; start again without one.');
+  }
+  return { createdAt, id };
+}

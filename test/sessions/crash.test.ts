@@ -1,0 +1,93 @@
+/**
+ * The crash test: a real server process (`npm start`) is SIGKILLed in the middle of a deep debate's
+ * round and started again. The session is `interrupted`, every answer that completed before the
+ * kill is stored exactly as it was streamed, replay ends with the interruption, and SQLite's
+ * integrity check is `ok`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Answer, DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import { envWith, kill, npmStart, type Run, runs, stop, waitForStdout } from '../support/process.js';
+import { readSse } from '../support/sse.js';
+
+const BANNER = /is serving (http:\/\/127\.0\.0\.1:\d+)\n/;
+let dataDir: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'consilium-crash-'));
+});
+afterAll(async () => {
+  await Promise.all(runs.map(stop));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<{ run: Run; baseUrl: string }> {
+  // Paced offline models, so the kill lands while models are still answering.
+  const run = npmStart(envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '4' }));
+  const [, baseUrl] = await waitForStdout(run, BANNER);
+  return { run, baseUrl: baseUrl! };
+}
+
+function integrityCheck(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => {
+      if (err) return reject(err);
+      db.get('PRAGMA integrity_check', (error, row: { integrity_check: string } | undefined) => {
+        db.close();
+        if (error) reject(error);
+        else resolve(row?.integrity_check ?? 'no row');
+      });
+    });
+  });
+}
+
+it('keeps every answer completed before a SIGKILL mid-round, and marks the session interrupted', async () => {
+  const first = await start();
+  const res = await fetch(`${first.baseUrl}/consilium/deep/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ question: 'Will this survive a crash?', rounds: 3 }),
+  });
+  expect(res.status).toBe(200);
+  const completed: Answer[] = [];
+  let sessionId = '';
+  for await (const message of readSse(res)) {
+    const event = JSON.parse(message.data) as DebateEvent;
+    sessionId = event.sessionId;
+    if (event.type === 'answer.completed') completed.push(event.answer);
+    // Mid-round: round 1 is whole, and round 2 has some answers but not all.
+    if (completed.filter((a) => a.round === 2).length === 2) break;
+  }
+  await kill(first.run);
+  expect(completed.filter((a) => a.round === 1)).toHaveLength(5);
+
+  const second = await start();
+  const got = await fetch(`${second.baseUrl}/sessions/${sessionId}`);
+  expect(got.status).toBe(200);
+  const session = (await got.json()) as Session;
+  expect(session.status).toBe('interrupted');
+  expect(session.completedAt).toBeDefined();
+  const stored = session.rounds.flatMap((r) => r.answers);
+  for (const answer of completed) {
+    expect(stored.find((a) => a.round === answer.round && a.slot === answer.slot)).toStrictEqual(answer);
+  }
+  expect(session.rounds.map((r) => r.number)).toEqual([1, 2]);
+
+  const replay = await fetch(`${second.baseUrl}/sessions/${sessionId}/events`);
+  const events: DebateEvent[] = [];
+  for await (const message of readSse(replay)) events.push(JSON.parse(message.data) as DebateEvent);
+  expect(events[0]!.type).toBe('session.started');
+  expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+  const seqs = events.map((e) => e.seq);
+  expect(new Set(seqs).size).toBe(seqs.length);
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  // Every completed answer's event is in the replay.
+  const replayedAnswers = events.flatMap((e) => (e.type === 'answer.completed' ? [e.answer] : []));
+  expect(replayedAnswers).toEqual(expect.arrayContaining(completed));
+
+  await stop(second.run);
+  expect(await integrityCheck(join(dataDir, 'consilium.db'))).toBe('ok');
+}, 120_000);

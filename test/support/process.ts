@@ -1,0 +1,127 @@
+/** Running `npm start` as a user does, in its own process group, and stopping it (gently or not). */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const WAIT_MS = 60_000;
+export const STOP_MS = 10_000;
+export const KEY_VARS = [
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'XAI_API_KEY',
+];
+
+/** Every process started here, so a test file's `afterAll` can stop whatever is left. */
+export const runs: Run[] = [];
+
+/**
+ * The inherited environment with every Consilium setting pinned: `main.ts` also loads a developer's `.env`, but a
+ * variable already set, even to '', wins over it, so a local `.env` cannot change what these tests see.
+ */
+export function envWith(dataDir: string, settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: '',
+    PORT: '',
+    CONSILIUM_QUORUM: '',
+    CONSILIUM_LOG_LEVEL: 'info',
+    CONSILIUM_DATABASE: '',
+    CONSILIUM_SESSION_CACHE: '',
+  };
+  for (const key of KEY_VARS) env[key] = '';
+  for (const n of [1, 2, 3, 4, 5]) {
+    for (const key of ['PROVIDER', 'MODEL', 'STRENGTH', 'API_KEY_ENV', 'BASE_URL', 'API_KEY'])
+      env[`CONSILIUM_SLOT${n}_${key}`] = '';
+  }
+  return { ...env, CONSILIUM_DATA_DIR: dataDir, ...settings };
+}
+
+export interface Run {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function npmStart(env: NodeJS.ProcessEnv): Run {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run: Run = {
+    child,
+    stdout: '',
+    stderr: '',
+    exit: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    run.stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    run.stderr += chunk;
+  });
+  runs.push(run);
+  return run;
+}
+
+export const captured = (run: Run) => `\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+export const running = (run: Run) => run.child.exitCode === null && run.child.signalCode === null;
+
+/** Waits until `pattern` appears on stdout; fails early if the process exits, and after `ms` with everything it printed. */
+export async function waitForStdout(run: Run, pattern: RegExp, ms = WAIT_MS): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const match = run.stdout.match(pattern);
+    if (match) return match;
+    if (!running(run))
+      throw new Error(
+        `npm start exited (${run.child.exitCode ?? run.child.signalCode}) before printing ${pattern}${captured(run)}`,
+      );
+    if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout within ${ms} ms${captured(run)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves with the exit, or fails after `ms` with everything it printed. */
+export async function waitForExit(run: Run, ms = WAIT_MS) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`npm start still running after ${ms} ms${captured(run)}`)), ms);
+  });
+  try {
+    return await Promise.race([run.exit, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** SIGTERM to the whole group (npm, sh, tsx, node), then SIGKILL if it has not gone within `STOP_MS`. */
+export async function stop(run: Run): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-run.child.pid!, name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
+  if (run.child.pid === undefined) return;
+  signal('SIGTERM');
+  try {
+    if (running(run)) await waitForExit(run, STOP_MS);
+  } catch {
+    signal('SIGKILL');
+    await run.exit;
+  }
+  // The leader may be gone while its group lives on; make sure nothing of it does.
+  signal('SIGKILL');
+}
+
+/** SIGKILL to the whole group: a crash, with no chance to clean up. */
+export async function kill(run: Run): Promise<void> {
+  if (run.child.pid === undefined) return;
+  try {
+    process.kill(-run.child.pid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+  await run.exit;
+}
