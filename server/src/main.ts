@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
+// Imported rather than read at run time, so the bundle `npm start` runs carries it.
+import packageJson from '../../package.json' with { type: 'json' };
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { createLogger } from './http/log.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = packageJson;
 
 async function start(): Promise<void> {
   const dotEnv = loadDotEnv();
