@@ -6,7 +6,9 @@
  * tokens (text deltas), with no jitter: a call lasts `callMs(profile)` from `doStream` to `finish`.
  * Deltas are due at absolute times (`start + firstTokenMs + i * tokenMs`), not after relative
  * sleeps, so timer lateness (about 1 ms per wake-up) never accumulates over a call: a call ends
- * within one timer tick of its nominal end. Structured output (`responseFormat.type === 'json'`
+ * within one timer tick of its nominal end. One timer per stream at a time (`pacedStream`);
+ * deltas already due when it fires (a server running behind) go out together, as a socket read
+ * would deliver several frames. Structured output (`responseFormat.type === 'json'`
  * with a schema) is JSON drawn once per slot and schema by `sampleJson`, which satisfies the schema,
  * then cut into the same number of deltas (`maxOutputTokens` is ignored). An abort stops the stream
  * at once with an AbortError.
@@ -25,6 +27,7 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { sampleJson } from '../server/src/debate/json-sample.js';
+import { pacedStream } from '../server/src/debate/paced-stream.js';
 import { seededRng } from '../server/src/debate/seed.js';
 import type { SlotConfig } from '../server/src/meta/slots.js';
 
@@ -124,33 +127,25 @@ export class SimLanguageModel implements LanguageModelV3 {
       usage: usage(options.prompt, chunks.length),
       finishReason: { unified: 'stop', raw: 'stop' },
     };
-    let next = 0;
-    const stream = new ReadableStream<LanguageModelV3StreamPart>({
-      start(controller) {
-        controller.enqueue({ type: 'stream-start', warnings: [] });
-        controller.enqueue({
-          type: 'response-metadata',
-          id: `sim-${call.slot}`,
-          modelId: `sim-${call.slot}`,
-          timestamp: new Date(),
-        });
-        controller.enqueue({ type: 'text-start', id: 'text-0' });
+    const stream = pacedStream<LanguageModelV3StreamPart>({
+      head: [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: `sim-${call.slot}`, modelId: `sim-${call.slot}`, timestamp: new Date() },
+        { type: 'text-start', id: 'text-0' },
+      ],
+      timed: chunks.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 'text-0', delta })),
+      dueAt: (i) => start + firstTokenMs + i * tokenMs,
+      tail: [{ type: 'text-end', id: 'text-0' }, finish],
+      signal,
+      abortError: asAbortError,
+      onTimed: (i) => {
+        if (i === 0) call.firstToken = performance.now();
       },
-      async pull(controller) {
-        try {
-          await sleepUntil(start + firstTokenMs + next * tokenMs, signal);
-        } catch (error) {
-          call.aborted = true;
-          controller.error(asAbortError(error));
-          return;
-        }
-        controller.enqueue({ type: 'text-delta', id: 'text-0', delta: chunks[next]! });
-        if (next === 0) call.firstToken = performance.now();
-        if (++next < chunks.length) return;
-        controller.enqueue({ type: 'text-end', id: 'text-0' });
-        controller.enqueue(finish);
+      onEnd: () => {
         call.end = performance.now();
-        controller.close();
+      },
+      onAbort: () => {
+        call.aborted = true;
       },
     });
     return { stream, request: { body: { sim: true } } };
@@ -229,7 +224,7 @@ function sleepUntil(deadline: number, signal: AbortSignal | undefined): Promise<
   });
 }
 
-/** `streamText` turns an AbortError or TimeoutError into an `abort` part; anything else would be a failure. */
+/** What a provider's aborted fetch rejects with: the signal's AbortError or TimeoutError, else a new AbortError. */
 function asAbortError(reason: unknown): Error {
   if (reason instanceof Error && (reason.name === 'AbortError' || reason.name === 'TimeoutError')) return reason;
   return new DOMException('The operation was aborted', 'AbortError');

@@ -345,3 +345,23 @@ describe('many calls, one signal', () => {
     await expect.poll(() => observed.every((o) => o.aborted)).toBe(true);
   });
 });
+
+describe('provider warnings', () => {
+  it('reach the AI_SDK_LOG_WARNINGS logger, as streamText sent them', async () => {
+    const p = PROVIDERS.find((w) => w.name === 'deepseek')!;
+    const logged: { provider: string; model: string; warnings: unknown[] }[] = [];
+    const previous = globalThis.AI_SDK_LOG_WARNINGS;
+    globalThis.AI_SDK_LOG_WARNINGS = (w) => logged.push(w);
+    try {
+      serve(p, ok(p, ['{"round":3,"agreements":[],"disagreements":[]}']));
+      const r = await ask(p, { output: zConsensus });
+      expect(r.error).toBeUndefined();
+    } finally {
+      globalThis.AI_SDK_LOG_WARNINGS = previous;
+    }
+    // DeepSeek puts the schema in the prompt instead of a response format, and says so.
+    expect(logged).toEqual([
+      { provider: 'deepseek.chat', model: p.slot.model, warnings: [expect.objectContaining({ type: expect.any(String) })] },
+    ]);
+  });
+});

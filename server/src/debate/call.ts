@@ -1,4 +1,14 @@
-import { type LanguageModelUsage, type ModelMessage, NoObjectGeneratedError, Output, streamText } from 'ai';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+  SharedV3Warning,
+} from '@ai-sdk/provider';
+import type { Schema } from '@ai-sdk/provider-utils';
+// Types only, for the AI SDK's global declarations (`AI_SDK_LOG_WARNINGS`); the package never loads.
+import type {} from 'ai';
 import type { z } from 'zod';
 import type { AnswerError, FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 import { classifyError, type Failure } from './errors.js';
@@ -8,8 +18,14 @@ import { sleep as defaultSleep } from './sleep.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** One turn of a conversation, text only (what the debate sends). */
+export interface TextMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
 /** Either a single user prompt or a whole conversation. */
-export type AnswerInput = { prompt: string; messages?: never } | { messages: ModelMessage[]; prompt?: never };
+export type AnswerInput = { prompt: string; messages?: never } | { messages: TextMessage[]; prompt?: never };
 
 export type StreamAnswerOptions<T = never> = AnswerInput & {
   model: Pick<SlotModel, 'languageModel'>;
@@ -22,7 +38,7 @@ export type StreamAnswerOptions<T = never> = AnswerInput & {
   maxRetries?: number;
   /** Each text delta as it streams; for structured output, fragments of the JSON text. If it throws, `streamAnswer` rejects with that error. */
   onDelta?: (text: string) => void;
-  /** Asks for JSON matching this schema (`Output.object`) and returns it parsed as `object`. */
+  /** Asks for JSON matching this schema (`responseFormat: json`) and returns it parsed as `object`. */
   output?: z.ZodType<T>;
   maxOutputTokens?: number;
   temperature?: number;
@@ -52,22 +68,49 @@ export interface AnswerResult<T = never> {
   attempts: number;
 }
 
-/**
- * One `Output.object` per schema: it is stateless, and building it converts the zod schema to JSON
- * Schema again (~0.4 ms), on the critical path of every structured call of a round.
- */
-const outputs = new WeakMap<z.ZodType<unknown>, ReturnType<typeof Output.object>>();
+type ProviderUtils = typeof import('@ai-sdk/provider-utils');
+type ResponseFormat = NonNullable<LanguageModelV3CallOptions['responseFormat']>;
 
-function outputFor<T>(schema: z.ZodType<T>): ReturnType<typeof Output.object<T>> {
-  let output = outputs.get(schema as z.ZodType<unknown>);
-  if (!output) {
-    output = Output.object({ schema: schema as z.ZodType<unknown> });
-    outputs.set(schema as z.ZodType<unknown>, output);
-  }
-  return output as unknown as ReturnType<typeof Output.object<T>>;
+/** Loaded on the first structured call: plain-text calls, and a server's start, never pay for it. */
+let providerUtils: Promise<ProviderUtils> | undefined;
+const loadProviderUtils = () => {
+  providerUtils ??= import('@ai-sdk/provider-utils');
+  return providerUtils;
+};
+
+interface StructuredOutput {
+  schema: Schema<unknown>;
+  responseFormat: ResponseFormat;
 }
 
-/** What one `streamText` call ended with. */
+/**
+ * One converted schema per zod schema: building the JSON Schema again (~0.4 ms) would sit on the
+ * critical path of every structured call of a round. The conversion is the AI SDK's own
+ * (`asSchema`), so providers get the same JSON Schema that `Output.object` would send.
+ */
+const structured = new WeakMap<z.ZodType<unknown>, Promise<StructuredOutput>>();
+
+function structuredOutput(schema: z.ZodType<unknown>): Promise<StructuredOutput> {
+  let output = structured.get(schema);
+  if (!output) {
+    output = loadProviderUtils().then(async ({ asSchema }) => {
+      const converted = asSchema(schema);
+      return { schema: converted, responseFormat: { type: 'json', schema: await converted.jsonSchema } };
+    });
+    // A failed conversion is not cached: the next call tries again.
+    output.catch(() => structured.delete(schema));
+    structured.set(schema, output);
+  }
+  return output;
+}
+
+/** The output did not parse or did not meet the schema; worded as the AI SDK's `NoObjectGeneratedError`. */
+interface InvalidOutput {
+  message: string;
+  cause: unknown;
+}
+
+/** What one `doStream` call ended with. */
 interface Attempt {
   text: string;
   deltas: number;
@@ -76,7 +119,7 @@ interface Attempt {
   failure?: unknown;
   aborted: boolean;
   object?: unknown;
-  invalid?: NoObjectGeneratedError;
+  invalid?: InvalidOutput;
 }
 
 /**
@@ -84,6 +127,13 @@ interface Attempt {
  * provider failures: each ends as an `error` with a contract code. Retries cover failures before
  * the first delta (429, 5xx, 408/409, network), honouring Retry-After; once text has reached
  * `onDelta` a failure is final, since a retry would repeat deltas the caller already has.
+ *
+ * It drives the provider's `LanguageModelV3.doStream` itself rather than through `streamText`,
+ * whose pipeline (transform streams per part, telemetry, step bookkeeping) for one step of text
+ * cost most of a debate's CPU and memory (bench/debate.ts, 500 streams: ~70 ms CPU per debate
+ * and 1.6 GB peak RSS with it, ~6 ms and ~0.25 GB without). What it did that matters here is
+ * kept: the prompt in the SDK's shape, the same request body, JSON parsed and validated as
+ * `Output.object` does, usage and finish reason as reported, warnings, abort via the fetch.
  */
 export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): Promise<AnswerResult<T>> {
   const started = performance.now();
@@ -126,8 +176,16 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
   };
 
   try {
+    const call: Call = { prompt: promptOf(options) };
+    if (options.output !== undefined) {
+      try {
+        call.output = await structuredOutput(options.output as z.ZodType<unknown>);
+      } catch (error) {
+        return finish({ text: '', deltas: 0, aborted: false, failure: error }, 1, classifyError(error));
+      }
+    }
     for (let attempts = 1; ; attempts++) {
-      const attempt = await runAttempt(options, controller.signal);
+      const attempt = await runAttempt(options, call, controller.signal);
       const failure = failureOf(attempt, stopped);
       if (failure === undefined || failure.code === 'invalid_output') return finish(attempt, attempts, failure);
       const delay = retryDelayMs(attempt.failure, attempts, policy);
@@ -146,50 +204,82 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
   }
 }
 
-async function runAttempt<T>(options: StreamAnswerOptions<T>, signal: AbortSignal): Promise<Attempt> {
-  const result = streamText({
-    model: options.model.languageModel,
-    ...(options.system !== undefined && { system: options.system }),
-    ...(options.messages !== undefined ? { messages: options.messages } : { prompt: options.prompt }),
-    ...(options.output !== undefined && { output: outputFor(options.output) }),
-    ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.temperature !== undefined && { temperature: options.temperature }),
-    abortSignal: signal,
-    // Our loop retries, so it can count attempts, cap waits and refuse to retry after deltas.
-    maxRetries: 0,
-    // Failures are read from the stream below; the default handler would log them to stderr.
-    onError: () => {},
-  });
+/** What every attempt of one call sends. */
+interface Call {
+  prompt: LanguageModelV3Prompt;
+  output?: StructuredOutput;
+}
+
+/** The prompt as `streamText` would hand it to the provider: the system message, then text parts. */
+function promptOf(input: AnswerInput & { system?: string }): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [];
+  if (input.system !== undefined) prompt.push({ role: 'system', content: input.system });
+  if (input.messages === undefined) prompt.push({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
+  else for (const m of input.messages) prompt.push({ role: m.role, content: [{ type: 'text', text: m.content }] });
+  return prompt;
+}
+
+async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal: AbortSignal): Promise<Attempt> {
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
+  try {
+    const { stream } = await options.model.languageModel.doStream({
+      prompt: call.prompt,
+      ...(call.output !== undefined && { responseFormat: call.output.responseFormat }),
+      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature !== undefined && { temperature: options.temperature }),
+      abortSignal: signal,
+    });
+    reader = stream.getReader();
+  } catch (error) {
+    // An HTTP error (APICallError) or the abort of a request still waiting for its response.
+    if (signal.aborted) attempt.aborted = true;
+    else attempt.failure = error;
+    return attempt;
+  }
+  // Whether the stream finished or failed by itself; otherwise `finally` cancels it.
+  let settled = false;
   let callbackError: { error: unknown } | undefined;
   try {
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') {
-        attempt.text += part.text;
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) {
+        settled = true;
+        break;
+      }
+      // A provider whose body does not stop on abort (a mock) still ends the attempt at once.
+      if (signal.aborted) {
+        attempt.aborted = true;
+        break;
+      }
+      if (part.type === 'stream-start') logWarnings(part.warnings, options.model.languageModel);
+      else if (part.type === 'text-delta') {
+        if (part.delta === '') continue;
+        attempt.text += part.delta;
         attempt.deltas++;
         try {
-          options.onDelta?.(part.text);
+          options.onDelta?.(part.delta);
         } catch (error) {
           callbackError = { error };
           throw error;
         }
       } else if (part.type === 'error') attempt.failure ??= part.error;
-      else if (part.type === 'abort') attempt.aborted = true;
       else if (part.type === 'finish')
-        attempt.finish = { reason: finishReason(part.finishReason), usage: usage(part.totalUsage) };
+        attempt.finish = { reason: finishReason(part.finishReason.unified), usage: usage(part.usage) };
     }
   } catch (error) {
-    // A body cut mid-stream throws from the iterator (APICallError, status 200) instead of an error part.
+    // The caller's bug, not the provider's: it propagates (after `finally` cancels the body).
     if (callbackError) throw callbackError.error;
-    attempt.failure ??= error;
+    // A body cut mid-stream throws from the reader (APICallError, status 200) instead of an error part.
+    settled = true;
+    if (signal.aborted) attempt.aborted = true;
+    else attempt.failure ??= error;
+  } finally {
+    // Releases the provider's response body (and its fetch) when the attempt stops reading early.
+    if (!settled) reader.cancel().catch(() => {});
   }
-  if (options.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
-    try {
-      attempt.object = await result.output;
-    } catch (error) {
-      if (NoObjectGeneratedError.isInstance(error)) attempt.invalid = error;
-      else attempt.failure = error;
-    }
+  if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
+    await parseOutput(attempt, call.output.schema);
   }
   return attempt;
 }
@@ -224,8 +314,43 @@ function finishReason(reason: string): FinishReason {
   return reason === 'stop' || reason === 'length' || reason === 'content-filter' || reason === 'error' ? reason : 'other';
 }
 
-function usage(u: LanguageModelUsage): Usage {
-  const inputTokens = u.inputTokens ?? 0;
-  const outputTokens = u.outputTokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: u.totalTokens ?? inputTokens + outputTokens };
+/**
+ * A provider's warnings for a call (DeepSeek: the schema goes in the prompt), handled as
+ * `streamText` does: to the `AI_SDK_LOG_WARNINGS` function if one is set, nowhere if it is
+ * `false`, else to the console.
+ */
+function logWarnings(warnings: SharedV3Warning[], model: LanguageModelV3): void {
+  if (warnings.length === 0) return;
+  const logger = globalThis.AI_SDK_LOG_WARNINGS;
+  if (logger === false) return;
+  if (typeof logger === 'function') {
+    logger({ warnings, provider: model.provider, model: model.modelId });
+    return;
+  }
+  for (const w of warnings) {
+    const text =
+      w.type === 'other'
+        ? w.message
+        : `The feature "${w.feature}" ${w.type === 'unsupported' ? 'is not supported' : 'is used in a compatibility mode'}.${w.details ? ` ${w.details}` : ''}`;
+    console.warn(`AI SDK Warning (${model.provider} / ${model.modelId}): ${text}`);
+  }
+}
+
+/** Parses and validates the JSON text as `Output.object` does, with its wording for each failure. */
+async function parseOutput(attempt: Attempt, schema: Schema<unknown>): Promise<void> {
+  const { safeParseJSON, safeValidateTypes } = await loadProviderUtils();
+  const parsed = await safeParseJSON({ text: attempt.text });
+  if (!parsed.success) {
+    attempt.invalid = { message: 'No object generated: could not parse the response.', cause: parsed.error };
+    return;
+  }
+  const valid = await safeValidateTypes({ value: parsed.value, schema });
+  if (valid.success) attempt.object = valid.value;
+  else attempt.invalid = { message: 'No object generated: response did not match schema.', cause: valid.error };
+}
+
+function usage(u: LanguageModelV3Usage): Usage {
+  const inputTokens = u.inputTokens.total ?? 0;
+  const outputTokens = u.outputTokens.total ?? 0;
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }

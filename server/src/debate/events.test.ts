@@ -1,5 +1,6 @@
+import { SSEStreamingApi } from 'hono/streaming';
 import { describe, expect, it } from 'vitest';
-import { EventLog } from './events.js';
+import { EventLog, sseMessage } from './events.js';
 
 describe('EventLog', () => {
   it('stamps the envelope: v 1, the session, seq from 1, ts from the clock', () => {
@@ -34,5 +35,19 @@ describe('EventLog', () => {
     expect(got).toEqual([1]);
     // Not retained unless asked: a long debate's deltas would otherwise stay in memory.
     expect(log.events).toEqual([]);
+  });
+});
+
+describe('sseMessage', () => {
+  it("is byte for byte what Hono's writeSSE writes for the event, line breaks in the text included", async () => {
+    const log = new EventLog('ses_x', { now: () => 0 });
+    const event = log.emit({ type: 'answer.delta', round: 1, slot: 2, delta: 'line one\nline two\r\n\u2028end' });
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const sse = new SSEStreamingApi(writable, readable);
+    const read = new Response(sse.responseReadable).text();
+    await sse.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+    await sse.close();
+    expect(sseMessage(event)).toBe(await read);
+    expect(sseMessage(event)).toBe(sseMessage(event));
   });
 });

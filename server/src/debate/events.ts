@@ -19,6 +19,23 @@ export interface EventLogOptions {
   retain?: boolean;
 }
 
+/** Each event's SSE message, built once however many streams (or replays) send it. */
+const messages = new WeakMap<DebateEvent, string>();
+
+/**
+ * The event as one `text/event-stream` message, byte for byte what Hono's `writeSSE({ event, data,
+ * id })` writes: `JSON.stringify` escapes line breaks, so the data is a single line. Writing this
+ * string skips `writeSSE`'s per-message split, join and callback resolution.
+ */
+export function sseMessage(event: DebateEvent): string {
+  let message = messages.get(event);
+  if (message === undefined) {
+    message = `event: ${event.type}\ndata: ${JSON.stringify(event)}\nid: ${event.seq}\n\n`;
+    messages.set(event, message);
+  }
+  return message;
+}
+
 export class EventLog {
   readonly events: DebateEvent[] = [];
   #seq = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_SLOTS, type SlotConfig, slotsFromEnv } from '../meta/slots.js';
 import { streamAnswer } from './call.js';
-import { createSlotModel } from './models.js';
+import { createSlotModel, LazyLanguageModel } from './models.js';
 import { OfflineLanguageModel } from './offline-model.js';
 
 const KEYS = Object.fromEntries(DEFAULT_SLOTS.map((d) => [d.apiKeyEnv, `key-for-${d.provider}`]));
@@ -28,6 +28,20 @@ describe('createSlotModel', () => {
       ['google.generative-ai', 'gemini-2.5-flash', 'gemini-2.5-flash', false],
       ['xai.chat', 'grok-3-mini', 'grok-3-mini', false],
     ]);
+  });
+
+  it('names each model as its provider package does, before the package is loaded', async () => {
+    const slots = [
+      ...slotsFromEnv(KEYS),
+      slotsFromEnv({ CONSILIUM_SLOT3_PROVIDER: 'lmstudio', CONSILIUM_SLOT3_BASE_URL: 'http://127.0.0.1:1234/v1' })[2]!,
+    ];
+    for (const slot of slots) {
+      const lazy = createSlotModel(slot, KEYS).languageModel;
+      expect(lazy).toBeInstanceOf(LazyLanguageModel);
+      const loaded = await (lazy as LazyLanguageModel).loaded();
+      expect([loaded.provider, loaded.modelId]).toEqual([lazy.provider, lazy.modelId]);
+      expect(await lazy.supportedUrls).toEqual(await loaded.supportedUrls);
+    }
   });
 
   it('a slot marked live whose key is missing from env falls back to offline rather than failing at call time', () => {

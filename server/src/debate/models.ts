@@ -1,10 +1,4 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createDeepSeek } from '@ai-sdk/deepseek';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { createXai } from '@ai-sdk/xai';
+import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../meta/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
 
@@ -26,20 +20,70 @@ export interface SlotModelOptions {
   offline?: Pick<OfflineModelOptions, 'tokenDelayMs' | 'firstTokenDelayMs'>;
 }
 
-type NativeFactory = (settings: { apiKey: string; baseURL?: string; fetch?: typeof fetch }, modelId: string) => LanguageModelV3;
+type ProviderSettings = { apiKey: string; baseURL?: string; fetch?: typeof fetch };
+
+interface NativeProvider {
+  /** `LanguageModelV3.provider` of the model `load` makes, known before its package loads. */
+  name: string;
+  load: (settings: ProviderSettings, modelId: string) => Promise<LanguageModelV3>;
+}
 
 /**
- * The five native providers. OpenAI goes through Chat Completions (`.chat`), not the Responses API:
- * it is stateless (Responses stores conversations by default), it is what OpenAI-compatible proxies
- * speak when a base URL is set, and every chat-style provider here then shares one wire shape.
+ * The five native providers, each package imported on its slot's first call: a server starts
+ * without loading SDKs it may never use (about 20 ms each), and offline slots load none.
+ * OpenAI goes through Chat Completions (`.chat`), not the Responses API: it is stateless
+ * (Responses stores conversations by default), it is what OpenAI-compatible proxies speak when a
+ * base URL is set, and every chat-style provider here then shares one wire shape.
  */
-const NATIVE: Record<string, NativeFactory> = {
-  anthropic: (s, id) => createAnthropic(s)(id),
-  openai: (s, id) => createOpenAI(s).chat(id),
-  deepseek: (s, id) => createDeepSeek(s)(id),
-  google: (s, id) => createGoogleGenerativeAI(s)(id),
-  xai: (s, id) => createXai(s)(id),
+const NATIVE: Record<string, NativeProvider> = {
+  anthropic: {
+    name: 'anthropic.messages',
+    load: async (s, id) => (await import('@ai-sdk/anthropic')).createAnthropic(s)(id),
+  },
+  openai: { name: 'openai.chat', load: async (s, id) => (await import('@ai-sdk/openai')).createOpenAI(s).chat(id) },
+  deepseek: { name: 'deepseek.chat', load: async (s, id) => (await import('@ai-sdk/deepseek')).createDeepSeek(s)(id) },
+  google: {
+    name: 'google.generative-ai',
+    load: async (s, id) => (await import('@ai-sdk/google')).createGoogleGenerativeAI(s)(id),
+  },
+  xai: { name: 'xai.chat', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
 };
+
+/** A provider's model whose package is imported on the first call, then called directly. */
+export class LazyLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  #model: Promise<LanguageModelV3> | undefined;
+
+  constructor(
+    readonly provider: string,
+    readonly modelId: string,
+    private readonly factory: () => Promise<LanguageModelV3>,
+  ) {}
+
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
+    return this.loaded().then((model) => model.supportedUrls);
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions) {
+    return (await this.loaded()).doGenerate(options);
+  }
+
+  async doStream(options: LanguageModelV3CallOptions) {
+    return (await this.loaded()).doStream(options);
+  }
+
+  /** The provider's own model, its package imported on first use. */
+  loaded(): Promise<LanguageModelV3> {
+    if (!this.#model) {
+      this.#model = this.factory();
+      // A failed import is tried again on the next call rather than cached.
+      this.#model.catch(() => {
+        this.#model = undefined;
+      });
+    }
+    return this.#model;
+  }
+}
 
 /**
  * Builds the language model for one slot. A native provider gets its own SDK with the key from
@@ -61,27 +105,27 @@ export function createSlotModel(
   if (slot.api === 'openai-compatible') {
     if (slot.baseUrl === undefined)
       throw new ConfigError(`Slot ${slot.slot} (${slot.provider}) is OpenAI-compatible but has no base URL`);
-    const provider = createOpenAICompatible({
+    const settings = {
       name: slot.provider,
       baseURL: slot.baseUrl,
       ...(apiKey !== undefined && { apiKey }),
       includeUsage: true,
       supportsStructuredOutputs: true,
       ...fetchOption,
-    });
-    return { ...base, model: slot.model, offline: false, languageModel: provider.chatModel(slot.model) };
+    };
+    const languageModel = new LazyLanguageModel(`${slot.provider}.chat`, slot.model, async () =>
+      (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(slot.model),
+    );
+    return { ...base, model: slot.model, offline: false, languageModel };
   }
 
-  const factory = NATIVE[slot.provider];
-  if (factory === undefined) throw new ConfigError(`Slot ${slot.slot}: "${slot.provider}" is not a native provider`);
+  const native = NATIVE[slot.provider];
+  if (native === undefined) throw new ConfigError(`Slot ${slot.slot}: "${slot.provider}" is not a native provider`);
   if (!slot.live || apiKey === undefined) {
     const languageModel = new OfflineLanguageModel({ provider: slot.provider, slot: slot.slot, ...options.offline });
     return { ...base, model: languageModel.modelId, offline: true, languageModel };
   }
-  return {
-    ...base,
-    model: slot.model,
-    offline: false,
-    languageModel: factory({ apiKey, ...baseURL, ...fetchOption }, slot.model),
-  };
+  const settings = { apiKey, ...baseURL, ...fetchOption };
+  const languageModel = new LazyLanguageModel(native.name, slot.model, () => native.load(settings, slot.model));
+  return { ...base, model: slot.model, offline: false, languageModel };
 }

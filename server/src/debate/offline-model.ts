@@ -10,6 +10,7 @@ import type {
 } from '@ai-sdk/provider';
 import { sampleJson } from './json-sample.js';
 import { keywords, prose, tokenize } from './offline-text.js';
+import { pacedStream } from './paced-stream.js';
 import { hash53, intBetween, type Rng, seededRng } from './seed.js';
 import { sleep } from './sleep.js';
 
@@ -55,7 +56,8 @@ export function isOfflineModel(model: unknown): model is OfflineLanguageModel {
 
 /**
  * A deterministic stand-in for a provider's model, implementing the AI SDK's `LanguageModelV3`, so
- * the whole stack — `streamText`, structured output, abort, usage — runs without keys or network.
+ * the whole stack — `streamAnswer` (or `streamText`), structured output, abort, usage — runs
+ * without keys or network.
  * The same provider, slot and prompt always give the same text; for `responseFormat: json` with a
  * schema the text is JSON that satisfies the schema.
  */
@@ -97,29 +99,27 @@ export class OfflineLanguageModel implements LanguageModelV3 {
     const plan = this.plan(options);
     const signal = options.abortSignal;
     signal?.throwIfAborted();
-    const parts: LanguageModelV3StreamPart[] = [
-      { type: 'stream-start', warnings: [] },
-      { type: 'response-metadata', id: plan.id, modelId: this.modelId, timestamp: new Date() },
-      { type: 'text-start', id: 'text-0' },
-      ...plan.tokens.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 'text-0', delta })),
-      { type: 'text-end', id: 'text-0' },
-      { type: 'finish', usage: plan.usage, finishReason: plan.finishReason, providerMetadata: OFFLINE_METADATA },
-    ];
-    const firstDelta = 3;
-    let next = 0;
-    const stream = new ReadableStream<LanguageModelV3StreamPart>({
-      async pull(controller) {
-        const i = next - firstDelta;
-        try {
-          if (i >= 0 && i < plan.delays.length) await sleep(plan.delays[i]!, signal);
-          else signal?.throwIfAborted();
-        } catch (error) {
-          controller.error(asAbortError(error));
-          return;
-        }
-        controller.enqueue(parts[next++]!);
-        if (next === parts.length) controller.close();
-      },
+    // Each token is due its delay after the previous one's due time, from the call's start.
+    const due: number[] = [];
+    let at = performance.now();
+    for (const delay of plan.delays) {
+      at += delay;
+      due.push(at);
+    }
+    const stream = pacedStream<LanguageModelV3StreamPart>({
+      head: [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: plan.id, modelId: this.modelId, timestamp: new Date() },
+        { type: 'text-start', id: 'text-0' },
+      ],
+      timed: plan.tokens.map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 'text-0', delta })),
+      dueAt: (i) => due[i]!,
+      tail: [
+        { type: 'text-end', id: 'text-0' },
+        { type: 'finish', usage: plan.usage, finishReason: plan.finishReason, providerMetadata: OFFLINE_METADATA },
+      ],
+      signal,
+      abortError: asAbortError,
     });
     return { stream, request: { body: { offline: true } } };
   }
@@ -192,7 +192,7 @@ function lastUserText(prompt: LanguageModelV3Prompt): string {
   return last === undefined ? '' : flattenPrompt([last]);
 }
 
-/** `streamText` turns an AbortError or TimeoutError into an `abort` part; any other value would surface as a failure. */
+/** What a provider's aborted fetch rejects with: the signal's AbortError or TimeoutError, else a new AbortError. */
 function asAbortError(reason: unknown): Error {
   if (reason instanceof Error && (reason.name === 'AbortError' || reason.name === 'TimeoutError')) return reason;
   return new DOMException('The operation was aborted', 'AbortError');
