@@ -383,7 +383,7 @@ interface ServerReport {
   emitted: Record<string, number[]>;
 }
 type FromChild =
-  | { type: 'ready'; port: number }
+  | { type: 'ready'; port: number; startRss: number }
   | { type: 'pong'; t0: number; tc: number }
   | { type: 'reset'; idleRss: number }
   | ServerReport;
@@ -468,7 +468,7 @@ async function serveDebates(): Promise<void> {
       });
     } else if (message.type === 'exit') server.close(() => process.exit(0));
   });
-  send({ type: 'ready', port: (server.address() as AddressInfo).port });
+  send({ type: 'ready', port: (server.address() as AddressInfo).port, startRss: process.memoryUsage().rss });
 }
 
 /** The child's next message of `type`, after sending `message` if one is given. */
@@ -603,7 +603,7 @@ async function concurrency(): Promise<void> {
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    const { port } = await Promise.race([
+    const { port, startRss } = await Promise.race([
       ask(child, undefined, 'ready'),
       exited.then(() => {
         throw new Error('the debate server exited before it was ready');
@@ -692,7 +692,7 @@ async function concurrency(): Promise<void> {
       `debate: ${CONCURRENT} streams: server peak RSS`,
       mb(server.peakRss),
       'MB',
-      `goal < 512 MB: ${goal(server.peakRss < 512 * 2 ** 20)}; idle after warm-up ${mb(idleRss).toFixed(0)} MB (baseline); ` +
+      `goal < 512 MB: ${goal(server.peakRss < 512 * 2 ** 20)}; at start ${mb(startRss).toFixed(0)} MB, idle after warm-up ${mb(idleRss).toFixed(0)} MB (baseline); ` +
         `kernel high-water mark ${mb(server.maxRss).toFixed(0)} MB; heap at peak ${mb(server.heapAtPeak.heapUsed).toFixed(0)} used / ` +
         `${mb(server.heapAtPeak.heapTotal).toFixed(0)} MB, external ${mb(server.heapAtPeak.external).toFixed(0)} MB`,
     );

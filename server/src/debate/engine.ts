@@ -360,7 +360,7 @@ export class DebateEngine {
     finals?: Map<SlotNumber, FinalPosition>,
   ): Promise<Round> {
     run.log.emit({ type: 'round.started', round: n, kind, slots: seats.map((s) => s.config.slot) });
-    // Setting a call up takes the event loop 1.5–3 ms (the AI SDK's streams); starting the seat that
+    // Setting a call up takes the event loop a fraction of a millisecond each; starting the seat that
     // usually answers last first keeps those set-ups off the round's critical path.
     const expected = (seat: PanelSlot) => this.#latency.get(seat.config.slot) ?? 0;
     const byLatency = [...seats].sort((a, b) => expected(b) - expected(a));

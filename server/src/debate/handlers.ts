@@ -10,7 +10,7 @@ import type { Handlers } from '../generated/routes.js';
 import { problem } from '../http/problem.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { DebateEngine, RunOptions } from './engine.js';
-import type { EventLog } from './events.js';
+import { type EventLog, sseMessage } from './events.js';
 
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
@@ -118,9 +118,7 @@ export function debateHandlers({
         let writing: Promise<unknown> = Promise.resolve();
         // Each event is written the moment it happens; writes are chained only to keep their order.
         const send = (event: DebateEvent) => {
-          writing = writing
-            .then(() => stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) }))
-            .catch(() => cancel.abort());
+          writing = writing.then(() => stream.write(sseMessage(event))).catch(() => cancel.abort());
         };
         const heartbeat = setInterval(() => {
           writing = writing.then(() => stream.write(': heartbeat\n\n')).catch(() => cancel.abort());

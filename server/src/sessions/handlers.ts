@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import type { AppEnv } from '../app.js';
+import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { problem } from '../http/problem.js';
 import { sessionMarkdown } from './markdown.js';
@@ -73,7 +74,9 @@ export function sessionHandlers({
           await sessions.follow(
             session,
             lastEventId === undefined ? 0 : Number(lastEventId),
-            (event: DebateEvent) => stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) }),
+            async (event: DebateEvent) => {
+              await stream.write(sseMessage(event));
+            },
             AbortSignal.any([closed.signal, c.req.raw.signal]),
           );
         } finally {
