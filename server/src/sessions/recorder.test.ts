@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
-import { EventLog } from '../debate/events.js';
+import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder } from './recorder.js';
 import { SqliteSessionStore } from './sqlite/store.js';
@@ -41,31 +41,34 @@ function record() {
   return { recorder, log, seen, live: recorder.live(log.sessionId)! };
 }
 
+const ended = (): EventBody => ({
+  type: 'session.ended',
+  status: 'completed',
+  missingSlots: [],
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  cost: { usd: 0, priced: true },
+});
 const answerDelta = (seq: number) => ({ type: 'answer.delta', round: 1, slot: 1, delta: `t${seq}` }) as const;
 
-it('shows a delta at once, but nothing else until it is committed, and keeps the order', async () => {
+it('shows every event at once but the end, which waits for its commit', async () => {
   const { log, seen, live } = record();
-  log.emit(answerDelta(1));
-  expect(seen.map((e) => e.seq)).toEqual([1]);
-  expect(live.released.map((e) => e.seq)).toEqual([1]);
-
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
-  log.emit(answerDelta(3));
-  // The round start is not committed: it and the delta behind it wait.
-  expect(seen.map((e) => e.seq)).toEqual([1]);
-  expect(live.released.map((e) => e.seq)).toEqual([1]);
+  log.emit(answerDelta(2));
+  expect(seen.map((e) => e.seq)).toEqual([1, 2]);
+  expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
+
+  log.emit(ended());
+  // Not committed yet: a client that saw the end could not read the session back.
+  expect(seen.map((e) => e.seq)).toEqual([1, 2]);
+  expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
 
   openGate();
-  await live.settled();
+  await live.done;
   expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
-  expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2]);
-  expect(live.released.map((e) => e.seq)).toEqual([3]);
-
-  log.emit(answerDelta(4));
-  expect(seen.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
 });
 
-it('holds an event whose write failed until a retry commits it', async () => {
+it('holds the end while its write fails, until a retry commits it', async () => {
   const { log, seen, live } = record();
   let fail = true;
   const write = store.write.bind(store);
@@ -74,10 +77,10 @@ it('holds an event whose write failed until a retry commits it', async () => {
     return write(step);
   };
   openGate();
-  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+  log.emit(ended());
   await live.settled();
   expect(seen).toEqual([]);
   fail = false;
-  await expect.poll(() => seen.map((e) => e.seq), { timeout: 5000 }).toEqual([1]);
+  await expect.poll(() => seen.map((e) => e.type), { timeout: 5000 }).toEqual(['session.ended']);
   expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1]);
 });

@@ -5,10 +5,11 @@
  * live. Each session's writes go one at a time, in order; events raised while one is in flight
  * join the next, so a busy store gets fewer, larger transactions and never a session out of order.
  *
- * Clients see a run through `LiveSession.subscribe`, which holds every event but a delta until it
- * is committed: a client is never shown an answer, a round or a verdict that a crash could still
- * lose. Deltas pass at once (unless an earlier event is held, to keep the order), so the first
- * token is not delayed by the database.
+ * Clients see a run through `LiveSession.subscribe`: every event as it happens (the stream is live;
+ * a step commits within milliseconds of its event), except `session.ended`, which waits until the
+ * whole run is committed, so a client that has seen the end can read the session back in full.
+ * (Holding every event until its commit was tried: under a burst of 500 debates on two cores the
+ * commits queue behind the event loop, and deltas held behind them arrived seconds late.)
  */
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
 import type { EventLog } from '../debate/events.js';
@@ -27,12 +28,9 @@ export interface RecorderOptions {
 /** What the recorder knows of a session while its run is in this process. */
 export interface LiveSession {
   readonly log: EventLog;
-  /**
-   * Events from now on, in order, each once it may be shown: a delta at once, anything else once
-   * it is committed. Returns the unsubscribe function.
-   */
+  /** Events from now on, in order: each at once, but `session.ended` once committed. Returns the unsubscribe function. */
   subscribe(listener: (event: DebateEvent) => void): () => void;
-  /** Events already passed to subscribers but not yet committed (deltas), in order. */
+  /** Events already passed to subscribers but not yet committed, in order. */
   readonly released: readonly DebateEvent[];
   /** Stops the run (deleting a running session does). */
   cancel(reason: Error): void;
@@ -60,8 +58,8 @@ class Recording implements LiveSession {
   ended = false;
   /** The highest `seq` committed. */
   committed = 0;
-  /** Events raised but not yet passed to subscribers: they wait behind an uncommitted one. */
-  held: DebateEvent[] = [];
+  /** `session.ended`, raised and waiting for its commit before subscribers see it. */
+  end: DebateEvent | undefined;
   readonly listeners = new Set<(event: DebateEvent) => void>();
   readonly done: Promise<void>;
   finish!: () => void;
@@ -75,8 +73,7 @@ class Recording implements LiveSession {
   }
 
   get released(): DebateEvent[] {
-    const firstHeld = this.held[0]?.seq ?? Number.POSITIVE_INFINITY;
-    return [...this.inflight, ...this.pending].filter((e) => e.seq < firstHeld);
+    return [...this.inflight, ...this.pending].filter((e) => e !== this.end);
   }
 
   subscribe(listener: (event: DebateEvent) => void): () => void {
@@ -84,22 +81,20 @@ class Recording implements LiveSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Queues `event` for subscribers and passes on whatever may be shown now. */
+  /** Passes `event` on to subscribers, or holds it if it is the end. */
   offer(event: DebateEvent): void {
-    if (this.held.length === 0 && event.type === 'answer.delta') this.#publish(event);
-    else {
-      this.held.push(event);
+    if (event.type === 'session.ended') {
+      this.end = event;
       this.release();
-    }
+    } else this.#publish(event);
   }
 
-  /** Passes on held events up to the first one not yet committed. */
+  /** Passes on the end once it is committed. */
   release(): void {
-    while (this.held.length > 0) {
-      const next = this.held[0]!;
-      if (next.type !== 'answer.delta' && next.seq > this.committed) return;
-      this.held.shift();
-      this.#publish(next);
+    if (this.end && this.end.seq <= this.committed) {
+      const end = this.end;
+      this.end = undefined;
+      this.#publish(end);
     }
   }
 
