@@ -17,9 +17,14 @@
  *   and the query/main parameters), throw `WikiParamError` code `prefixcollision`.
  * - `method` is `POST` once the URL-encoded query string exceeds {@link POST_THRESHOLD_BYTES} (8000 bytes,
  *   safely under the common 8 KiB request-line limits of proxies and servers); `GET` otherwise.
+ * - Speed: each module (and the main module's own parameters) first tries `fast.ts`, which validates
+ *   and encodes the common case directly; anything it does not take goes through `buildModule` (the
+ *   full ParamValidator port), so results do not depend on which path ran. The query string is built
+ *   alongside the params rather than encoded again at the end.
  */
-import { buildModule, type QueryContext } from './build.js';
-import { encodeForm } from './form.js';
+import { type BuiltModule, buildModule, type QueryContext } from './build.js';
+import { fastModule } from './fast.js';
+import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
@@ -141,7 +146,11 @@ const RESERVED = new Set([
 ]);
 
 const TOP_LEVEL_NAMES = new Set(TOP_LEVEL.map((p) => p.name));
-const INPUT_KEYS = new Set<string>(['list', 'prop', 'meta', 'generator', 'continue', ...TOP_LEVEL_NAMES]);
+/** `query()`'s input keys: `true` for the main module's parameters, `false` for the rest. */
+const INPUT_KEYS = new Map<string, boolean>([
+  ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),
+  ...[...TOP_LEVEL_NAMES].map((k) => [k, true] as const),
+]);
 
 /** `POST` when the encoded request is over {@link POST_THRESHOLD_BYTES}, `GET` otherwise. */
 export function methodFor(encoded: string): 'GET' | 'POST' {
@@ -153,19 +162,37 @@ export function encodedLength(params: Readonly<Record<string, string>>): number 
   return encodeForm(params).length;
 }
 
-/** A finished request: its params frozen, its encoded form, and the GET/POST choice that follows from it. */
-function finishQuery(params: Record<string, string>, warnings: WikiWarning[], continuation: readonly string[] = []): BuiltQuery {
+/** The fixed start of every request, encoded. */
+const HEAD = 'action=query&format=json&formatversion=2';
+
+/** A key a plain object enumerates where it was inserted (an array index or `__proto__` is not). */
+function keepsPlace(key: string): boolean {
+  return key !== '__proto__' && !(/^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1);
+}
+
+/**
+ * A finished request: its params frozen, its encoded form, and the GET/POST choice that follows from
+ * it. `encoded`, when given, must be what `encodeForm(params)` gives (built alongside the params).
+ */
+function finishQuery(
+  params: Record<string, string>,
+  warnings: WikiWarning[],
+  continuation: readonly string[],
+  encoded?: string,
+): BuiltQuery {
   const frozen = Object.freeze(params);
-  const encoded = encodeForm(frozen);
+  const form = encoded ?? encodeForm(frozen);
   return Object.freeze({
     params: frozen,
     warnings,
-    method: methodFor(encoded),
-    continuation: Object.freeze([...continuation]),
-    toString: () => encoded,
+    method: methodFor(form),
+    continuation: continuation.length === 0 ? NO_CONTINUATION : Object.freeze([...continuation]),
+    toString: () => form,
     toURLSearchParams: () => new URLSearchParams(frozen),
   }) as BuiltQuery;
 }
+
+const NO_CONTINUATION: readonly string[] = Object.freeze([]);
 
 interface Use {
   spec: ModuleSpec;
@@ -183,38 +210,47 @@ function declaredNames(use: Use): string[] {
   return use.spec.parameters.map((p) => use.prefix + p.name);
 }
 
-/** Ids of module descriptors, so a combination of them can be named by a string. */
-const specIds = new WeakMap<ModuleSpec, number>();
-let nextSpecId = 0;
-/** Combinations of modules already found free of collisions (bounded: cleared when full). */
-const collisionFree = new Set<string>();
-const COLLISION_CACHE_SIZE = 1024;
+/**
+ * Combinations of modules already found free of collisions: a trie over the modules in order (as
+ * module or as generator), each node keeping whether a module's parameter names meet the main
+ * module's (then values are compared as they are set). Bounded: started afresh when it grows large.
+ */
+interface Combination {
+  meetsTop?: boolean;
+  modules?: WeakMap<ModuleSpec, Combination>;
+  generators?: WeakMap<ModuleSpec, Combination>;
+}
+let combinations: Combination = {};
+let combinationCount = 0;
+const COMBINATION_CACHE_SIZE = 4096;
 
-function combinationKey(uses: readonly Use[]): string {
-  let key = '';
+/** Throws on a collision; returns whether a module parameter shares a name with the main module's. */
+function checkCollisions(uses: readonly Use[]): boolean {
+  let node = combinations;
   for (const use of uses) {
-    let id = specIds.get(use.spec);
-    if (id === undefined) {
-      id = nextSpecId++;
-      specIds.set(use.spec, id);
+    if (use.generator) node.generators ??= new WeakMap();
+    else node.modules ??= new WeakMap();
+    const next = (use.generator ? node.generators : node.modules)!;
+    let child = next.get(use.spec);
+    if (child === undefined) {
+      if (++combinationCount > COMBINATION_CACHE_SIZE) {
+        combinations = {};
+        combinationCount = 0;
+      }
+      child = {};
+      next.set(use.spec, child);
     }
-    key += `${use.generator ? 'g' : ''}${id},`;
+    node = child;
   }
-  return key;
+  node.meetsTop ??= findCollisions(uses);
+  return node.meetsTop;
 }
 
-function checkCollisions(uses: readonly Use[]): void {
-  const key = combinationKey(uses);
-  if (collisionFree.has(key)) return;
-  findCollisions(uses);
-  if (collisionFree.size >= COLLISION_CACHE_SIZE) collisionFree.clear();
-  collisionFree.add(key);
-}
-
-function findCollisions(uses: readonly Use[]): void {
+function findCollisions(uses: readonly Use[]): boolean {
   const byPrefix = new Map<string, Use>();
   const byName = new Map<string, Use>();
   const label = (u: Use) => (u.generator ? `generator=${u.spec.name}` : `${u.group}=${u.spec.name}`);
+  let meetsTop = false;
   for (const use of uses) {
     const other = byPrefix.get(use.prefix);
     if (other) {
@@ -239,32 +275,37 @@ function findCollisions(uses: readonly Use[]): void {
         });
       }
       byName.set(name, use);
+      meetsTop ||= TOP_LEVEL_NAMES.has(name);
     }
   }
+  return meetsTop;
+}
+
+function addUses(uses: Use[], group: ModuleGroup, list: Iterable<ModuleUse> | null | undefined): void {
+  if (list === undefined || list === null) return;
+  // An index loop: for…of costs more here, on every request.
+  if (Array.isArray(list)) for (let i = 0; i < list.length; i++) addUse(uses, group, list[i]);
+  else for (const use of list) addUse(uses, group, use);
+}
+
+function addUse(uses: Use[], group: ModuleGroup, use: ModuleUse): void {
+  if (use.kind !== 'module' || use.spec.group !== group) {
+    throw new WikiParamError(
+      'badvalue',
+      group,
+      `Module "${use.spec.name}" (${use.spec.group}) cannot be used as ${group}.`,
+      'query',
+      { value: use.spec.name, group: use.spec.group },
+    );
+  }
+  uses.push({ spec: use.spec, params: use.params as Record<string, unknown>, prefix: use.spec.prefix, group, generator: false });
 }
 
 function moduleUses(input: QueryInput): Use[] {
   const uses: Use[] = [];
-  for (const group of ['prop', 'list', 'meta'] as const) {
-    for (const use of input[group] ?? []) {
-      if (use.kind !== 'module' || use.spec.group !== group) {
-        throw new WikiParamError(
-          'badvalue',
-          group,
-          `Module "${use.spec.name}" (${use.spec.group}) cannot be used as ${group}.`,
-          'query',
-          { value: use.spec.name, group: use.spec.group },
-        );
-      }
-      uses.push({
-        spec: use.spec,
-        params: use.params as Record<string, unknown>,
-        prefix: use.spec.prefix,
-        group,
-        generator: false,
-      });
-    }
-  }
+  addUses(uses, 'prop', input.prop);
+  addUses(uses, 'list', input.list);
+  addUses(uses, 'meta', input.meta);
   if (input.generator) {
     const g = input.generator;
     if (g.kind !== 'generator' || !g.spec.generator) {
@@ -288,58 +329,86 @@ function moduleUses(input: QueryInput): Use[] {
  * warning with `options.strict`); warnings come back on the result.
  */
 export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
-  const warnings: WikiWarning[] = [];
+  return buildQuery(input, options, true);
+}
 
-  const topInput: Record<string, unknown> = { errorformat: DEFAULT_ERROR_FORMAT };
+/**
+ * {@link query}, with `fast: false` sending every module through the full validator and encoding the
+ * finished params at the end: the reference the fast path (`fast.ts`) is tested against.
+ * @internal
+ */
+export function buildQuery(input: QueryInput, options: BuildOptions | undefined, fast: boolean): BuiltQuery {
+  const warnings: WikiWarning[] = [];
+  const highLimits = Boolean(options?.apihighlimits);
+
+  let topInput: Record<string, unknown> | undefined;
   for (const key of Object.keys(input)) {
     const typed = (input as Record<string, unknown>)[key];
     if (typed === undefined) continue;
-    if (TOP_LEVEL_NAMES.has(key)) topInput[key] = typed;
-    else if (!INPUT_KEYS.has(key)) {
+    const isTop = INPUT_KEYS.get(key);
+    if (isTop) {
+      topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
+      topInput[key] = typed;
+    } else if (isTop === undefined) {
       warnings.push({ code: 'unrecognizedparams', param: key, module: 'main', data: { params: [key] } });
     }
   }
 
   const uses = moduleUses(input);
-  checkCollisions(uses);
+  // Unless a module's parameter names meet the main module's, a fast module's keys are not set yet:
+  // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
+  let checkKeys = checkCollisions(uses);
+
+  // Warnings are collected from every module first, so strict applies once, at the end.
+  const moduleOptions = options ? { ...options, strict: false } : undefined;
+  // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
+  let topFast: readonly string[] | undefined;
+  if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
+  let topBuilt: BuiltModule | undefined;
+  if (topFast === undefined) {
+    topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: moduleOptions });
+    warnings.push(...topBuilt.warnings);
+  }
+
+  if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
+    throw multisourceError(input);
+  }
+  if (input.revids !== undefined && input.redirects) {
+    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
+  }
 
   const params: Record<string, string> = {
     action: 'query',
     format: 'json',
     formatversion: '2',
   };
-  const moduleOptions = options ? { options: { ...options, strict: false } } : {};
-  const topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', ...moduleOptions });
-  warnings.push(...topBuilt.warnings);
-  const top = topBuilt.params;
-  const values = topBuilt.values;
+  // The query string, built alongside the params: it is theirs while every key keeps its insertion place.
+  let encoded = HEAD;
+  let ordered = fast;
 
-  const sources = (['titles', 'pageids', 'revids'] as const).filter((s) => input[s] !== undefined);
-  if (sources.length > 1) {
-    throw new WikiParamError(
-      'multisource',
-      sources[1]!,
-      `The "${sources[1]}" parameter cannot be used with "${sources[0]}".`,
-      'query',
-      { sources },
-    );
+  if (topFast !== undefined) {
+    for (let i = 0; i < topFast.length; i += 3) {
+      if (topFast[i] === 'errorformat') {
+        params.errorformat = topFast[i + 1]!;
+        encoded += topFast[i + 2]!;
+      }
+    }
+  } else if (topBuilt!.params.errorformat !== undefined) {
+    params.errorformat = topBuilt!.params.errorformat;
+    encoded += `&errorformat=${encodeFormComponent(params.errorformat)}`;
   }
-  if (input.revids !== undefined && input.redirects) {
-    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
-  }
-
-  const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
-  const pageContext: QueryContext = {
-    pageCount: count(values.titles) + count(values.pageids),
-    revidCount: count(values.revids),
-    generator: false,
-  };
-
-  const errorformat = top.errorformat;
-  if (errorformat !== undefined) params.errorformat = errorformat;
-  for (const group of ['prop', 'list', 'meta'] as const) {
-    const names = uses.filter((u) => !u.generator && u.group === group).map((u) => u.spec.name);
-    if (names.length > 0) params[group] = names.join('|');
+  let generatorUse: Use | undefined;
+  for (const group of GROUPS) {
+    let names: string | undefined;
+    for (const use of uses) {
+      if (use.generator) generatorUse = use;
+      else if (use.group === group) names = names === undefined ? use.spec.name : `${names}|${use.spec.name}`;
+    }
+    if (names !== undefined) {
+      params[group] = names;
+      encoded += `&${group}=${encodeFormComponent(names)}`;
+    }
   }
   // Deprecated modules are deprecated values of the query's list/prop/meta/generator parameters.
   for (const use of uses) {
@@ -352,26 +421,69 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
       });
     }
   }
-  const generatorUse = uses.find((u) => u.generator);
-  if (generatorUse) params.generator = generatorUse.spec.name;
-  for (const k in top) if (k !== 'errorformat') params[k] = top[k]!;
+  if (generatorUse) {
+    params.generator = generatorUse.spec.name;
+    encoded += `&generator=${encodeFormComponent(params.generator)}`;
+  }
+  if (topFast !== undefined) {
+    for (let i = 0; i < topFast.length; i += 3) {
+      if (topFast[i] === 'errorformat') continue;
+      params[topFast[i]!] = topFast[i + 1]!;
+      encoded += topFast[i + 2]!;
+    }
+  } else {
+    const top = topBuilt!.params;
+    for (const k in top) {
+      if (k === 'errorformat') continue;
+      params[k] = top[k]!;
+      encoded += pair(k, top[k]!);
+    }
+  }
 
+  let pageContext: QueryContext | undefined;
   for (const use of uses) {
+    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits) : undefined;
+    if (moduleFast !== undefined) {
+      for (let i = 0; i < moduleFast.length; i += 3) {
+        const k = moduleFast[i]!;
+        const v = moduleFast[i + 1]!;
+        const prev = checkKeys ? params[k] : undefined;
+        if (prev === undefined) {
+          params[k] = v;
+          encoded += moduleFast[i + 2]!;
+        } else if (prev !== v) {
+          throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
+            param: k,
+            modules: ['query', use.spec.name],
+          });
+        }
+      }
+      continue;
+    }
+    // A full-path module's templated names are not among the declared ones: from now on, compare every key.
+    checkKeys = true;
+    // What the page set tells the modules' `info` conditions (after a fast top level, the full path
+    // gives the same values, without a warning).
+    pageContext ??= pageContextOf(topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: moduleOptions }));
     const built = buildModule(use.spec, use.params, {
       prefix: use.prefix,
       context: { ...pageContext, generator: !use.generator && generatorUse !== undefined },
-      ...moduleOptions,
+      options: moduleOptions,
     });
     warnings.push(...built.warnings);
     for (const k in built.params) {
       const v = built.params[k]!;
-      if (params[k] !== undefined && params[k] !== v) {
-        throw collisionError(`"${k}" is given as "${params[k]}" and, by ${use.spec.name}, as "${v}".`, k, {
+      const prev = params[k];
+      if (prev === undefined) {
+        params[k] = v;
+        encoded += pair(k, v);
+        ordered &&= keepsPlace(k);
+      } else if (prev !== v) {
+        throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
           param: k,
           modules: ['query', use.spec.name],
         });
       }
-      params[k] = v;
     }
   }
 
@@ -387,6 +499,8 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
         );
       }
       params[k] = String(v);
+      // A key already present keeps its place with the new value: encode the finished params instead.
+      ordered = false;
     }
   }
 
@@ -397,5 +511,37 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
       warnings,
     });
   }
-  return finishQuery(params, warnings, Object.keys(input.continue ?? {}));
+  const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;
+  return finishQuery(params, warnings, continuation, ordered ? encoded : undefined);
+}
+
+const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** ApiPageSet: only one of titles, pageids and revids. (Apart, so `query()` keeps no closure over its input.) */
+function multisourceError(input: QueryInput): WikiParamError {
+  const sources = (['titles', 'pageids', 'revids'] as const).filter((s) => input[s] !== undefined);
+  return new WikiParamError(
+    'multisource',
+    sources[1]!,
+    `The "${sources[1]}" parameter cannot be used with "${sources[0]}".`,
+    'query',
+    { sources },
+  );
+}
+
+/** `&name=value`, form-encoded. */
+const pair = (k: string, v: string): string => `&${encodeFormComponent(k)}=${encodeFormComponent(v)}`;
+
+function pageContextOf(top: BuiltModule): QueryContext {
+  const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  const { values } = top;
+  return { pageCount: count(values.titles) + count(values.pageids), revidCount: count(values.revids), generator: false };
+}
+
+/** The main module's parameters when the input gives none of them (`errorformat=plaintext`), per apihighlimits. */
+const defaultTops: [readonly string[] | undefined, readonly string[] | undefined] = [undefined, undefined];
+function defaultTop(highLimits: boolean): readonly string[] | undefined {
+  const i = highLimits ? 1 : 0;
+  defaultTops[i] ??= fastModule(TOP_LEVEL_SPEC, { errorformat: DEFAULT_ERROR_FORMAT }, false, highLimits);
+  return defaultTops[i];
 }
