@@ -54,6 +54,7 @@ import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
 import { createLogger } from '../server/src/http/log.js';
 import { slotsFromEnv } from '../server/src/meta/slots.js';
 import { openSessions } from '../server/src/sessions/open.js';
+import { type SseMessage, SseParser } from '../test/support/sse.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -202,46 +203,6 @@ async function criticalPath(): Promise<void> {
     'ms',
     `median of ${lags.length} stages (p90 ${percentile(lags, 90).toFixed(1)} ms); event loop busy ${(100 * median(busy)).toFixed(0)}% of it`,
   );
-}
-
-// ---------------------------------------------------------------------------------------------
-// SSE parsing, shared by the clients.
-
-interface SseMessage {
-  event?: string;
-  id?: string;
-  data: string;
-}
-
-/** Splits a text/event-stream into messages; comments and heartbeats are skipped. */
-class SseParser {
-  #buffer = '';
-
-  feed(text: string): SseMessage[] {
-    this.#buffer += text;
-    const out: SseMessage[] = [];
-    let end = this.#buffer.indexOf('\n\n');
-    while (end >= 0) {
-      const block = this.#buffer.slice(0, end);
-      this.#buffer = this.#buffer.slice(end + 2);
-      end = this.#buffer.indexOf('\n\n');
-      const message: SseMessage = { data: '' };
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'data') data.push(value);
-        else if (field === 'event') message.event = value;
-        else if (field === 'id') message.id = value;
-      }
-      if (data.length === 0) continue;
-      message.data = data.join('\n');
-      out.push(message);
-    }
-    return out;
-  }
 }
 
 /** Reads a fetch body until a message matches; returns when it arrived (the chunk's read time) and the message. */

@@ -14,8 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
 import { migrations } from '../../server/src/sessions/postgres/migrations.js';
 import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/notify.js';
-import { INTERRUPTED_ERROR, PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
-import { type Step, StoreError } from '../../server/src/sessions/store.js';
+import { PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
+import { INTERRUPTED_ERROR, type Step, StoreError } from '../../server/src/sessions/store.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';

@@ -16,7 +16,7 @@ import { Connection } from '../../server/src/sessions/sqlite/connection.js';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/sessions/sqlite/migrations.js';
 import { SqliteSessionStore } from '../../server/src/sessions/sqlite/store.js';
 import { StoreError } from '../../server/src/sessions/store.js';
-import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
+import { debateSteps, describeStoreContract, FakeDebate, rejection } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'consilium-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,15 +30,6 @@ async function raw(file: string): Promise<Connection> {
   const db = await Connection.open(file, sqlite3.OPEN_READWRITE);
   await db.exec('PRAGMA busy_timeout = 5000');
   return db;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function writeDebate(store: SqliteSessionStore, owner = 'usr_backup', rounds = 1): Promise<FakeDebate> {

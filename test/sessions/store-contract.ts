@@ -320,7 +320,8 @@ export function debateSteps(d: FakeDebate, rounds = 2, deltas = 4): Step[] {
   return steps;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
+/** What `promise` rejects with; throws if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
   } catch (error) {

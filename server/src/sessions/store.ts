@@ -3,7 +3,7 @@
  * machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
-import type { DebateEvent, Session, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -96,5 +96,23 @@ export function summaryOf(session: Session): SessionSummary {
     cost: session.cost,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+  };
+}
+
+export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
+
+/** The event `recoverInterrupted` appends to a session a stopped server left running. */
+export function interruptedEnd(session: Session, seq: number, ts: string): SessionEndedEvent {
+  return {
+    v: 1,
+    type: 'session.ended',
+    sessionId: session.id,
+    seq,
+    ts,
+    status: 'interrupted',
+    missingSlots: session.missingSlots,
+    usage: session.usage,
+    cost: session.cost,
+    error: INTERRUPTED_ERROR,
   };
 }

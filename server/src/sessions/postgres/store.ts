@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
@@ -32,8 +32,6 @@ export interface PostgresStoreOptions {
   /** Failures of background work (lease renewal, recovery, the LISTEN connection), which is retried. */
   onError?: (error: unknown) => void;
 }
-
-export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
 
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version`;
@@ -318,18 +316,7 @@ export class PostgresSessionStore implements SessionStore {
         const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
           session.id,
         ]);
-        const event: SessionEndedEvent = {
-          v: 1,
-          type: 'session.ended',
-          sessionId: session.id,
-          seq: top.rows[0]!.seq + 1,
-          ts,
-          status: 'interrupted',
-          missingSlots: session.missingSlots,
-          usage: session.usage,
-          cost: session.cost,
-          error: INTERRUPTED_ERROR,
-        };
+        const event = interruptedEnd(session, top.rows[0]!.seq + 1, ts);
         await client.query(
           `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3 WHERE id = $1`,
           [session.id, ts, this.instanceId],

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
 import { Connection, type Row, storeError } from './connection.js';
 import { migrate } from './migrations.js';
 
@@ -102,8 +102,6 @@ const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS
 const SUMMARY_COLUMNS =
   'id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at';
 
-export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
-
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
   readonly file: string;
@@ -194,18 +192,7 @@ export class SqliteSessionStore implements SessionStore {
       for (const { id, last_seq } of running) {
         await db.run(`UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2 WHERE id = ?1`, [id, ts]);
         const session = (await this.#get(db, id))!;
-        const ended: DebateEvent = {
-          v: 1,
-          type: 'session.ended',
-          sessionId: id,
-          seq: (last_seq ?? 0) + 1,
-          ts,
-          status: 'interrupted',
-          missingSlots: session.missingSlots,
-          usage: session.usage,
-          cost: session.cost,
-          error: INTERRUPTED_ERROR,
-        };
+        const ended = interruptedEnd(session, (last_seq ?? 0) + 1, ts);
         await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: ended }])]);
         recovered.push(session);
       }
