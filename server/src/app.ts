@@ -8,6 +8,7 @@ import { DebateEngine } from './debate/engine.js';
 import { type DebateDeps, debateHandlers } from './debate/handlers.js';
 import { createSlotModel } from './debate/models.js';
 import { documentFields, type Handlers, registerContract } from './generated/routes.js';
+import { hostCheck, hostNames } from './http/host-check.js';
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
@@ -78,6 +79,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       ms: Math.round((performance.now() - start) * 10) / 10,
     });
   });
+  const { host, publicOrigin, allowedHosts } = deps.config;
+  app.use(
+    hostCheck(
+      hostNames({ listenHost: host, publicOrigin, allowedHosts: allowedHosts === '*' ? [] : allowedHosts }),
+      allowedHosts === '*',
+    ),
+  );
   const tooLarge = (c: Context) =>
     problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
   // A declared length is checked without touching `c.req.raw.body`: on @hono/node-server, reading that getter wraps the

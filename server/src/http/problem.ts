@@ -23,6 +23,8 @@ const TITLES: Record<ProblemCode, string> = {
   quorum_not_met: 'Quorum not met',
   budget_exceeded: 'Budget exceeded',
   internal_error: 'Internal server error',
+  host_not_allowed: 'Host not allowed',
+  request_timeout: 'Request timeout',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;
