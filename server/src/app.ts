@@ -12,6 +12,7 @@ import { hostCheck, hostNames } from './http/host-check.js';
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
+import { securityHeaders } from './http/security-headers.js';
 import { metaHandlers } from './meta/handlers.js';
 import { sessionHandlers } from './sessions/handlers.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(async (c, next) => {
     const start = performance.now();
     await next();
