@@ -13,6 +13,7 @@ import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
+import { closeOnUnreadBody } from './http/unread-body.js';
 import { metaHandlers } from './meta/handlers.js';
 import { sessionHandlers } from './sessions/handlers.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.use(requestId());
   app.use(securityHeaders());
+  app.use(closeOnUnreadBody());
   app.use(async (c, next) => {
     const start = performance.now();
     await next();

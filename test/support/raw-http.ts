@@ -18,7 +18,10 @@ export interface RawRequest {
  */
 export function rawRequest(url: string, init: RawRequest = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent }, (res) => {
+    // A declared length, or Node sends a GET's or DELETE's body unframed.
+    const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
+    const headers = { ...length, ...init.headers };
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: init.agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
