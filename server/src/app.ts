@@ -11,7 +11,7 @@ import { documentFields, type Handlers, registerContract } from './generated/rou
 import { hostCheck, hostNames } from './http/host-check.js';
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
-import { problem, validationProblem } from './http/problem.js';
+import { problem, unfaithfulTextProblem, validationProblem } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
 import { closeOnUnreadBody } from './http/unread-body.js';
 import { metaHandlers } from './meta/handlers.js';
@@ -65,8 +65,10 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
-    // Every validation failure of a generated route becomes one problem listing each field.
-    defaultHook: (result, c) => (result.success ? undefined : validationProblem(c, result.target, result.error)),
+    // Every validation failure of a generated route becomes one problem listing each field; so does valid
+    // data holding text that could not be stored as sent (lone surrogates, NUL), before any handler sees it.
+    defaultHook: (result, c) =>
+      result.success ? unfaithfulTextProblem(c, result.target, result.data) : validationProblem(c, result.target, result.error),
   });
 
   app.use(requestId());
