@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type PriceTable, parsePrices } from './debate/pricing.js';
-import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
+import { type PriceTable, parsePrices } from './prices.js';
+import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
 export interface Config {
   host: string;
