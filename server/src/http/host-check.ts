@@ -1,15 +1,10 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
+import { type HostName, normalizeHostname, parseHost } from '../config/hosts.js';
 import { problem } from './problem.js';
 
-/**
- * A name the service answers to. `port: 'local'` means the port the request actually reached
- * (known only per connection: tests and `PORT=0` listen on a free one); `undefined`, any port.
- */
-export interface HostName {
-  hostname: string;
-  port?: number | 'local';
-}
+export type { HostName };
+export { parseHost };
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 const WILDCARD = new Set(['', '0.0.0.0', '::', '[::]']);
@@ -26,11 +21,11 @@ export interface HostNamesInput {
 /** The service's names: loopback on the local port, the listening address, the public origin, the extra hosts. */
 export function hostNames({ listenHost, publicOrigin, allowedHosts }: HostNamesInput): HostName[] {
   const names: HostName[] = LOOPBACK.map((hostname) => ({ hostname, port: 'local' as const }));
-  const listen = normalize(listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost);
+  const listen = normalizeHostname(listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost);
   if (!WILDCARD.has(listen) && !LOOPBACK.includes(listen)) names.push({ hostname: listen, port: 'local' });
   if (publicOrigin) {
     const port = publicOrigin.port ? Number(publicOrigin.port) : publicOrigin.protocol === 'https:' ? 443 : 80;
-    names.push({ hostname: normalize(publicOrigin.hostname), port });
+    names.push({ hostname: normalizeHostname(publicOrigin.hostname), port });
   }
   for (const entry of allowedHosts) {
     const parsed = parseHost(entry);
@@ -38,15 +33,6 @@ export function hostNames({ listenHost, publicOrigin, allowedHosts }: HostNamesI
   }
   return names;
 }
-
-/** `name[:port]` → its parts, the name lowercased without a trailing dot; undefined if it is not a host. */
-export function parseHost(value: string): HostName | undefined {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/.exec(value.trim());
-  if (!m?.[1]) return undefined;
-  return { hostname: normalize(m[1]), port: m[2] === undefined ? undefined : Number(m[2]) };
-}
-
-const normalize = (hostname: string) => hostname.toLowerCase().replace(/\.$/, '');
 
 /**
  * Refuses requests whose `Host` is not one of the service's names (421 `host_not_allowed`), so a page on

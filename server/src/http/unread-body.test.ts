@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
-import { MAX_BODY_BYTES } from '../app.js';
+import { MAX_BODY_BYTES } from './app.js';
 
 let server: RunningServer;
 let port: number;

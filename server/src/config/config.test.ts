@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
-import { DEFAULT_SLOTS } from './meta/slots.js';
+import { DEFAULT_SLOTS } from './slots.js';
 
 /** Asserts `loadConfig(env)` throws a `ConfigError` whose message matches `message`. */
 function rejects(env: Record<string, string>, message: RegExp): ConfigError {

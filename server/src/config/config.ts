@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type PriceTable, parsePrices } from './debate/pricing.js';
-import { parseHost } from './http/host-check.js';
-import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
+import { parseHost } from './hosts.js';
+import { type PriceTable, parsePrices } from './prices.js';
+import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
 export interface Config {
   host: string;
