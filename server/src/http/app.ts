@@ -87,6 +87,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
     createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
     revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+    changePassword: notImplemented('auth', 'Accounts arrive with authentication.'),
+    listUsers: notImplemented('auth', 'Accounts arrive with authentication.'),
+    createUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    updateUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    deleteUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    resetUserPassword: notImplemented('auth', 'Accounts arrive with authentication.'),
   };
   registerContract(app, handlers);
 

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import { PostgresAccountStore } from './accounts.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
@@ -104,6 +105,7 @@ SELECT $1, (e->>'seq')::int, e->>'type', e FROM jsonb_array_elements($2::jsonb) 
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
   readonly instanceId: string;
+  readonly accounts: PostgresAccountStore;
   readonly #pool: Pool;
   readonly #url: string;
   readonly #options: PostgresStoreOptions;
@@ -116,6 +118,10 @@ export class PostgresSessionStore implements SessionStore {
     this.#url = url;
     this.#options = options;
     this.instanceId = options.instanceId ?? randomUUID();
+    this.accounts = new PostgresAccountStore({
+      query: (sql, params) => this.#query(sql, params),
+      transaction: (work) => this.#transaction(work),
+    });
     this.#listener = new NoticeListener({
       url,
       instanceId: this.instanceId,

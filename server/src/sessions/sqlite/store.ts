@@ -10,6 +10,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import { SqliteAccountStore } from './accounts.js';
 import { Connection, type Row, storeError } from './connection.js';
 import { migrate } from './migrations.js';
 
@@ -105,6 +106,7 @@ const SUMMARY_COLUMNS =
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
   readonly file: string;
+  readonly accounts: SqliteAccountStore;
   readonly #writer: Connection;
   readonly #reader: Connection;
   #queue: Job[] = [];
@@ -115,6 +117,7 @@ export class SqliteSessionStore implements SessionStore {
     this.file = file;
     this.#writer = writer;
     this.#reader = reader;
+    this.accounts = new SqliteAccountStore(reader, (work) => this.#enqueue({ work }) as never);
   }
 
   /** Opens (creating it and its folder if need be) and migrates the database at `file`. */
