@@ -528,6 +528,9 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         expect((await store.list({ owner: alice, limit: 10 })).items.map((s) => s.id)).toStrictEqual([a.session.id]);
         expect((await store.list({ owner: bob, limit: 10, q: 'shared' })).items.map((s) => s.id)).toStrictEqual([b.session.id]);
         expect(await store.list({ owner: owner('nobody'), limit: 10 })).toStrictEqual({ items: [] });
+        // Without an owner: everyone's (an admin's explicit request).
+        const everyone = (await store.list({ limit: 100, q: 'shared words' })).items.map((s) => s.id);
+        expect(everyone).toEqual(expect.arrayContaining([a.session.id, b.session.id]));
       });
     });
 

@@ -62,7 +62,9 @@ export function needsRehash(hash: string, params: ScryptParams = DEFAULT_SCRYPT)
 const decoys = new Map<string, Promise<string>>();
 export function decoyHash(params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
   const key = `${params.N}/${params.r}/${params.p}`;
-  let decoy = decoys.get(key);
-  if (!decoy) decoys.set(key, (decoy = hashPassword(randomBytes(16).toString('hex'), params)));
+  const known = decoys.get(key);
+  if (known) return known;
+  const decoy = hashPassword(randomBytes(16).toString('hex'), params);
+  decoys.set(key, decoy);
   return decoy;
 }

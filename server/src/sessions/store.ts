@@ -24,7 +24,8 @@ export interface Step {
 }
 
 export interface ListQuery {
-  owner: string;
+  /** Only this owner's sessions; absent, everyone's (an admin's explicit request). */
+  owner?: string;
   /** 1–100. */
   limit: number;
   /** Case-insensitive substring of the question. */

@@ -253,8 +253,8 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const params: unknown[] = [query.owner];
-    let where = 's.owner = $1';
+    const params: unknown[] = [query.owner ?? null];
+    let where = query.owner === undefined ? '$1::text IS NULL' : 's.owner = $1';
     if (query.q) {
       params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       where += ` AND s.question ILIKE $${params.length} ESCAPE '\\'`;

@@ -155,8 +155,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const where = ['owner = ?1'];
-    const params: unknown[] = [query.owner, query.limit + 1];
+    // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
+    const where = [query.owner === undefined ? '?1 IS NULL' : 'owner = ?1'];
+    const params: unknown[] = [query.owner ?? null, query.limit + 1];
     if (query.q !== undefined && query.q !== '') {
       params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
       where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
