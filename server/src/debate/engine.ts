@@ -275,7 +275,8 @@ export class DebateEngine {
     let stopped = false;
     for (let n = 1; n <= rounds; n++) {
       const kind = roundKind(n, rounds);
-      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      // In slot order: a slot that first answers in a later round would otherwise come last.
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       const prompt = (seat: PanelSlot) => {
         const own = latest.get(seat.config.slot)?.text;
         if (kind === 'independent') return independentPrompt(question);
