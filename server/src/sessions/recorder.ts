@@ -15,7 +15,7 @@ import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.
 import type { EventLog } from '../debate/events.js';
 import type { Logger } from '../http/log.js';
 import type { SessionCache } from './cache.js';
-import type { SessionStore, Step } from './store.js';
+import { type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 export interface RecorderOptions {
   store: SessionStore;
@@ -58,8 +58,10 @@ class Recording implements LiveSession {
   ended = false;
   /** The highest `seq` committed. */
   committed = 0;
-  /** `session.ended`, raised and waiting for its commit before subscribers see it. */
-  end: DebateEvent | undefined;
+  /** Events raised but not yet shown to subscribers, in order (see `release`). */
+  held: DebateEvent[] = [];
+  /** The highest `seq` shown to subscribers. */
+  shown = 0;
   readonly listeners = new Set<(event: DebateEvent) => void>();
   readonly done: Promise<void>;
   finish!: () => void;
@@ -73,7 +75,7 @@ class Recording implements LiveSession {
   }
 
   get released(): DebateEvent[] {
-    return [...this.inflight, ...this.pending].filter((e) => e !== this.end);
+    return [...this.inflight, ...this.pending].filter((e) => e.seq <= this.shown);
   }
 
   subscribe(listener: (event: DebateEvent) => void): () => void {
@@ -81,21 +83,34 @@ class Recording implements LiveSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Passes `event` on to subscribers, or holds it if it is the end. */
+  /** Passes `event` on to subscribers, or holds it (see `release`). */
   offer(event: DebateEvent): void {
-    if (event.type === 'session.ended') {
-      this.end = event;
-      this.release();
-    } else this.#publish(event);
+    if (this.held.length === 0 && this.#showable(event)) {
+      this.shown = event.seq;
+      this.#publish(event);
+    } else {
+      this.held.push(event);
+    }
   }
 
-  /** Passes on the end once it is committed. */
+  /** Passes on what is held, in order, as far as the commits so far allow. */
   release(): void {
-    if (this.end && this.end.seq <= this.committed) {
-      const end = this.end;
-      this.end = undefined;
-      this.#publish(end);
+    let n = 0;
+    while (n < this.held.length && this.#showable(this.held[n]!)) {
+      const event = this.held[n++]!;
+      this.shown = event.seq;
+      this.#publish(event);
     }
+    if (n > 0) this.held.splice(0, n);
+  }
+
+  /**
+   * The end is shown once committed, so a client that saw it can read the session back in full;
+   * any other event while it is less than `UNSAVED_SEQ_LIMIT` above the last commit, so recovery
+   * after a crash can number its end above everything shown.
+   */
+  #showable(event: DebateEvent): boolean {
+    return event.type === 'session.ended' ? event.seq <= this.committed : event.seq <= this.committed + UNSAVED_SEQ_LIMIT;
   }
 
   #publish(event: DebateEvent): void {
