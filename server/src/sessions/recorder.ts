@@ -218,9 +218,10 @@ export class SessionRecorder {
   #onEvent(r: Recording, event: DebateEvent): void {
     r.pending.push(event);
     r.offer(event);
-    if (event.type !== 'answer.delta') r.progress.push(event);
+    if (event.type !== 'answer.delta' && event.type !== 'verdict.delta') r.progress.push(event);
     switch (event.type) {
       case 'answer.delta':
+      case 'verdict.delta':
         this.#later(r, this.#flushMs);
         return;
       case 'round.started':
