@@ -89,17 +89,24 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   // Let a few more deltas arrive than were committed when the history was read.
   await new Promise((resolve) => setTimeout(resolve, 30));
   await kill(first.run);
+  const killedAt = Date.now();
   await drained;
   const lastSeen = Math.max(0, ...seen.map((e) => e.seq));
   expect(completed.filter((a) => a.round === 1)).toHaveLength(5);
   expect(before).toEqual(expect.arrayContaining(completed));
 
   const second = await start();
+  const readyAt = Date.now();
   const got = await fetch(`${second.baseUrl}/sessions/${sessionId}`);
   expect(got.status).toBe(200);
   const session = (await got.json()) as Session;
   expect(session.status).toBe('interrupted');
-  expect(session.completedAt).toBeDefined();
+  // Recovery marks it complete when the new process starts: after the kill, before it serves.
+  const completedAt = Date.parse(session.completedAt ?? '');
+  expect(completedAt).toBeGreaterThanOrEqual(killedAt);
+  expect(completedAt).toBeLessThanOrEqual(readyAt);
+  expect(session.updatedAt).toBe(session.completedAt);
+  expect(Date.parse(session.createdAt)).toBeLessThan(killedAt);
   const stored = session.rounds.flatMap((r) => r.answers);
   for (const answer of before) {
     expect(stored.find((a) => a.round === answer.round && a.slot === answer.slot)).toStrictEqual(answer);
@@ -110,7 +117,7 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   const events: DebateEvent[] = [];
   for await (const message of readSse(replay)) events.push(JSON.parse(message.data) as DebateEvent);
   expect(events[0]!.type).toBe('session.started');
-  expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+  expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted', ts: session.completedAt });
   const seqs = events.map((e) => e.seq);
   expect(new Set(seqs).size).toBe(seqs.length);
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b));

@@ -25,8 +25,8 @@ import type {
   Usage,
   Verdict,
 } from '../../../sdk/src/generated/types.gen.js';
-import type { SlotConfig } from '../meta/slots.js';
-import { publicSlot } from '../meta/slots.js';
+import type { SlotConfig } from '../config/slots.js';
+import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, streamAnswer } from './call.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
@@ -275,7 +275,8 @@ export class DebateEngine {
     let stopped = false;
     for (let n = 1; n <= rounds; n++) {
       const kind = roundKind(n, rounds);
-      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      // In slot order: a slot that first answers in a later round would otherwise come last.
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       const prompt = (seat: PanelSlot) => {
         const own = latest.get(seat.config.slot)?.text;
         if (kind === 'independent') return independentPrompt(question);

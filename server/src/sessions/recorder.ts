@@ -12,8 +12,8 @@
  * commits queue behind the event loop, and deltas held behind them arrived seconds late.)
  */
 import type { DebateEvent, Session, SessionEndedEvent } from '../../../sdk/src/generated/types.gen.js';
+import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
-import type { Logger } from '../http/log.js';
 import type { SessionCache } from './cache.js';
 import { incompleteSlots, type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
