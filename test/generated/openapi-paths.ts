@@ -673,7 +673,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -766,6 +766,21 @@ export type components = {
             seq: components["schemas"]["EventSeq"];
             ts: components["schemas"]["EventTime"];
             synthesizer: components["schemas"]["Synthesizer"];
+        };
+        /** @description A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result. */
+        VerdictDeltaEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "verdict.delta";
+            sessionId: components["schemas"]["SessionId"];
+            seq: components["schemas"]["EventSeq"];
+            ts: components["schemas"]["EventTime"];
+            slot: components["schemas"]["SlotNumber"];
+            /** @description 1 for the synthesizer's first reply, 2 for its repair. */
+            attempt: number;
+            /** @enum {string} */
+            field: "summary" | "answer";
+            delta: string;
         };
         VerdictEvent: {
             v: components["schemas"]["EventVersion"];
