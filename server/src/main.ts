@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 // Imported rather than read at run time, so the bundle `npm start` runs carries it.
 import packageJson from '../../package.json' with { type: 'json' };
-import { createApp } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { createLogger } from './http/log.js';
+import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
+import { createLogger } from './config/log.js';
+import { createApp } from './http/app.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
 

@@ -12,9 +12,9 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, type ExpectStatic, it, vi } from 'vitest';
 import type { AnswerError, DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
-import { slotsFromEnv } from '../../server/src/meta/slots.js';
 import { startServer } from '../support/server.js';
 import {
   AGREEMENT,

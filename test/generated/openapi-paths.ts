@@ -344,7 +344,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;

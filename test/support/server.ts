@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { createApp } from '../../server/src/app.js';
-import { type Config, loadConfig } from '../../server/src/config.js';
-import { createLogger } from '../../server/src/http/log.js';
+import { type Config, loadConfig } from '../../server/src/config/config.js';
+import { createLogger } from '../../server/src/config/log.js';
+import { createApp } from '../../server/src/http/app.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
 

@@ -43,7 +43,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout';
 
 export type FieldError = {
     /**

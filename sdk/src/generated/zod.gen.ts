@@ -20,7 +20,9 @@ export const zProblemCode = z.enum([
     'provider_failed',
     'quorum_not_met',
     'budget_exceeded',
-    'internal_error'
+    'internal_error',
+    'host_not_allowed',
+    'request_timeout'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });

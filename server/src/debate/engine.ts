@@ -25,8 +25,8 @@ import type {
   Usage,
   Verdict,
 } from '../../../sdk/src/generated/types.gen.js';
-import type { SlotConfig } from '../meta/slots.js';
-import { publicSlot } from '../meta/slots.js';
+import type { SlotConfig } from '../config/slots.js';
+import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, streamAnswer } from './call.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../sdk/src/generated/types.gen.js';
+import { slotsFromEnv } from '../config/slots.js';
 import { DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
-import { slotsFromEnv } from '../meta/slots.js';
 import { inert, sessionMarkdown } from './markdown.js';
 
 function offlineEngine(): DebateEngine {

@@ -1,6 +1,6 @@
 /** Opens the configured store and everything in front of it; recovers sessions a crash left running. */
-import { isDatabaseUrl } from '../config.js';
-import type { Logger } from '../http/log.js';
+import { isDatabaseUrl } from '../config/config.js';
+import type { Logger } from '../config/log.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder } from './recorder.js';
 import { Sessions } from './sessions.js';

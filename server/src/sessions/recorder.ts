@@ -12,8 +12,8 @@
  * commits queue behind the event loop, and deltas held behind them arrived seconds late.)
  */
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
+import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
-import type { Logger } from '../http/log.js';
 import type { SessionCache } from './cache.js';
 import type { SessionStore, Step } from './store.js';
 

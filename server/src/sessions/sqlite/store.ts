@@ -6,11 +6,12 @@
  * see a committed snapshot and never wait for a write.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
 import { Connection, type Row, storeError } from './connection.js';
+import { makeDirectory } from './directory.js';
 import { migrate } from './migrations.js';
 
 export interface SqliteOptions {
@@ -121,7 +122,7 @@ export class SqliteSessionStore implements SessionStore {
   static async open(file: string, options: SqliteOptions = {}): Promise<SqliteSessionStore> {
     const path = resolve(file);
     const busyTimeout = options.busyTimeoutMs ?? 5000;
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
     const writer = await Connection.open(path);
     let reader: Connection | undefined;
     try {
@@ -208,7 +209,7 @@ export class SqliteSessionStore implements SessionStore {
   async backup(destination: string): Promise<void> {
     const target = resolve(destination);
     if (target === this.file) throw new Error(`refusing to back up ${this.file} onto itself`);
-    await mkdir(dirname(target), { recursive: true });
+    await makeDirectory(dirname(target));
     if (await exists(`${target}-wal`)) {
       throw new StoreError('unavailable', `${target} is in use (it has a -wal file); choose another destination`);
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
-import { DEFAULT_SLOTS } from './meta/slots.js';
+import { DEFAULT_SLOTS } from './slots.js';
 
 /** Asserts `loadConfig(env)` throws a `ConfigError` whose message matches `message`. */
 function rejects(env: Record<string, string>, message: RegExp): ConfigError {
@@ -36,6 +36,8 @@ describe('loadConfig defaults', () => {
       prices: {},
       sseHeartbeatMs: 15_000,
       offlineTokenDelayMs: undefined,
+      publicOrigin: undefined,
+      allowedHosts: [],
     });
   });
 
@@ -53,6 +55,8 @@ describe('loadConfig defaults', () => {
       CONSILIUM_PRICES: '',
       CONSILIUM_SSE_HEARTBEAT_MS: '',
       CONSILIUM_OFFLINE_TOKEN_MS: '',
+      CONSILIUM_PUBLIC_ORIGIN: '',
+      CONSILIUM_ALLOWED_HOSTS: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
@@ -150,6 +154,24 @@ describe('loadConfig rejections', () => {
       { CONSILIUM_LOG_LEVEL: raw },
       new RegExp(`^CONSILIUM_LOG_LEVEL must be one of debug, info, warn, error, silent, got "${raw}"$`),
     );
+  });
+
+  it.each(['consilium.example.com', 'ftp://x.example', 'https://x.example/app', 'https://u:p@x.example'])(
+    'CONSILIUM_PUBLIC_ORIGIN=%j',
+    (raw) => {
+      rejects({ CONSILIUM_PUBLIC_ORIGIN: raw }, /^CONSILIUM_PUBLIC_ORIGIN must be an origin/);
+    },
+  );
+
+  it.each(['a b', 'x/y', 'ok,user@host'])('CONSILIUM_ALLOWED_HOSTS=%j', (raw) => {
+    rejects({ CONSILIUM_ALLOWED_HOSTS: raw }, /^CONSILIUM_ALLOWED_HOSTS must list host names/);
+  });
+
+  it('reads the public origin and the extra hosts', () => {
+    const config = loadConfig({ CONSILIUM_PUBLIC_ORIGIN: 'https://x.example/', CONSILIUM_ALLOWED_HOSTS: ' a , b:81 ' });
+    expect(config.publicOrigin?.origin).toBe('https://x.example');
+    expect(config.allowedHosts).toEqual(['a', 'b:81']);
+    expect(loadConfig({ CONSILIUM_ALLOWED_HOSTS: '*' }).allowedHosts).toBe('*');
   });
 
   it('stops on a bad slot, naming the variable (slots throw a plain Error, not ConfigError)', () => {

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type PriceTable, parsePrices } from './debate/pricing.js';
-import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
+import { parseHost } from './hosts.js';
+import { type PriceTable, parsePrices } from './prices.js';
+import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
 export interface Config {
   host: string;
@@ -24,6 +25,10 @@ export interface Config {
   offlineTokenDelayMs: number | undefined;
   /** How often an event stream gets a `: heartbeat` comment, for proxies that close idle connections. */
   sseHeartbeatMs: number;
+  /** `CONSILIUM_PUBLIC_ORIGIN`: the origin clients reach the service at (through a proxy), e.g. `https://consilium.example.com`. */
+  publicOrigin: URL | undefined;
+  /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
+  allowedHosts: string[] | '*';
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -69,7 +74,34 @@ export function loadConfig(env: Env = process.env): Config {
     prices: parsePrices(env.CONSILIUM_PRICES),
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
+    publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
+    allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),
   };
+}
+
+function publicOrigin(raw: string | undefined): URL | undefined {
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) {
+    throw new ConfigError(`CONSILIUM_PUBLIC_ORIGIN must be an origin such as https://consilium.example.com, got "${raw}"`);
+  }
+  return url;
+}
+
+function allowedHosts(raw: string | undefined): string[] | '*' {
+  if (raw?.trim() === '*') return '*';
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const host of hosts) {
+    if (!parseHost(host))
+      throw new ConfigError(`CONSILIUM_ALLOWED_HOSTS must list host names (name or name:port), got "${host}"`);
+  }
+  return hosts;
 }
 
 /** A PostgreSQL connection URL rather than an SQLite file path. */
