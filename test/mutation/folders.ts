@@ -13,7 +13,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
   // The debate protocol: quorum, hand-off, statuses, verdict fallback and degradation.
   engine: {
     mutate: ['server/src/debate/engine.ts'],
-    tests: ['server/src/debate/engine.test.ts', 'test/debate/protocol.test.ts'],
+    tests: ['server/src/debate/engine.test.ts', 'test/debate/protocol.test.ts', 'test/debate/engine-modes.test.ts'],
   },
   // The session layer in front of the stores, and the SQLite store.
   sessions: {
@@ -30,10 +30,25 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/sessions/sqlite.test.ts',
     ],
   },
-  // The HTTP layer: problems and the request log (owner resolution and auth join once accounts land).
+  // The HTTP layer: problems, host check, security headers, unread bodies, text checks, owner resolution.
+  // (Accounts and sign-in join here once the auth branch lands.)
   http: {
-    mutate: ['server/src/http/problem.ts', 'server/src/http/log.ts'],
-    tests: ['server/src/http/problem.test.ts', 'server/src/http/log.test.ts', 'test/server/http.test.ts'],
+    mutate: [
+      'server/src/http/problem.ts',
+      'server/src/http/host-check.ts',
+      'server/src/http/security-headers.ts',
+      'server/src/http/unread-body.ts',
+      'server/src/http/faithful-text.ts',
+      'server/src/http/owner.ts',
+    ],
+    tests: [
+      'server/src/http/problem.test.ts',
+      'server/src/http/host-check.test.ts',
+      'server/src/http/security-headers.test.ts',
+      'server/src/http/unread-body.test.ts',
+      'server/src/http/faithful-text.test.ts',
+      'test/server/http.test.ts',
+    ],
   },
   // The wiki validator's core (dispatch, multi values, numbers) and the builder's fast path.
   wiki: {
