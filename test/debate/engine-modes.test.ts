@@ -306,3 +306,125 @@ describe("the verdict's position changes", () => {
     expect(s.verdict!.positionChanges.find((x) => x.slot === 3)?.reason).toBe(exact);
   });
 });
+
+describe('what each call is given, and what the run reports as it goes', () => {
+  it('ask passes maxOutputTokens to the provider; latency is whole ms; deltas add up to the answer; events name the run', async () => {
+    const e = engine();
+    const r = recorder();
+    const c = net.open();
+    let running: Session | undefined;
+    const s = await e.ask(e.slotByProvider('anthropic')!, c.question, {
+      maxOutputTokens: 123,
+      onLog: (log, snapshot) => {
+        r.onLog(log);
+        log.subscribe((ev) => {
+          if (ev.type === 'answer.completed') running = snapshot();
+        });
+      },
+    });
+    expect((JSON.parse(c.calls[0]!.body) as { max_tokens: number }).max_tokens).toBe(123);
+    const a = s.rounds[0]!.answers[0]!;
+    expect(Number.isInteger(a.latencyMs)).toBe(true);
+    const deltas = r.events.flatMap((ev) => (ev.type === 'answer.delta' ? [ev.delta] : []));
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(a.text);
+    expect(r.events.find((ev) => ev.type === 'session.started')).toMatchObject({
+      mode: 'single',
+      question: c.question,
+      roundsRequested: 1,
+      slots: [{ slot: 1, provider: 'anthropic' }],
+    });
+    expect(r.events.find((ev) => ev.type === 'round.started')).toMatchObject({ round: 1, kind: 'independent', slots: [1] });
+    // A snapshot taken while running has the answer so far and no completion time.
+    expect(running).toMatchObject({ status: 'running', rounds: [{ answers: [{ slot: 1, text: a.text }] }] });
+    expect(running?.completedAt).toBeUndefined();
+  });
+
+  it('retries wait through the injected sleep, in rounds and for the verdict', async () => {
+    const waits: number[] = [];
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 30_000,
+      maxRetries: 1,
+      prices: {},
+      owner: 'test',
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const seen = new Set<string>();
+    // The first request of slot 2 in round 1 and of slot 1's verdict fail; the retries succeed.
+    const c = net.open((call, request, p) => {
+      const key = `${call.slot}/${call.stage}`;
+      if ((key === '2/round1' || key === '1/synthesis') && !seen.has(key)) {
+        seen.add(key);
+        return serverError(call, request, p);
+      }
+      return undefined;
+    });
+    const s = await e.deep(c.question, { rounds: 2 });
+    expect(s.status).toBe('completed');
+    expect(waits).toHaveLength(2);
+    expect(c.callsOf(2, 'round1')).toHaveLength(2);
+    expect(c.callsOf(1, 'synthesis')).toHaveLength(2);
+  });
+
+  it('a call past its deadline fails as a timeout', async () => {
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 400,
+      maxRetries: 0,
+      prices: {},
+      owner: 'test',
+    });
+    const c = net.open((call, request) => (call.slot === 3 ? stallUntilAborted(request, call.observed) : undefined));
+    const s = await e.parallel(c.question, [1, 3]);
+    expect(s.rounds[0]!.answers.find((a) => a.slot === 3)?.error?.code).toBe('timeout');
+    expect(s.status).toBe('partial');
+  });
+
+  it('a budget reached mid-round cuts off the calls still running, naming them budget_exceeded', async () => {
+    const r = recorder();
+    // Slot 5 holds its answer; the other four spend 120 tokens, the budget.
+    const c = net.open((call, request) => (call.slot === 5 ? stallUntilAborted(request, call.observed) : undefined));
+    const s = await engine().deep(c.question, { rounds: 3, budget: { maxTokens: 120 }, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.missingSlots).toEqual([5]);
+    expect(s.rounds[0]!.answers[4]!.error).toMatchObject({
+      code: 'budget_exceeded',
+      message: 'budget_exceeded: 120 tokens used, the budget is 120',
+    });
+    expect(c.callsOf(5, 'round1')[0]!.observed.aborted).toBe(true);
+    expect(ended(r.events)[0]).toMatchObject({ status: 'partial', error: 'budget_exceeded: 120 tokens used, the budget is 120' });
+  });
+
+  it("an invalid verdict whose repair fails outright keeps the first reply's raw text, unstructured", async () => {
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'synthesis') return answer(p, request, call, INVALID_VERDICT);
+      if (call.stage === 'repair') return serverError(call, request, p);
+      return undefined;
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({
+      format: 'unstructured',
+      rawText: INVALID_VERDICT,
+      synthesizer: { slot: 1 },
+      degradation: { degraded: true, missingSlots: [1], reasons: [{ slot: 1, round: 0, code: 'invalid_output' }] },
+    });
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(s.status).toBe('partial');
+  });
+
+  it('a debate stopped by the quorum keeps that reason even when no verdict can be written', async () => {
+    const r = recorder();
+    const c = net.open((call, request, p) =>
+      (call.stage === 'middle' && call.slot >= 3) || call.stage === 'synthesis' ? serverError(call, request, p) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 3, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.verdict).toBeUndefined();
+    expect(ended(r.events)[0]).toMatchObject({ error: 'quorum_not_met: round 2 had 2 answers, the quorum is 3' });
+  });
+});
