@@ -4,7 +4,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../config/log.js';
 import { DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
