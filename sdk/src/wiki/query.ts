@@ -23,7 +23,7 @@
  *   alongside the params rather than encoded again at the end.
  */
 import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
-import { fastModule } from './fast.js';
+import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
@@ -392,6 +392,7 @@ function buildQueryInto(
   // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
   let topFast: readonly string[] | undefined;
   if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (topFast === undefined) {
@@ -461,7 +462,7 @@ function buildQueryInto(
 
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
-    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits) : undefined;
+    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     if (moduleFast !== undefined) {
       for (let i = 0; i < moduleFast.length; i += 3) {
         const k = moduleFast[i]!;
