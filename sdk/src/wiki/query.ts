@@ -26,6 +26,7 @@ import { type BuiltModule, buildModule, type QueryContext, withWarnings } from '
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
+import { applyRules } from './rules.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 
@@ -460,8 +461,11 @@ function buildQueryInto(
     }
   }
 
+  const applyModuleRules = options?.rules !== false;
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
+    // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()).
+    const rules = applyModuleRules ? use.spec.rules : undefined;
     const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     if (moduleFast !== undefined) {
       for (let i = 0; i < moduleFast.length; i += 3) {
@@ -478,6 +482,7 @@ function buildQueryInto(
           });
         }
       }
+      if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
       continue;
     }
     // A full-path module's templated names are not among the declared ones: from now on, compare every key.
@@ -491,6 +496,7 @@ function buildQueryInto(
       options: moduleOptions,
     });
     warnings.push(...built.warnings);
+    if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
     for (const k in built.params) {
       const v = built.params[k]!;
       const prev = params[k];
