@@ -114,6 +114,7 @@ describe('consilium', () => {
     expect(run.stdout).toMatch(/Round 2\/2 · final/);
     for (const slot of ['1 anthropic:', '2 openai:', '3 deepseek:', '4 google:', '5 xai:']) expect(run.stdout).toContain(slot);
     expect(run.stdout).toMatch(/Verdict written by 1 anthropic/);
+    expect(run.stdout).toMatch(/\nsummary: .+\nanswer: /); // streamed as written
     expect(run.stdout).toMatch(/\nP[012]\n {2}• .+ — supported by \d/);
     expect(run.stdout).toMatch(/\ncompleted · \d+ tokens/);
 

@@ -32,6 +32,8 @@ export class DebateView {
   #header = '';
   #drawn = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The verdict text streamed so far: which attempt and field it is in, so each starts on its own line. */
+  #verdictAt: string | undefined;
 
   constructor(private readonly options: ViewOptions) {}
 
@@ -90,8 +92,20 @@ export class DebateView {
         this.#settle();
         write(`\n${paint('bold', 'Verdict')} ${paint('dim', `written by ${this.#name(e.synthesizer.slot)}…`)}\n`);
         return;
+      case 'verdict.delta': {
+        // The summary and answer as the synthesizer writes them; a repair attempt starts them again.
+        const at = `${e.attempt}:${e.field}`;
+        if (at !== this.#verdictAt) {
+          const again = e.attempt > 1 && this.#verdictAt?.startsWith(`${e.attempt - 1}:`) ? paint('yellow', '(rewritten) ') : '';
+          write(`${this.#verdictAt ? '\n' : ''}${again}${paint('dim', `${e.field}: `)}`);
+          this.#verdictAt = at;
+        }
+        write(e.field === 'summary' ? paint('bold', inert(e.delta)) : inert(e.delta));
+        return;
+      }
       case 'verdict':
-        write(renderVerdict(e.verdict, paint, (slot) => this.#name(slot)));
+        if (this.#verdictAt) write('\n');
+        write(renderVerdict(e.verdict, paint, (slot) => this.#name(slot), this.#verdictAt !== undefined));
         return;
       case 'session.ended':
         this.#settle();
@@ -170,13 +184,19 @@ export class DebateView {
 }
 
 /** A verdict as text: summary, answer, then actions grouped P0/P1/P2 with the slots that support each. */
-export function renderVerdict(verdict: Verdict, paint: Paint, name: (slot: number) => string = String): string {
+export function renderVerdict(
+  verdict: Verdict,
+  paint: Paint,
+  name: (slot: number) => string = String,
+  /** The summary and answer were already streamed: print the rest only. */
+  streamed = false,
+): string {
   const out: string[] = [];
   if (verdict.format === 'unstructured') {
     out.push(paint('yellow', '(unstructured verdict)'), inert(verdict.rawText ?? '').trim());
   } else {
-    if (verdict.summary) out.push(paint('bold', inert(verdict.summary).trim()));
-    if (verdict.answer) out.push('', inert(verdict.answer).trim());
+    if (verdict.summary && !streamed) out.push(paint('bold', inert(verdict.summary).trim()));
+    if (verdict.answer && !streamed) out.push('', inert(verdict.answer).trim());
     for (const priority of ['P0', 'P1', 'P2'] as const) {
       const actions: Action[] = verdict.actions?.[priority] ?? [];
       if (actions.length === 0) continue;

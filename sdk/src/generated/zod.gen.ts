@@ -372,11 +372,65 @@ export const zSynthesisResult = z.object({
     cost: zCost
 });
 
+/**
+ * A user's id.
+ */
+export const zUserId = z.string().check(z.regex(/^usr_[0-9A-Za-z]{6,40}$/));
+
+/**
+ * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
+ */
+export const zUsername = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/));
+
+/**
+ * An `admin` manages users and may list every session; a `user` sees only their own.
+ */
+export const zRole = z.enum(['admin', 'user']);
+
+/**
+ * At least 8 characters.
+ */
+export const zNewPassword = z.string().check(z.minLength(8), z.maxLength(200));
+
 export const zUser = z.object({
-    id: z.string(),
+    id: zUserId,
     username: z.string(),
-    role: z.enum(['admin', 'member']),
+    role: zRole,
+    disabled: z.boolean(),
     createdAt: z.iso.datetime()
+});
+
+export const zUserList = z.object({
+    items: z.array(zUser)
+});
+
+export const zUserCreateRequest = z.object({
+    username: zUsername,
+    role: z.optional(zRole),
+    password: z.optional(zNewPassword)
+});
+
+export const zUserCreated = z.object({
+    user: zUser,
+    password: z.optional(z.string())
+});
+
+export const zUserUpdateRequest = z.object({
+    disabled: z.optional(z.boolean()),
+    role: z.optional(zRole)
+});
+
+export const zPasswordResetRequest = z.object({
+    password: z.optional(zNewPassword)
+});
+
+export const zPasswordResetResult = z.object({
+    password: z.optional(z.string())
+});
+
+export const zPasswordChangeRequest = z.object({
+    currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
+    newPassword: zNewPassword
 });
 
 export const zLoginRequest = z.object({
@@ -516,6 +570,21 @@ export const zSynthesisStartedEvent = z.object({
     synthesizer: zSynthesizer
 });
 
+/**
+ * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
+ */
+export const zVerdictDeltaEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['verdict.delta']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    slot: zSlotNumber,
+    attempt: z.int().check(z.gte(1), z.lte(2)),
+    field: z.enum(['summary', 'answer']),
+    delta: z.string()
+});
+
 export const zVerdictEvent = z.object({
     v: zEventVersion,
     type: z.enum(['verdict']),
@@ -547,6 +616,7 @@ export const zDebateEvent = z.union([
     zRoundEndedEvent,
     zConsensusEvent,
     zSynthesisStartedEvent,
+    zVerdictDeltaEvent,
     zVerdictEvent,
     zSessionEndedEvent
 ]);
@@ -601,6 +671,7 @@ export const zSynthesizeVerdictBody = zSynthesizeRequest;
 export const zSynthesizeVerdictResponse = zSynthesisResult;
 
 export const zListSessionsQuery = z.object({
+    owner: z.optional(z.enum(['all'])),
     cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     limit: z._default(z.optional(z.int().check(z.gte(1), z.lte(100))), 20),
     q: z.optional(z.string().check(z.minLength(1), z.maxLength(200)))
@@ -668,9 +739,16 @@ export const zLoginBody = zLoginRequest;
 export const zLoginResponse = zLoginResult;
 
 /**
- * Logged out; the cookie is cleared.
+ * Logged out; the cookie is cleared. With a bearer token, nothing changes.
  */
 export const zLogoutResponse = z.void();
+
+export const zChangePasswordBody = zPasswordChangeRequest;
+
+/**
+ * Changed.
+ */
+export const zChangePasswordResponse = z.void();
 
 /**
  * The authenticated user.
@@ -697,3 +775,46 @@ export const zRevokeApiTokenPath = z.object({
  * Revoked.
  */
 export const zRevokeApiTokenResponse = z.void();
+
+/**
+ * Every user, oldest first.
+ */
+export const zListUsersResponse = zUserList;
+
+export const zCreateUserBody = zUserCreateRequest;
+
+/**
+ * Created.
+ */
+export const zCreateUserResponse = zUserCreated;
+
+export const zDeleteUserPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * Removed.
+ */
+export const zDeleteUserResponse = z.void();
+
+export const zUpdateUserBody = zUserUpdateRequest;
+
+export const zUpdateUserPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * The user as it now stands.
+ */
+export const zUpdateUserResponse = zUser;
+
+export const zResetUserPasswordBody = zPasswordResetRequest;
+
+export const zResetUserPasswordPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * Set.
+ */
+export const zResetUserPasswordResponse = zPasswordResetResult;
