@@ -30,7 +30,12 @@ async function start(): Promise<void> {
     logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
   let sessions: Sessions;
   try {
-    sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize, logger });
+    sessions = await openSessions({
+      database: config.database,
+      cacheSize: config.sessionCacheSize,
+      storeRetryMs: config.storeRetryMs,
+      logger,
+    });
   } catch (err) {
     console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
     process.exit(1);

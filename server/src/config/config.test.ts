@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
       dataDir: resolve('data'),
       database: resolve('data', 'consilium.db'),
       sessionCacheSize: 50,
+      storeRetryMs: 30_000,
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
@@ -132,6 +133,11 @@ describe('loadConfig overrides', () => {
     const url = 'postgres://consilium:secret@db.internal:5432/consilium';
     expect(loadConfig({ CONSILIUM_DATABASE: url }).database).toBe(url);
     expect(loadConfig({ CONSILIUM_DATABASE: 'postgresql://h/db' }).database).toBe('postgresql://h/db');
+  });
+
+  it('CONSILIUM_STORE_RETRY_MS: how long writes are retried; a non-integer is refused by name', () => {
+    expect(loadConfig({ CONSILIUM_STORE_RETRY_MS: '500' }).storeRetryMs).toBe(500);
+    expect(() => loadConfig({ CONSILIUM_STORE_RETRY_MS: 'forever' })).toThrow(/CONSILIUM_STORE_RETRY_MS/);
   });
 
   it('CONSILIUM_SESSION_CACHE: 0 turns the cache off; a non-integer is refused by name', () => {

@@ -13,6 +13,8 @@ export interface Config {
   database: string;
   /** How many recent sessions are kept in memory, so reading them never touches the database. */
   sessionCacheSize: number;
+  /** How long a run's writes are retried while the session store fails before the run ends `failed`. */
+  storeRetryMs: number;
   logLevel: LogLevel;
   quorum: number;
   slots: SlotConfig[];
@@ -72,6 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: isDatabaseUrl(database) ? database : resolve(database),
     sessionCacheSize: integer(env, 'CONSILIUM_SESSION_CACHE', 50, 0, 100_000),
+    storeRetryMs: integer(env, 'CONSILIUM_STORE_RETRY_MS', 30_000, 0, 3_600_000),
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
     slots: slotsFromEnv(env),
