@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
       dataDir: resolve('data'),
       database: resolve('data', 'consilium.db'),
       sessionCacheSize: 50,
+      storeRetryMs: 30_000,
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
@@ -35,6 +36,8 @@ describe('loadConfig defaults', () => {
       maxRetries: 2,
       prices: {},
       sseHeartbeatMs: 15_000,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
       offlineTokenDelayMs: undefined,
       publicOrigin: undefined,
       allowedHosts: [],
@@ -56,6 +59,8 @@ describe('loadConfig defaults', () => {
       CONSILIUM_SSE_HEARTBEAT_MS: '',
       CONSILIUM_OFFLINE_TOKEN_MS: '',
       CONSILIUM_PUBLIC_ORIGIN: '',
+      CONSILIUM_HEADERS_TIMEOUT_MS: '',
+      CONSILIUM_BODY_TIMEOUT_MS: '',
       CONSILIUM_ALLOWED_HOSTS: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -119,6 +124,11 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ CONSILIUM_DATABASE: 'postgresql://h/db' }).database).toBe('postgresql://h/db');
   });
 
+  it('CONSILIUM_STORE_RETRY_MS: how long writes are retried; a non-integer is refused by name', () => {
+    expect(loadConfig({ CONSILIUM_STORE_RETRY_MS: '500' }).storeRetryMs).toBe(500);
+    expect(() => loadConfig({ CONSILIUM_STORE_RETRY_MS: 'forever' })).toThrow(/CONSILIUM_STORE_RETRY_MS/);
+  });
+
   it('CONSILIUM_SESSION_CACHE: 0 turns the cache off; a non-integer is refused by name', () => {
     expect(loadConfig({ CONSILIUM_SESSION_CACHE: '0' }).sessionCacheSize).toBe(0);
     expect(loadConfig({ CONSILIUM_SESSION_CACHE: '200' }).sessionCacheSize).toBe(200);
@@ -165,6 +175,14 @@ describe('loadConfig rejections', () => {
 
   it.each(['a b', 'x/y', 'ok,user@host'])('CONSILIUM_ALLOWED_HOSTS=%j', (raw) => {
     rejects({ CONSILIUM_ALLOWED_HOSTS: raw }, /^CONSILIUM_ALLOWED_HOSTS must list host names/);
+  });
+
+  it('refuses a body timeout below the headers timeout (Node counts it from the first byte)', () => {
+    rejects(
+      { CONSILIUM_HEADERS_TIMEOUT_MS: '5000', CONSILIUM_BODY_TIMEOUT_MS: '4000' },
+      /^CONSILIUM_BODY_TIMEOUT_MS \(4000\) must not be below/,
+    );
+    rejects({ CONSILIUM_HEADERS_TIMEOUT_MS: '10' }, /^CONSILIUM_HEADERS_TIMEOUT_MS must be an integer from 100/);
   });
 
   it('reads the public origin and the extra hosts', () => {

@@ -4,7 +4,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../config/log.js';
 import { DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
@@ -101,6 +100,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
     createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
     revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+    changePassword: notImplemented('auth', 'Accounts arrive with authentication.'),
+    listUsers: notImplemented('auth', 'Accounts arrive with authentication.'),
+    createUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    updateUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    deleteUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    resetUserPassword: notImplemented('auth', 'Accounts arrive with authentication.'),
   };
   registerContract(app, handlers);
 

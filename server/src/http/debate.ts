@@ -42,11 +42,8 @@ export function debateHandlers({
       },
     };
   };
-  /** The run's result once all of it is stored, so a read right after the response finds it. */
-  const stored = async (session: Session) => {
-    await sessions.recorder.live(session.id)?.done;
-    return session;
-  };
+  /** The run's result once all of it is stored, so a read right after the response finds it (or how it failed, if the store stayed down). */
+  const stored = async (session: Session) => (await sessions.recorder.live(session.id)?.done) ?? session;
 
   return {
     askProvider: async (c) => {

@@ -22,6 +22,8 @@ export interface OpenSessionsOptions {
   logger?: Logger;
   /** How long streamed deltas may wait before they are written on their own. */
   flushMs?: number;
+  /** How long a run's writes are retried while the store fails before the run ends `failed`. */
+  storeRetryMs?: number;
 }
 
 /** The store, the cache and the recorder, with sessions a previous process left `running` marked `interrupted`. */
@@ -37,6 +39,7 @@ export async function openSessions(options: OpenSessionsOptions): Promise<Sessio
     cache,
     ...(options.logger && { logger: options.logger }),
     ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
+    ...(options.storeRetryMs !== undefined && { giveUpAfterMs: options.storeRetryMs }),
   });
   return new Sessions({ store, cache, recorder });
 }
