@@ -4,7 +4,7 @@ import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { createRoute, type OpenAPIHono, type RouteHandler } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { type ZodType, z } from 'zod';
-import * as s from '../../../sdk/src/generated/zod.gen.js';
+import * as s from './schemas/zod.gen.js';
 
 /** Names a schema in place, so every use of it (nested ones too) becomes a `$ref`. */
 function name(schema: ZodType, refId: string, internal: { unionPreferredType?: 'oneOf' } = {}): void {

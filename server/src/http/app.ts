@@ -10,6 +10,7 @@ import { documentFields, type Handlers, registerContract } from '../generated/ro
 import type { Sessions } from '../sessions/sessions.js';
 import { debateHandlers } from './debate.js';
 import { limitDebates } from './debate-limits.js';
+import { mountDocs } from './docs.js';
 import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { metaHandlers } from './meta.js';
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerContract(app, handlers);
 
   app.doc31('/openapi.json', documentFields);
+  mountDocs(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
   app.onError((err, c) => {
