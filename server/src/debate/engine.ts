@@ -502,12 +502,29 @@ export class DebateEngine {
       }
       const error = stoppedError(run, result);
       if (result.object) {
-        run.verdict = this.#verdict(run, synthesizer, result.object, validSlots, validRounds, positionChanges);
+        run.verdict = this.#verdict(
+          run,
+          synthesizer,
+          seat.model.offline,
+          result.object,
+          validSlots,
+          validRounds,
+          positionChanges,
+        );
       } else if (error?.code === 'invalid_output') {
         // Still invalid after the repair: name the failure (round 0 = synthesis) before the verdict
         // copies the reasons, or the verdict says `degraded: true` with no slot and no reason.
         run.fail(slot, 0, error);
-        run.verdict = this.#verdict(run, synthesizer, undefined, validSlots, validRounds, positionChanges, result.text);
+        run.verdict = this.#verdict(
+          run,
+          synthesizer,
+          seat.model.offline,
+          undefined,
+          validSlots,
+          validRounds,
+          positionChanges,
+          result.text,
+        );
       } else if (error) {
         run.fail(slot, 0, error);
         continue;
@@ -543,6 +560,7 @@ export class DebateEngine {
   #verdict(
     run: Run,
     synthesizer: Synthesizer,
+    offline: boolean,
     draft: VerdictDraft | undefined,
     slots: ReadonlySet<number>,
     rounds: ReadonlySet<number>,
@@ -559,19 +577,29 @@ export class DebateEngine {
     // The model may credit slots or rounds that gave nothing; provenance keeps only real ones.
     const keepSlots = (list: readonly number[]) => sorted(list.filter((s) => slots.has(s)) as SlotNumber[]);
     const keepRounds = (list: readonly number[]) => [...new Set(list.filter((r) => rounds.has(r)))].sort((a, b) => a - b);
+    // An action listed twice (same title, in any priority) is kept once, at its highest priority.
+    const titles = new Set<string>();
     const actions = (list: VerdictDraft['actions']['P0']) =>
-      list.map((a) => ({
-        ...a,
-        supportingSlots: keepSlots(a.supportingSlots),
-        supportingRounds: keepRounds(a.supportingRounds),
-      }));
+      list
+        .filter((a) => {
+          const key = a.title.trim().toLowerCase();
+          if (titles.has(key)) return false;
+          titles.add(key);
+          return true;
+        })
+        .map((a) => ({
+          ...a,
+          supportingSlots: keepSlots(a.supportingSlots),
+          supportingRounds: keepRounds(a.supportingRounds),
+        }));
     return {
       format: 'structured',
       summary: draft.summary,
       answer: draft.answer,
       actions: { P0: actions(draft.actions.P0), P1: actions(draft.actions.P1), P2: actions(draft.actions.P2) },
       dissent: draft.dissent.map((d) => ({ ...d, slots: keepSlots(d.slots) })).filter((d) => d.slots.length > 0),
-      confidence: draft.confidence,
+      // A stand-in's number would read as a judgement it cannot make.
+      ...(!offline && { confidence: draft.confidence }),
       ...base,
     } as Verdict;
   }

@@ -16,6 +16,14 @@ export function sessionMarkdown(session: Session): string {
     `- Usage: ${session.usage.inputTokens} input + ${session.usage.outputTokens} output tokens; cost $${session.cost.usd.toFixed(4)}${session.cost.priced ? '' : ' (lower bound: some usage had no price)'}`,
     '',
   );
+  const offline = offlineSlots(session);
+  if (offline.length > 0) {
+    out.splice(
+      out.length - 1,
+      0,
+      `- Offline: ${slots(offline)} answered with the built-in offline stand-in, not a model; that text shows the debate's mechanics only`,
+    );
+  }
   if (session.question.includes('\n')) out.push('## Question', '', inert(session.question), '');
 
   for (const round of session.rounds) {
@@ -84,6 +92,14 @@ export function sessionMarkdown(session: Session): string {
     }
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** Slots whose text came from the offline stand-in: their answers say so, and so does its model id. */
+function offlineSlots(session: Session): SlotNumber[] {
+  const found = new Set<SlotNumber>(session.rounds.flatMap((r) => r.answers.filter((a) => a.offline).map((a) => a.slot)));
+  const by = session.verdict?.synthesizer;
+  if (by && /^offline-/.test(by.model)) found.add(by.slot);
+  return [...found].sort((a, b) => a - b);
 }
 
 function answerSection(answer: Answer): string[] {
