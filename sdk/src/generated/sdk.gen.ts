@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
-import { zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -196,6 +196,40 @@ export const streamSessionEvents = <ThrowOnError extends boolean = false>(option
             type: 'apiKey'
         }],
     url: '/sessions/{sessionId}/events',
+    ...options
+});
+
+/**
+ * Ask a follow-up question on a finished session, in the same thread
+ *
+ * Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+ */
+export const askFollowUp = <ThrowOnError extends boolean = false>(options: Options<AskFollowUpData, ThrowOnError>) => (options.client ?? client).post<AskFollowUpResponses, AskFollowUpErrors, ThrowOnError>({
+    responseValidator: async (data) => await zAskFollowUpResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/follow-ups',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The thread a session belongs to, oldest first
+ */
+export const getSessionThread = <ThrowOnError extends boolean = false>(options: Options<GetSessionThreadData, ThrowOnError>) => (options.client ?? client).get<GetSessionThreadResponses, GetSessionThreadErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetSessionThreadResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/thread',
     ...options
 });
 

@@ -18,6 +18,8 @@ export interface PromptFacts {
   rounds: number[];
   /** The earlier exchanges a follow-up question carries, if any. */
   thread: number;
+  /** The prompt asks for a last line saying whether the position changed. */
+  asksPosition: boolean;
 }
 
 export function readPrompt(system: string, user: string): PromptFacts {
@@ -44,6 +46,7 @@ export function readPrompt(system: string, user: string): PromptFacts {
     saw,
     rounds,
     thread: [...user.matchAll(/^### Earlier question \d+/gm)].length,
+    asksPosition: user.includes('"POSITION: unchanged"'),
   };
 }
 
@@ -85,13 +88,15 @@ export function standInText(f: PromptFacts): string {
         HOW_TO_GO_LIVE,
       ].join(' ');
     case 'critique':
-      return [
-        head,
-        `Round ${f.round}, critique: ${seen(f)}`,
-        'Here a live model would say where those answers are right or wrong and refine its own.',
-        'A stand-in has no view to defend, so nothing changes.',
-        HOW_TO_GO_LIVE,
-      ].join(' ');
+      return (
+        [
+          head,
+          `Round ${f.round}, critique: ${seen(f)}`,
+          'Here a live model would say where those answers are right or wrong and refine its own.',
+          'A stand-in has no view to defend, so nothing changes.',
+          HOW_TO_GO_LIVE,
+        ].join(' ') + (f.asksPosition ? '\nPOSITION: unchanged' : '')
+      );
     default:
       return [head, seen(f), HOW_TO_GO_LIVE].join(' ');
   }
