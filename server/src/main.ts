@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './config/log.js';
 import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
+import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
 
@@ -41,7 +42,8 @@ async function start(): Promise<void> {
     process.exit(1);
   }
   const app = createApp({ config, logger, version, startedAt: Date.now(), sessions });
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const serverOptions = httpServerOptions(config);
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info('listening', {
       url,
@@ -56,6 +58,7 @@ async function start(): Promise<void> {
       );
     }
   });
+  answerClientErrors(server);
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
     process.exit(1);

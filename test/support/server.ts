@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { createApp } from '../../server/src/http/app.js';
+import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
 
@@ -22,13 +23,23 @@ export interface RunningServer {
  */
 export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
-  const all = { CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_OFFLINE_TOKEN_MS: '0', CONSILIUM_DATA_DIR: dataDir, ...env };
+  // Rate limits off unless a test sets them: suites run more debates than a person would.
+  const all = {
+    CONSILIUM_LOG_LEVEL: 'silent',
+    CONSILIUM_OFFLINE_TOKEN_MS: '0',
+    CONSILIUM_DATA_DIR: dataDir,
+    CONSILIUM_RATE_LIMITS: 'off',
+    ...env,
+  };
   const config = loadConfig(all);
   const sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize });
   // Slot keys come from `env` only, never from the machine running the tests.
   const app = createApp({ config, env: all, logger: createLogger('silent'), version: '0.0.0-test', sessions });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>
+      resolve(s),
+    );
+    answerClientErrors(s);
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -36,6 +36,14 @@ describe('loadConfig defaults', () => {
       maxRetries: 2,
       prices: {},
       sseHeartbeatMs: 15_000,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
+      rateLimits: {
+        loginPerAccount: { count: 10, periodMs: 900_000 },
+        loginPerAddress: { count: 100, periodMs: 900_000 },
+        debateStartsPerUser: { count: 60, periodMs: 3_600_000 },
+        runningDebatesPerUser: 8,
+      },
       offlineTokenDelayMs: undefined,
       publicOrigin: undefined,
       allowedHosts: [],
@@ -57,6 +65,13 @@ describe('loadConfig defaults', () => {
       CONSILIUM_SSE_HEARTBEAT_MS: '',
       CONSILIUM_OFFLINE_TOKEN_MS: '',
       CONSILIUM_PUBLIC_ORIGIN: '',
+      CONSILIUM_HEADERS_TIMEOUT_MS: '',
+      CONSILIUM_BODY_TIMEOUT_MS: '',
+      CONSILIUM_RATE_LIMITS: '',
+      CONSILIUM_LIMIT_LOGIN_PER_ACCOUNT: '',
+      CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '',
+      CONSILIUM_LIMIT_DEBATES_PER_USER: '',
+      CONSILIUM_LIMIT_RUNNING_DEBATES_PER_USER: '',
       CONSILIUM_ALLOWED_HOSTS: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
@@ -171,6 +186,14 @@ describe('loadConfig rejections', () => {
 
   it.each(['a b', 'x/y', 'ok,user@host'])('CONSILIUM_ALLOWED_HOSTS=%j', (raw) => {
     rejects({ CONSILIUM_ALLOWED_HOSTS: raw }, /^CONSILIUM_ALLOWED_HOSTS must list host names/);
+  });
+
+  it('refuses a body timeout below the headers timeout (Node counts it from the first byte)', () => {
+    rejects(
+      { CONSILIUM_HEADERS_TIMEOUT_MS: '5000', CONSILIUM_BODY_TIMEOUT_MS: '4000' },
+      /^CONSILIUM_BODY_TIMEOUT_MS \(4000\) must not be below/,
+    );
+    rejects({ CONSILIUM_HEADERS_TIMEOUT_MS: '10' }, /^CONSILIUM_HEADERS_TIMEOUT_MS must be an integer from 100/);
   });
 
   it('reads the public origin and the extra hosts', () => {

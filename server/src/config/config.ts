@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseHost } from './hosts.js';
+import { type RateLimits, rateLimitsFromEnv } from './limits.js';
 import { type PriceTable, parsePrices } from './prices.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
@@ -27,6 +28,11 @@ export interface Config {
   offlineTokenDelayMs: number | undefined;
   /** How often an event stream gets a `: heartbeat` comment, for proxies that close idle connections. */
   sseHeartbeatMs: number;
+  /** How long a client may take to send a request's headers, and its whole request (headers and body). */
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Sign-in and debate-start limits; each undefined when off. */
+  rateLimits: RateLimits;
   /** `CONSILIUM_PUBLIC_ORIGIN`: the origin clients reach the service at (through a proxy), e.g. `https://consilium.example.com`. */
   publicOrigin: URL | undefined;
   /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
@@ -76,10 +82,24 @@ export function loadConfig(env: Env = process.env): Config {
     maxRetries: integer(env, 'CONSILIUM_MAX_RETRIES', 2, 0, 10),
     prices: parsePrices(env.CONSILIUM_PRICES),
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    ...timeouts(env),
+    rateLimits: rateLimitsFromEnv(env),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
     publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
     allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),
   };
+}
+
+function timeouts(env: Env): { headersTimeoutMs: number; bodyTimeoutMs: number } {
+  const headersTimeoutMs = integer(env, 'CONSILIUM_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const bodyTimeoutMs = integer(env, 'CONSILIUM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Node counts the request timeout from the first byte, headers included.
+  if (bodyTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      `CONSILIUM_BODY_TIMEOUT_MS (${bodyTimeoutMs}) must not be below CONSILIUM_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  return { headersTimeoutMs, bodyTimeoutMs };
 }
 
 function publicOrigin(raw: string | undefined): URL | undefined {
