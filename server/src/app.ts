@@ -9,6 +9,7 @@ import { type DebateDeps, debateHandlers } from './debate/handlers.js';
 import { createSlotModel } from './debate/models.js';
 import { documentFields, type Handlers, registerContract } from './generated/routes.js';
 import type { Logger } from './http/log.js';
+import { acceptedMediaTypes } from './http/media-type.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
 import { metaHandlers } from './meta/handlers.js';
@@ -59,6 +60,16 @@ const ownerOf = (_c: Context): string => LOCAL_OWNER;
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A 415 that says which media type to send: in `detail`, and in the registered `Accept-Post` / `Accept-Patch` header. */
+function unsupportedMediaType(c: Context): Response {
+  const types = acceptedMediaTypes(c.req.method, c.req.routePath);
+  const sent = c.req.header('content-type');
+  c.header(c.req.method === 'PATCH' ? 'accept-patch' : 'accept-post', types.join(', '));
+  return problem(c, 415, 'unsupported_media_type', {
+    detail: `Send the body as ${types.join(' or ')} (Content-Type: ${types[0]}); got ${sent ? JSON.stringify(sent) : 'no Content-Type'}.`,
+  });
+}
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -120,8 +131,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       // Hono's body parsers throw this for JSON that does not parse.
       return problem(c, 400, 'malformed_body', { detail: err.message });
     }
+    if (err instanceof HTTPException && err.status === 415) return unsupportedMediaType(c);
     if (err instanceof HTTPException && err.status < 500) {
-      return problem(c, err.status, err.status === 415 ? 'unsupported_media_type' : 'validation_failed', { detail: err.message });
+      return problem(c, err.status, 'validation_failed', { detail: err.message });
     }
     deps.logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
     return problem(c, 500, 'internal_error', { detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
