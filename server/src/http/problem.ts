@@ -55,7 +55,7 @@ const LOCATIONS: Record<string, string> = {
 export function fieldErrors(target: string, error: ZodError): FieldError[] {
   const location = LOCATIONS[target] ?? target;
   const at = (path: PropertyKey[]) => [location, ...path.map(String)].join('.');
-  return error.issues.flatMap((issue) =>
+  return error.issues.flatMap((issue): FieldError[] =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({
           path: at([...issue.path, key]),
