@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from './config.js';
-import { DebateEngine } from './debate/engine.js';
+import { type CallFailure, DebateEngine } from './debate/engine.js';
 import { type DebateDeps, debateHandlers } from './debate/handlers.js';
 import { createSlotModel } from './debate/models.js';
 import { documentFields, type Handlers, registerContract } from './generated/routes.js';
@@ -39,6 +39,7 @@ export function createDebateDeps(
   config: Config,
   sessions: Sessions,
   env: Record<string, string | undefined> = process.env,
+  logger?: Logger,
 ): DebateDeps {
   const offline = config.offlineTokenDelayMs !== undefined ? { offline: { tokenDelayMs: config.offlineTokenDelayMs } } : {};
   const engine = new DebateEngine({
@@ -48,6 +49,8 @@ export function createDebateDeps(
     maxRetries: config.maxRetries,
     prices: config.prices,
     owner: LOCAL_OWNER,
+    // The cause and the provider's request id of every failed call, retried or not: a 502 alone says nothing.
+    ...(logger && { onCallFailed: (failure: CallFailure) => logger.warn('provider call failed', { ...failure }) }),
   });
   return { engine, sessions, ownerOf, heartbeatMs: config.sseHeartbeatMs };
 }
@@ -112,7 +115,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env)),
+    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger)),
     ...sessionHandlers({ sessions: deps.sessions, ownerOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     login: notImplemented('auth', 'Accounts arrive with authentication.'),
     logout: notImplemented('auth', 'Accounts arrive with authentication.'),

@@ -138,12 +138,28 @@ export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'abo
  * Why a model produced no answer.
  */
 export type AnswerError = {
-    code: 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'aborted' | 'invalid_output' | 'budget_exceeded';
+    /**
+     * The cause. `connection_refused`: nothing listens at the provider's address.
+     * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+     * certificate check failed. `timeout`: no answer within the call's deadline (or the
+     * connection could not be opened in time). `auth_failed`: the provider refused the key
+     * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+     * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+     * provider streamed. `connection_reset`: the connection dropped while the answer
+     * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+     * did not meet its schema, or the session's budget ran out.
+     *
+     */
+    code: 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'connection_refused' | 'dns_failed' | 'tls_failed' | 'auth_failed' | 'aborted' | 'invalid_output' | 'budget_exceeded';
     message: string;
     /**
      * The provider's HTTP status, when there was one.
      */
     status?: number;
+    /**
+     * The provider's own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.
+     */
+    providerRequestId?: string;
     retryable: boolean;
     attempts: number;
 };

@@ -163,13 +163,22 @@ export const zAnswerError = z.object({
         'rate_limited',
         'upstream_error',
         'connection_reset',
+        'connection_refused',
+        'dns_failed',
+        'tls_failed',
+        'auth_failed',
         'aborted',
         'invalid_output',
         'budget_exceeded'
-    ]),
+    ]).register(z.globalRegistry, {
+        description: 'The cause. `connection_refused`: nothing listens at the provider\'s address.\n`dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or\ncertificate check failed. `timeout`: no answer within the call\'s deadline (or the\nconnection could not be opened in time). `auth_failed`: the provider refused the key\n(HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.\n`upstream_error`: any other HTTP error (5xx included; see `status`) or an error the\nprovider streamed. `connection_reset`: the connection dropped while the answer\nstreamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output\ndid not meet its schema, or the session\'s budget ran out.\n'
+    }),
     message: z.string(),
     status: z.int().register(z.globalRegistry, {
         description: 'The provider\'s HTTP status, when there was one.'
+    }).optional(),
+    providerRequestId: z.string().register(z.globalRegistry, {
+        description: 'The provider\'s own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.'
     }).optional(),
     retryable: z.boolean(),
     attempts: z.int().gte(1)
