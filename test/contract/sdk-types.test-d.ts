@@ -34,6 +34,7 @@ import type {
   ListApiTokensErrors,
   ListApiTokensResponses,
   ListProvidersData,
+  ListProvidersErrors,
   ListProvidersResponses,
   ListSessionsData,
   ListSessionsErrors,
@@ -81,7 +82,7 @@ type NoErrors = Record<never, never>;
 /** hey-api's three types per operation. TypeScript cannot look a type up by name, so they are listed once here. */
 type Sdk = {
   getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: NoErrors };
-  listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: NoErrors };
+  listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: ListProvidersErrors };
   askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };
   runParallel: { data: RunParallelData; responses: RunParallelResponses; errors: RunParallelErrors };
   runDeepDebate: { data: RunDeepDebateData; responses: RunDeepDebateResponses; errors: RunDeepDebateErrors };

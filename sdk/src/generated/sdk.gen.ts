@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
+import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
 import { zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
@@ -31,9 +31,14 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * List the provider slots, their models and whether each is live or offline
  *
- * Never includes keys or other secrets.
+ * Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,
+ * all at once, through a free endpoint that spends no tokens (each provider's model list:
+ * `GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the
+ * endpoint answered, how fast, whether it knows the configured model, or why it failed. Each
+ * check is bounded (5 s); offline slots are not asked.
+ *
  */
-export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, unknown, ThrowOnError>({
+export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
     responseValidator: async (data) => await zListProvidersResponse.parseAsync(data),
     url: '/providers',
     ...options
