@@ -6,13 +6,13 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/src/app.js';
-import { loadConfig } from '../../server/src/config.js';
+import { loadConfig } from '../../server/src/config/config.js';
+import { createLogger } from '../../server/src/config/log.js';
+import { slotsFromEnv } from '../../server/src/config/slots.js';
 import type { AttemptFailure } from '../../server/src/debate/call.js';
 import { streamAnswer } from '../../server/src/debate/call.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
-import { createLogger } from '../../server/src/http/log.js';
-import { slotsFromEnv } from '../../server/src/meta/slots.js';
+import { createApp } from '../../server/src/http/app.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 
 const listen = (server: Server | ReturnType<typeof createTcpServer>): Promise<number> =>

@@ -22,7 +22,14 @@ import type {
   SessionStatus,
   Verdict,
 } from '../../sdk/src/generated/types.gen.js';
-import { type ListPage, type SessionStore, type Step, StoreError, summaryOf } from '../../server/src/sessions/store.js';
+import {
+  type ListPage,
+  type SessionStore,
+  type Step,
+  StoreError,
+  summaryOf,
+  UNSAVED_SEQ_LIMIT,
+} from '../../server/src/sessions/store.js';
 
 /** An event as the debate raises it; the envelope (v, sessionId, seq, ts) is added by `raise`. */
 type Raised = DebateEvent extends infer E ? (E extends DebateEvent ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'> : never) : never;
@@ -577,7 +584,7 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
     });
 
     describe('recoverInterrupted', () => {
-      it('marks only running sessions interrupted, keeps their answers and appends session.ended with the next seq', async () => {
+      it('marks only running sessions interrupted, keeps their answers, names every incomplete slot and appends session.ended above anything shown', async () => {
         const who = owner('recover');
         const midRound = new FakeDebate({ owner: who });
         await store.write(midRound.start().step());
@@ -588,23 +595,41 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         // A session whose first step stored no events.
         const silent = new FakeDebate({ owner: who });
         await store.write(silent.step());
+        // Stopped while writing its verdict: round 1 ended whole, the synthesizer had not finished.
+        const synthesizing = new FakeDebate({ owner: who, roundsRequested: 1 });
+        await store.write(synthesizing.start().step());
+        synthesizing.startRound(1, [1, 2]);
+        synthesizing.answer(1, 1);
+        synthesizing.answer(1, 2);
+        synthesizing.endRound(1);
+        synthesizing.raise({
+          type: 'synthesis.started',
+          synthesizer: { slot: 1, provider: 'anthropic', model: 'claude-sonnet-4-5', reason: 'default', participated: true },
+        });
+        await store.write(synthesizing.step({ rounds: [1] }));
         const finished = new FakeDebate({ owner: who });
         for (const step of debateSteps(finished, 1)) await store.write(step);
 
         const now = new Date(Date.UTC(2025, 5, 1, 8));
         const recovered = (await store.recoverInterrupted(now)).filter((s) => s.owner === who);
         const ts = now.toISOString();
+        const incomplete = new Map([
+          [midRound, [2, 3, 4, 5]],
+          [silent, []],
+          [synthesizing, [1]],
+        ]);
         const interrupted = (d: FakeDebate): Session => ({
           ...structuredClone(d.session),
           status: 'interrupted',
+          missingSlots: incomplete.get(d)! as Session['missingSlots'],
           updatedAt: ts,
           completedAt: ts,
         });
         expect(recovered.sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(
-          [interrupted(midRound), interrupted(silent)].sort((a, b) => (a.id < b.id ? -1 : 1)),
+          [interrupted(midRound), interrupted(silent), interrupted(synthesizing)].sort((a, b) => (a.id < b.id ? -1 : 1)),
         );
 
-        for (const d of [midRound, silent]) {
+        for (const d of [midRound, silent, synthesizing]) {
           expect(await store.get(d.session.id)).toStrictEqual(interrupted(d));
           const events = await store.events(d.session.id, 0);
           expect(events.slice(0, -1)).toStrictEqual(d.raised);
@@ -613,14 +638,16 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
             v: 1,
             type: 'session.ended',
             sessionId: d.session.id,
-            seq: d.lastSeq + 1,
+            seq: d.lastSeq + UNSAVED_SEQ_LIMIT + 1,
             ts,
             status: 'interrupted',
-            missingSlots: d.session.missingSlots,
+            missingSlots: incomplete.get(d),
             usage: d.session.usage,
             cost: d.session.cost,
           });
           expect(ended.type === 'session.ended' && typeof ended.error === 'string' && ended.error.length > 0).toBe(true);
+          // Resuming after any seq a stopped run could have shown ends with it.
+          expect(await store.events(d.session.id, d.lastSeq + UNSAVED_SEQ_LIMIT)).toStrictEqual([ended]);
         }
         expect(await store.get(finished.session.id)).toStrictEqual(finished.session);
         expect(await store.events(finished.session.id, 0)).toStrictEqual(finished.raised);

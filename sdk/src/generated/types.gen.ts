@@ -43,7 +43,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout';
 
 export type FieldError = {
     /**
@@ -521,7 +521,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | SynthesisStartedEvent | VerdictEvent | SessionEndedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -624,6 +624,24 @@ export type SynthesisStartedEvent = {
     seq: EventSeq;
     ts: EventTime;
     synthesizer: Synthesizer;
+};
+
+/**
+ * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
+ */
+export type VerdictDeltaEvent = {
+    v: EventVersion;
+    type: 'verdict.delta';
+    sessionId: SessionId;
+    seq: EventSeq;
+    ts: EventTime;
+    slot: SlotNumber;
+    /**
+     * 1 for the synthesizer's first reply, 2 for its repair.
+     */
+    attempt: number;
+    field: 'summary' | 'answer';
+    delta: string;
 };
 
 export type VerdictEvent = {

@@ -20,7 +20,9 @@ export const zProblemCode = z.enum([
     'provider_failed',
     'quorum_not_met',
     'budget_exceeded',
-    'internal_error'
+    'internal_error',
+    'host_not_allowed',
+    'request_timeout'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });
@@ -682,6 +684,25 @@ export const zSynthesisStartedEvent = z.object({
     synthesizer: zSynthesizer
 });
 
+/**
+ * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
+ */
+export const zVerdictDeltaEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['verdict.delta']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    slot: zSlotNumber,
+    attempt: z.int().gte(1).lte(2).register(z.globalRegistry, {
+        description: '1 for the synthesizer\'s first reply, 2 for its repair.'
+    }),
+    field: z.enum(['summary', 'answer']),
+    delta: z.string()
+}).register(z.globalRegistry, {
+    description: 'A piece of the verdict\'s text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.'
+});
+
 export const zVerdictEvent = z.object({
     v: zEventVersion,
     type: z.enum(['verdict']),
@@ -715,6 +736,7 @@ export const zDebateEvent = z.union([
     zRoundEndedEvent,
     zConsensusEvent,
     zSynthesisStartedEvent,
+    zVerdictDeltaEvent,
     zVerdictEvent,
     zSessionEndedEvent
 ]);

@@ -22,7 +22,7 @@
  *   full ParamValidator port), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
-import { type BuiltModule, buildModule, type QueryContext } from './build.js';
+import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
 import { fastModule } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
@@ -339,6 +339,34 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
  */
 export function buildQuery(input: QueryInput, options: BuildOptions | undefined, fast: boolean): BuiltQuery {
   const warnings: WikiWarning[] = [];
+  try {
+    return buildQueryInto(warnings, input, options, fast);
+  } catch (e) {
+    if (e instanceof WikiParamError) withWarnings(e, warnings).warnings = withDeprecationHelp(e.warnings);
+    throw e;
+  }
+}
+
+/**
+ * The Action API adds the main module's `deprecation-help` (where to follow deprecations) right after
+ * the first `deprecation` warning of a request, once.
+ */
+export function withDeprecationHelp(warnings: WikiWarning[]): WikiWarning[] {
+  for (let i = 0; i < warnings.length; i++) {
+    if (warnings[i]!.code !== 'deprecation') continue;
+    if (warnings.some((w) => w.code === 'deprecation-help')) return warnings;
+    warnings.splice(i + 1, 0, { code: 'deprecation-help', param: '', module: 'main' });
+    return warnings;
+  }
+  return warnings;
+}
+
+function buildQueryInto(
+  warnings: WikiWarning[],
+  input: QueryInput,
+  options: BuildOptions | undefined,
+  fast: boolean,
+): BuiltQuery {
   const highLimits = Boolean(options?.apihighlimits);
 
   let topInput: Record<string, unknown> | undefined;
@@ -410,17 +438,8 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
       encoded += `&${group}=${encodeFormComponent(names)}`;
     }
   }
-  // Deprecated modules are deprecated values of the query's list/prop/meta/generator parameters.
-  for (const use of uses) {
-    if (use.spec.deprecated) {
-      warnings.push({
-        code: 'deprecated-value',
-        param: use.generator ? 'generator' : use.group,
-        module: 'query',
-        data: { value: use.spec.name },
-      });
-    }
-  }
+  // A deprecated module (list=deletedrevs) is not a deprecated value of list/prop/meta: MediaWiki 1.39
+  // says nothing when one is selected (the module itself may warn when it runs).
   if (generatorUse) {
     params.generator = generatorUse.spec.name;
     encoded += `&generator=${encodeFormComponent(params.generator)}`;
@@ -504,11 +523,12 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
     }
   }
 
+  if (warnings.length > 0) withDeprecationHelp(warnings);
   if (options?.strict && warnings.length > 0) {
     const w = warnings[0]!;
     throw new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
       ...(w.data ?? {}),
-      warnings,
+      warnings: [...warnings],
     });
   }
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slotsFromEnv } from '../meta/slots.js';
+import { slotsFromEnv } from '../config/slots.js';
 import { checkSlot, checkSlots } from './health.js';
 
 /** A loopback stand-in for every provider's model list; records what it was asked. */

@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
-import type { SlotConfig } from '../meta/slots.js';
+import type { SlotConfig } from '../config/slots.js';
 import { classifyError } from './errors.js';
 
 /** How long one slot's check may take; the checks run at once, so this bounds the whole answer. */

@@ -9,7 +9,15 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import {
+  interruptedEnd,
+  type ListPage,
+  type ListQuery,
+  PROGRESS_EVENT_TYPES,
+  type SessionStore,
+  type Step,
+  StoreError,
+} from '../store.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
@@ -312,14 +320,23 @@ export class PostgresSessionStore implements SessionStore {
       );
       const ended: { session: Session; event: SessionEndedEvent }[] = [];
       for (const row of rows) {
-        const session: Session = { ...sessionOf(row), status: 'interrupted', updatedAt: ts, completedAt: ts };
+        const { rows: progress } = await client.query<{ body: DebateEvent }>(
+          'SELECT body FROM events WHERE session_id = $1 AND type = ANY($2) ORDER BY seq',
+          [row.id, PROGRESS_EVENT_TYPES],
+        );
         const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
-          session.id,
+          row.id,
         ]);
-        const event = interruptedEnd(session, top.rows[0]!.seq + 1, ts);
+        const { session, event } = interruptedEnd(
+          sessionOf(row),
+          progress.map((p) => p.body),
+          top.rows[0]!.seq,
+          ts,
+        );
         await client.query(
-          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3 WHERE id = $1`,
-          [session.id, ts, this.instanceId],
+          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4
+           WHERE id = $1`,
+          [session.id, ts, this.instanceId, session.missingSlots],
         );
         await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
           session.id,

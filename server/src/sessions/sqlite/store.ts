@@ -6,11 +6,20 @@
  * see a committed snapshot and never wait for a write.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import {
+  interruptedEnd,
+  type ListPage,
+  type ListQuery,
+  PROGRESS_EVENT_TYPES,
+  type SessionStore,
+  type Step,
+  StoreError,
+} from '../store.js';
 import { Connection, type Row, storeError } from './connection.js';
+import { makeDirectory } from './directory.js';
 import { migrate } from './migrations.js';
 
 export interface SqliteOptions {
@@ -121,7 +130,7 @@ export class SqliteSessionStore implements SessionStore {
   static async open(file: string, options: SqliteOptions = {}): Promise<SqliteSessionStore> {
     const path = resolve(file);
     const busyTimeout = options.busyTimeoutMs ?? 5000;
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
     const writer = await Connection.open(path);
     let reader: Connection | undefined;
     try {
@@ -190,10 +199,21 @@ export class SqliteSessionStore implements SessionStore {
       );
       const recovered: Session[] = [];
       for (const { id, last_seq } of running) {
-        await db.run(`UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2 WHERE id = ?1`, [id, ts]);
-        const session = (await this.#get(db, id))!;
-        const ended = interruptedEnd(session, (last_seq ?? 0) + 1, ts);
-        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: ended }])]);
+        const progress = await db.all<{ body: string }>(
+          `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
+          [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
+        );
+        const { session, event } = interruptedEnd(
+          (await this.#get(db, id))!,
+          progress.map((p) => JSON.parse(p.body) as DebateEvent),
+          last_seq ?? 0,
+          ts,
+        );
+        await db.run(
+          `UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2, missing_slots = ?3 WHERE id = ?1`,
+          [id, ts, JSON.stringify(session.missingSlots)],
+        );
+        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: event }])]);
         recovered.push(session);
       }
       return recovered;
@@ -208,7 +228,7 @@ export class SqliteSessionStore implements SessionStore {
   async backup(destination: string): Promise<void> {
     const target = resolve(destination);
     if (target === this.file) throw new Error(`refusing to back up ${this.file} onto itself`);
-    await mkdir(dirname(target), { recursive: true });
+    await makeDirectory(dirname(target));
     if (await exists(`${target}-wal`)) {
       throw new StoreError('unavailable', `${target} is in use (it has a -wal file); choose another destination`);
     }
