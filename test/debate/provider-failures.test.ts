@@ -151,7 +151,7 @@ describe("the server's log", () => {
     const logger = createLogger('warn', (line) => lines.push(JSON.parse(line)));
     const app = createApp({ config, env, logger, version: 'test', sessions });
     try {
-      const res = await app.request('/ask/local-llm', {
+      const res = await app.request('http://127.0.0.1/ask/local-llm', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'Ship it?' }),
