@@ -145,7 +145,12 @@ describe("the server's log", () => {
   it('records the cause, the slot and the session of each failed attempt; the 502 names the cause', async () => {
     const port = await deadPort();
     const lines: Record<string, unknown>[] = [];
-    const env = { ...compatible(`http://127.0.0.1:${port}/v1`).env, CONSILIUM_DATABASE: ':memory:', CONSILIUM_MAX_RETRIES: '0' };
+    const env = {
+      ...compatible(`http://127.0.0.1:${port}/v1`).env,
+      CONSILIUM_DATABASE: ':memory:',
+      CONSILIUM_MAX_RETRIES: '0',
+      CONSILIUM_ALLOWED_HOSTS: '*',
+    };
     const config = loadConfig(env);
     const sessions = await openSessions({ database: config.database, cacheSize: 5 });
     const logger = createLogger('warn', (line) => lines.push(JSON.parse(line)));
