@@ -222,9 +222,14 @@ export async function benchProviders(): Promise<void> {
 
     // (1) One at a time.
     const single: DebateRun[] = [];
-    const cpu0 = server.cpuMs();
-    for (let i = 0; i < 5; i++) single.push(await debate(server.url, i));
-    const singleCpu = (server.cpuMs() - cpu0) / single.length;
+    const singleCpus: number[] = [];
+    for (let i = 0; i < Number(process.env.BENCH_SINGLE ?? 5); i++) {
+      const cpu0 = server.cpuMs();
+      single.push(await debate(server.url, i));
+      singleCpus.push(server.cpuMs() - cpu0);
+    }
+    const singleCpu = percentile(singleCpus, 50);
+    if (process.env.BENCH_DEBUG) console.log('CPU per single debate:', singleCpus.join(' '));
     const singleMeasured = measure(single, (await sim.ask<{ calls: SimCall[] }>('log')).calls);
     const singleErrors = single.filter((r) => !r.ok);
     const overheads = singleMeasured.map((m) => m.overhead);
@@ -234,7 +239,7 @@ export async function benchProviders(): Promise<void> {
     );
     report('1 debate: overhead over critical path, p50', percentile(overheads, 50), 'ms', `goal ≤ 40 ms; critical path ${ms(critical)}, ratio ${((critical + percentile(overheads, 50)) / critical).toFixed(3)}; waves ${singleMeasured[0]?.waves}`);
     report('1 debate: POST → first upstream call, p50', percentile(singleMeasured.map((m) => m.toFirstCall), 50), 'ms');
-    report('1 debate: server CPU per debate', singleCpu, 'ms', `(${CLOCK_TICK_MS} ms ticks); errors ${singleErrors.length}`);
+    report('1 debate: server CPU per debate, p50', singleCpu, 'ms', `(${CLOCK_TICK_MS} ms ticks); errors ${singleErrors.length}`);
     for (const e of singleErrors.slice(0, 3)) console.log(`  error: ${e.why}`);
 
     // (2) Concurrent, repeated.
