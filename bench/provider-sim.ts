@@ -46,7 +46,9 @@ export interface SimCall {
 }
 
 const nowMs = () => performance.timeOrigin + performance.now();
-const WORDS = 'ship the smaller change first then measure the risk and keep the rollback cheap while the refactor waits'.split(' ');
+const WORDS = 'ship the smaller change first then measure the risk and keep the rollback cheap while the refactor waits'.split(
+  ' ',
+);
 
 /** The JSON schema a request asks for, wherever its wire format puts it. */
 function schemaOf(body: Record<string, unknown>): JSONSchema7 | undefined {
@@ -57,7 +59,8 @@ function schemaOf(body: Record<string, unknown>): JSONSchema7 | undefined {
   const config = (body.output_config as { format?: { schema?: JSONSchema7 } } | undefined)?.format?.schema;
   if (config) return config;
   // DeepSeek: `response_format: json_object`, the schema in a system message.
-  if ((body.response_format as { type?: string } | undefined)?.type === 'json_object') return schemaInPrompt(JSON.stringify(body.messages));
+  if ((body.response_format as { type?: string } | undefined)?.type === 'json_object')
+    return schemaInPrompt(JSON.stringify(body.messages));
   return undefined;
 }
 
@@ -99,7 +102,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
 /** Writes `pieces` as SSE frames at the model's pace: the first at `firstTokenMs`, the last at `totalMs`. */
 async function pace(res: ServerResponse, call: SimCall, timing: SimTiming, frames: string[], head: string[], tail: string[]) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_sim_${Math.random().toString(36).slice(2, 10)}` });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-request-id': `req_sim_${Math.random().toString(36).slice(2, 10)}`,
+  });
   res.flushHeaders();
   await sleep(call.start + timing.firstTokenMs - nowMs());
   call.firstToken = nowMs();
@@ -143,7 +150,10 @@ function slotsInRange(value: unknown, key = ''): unknown {
 
 function openaiFrames(model: string, text: string): { head: string[]; frames: string[]; tail: string[] } {
   const base = { id: 'chatcmpl-sim', object: 'chat.completion.chunk', created: 1_767_000_000, model };
-  const choice = (delta: object, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const choice = (delta: object, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   return {
     head: [data(choice({ role: 'assistant', content: '' }))],
     frames: split(text, CHUNKS).map((content) => data(choice({ content }))),
@@ -156,16 +166,31 @@ function openaiFrames(model: string, text: string): { head: string[]; frames: st
 }
 
 function anthropicFrames(model: string, text: string): { head: string[]; frames: string[]; tail: string[] } {
-  const message = { id: 'msg_sim', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 400, output_tokens: 1 } };
+  const message = {
+    id: 'msg_sim',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 400, output_tokens: 1 },
+  };
   return {
     head: [
       event('message_start', { type: 'message_start', message }),
       event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     ],
-    frames: split(text, CHUNKS).map((t) => event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } })),
+    frames: split(text, CHUNKS).map((t) =>
+      event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } }),
+    ),
     tail: [
       event('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 160 } }),
+      event('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: 160 },
+      }),
       event('message_stop', { type: 'message_stop' }),
     ],
   };
