@@ -9,13 +9,22 @@ import type {
   AskProviderData,
   AskProviderErrors,
   AskProviderResponses,
+  ChangePasswordData,
+  ChangePasswordErrors,
+  ChangePasswordResponses,
   CreateApiTokenData,
   CreateApiTokenErrors,
   CreateApiTokenResponses,
+  CreateUserData,
+  CreateUserErrors,
+  CreateUserResponses,
   DebateEvent,
   DeleteSessionData,
   DeleteSessionErrors,
   DeleteSessionResponses,
+  DeleteUserData,
+  DeleteUserErrors,
+  DeleteUserResponses,
   ExportSessionJsonData,
   ExportSessionJsonErrors,
   ExportSessionJsonResponses,
@@ -39,6 +48,9 @@ import type {
   ListSessionsData,
   ListSessionsErrors,
   ListSessionsResponses,
+  ListUsersData,
+  ListUsersErrors,
+  ListUsersResponses,
   LoginData,
   LoginErrors,
   LoginResponses,
@@ -46,6 +58,9 @@ import type {
   LogoutErrors,
   LogoutResponses,
   Problem,
+  ResetUserPasswordData,
+  ResetUserPasswordErrors,
+  ResetUserPasswordResponses,
   RevokeApiTokenData,
   RevokeApiTokenErrors,
   RevokeApiTokenResponses,
@@ -64,6 +79,9 @@ import type {
   SynthesizeVerdictData,
   SynthesizeVerdictErrors,
   SynthesizeVerdictResponses,
+  UpdateUserData,
+  UpdateUserErrors,
+  UpdateUserResponses,
 } from '../../sdk/src/generated/types.gen.js';
 import type { components, paths } from '../generated/openapi-paths.js';
 import type {
@@ -108,6 +126,12 @@ type Sdk = {
   listApiTokens: { data: ListApiTokensData; responses: ListApiTokensResponses; errors: ListApiTokensErrors };
   createApiToken: { data: CreateApiTokenData; responses: CreateApiTokenResponses; errors: CreateApiTokenErrors };
   revokeApiToken: { data: RevokeApiTokenData; responses: RevokeApiTokenResponses; errors: RevokeApiTokenErrors };
+  changePassword: { data: ChangePasswordData; responses: ChangePasswordResponses; errors: ChangePasswordErrors };
+  listUsers: { data: ListUsersData; responses: ListUsersResponses; errors: ListUsersErrors };
+  createUser: { data: CreateUserData; responses: CreateUserResponses; errors: CreateUserErrors };
+  updateUser: { data: UpdateUserData; responses: UpdateUserResponses; errors: UpdateUserErrors };
+  deleteUser: { data: DeleteUserData; responses: DeleteUserResponses; errors: DeleteUserErrors };
+  resetUserPassword: { data: ResetUserPasswordData; responses: ResetUserPasswordResponses; errors: ResetUserPasswordErrors };
 };
 
 type Data<K extends OperationId> = Sdk[K]['data'];

@@ -471,11 +471,74 @@ export type SynthesisResult = {
     cost: Cost;
 };
 
+/**
+ * A user's id.
+ */
+export type UserId = string;
+
+/**
+ * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
+ */
+export type Username = string;
+
+/**
+ * An `admin` manages users and may list every session; a `user` sees only their own.
+ */
+export type Role = 'admin' | 'user';
+
+/**
+ * At least 8 characters.
+ */
+export type NewPassword = string;
+
 export type User = {
-    id: string;
+    id: UserId;
     username: string;
-    role: 'admin' | 'member';
+    role: Role;
+    /**
+     * A disabled user cannot sign in, and their tokens do not work.
+     */
+    disabled: boolean;
     createdAt: string;
+};
+
+export type UserList = {
+    items: Array<User>;
+};
+
+export type UserCreateRequest = {
+    username: Username;
+    role?: Role;
+    password?: NewPassword;
+};
+
+export type UserCreated = {
+    user: User;
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type UserUpdateRequest = {
+    disabled?: boolean;
+    role?: Role;
+};
+
+export type PasswordResetRequest = {
+    password?: NewPassword;
+};
+
+export type PasswordResetResult = {
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type PasswordChangeRequest = {
+    currentPassword: string;
+    newPassword: NewPassword;
 };
 
 export type LoginRequest = {
@@ -702,6 +765,10 @@ export type ListProvidersErrors = {
      * The request is malformed or fails validation; `errors` lists each offending field.
      */
     400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
 };
 
 export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
@@ -736,6 +803,10 @@ export type AskProviderErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -778,6 +849,10 @@ export type RunParallelErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -810,6 +885,10 @@ export type RunDeepDebateErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -844,6 +923,10 @@ export type StreamDeepDebateErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -877,6 +960,10 @@ export type SynthesizeVerdictErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -902,6 +989,10 @@ export type ListSessionsData = {
     path?: never;
     query?: {
         /**
+         * `all` lists every user's sessions (admins only); absent, only your own.
+         */
+        owner?: 'all';
+        /**
          * The `nextCursor` of the previous page.
          */
         cursor?: string;
@@ -926,6 +1017,10 @@ export type ListSessionsErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -964,6 +1059,10 @@ export type DeleteSessionErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -1176,6 +1275,14 @@ export type LoginErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * Too many attempts; `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1205,6 +1312,10 @@ export type LogoutErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1214,12 +1325,49 @@ export type LogoutError = LogoutErrors[keyof LogoutErrors];
 
 export type LogoutResponses = {
     /**
-     * Logged out; the cookie is cleared.
+     * Logged out; the cookie is cleared. With a bearer token, nothing changes.
      */
     204: void;
 };
 
 export type LogoutResponse = LogoutResponses[keyof LogoutResponses];
+
+export type ChangePasswordData = {
+    body: PasswordChangeRequest;
+    path?: never;
+    query?: never;
+    url: '/auth/password';
+};
+
+export type ChangePasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ChangePasswordError = ChangePasswordErrors[keyof ChangePasswordErrors];
+
+export type ChangePasswordResponses = {
+    /**
+     * Changed.
+     */
+    204: void;
+};
+
+export type ChangePasswordResponse = ChangePasswordResponses[keyof ChangePasswordResponses];
 
 export type GetCurrentUserData = {
     body?: never;
@@ -1296,6 +1444,10 @@ export type CreateApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1334,6 +1486,10 @@ export type RevokeApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -1353,3 +1509,223 @@ export type RevokeApiTokenResponses = {
 };
 
 export type RevokeApiTokenResponse = RevokeApiTokenResponses[keyof RevokeApiTokenResponses];
+
+export type ListUsersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type ListUsersErrors = {
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ListUsersError = ListUsersErrors[keyof ListUsersErrors];
+
+export type ListUsersResponses = {
+    /**
+     * Every user, oldest first.
+     */
+    200: UserList;
+};
+
+export type ListUsersResponse = ListUsersResponses[keyof ListUsersResponses];
+
+export type CreateUserData = {
+    body: UserCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type CreateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type CreateUserError = CreateUserErrors[keyof CreateUserErrors];
+
+export type CreateUserResponses = {
+    /**
+     * Created.
+     */
+    201: UserCreated;
+};
+
+export type CreateUserResponse = CreateUserResponses[keyof CreateUserResponses];
+
+export type DeleteUserData = {
+    body?: never;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type DeleteUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type DeleteUserError = DeleteUserErrors[keyof DeleteUserErrors];
+
+export type DeleteUserResponses = {
+    /**
+     * Removed.
+     */
+    204: void;
+};
+
+export type DeleteUserResponse = DeleteUserResponses[keyof DeleteUserResponses];
+
+export type UpdateUserData = {
+    body: UserUpdateRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type UpdateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type UpdateUserError = UpdateUserErrors[keyof UpdateUserErrors];
+
+export type UpdateUserResponses = {
+    /**
+     * The user as it now stands.
+     */
+    200: User;
+};
+
+export type UpdateUserResponse = UpdateUserResponses[keyof UpdateUserResponses];
+
+export type ResetUserPasswordData = {
+    body: PasswordResetRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}/password';
+};
+
+export type ResetUserPasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ResetUserPasswordError = ResetUserPasswordErrors[keyof ResetUserPasswordErrors];
+
+export type ResetUserPasswordResponses = {
+    /**
+     * Set.
+     */
+    200: PasswordResetResult;
+};
+
+export type ResetUserPasswordResponse = ResetUserPasswordResponses[keyof ResetUserPasswordResponses];

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { zConsensus } from '../../../sdk/src/generated/zod.gen.js';
+import { zConsensus } from '../generated/schemas/zod.gen.js';
 import { slotsFromEnv } from '../config/slots.js';
 import { streamAnswer } from './call.js';
 import { createSlotModel } from './models.js';

@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-
 import { generateText, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { zConsensus } from '../../../sdk/src/generated/zod.gen.js';
+import { zConsensus } from '../generated/schemas/zod.gen.js';
 import { streamAnswer } from './call.js';
 import { isOfflineModel, OFFLINE_METADATA, OfflineLanguageModel, SLOT_LATENCY } from './offline-model.js';
 import { tokenize } from './offline-text.js';

@@ -4,6 +4,7 @@
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type { AccountStore } from '../accounts/store.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -23,7 +24,8 @@ export interface Step {
 }
 
 export interface ListQuery {
-  owner: string;
+  /** Only this owner's sessions; absent, everyone's (an admin's explicit request). */
+  owner?: string;
   /** 1–100. */
   limit: number;
   /** Case-insensitive substring of the question. */
@@ -46,6 +48,8 @@ export interface ListPage {
 
 export interface SessionStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** Users, sign-ins and tokens, in the same database and migrations. */
+  readonly accounts: AccountStore;
   /** Writes one step atomically. The first step of a session creates it. */
   write(step: Step): Promise<void>;
   get(id: string): Promise<Session | undefined>;

@@ -18,6 +18,7 @@ import {
   type Step,
   StoreError,
 } from '../store.js';
+import { PostgresAccountStore } from './accounts.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
@@ -112,6 +113,7 @@ SELECT $1, (e->>'seq')::int, e->>'type', e FROM jsonb_array_elements($2::jsonb) 
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
   readonly instanceId: string;
+  readonly accounts: PostgresAccountStore;
   readonly #pool: Pool;
   readonly #url: string;
   readonly #options: PostgresStoreOptions;
@@ -124,6 +126,10 @@ export class PostgresSessionStore implements SessionStore {
     this.#url = url;
     this.#options = options;
     this.instanceId = options.instanceId ?? randomUUID();
+    this.accounts = new PostgresAccountStore({
+      query: (sql, params) => this.#query(sql, params),
+      transaction: (work) => this.#transaction(work),
+    });
     this.#listener = new NoticeListener({
       url,
       instanceId: this.instanceId,
@@ -255,8 +261,8 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const params: unknown[] = [query.owner];
-    let where = 's.owner = $1';
+    const params: unknown[] = [query.owner ?? null];
+    let where = query.owner === undefined ? '$1::text IS NULL' : 's.owner = $1';
     if (query.q) {
       params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       where += ` AND s.question ILIKE $${params.length} ESCAPE '\\'`;

@@ -18,6 +18,7 @@ import {
   type Step,
   StoreError,
 } from '../store.js';
+import { SqliteAccountStore } from './accounts.js';
 import { Connection, type Row, storeError } from './connection.js';
 import { makeDirectory } from './directory.js';
 import { migrate } from './migrations.js';
@@ -114,6 +115,7 @@ const SUMMARY_COLUMNS =
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
   readonly file: string;
+  readonly accounts: SqliteAccountStore;
   readonly #writer: Connection;
   readonly #reader: Connection;
   #queue: Job[] = [];
@@ -124,6 +126,7 @@ export class SqliteSessionStore implements SessionStore {
     this.file = file;
     this.#writer = writer;
     this.#reader = reader;
+    this.accounts = new SqliteAccountStore(reader, (work) => this.#enqueue({ work }) as never);
   }
 
   /** Opens (creating it and its folder if need be) and migrates the database at `file`. */
@@ -161,8 +164,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const where = ['owner = ?1'];
-    const params: unknown[] = [query.owner, query.limit + 1];
+    // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
+    const where = [query.owner === undefined ? '?1 IS NULL' : 'owner = ?1'];
+    const params: unknown[] = [query.owner ?? null, query.limit + 1];
     if (query.q !== undefined && query.q !== '') {
       params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
       where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
