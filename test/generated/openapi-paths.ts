@@ -2038,7 +2038,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;
@@ -2065,7 +2065,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;
@@ -2112,7 +2112,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;

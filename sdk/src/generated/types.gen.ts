@@ -1523,7 +1523,7 @@ export type DeleteUserData = {
     body?: never;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };
@@ -1573,7 +1573,7 @@ export type UpdateUserData = {
     body: UserUpdateRequest;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };
@@ -1623,7 +1623,7 @@ export type ResetUserPasswordData = {
     body: PasswordResetRequest;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };
