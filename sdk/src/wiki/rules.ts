@@ -31,7 +31,7 @@ export type ModuleRule = RuleBase &
     | { rule: 'continue'; param: string; parts: number }
     | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
-    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string } }
+    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
   );
 
 /** `catalogue/rules.json`: module name → its rules. */
@@ -205,7 +205,7 @@ export function applyRules(
         if (used !== undefined) {
           const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
           fail(
-            'invalidparammix',
+            rule.code ?? 'invalidparammix',
             prefix + used,
             `The "${prefix}${used}" parameter may only be used with "${need}".`,
             spec,
