@@ -96,6 +96,12 @@ function fail(code: string, param: string, message: string, spec: ModuleSpec, ru
   throw e;
 }
 
+/**
+ * Plain words need no title parser: no namespace or interwiki prefix (no `:`), no fragment, nothing
+ * Title rejects, not `.`-relative, short. The common case, checked on every request, so kept cheap.
+ */
+const PLAIN_TITLE = /^[A-Za-z0-9][A-Za-z0-9 ,'()_-]{0,200}$/;
+
 /** A namespace's local name, from the site or MediaWiki's canonical ones. */
 function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
   return (site?.namespaces ?? CANONICAL_NAMESPACES).find((n) => n.id === id)?.name;
@@ -182,6 +188,8 @@ export function applyRules(
         for (const name of rule.params) {
           const value = params[name];
           if (!isGiven(value)) continue;
+          // A plain title is in the main namespace; only a namespace requirement needs the parser.
+          if (rule.namespace === undefined && PLAIN_TITLE.test(String(value))) continue;
           const ns = titleNamespace(String(value), 0, site);
           if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
           if (rule.namespace !== undefined && ns !== rule.namespace) {
@@ -225,6 +233,7 @@ export function applyRules(
           if (!isGiven(value)) continue;
           // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
           // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
+          if (PLAIN_TITLE.test(String(value))) continue;
           const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
           if (nsName === undefined) continue;
           const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;
