@@ -18,9 +18,9 @@ import { HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
-import { slotsFromEnv } from '../../server/src/config/slots.js';
 import {
   AGREEMENT,
   answer,

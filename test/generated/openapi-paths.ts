@@ -141,7 +141,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List your sessions, newest first */
+        /**
+         * List your sessions, newest first
+         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -183,6 +186,43 @@ export type paths = {
          *     Resuming with the last `id` received gives no gap and no duplicate.
          */
         get: operations["streamSessionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/follow-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a follow-up question on a finished session, in the same thread
+         * @description Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+         */
+        post: operations["askFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The thread a session belongs to, oldest first */
+        get: operations["getSessionThread"];
         put?: never;
         post?: never;
         delete?: never;
@@ -240,7 +280,13 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Log in with a username and password and receive a session cookie */
+        /**
+         * Log in with a username and password and receive a session cookie
+         * @description Sets `consilium_session` (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS), valid until
+         *     `expiresAt` and ended sooner by a long idle spell, logout, or the user being disabled.
+         *     Requests authenticated by the cookie that change anything must come from the service's own
+         *     origin (`Origin` or `Referer`), or they are refused with `403`.
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -259,6 +305,26 @@ export type paths = {
         put?: never;
         /** End the current cookie session */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Ends your other cookie sessions; API tokens stay valid.
+         */
+        post: operations["changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -312,6 +378,71 @@ export type paths = {
         post?: never;
         /** Revoke an API token */
         delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every user (admins only) */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user (admins only)
+         * @description Without `password`, one is generated and returned once.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user, their cookie sessions and their tokens (admins only)
+         * @description Their stored debate sessions stay, listed with `owner=all`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Disable, enable or change the role of a user (admins only)
+         * @description Disabling a user ends their cookie sessions and stops their tokens at once.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/users/{userId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a user's password (admins only)
+         * @description Without `password`, one is generated and returned once. Ends the user's cookie sessions.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -552,6 +683,39 @@ export type components = {
             completedAt?: string;
             /** @description The version of the debate's prompts, so sessions asked in different words can be told apart. */
             promptVersion?: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
+            sourceSessionId?: components["schemas"]["SessionId"];
+            earlyStop?: components["schemas"]["EarlyStop"];
+        };
+        /** @description The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it. */
+        EarlyStop: {
+            afterRound: components["schemas"]["RoundNumber"];
+            roundsSaved: number;
+            callsSaved: number;
+            tokensSaved: number;
+        };
+        /** @description A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows. */
+        Thread: {
+            threadId: components["schemas"]["SessionId"];
+            sessions: components["schemas"]["SessionSummary"][];
+        };
+        FollowUpRequest: {
+            question: components["schemas"]["Question"];
+            /**
+             * @description How to ask it; the previous session's mode by default (`deep` after a synthesis).
+             * @enum {string}
+             */
+            mode?: "single" | "parallel" | "deep";
+            /** @description For `single`, the slot's provider to ask; slot 1's otherwise. */
+            provider?: string;
+            /** @description For `parallel`, the slots to ask; all by default. */
+            slots?: components["schemas"]["SlotNumber"][];
+            /** @description For `deep`, how many rounds (3 unless given). */
+            rounds?: number;
+            quorum?: number;
+            /** @description For `deep`, as in `DeepRequest`. */
+            earlyStop?: boolean;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
@@ -565,6 +729,8 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
         };
         SessionPage: {
             items: components["schemas"]["SessionSummary"][];
@@ -608,6 +774,8 @@ export type components = {
             /** @description How many slots must answer for a round to proceed; the server's default (3) otherwise. */
             quorum?: number;
             budget?: components["schemas"]["Budget"];
+            /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
+            earlyStop?: boolean;
         };
         SynthesisAnswer: {
             slot: components["schemas"]["SlotNumber"];
@@ -626,13 +794,53 @@ export type components = {
             usage: components["schemas"]["Usage"];
             cost: components["schemas"]["Cost"];
         };
+        /** @description A user's id. */
+        UserId: string;
+        /** @description Letters, digits, `.`, `_`, `-` and `@`; compared without case. */
+        Username: string;
+        /**
+         * @description An `admin` manages users and may list every session; a `user` sees only their own.
+         * @enum {string}
+         */
+        Role: "admin" | "user";
+        /** @description At least 8 characters. */
+        NewPassword: string;
         User: {
-            id: string;
+            id: components["schemas"]["UserId"];
             username: string;
-            /** @enum {string} */
-            role: "admin" | "member";
+            role: components["schemas"]["Role"];
+            /** @description A disabled user cannot sign in, and their tokens do not work. */
+            disabled: boolean;
             /** Format: date-time */
             createdAt: string;
+        };
+        UserList: {
+            items: components["schemas"]["User"][];
+        };
+        UserCreateRequest: {
+            username: components["schemas"]["Username"];
+            role?: components["schemas"]["Role"];
+            password?: components["schemas"]["NewPassword"];
+        };
+        UserCreated: {
+            user: components["schemas"]["User"];
+            /** @description The generated password, when none was given. Shown once. */
+            password?: string;
+        };
+        UserUpdateRequest: {
+            disabled?: boolean;
+            role?: components["schemas"]["Role"];
+        };
+        PasswordResetRequest: {
+            password?: components["schemas"]["NewPassword"];
+        };
+        PasswordResetResult: {
+            /** @description The generated password, when none was given. Shown once. */
+            password?: string;
+        };
+        PasswordChangeRequest: {
+            currentPassword: string;
+            newPassword: components["schemas"]["NewPassword"];
         };
         LoginRequest: {
             username: string;
@@ -871,6 +1079,68 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "code": "forbidden",
+                 *       "detail": "Only admins may do this.",
+                 *       "instance": "/users",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request conflicts with what is stored (a taken username, the last admin). */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "code": "conflict",
+                 *       "detail": "The username \"ada\" is taken.",
+                 *       "instance": "/users",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many attempts; `Retry-After` says when to try again. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/rate_limited",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "code": "rate_limited",
+                 *       "detail": "Too many sign-in attempts; try again in 60 seconds.",
+                 *       "instance": "/auth/login",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description This server does not provide the capability yet; `detail` names it. */
         NotImplemented: {
             headers: {
@@ -981,6 +1251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderCatalogue"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
         };
     };
     askProvider: {
@@ -1035,6 +1306,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
@@ -1086,6 +1358,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1117,7 +1390,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "deep",
                      *       "question": "Which of our three onboarding flows should we keep?",
                      *       "roundsRequested": 3,
@@ -1142,6 +1415,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1187,6 +1461,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1267,6 +1542,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };
@@ -1274,6 +1550,8 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: {
+                /** @description `all` lists every user's sessions (admins only); absent, only your own. */
+                owner?: "all";
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: string;
                 /** @description Page size. */
@@ -1303,6 +1581,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1327,7 +1606,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "single",
                      *       "question": "Should we shard the sessions table by owner?",
                      *       "roundsRequested": 1,
@@ -1377,6 +1656,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };
@@ -1423,6 +1703,72 @@ export interface operations {
                      *     }
                      */
                     "text/event-stream": components["schemas"]["DebateEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    askFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "question": "And how would we migrate the existing users?",
+                 *       "mode": "deep",
+                 *       "rounds": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["FollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The follow-up session, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getSessionThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread; a session without follow-ups is a thread of one. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1480,7 +1826,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "single",
                      *       "question": "Should we shard the sessions table by owner?",
                      *       "roundsRequested": 1,
@@ -1537,9 +1883,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "user": {
-                     *         "id": "usr_admin",
+                     *         "id": "usr_0admin0",
                      *         "username": "admin",
                      *         "role": "admin",
+                     *         "disabled": false,
                      *         "createdAt": "2026-11-22T10:00:00Z"
                      *       },
                      *       "expiresAt": "2026-11-29T10:00:00Z"
@@ -1550,6 +1897,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1562,7 +1911,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Logged out; the cookie is cleared. */
+            /** @description Logged out; the cookie is cleared. With a bearer token, nothing changes. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -1570,6 +1919,39 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct-horse-battery-staple",
+                 *       "newPassword": "a-longer-and-better-passphrase"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1590,9 +1972,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "usr_admin",
+                     *       "id": "usr_0admin0",
                      *       "username": "admin",
                      *       "role": "admin",
+                     *       "disabled": false,
                      *       "createdAt": "2026-11-22T10:00:00Z"
                      *     }
                      */
@@ -1677,6 +2060,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1701,6 +2085,202 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every user, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "usr_0admin0",
+                     *           "username": "admin",
+                     *           "role": "admin",
+                     *           "disabled": false,
+                     *           "createdAt": "2026-11-22T10:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "ada",
+                 *       "role": "user"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_7Hk2pQ9sXw",
+                     *         "username": "ada",
+                     *         "role": "user",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-22T10:00:00Z"
+                     *       },
+                     *       "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "disabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_7Hk2pQ9sXw",
+                     *       "username": "ada",
+                     *       "role": "user",
+                     *       "disabled": true,
+                     *       "createdAt": "2026-11-22T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordResetResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };

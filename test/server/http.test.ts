@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Problem, ProblemCode } from '../../sdk/src/generated/types.gen.js';
-import { zProblem, zProviderCatalogue } from '../../sdk/src/generated/zod.gen.js';
 import { routes } from '../../server/src/generated/routes.js';
+import { zProblem, zProviderCatalogue } from '../../server/src/generated/schemas/zod.gen.js';
 import { MAX_BODY_BYTES } from '../../server/src/http/app.js';
 import { PROBLEM_MEDIA_TYPE, problemType } from '../../server/src/http/problem.js';
 import { type RunningServer, startServer } from '../support/server.js';

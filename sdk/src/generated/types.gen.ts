@@ -322,6 +322,53 @@ export type Session = {
      * The version of the debate's prompts, so sessions asked in different words can be told apart.
      */
     promptVersion?: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
+    sourceSessionId?: SessionId;
+    earlyStop?: EarlyStop;
+};
+
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export type EarlyStop = {
+    afterRound: RoundNumber;
+    roundsSaved: number;
+    callsSaved: number;
+    tokensSaved: number;
+};
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export type Thread = {
+    threadId: SessionId;
+    sessions: Array<SessionSummary>;
+};
+
+export type FollowUpRequest = {
+    question: Question;
+    /**
+     * How to ask it; the previous session's mode by default (`deep` after a synthesis).
+     */
+    mode?: 'single' | 'parallel' | 'deep';
+    /**
+     * For `single`, the slot's provider to ask; slot 1's otherwise.
+     */
+    provider?: string;
+    /**
+     * For `parallel`, the slots to ask; all by default.
+     */
+    slots?: Array<SlotNumber>;
+    /**
+     * For `deep`, how many rounds (3 unless given).
+     */
+    rounds?: number;
+    quorum?: number;
+    /**
+     * For `deep`, as in `DeepRequest`.
+     */
+    earlyStop?: boolean;
 };
 
 export type SessionSummary = {
@@ -334,6 +381,8 @@ export type SessionSummary = {
     cost: Cost;
     createdAt: string;
     updatedAt: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
 };
 
 export type SessionPage = {
@@ -391,6 +440,10 @@ export type DeepRequest = {
      */
     quorum?: number;
     budget?: Budget;
+    /**
+     * Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved.
+     */
+    earlyStop?: boolean;
 };
 
 export type SynthesisAnswer = {
@@ -415,11 +468,74 @@ export type SynthesisResult = {
     cost: Cost;
 };
 
+/**
+ * A user's id.
+ */
+export type UserId = string;
+
+/**
+ * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
+ */
+export type Username = string;
+
+/**
+ * An `admin` manages users and may list every session; a `user` sees only their own.
+ */
+export type Role = 'admin' | 'user';
+
+/**
+ * At least 8 characters.
+ */
+export type NewPassword = string;
+
 export type User = {
-    id: string;
+    id: UserId;
     username: string;
-    role: 'admin' | 'member';
+    role: Role;
+    /**
+     * A disabled user cannot sign in, and their tokens do not work.
+     */
+    disabled: boolean;
     createdAt: string;
+};
+
+export type UserList = {
+    items: Array<User>;
+};
+
+export type UserCreateRequest = {
+    username: Username;
+    role?: Role;
+    password?: NewPassword;
+};
+
+export type UserCreated = {
+    user: User;
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type UserUpdateRequest = {
+    disabled?: boolean;
+    role?: Role;
+};
+
+export type PasswordResetRequest = {
+    password?: NewPassword;
+};
+
+export type PasswordResetResult = {
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type PasswordChangeRequest = {
+    currentPassword: string;
+    newPassword: NewPassword;
 };
 
 export type LoginRequest = {
@@ -636,6 +752,15 @@ export type ListProvidersData = {
     url: '/providers';
 };
 
+export type ListProvidersErrors = {
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+};
+
+export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
+
 export type ListProvidersResponses = {
     /**
      * The configured slots, in slot order.
@@ -666,6 +791,10 @@ export type AskProviderErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -708,6 +837,10 @@ export type RunParallelErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -740,6 +873,10 @@ export type RunDeepDebateErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -774,6 +911,10 @@ export type StreamDeepDebateErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -807,6 +948,10 @@ export type SynthesizeVerdictErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -832,6 +977,10 @@ export type ListSessionsData = {
     path?: never;
     query?: {
         /**
+         * `all` lists every user's sessions (admins only); absent, only your own.
+         */
+        owner?: 'all';
+        /**
          * The `nextCursor` of the previous page.
          */
         cursor?: string;
@@ -856,6 +1005,10 @@ export type ListSessionsErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -894,6 +1047,10 @@ export type DeleteSessionErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -1005,6 +1162,94 @@ export type StreamSessionEventsResponses = {
 
 export type StreamSessionEventsResponse = StreamSessionEventsResponses[keyof StreamSessionEventsResponses];
 
+export type AskFollowUpData = {
+    body: FollowUpRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/follow-ups';
+};
+
+export type AskFollowUpErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type AskFollowUpError = AskFollowUpErrors[keyof AskFollowUpErrors];
+
+export type AskFollowUpResponses = {
+    /**
+     * The follow-up session, finished.
+     */
+    200: Session;
+};
+
+export type AskFollowUpResponse = AskFollowUpResponses[keyof AskFollowUpResponses];
+
+export type GetSessionThreadData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/thread';
+};
+
+export type GetSessionThreadErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type GetSessionThreadError = GetSessionThreadErrors[keyof GetSessionThreadErrors];
+
+export type GetSessionThreadResponses = {
+    /**
+     * The thread; a session without follow-ups is a thread of one.
+     */
+    200: Thread;
+};
+
+export type GetSessionThreadResponse = GetSessionThreadResponses[keyof GetSessionThreadResponses];
+
 export type ExportSessionMarkdownData = {
     body?: never;
     path: {
@@ -1106,6 +1351,14 @@ export type LoginErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * Too many attempts; `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1135,6 +1388,10 @@ export type LogoutErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1144,12 +1401,49 @@ export type LogoutError = LogoutErrors[keyof LogoutErrors];
 
 export type LogoutResponses = {
     /**
-     * Logged out; the cookie is cleared.
+     * Logged out; the cookie is cleared. With a bearer token, nothing changes.
      */
     204: void;
 };
 
 export type LogoutResponse = LogoutResponses[keyof LogoutResponses];
+
+export type ChangePasswordData = {
+    body: PasswordChangeRequest;
+    path?: never;
+    query?: never;
+    url: '/auth/password';
+};
+
+export type ChangePasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ChangePasswordError = ChangePasswordErrors[keyof ChangePasswordErrors];
+
+export type ChangePasswordResponses = {
+    /**
+     * Changed.
+     */
+    204: void;
+};
+
+export type ChangePasswordResponse = ChangePasswordResponses[keyof ChangePasswordResponses];
 
 export type GetCurrentUserData = {
     body?: never;
@@ -1226,6 +1520,10 @@ export type CreateApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1264,6 +1562,10 @@ export type RevokeApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -1283,3 +1585,223 @@ export type RevokeApiTokenResponses = {
 };
 
 export type RevokeApiTokenResponse = RevokeApiTokenResponses[keyof RevokeApiTokenResponses];
+
+export type ListUsersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type ListUsersErrors = {
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ListUsersError = ListUsersErrors[keyof ListUsersErrors];
+
+export type ListUsersResponses = {
+    /**
+     * Every user, oldest first.
+     */
+    200: UserList;
+};
+
+export type ListUsersResponse = ListUsersResponses[keyof ListUsersResponses];
+
+export type CreateUserData = {
+    body: UserCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type CreateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type CreateUserError = CreateUserErrors[keyof CreateUserErrors];
+
+export type CreateUserResponses = {
+    /**
+     * Created.
+     */
+    201: UserCreated;
+};
+
+export type CreateUserResponse = CreateUserResponses[keyof CreateUserResponses];
+
+export type DeleteUserData = {
+    body?: never;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type DeleteUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type DeleteUserError = DeleteUserErrors[keyof DeleteUserErrors];
+
+export type DeleteUserResponses = {
+    /**
+     * Removed.
+     */
+    204: void;
+};
+
+export type DeleteUserResponse = DeleteUserResponses[keyof DeleteUserResponses];
+
+export type UpdateUserData = {
+    body: UserUpdateRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type UpdateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type UpdateUserError = UpdateUserErrors[keyof UpdateUserErrors];
+
+export type UpdateUserResponses = {
+    /**
+     * The user as it now stands.
+     */
+    200: User;
+};
+
+export type UpdateUserResponse = UpdateUserResponses[keyof UpdateUserResponses];
+
+export type ResetUserPasswordData = {
+    body: PasswordResetRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}/password';
+};
+
+export type ResetUserPasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ResetUserPasswordError = ResetUserPasswordErrors[keyof ResetUserPasswordErrors];
+
+export type ResetUserPasswordResponses = {
+    /**
+     * Set.
+     */
+    200: PasswordResetResult;
+};
+
+export type ResetUserPasswordResponse = ResetUserPasswordResponses[keyof ResetUserPasswordResponses];

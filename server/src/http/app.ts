@@ -4,18 +4,20 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../config/log.js';
 import { DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { debateHandlers } from './debate.js';
+import { limitDebates } from './debate-limits.js';
+import { mountDocs } from './docs.js';
 import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { metaHandlers } from './meta.js';
 import { notImplemented } from './not-implemented.js';
 import { LOCAL_OWNER, ownerOf } from './owner.js';
 import { problem, unfaithfulTextProblem, validationProblem } from './problem.js';
+import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
 import { closeOnUnreadBody } from './unread-body.js';
@@ -91,9 +93,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   );
 
+  const { loginPerAccount, loginPerAddress } = deps.config.rateLimits;
+  app.on('POST', '/auth/login', loginRateLimit({ perAccount: loginPerAccount, perAddress: loginPerAddress }));
+
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env)),
+    ...limitDebates(
+      debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env)),
+      deps.config.rateLimits,
+      ownerOf,
+    ),
     ...sessionHandlers({ sessions: deps.sessions, ownerOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     login: notImplemented('auth', 'Accounts arrive with authentication.'),
     logout: notImplemented('auth', 'Accounts arrive with authentication.'),
@@ -101,10 +110,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
     createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
     revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+    changePassword: notImplemented('auth', 'Accounts arrive with authentication.'),
+    listUsers: notImplemented('auth', 'Accounts arrive with authentication.'),
+    createUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    updateUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    deleteUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    resetUserPassword: notImplemented('auth', 'Accounts arrive with authentication.'),
   };
   registerContract(app, handlers);
 
   app.doc31('/openapi.json', documentFields);
+  mountDocs(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
   app.onError((err, c) => {

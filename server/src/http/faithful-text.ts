@@ -26,7 +26,7 @@ export function unfaithfulFields(value: unknown, location: string): FieldError[]
       const message = unfaithful(v);
       if (message) errors.push({ path, message, code: 'invalid_text' });
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, `${path}.${i}`));
+      for (const [i, item] of v.entries()) walk(item, `${path}.${i}`);
     } else if (v !== null && typeof v === 'object') {
       for (const [key, item] of Object.entries(v)) walk(item, `${path}.${key}`);
     }

@@ -8,7 +8,7 @@ import {
   zStreamSessionEventsHeaders,
   zStreamSessionEventsPath,
   zSynthesizeRequest,
-} from '../../../sdk/src/generated/zod.gen.js';
+} from '../generated/schemas/zod.gen.js';
 import { fieldErrors, PROBLEM_MEDIA_TYPE, problemBody, problemType } from './problem.js';
 
 /** The titles clients see. They are part of the interface: changing one should be deliberate. */

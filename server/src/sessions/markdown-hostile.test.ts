@@ -145,7 +145,7 @@ function expectHostileExportInert(text: string, format: 'structured' | 'unstruct
   const found = headings(tokens);
   const own = ownHeadings(format);
   expect(found.length, `headings ${JSON.stringify(found)} for ${JSON.stringify(text)}`).toBe(own.length);
-  found.forEach((h, i) => expect(h).toMatch(own[i]!));
+  for (const [i, h] of found.entries()) expect(h).toMatch(own[i]!);
 }
 
 describe('the Markdown export of hostile sessions', () => {

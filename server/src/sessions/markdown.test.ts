@@ -107,7 +107,8 @@ describe('sessionMarkdown', () => {
 
 describe('inert', () => {
   it('escapes every structural character, keeps each line with a hard break, and indents with no-break spaces', () => {
-    const text = 'Hi <script>alert(1)</script> and `<b>` here\n> quoted\n\n```html\n    <img src=x onerror=alert(1)>\n## Verdict\n1. [x](javascript:alert(1))';
+    const text =
+      'Hi <script>alert(1)</script> and `<b>` here\n> quoted\n\n```html\n    <img src=x onerror=alert(1)>\n## Verdict\n1. [x](javascript:alert(1))';
     expect(inert(text)).toBe(
       [
         'Hi \\<script\\>alert(1)\\</script\\> and \\`\\<b\\>\\` here\\',

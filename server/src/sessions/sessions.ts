@@ -2,16 +2,23 @@
  * Session history over one store: reads through the cache, owner checks, cursor pages, deletes that
  * stop a running debate first, and replay that hands over to live events with no gap and no duplicate.
  */
-import type { DebateEvent, Session, SessionPage } from '../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session, SessionPage, Thread } from '../../../sdk/src/generated/types.gen.js';
+import type { ThreadLink } from '../debate/engine.js';
+import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
 import type { SessionRecorder } from './recorder.js';
-import type { ListPosition, SessionStore } from './store.js';
+import { type ListPosition, type SessionStore, summaryOf } from './store.js';
 
 export interface SessionsOptions {
   store: SessionStore;
   cache: SessionCache;
   recorder: SessionRecorder;
 }
+
+/** Every owner's sessions: what an admin may ask for explicitly. Anyone else passes their user id. */
+export const ALL_OWNERS: unique symbol = Symbol('all owners');
+/** Whose sessions a read may see: one owner's, or (for an admin, explicitly) everyone's. */
+export type OwnerScope = string | typeof ALL_OWNERS;
 
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
@@ -45,15 +52,15 @@ export class Sessions {
   }
 
   /** The session if it exists and `owner` may see it. */
-  async get(id: string, owner: string): Promise<Session | undefined> {
+  async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
     const session = this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id)));
     // Someone else's session reads as absent: its existence is not ours to reveal.
-    return session && session.owner === owner ? session : undefined;
+    return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }
 
-  async list(owner: string, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
+  async list(owner: OwnerScope, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
     const page = await this.store.list({
-      owner,
+      ...(owner !== ALL_OWNERS && { owner }),
       limit: query.limit ?? 20,
       ...(query.q !== undefined && { q: query.q }),
       ...(query.cursor !== undefined && { after: decodeCursor(query.cursor) }),
@@ -61,8 +68,39 @@ export class Sessions {
     return { items: page.items, ...(page.next && { nextCursor: encodeCursor(page.next) }) };
   }
 
+  /** The thread `id` belongs to, oldest first (a session without follow-ups is a thread of one). */
+  async thread(id: string, owner: string): Promise<Thread | undefined> {
+    const session = await this.get(id, owner);
+    if (!session) return undefined;
+    if (!session.threadId) return { threadId: session.id, sessions: [summaryOf(session)] };
+    return { threadId: session.threadId, sessions: await this.store.thread(session.threadId) };
+  }
+
+  /** The thread's sessions up to and including `session`, oldest first, whole. */
+  async threadUpTo(session: Session): Promise<Session[]> {
+    if (!session.threadId) return [session];
+    const summaries = await this.store.thread(session.threadId);
+    const upTo = summaries.slice(0, summaries.findIndex((s) => s.id === session.id) + 1);
+    const whole = await Promise.all(upTo.map((s) => (s.id === session.id ? session : this.get(s.id, session.owner))));
+    return whole.filter((s): s is Session => s !== undefined);
+  }
+
+  /**
+   * What a follow-up to `parent` (finished) joins: its thread, created on the first follow-up by
+   * marking `parent` as the thread's first session, and the thread so far, condensed.
+   */
+  async followUp(parent: Session): Promise<ThreadLink> {
+    let root = parent;
+    if (!parent.threadId) {
+      root = { ...parent, threadId: parent.id };
+      await this.store.write({ session: root, events: [] });
+      this.cache.set(root);
+    }
+    return { threadId: root.threadId!, parentId: parent.id, context: threadContext(await this.threadUpTo(root)) };
+  }
+
   /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */
-  async delete(id: string, owner: string): Promise<boolean> {
+  async delete(id: string, owner: OwnerScope): Promise<boolean> {
     if (!(await this.get(id, owner))) return false;
     const live = this.recorder.live(id);
     if (live) {

@@ -4,6 +4,7 @@
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type { AccountStore } from '../accounts/store.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -23,7 +24,8 @@ export interface Step {
 }
 
 export interface ListQuery {
-  owner: string;
+  /** Only this owner's sessions; absent, everyone's (an admin's explicit request). */
+  owner?: string;
   /** 1–100. */
   limit: number;
   /** Case-insensitive substring of the question. */
@@ -46,11 +48,15 @@ export interface ListPage {
 
 export interface SessionStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** Users, sign-ins and tokens, in the same database and migrations. */
+  readonly accounts: AccountStore;
   /** Writes one step atomically. The first step of a session creates it. */
   write(step: Step): Promise<void>;
   get(id: string): Promise<Session | undefined>;
   /** The owner's sessions, newest first. */
   list(query: ListQuery): Promise<ListPage>;
+  /** The sessions of a thread (`threadId` is its first session's id), oldest first. */
+  thread(threadId: string): Promise<SessionSummary[]>;
   /** Deletes the session and everything stored with it; false when there was none. */
   delete(id: string): Promise<boolean>;
   /** Stored events with `seq > afterSeq`, in order. */
@@ -96,6 +102,8 @@ export function summaryOf(session: Session): SessionSummary {
     cost: session.cost,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    ...(session.threadId !== undefined && { threadId: session.threadId }),
+    ...(session.parentId !== undefined && { parentId: session.parentId }),
   };
 }
 

@@ -14,7 +14,7 @@ describe.skipIf(!mediawiki.available)('consilium-wiki generate --siteinfo', () =
     try {
       const lines: string[] = [];
       const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t) };
-      const status = await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--out', out], io);
+      const status = await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--ext', 'ts', '--out', out], io);
       expect(status, lines.join('')).toBe(0);
       const text = readFileSync(join(out, 'siteinfo.ts'), 'utf8');
       expect(readFileSync(join(out, 'index.ts'), 'utf8')).toContain("export * from './siteinfo.js';");
@@ -27,7 +27,7 @@ describe.skipIf(!mediawiki.available)('consilium-wiki generate --siteinfo', () =
       expect(() => query({ list: [allpages({ namespace: 100 })] }, { site })).toThrow(/apnamespace/);
       expect(query({ list: [allpages({ namespace: 4 })] }, { site }).params.apnamespace).toBe('4');
       // Run again: same bytes.
-      expect(await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--out', out], io)).toBe(0);
+      expect(await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--ext', 'ts', '--out', out], io)).toBe(0);
       expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toBe(text);
     } finally {
       rmSync(out, { recursive: true, force: true });

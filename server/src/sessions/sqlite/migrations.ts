@@ -89,6 +89,56 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: 'users, sign-ins, API tokens',
+    // Secrets are stored as SHA-256 only, passwords as scrypt. Sessions from before accounts keep
+    // their owner ('local') until the first admin is created, who adopts them.
+    sql: `
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        username TEXT NOT NULL,
+        username_folded TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+        password_hash TEXT NOT NULL,
+        disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE sign_ins (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        secret_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX sign_ins_by_user ON sign_ins (user_id);
+
+      CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        secret_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT,
+        expires_at TEXT
+      ) STRICT;
+      CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at DESC);
+    `,
+  },
+  {
+    version: 3,
+    name: 'threads (follow-ups), synthesis sources, early stops',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN thread_id TEXT; -- the thread's first session; NULL when alone
+      -- The session's optional links as JSON: parentId, sourceSessionId, earlyStop.
+      ALTER TABLE sessions ADD COLUMN links TEXT;
+      CREATE INDEX sessions_by_thread ON sessions (thread_id, created_at) WHERE thread_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */
@@ -112,12 +162,16 @@ export async function migrate(db: Connection, file: string, migrations: readonly
         'run the Consilium version that wrote it, or restore a backup made by this one',
     );
   }
+  const applied = async () =>
+    new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  const before = await applied();
+  // Each missing version, whatever the highest applied: branches add migrations out of order.
   for (const migration of migrations) {
-    if (migration.version <= found) continue;
+    if (before.has(migration.version)) continue;
     // IMMEDIATE takes the write lock first, so two processes opening at once apply it once.
     await db.exec('BEGIN IMMEDIATE');
     try {
-      if ((await current()) < migration.version) {
+      if (!(await applied()).has(migration.version)) {
         await db.exec(migration.sql);
         await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
           migration.version,
