@@ -27,7 +27,11 @@ export type paths = {
         };
         /**
          * List the provider slots, their models and whether each is live or offline
-         * @description Never includes keys or other secrets.
+         * @description Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,
+         *     all at once, through a free endpoint that spends no tokens (each provider's model list:
+         *     `GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the
+         *     endpoint answered, how fast, whether it knows the configured model, or why it failed. Each
+         *     check is bounded (5 s); offline slots are not asked.
          */
         get: operations["listProviders"];
         put?: never;
@@ -515,6 +519,32 @@ export type components = {
              * @enum {string}
              */
             api: "native" | "openai-compatible";
+            health?: components["schemas"]["SlotHealth"];
+        };
+        /** @description What asking the slot's endpoint found (`GET /providers?check=true`). */
+        SlotHealth: {
+            /**
+             * @description `ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.
+             * @enum {string}
+             */
+            status: "ok" | "offline" | "failing";
+            /** @description The URL asked (never with a key). */
+            endpoint?: string;
+            /** @description From sending the request to the end of the answer (or the failure). */
+            latencyMs?: number;
+            /** @description Whether the endpoint lists the slot's configured model; absent when the list could not be read. */
+            modelFound?: boolean;
+            error?: components["schemas"]["HealthError"];
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        /** @description Why a slot's endpoint check failed, with the same codes as a failed answer. */
+        HealthError: {
+            code: components["schemas"]["AnswerErrorCode"];
+            message: string;
+            /** @description The endpoint's HTTP status, when there was one. */
+            status?: number;
+            providerRequestId?: string;
         };
         ProviderCatalogue: {
             synthesizerSlot: components["schemas"]["SlotNumber"];
@@ -535,13 +565,27 @@ export type components = {
         };
         /** @enum {string} */
         FinishReason: "stop" | "length" | "content-filter" | "error" | "aborted" | "other";
+        /**
+         * @description The cause. `connection_refused`: nothing listens at the provider's address.
+         *     `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+         *     certificate check failed. `timeout`: no answer within the call's deadline (or the
+         *     connection could not be opened in time). `auth_failed`: the provider refused the key
+         *     (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+         *     `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+         *     provider streamed. `connection_reset`: the connection dropped while the answer
+         *     streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+         *     did not meet its schema, or the session's budget ran out.
+         * @enum {string}
+         */
+        AnswerErrorCode: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "connection_refused" | "dns_failed" | "tls_failed" | "auth_failed" | "aborted" | "invalid_output" | "budget_exceeded";
         /** @description Why a model produced no answer. */
         AnswerError: {
-            /** @enum {string} */
-            code: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "aborted" | "invalid_output" | "budget_exceeded";
+            code: components["schemas"]["AnswerErrorCode"];
             message: string;
             /** @description The provider's HTTP status, when there was one. */
             status?: number;
+            /** @description The provider's own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support. */
+            providerRequestId?: string;
             retryable: boolean;
             attempts: number;
         };
@@ -1219,7 +1263,10 @@ export interface operations {
     };
     listProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Ask each live slot's endpoint now and report its `health`. */
+                check?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1251,6 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderCatalogue"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

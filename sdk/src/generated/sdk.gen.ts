@@ -31,7 +31,12 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * List the provider slots, their models and whether each is live or offline
  *
- * Never includes keys or other secrets.
+ * Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,
+ * all at once, through a free endpoint that spends no tokens (each provider's model list:
+ * `GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the
+ * endpoint answered, how fast, whether it knows the configured model, or why it failed. Each
+ * check is bounded (5 s); offline slots are not asked.
+ *
  */
 export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
     responseValidator: async (data) => await zListProvidersResponse.parseAsync(data),

@@ -104,6 +104,44 @@ export type SlotInfo = {
      * `native` for the provider's own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.
      */
     api: 'native' | 'openai-compatible';
+    health?: SlotHealth;
+};
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export type SlotHealth = {
+    /**
+     * `ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.
+     */
+    status: 'ok' | 'offline' | 'failing';
+    /**
+     * The URL asked (never with a key).
+     */
+    endpoint?: string;
+    /**
+     * From sending the request to the end of the answer (or the failure).
+     */
+    latencyMs?: number;
+    /**
+     * Whether the endpoint lists the slot's configured model; absent when the list could not be read.
+     */
+    modelFound?: boolean;
+    error?: HealthError;
+    checkedAt: string;
+};
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export type HealthError = {
+    code: AnswerErrorCode;
+    message: string;
+    /**
+     * The endpoint's HTTP status, when there was one.
+     */
+    status?: number;
+    providerRequestId?: string;
 };
 
 export type ProviderCatalogue = {
@@ -135,15 +173,33 @@ export type Cost = {
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'aborted' | 'other';
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export type AnswerErrorCode = 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'connection_refused' | 'dns_failed' | 'tls_failed' | 'auth_failed' | 'aborted' | 'invalid_output' | 'budget_exceeded';
+
+/**
  * Why a model produced no answer.
  */
 export type AnswerError = {
-    code: 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'aborted' | 'invalid_output' | 'budget_exceeded';
+    code: AnswerErrorCode;
     message: string;
     /**
      * The provider's HTTP status, when there was one.
      */
     status?: number;
+    /**
+     * The provider's own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.
+     */
+    providerRequestId?: string;
     retryable: boolean;
     attempts: number;
 };
@@ -748,11 +804,20 @@ export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
 export type ListProvidersData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Ask each live slot's endpoint now and report its `health`.
+         */
+        check?: boolean;
+    };
     url: '/providers';
 };
 
 export type ListProvidersErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
     /**
      * No valid bearer token or session cookie.
      */

@@ -77,21 +77,6 @@ export const zSessionId = z.string().check(z.regex(/^ses_[0-9A-Za-z]{10,40}$/));
  */
 export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000));
 
-export const zSlotInfo = z.object({
-    slot: zSlotNumber,
-    provider: zProviderId,
-    model: z.string(),
-    strength: z.string(),
-    status: z.enum(['live', 'offline']),
-    api: z.enum(['native', 'openai-compatible'])
-});
-
-export const zProviderCatalogue = z.object({
-    synthesizerSlot: zSlotNumber,
-    quorum: z.int().check(z.gte(1), z.lte(5)),
-    slots: z.array(zSlotInfo)
-});
-
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
     outputTokens: z.int().check(z.gte(0)),
@@ -113,20 +98,81 @@ export const zFinishReason = z.enum([
 ]);
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export const zAnswerErrorCode = z.enum([
+    'timeout',
+    'rate_limited',
+    'upstream_error',
+    'connection_reset',
+    'connection_refused',
+    'dns_failed',
+    'tls_failed',
+    'auth_failed',
+    'aborted',
+    'invalid_output',
+    'budget_exceeded'
+]);
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export const zHealthError = z.object({
+    code: zAnswerErrorCode,
+    message: z.string(),
+    status: z.optional(z.int()),
+    providerRequestId: z.optional(z.string())
+});
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export const zSlotHealth = z.object({
+    status: z.enum([
+        'ok',
+        'offline',
+        'failing'
+    ]),
+    endpoint: z.optional(z.string()),
+    latencyMs: z.optional(z.int().check(z.gte(0))),
+    modelFound: z.optional(z.boolean()),
+    error: z.optional(zHealthError),
+    checkedAt: z.iso.datetime()
+});
+
+export const zSlotInfo = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    strength: z.string(),
+    status: z.enum(['live', 'offline']),
+    api: z.enum(['native', 'openai-compatible']),
+    health: z.optional(zSlotHealth)
+});
+
+export const zProviderCatalogue = z.object({
+    synthesizerSlot: zSlotNumber,
+    quorum: z.int().check(z.gte(1), z.lte(5)),
+    slots: z.array(zSlotInfo)
+});
+
+/**
  * Why a model produced no answer.
  */
 export const zAnswerError = z.object({
-    code: z.enum([
-        'timeout',
-        'rate_limited',
-        'upstream_error',
-        'connection_reset',
-        'aborted',
-        'invalid_output',
-        'budget_exceeded'
-    ]),
+    code: zAnswerErrorCode,
     message: z.string(),
     status: z.optional(z.int()),
+    providerRequestId: z.optional(z.string()),
     retryable: z.boolean(),
     attempts: z.int().check(z.gte(1))
 });
@@ -351,12 +397,12 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.optional(z.int().check(z.gte(1))),
     maxCostUsd: z.optional(z.number().check(z.gt(0)))
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
 });
@@ -366,7 +412,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
@@ -381,7 +427,7 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
@@ -389,7 +435,7 @@ export const zDeepRequest = z.object({
     earlyStop: z.optional(z.boolean())
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: z.optional(zRoundNumber),
     text: z.string().check(z.minLength(1), z.maxLength(100000))
@@ -398,7 +444,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: z.optional(zSessionId),
     question: z.optional(zQuestion),
     answers: z.optional(z.array(zSynthesisAnswer).check(z.minLength(1), z.maxLength(25)))
@@ -443,7 +489,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: z.optional(zRole),
     password: z.optional(zNewPassword)
@@ -454,12 +500,12 @@ export const zUserCreated = z.object({
     password: z.optional(z.string())
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.optional(z.boolean()),
     role: z.optional(zRole)
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: z.optional(zNewPassword)
 });
 
@@ -467,12 +513,12 @@ export const zPasswordResetResult = z.object({
     password: z.optional(z.string())
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().check(z.minLength(1), z.maxLength(100)),
     password: z.string().check(z.minLength(1), z.maxLength(200))
 });
@@ -495,7 +541,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().check(z.minLength(1), z.maxLength(100)),
     expiresInDays: z.optional(z.int().check(z.gte(1), z.lte(3650)))
 });
@@ -664,6 +710,10 @@ export const zDebateEvent = z.union([
  * The service is up.
  */
 export const zGetHealthResponse = zHealth;
+
+export const zListProvidersQuery = z.object({
+    check: z._default(z.optional(z.boolean()), false)
+});
 
 /**
  * The configured slots, in slot order.

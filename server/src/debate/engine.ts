@@ -27,7 +27,7 @@ import type {
 } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
-import { type AnswerResult, streamAnswer } from './call.js';
+import { type AnswerResult, type AttemptFailure, streamAnswer } from './call.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
@@ -71,6 +71,17 @@ export interface EngineSettings {
   now?: () => number;
   /** Passed to every call; tests use it to skip real waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Each failed model call attempt, with the session, round and slot it belongs to: the operator's log. */
+  onCallFailed?: (failure: CallFailure) => void;
+}
+
+/** A failed attempt of one model call, placed in its session. Round 0 is the verdict. */
+export interface CallFailure extends AttemptFailure {
+  sessionId: string;
+  round: number;
+  slot: SlotNumber;
+  provider: string;
+  model: string;
 }
 
 export interface Budget {
@@ -456,6 +467,7 @@ export class DebateEngine {
       ...(finals && { output: finalPositionSchema }),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
+      ...this.#reportFailures(run, seat, n),
     });
     run.account(result.usage, seat);
     const error = stoppedError(run, result);
@@ -584,6 +596,20 @@ export class DebateEngine {
     if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
   }
 
+  /** `streamAnswer`'s failure hook for one seat's call in `round`, when the engine reports failures. */
+  #reportFailures(run: Run, seat: PanelSlot, round: number): { onAttemptFailed?: (failure: AttemptFailure) => void } {
+    const report = this.settings.onCallFailed;
+    if (!report) return {};
+    const where = {
+      sessionId: run.log.sessionId,
+      round,
+      slot: seat.config.slot,
+      provider: seat.model.provider,
+      model: seat.model.model,
+    };
+    return { onAttemptFailed: (failure) => report({ ...where, ...failure }) };
+  }
+
   /** One synthesizer call; its summary and answer stream as `verdict.delta` events as they are written. */
   #callVerdict(run: Run, seat: PanelSlot, prompt: string, attempt: 1 | 2): Promise<AnswerResult<VerdictDraft>> {
     const fields = new FieldStream(['summary', 'answer'] as const);
@@ -600,6 +626,7 @@ export class DebateEngine {
       maxRetries: this.settings.maxRetries,
       output: verdictDraftSchema,
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
+      ...this.#reportFailures(run, seat, 0),
     }).then((result) => {
       run.account(result.usage, seat);
       return result;

@@ -109,13 +109,21 @@ export function debateHandlers({
         const cancel = new AbortController();
         stream.onAbort(() => cancel.abort());
         let writing: Promise<unknown> = Promise.resolve();
-        // Each event is written the moment it happens; writes are chained only to keep their order.
-        const send = (event: DebateEvent) => {
-          writing = writing.then(() => stream.write(sseMessage(event))).catch(() => cancel.abort());
+        // Events are written as they happen, those of one turn of the event loop in one write: each
+        // write crosses a web stream and a socket, which under load cost more than the event itself.
+        let pending = '';
+        const flush = () => {
+          if (pending === '') return;
+          const text = pending;
+          pending = '';
+          writing = writing.then(() => stream.write(text)).catch(() => cancel.abort());
         };
-        const heartbeat = setInterval(() => {
-          writing = writing.then(() => stream.write(': heartbeat\n\n')).catch(() => cancel.abort());
-        }, heartbeatMs);
+        const queue = (text: string) => {
+          if (pending === '') setImmediate(flush);
+          pending += text;
+        };
+        const send = (event: DebateEvent) => queue(sseMessage(event));
+        const heartbeat = setInterval(() => queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
             await engine.deep(body.question, {
@@ -124,6 +132,7 @@ export function debateHandlers({
               ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send)),
             }),
           );
+          flush();
           await writing;
         } finally {
           clearInterval(heartbeat);

@@ -109,29 +109,6 @@ export const zQuestion = z.string().min(1).max(20000).register(z.globalRegistry,
     description: 'The question put to the models.'
 });
 
-export const zSlotInfo = z.object({
-    slot: zSlotNumber,
-    provider: zProviderId,
-    model: z.string(),
-    strength: z.string().register(z.globalRegistry, {
-        description: 'The strength the slot\'s system prompt names.'
-    }),
-    status: z.enum(['live', 'offline']).register(z.globalRegistry, {
-        description: '`live` when the slot has credentials or a local endpoint; `offline` when it uses the built-in offline model.'
-    }),
-    api: z.enum(['native', 'openai-compatible']).register(z.globalRegistry, {
-        description: '`native` for the provider\'s own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.'
-    })
-});
-
-export const zProviderCatalogue = z.object({
-    synthesizerSlot: zSlotNumber,
-    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
-        description: 'How many slots must answer for a round to proceed.'
-    }),
-    slots: z.array(zSlotInfo)
-});
-
 export const zUsage = z.object({
     inputTokens: z.int().gte(0),
     outputTokens: z.int().gte(0),
@@ -157,21 +134,108 @@ export const zFinishReason = z.enum([
 ]);
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export const zAnswerErrorCode = z.enum([
+    'timeout',
+    'rate_limited',
+    'upstream_error',
+    'connection_reset',
+    'connection_refused',
+    'dns_failed',
+    'tls_failed',
+    'auth_failed',
+    'aborted',
+    'invalid_output',
+    'budget_exceeded'
+]).register(z.globalRegistry, {
+    description: 'The cause. `connection_refused`: nothing listens at the provider\'s address.\n`dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or\ncertificate check failed. `timeout`: no answer within the call\'s deadline (or the\nconnection could not be opened in time). `auth_failed`: the provider refused the key\n(HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.\n`upstream_error`: any other HTTP error (5xx included; see `status`) or an error the\nprovider streamed. `connection_reset`: the connection dropped while the answer\nstreamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output\ndid not meet its schema, or the session\'s budget ran out.\n'
+});
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export const zHealthError = z.object({
+    code: zAnswerErrorCode,
+    message: z.string(),
+    status: z.int().register(z.globalRegistry, {
+        description: 'The endpoint\'s HTTP status, when there was one.'
+    }).optional(),
+    providerRequestId: z.string().optional()
+}).register(z.globalRegistry, {
+    description: 'Why a slot\'s endpoint check failed, with the same codes as a failed answer.'
+});
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export const zSlotHealth = z.object({
+    status: z.enum([
+        'ok',
+        'offline',
+        'failing'
+    ]).register(z.globalRegistry, {
+        description: '`ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.'
+    }),
+    endpoint: z.string().register(z.globalRegistry, {
+        description: 'The URL asked (never with a key).'
+    }).optional(),
+    latencyMs: z.int().gte(0).register(z.globalRegistry, {
+        description: 'From sending the request to the end of the answer (or the failure).'
+    }).optional(),
+    modelFound: z.boolean().register(z.globalRegistry, {
+        description: 'Whether the endpoint lists the slot\'s configured model; absent when the list could not be read.'
+    }).optional(),
+    error: zHealthError.optional(),
+    checkedAt: z.iso.datetime()
+}).register(z.globalRegistry, {
+    description: 'What asking the slot\'s endpoint found (`GET /providers?check=true`).'
+});
+
+export const zSlotInfo = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    strength: z.string().register(z.globalRegistry, {
+        description: 'The strength the slot\'s system prompt names.'
+    }),
+    status: z.enum(['live', 'offline']).register(z.globalRegistry, {
+        description: '`live` when the slot has credentials or a local endpoint; `offline` when it uses the built-in offline model.'
+    }),
+    api: z.enum(['native', 'openai-compatible']).register(z.globalRegistry, {
+        description: '`native` for the provider\'s own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.'
+    }),
+    health: zSlotHealth.optional()
+});
+
+export const zProviderCatalogue = z.object({
+    synthesizerSlot: zSlotNumber,
+    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
+        description: 'How many slots must answer for a round to proceed.'
+    }),
+    slots: z.array(zSlotInfo)
+});
+
+/**
  * Why a model produced no answer.
  */
 export const zAnswerError = z.object({
-    code: z.enum([
-        'timeout',
-        'rate_limited',
-        'upstream_error',
-        'connection_reset',
-        'aborted',
-        'invalid_output',
-        'budget_exceeded'
-    ]),
+    code: zAnswerErrorCode,
     message: z.string(),
     status: z.int().register(z.globalRegistry, {
         description: 'The provider\'s HTTP status, when there was one.'
+    }).optional(),
+    providerRequestId: z.string().register(z.globalRegistry, {
+        description: 'The provider\'s own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.'
     }).optional(),
     retryable: z.boolean(),
     attempts: z.int().gte(1)
@@ -447,14 +511,14 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.int().gte(1).optional(),
     maxCostUsd: z.number().gt(0).optional()
 }).register(z.globalRegistry, {
     description: 'Stops the debate cleanly once either cap is reached.'
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional()
 });
@@ -464,7 +528,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
         description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
@@ -481,7 +545,7 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
         description: 'How many rounds to debate.'
@@ -495,7 +559,7 @@ export const zDeepRequest = z.object({
     }).optional()
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: zRoundNumber.optional(),
     text: z.string().min(1).max(100000)
@@ -504,7 +568,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: zSessionId.optional(),
     question: zQuestion.optional(),
     answers: z.array(zSynthesisAnswer).min(1).max(25).optional()
@@ -561,7 +625,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: zRole.optional(),
     password: zNewPassword.optional()
@@ -574,12 +638,12 @@ export const zUserCreated = z.object({
     }).optional()
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.boolean().optional(),
     role: zRole.optional()
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: zNewPassword.optional()
 });
 
@@ -589,12 +653,12 @@ export const zPasswordResetResult = z.object({
     }).optional()
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().min(1).max(200),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().min(1).max(100),
     password: z.string().min(1).max(200)
 });
@@ -619,7 +683,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().min(1).max(100),
     expiresInDays: z.int().gte(1).lte(3650).optional()
 });
@@ -804,6 +868,12 @@ export const zDebateEvent = z.union([
  * The service is up.
  */
 export const zGetHealthResponse = zHealth;
+
+export const zListProvidersQuery = z.object({
+    check: z.boolean().register(z.globalRegistry, {
+        description: 'Ask each live slot\'s endpoint now and report its `health`.'
+    }).optional().default(false)
+});
 
 /**
  * The configured slots, in slot order.
