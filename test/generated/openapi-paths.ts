@@ -198,6 +198,43 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/follow-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a follow-up question on a finished session, in the same thread
+         * @description Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+         */
+        post: operations["askFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The thread a session belongs to, oldest first */
+        get: operations["getSessionThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/export/markdown": {
         parameters: {
             query?: never;
@@ -690,6 +727,39 @@ export type components = {
             completedAt?: string;
             /** @description The version of the debate's prompts, so sessions asked in different words can be told apart. */
             promptVersion?: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
+            sourceSessionId?: components["schemas"]["SessionId"];
+            earlyStop?: components["schemas"]["EarlyStop"];
+        };
+        /** @description The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it. */
+        EarlyStop: {
+            afterRound: components["schemas"]["RoundNumber"];
+            roundsSaved: number;
+            callsSaved: number;
+            tokensSaved: number;
+        };
+        /** @description A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows. */
+        Thread: {
+            threadId: components["schemas"]["SessionId"];
+            sessions: components["schemas"]["SessionSummary"][];
+        };
+        FollowUpRequest: {
+            question: components["schemas"]["Question"];
+            /**
+             * @description How to ask it; the previous session's mode by default (`deep` after a synthesis).
+             * @enum {string}
+             */
+            mode?: "single" | "parallel" | "deep";
+            /** @description For `single`, the slot's provider to ask; slot 1's otherwise. */
+            provider?: string;
+            /** @description For `parallel`, the slots to ask; all by default. */
+            slots?: components["schemas"]["SlotNumber"][];
+            /** @description For `deep`, how many rounds (3 unless given). */
+            rounds?: number;
+            quorum?: number;
+            /** @description For `deep`, as in `DeepRequest`. */
+            earlyStop?: boolean;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
@@ -703,6 +773,8 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
         };
         SessionPage: {
             items: components["schemas"]["SessionSummary"][];
@@ -746,6 +818,8 @@ export type components = {
             /** @description How many slots must answer for a round to proceed; the server's default (3) otherwise. */
             quorum?: number;
             budget?: components["schemas"]["Budget"];
+            /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
+            earlyStop?: boolean;
         };
         SynthesisAnswer: {
             slot: components["schemas"]["SlotNumber"];
@@ -1677,6 +1751,72 @@ export interface operations {
                      *     }
                      */
                     "text/event-stream": components["schemas"]["DebateEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    askFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "question": "And how would we migrate the existing users?",
+                 *       "mode": "deep",
+                 *       "rounds": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["FollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The follow-up session, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getSessionThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread; a session without follow-ups is a thread of one. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
                 };
             };
             400: components["responses"]["BadRequest"];

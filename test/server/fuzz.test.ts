@@ -239,7 +239,8 @@ describe(`fuzzing every operation (${RUNS} requests each)`, () => {
           // node:http rather than fetch: it sends a GET's body and any header it is given, as clients can.
           const res = await rawRequest(`${server.baseUrl}${path}`, init);
           const what = `${init.method} ${path.slice(0, 200)} ${String(init.body ?? '').slice(0, 300)} → ${res.status} ${res.body.slice(0, 300)}`;
-          const notImplementedYet = op.tags.includes('auth') && res.status === 501;
+          // Until accounts land, their operations answer 501 for the missing `auth` capability; nothing else may.
+          const notImplementedYet = res.status === 501 && /"capability":"auth"/.test(res.body);
           expect(res.status < 500 || notImplementedYet, what).toBe(true);
           lastAccepted = res.status < 400;
           if (res.status >= 400) {

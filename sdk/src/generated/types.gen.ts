@@ -378,6 +378,53 @@ export type Session = {
      * The version of the debate's prompts, so sessions asked in different words can be told apart.
      */
     promptVersion?: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
+    sourceSessionId?: SessionId;
+    earlyStop?: EarlyStop;
+};
+
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export type EarlyStop = {
+    afterRound: RoundNumber;
+    roundsSaved: number;
+    callsSaved: number;
+    tokensSaved: number;
+};
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export type Thread = {
+    threadId: SessionId;
+    sessions: Array<SessionSummary>;
+};
+
+export type FollowUpRequest = {
+    question: Question;
+    /**
+     * How to ask it; the previous session's mode by default (`deep` after a synthesis).
+     */
+    mode?: 'single' | 'parallel' | 'deep';
+    /**
+     * For `single`, the slot's provider to ask; slot 1's otherwise.
+     */
+    provider?: string;
+    /**
+     * For `parallel`, the slots to ask; all by default.
+     */
+    slots?: Array<SlotNumber>;
+    /**
+     * For `deep`, how many rounds (3 unless given).
+     */
+    rounds?: number;
+    quorum?: number;
+    /**
+     * For `deep`, as in `DeepRequest`.
+     */
+    earlyStop?: boolean;
 };
 
 export type SessionSummary = {
@@ -390,6 +437,8 @@ export type SessionSummary = {
     cost: Cost;
     createdAt: string;
     updatedAt: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
 };
 
 export type SessionPage = {
@@ -447,6 +496,10 @@ export type DeepRequest = {
      */
     quorum?: number;
     budget?: Budget;
+    /**
+     * Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved.
+     */
+    earlyStop?: boolean;
 };
 
 export type SynthesisAnswer = {
@@ -1173,6 +1226,94 @@ export type StreamSessionEventsResponses = {
 };
 
 export type StreamSessionEventsResponse = StreamSessionEventsResponses[keyof StreamSessionEventsResponses];
+
+export type AskFollowUpData = {
+    body: FollowUpRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/follow-ups';
+};
+
+export type AskFollowUpErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type AskFollowUpError = AskFollowUpErrors[keyof AskFollowUpErrors];
+
+export type AskFollowUpResponses = {
+    /**
+     * The follow-up session, finished.
+     */
+    200: Session;
+};
+
+export type AskFollowUpResponse = AskFollowUpResponses[keyof AskFollowUpResponses];
+
+export type GetSessionThreadData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/thread';
+};
+
+export type GetSessionThreadErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type GetSessionThreadError = GetSessionThreadErrors[keyof GetSessionThreadErrors];
+
+export type GetSessionThreadResponses = {
+    /**
+     * The thread; a session without follow-ups is a thread of one.
+     */
+    200: Thread;
+};
+
+export type GetSessionThreadResponse = GetSessionThreadResponses[keyof GetSessionThreadResponses];
 
 export type ExportSessionMarkdownData = {
     body?: never;

@@ -320,6 +320,16 @@ export const zSessionStatus = z.enum([
     'failed'
 ]);
 
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export const zEarlyStop = z.object({
+    afterRound: zRoundNumber,
+    roundsSaved: z.int().check(z.gte(1), z.lte(3)),
+    callsSaved: z.int().check(z.gte(0)),
+    tokensSaved: z.int().check(z.gte(0))
+});
+
 export const zSession = z.object({
     id: zSessionId,
     owner: z.string(),
@@ -336,7 +346,25 @@ export const zSession = z.object({
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     completedAt: z.optional(z.iso.datetime()),
-    promptVersion: z.optional(z.string())
+    promptVersion: z.optional(z.string()),
+    threadId: z.optional(zSessionId),
+    parentId: z.optional(zSessionId),
+    sourceSessionId: z.optional(zSessionId),
+    earlyStop: z.optional(zEarlyStop)
+});
+
+export const zFollowUpRequest = z.object({
+    question: zQuestion,
+    mode: z.optional(z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ])),
+    provider: z.optional(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
+    slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
+    rounds: z.optional(z.int().check(z.gte(2), z.lte(5))),
+    quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
+    earlyStop: z.optional(z.boolean())
 });
 
 export const zSessionSummary = z.object({
@@ -348,7 +376,17 @@ export const zSessionSummary = z.object({
     usage: zUsage,
     cost: zCost,
     createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime()
+    updatedAt: z.iso.datetime(),
+    threadId: z.optional(zSessionId),
+    parentId: z.optional(zSessionId)
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = z.object({
+    threadId: zSessionId,
+    sessions: z.array(zSessionSummary)
 });
 
 export const zSessionPage = z.object({
@@ -393,7 +431,8 @@ export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
-    budget: z.optional(zBudget)
+    budget: z.optional(zBudget),
+    earlyStop: z.optional(z.boolean())
 });
 
 export const zSynthesisAnswer = z.strictObject({
@@ -762,6 +801,26 @@ export const zStreamSessionEventsPath = z.object({
  * The session's events in `seq` order.
  */
 export const zStreamSessionEventsResponse = zDebateEvent;
+
+export const zAskFollowUpBody = zFollowUpRequest;
+
+export const zAskFollowUpPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The follow-up session, finished.
+ */
+export const zAskFollowUpResponse = zSession;
+
+export const zGetSessionThreadPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The thread; a session without follow-ups is a thread of one.
+ */
+export const zGetSessionThreadResponse = zThread;
 
 export const zExportSessionMarkdownPath = z.object({
     sessionId: zSessionId

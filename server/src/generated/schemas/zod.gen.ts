@@ -412,6 +412,18 @@ export const zSessionStatus = z.enum([
     'failed'
 ]);
 
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export const zEarlyStop = z.object({
+    afterRound: zRoundNumber,
+    roundsSaved: z.int().gte(1).lte(3),
+    callsSaved: z.int().gte(0),
+    tokensSaved: z.int().gte(0)
+}).register(z.globalRegistry, {
+    description: 'The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.'
+});
+
 export const zSession = z.object({
     id: zSessionId,
     owner: z.string().register(z.globalRegistry, {
@@ -434,6 +446,34 @@ export const zSession = z.object({
     completedAt: z.iso.datetime().optional(),
     promptVersion: z.string().register(z.globalRegistry, {
         description: 'The version of the debate\'s prompts, so sessions asked in different words can be told apart.'
+    }).optional(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional(),
+    sourceSessionId: zSessionId.optional(),
+    earlyStop: zEarlyStop.optional()
+});
+
+export const zFollowUpRequest = z.object({
+    question: zQuestion,
+    mode: z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]).register(z.globalRegistry, {
+        description: 'How to ask it; the previous session\'s mode by default (`deep` after a synthesis).'
+    }).optional(),
+    provider: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).register(z.globalRegistry, {
+        description: 'For `single`, the slot\'s provider to ask; slot 1\'s otherwise.'
+    }).optional(),
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'For `parallel`, the slots to ask; all by default.'
+    }).optional(),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'For `deep`, how many rounds (3 unless given).'
+    }).optional(),
+    quorum: z.int().gte(1).lte(5).optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`.'
     }).optional()
 });
 
@@ -446,7 +486,19 @@ export const zSessionSummary = z.object({
     usage: zUsage,
     cost: zCost,
     createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime()
+    updatedAt: z.iso.datetime(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional()
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = z.object({
+    threadId: zSessionId,
+    sessions: z.array(zSessionSummary)
+}).register(z.globalRegistry, {
+    description: 'A thread\'s sessions, oldest first. `threadId` is its first session\'s id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.'
 });
 
 export const zSessionPage = z.object({
@@ -501,7 +553,10 @@ export const zDeepRequest = z.strictObject({
     quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
         description: 'How many slots must answer for a round to proceed; the server\'s default (3) otherwise.'
     }).optional(),
-    budget: zBudget.optional()
+    budget: zBudget.optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
+    }).optional()
 });
 
 export const zSynthesisAnswer = z.strictObject({
@@ -918,6 +973,26 @@ export const zStreamSessionEventsPath = z.object({
  * The session's events in `seq` order.
  */
 export const zStreamSessionEventsResponse = zDebateEvent;
+
+export const zAskFollowUpBody = zFollowUpRequest;
+
+export const zAskFollowUpPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The follow-up session, finished.
+ */
+export const zAskFollowUpResponse = zSession;
+
+export const zGetSessionThreadPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The thread; a session without follow-ups is a thread of one.
+ */
+export const zGetSessionThreadResponse = zThread;
 
 export const zExportSessionMarkdownPath = z.object({
     sessionId: zSessionId
