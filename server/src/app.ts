@@ -11,6 +11,7 @@ import { documentFields, type Handlers, registerContract } from './generated/rou
 import type { Logger } from './http/log.js';
 import { notImplemented } from './http/not-implemented.js';
 import { problem, validationProblem } from './http/problem.js';
+import { mountWeb } from './http/web.js';
 import { metaHandlers } from './meta/handlers.js';
 import { sessionHandlers } from './sessions/handlers.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerContract(app, handlers);
 
   app.doc31('/openapi.json', documentFields);
+  mountWeb(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
   app.onError((err, c) => {
