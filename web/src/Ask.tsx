@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { ErrorNote, OfflineMark, SlotName } from './components.js';
+import { LazySessionPanel } from './debate/lazy.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
-import { SessionPanel } from './debate/SessionPanel.js';
-import { useProviders } from './providers.js';
 import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
+import { useProviders } from './use-providers.js';
 
 type Mode = AskInput['mode'];
 
@@ -110,7 +110,7 @@ export function Ask() {
         {mode === 'deep' && (
           <label class="inline-field">
             Rounds
-            <select value={String(rounds)} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
+            <select id="rounds" value={String(rounds)} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
               {[2, 3, 4, 5].map((n) => (
                 <option key={n} value={n}>
                   {n}
@@ -171,7 +171,7 @@ export function Ask() {
           Ask
         </button>
       </form>
-      {run && <SessionPanel run={run} />}
+      {run && <LazySessionPanel run={run} />}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { OfflineMark, SlotName } from './components.js';
-import { useProviders } from './providers.js';
+import { useProviders } from './use-providers.js';
 
 /** Each slot's provider, model, strength and whether it is a real (live) model or the offline stand-in. */
 export function Providers() {

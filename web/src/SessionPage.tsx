@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'preact/hooks';
+import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
-import { SessionPanel } from './debate/SessionPanel.js';
 import { liveRuns } from './runs.js';
 
 /** A session by id: the run this page started, or the stored session replayed (and followed while it runs). */
@@ -16,5 +16,5 @@ export function SessionPage({ id }: { id: string }) {
       </section>
     );
   }
-  return <SessionPanel run={run} />;
+  return <LazySessionPanel run={run} />;
 }

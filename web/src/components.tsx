@@ -1,18 +1,20 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useMemo, useReducer } from 'preact/hooks';
+import { useEffect, useReducer, useState } from 'preact/hooks';
 import type { SlotInfo } from '../../sdk/src/index.js';
 import type { AnswerStatus } from './debate/model.js';
 import type { Run } from './debate/runner.js';
-import { renderMarkdown } from './markdown.js';
 import { slotLook } from './slots.js';
 
 /** Re-renders the caller at most once per frame while `run` changes (500 events/s become 60 renders/s). */
 export function useRun(run: Run | undefined): number {
   const [tick, bump] = useReducer((n: number) => n + 1, 0);
+  // What this render showed: changes between the render and the subscription below would otherwise be missed.
+  const rendered = run?.version;
   useEffect(() => {
     if (!run) return;
     let pending = 0;
-    const unsubscribe = run.subscribe(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const schedule = () => {
       if (pending) return;
       // A timer too: frames stop in a hidden tab, and the page must be current when it comes back.
       const flush = () => {
@@ -22,21 +24,17 @@ export function useRun(run: Run | undefined): number {
         bump(0);
       };
       pending = requestAnimationFrame(flush);
-      const timer = setTimeout(flush, 250);
-    });
+      timer = setTimeout(flush, 250);
+    };
+    const unsubscribe = run.subscribe(schedule);
+    if (run.version !== rendered) schedule();
     return () => {
       unsubscribe();
       cancelAnimationFrame(pending);
+      clearTimeout(timer);
     };
   }, [run]);
   return tick;
-}
-
-/** Sanitized Markdown for untrusted text (model output, questions). */
-export function Markdown({ text, class: className }: { text: string; class?: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
-  // The HTML is DOMPurify's output (see markdown.ts).
-  return <div class={`md ${className ?? ''}`} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 export function SlotName({ slot, info }: { slot: number; info?: SlotInfo }) {
@@ -102,4 +100,31 @@ export function Section({ title, children, id }: { title: string; children: Comp
       {children}
     </section>
   );
+}
+
+/**
+ * Renders a component loaded on first use, so the first view ships without it (the session view and its Markdown
+ * renderer are most of the bundle).
+ */
+export function lazyComponent<P extends object>(load: () => Promise<(props: P) => preact.JSX.Element | null>) {
+  let loaded: ((props: P) => preact.JSX.Element | null) | undefined;
+  let loading: Promise<unknown> | undefined;
+  return function Lazy(props: P) {
+    const [, setReady] = useState(false);
+    useEffect(() => {
+      if (loaded) return;
+      loading ??= load().then((component) => {
+        loaded = component;
+      });
+      loading.then(() => setReady(true));
+    }, []);
+    if (!loaded)
+      return (
+        <p class="muted" aria-busy="true">
+          Loading…
+        </p>
+      );
+    const Component = loaded;
+    return <Component {...props} />;
+  };
 }

@@ -1,10 +1,11 @@
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
-import { ErrorNote, Markdown, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
+import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
 import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { Exports } from './Exports.js';
+import { Markdown } from './Markdown.js';
 import { type AnswerView, isFinished, type RoundView, type SessionView, usageBySlot, usageOfRound } from './model.js';
 import type { Run } from './runner.js';
 
@@ -51,7 +52,7 @@ export function SessionPanel({ run }: { run: Run }) {
         <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
       ))}
       {view.consensus && <ConsensusMatrix view={view} />}
-      {(view.synthesizer || view.verdict || view.verdictText) && <VerdictSection view={view} slotInfo={slotInfo} />}
+      {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
       {view.rounds.length > 0 && <UsageTable view={view} />}
     </div>
   );
@@ -315,7 +316,12 @@ function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo: (s: n
           {synth.participated ? 'it also debated, so it judged its own answers' : 'it did not take part in the debate'}.
         </p>
       )}
-      {!verdict && view.verdictText && <div class="answer-text streaming verdict-stream">{view.verdictText}</div>}
+      {!verdict && (view.verdictText.summary || view.verdictText.answer) && (
+        <div class="verdict-stream" data-testid="verdict-stream">
+          {view.verdictText.summary && <p class="streaming summary">{view.verdictText.summary}</p>}
+          {view.verdictText.answer && <p class="streaming">{view.verdictText.answer}</p>}
+        </div>
+      )}
       {verdict?.format === 'unstructured' && verdict.rawText && <Markdown text={verdict.rawText} />}
       {verdict?.summary && <Markdown text={verdict.summary} class="summary" />}
       {verdict?.answer && <Markdown text={verdict.answer} />}

@@ -53,8 +53,8 @@ export interface SessionView {
   rounds: RoundView[];
   consensus?: Consensus;
   synthesizer?: Synthesizer;
-  /** The verdict's text as it streams, before the structured verdict arrives. */
-  verdictText: string;
+  /** The verdict's text as it streams (its summary, then its answer), before the structured verdict arrives. */
+  verdictText: { summary: string; answer: string; attempt: number };
   verdict?: Verdict;
   status: SessionStatus | 'starting';
   missingSlots: number[];
@@ -75,7 +75,7 @@ export interface SessionView {
 export const emptySession = (): SessionView => ({
   slots: [],
   rounds: [],
-  verdictText: '',
+  verdictText: { summary: '', answer: '', attempt: 0 },
   status: 'starting',
   missingSlots: [],
   lastSeq: 0,
@@ -169,6 +169,8 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       break;
     case 'synthesis.started':
       view.synthesizer = event.synthesizer;
+      // A fallback synthesizer starts the text over.
+      view.verdictText = { summary: '', answer: '', attempt: 0 };
       break;
     case 'verdict':
       view.verdict = event.verdict;
@@ -192,10 +194,13 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       }
       break;
     default: {
-      // Events a newer contract adds: a verdict streaming as deltas is shown as it comes.
-      const type = String(e.type);
-      if (/^verdict\.delta$|^synthesis\.delta$/.test(type) && typeof e.delta === 'string') view.verdictText += e.delta;
-      else view.unknownEvents++;
+      if (e.type === 'verdict.delta' && typeof e.delta === 'string') {
+        // The verdict as it is written: a repair attempt starts its text over.
+        const attempt = typeof e.attempt === 'number' ? e.attempt : 1;
+        if (attempt !== view.verdictText.attempt) view.verdictText = { summary: '', answer: '', attempt };
+        if (e.field === 'answer') view.verdictText.answer += e.delta;
+        else view.verdictText.summary += e.delta;
+      } else view.unknownEvents++;
     }
   }
   return true;

@@ -30,6 +30,8 @@ export interface Run {
   subscribe(listener: () => void): () => void;
   /** True when this page started the debate, so cancelling it stops the debate itself. */
   readonly owned: boolean;
+  /** Counts changes, so a view subscribing late can tell it missed some. */
+  readonly version: number;
 }
 
 export type AskInput =
@@ -66,7 +68,10 @@ class Runner implements Run {
     };
   }
 
+  version = 0;
+
   private changed() {
+    this.version++;
     for (const listener of this.listeners) listener();
   }
 
