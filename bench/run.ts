@@ -1,7 +1,8 @@
-/** `npm run bench [-- http|wiki|debate|sessions]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki|debate|sessions|ui]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchDebate } from './debate.js';
 import { benchHttp } from './http.js';
 import { benchSessions } from './sessions.js';
+import { benchUi } from './ui.js';
 import { benchWiki } from './wiki.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -9,6 +10,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   wiki: benchWiki,
   debate: benchDebate,
   sessions: benchSessions,
+  ui: benchUi,
 };
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));

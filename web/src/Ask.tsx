@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
@@ -21,6 +21,7 @@ export function Ask() {
   const [slots, setSlots] = useState<number[] | undefined>();
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
+  useEffect(() => LazySessionPanel.preload(), []);
 
   const submit = (e: Event) => {
     e.preventDefault();

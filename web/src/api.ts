@@ -2,7 +2,12 @@
  * The UI's one door to the API: the project's SDK, with a client bound to the page's own origin. The sign-in cookie
  * (`consilium_session`, HttpOnly) rides along on same-origin requests, so no credential is handled here.
  */
+import { config as zodConfig } from 'zod';
 import { createConsiliumClient, type Problem } from '../../sdk/src/index.js';
+
+// The SDK checks every response with zod, which by default compiles schemas with `new Function`: under the page's CSP
+// (no 'unsafe-eval') that is refused, and where it is allowed the first event of a debate costs a 100 ms+ compile.
+zodConfig({ jitless: true });
 
 export const client = createConsiliumClient({ baseUrl: location.origin });
 

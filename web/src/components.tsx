@@ -109,7 +109,7 @@ export function Section({ title, children, id }: { title: string; children: Comp
 export function lazyComponent<P extends object>(load: () => Promise<(props: P) => preact.JSX.Element | null>) {
   let loaded: ((props: P) => preact.JSX.Element | null) | undefined;
   let loading: Promise<unknown> | undefined;
-  return function Lazy(props: P) {
+  const Lazy = (props: P) => {
     const [, setReady] = useState(false);
     useEffect(() => {
       if (loaded) return;
@@ -127,4 +127,15 @@ export function lazyComponent<P extends object>(load: () => Promise<(props: P) =
     const Component = loaded;
     return <Component {...props} />;
   };
+  /** Loads it while the page is idle, so its compile is not a long task in the middle of a debate. */
+  Lazy.preload = () => {
+    const start = () => {
+      loading ??= load().then((component) => {
+        loaded = component;
+      });
+    };
+    // After the first view has settled, then when the page is idle.
+    setTimeout(() => ('requestIdleCallback' in window ? requestIdleCallback(start, { timeout: 3000 }) : start()), 1500);
+  };
+  return Lazy;
 }

@@ -57,7 +57,22 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
-/** Sanitized HTML for untrusted Markdown. */
-export function renderMarkdown(text: string): string {
-  return purify.sanitize(marked.parse(text) as string);
+/** Text with nothing Markdown or HTML would act on: shown as it is, with no parse or sanitize pass. */
+const PLAIN = /^[^<>&*_`[\]!#|~\\\n]*$/;
+
+const cache = new Map<string, string>();
+
+/**
+ * Sanitized HTML for untrusted Markdown, or `undefined` when the text is plain (render it as text). Results are cached:
+ * a session's view renders the same statements and answers many times.
+ */
+export function renderMarkdown(text: string): string | undefined {
+  if (PLAIN.test(text) && !/^\s*(?:[-+>]|\d+[.)])\s/.test(text)) return undefined;
+  let html = cache.get(text);
+  if (html === undefined) {
+    html = purify.sanitize(marked.parse(text) as string);
+    if (cache.size > 500) cache.delete(cache.keys().next().value!);
+    cache.set(text, html);
+  }
+  return html;
 }

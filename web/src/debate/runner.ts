@@ -39,6 +39,19 @@ export type AskInput =
   | { mode: 'parallel'; question: string; slots?: number[] }
   | ({ mode: 'deep' } & DeepRequest);
 
+/**
+ * Gives the main thread back when a burst of events (a replay of a long session arrives as a few big chunks) has kept
+ * it busy for a few milliseconds, so input and frames are never held up behind it.
+ */
+let busySince = 0;
+async function yieldIfBusy(): Promise<void> {
+  const now = performance.now();
+  if (busySince === 0) busySince = now;
+  if (now - busySince < 8) return;
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  busySince = 0;
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -120,6 +133,7 @@ class Runner implements Run {
       for await (const event of stream) {
         this.setConnection('live');
         this.feed(event as DebateEvent);
+        await yieldIfBusy();
       }
       if (signal.aborted || isFinished(this.view)) break;
       if (status >= 400 && status < 500) {
@@ -159,6 +173,7 @@ class Runner implements Run {
           const first = this.view.id === undefined;
           this.feed(event as DebateEvent);
           if (first && this.view.id) onSessionId(this.view.id);
+          await yieldIfBusy();
         }
         if (signal.aborted || isFinished(this.view)) return this.setConnection('closed');
         // The debate's own stream dropped before its end: follow the session instead, from the last event seen.
