@@ -26,10 +26,10 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import type { SlotConfig } from '../server/src/config/slots.js';
 import { sampleJson } from '../server/src/debate/json-sample.js';
 import { pacedStream } from '../server/src/debate/paced-stream.js';
 import { seededRng } from '../server/src/debate/seed.js';
-import type { SlotConfig } from '../server/src/meta/slots.js';
 
 type SlotNumber = SlotConfig['slot'];
 

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
 import { emitModules } from '../../sdk/src/wiki/codegen/emit.js';
+import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
@@ -13,6 +14,8 @@ export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', '
 
 /** The wiki's paraminfo (issue 3): the source of the typed query modules in `sdk/src/generated/wiki/`. */
 export const cataloguePath = fileURLToPath(new URL('../../catalogue/paraminfo.json', import.meta.url));
+/** Core modules' request-only rules, beside the catalogue (issue 13). */
+export const rulesPath = fileURLToPath(new URL('../../catalogue/rules.json', import.meta.url));
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -39,7 +42,8 @@ export async function generateAll(
 export function generateWikiModules(catalogueFile: string, outDir: string): void {
   const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')));
   const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
-  for (const [file, text] of emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header })) {
+  const rules = JSON.parse(readFileSync(rulesPath, 'utf8')) as RuleTable;
+  for (const [file, text] of emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header, rules })) {
     write(join(outDir, file), text);
   }
 }

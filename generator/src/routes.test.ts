@@ -27,3 +27,12 @@ describe('emitRoutes', () => {
     expect(() => listOperations(anonymous)).toThrow('POST /things/{thingId} has no operationId');
   });
 });
+
+describe('operationSecurity', () => {
+  it("takes each operation's own security, or else the document's", () => {
+    const out = emitRoutes(small(), './z.js');
+    expect(out).toContain('listThings: { method: "GET", path: "/things", security: [{"bearerAuth":[]}] },');
+    expect(out).toContain('clearThings: { method: "DELETE", path: "/things", security: [{"bearerAuth":["admin"]}] },');
+    expect(out).toContain('updateThing: { method: "POST", path: "/things/{thingId}", security: [] },');
+  });
+});

@@ -125,12 +125,45 @@ function routeExpr(doc: OpenApiDocument, op: Operation): string {
   const fields = [`method: ${JSON.stringify(op.method)}`, `path: ${JSON.stringify(op.path)}`];
   for (const [key, value] of Object.entries(op.spec)) {
     if (key === 'parameters' || key === 'requestBody' || key === 'responses') continue;
-    fields.push(`${key}: ${literal(value)}`);
+    // Widened: createRoute's `const` inference reads role lists as readonly tuples, which its
+    // mutable `string[]` rejects, and then loses the whole route's type.
+    if (key === 'security') fields.push(`security: ${literal(value)} as Record<string, string[]>[]`);
+    else fields.push(`${key}: ${literal(value)}`);
   }
   const request = requestExpr(doc, op);
   if (request) fields.push(`request: ${request}`);
   fields.push(`responses: ${responsesExpr(op)}`);
   return `createRoute({\n  ${fields.map((f) => indent(f, '  ')).join(',\n  ')}\n})`;
+}
+
+/**
+ * Each operation's security requirements, its own or else the document's: what the server enforces,
+ * so an operation added to the contract is guarded the moment it exists. An empty list means public.
+ */
+function securityTable(doc: OpenApiDocument, operations: Operation[]): string[] {
+  const fallback = (doc as { security?: unknown }).security ?? [];
+  const rows = operations.map((op) => {
+    const security = op.spec.security ?? fallback;
+    if (!Array.isArray(security)) throw new Error(`${op.operationId}: security must be a list of requirements`);
+    const method = JSON.stringify(op.method.toUpperCase());
+    return `  ${op.operationId}: { method: ${method}, path: ${JSON.stringify(op.path)}, security: ${JSON.stringify(security)} },`;
+  });
+  return [
+    '/** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */',
+    'export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;',
+    '',
+    '/** Where an operation lives and what it demands: any one of `security` (none at all: public). */',
+    'export interface OperationSecurity {',
+    '  method: string;',
+    '  path: string;',
+    '  security: readonly SecurityRequirement[];',
+    '}',
+    '',
+    "/** Every operation's security, its own or the document's default. The server enforces this table. */",
+    'export const operationSecurity: Record<keyof typeof routes, OperationSecurity> = {',
+    ...rows,
+    '};',
+  ];
 }
 
 /**
@@ -179,6 +212,8 @@ export function emitRoutes(doc: OpenApiDocument, zodModule: string): string {
     ...operations.map((op) => `export const ${op.operationId} = ${indent(routeExpr(doc, op), '')};\n`),
     '/** Every operation in the contract, by operationId. */',
     `export const routes = { ${operations.map((op) => op.operationId).join(', ')} } as const;`,
+    '',
+    ...securityTable(doc, operations),
     '',
     "/** The contract's component schemas, by name. */",
     `const componentSchemas: Record<string, ZodType> = { ${Object.keys(schemas)

@@ -2,9 +2,10 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 // Imported rather than read at run time, so the bundle `npm start` runs carries it.
 import packageJson from '../../package.json' with { type: 'json' };
-import { createApp } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { createLogger } from './http/log.js';
+import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
+import { createLogger } from './config/log.js';
+import { createApp } from './http/app.js';
+import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
 
@@ -29,13 +30,19 @@ async function start(): Promise<void> {
     logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
   let sessions: Sessions;
   try {
-    sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize, logger });
+    sessions = await openSessions({
+      database: config.database,
+      cacheSize: config.sessionCacheSize,
+      storeRetryMs: config.storeRetryMs,
+      logger,
+    });
   } catch (err) {
     console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
     process.exit(1);
   }
   const app = createApp({ config, logger, version, startedAt: Date.now(), sessions });
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const serverOptions = httpServerOptions(config);
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info('listening', {
       url,
@@ -50,6 +57,7 @@ async function start(): Promise<void> {
       );
     }
   });
+  answerClientErrors(server);
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
     process.exit(1);

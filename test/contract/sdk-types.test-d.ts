@@ -9,13 +9,22 @@ import type {
   AskProviderData,
   AskProviderErrors,
   AskProviderResponses,
+  ChangePasswordData,
+  ChangePasswordErrors,
+  ChangePasswordResponses,
   CreateApiTokenData,
   CreateApiTokenErrors,
   CreateApiTokenResponses,
+  CreateUserData,
+  CreateUserErrors,
+  CreateUserResponses,
   DebateEvent,
   DeleteSessionData,
   DeleteSessionErrors,
   DeleteSessionResponses,
+  DeleteUserData,
+  DeleteUserErrors,
+  DeleteUserResponses,
   ExportSessionJsonData,
   ExportSessionJsonErrors,
   ExportSessionJsonResponses,
@@ -34,10 +43,14 @@ import type {
   ListApiTokensErrors,
   ListApiTokensResponses,
   ListProvidersData,
+  ListProvidersErrors,
   ListProvidersResponses,
   ListSessionsData,
   ListSessionsErrors,
   ListSessionsResponses,
+  ListUsersData,
+  ListUsersErrors,
+  ListUsersResponses,
   LoginData,
   LoginErrors,
   LoginResponses,
@@ -45,6 +58,9 @@ import type {
   LogoutErrors,
   LogoutResponses,
   Problem,
+  ResetUserPasswordData,
+  ResetUserPasswordErrors,
+  ResetUserPasswordResponses,
   RevokeApiTokenData,
   RevokeApiTokenErrors,
   RevokeApiTokenResponses,
@@ -63,6 +79,9 @@ import type {
   SynthesizeVerdictData,
   SynthesizeVerdictErrors,
   SynthesizeVerdictResponses,
+  UpdateUserData,
+  UpdateUserErrors,
+  UpdateUserResponses,
 } from '../../sdk/src/generated/types.gen.js';
 import type { components, paths } from '../generated/openapi-paths.js';
 import type {
@@ -81,7 +100,7 @@ type NoErrors = Record<never, never>;
 /** hey-api's three types per operation. TypeScript cannot look a type up by name, so they are listed once here. */
 type Sdk = {
   getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: NoErrors };
-  listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: NoErrors };
+  listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: ListProvidersErrors };
   askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };
   runParallel: { data: RunParallelData; responses: RunParallelResponses; errors: RunParallelErrors };
   runDeepDebate: { data: RunDeepDebateData; responses: RunDeepDebateResponses; errors: RunDeepDebateErrors };
@@ -107,6 +126,12 @@ type Sdk = {
   listApiTokens: { data: ListApiTokensData; responses: ListApiTokensResponses; errors: ListApiTokensErrors };
   createApiToken: { data: CreateApiTokenData; responses: CreateApiTokenResponses; errors: CreateApiTokenErrors };
   revokeApiToken: { data: RevokeApiTokenData; responses: RevokeApiTokenResponses; errors: RevokeApiTokenErrors };
+  changePassword: { data: ChangePasswordData; responses: ChangePasswordResponses; errors: ChangePasswordErrors };
+  listUsers: { data: ListUsersData; responses: ListUsersResponses; errors: ListUsersErrors };
+  createUser: { data: CreateUserData; responses: CreateUserResponses; errors: CreateUserErrors };
+  updateUser: { data: UpdateUserData; responses: UpdateUserResponses; errors: UpdateUserErrors };
+  deleteUser: { data: DeleteUserData; responses: DeleteUserResponses; errors: DeleteUserErrors };
+  resetUserPassword: { data: ResetUserPasswordData; responses: ResetUserPasswordResponses; errors: ResetUserPasswordErrors };
 };
 
 type Data<K extends OperationId> = Sdk[K]['data'];

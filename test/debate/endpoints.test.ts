@@ -12,6 +12,7 @@ import {
   runParallel,
   schemas,
   streamDeepDebate,
+  streamSessionEvents,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
 import { PROMPT_VERSION } from '../../server/src/debate/prompts.js';
@@ -173,7 +174,7 @@ describe('POST /consilium/deep/stream', () => {
 
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(new Set(events.map((e) => e.sessionId)).size).toBe(1);
-    const kinds = events.map((e) => e.type).filter((t) => t !== 'answer.delta');
+    const kinds = events.map((e) => e.type).filter((t) => t !== 'answer.delta' && t !== 'verdict.delta');
     expect(kinds[0]).toBe('session.started');
     expect(kinds.slice(-4)).toEqual(['consensus', 'synthesis.started', 'verdict', 'session.ended']);
     expect(kinds.filter((k) => k === 'round.started')).toHaveLength(2);
@@ -190,6 +191,32 @@ describe('POST /consilium/deep/stream', () => {
     }
     const ended = events.at(-1)!;
     expect(ended).toMatchObject({ type: 'session.ended', status: 'completed', missingSlots: [] });
+
+    // The verdict streams as it is written: its deltas, between synthesis.started and the verdict,
+    // add up to its summary and answer.
+    const started = events.find((e) => e.type === 'synthesis.started')!;
+    const verdict = events.find((e) => e.type === 'verdict')!;
+    const verdictDeltas = events.flatMap((e) => (e.type === 'verdict.delta' ? [e] : []));
+    expect(verdictDeltas.length).toBeGreaterThan(2);
+    for (const d of verdictDeltas) {
+      expect(d.seq).toBeGreaterThan(started.seq);
+      expect(d.seq).toBeLessThan(verdict.seq);
+      expect(d).toMatchObject({ slot: 1, attempt: 1 });
+    }
+    const text = (field: string) =>
+      verdictDeltas
+        .filter((d) => d.field === field)
+        .map((d) => d.delta)
+        .join('');
+    if (verdict.type !== 'verdict' || verdict.verdict.format !== 'structured') throw new Error('no structured verdict');
+    expect(text('summary')).toBe(verdict.verdict.summary);
+    expect(text('answer')).toBe(verdict.verdict.answer);
+
+    // Replay holds the same events, verdict deltas included.
+    const { stream: replay } = await streamSessionEvents({ client, path: { sessionId: ended.sessionId } });
+    const replayed: DebateEvent[] = [];
+    for await (const event of replay) replayed.push(event);
+    expect(replayed).toStrictEqual(events);
   });
 
   it('sends each event with its seq as the SSE id and answers as text/event-stream', async () => {

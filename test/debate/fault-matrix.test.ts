@@ -12,9 +12,9 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, type ExpectStatic, it, vi } from 'vitest';
 import type { AnswerError, DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
-import { slotsFromEnv } from '../../server/src/meta/slots.js';
 import { startServer } from '../support/server.js';
 import {
   AGREEMENT,
@@ -302,6 +302,9 @@ describe.concurrent('fault matrix: one fault, one slot, one stage of a 3-round d
               synthesizerOf(1, false),
               synthesizerOf(2, true),
             ]);
+            // The fallback synthesizer's verdict streams as it is written too.
+            const streamed = eventsOf(run, 'verdict.delta').filter((d) => d.slot === 2 && d.field === 'summary');
+            expect(streamed.map((d) => d.delta).join('')).toBe('Verdict by slot 2: the panel backs the smaller change first.');
             expect(session.verdict).toMatchObject({
               format: 'structured',
               summary: 'Verdict by slot 2: the panel backs the smaller change first.',

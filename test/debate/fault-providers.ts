@@ -9,7 +9,7 @@
  * so a handler finds the case (its script and its record of calls) from the body alone.
  */
 import { type HttpHandler, HttpResponse, http, passthrough } from 'msw';
-import type { SlotConfig } from '../../server/src/meta/slots.js';
+import type { SlotConfig } from '../../server/src/config/slots.js';
 import { type Observed, PROVIDERS, sseResponse, stallUntilAborted, type WireProvider } from './wire.js';
 
 export type SlotNumber = SlotConfig['slot'];

@@ -5,7 +5,7 @@
  * DeepSeek and xAI chat completions, and an OpenAI-compatible server (Ollama's `/v1`).
  */
 import { HttpResponse } from 'msw';
-import { type SlotConfig, slotsFromEnv } from '../../server/src/meta/slots.js';
+import { type SlotConfig, slotsFromEnv } from '../../server/src/config/slots.js';
 
 export interface Usage {
   input: number;

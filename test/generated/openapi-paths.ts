@@ -141,7 +141,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List your sessions, newest first */
+        /**
+         * List your sessions, newest first
+         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -240,7 +243,13 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Log in with a username and password and receive a session cookie */
+        /**
+         * Log in with a username and password and receive a session cookie
+         * @description Sets `consilium_session` (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS), valid until
+         *     `expiresAt` and ended sooner by a long idle spell, logout, or the user being disabled.
+         *     Requests authenticated by the cookie that change anything must come from the service's own
+         *     origin (`Origin` or `Referer`), or they are refused with `403`.
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -259,6 +268,26 @@ export type paths = {
         put?: never;
         /** End the current cookie session */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Ends your other cookie sessions; API tokens stay valid.
+         */
+        post: operations["changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -317,6 +346,71 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every user (admins only) */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user (admins only)
+         * @description Without `password`, one is generated and returned once.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user, their cookie sessions and their tokens (admins only)
+         * @description Their stored debate sessions stay, listed with `owner=all`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Disable, enable or change the role of a user (admins only)
+         * @description Disabling a user ends their cookie sessions and stops their tokens at once.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/users/{userId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a user's password (admins only)
+         * @description Without `password`, one is generated and returned once. Ends the user's cookie sessions.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -344,7 +438,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -626,13 +720,53 @@ export type components = {
             usage: components["schemas"]["Usage"];
             cost: components["schemas"]["Cost"];
         };
+        /** @description A user's id. */
+        UserId: string;
+        /** @description Letters, digits, `.`, `_`, `-` and `@`; compared without case. */
+        Username: string;
+        /**
+         * @description An `admin` manages users and may list every session; a `user` sees only their own.
+         * @enum {string}
+         */
+        Role: "admin" | "user";
+        /** @description At least 8 characters. */
+        NewPassword: string;
         User: {
-            id: string;
+            id: components["schemas"]["UserId"];
             username: string;
-            /** @enum {string} */
-            role: "admin" | "member";
+            role: components["schemas"]["Role"];
+            /** @description A disabled user cannot sign in, and their tokens do not work. */
+            disabled: boolean;
             /** Format: date-time */
             createdAt: string;
+        };
+        UserList: {
+            items: components["schemas"]["User"][];
+        };
+        UserCreateRequest: {
+            username: components["schemas"]["Username"];
+            role?: components["schemas"]["Role"];
+            password?: components["schemas"]["NewPassword"];
+        };
+        UserCreated: {
+            user: components["schemas"]["User"];
+            /** @description The generated password, when none was given. Shown once. */
+            password?: string;
+        };
+        UserUpdateRequest: {
+            disabled?: boolean;
+            role?: components["schemas"]["Role"];
+        };
+        PasswordResetRequest: {
+            password?: components["schemas"]["NewPassword"];
+        };
+        PasswordResetResult: {
+            /** @description The generated password, when none was given. Shown once. */
+            password?: string;
+        };
+        PasswordChangeRequest: {
+            currentPassword: string;
+            newPassword: components["schemas"]["NewPassword"];
         };
         LoginRequest: {
             username: string;
@@ -673,7 +807,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -767,6 +901,21 @@ export type components = {
             ts: components["schemas"]["EventTime"];
             synthesizer: components["schemas"]["Synthesizer"];
         };
+        /** @description A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result. */
+        VerdictDeltaEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "verdict.delta";
+            sessionId: components["schemas"]["SessionId"];
+            seq: components["schemas"]["EventSeq"];
+            ts: components["schemas"]["EventTime"];
+            slot: components["schemas"]["SlotNumber"];
+            /** @description 1 for the synthesizer's first reply, 2 for its repair. */
+            attempt: number;
+            /** @enum {string} */
+            field: "summary" | "answer";
+            delta: string;
+        };
         VerdictEvent: {
             v: components["schemas"]["EventVersion"];
             /** @enum {string} */
@@ -850,6 +999,68 @@ export type components = {
                  *       "code": "not_found",
                  *       "detail": "No session ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V.",
                  *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "code": "forbidden",
+                 *       "detail": "Only admins may do this.",
+                 *       "instance": "/users",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request conflicts with what is stored (a taken username, the last admin). */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "code": "conflict",
+                 *       "detail": "The username \"ada\" is taken.",
+                 *       "instance": "/users",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many attempts; `Retry-After` says when to try again. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/rate_limited",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "code": "rate_limited",
+                 *       "detail": "Too many sign-in attempts; try again in 60 seconds.",
+                 *       "instance": "/auth/login",
                  *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
                  *     }
                  */
@@ -966,6 +1177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderCatalogue"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
         };
     };
     askProvider: {
@@ -1020,6 +1232,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
@@ -1071,6 +1284,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1102,7 +1316,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "deep",
                      *       "question": "Which of our three onboarding flows should we keep?",
                      *       "roundsRequested": 3,
@@ -1127,6 +1341,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1172,6 +1387,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1252,6 +1468,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };
@@ -1259,6 +1476,8 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: {
+                /** @description `all` lists every user's sessions (admins only); absent, only your own. */
+                owner?: "all";
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: string;
                 /** @description Page size. */
@@ -1288,6 +1507,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1312,7 +1532,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "single",
                      *       "question": "Should we shard the sessions table by owner?",
                      *       "roundsRequested": 1,
@@ -1362,6 +1582,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };
@@ -1465,7 +1686,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                     *       "owner": "usr_admin",
+                     *       "owner": "usr_0admin0",
                      *       "mode": "single",
                      *       "question": "Should we shard the sessions table by owner?",
                      *       "roundsRequested": 1,
@@ -1522,9 +1743,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "user": {
-                     *         "id": "usr_admin",
+                     *         "id": "usr_0admin0",
                      *         "username": "admin",
                      *         "role": "admin",
+                     *         "disabled": false,
                      *         "createdAt": "2026-11-22T10:00:00Z"
                      *       },
                      *       "expiresAt": "2026-11-29T10:00:00Z"
@@ -1535,6 +1757,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1547,7 +1771,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Logged out; the cookie is cleared. */
+            /** @description Logged out; the cookie is cleared. With a bearer token, nothing changes. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -1555,6 +1779,39 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct-horse-battery-staple",
+                 *       "newPassword": "a-longer-and-better-passphrase"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1575,9 +1832,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "usr_admin",
+                     *       "id": "usr_0admin0",
                      *       "username": "admin",
                      *       "role": "admin",
+                     *       "disabled": false,
                      *       "createdAt": "2026-11-22T10:00:00Z"
                      *     }
                      */
@@ -1662,6 +1920,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
         };
     };
@@ -1686,6 +1945,202 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every user, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "usr_0admin0",
+                     *           "username": "admin",
+                     *           "role": "admin",
+                     *           "disabled": false,
+                     *           "createdAt": "2026-11-22T10:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "ada",
+                 *       "role": "user"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_7Hk2pQ9sXw",
+                     *         "username": "ada",
+                     *         "role": "user",
+                     *         "disabled": false,
+                     *         "createdAt": "2026-11-22T10:00:00Z"
+                     *       },
+                     *       "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "disabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_7Hk2pQ9sXw",
+                     *       "username": "ada",
+                     *       "role": "user",
+                     *       "disabled": true,
+                     *       "createdAt": "2026-11-22T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordResetResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
         };

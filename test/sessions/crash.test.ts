@@ -75,16 +75,38 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
       return completed.every((a) => before.some((b) => b.round === a.round && b.slot === a.slot));
     })
     .toBe(true);
+  // Every seq the client was shown, up to the kill and whatever was in flight when it died.
+  const seen: DebateEvent[] = [];
+  const drained = (async () => {
+    try {
+      for (let next = await messages.next(); !next.done; next = await messages.next()) {
+        seen.push(JSON.parse(next.value.data) as DebateEvent);
+      }
+    } catch {
+      // The connection dies with the server.
+    }
+  })();
+  // Let a few more deltas arrive than were committed when the history was read.
+  await new Promise((resolve) => setTimeout(resolve, 30));
   await kill(first.run);
+  const killedAt = Date.now();
+  await drained;
+  const lastSeen = Math.max(0, ...seen.map((e) => e.seq));
   expect(completed.filter((a) => a.round === 1)).toHaveLength(5);
   expect(before).toEqual(expect.arrayContaining(completed));
 
   const second = await start();
+  const readyAt = Date.now();
   const got = await fetch(`${second.baseUrl}/sessions/${sessionId}`);
   expect(got.status).toBe(200);
   const session = (await got.json()) as Session;
   expect(session.status).toBe('interrupted');
-  expect(session.completedAt).toBeDefined();
+  // Recovery marks it complete when the new process starts: after the kill, before it serves.
+  const completedAt = Date.parse(session.completedAt ?? '');
+  expect(completedAt).toBeGreaterThanOrEqual(killedAt);
+  expect(completedAt).toBeLessThanOrEqual(readyAt);
+  expect(session.updatedAt).toBe(session.completedAt);
+  expect(Date.parse(session.createdAt)).toBeLessThan(killedAt);
   const stored = session.rounds.flatMap((r) => r.answers);
   for (const answer of before) {
     expect(stored.find((a) => a.round === answer.round && a.slot === answer.slot)).toStrictEqual(answer);
@@ -95,10 +117,33 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   const events: DebateEvent[] = [];
   for await (const message of readSse(replay)) events.push(JSON.parse(message.data) as DebateEvent);
   expect(events[0]!.type).toBe('session.started');
-  expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+  expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted', ts: session.completedAt });
   const seqs = events.map((e) => e.seq);
   expect(new Set(seqs).size).toBe(seqs.length);
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  // No seq the client saw was given to another event: recovery's end is above all of them.
+  expect(events.at(-1)!.seq).toBeGreaterThan(lastSeen);
+  for (const shown of seen) {
+    const stored = events.find((e) => e.seq === shown.seq);
+    if (stored) expect(stored).toStrictEqual(shown);
+  }
+  // Resuming with the last id the client holds (a token's, or any other) ends with the session's end.
+  for (const lastEventId of [lastSeen, ...seen.slice(-3).map((e) => e.seq)]) {
+    const resumed = await fetch(`${second.baseUrl}/sessions/${sessionId}/events`, {
+      headers: { 'last-event-id': String(lastEventId) },
+    });
+    const after: DebateEvent[] = [];
+    for await (const message of readSse(resumed)) after.push(JSON.parse(message.data) as DebateEvent);
+    expect(after.at(-1)).toStrictEqual(events.at(-1));
+    expect(after.every((e) => e.seq > lastEventId)).toBe(true);
+  }
+  // missingSlots names every slot of the stopped round that had no complete answer.
+  const round2 = session.rounds.find((r) => r.number === 2)!;
+  const unanswered = [1, 2, 3, 4, 5].filter((slot) => !round2.answers.some((a) => a.slot === slot && !a.error));
+  expect(unanswered.length).toBeGreaterThan(0);
+  expect(session.missingSlots).toEqual(unanswered);
+  expect(events.at(-1)).toMatchObject({ missingSlots: unanswered });
+
   // Every completed answer's event is in the replay.
   const replayedAnswers = events.flatMap((e) => (e.type === 'answer.completed' ? [e.answer] : []));
   expect(replayedAnswers).toEqual(expect.arrayContaining(before));

@@ -99,7 +99,7 @@ describe('a finished session', () => {
     expect(md.response.headers.get('content-type')).toMatch(/^text\/markdown/);
     expect(md.response.headers.get('content-disposition')).toBe(`attachment; filename="${ran!.id}.md"`);
     const text = md.data as unknown as string;
-    expect(text.startsWith('# Export &lt;b>me&lt;/b>?\n')).toBe(true);
+    expect(text.startsWith('# Export \\<b\\>me\\</b\\>?\n')).toBe(true);
     for (const heading of [
       '## Round 1: independent',
       '## Round 2: final',

@@ -15,7 +15,7 @@ import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
 import { migrations } from '../../server/src/sessions/postgres/migrations.js';
 import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/notify.js';
 import { PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
-import { INTERRUPTED_ERROR, type Step, StoreError } from '../../server/src/sessions/store.js';
+import { INTERRUPTED_ERROR, type Step, StoreError, UNSAVED_SEQ_LIMIT } from '../../server/src/sessions/store.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
@@ -252,16 +252,24 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const recovered = await starting.recoverInterrupted(now);
     expect(recovered.map((s) => s.id).sort()).toStrictEqual([ofStopped.session.id, ofHung.session.id].sort());
     for (const d of [ofStopped, ofHung]) {
-      const expected = { ...d.session, status: 'interrupted', updatedAt: now.toISOString(), completedAt: now.toISOString() };
+      // Round 1 had not ended: slots 2-5 had not answered.
+      const missingSlots = [2, 3, 4, 5];
+      const expected = {
+        ...d.session,
+        status: 'interrupted',
+        missingSlots,
+        updatedAt: now.toISOString(),
+        completedAt: now.toISOString(),
+      };
       expect(await live.get(d.session.id)).toStrictEqual(expected);
       expect((await live.events(d.session.id, 0)).at(-1)).toStrictEqual({
         v: 1,
         type: 'session.ended',
         sessionId: d.session.id,
-        seq: d.lastSeq + 1,
+        seq: d.lastSeq + UNSAVED_SEQ_LIMIT + 1,
         ts: now.toISOString(),
         status: 'interrupted',
-        missingSlots: d.session.missingSlots,
+        missingSlots,
         usage: d.session.usage,
         cost: d.session.cost,
         error: INTERRUPTED_ERROR,
@@ -269,7 +277,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     }
     expect(await live.get(ofLive.session.id)).toStrictEqual(ofLive.session);
     await follower.until(ended);
-    expect(follower.got.map((e) => [e.type, e.seq])).toStrictEqual([['session.ended', ofHung.lastSeq + 1]]);
+    expect(follower.got.map((e) => [e.type, e.seq])).toStrictEqual([['session.ended', ofHung.lastSeq + UNSAVED_SEQ_LIMIT + 1]]);
 
     // Once is enough: a second sweep finds nothing.
     expect(await starting.recoverInterrupted(new Date())).toStrictEqual([]);

@@ -6,7 +6,8 @@
  * `open` must return a store over the same storage on every call (one store serves the suite;
  * another is opened to prove writes persist). The suite never assumes the storage is empty: ids and
  * owners are unique per run. `recoverInterrupted` marks every `running` session in the storage, so
- * nothing else may rely on running sessions in it while the suite runs.
+ * nothing else may rely on running sessions in it while the suite runs. The accounts part alone
+ * needs storage with no users yet, to see the first user created (and refused once there is one).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,15 @@ import type {
   SessionStatus,
   Verdict,
 } from '../../sdk/src/generated/types.gen.js';
-import { type ListPage, type SessionStore, type Step, StoreError, summaryOf } from '../../server/src/sessions/store.js';
+import { AccountError, type TokenRecord, type UserRecord } from '../../server/src/accounts/store.js';
+import {
+  type ListPage,
+  type SessionStore,
+  type Step,
+  StoreError,
+  summaryOf,
+  UNSAVED_SEQ_LIMIT,
+} from '../../server/src/sessions/store.js';
 
 /** An event as the debate raises it; the envelope (v, sessionId, seq, ts) is added by `raise`. */
 type Raised = DebateEvent extends infer E ? (E extends DebateEvent ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'> : never) : never;
@@ -526,6 +535,9 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         expect((await store.list({ owner: alice, limit: 10 })).items.map((s) => s.id)).toStrictEqual([a.session.id]);
         expect((await store.list({ owner: bob, limit: 10, q: 'shared' })).items.map((s) => s.id)).toStrictEqual([b.session.id]);
         expect(await store.list({ owner: owner('nobody'), limit: 10 })).toStrictEqual({ items: [] });
+        // Without an owner: everyone's (an admin's explicit request).
+        const everyone = (await store.list({ limit: 100, q: 'shared words' })).items.map((s) => s.id);
+        expect(everyone).toEqual(expect.arrayContaining([a.session.id, b.session.id]));
       });
     });
 
@@ -577,7 +589,7 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
     });
 
     describe('recoverInterrupted', () => {
-      it('marks only running sessions interrupted, keeps their answers and appends session.ended with the next seq', async () => {
+      it('marks only running sessions interrupted, keeps their answers, names every incomplete slot and appends session.ended above anything shown', async () => {
         const who = owner('recover');
         const midRound = new FakeDebate({ owner: who });
         await store.write(midRound.start().step());
@@ -588,23 +600,41 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         // A session whose first step stored no events.
         const silent = new FakeDebate({ owner: who });
         await store.write(silent.step());
+        // Stopped while writing its verdict: round 1 ended whole, the synthesizer had not finished.
+        const synthesizing = new FakeDebate({ owner: who, roundsRequested: 1 });
+        await store.write(synthesizing.start().step());
+        synthesizing.startRound(1, [1, 2]);
+        synthesizing.answer(1, 1);
+        synthesizing.answer(1, 2);
+        synthesizing.endRound(1);
+        synthesizing.raise({
+          type: 'synthesis.started',
+          synthesizer: { slot: 1, provider: 'anthropic', model: 'claude-sonnet-4-5', reason: 'default', participated: true },
+        });
+        await store.write(synthesizing.step({ rounds: [1] }));
         const finished = new FakeDebate({ owner: who });
         for (const step of debateSteps(finished, 1)) await store.write(step);
 
         const now = new Date(Date.UTC(2025, 5, 1, 8));
         const recovered = (await store.recoverInterrupted(now)).filter((s) => s.owner === who);
         const ts = now.toISOString();
+        const incomplete = new Map([
+          [midRound, [2, 3, 4, 5]],
+          [silent, []],
+          [synthesizing, [1]],
+        ]);
         const interrupted = (d: FakeDebate): Session => ({
           ...structuredClone(d.session),
           status: 'interrupted',
+          missingSlots: incomplete.get(d)! as Session['missingSlots'],
           updatedAt: ts,
           completedAt: ts,
         });
         expect(recovered.sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(
-          [interrupted(midRound), interrupted(silent)].sort((a, b) => (a.id < b.id ? -1 : 1)),
+          [interrupted(midRound), interrupted(silent), interrupted(synthesizing)].sort((a, b) => (a.id < b.id ? -1 : 1)),
         );
 
-        for (const d of [midRound, silent]) {
+        for (const d of [midRound, silent, synthesizing]) {
           expect(await store.get(d.session.id)).toStrictEqual(interrupted(d));
           const events = await store.events(d.session.id, 0);
           expect(events.slice(0, -1)).toStrictEqual(d.raised);
@@ -613,14 +643,16 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
             v: 1,
             type: 'session.ended',
             sessionId: d.session.id,
-            seq: d.lastSeq + 1,
+            seq: d.lastSeq + UNSAVED_SEQ_LIMIT + 1,
             ts,
             status: 'interrupted',
-            missingSlots: d.session.missingSlots,
+            missingSlots: incomplete.get(d),
             usage: d.session.usage,
             cost: d.session.cost,
           });
           expect(ended.type === 'session.ended' && typeof ended.error === 'string' && ended.error.length > 0).toBe(true);
+          // Resuming after any seq a stopped run could have shown ends with it.
+          expect(await store.events(d.session.id, d.lastSeq + UNSAVED_SEQ_LIMIT)).toStrictEqual([ended]);
         }
         expect(await store.get(finished.session.id)).toStrictEqual(finished.session);
         expect(await store.events(finished.session.id, 0)).toStrictEqual(finished.raised);
@@ -707,6 +739,128 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         }
         const listed = await store.list({ owner: who, limit: 100 });
         expect(listed.items.map((s) => s.id)).toStrictEqual(debates.map((d) => d.session.id).reverse());
+      });
+    });
+
+    describe('accounts', () => {
+      const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
+      const user = (name: string, minute: number, role: UserRecord['role'] = 'user'): UserRecord => ({
+        id: `usr_${name}${run}`,
+        username: `${name}-${run}`,
+        role,
+        passwordHash: `scrypt$16384$8$1$c2FsdA$${name}`,
+        disabled: false,
+        createdAt: at(minute),
+        updatedAt: at(minute),
+      });
+      const token = (owner: UserRecord, name: string, minute: number, extra: Partial<TokenRecord> = {}): TokenRecord => ({
+        id: `tok_${name}${run}`,
+        userId: owner.id,
+        name,
+        prefix: 'csk_abcd',
+        secretHash: `${name}-${run}`.padEnd(64, '0'),
+        createdAt: at(minute),
+        ...extra,
+      });
+      const admin = user('admin', 0, 'admin');
+
+      it('creates the first user once, who adopts the sessions of the pre-accounts owner', async () => {
+        const legacy = owner('local');
+        const old = new FakeDebate({ owner: legacy });
+        await store.write(old.start().step());
+        expect(await store.accounts.countUsers()).toBe(0);
+        expect(await store.accounts.createFirstUser(admin, legacy)).toBe(true);
+        expect(await store.accounts.createFirstUser(user('second', 1, 'admin'), legacy)).toBe(false);
+        expect(await store.accounts.countUsers()).toBe(1);
+        expect((await store.get(old.session.id))?.owner).toBe(admin.id);
+        expect(await store.list({ owner: legacy, limit: 10 })).toStrictEqual({ items: [] });
+      });
+
+      it('stores users, finds them by name without case, and refuses a taken name', async () => {
+        const ada = user('ada', 2);
+        await store.accounts.createUser(ada);
+        expect(await store.accounts.getUser(ada.id)).toStrictEqual(ada);
+        expect(await store.accounts.getUserByName(ada.username.toUpperCase())).toStrictEqual(ada);
+        expect(await store.accounts.getUser('usr_nobody')).toBeUndefined();
+        const clash = { ...user('ada', 3), id: `usr_other${run}`, username: ada.username.toUpperCase() };
+        const error = await store.accounts.createUser(clash).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(AccountError);
+        expect((error as AccountError).code).toBe('conflict');
+        expect(await store.accounts.getUser(clash.id)).toBeUndefined();
+        expect((await store.accounts.listUsers()).map((u) => u.id)).toStrictEqual([admin.id, ada.id]);
+      });
+
+      it('updates role, disabled and password hash; deletes a user with their sign-ins and tokens', async () => {
+        const bob = user('bob', 4);
+        await store.accounts.createUser(bob);
+        expect(await store.accounts.updateUser(bob.id, { disabled: true, role: 'admin', updatedAt: at(5) })).toBe(true);
+        expect(await store.accounts.getUser(bob.id)).toStrictEqual({ ...bob, disabled: true, role: 'admin', updatedAt: at(5) });
+        expect(await store.accounts.updateUser(bob.id, { passwordHash: 'scrypt$x', updatedAt: at(6) })).toBe(true);
+        expect(await store.accounts.getUser(bob.id)).toMatchObject({ disabled: true, role: 'admin', passwordHash: 'scrypt$x' });
+        expect(await store.accounts.updateUser('usr_nobody', { disabled: true, updatedAt: at(6) })).toBe(false);
+
+        const signIn = {
+          id: `sgn_bob${run}`,
+          userId: bob.id,
+          secretHash: `sb${run}`.padEnd(64, '1'),
+          createdAt: at(6),
+          lastSeenAt: at(6),
+          expiresAt: at(59),
+        };
+        await store.accounts.createSignIn(signIn);
+        await store.accounts.createToken(token(bob, 'bobs', 6));
+        expect(await store.accounts.deleteUser(bob.id)).toBe(true);
+        expect(await store.accounts.deleteUser(bob.id)).toBe(false);
+        expect(await store.accounts.findSignIn(signIn.secretHash)).toBeUndefined();
+        expect(await store.accounts.listTokens(bob.id)).toStrictEqual([]);
+      });
+
+      it('keeps sign-ins by secret hash, touches them, and ends one or all of a user', async () => {
+        const carol = user('carol', 7);
+        await store.accounts.createUser(carol);
+        const signIn = (n: number) => ({
+          id: `sgn_c${n}${run}`,
+          userId: carol.id,
+          secretHash: `c${n}${run}`.padEnd(64, '2'),
+          createdAt: at(7),
+          lastSeenAt: at(7),
+          expiresAt: at(50),
+        });
+        const [one, two, three] = [signIn(1), signIn(2), signIn(3)];
+        for (const s of [one, two, three]) await store.accounts.createSignIn(s);
+        expect(await store.accounts.findSignIn(one.secretHash)).toStrictEqual({ signIn: one, user: carol });
+        await store.accounts.touchSignIn(one.id, at(8));
+        expect((await store.accounts.findSignIn(one.secretHash))?.signIn.lastSeenAt).toBe(at(8));
+        expect(await store.accounts.deleteSignIn(two.id)).toBe(true);
+        expect(await store.accounts.deleteSignIn(two.id)).toBe(false);
+        expect(await store.accounts.findSignIn(two.secretHash)).toBeUndefined();
+        expect(await store.accounts.deleteSignInsOf(carol.id, three.id)).toBe(1);
+        expect(await store.accounts.findSignIn(one.secretHash)).toBeUndefined();
+        expect(await store.accounts.findSignIn(three.secretHash)).toBeDefined();
+        expect(await store.accounts.deleteSignInsOf(carol.id)).toBe(1);
+        expect(await store.accounts.findSignIn(three.secretHash)).toBeUndefined();
+      });
+
+      it("keeps tokens by secret hash, lists a user's newest first, touches them, and deletes only the owner's", async () => {
+        const dave = user('dave', 9);
+        const erin = user('erin', 9);
+        await store.accounts.createUser(dave);
+        await store.accounts.createUser(erin);
+        const older = token(dave, 'older', 10, { expiresAt: at(40) });
+        const newer = token(dave, 'newer', 11);
+        await store.accounts.createToken(older);
+        await store.accounts.createToken(newer);
+        expect(await store.accounts.listTokens(dave.id)).toStrictEqual([newer, older]);
+        expect(await store.accounts.findToken(older.secretHash)).toStrictEqual({ token: older, user: dave });
+        await store.accounts.touchToken(newer.id, at(12));
+        expect(await store.accounts.findToken(newer.secretHash)).toStrictEqual({
+          token: { ...newer, lastUsedAt: at(12) },
+          user: dave,
+        });
+        expect(await store.accounts.deleteToken(older.id, erin.id)).toBe(false);
+        expect(await store.accounts.deleteToken(older.id, dave.id)).toBe(true);
+        expect(await store.accounts.findToken(older.secretHash)).toBeUndefined();
+        expect(await store.accounts.listTokens(erin.id)).toStrictEqual([]);
       });
     });
   });

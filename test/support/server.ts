@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { createApp } from '../../server/src/app.js';
-import { type Config, loadConfig } from '../../server/src/config.js';
-import { createLogger } from '../../server/src/http/log.js';
+import { type Config, loadConfig } from '../../server/src/config/config.js';
+import { createLogger } from '../../server/src/config/log.js';
+import { createApp } from '../../server/src/http/app.js';
+import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
 
@@ -28,7 +29,10 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   // Slot keys come from `env` only, never from the machine running the tests.
   const app = createApp({ config, env: all, logger: createLogger('silent'), version: '0.0.0-test', sessions });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>
+      resolve(s),
+    );
+    answerClientErrors(s);
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -12,27 +12,21 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doNotEditHeader } from '../../generator/src/contract.js';
-import { cataloguePath, generateWikiModules } from '../../generator/src/generate.js';
+import { cataloguePath, generateWikiModules, rulesPath } from '../../generator/src/generate.js';
 import { parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
 import { emitModules, planModules, summarizePlan } from '../../sdk/src/wiki/codegen/emit.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const conformance = resolve(repoRoot, '../shared/conformance');
+const conformance = resolve(repoRoot, 'test/fixtures/wiki');
 const runtimeIndex = join(repoRoot, 'sdk/src/wiki/index.ts');
 const TSC = join(repoRoot, 'node_modules/.bin/tsc');
 const RUNTIME = '@consilium/sdk/wiki';
 
-const captures = existsSync(conformance)
-  ? readdirSync(conformance)
-      .filter((f) => /^paraminfo-mw1\.46-.*\.json$/.test(f))
-      .sort()
-      .map((f) => join(conformance, f))
-  : [];
-if (captures.length === 0) {
-  console.warn(
-    `codegen-real: skipping the real captures: no ${conformance}/paraminfo-mw1.46-*.json (the shared folder is absent)`,
-  );
-}
+// In the repository: a missing capture fails the suite rather than skipping it.
+const captures = readdirSync(conformance)
+  .filter((f) => /^paraminfo-mw1\.46-.*\.json$/.test(f))
+  .sort()
+  .map((f) => join(conformance, f));
 
 /**
  * Typed uses per input folder: each must compile, and each `@ts-expect-error` must find an error.
@@ -177,7 +171,11 @@ describe('generated modules compile under strict tsc against the runtime', () =>
     expect(tsc.code).toBe(0);
   });
 
-  it.skipIf(captures.length === 0)('from each real capture, with the modules it describes', () => {
+  it('from each real capture, with the modules it describes', () => {
+    expect(captures.map((f) => f.slice(conformance.length + 1))).toEqual([
+      'paraminfo-mw1.46-main-json.json',
+      'paraminfo-mw1.46-query-subset.json',
+    ]);
     const subset = inputs.find((i) => basename(i.file) === 'paraminfo-mw1.46-query-subset.json')!;
     expect(subset.summary.modules).toBe(5);
     expect(readdirSync(subset.dir).sort()).toEqual([
@@ -195,13 +193,14 @@ describe('generated modules compile under strict tsc against the runtime', () =>
 });
 
 describe('npm run generate', () => {
-  it.skipIf(!existsSync(cataloguePath))('writes every catalogue module under a do-not-edit header', () => {
+  it('writes every catalogue module under a do-not-edit header', () => {
     const out = join(scratch, 'generated-wiki');
     generateWikiModules(cataloguePath, out);
     const doc = parseParamInfoDocument(JSON.parse(readFileSync(cataloguePath, 'utf8')));
     const expected = emitModules(doc, {
       runtimeImport: '../../wiki/index.js',
       header: doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen'),
+      rules: JSON.parse(readFileSync(rulesPath, 'utf8')),
     });
     expect(readdirSync(out).sort()).toEqual([...expected.keys()].sort());
     for (const [name, text] of expected) {

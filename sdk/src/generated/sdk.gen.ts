@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskProviderData, AskProviderErrors, AskProviderResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses } from './types.gen.js';
-import { zAskProviderResponse, zCreateApiTokenResponse, zDeleteSessionResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zLoginResponse, zLogoutResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse } from './zod.gen.js';
+import type { AskProviderData, AskProviderErrors, AskProviderResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskProviderResponse, zChangePasswordResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -33,8 +33,13 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  *
  * Never includes keys or other secrets.
  */
-export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, unknown, ThrowOnError>({
+export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
     responseValidator: async (data) => await zListProvidersResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
     url: '/providers',
     ...options
 });
@@ -140,6 +145,8 @@ export const synthesizeVerdict = <ThrowOnError extends boolean = false>(options:
 
 /**
  * List your sessions, newest first
+ *
+ * An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
  */
 export const listSessions = <ThrowOnError extends boolean = false>(options?: Options<ListSessionsData, ThrowOnError>) => (options?.client ?? client).get<ListSessionsResponses, ListSessionsErrors, ThrowOnError>({
     responseValidator: async (data) => await zListSessionsResponse.parseAsync(data),
@@ -233,6 +240,12 @@ export const exportSessionJson = <ThrowOnError extends boolean = false>(options:
 
 /**
  * Log in with a username and password and receive a session cookie
+ *
+ * Sets `consilium_session` (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS), valid until
+ * `expiresAt` and ended sooner by a long idle spell, logout, or the user being disabled.
+ * Requests authenticated by the cookie that change anything must come from the service's own
+ * origin (`Origin` or `Referer`), or they are refused with `403`.
+ *
  */
 export const login = <ThrowOnError extends boolean = false>(options: Options<LoginData, ThrowOnError>) => (options.client ?? client).post<LoginResponses, LoginErrors, ThrowOnError>({
     responseValidator: async (data) => await zLoginResponse.parseAsync(data),
@@ -256,6 +269,26 @@ export const logout = <ThrowOnError extends boolean = false>(options?: Options<L
         }],
     url: '/auth/logout',
     ...options
+});
+
+/**
+ * Change your password
+ *
+ * Ends your other cookie sessions; API tokens stay valid.
+ */
+export const changePassword = <ThrowOnError extends boolean = false>(options: Options<ChangePasswordData, ThrowOnError>) => (options.client ?? client).post<ChangePasswordResponses, ChangePasswordErrors, ThrowOnError>({
+    responseValidator: async (data) => await zChangePasswordResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/auth/password',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -316,4 +349,94 @@ export const revokeApiToken = <ThrowOnError extends boolean = false>(options: Op
         }],
     url: '/auth/tokens/{tokenId}',
     ...options
+});
+
+/**
+ * List every user (admins only)
+ */
+export const listUsers = <ThrowOnError extends boolean = false>(options?: Options<ListUsersData, ThrowOnError>) => (options?.client ?? client).get<ListUsersResponses, ListUsersErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListUsersResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/users',
+    ...options
+});
+
+/**
+ * Create a user (admins only)
+ *
+ * Without `password`, one is generated and returned once.
+ */
+export const createUser = <ThrowOnError extends boolean = false>(options: Options<CreateUserData, ThrowOnError>) => (options.client ?? client).post<CreateUserResponses, CreateUserErrors, ThrowOnError>({
+    responseValidator: async (data) => await zCreateUserResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/users',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a user, their cookie sessions and their tokens (admins only)
+ *
+ * Their stored debate sessions stay, listed with `owner=all`.
+ */
+export const deleteUser = <ThrowOnError extends boolean = false>(options: Options<DeleteUserData, ThrowOnError>) => (options.client ?? client).delete<DeleteUserResponses, DeleteUserErrors, ThrowOnError>({
+    responseValidator: async (data) => await zDeleteUserResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/users/{userId}',
+    ...options
+});
+
+/**
+ * Disable, enable or change the role of a user (admins only)
+ *
+ * Disabling a user ends their cookie sessions and stops their tokens at once.
+ */
+export const updateUser = <ThrowOnError extends boolean = false>(options: Options<UpdateUserData, ThrowOnError>) => (options.client ?? client).patch<UpdateUserResponses, UpdateUserErrors, ThrowOnError>({
+    responseValidator: async (data) => await zUpdateUserResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/users/{userId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Set a user's password (admins only)
+ *
+ * Without `password`, one is generated and returned once. Ends the user's cookie sessions.
+ */
+export const resetUserPassword = <ThrowOnError extends boolean = false>(options: Options<ResetUserPasswordData, ThrowOnError>) => (options.client ?? client).post<ResetUserPasswordResponses, ResetUserPasswordErrors, ThrowOnError>({
+    responseValidator: async (data) => await zResetUserPasswordResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/users/{userId}/password',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });

@@ -43,7 +43,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout';
 
 export type FieldError = {
     /**
@@ -415,11 +415,74 @@ export type SynthesisResult = {
     cost: Cost;
 };
 
+/**
+ * A user's id.
+ */
+export type UserId = string;
+
+/**
+ * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
+ */
+export type Username = string;
+
+/**
+ * An `admin` manages users and may list every session; a `user` sees only their own.
+ */
+export type Role = 'admin' | 'user';
+
+/**
+ * At least 8 characters.
+ */
+export type NewPassword = string;
+
 export type User = {
-    id: string;
+    id: UserId;
     username: string;
-    role: 'admin' | 'member';
+    role: Role;
+    /**
+     * A disabled user cannot sign in, and their tokens do not work.
+     */
+    disabled: boolean;
     createdAt: string;
+};
+
+export type UserList = {
+    items: Array<User>;
+};
+
+export type UserCreateRequest = {
+    username: Username;
+    role?: Role;
+    password?: NewPassword;
+};
+
+export type UserCreated = {
+    user: User;
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type UserUpdateRequest = {
+    disabled?: boolean;
+    role?: Role;
+};
+
+export type PasswordResetRequest = {
+    password?: NewPassword;
+};
+
+export type PasswordResetResult = {
+    /**
+     * The generated password, when none was given. Shown once.
+     */
+    password?: string;
+};
+
+export type PasswordChangeRequest = {
+    currentPassword: string;
+    newPassword: NewPassword;
 };
 
 export type LoginRequest = {
@@ -465,7 +528,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | SynthesisStartedEvent | VerdictEvent | SessionEndedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -570,6 +633,24 @@ export type SynthesisStartedEvent = {
     synthesizer: Synthesizer;
 };
 
+/**
+ * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
+ */
+export type VerdictDeltaEvent = {
+    v: EventVersion;
+    type: 'verdict.delta';
+    sessionId: SessionId;
+    seq: EventSeq;
+    ts: EventTime;
+    slot: SlotNumber;
+    /**
+     * 1 for the synthesizer's first reply, 2 for its repair.
+     */
+    attempt: number;
+    field: 'summary' | 'answer';
+    delta: string;
+};
+
 export type VerdictEvent = {
     v: EventVersion;
     type: 'verdict';
@@ -618,6 +699,15 @@ export type ListProvidersData = {
     url: '/providers';
 };
 
+export type ListProvidersErrors = {
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+};
+
+export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
+
 export type ListProvidersResponses = {
     /**
      * The configured slots, in slot order.
@@ -648,6 +738,10 @@ export type AskProviderErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -690,6 +784,10 @@ export type RunParallelErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -722,6 +820,10 @@ export type RunDeepDebateErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -756,6 +858,10 @@ export type StreamDeepDebateErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -789,6 +895,10 @@ export type SynthesizeVerdictErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -814,6 +924,10 @@ export type ListSessionsData = {
     path?: never;
     query?: {
         /**
+         * `all` lists every user's sessions (admins only); absent, only your own.
+         */
+        owner?: 'all';
+        /**
          * The `nextCursor` of the previous page.
          */
         cursor?: string;
@@ -838,6 +952,10 @@ export type ListSessionsErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * This server does not provide the capability yet; `detail` names it.
      */
@@ -876,6 +994,10 @@ export type DeleteSessionErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
@@ -1088,6 +1210,14 @@ export type LoginErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * Too many attempts; `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1117,6 +1247,10 @@ export type LogoutErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1126,12 +1260,49 @@ export type LogoutError = LogoutErrors[keyof LogoutErrors];
 
 export type LogoutResponses = {
     /**
-     * Logged out; the cookie is cleared.
+     * Logged out; the cookie is cleared. With a bearer token, nothing changes.
      */
     204: void;
 };
 
 export type LogoutResponse = LogoutResponses[keyof LogoutResponses];
+
+export type ChangePasswordData = {
+    body: PasswordChangeRequest;
+    path?: never;
+    query?: never;
+    url: '/auth/password';
+};
+
+export type ChangePasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ChangePasswordError = ChangePasswordErrors[keyof ChangePasswordErrors];
+
+export type ChangePasswordResponses = {
+    /**
+     * Changed.
+     */
+    204: void;
+};
+
+export type ChangePasswordResponse = ChangePasswordResponses[keyof ChangePasswordResponses];
 
 export type GetCurrentUserData = {
     body?: never;
@@ -1208,6 +1379,10 @@ export type CreateApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
@@ -1246,6 +1421,10 @@ export type RevokeApiTokenErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -1265,3 +1444,223 @@ export type RevokeApiTokenResponses = {
 };
 
 export type RevokeApiTokenResponse = RevokeApiTokenResponses[keyof RevokeApiTokenResponses];
+
+export type ListUsersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type ListUsersErrors = {
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ListUsersError = ListUsersErrors[keyof ListUsersErrors];
+
+export type ListUsersResponses = {
+    /**
+     * Every user, oldest first.
+     */
+    200: UserList;
+};
+
+export type ListUsersResponse = ListUsersResponses[keyof ListUsersResponses];
+
+export type CreateUserData = {
+    body: UserCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/users';
+};
+
+export type CreateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type CreateUserError = CreateUserErrors[keyof CreateUserErrors];
+
+export type CreateUserResponses = {
+    /**
+     * Created.
+     */
+    201: UserCreated;
+};
+
+export type CreateUserResponse = CreateUserResponses[keyof CreateUserResponses];
+
+export type DeleteUserData = {
+    body?: never;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type DeleteUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type DeleteUserError = DeleteUserErrors[keyof DeleteUserErrors];
+
+export type DeleteUserResponses = {
+    /**
+     * Removed.
+     */
+    204: void;
+};
+
+export type DeleteUserResponse = DeleteUserResponses[keyof DeleteUserResponses];
+
+export type UpdateUserData = {
+    body: UserUpdateRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}';
+};
+
+export type UpdateUserErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type UpdateUserError = UpdateUserErrors[keyof UpdateUserErrors];
+
+export type UpdateUserResponses = {
+    /**
+     * The user as it now stands.
+     */
+    200: User;
+};
+
+export type UpdateUserResponse = UpdateUserResponses[keyof UpdateUserResponses];
+
+export type ResetUserPasswordData = {
+    body: PasswordResetRequest;
+    path: {
+        /**
+         * The user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/users/{userId}/password';
+};
+
+export type ResetUserPasswordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type ResetUserPasswordError = ResetUserPasswordErrors[keyof ResetUserPasswordErrors];
+
+export type ResetUserPasswordResponses = {
+    /**
+     * Set.
+     */
+    200: PasswordResetResult;
+};
+
+export type ResetUserPasswordResponse = ResetUserPasswordResponses[keyof ResetUserPasswordResponses];

@@ -20,7 +20,9 @@ export const zProblemCode = z.enum([
     'provider_failed',
     'quorum_not_met',
     'budget_exceeded',
-    'internal_error'
+    'internal_error',
+    'host_not_allowed',
+    'request_timeout'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });
@@ -462,11 +464,79 @@ export const zSynthesisResult = z.object({
     cost: zCost
 });
 
+/**
+ * A user's id.
+ */
+export const zUserId = z.string().regex(/^usr_[0-9A-Za-z]{6,40}$/).register(z.globalRegistry, {
+    description: 'A user\'s id.'
+});
+
+/**
+ * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
+ */
+export const zUsername = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/).register(z.globalRegistry, {
+    description: 'Letters, digits, `.`, `_`, `-` and `@`; compared without case.'
+});
+
+/**
+ * An `admin` manages users and may list every session; a `user` sees only their own.
+ */
+export const zRole = z.enum(['admin', 'user']).register(z.globalRegistry, {
+    description: 'An `admin` manages users and may list every session; a `user` sees only their own.'
+});
+
+/**
+ * At least 8 characters.
+ */
+export const zNewPassword = z.string().min(8).max(200).register(z.globalRegistry, {
+    description: 'At least 8 characters.'
+});
+
 export const zUser = z.object({
-    id: z.string(),
+    id: zUserId,
     username: z.string(),
-    role: z.enum(['admin', 'member']),
+    role: zRole,
+    disabled: z.boolean().register(z.globalRegistry, {
+        description: 'A disabled user cannot sign in, and their tokens do not work.'
+    }),
     createdAt: z.iso.datetime()
+});
+
+export const zUserList = z.object({
+    items: z.array(zUser)
+});
+
+export const zUserCreateRequest = z.object({
+    username: zUsername,
+    role: zRole.optional(),
+    password: zNewPassword.optional()
+});
+
+export const zUserCreated = z.object({
+    user: zUser,
+    password: z.string().register(z.globalRegistry, {
+        description: 'The generated password, when none was given. Shown once.'
+    }).optional()
+});
+
+export const zUserUpdateRequest = z.object({
+    disabled: z.boolean().optional(),
+    role: zRole.optional()
+});
+
+export const zPasswordResetRequest = z.object({
+    password: zNewPassword.optional()
+});
+
+export const zPasswordResetResult = z.object({
+    password: z.string().register(z.globalRegistry, {
+        description: 'The generated password, when none was given. Shown once.'
+    }).optional()
+});
+
+export const zPasswordChangeRequest = z.object({
+    currentPassword: z.string().min(1).max(200),
+    newPassword: zNewPassword
 });
 
 export const zLoginRequest = z.object({
@@ -618,6 +688,25 @@ export const zSynthesisStartedEvent = z.object({
     synthesizer: zSynthesizer
 });
 
+/**
+ * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
+ */
+export const zVerdictDeltaEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['verdict.delta']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    slot: zSlotNumber,
+    attempt: z.int().gte(1).lte(2).register(z.globalRegistry, {
+        description: '1 for the synthesizer\'s first reply, 2 for its repair.'
+    }),
+    field: z.enum(['summary', 'answer']),
+    delta: z.string()
+}).register(z.globalRegistry, {
+    description: 'A piece of the verdict\'s text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.'
+});
+
 export const zVerdictEvent = z.object({
     v: zEventVersion,
     type: z.enum(['verdict']),
@@ -651,6 +740,7 @@ export const zDebateEvent = z.union([
     zRoundEndedEvent,
     zConsensusEvent,
     zSynthesisStartedEvent,
+    zVerdictDeltaEvent,
     zVerdictEvent,
     zSessionEndedEvent
 ]);
@@ -705,6 +795,9 @@ export const zSynthesizeVerdictBody = zSynthesizeRequest;
 export const zSynthesizeVerdictResponse = zSynthesisResult;
 
 export const zListSessionsQuery = z.object({
+    owner: z.enum(['all']).register(z.globalRegistry, {
+        description: '`all` lists every user\'s sessions (admins only); absent, only your own.'
+    }).optional(),
     cursor: z.string().min(1).max(200).register(z.globalRegistry, {
         description: 'The `nextCursor` of the previous page.'
     }).optional(),
@@ -784,10 +877,19 @@ export const zLoginBody = zLoginRequest;
 export const zLoginResponse = zLoginResult;
 
 /**
- * Logged out; the cookie is cleared.
+ * Logged out; the cookie is cleared. With a bearer token, nothing changes.
  */
 export const zLogoutResponse = z.void().register(z.globalRegistry, {
-    description: 'Logged out; the cookie is cleared.'
+    description: 'Logged out; the cookie is cleared. With a bearer token, nothing changes.'
+});
+
+export const zChangePasswordBody = zPasswordChangeRequest;
+
+/**
+ * Changed.
+ */
+export const zChangePasswordResponse = z.void().register(z.globalRegistry, {
+    description: 'Changed.'
 });
 
 /**
@@ -819,3 +921,48 @@ export const zRevokeApiTokenPath = z.object({
 export const zRevokeApiTokenResponse = z.void().register(z.globalRegistry, {
     description: 'Revoked.'
 });
+
+/**
+ * Every user, oldest first.
+ */
+export const zListUsersResponse = zUserList;
+
+export const zCreateUserBody = zUserCreateRequest;
+
+/**
+ * Created.
+ */
+export const zCreateUserResponse = zUserCreated;
+
+export const zDeleteUserPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * Removed.
+ */
+export const zDeleteUserResponse = z.void().register(z.globalRegistry, {
+    description: 'Removed.'
+});
+
+export const zUpdateUserBody = zUserUpdateRequest;
+
+export const zUpdateUserPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * The user as it now stands.
+ */
+export const zUpdateUserResponse = zUser;
+
+export const zResetUserPasswordBody = zPasswordResetRequest;
+
+export const zResetUserPasswordPath = z.object({
+    userId: zUserId
+});
+
+/**
+ * Set.
+ */
+export const zResetUserPasswordResponse = zPasswordResetResult;

@@ -124,6 +124,29 @@ function absentValuesFor(spec: ModuleSpec, highLimits: boolean): AbsentValues {
   return absent;
 }
 
+/**
+ * A validator warning as the Action API reports it (ApiParamValidatorCallbacks::recordCondition):
+ * ParamValidator's `param-deprecated` and `deprecated-value` become `deprecation` with the feature
+ * used; the rest keep their codes.
+ */
+export function apiWarning(w: WikiWarning, spec: ModuleSpec, prefix: string, raw: string | undefined): WikiWarning {
+  if (w.code !== 'param-deprecated' && w.code !== 'deprecated-value') return w;
+  const generator = prefix !== spec.prefix;
+  const head = `action=query&${generator ? 'generator' : spec.group}=${spec.name}&`;
+  const value = w.code === 'deprecated-value' ? `=${String(w.data?.value ?? raw)}` : '';
+  return { ...w, code: 'deprecation', libraryCode: w.code, data: { ...(w.data ?? {}), feature: `${head}${w.param}${value}` } };
+}
+
+/**
+ * An error with the warnings raised before it, as MediaWiki returns them beside it. Main-module
+ * `unrecognizedparams` is left out: ApiMain reports unused parameters only after a module succeeds.
+ */
+export function withWarnings<E>(e: E, before: readonly WikiWarning[]): E {
+  if (!(e instanceof WikiParamError) || before.length === 0) return e;
+  e.warnings = [...before.filter((w) => w.code !== 'unrecognizedparams'), ...e.warnings];
+  return e;
+}
+
 /** `YYYY-MM-DDTHH:MM:SSZ`, the form MediaWiki answers in (sub-second precision is dropped). */
 export function formatTimestamp(date: Date): string {
   const ms = date.getTime();
@@ -277,18 +300,19 @@ function present(value: unknown): boolean {
 }
 
 /**
- * The `info` conditions of paraminfo, read as the modules enforce them (MediaWiki 1.46):
+ * The `info` conditions of paraminfo, read as the modules enforce them (MediaWiki 1.39–1.46). Only
+ * what the API itself reports is reported: where a module silently ignores a parameter, so does this.
  * - `useronly` / `nonuseronly` (alldeletedrevisions): used without / with the module's `user` →
  *   error `invalidparammix`, as the module dies.
  * - `modes` (deletedrevs): mode 1 = pages given (titles/pageids/revids or a generator), else mode 2 =
  *   `user` given, else mode 3. A parameter without a default used outside its modes → error
  *   `badparams` (the module dies for exactly those: from/to/prefix, start/end); one with a default
- *   set to another value → warning `inapplicableparam` (the module cannot tell, and ignores it).
- * - `singlepageonly` (revisions' enumeration parameters): with `revids` → error `invalidparammix`;
- *   with more than one title/page ID or a generator → warning `inapplicableparam` (the module dies
- *   only when more than one of those pages exists, which a client cannot know).
- * - `preloadcontentonly` / `editintroonly` (info): used while `prop` lacks `preloadcontent` /
- *   `editintro` → warning `inapplicableparam` (the module ignores them).
+ *   set to another value is ignored by the module, silently.
+ * - `singlepageonly` (ApiQueryRevisions::run): with `revids` → error `invalidparammix`; with more than
+ *   one title/page ID → error `invalidparammix` (the module dies when more than one of them exists;
+ *   the builder assumes they do). With a generator the page count is the wiki's: not checked.
+ * - `preloadcontentonly` / `editintroonly` (info): ignored by the module when `prop` lacks
+ *   `preloadcontent` / `editintro`, silently.
  */
 export function checkInfoConditions(
   spec: ModuleSpec,
@@ -301,9 +325,6 @@ export function checkInfoConditions(
   if (planFor(spec).withInfo.length === 0) return warnings;
   const userGiven = present(values.user);
   const mode = context.pageCount + context.revidCount > 0 || context.generator ? 1 : userGiven ? 2 : 3;
-  const prop = Array.isArray(values.prop) ? values.prop.map(String) : [];
-  const warn = (param: string, condition: string, data: Record<string, unknown> = {}) =>
-    warnings.push({ code: 'inapplicableparam', param: prefix + param, module: spec.path, data: { condition, ...data } });
   const fail = (code: string, param: string, message: string, data: Record<string, unknown>) => {
     throw new WikiParamError(code, prefix + param, message, spec.path, data);
   };
@@ -336,7 +357,6 @@ export function checkInfoConditions(
               mode,
             });
           }
-          warn(name, 'modes', { modes, mode });
           break;
         }
         case 'singlepageonly':
@@ -346,15 +366,12 @@ export function checkInfoConditions(
               revids: context.revidCount,
             });
           }
-          if (context.pageCount > 1 || context.generator) {
-            warn(name, 'singlepageonly', { pages: context.generator ? 'generator' : context.pageCount });
+          if (context.pageCount > 1) {
+            fail('invalidparammix', name, `The "${prefix}${name}" parameter may only be used with a single page.`, {
+              condition: 'singlepageonly',
+              pages: context.pageCount,
+            });
           }
-          break;
-        case 'preloadcontentonly':
-          if (!prop.includes('preloadcontent')) warn(name, 'preloadcontentonly', { prop: `${prefix}prop` });
-          break;
-        case 'editintroonly':
-          if (!prop.includes('editintro')) warn(name, 'editintroonly', { prop: `${prefix}prop` });
           break;
         default:
           break;
@@ -418,9 +435,9 @@ export function buildModule(
     const raw = toRaw(typed, param, module);
     // Only templated expansions need a copy under their expanded name (validators never mutate settings).
     const named = settings.name === name ? settings : { ...settings, name };
-    const validated = validateParam(named, raw, { param, module, options });
+    const validated = validateParam(named, raw, { param, module, options, site: options?.site });
     values[name] = validated.value;
-    if (validated.warnings.length > 0) warnings.push(...validated.warnings);
+    if (validated.warnings.length > 0) for (const w of validated.warnings) warnings.push(apiWarning(w, spec, prefix, raw));
     if (raw === undefined) return;
     given.add(name);
     const wire =
@@ -432,48 +449,54 @@ export function buildModule(
     if (wire !== undefined) params[param] = wire;
   };
 
-  for (const at of positions) {
-    const settings = spec.parameters[at]!;
-    read(settings, settings.name, input[settings.name]);
-  }
-
-  // One warning per (target, value) across all templated parameters, as ApiBase keeps one `$warned`.
-  const warned = new Set<string>();
-  for (const settings of spec.templatedparameters ?? []) {
-    const expansions = expandTemplate(settings, values, (target, value) => {
-      const key = `${target}\u0000${value}`;
-      if (warned.has(key)) return;
-      warned.add(key);
-      warnings.push({
-        code: 'ignoring-invalid-templated-value',
-        param: prefix + target,
-        module,
-        data: { value, template: prefix + settings.name },
-      });
-    });
-    const byName = new Map(expansions.map((e) => [e.name, e]));
-    const supplied = givenTemplatedValues(
-      settings,
-      templateVars.get(settings)!,
-      input[settings.name],
-      prefix + settings.name,
-      module,
-    );
-    const suppliedByName = new Map(supplied.map((s) => [s.name, s.value]));
-    for (const s of supplied) {
-      if (!byName.has(s.name) && s.value !== undefined) {
-        warnings.push({
-          code: 'unrecognizedparams',
-          param: prefix + s.name,
-          module: 'main',
-          data: { params: [prefix + s.name], module, template: prefix + settings.name, bindings: s.bindings },
-        });
-      }
+  try {
+    for (const at of positions) {
+      const settings = spec.parameters[at]!;
+      read(settings, settings.name, input[settings.name]);
     }
-    for (const e of expansions) read(settings, e.name, suppliedByName.get(e.name));
+    readTemplated();
+    warnings.push(...checkInfoConditions(spec, prefix, given, values, context));
+  } catch (e) {
+    throw withWarnings(e, warnings);
   }
 
-  warnings.push(...checkInfoConditions(spec, prefix, given, values, context));
+  function readTemplated(): void {
+    // One warning per (target, value) across all templated parameters, as ApiBase keeps one `$warned`.
+    const warned = new Set<string>();
+    for (const settings of spec.templatedparameters ?? []) {
+      const expansions = expandTemplate(settings, values, (target, value) => {
+        const key = `${target}\u0000${value}`;
+        if (warned.has(key)) return;
+        warned.add(key);
+        warnings.push({
+          code: 'ignoring-invalid-templated-value',
+          param: prefix + target,
+          module,
+          data: { value, template: prefix + settings.name },
+        });
+      });
+      const byName = new Map(expansions.map((e) => [e.name, e]));
+      const supplied = givenTemplatedValues(
+        settings,
+        templateVars.get(settings)!,
+        input[settings.name],
+        prefix + settings.name,
+        module,
+      );
+      const suppliedByName = new Map(supplied.map((s) => [s.name, s.value]));
+      for (const s of supplied) {
+        if (!byName.has(s.name) && s.value !== undefined) {
+          warnings.push({
+            code: 'unrecognizedparams',
+            param: prefix + s.name,
+            module: 'main',
+            data: { params: [prefix + s.name], module, template: prefix + settings.name, bindings: s.bindings },
+          });
+        }
+      }
+      for (const e of expansions) read(settings, e.name, suppliedByName.get(e.name));
+    }
+  }
 
   if (options?.strict && warnings.length > 0) {
     const w = warnings[0]!;

@@ -22,10 +22,11 @@
  *   full ParamValidator port), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
-import { type BuiltModule, buildModule, type QueryContext } from './build.js';
-import { fastModule } from './fast.js';
+import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
+import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
+import { applyRules } from './rules.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 
@@ -339,6 +340,34 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
  */
 export function buildQuery(input: QueryInput, options: BuildOptions | undefined, fast: boolean): BuiltQuery {
   const warnings: WikiWarning[] = [];
+  try {
+    return buildQueryInto(warnings, input, options, fast);
+  } catch (e) {
+    if (e instanceof WikiParamError) withWarnings(e, warnings).warnings = withDeprecationHelp(e.warnings);
+    throw e;
+  }
+}
+
+/**
+ * The Action API adds the main module's `deprecation-help` (where to follow deprecations) right after
+ * the first `deprecation` warning of a request, once.
+ */
+export function withDeprecationHelp(warnings: WikiWarning[]): WikiWarning[] {
+  for (let i = 0; i < warnings.length; i++) {
+    if (warnings[i]!.code !== 'deprecation') continue;
+    if (warnings.some((w) => w.code === 'deprecation-help')) return warnings;
+    warnings.splice(i + 1, 0, { code: 'deprecation-help', param: '', module: 'main' });
+    return warnings;
+  }
+  return warnings;
+}
+
+function buildQueryInto(
+  warnings: WikiWarning[],
+  input: QueryInput,
+  options: BuildOptions | undefined,
+  fast: boolean,
+): BuiltQuery {
   const highLimits = Boolean(options?.apihighlimits);
 
   let topInput: Record<string, unknown> | undefined;
@@ -364,6 +393,7 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
   // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
   let topFast: readonly string[] | undefined;
   if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (topFast === undefined) {
@@ -410,17 +440,8 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
       encoded += `&${group}=${encodeFormComponent(names)}`;
     }
   }
-  // Deprecated modules are deprecated values of the query's list/prop/meta/generator parameters.
-  for (const use of uses) {
-    if (use.spec.deprecated) {
-      warnings.push({
-        code: 'deprecated-value',
-        param: use.generator ? 'generator' : use.group,
-        module: 'query',
-        data: { value: use.spec.name },
-      });
-    }
-  }
+  // A deprecated module (list=deletedrevs) is not a deprecated value of list/prop/meta: MediaWiki 1.39
+  // says nothing when one is selected (the module itself may warn when it runs).
   if (generatorUse) {
     params.generator = generatorUse.spec.name;
     encoded += `&generator=${encodeFormComponent(params.generator)}`;
@@ -440,9 +461,12 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
     }
   }
 
+  const applyModuleRules = options?.rules !== false;
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
-    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits) : undefined;
+    // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()).
+    const rules = applyModuleRules ? use.spec.rules : undefined;
+    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     if (moduleFast !== undefined) {
       for (let i = 0; i < moduleFast.length; i += 3) {
         const k = moduleFast[i]!;
@@ -458,6 +482,7 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
           });
         }
       }
+      if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
       continue;
     }
     // A full-path module's templated names are not among the declared ones: from now on, compare every key.
@@ -471,6 +496,7 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
       options: moduleOptions,
     });
     warnings.push(...built.warnings);
+    if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
     for (const k in built.params) {
       const v = built.params[k]!;
       const prev = params[k];
@@ -504,11 +530,12 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
     }
   }
 
+  if (warnings.length > 0) withDeprecationHelp(warnings);
   if (options?.strict && warnings.length > 0) {
     const w = warnings[0]!;
     throw new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
       ...(w.data ?? {}),
-      warnings,
+      warnings: [...warnings],
     });
   }
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;

@@ -3,6 +3,8 @@
  * is its paraminfo description (formatversion=2) minus the prose, so the runtime can validate any
  * wiki's modules, not just the catalogue's.
  */
+import type { ModuleRule } from './rules.js';
+import type { SiteContext } from './validate/context.js';
 
 /** One parameter as paraminfo describes it, with its unprefixed `name`. Empty markers are `true`. */
 export interface ParamInfo {
@@ -54,6 +56,8 @@ export interface ModuleSpec {
   internal?: boolean;
   parameters: readonly ParamInfo[];
   templatedparameters?: readonly ParamInfo[];
+  /** The module's own request checks (`catalogue/rules.json`), applied by `query()` unless `rules: false`. */
+  rules?: readonly ModuleRule[];
 }
 
 /** A timestamp as a caller may give it: a `Date`, or any form MediaWiki accepts. */
@@ -63,8 +67,14 @@ export type WikiTimestamp = Date | string;
 export type WikiLimit = number | 'max';
 
 export interface WikiWarning {
-  /** MediaWiki's code: `outofrange`, `unrecognizedvalues`, `deprecated`, `deprecated-value`, `unclearnowtimestamp`, … */
+  /**
+   * The code the Action API returns for this warning with `errorformat=plaintext`: `deprecation` (and
+   * the main module's `deprecation-help`), `outofrange`, `unrecognizedvalues`, `unrecognizedparams`,
+   * `unclearnowtimestamp`, …
+   */
   code: string;
+  /** ParamValidator's own code when it differs from the API's (`param-deprecated`, `deprecated-value`). */
+  libraryCode?: string;
   /** The prefixed parameter name, e.g. `aplimit`. */
   param: string;
   module?: string;
@@ -72,17 +82,39 @@ export interface WikiWarning {
 }
 
 export interface BuildOptions {
-  /** The caller has the apihighlimits right: `max` and caps become highmax and highlimit. */
+  /**
+   * The caller has the apihighlimits right: `max` and caps become highmax and highlimit, multi-value
+   * caps 500 instead of 50. `WikiClient` sets it from the signed-in user's rights.
+   */
   apihighlimits?: boolean;
+  /**
+   * What the target wiki is (siteinfo: namespaces, interwiki prefixes…). Without it the checks that
+   * need it are skipped: any namespace number ≥ 0 (or a parameter's extra ones) passes, no title is
+   * read as an interwiki link, and the server decides. `WikiClient` loads it once per wiki.
+   */
+  site?: SiteContext;
+  /**
+   * Apply the core modules' own request checks (`catalogue/rules.json`: mutually exclusive values,
+   * exactly-one-of groups, parameters that need or exclude others, `continue` formats, titles). Default `true`.
+   */
+  rules?: boolean;
   /** Turn every warning into a `WikiParamError`. */
   strict?: boolean;
   /** The current time, for timestamps like `now` (defaults to `Date.now()`); tests pin it. */
   now?: () => number;
 }
 
-/** A bad parameter, with MediaWiki's own code (`badinteger`, `badvalue`, `toomanyvalues`, `missingparam`, …). */
+/**
+ * A bad parameter, with the code the Action API returns (`badinteger`, `badvalue`, `toomanyvalues`,
+ * `missingparam`, `invalidparammix`, …). `warnings` are those MediaWiki would have raised before it,
+ * and returns alongside the error.
+ */
 export class WikiParamError extends Error {
   override name = 'WikiParamError';
+  /** The warnings raised before this error, in order (as the API's `warnings` beside its `errors`). */
+  warnings: WikiWarning[] = [];
+  /** The rule or library condition behind the error when its code alone does not say (`module-rule:…`). */
+  libraryCode?: string;
   constructor(
     /** MediaWiki's error code. */
     readonly code: string,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slotsFromEnv } from '../meta/slots.js';
+import { slotsFromEnv } from '../config/slots.js';
 import { DebateEngine, type PanelSlot } from './engine.js';
 import { createSlotModel } from './models.js';
 

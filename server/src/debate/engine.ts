@@ -25,14 +25,14 @@ import type {
   Usage,
   Verdict,
 } from '../../../sdk/src/generated/types.gen.js';
-import type { SlotConfig } from '../meta/slots.js';
-import { publicSlot } from '../meta/slots.js';
+import type { SlotConfig } from '../config/slots.js';
+import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, streamAnswer } from './call.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
 import type { SlotModel } from './models.js';
-import { PositionStream } from './position-stream.js';
+import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
 import {
   critiquePrompt,
@@ -275,7 +275,8 @@ export class DebateEngine {
     let stopped = false;
     for (let n = 1; n <= rounds; n++) {
       const kind = roundKind(n, rounds);
-      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      // In slot order: a slot that first answers in a later round would otherwise come last.
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       const prompt = (seat: PanelSlot) => {
         const own = latest.get(seat.config.slot)?.text;
         if (kind === 'independent') return independentPrompt(question);
@@ -494,9 +495,9 @@ export class DebateEngine {
         ...(slot !== first.config.slot && { fallbackFrom: first.config.slot }),
       };
       run.log.emit({ type: 'synthesis.started', synthesizer });
-      let result = await this.#callVerdict(run, seat, prompt);
+      let result = await this.#callVerdict(run, seat, prompt, 1);
       if (result.error?.code === 'invalid_output') {
-        const repaired = await this.#callVerdict(run, seat, repairPrompt(prompt, result.text, result.error.message));
+        const repaired = await this.#callVerdict(run, seat, repairPrompt(prompt, result.text, result.error.message), 2);
         result = repaired.error?.code === 'invalid_output' || !repaired.error ? repaired : result;
       }
       const error = stoppedError(run, result);
@@ -517,8 +518,14 @@ export class DebateEngine {
     if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
   }
 
-  #callVerdict(run: Run, seat: PanelSlot, prompt: string): Promise<AnswerResult<VerdictDraft>> {
+  /** One synthesizer call; its summary and answer stream as `verdict.delta` events as they are written. */
+  #callVerdict(run: Run, seat: PanelSlot, prompt: string, attempt: 1 | 2): Promise<AnswerResult<VerdictDraft>> {
+    const fields = new FieldStream(['summary', 'answer'] as const);
+    const slot = seat.config.slot;
     return streamAnswer({
+      onDelta: (text) => {
+        for (const { field, delta } of fields.push(text)) run.log.emit({ type: 'verdict.delta', slot, attempt, field, delta });
+      },
       model: seat.model,
       system: this.#system(seat),
       prompt,

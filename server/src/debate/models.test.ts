@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_SLOTS, type SlotConfig, slotsFromEnv } from '../meta/slots.js';
+import { ConfigError, DEFAULT_SLOTS, type SlotConfig, slotsFromEnv } from '../config/slots.js';
 import { streamAnswer } from './call.js';
 import { createSlotModel, LazyLanguageModel } from './models.js';
 import { OfflineLanguageModel } from './offline-model.js';

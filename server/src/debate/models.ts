@@ -1,5 +1,5 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { ConfigError, type SlotConfig } from '../meta/slots.js';
+import { ConfigError, type SlotConfig } from '../config/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
 
 /** A slot's model, ready for `streamAnswer`, with what an `Answer` reports about it. */

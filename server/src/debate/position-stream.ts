@@ -1,72 +1,140 @@
 /**
- * The final round asks for JSON, but a reader wants to watch the model's position being written,
- * not braces. This follows the streamed JSON text and yields only the growth of the top-level
- * `"position"` string, decoded, as it arrives.
+ * The final round and the verdict ask for JSON, but a reader wants to watch the text being
+ * written, not braces. `FieldStream` follows the streamed JSON text and yields the growth of chosen
+ * top-level string fields (`"position"`; the verdict's `"summary"` and `"answer"`), decoded, as it
+ * arrives. It scans each character once, so a long reply costs linear time.
  */
-const KEY = /"position"\s*:\s*"/g;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
-export class PositionStream {
-  #buffer = '';
-  /** Where the string's content starts in the buffer, once the key is seen. */
-  #start = -1;
-  /** How far into the buffer the content is decoded. */
-  #read = 0;
-  #done = false;
+export interface FieldDelta<K extends string> {
+  field: K;
+  delta: string;
+}
 
-  /** Feeds one fragment of the JSON text; returns the newly decoded part of `position` ('' when none). */
-  push(fragment: string): string {
-    if (this.#done) return '';
+export class FieldStream<K extends string> {
+  readonly #fields: ReadonlySet<string>;
+  #buffer = '';
+  /** How far the buffer is scanned. */
+  #at = 0;
+  #depth = 0;
+  /** Inside a string that is not streamed (a key, or another value). */
+  #inString = false;
+  #stringStart = 0;
+  /** The last top-level string seen, while it may still turn out to be a key. */
+  #candidate: string | undefined;
+  /** The key whose `:` was seen, waiting for its value. */
+  #key: string | undefined;
+  /** The field whose string value is being streamed. */
+  #streaming: K | undefined;
+
+  constructor(fields: readonly K[]) {
+    this.#fields = new Set(fields);
+  }
+
+  /** Feeds one fragment of the JSON text; returns what the streamed fields grew by, in order. */
+  push(fragment: string): FieldDelta<K>[] {
     this.#buffer += fragment;
-    if (this.#start < 0) {
-      // Only the top level's: a disagreement's nested `position` is not the model's own.
-      const match = [...this.#buffer.matchAll(KEY)].find((m) => this.#depthAt(m.index) === 1);
-      if (!match) return '';
-      this.#start = match.index + match[0].length;
-      this.#read = this.#start;
-    }
-    let out = '';
-    let i = this.#read;
+    const out: FieldDelta<K>[] = [];
     const b = this.#buffer;
+    let i = this.#at;
     while (i < b.length) {
       const ch = b[i]!;
-      if (ch === '"') {
-        this.#done = true;
+      if (this.#streaming !== undefined) {
+        let text = '';
+        while (i < b.length) {
+          const c = b[i]!;
+          if (c === '"') break;
+          if (c !== '\\') {
+            text += c;
+            i++;
+            continue;
+          }
+          // An escape split across fragments waits for the rest.
+          if (i + 1 >= b.length) break;
+          const e = b[i + 1]!;
+          if (e === 'u') {
+            if (i + 6 > b.length) break;
+            text += String.fromCharCode(Number.parseInt(b.slice(i + 2, i + 6), 16));
+            i += 6;
+          } else {
+            text += ESCAPES[e] ?? e;
+            i += 2;
+          }
+        }
+        if (text) {
+          const last = out.at(-1);
+          if (last?.field === this.#streaming) last.delta += text;
+          else out.push({ field: this.#streaming, delta: text });
+        }
+        if (i < b.length && b[i] === '"') {
+          this.#streaming = undefined;
+          i++;
+          continue;
+        }
         break;
       }
-      if (ch !== '\\') {
-        out += ch;
+      if (this.#inString) {
+        if (ch === '\\') {
+          if (i + 1 >= b.length) break;
+          i += 2;
+          continue;
+        }
+        if (ch === '"') {
+          this.#inString = false;
+          if (this.#depth === 1 && this.#key === undefined) this.#candidate = b.slice(this.#stringStart, i);
+        }
         i++;
         continue;
       }
-      // An escape split across fragments waits for the rest.
-      if (i + 1 >= b.length) break;
-      const e = b[i + 1]!;
-      if (e === 'u') {
-        if (i + 6 > b.length) break;
-        out += String.fromCharCode(Number.parseInt(b.slice(i + 2, i + 6), 16));
-        i += 6;
-      } else {
-        out += ESCAPES[e] ?? e;
-        i += 2;
+      if (ch === '"') {
+        if (this.#depth === 1 && this.#key !== undefined) {
+          const key = this.#key;
+          this.#key = undefined;
+          if (this.#fields.has(key)) {
+            this.#streaming = key as K;
+            i++;
+            continue;
+          }
+        }
+        this.#key = undefined;
+        this.#inString = true;
+        this.#stringStart = i + 1;
+      } else if (ch === ':') {
+        if (this.#depth === 1 && this.#candidate !== undefined) this.#key = this.#candidate;
+        this.#candidate = undefined;
+      } else if (ch === '{' || ch === '[') {
+        this.#depth++;
+        this.#candidate = undefined;
+        this.#key = undefined;
+      } else if (ch === '}' || ch === ']') {
+        this.#depth--;
+        this.#candidate = undefined;
+        this.#key = undefined;
+      } else if (ch !== ' ' && ch !== '\n' && ch !== '\r' && ch !== '\t') {
+        // A number, literal or comma: whatever key came before has its value.
+        this.#candidate = undefined;
+        this.#key = undefined;
       }
+      i++;
     }
-    this.#read = i;
+    // Keep only what is still needed: an unfinished escape, or the string that may become a key.
+    const keep = this.#inString ? Math.min(i, this.#stringStart) : i;
+    this.#buffer = b.slice(keep);
+    this.#stringStart -= keep;
+    this.#at = i - keep;
     return out;
   }
+}
 
-  #depthAt(index: number): number {
-    let depth = 0;
-    let inString = false;
-    for (let i = 0; i < index; i++) {
-      const ch = this.#buffer[i];
-      if (inString) {
-        if (ch === '\\') i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === '{' || ch === '[') depth++;
-      else if (ch === '}' || ch === ']') depth--;
-    }
-    return depth;
+/** The final round's `"position"`, as one growing string. */
+export class PositionStream {
+  readonly #fields = new FieldStream(['position']);
+
+  /** Feeds one fragment of the JSON text; returns the newly decoded part of `position` ('' when none). */
+  push(fragment: string): string {
+    return this.#fields
+      .push(fragment)
+      .map((d) => d.delta)
+      .join('');
   }
 }

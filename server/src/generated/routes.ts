@@ -66,7 +66,18 @@ name(s.zDeepRequest, "DeepRequest");
 name(s.zSynthesisAnswer, "SynthesisAnswer");
 name(s.zSynthesizeRequest, "SynthesizeRequest");
 name(s.zSynthesisResult, "SynthesisResult");
+name(s.zUserId, "UserId");
+name(s.zUsername, "Username");
+name(s.zRole, "Role");
+name(s.zNewPassword, "NewPassword");
 name(s.zUser, "User");
+name(s.zUserList, "UserList");
+name(s.zUserCreateRequest, "UserCreateRequest");
+name(s.zUserCreated, "UserCreated");
+name(s.zUserUpdateRequest, "UserUpdateRequest");
+name(s.zPasswordResetRequest, "PasswordResetRequest");
+name(s.zPasswordResetResult, "PasswordResetResult");
+name(s.zPasswordChangeRequest, "PasswordChangeRequest");
 name(s.zLoginRequest, "LoginRequest");
 name(s.zLoginResult, "LoginResult");
 name(s.zApiToken, "ApiToken");
@@ -85,6 +96,7 @@ name(s.zAnswerFailedEvent, "AnswerFailedEvent");
 name(s.zRoundEndedEvent, "RoundEndedEvent");
 name(s.zConsensusEvent, "ConsensusEvent");
 name(s.zSynthesisStartedEvent, "SynthesisStartedEvent");
+name(s.zVerdictDeltaEvent, "VerdictDeltaEvent");
 name(s.zVerdictEvent, "VerdictEvent");
 name(s.zSessionEndedEvent, "SessionEndedEvent");
 
@@ -122,6 +134,10 @@ export const documentFields = {
       "description": "Log in, log out, and manage API tokens."
     },
     {
+      "name": "users",
+      "description": "Manage users (admins only)."
+    },
+    {
       "name": "meta",
       "description": "Health and the configured provider slots."
     }
@@ -144,7 +160,7 @@ export const getHealth = createRoute({
   tags: [
     "meta"
   ],
-  security: [],
+  security: [] as Record<string, string[]>[],
   responses: {
     200: {
       description: "The service is up.",
@@ -168,7 +184,6 @@ export const listProviders = createRoute({
   tags: [
     "meta"
   ],
-  security: [],
   responses: {
     200: {
       description: "The configured slots, in slot order.",
@@ -188,6 +203,9 @@ export const listProviders = createRoute({
             ]
           } }
         }
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
     }
   }
 });
@@ -241,6 +259,9 @@ export const askProvider = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     404: {
       "$ref": "#/components/responses/NotFound"
@@ -299,6 +320,9 @@ export const runParallel = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     501: {
       "$ref": "#/components/responses/NotImplemented"
     }
@@ -330,7 +354,7 @@ export const runDeepDebate = createRoute({
       content: {
           "application/json": { schema: s.zSession, example: {
             "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-            "owner": "usr_admin",
+            "owner": "usr_0admin0",
             "mode": "deep",
             "question": "Which of our three onboarding flows should we keep?",
             "roundsRequested": 3,
@@ -356,6 +380,9 @@ export const runDeepDebate = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
@@ -404,6 +431,9 @@ export const streamDeepDebate = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
@@ -488,6 +518,9 @@ export const synthesizeVerdict = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     404: {
       "$ref": "#/components/responses/NotFound"
     },
@@ -502,6 +535,7 @@ export const listSessions = createRoute({
   path: "/sessions",
   operationId: "listSessions",
   summary: "List your sessions, newest first",
+  description: "An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.",
   tags: [
     "sessions"
   ],
@@ -522,6 +556,9 @@ export const listSessions = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
@@ -546,7 +583,7 @@ export const getSession = createRoute({
       content: {
           "application/json": { schema: s.zSession, example: {
             "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-            "owner": "usr_admin",
+            "owner": "usr_0admin0",
             "mode": "single",
             "question": "Should we shard the sessions table by owner?",
             "roundsRequested": 1,
@@ -602,6 +639,9 @@ export const deleteSession = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     404: {
       "$ref": "#/components/responses/NotFound"
@@ -718,7 +758,7 @@ export const exportSessionJson = createRoute({
       content: {
           "application/json": { schema: s.zSession, example: {
             "id": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-            "owner": "usr_admin",
+            "owner": "usr_0admin0",
             "mode": "single",
             "question": "Should we shard the sessions table by owner?",
             "roundsRequested": 1,
@@ -759,10 +799,11 @@ export const login = createRoute({
   path: "/auth/login",
   operationId: "login",
   summary: "Log in with a username and password and receive a session cookie",
+  description: "Sets `consilium_session` (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS), valid until\n`expiresAt` and ended sooner by a long idle spell, logout, or the user being disabled.\nRequests authenticated by the cookie that change anything must come from the service's own\norigin (`Origin` or `Referer`), or they are refused with `403`.\n",
   tags: [
     "auth"
   ],
-  security: [],
+  security: [] as Record<string, string[]>[],
   request: {
     body: {
         required: true,
@@ -780,9 +821,10 @@ export const login = createRoute({
       content: {
           "application/json": { schema: s.zLoginResult, example: {
             "user": {
-              "id": "usr_admin",
+              "id": "usr_0admin0",
               "username": "admin",
               "role": "admin",
+              "disabled": false,
               "createdAt": "2026-11-22T10:00:00Z"
             },
             "expiresAt": "2026-11-29T10:00:00Z"
@@ -794,6 +836,12 @@ export const login = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
@@ -811,10 +859,52 @@ export const logout = createRoute({
   ],
   responses: {
     204: {
-      description: "Logged out; the cookie is cleared."
+      description: "Logged out; the cookie is cleared. With a bearer token, nothing changes."
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const changePassword = createRoute({
+  method: "post",
+  path: "/auth/password",
+  operationId: "changePassword",
+  summary: "Change your password",
+  description: "Ends your other cookie sessions; API tokens stay valid.",
+  tags: [
+    "auth"
+  ],
+  request: {
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zChangePasswordBody, example: {
+            "currentPassword": "correct-horse-battery-staple",
+            "newPassword": "a-longer-and-better-passphrase"
+          } }
+        }
+      }
+  },
+  responses: {
+    204: {
+      description: "Changed."
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
@@ -835,9 +925,10 @@ export const getCurrentUser = createRoute({
       description: "The authenticated user.",
       content: {
           "application/json": { schema: s.zUser, example: {
-            "id": "usr_admin",
+            "id": "usr_0admin0",
             "username": "admin",
             "role": "admin",
+            "disabled": false,
             "createdAt": "2026-11-22T10:00:00Z"
           } }
         }
@@ -923,6 +1014,9 @@ export const createApiToken = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     501: {
       "$ref": "#/components/responses/NotImplemented"
     }
@@ -950,6 +1044,296 @@ export const revokeApiToken = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const listUsers = createRoute({
+  method: "get",
+  path: "/users",
+  operationId: "listUsers",
+  summary: "List every user (admins only)",
+  tags: [
+    "users"
+  ],
+  security: [
+    {
+      "bearerAuth": [
+        "admin"
+      ]
+    },
+    {
+      "cookieAuth": [
+        "admin"
+      ]
+    }
+  ] as Record<string, string[]>[],
+  responses: {
+    200: {
+      description: "Every user, oldest first.",
+      content: {
+          "application/json": { schema: s.zUserList, example: {
+            "items": [
+              {
+                "id": "usr_0admin0",
+                "username": "admin",
+                "role": "admin",
+                "disabled": false,
+                "createdAt": "2026-11-22T10:00:00Z"
+              }
+            ]
+          } }
+        }
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const createUser = createRoute({
+  method: "post",
+  path: "/users",
+  operationId: "createUser",
+  summary: "Create a user (admins only)",
+  description: "Without `password`, one is generated and returned once.",
+  tags: [
+    "users"
+  ],
+  security: [
+    {
+      "bearerAuth": [
+        "admin"
+      ]
+    },
+    {
+      "cookieAuth": [
+        "admin"
+      ]
+    }
+  ] as Record<string, string[]>[],
+  request: {
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zCreateUserBody, example: {
+            "username": "ada",
+            "role": "user"
+          } }
+        }
+      }
+  },
+  responses: {
+    201: {
+      description: "Created.",
+      content: {
+          "application/json": { schema: s.zUserCreated, example: {
+            "user": {
+              "id": "usr_7Hk2pQ9sXw",
+              "username": "ada",
+              "role": "user",
+              "disabled": false,
+              "createdAt": "2026-11-22T10:00:00Z"
+            },
+            "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const deleteUser = createRoute({
+  method: "delete",
+  path: "/users/{userId}",
+  operationId: "deleteUser",
+  summary: "Remove a user, their cookie sessions and their tokens (admins only)",
+  description: "Their stored debate sessions stay, listed with `owner=all`.",
+  tags: [
+    "users"
+  ],
+  security: [
+    {
+      "bearerAuth": [
+        "admin"
+      ]
+    },
+    {
+      "cookieAuth": [
+        "admin"
+      ]
+    }
+  ] as Record<string, string[]>[],
+  request: {
+    params: s.zDeleteUserPath
+  },
+  responses: {
+    204: {
+      description: "Removed."
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const updateUser = createRoute({
+  method: "patch",
+  path: "/users/{userId}",
+  operationId: "updateUser",
+  summary: "Disable, enable or change the role of a user (admins only)",
+  description: "Disabling a user ends their cookie sessions and stops their tokens at once.",
+  tags: [
+    "users"
+  ],
+  security: [
+    {
+      "bearerAuth": [
+        "admin"
+      ]
+    },
+    {
+      "cookieAuth": [
+        "admin"
+      ]
+    }
+  ] as Record<string, string[]>[],
+  request: {
+    params: s.zUpdateUserPath,
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zUpdateUserBody, example: {
+            "disabled": true
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The user as it now stands.",
+      content: {
+          "application/json": { schema: s.zUser, example: {
+            "id": "usr_7Hk2pQ9sXw",
+            "username": "ada",
+            "role": "user",
+            "disabled": true,
+            "createdAt": "2026-11-22T10:00:00Z"
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const resetUserPassword = createRoute({
+  method: "post",
+  path: "/users/{userId}/password",
+  operationId: "resetUserPassword",
+  summary: "Set a user's password (admins only)",
+  description: "Without `password`, one is generated and returned once. Ends the user's cookie sessions.",
+  tags: [
+    "users"
+  ],
+  security: [
+    {
+      "bearerAuth": [
+        "admin"
+      ]
+    },
+    {
+      "cookieAuth": [
+        "admin"
+      ]
+    }
+  ] as Record<string, string[]>[],
+  request: {
+    params: s.zResetUserPasswordPath,
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zResetUserPasswordBody, example: {} }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "Set.",
+      content: {
+          "application/json": { schema: s.zPasswordResetResult, example: {
+            "password": "Vq3tX8mZp2Lr7Nc5Kw9Yb4Hd"
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     404: {
       "$ref": "#/components/responses/NotFound"
     },
@@ -960,10 +1344,49 @@ export const revokeApiToken = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, exportSessionMarkdown, exportSessionJson, login, logout, getCurrentUser, listApiTokens, createApiToken, revokeApiToken } as const;
+export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+
+/** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
+
+/** Where an operation lives and what it demands: any one of `security` (none at all: public). */
+export interface OperationSecurity {
+  method: string;
+  path: string;
+  security: readonly SecurityRequirement[];
+}
+
+/** Every operation's security, its own or the document's default. The server enforces this table. */
+export const operationSecurity: Record<keyof typeof routes, OperationSecurity> = {
+  getHealth: { method: "GET", path: "/health", security: [] },
+  listProviders: { method: "GET", path: "/providers", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  askProvider: { method: "POST", path: "/ask/{provider}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  runParallel: { method: "POST", path: "/consilium", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  runDeepDebate: { method: "POST", path: "/consilium/deep", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  streamDeepDebate: { method: "POST", path: "/consilium/deep/stream", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  synthesizeVerdict: { method: "POST", path: "/synthesize", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  listSessions: { method: "GET", path: "/sessions", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  deleteSession: { method: "DELETE", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  streamSessionEvents: { method: "GET", path: "/sessions/{sessionId}/events", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  exportSessionMarkdown: { method: "GET", path: "/sessions/{sessionId}/export/markdown", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  exportSessionJson: { method: "GET", path: "/sessions/{sessionId}/export/json", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  login: { method: "POST", path: "/auth/login", security: [] },
+  logout: { method: "POST", path: "/auth/logout", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  changePassword: { method: "POST", path: "/auth/password", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  getCurrentUser: { method: "GET", path: "/auth/me", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  listApiTokens: { method: "GET", path: "/auth/tokens", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  createApiToken: { method: "POST", path: "/auth/tokens", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  revokeApiToken: { method: "DELETE", path: "/auth/tokens/{tokenId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  listUsers: { method: "GET", path: "/users", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+  createUser: { method: "POST", path: "/users", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+  deleteUser: { method: "DELETE", path: "/users/{userId}", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+  updateUser: { method: "PATCH", path: "/users/{userId}", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+  resetUserPassword: { method: "POST", path: "/users/{userId}/password", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+};
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "User": s.zUser, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -982,10 +1405,16 @@ export type Handlers<E extends Env = Env> = {
   exportSessionJson: RouteHandler<typeof exportSessionJson, E>;
   login: RouteHandler<typeof login, E>;
   logout: RouteHandler<typeof logout, E>;
+  changePassword: RouteHandler<typeof changePassword, E>;
   getCurrentUser: RouteHandler<typeof getCurrentUser, E>;
   listApiTokens: RouteHandler<typeof listApiTokens, E>;
   createApiToken: RouteHandler<typeof createApiToken, E>;
   revokeApiToken: RouteHandler<typeof revokeApiToken, E>;
+  listUsers: RouteHandler<typeof listUsers, E>;
+  createUser: RouteHandler<typeof createUser, E>;
+  deleteUser: RouteHandler<typeof deleteUser, E>;
+  updateUser: RouteHandler<typeof updateUser, E>;
+  resetUserPassword: RouteHandler<typeof resetUserPassword, E>;
 };
 
 /** Registers the contract's components and every operation on `app`. */
@@ -1068,6 +1497,71 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       }
     }
   });
+  app.openAPIRegistry.registerComponent("responses", "Forbidden", {
+    "description": "Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).",
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/forbidden",
+          "title": "Forbidden",
+          "status": 403,
+          "code": "forbidden",
+          "detail": "Only admins may do this.",
+          "instance": "/users",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "Conflict", {
+    "description": "The request conflicts with what is stored (a taken username, the last admin).",
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/conflict",
+          "title": "Conflict",
+          "status": 409,
+          "code": "conflict",
+          "detail": "The username \"ada\" is taken.",
+          "instance": "/users",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "TooManyRequests", {
+    "description": "Too many attempts; `Retry-After` says when to try again.",
+    "headers": {
+      "Retry-After": {
+        "description": "Seconds to wait.",
+        "schema": {
+          "type": "integer"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/rate_limited",
+          "title": "Too many requests",
+          "status": 429,
+          "code": "rate_limited",
+          "detail": "Too many sign-in attempts; try again in 60 seconds.",
+          "instance": "/auth/login",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
   app.openAPIRegistry.registerComponent("responses", "NotImplemented", {
     "description": "This server does not provide the capability yet; `detail` names it.",
     "content": {
@@ -1122,8 +1616,14 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(exportSessionJson, handlers.exportSessionJson);
   app.openapi(login, handlers.login);
   app.openapi(logout, handlers.logout);
+  app.openapi(changePassword, handlers.changePassword);
   app.openapi(getCurrentUser, handlers.getCurrentUser);
   app.openapi(listApiTokens, handlers.listApiTokens);
   app.openapi(createApiToken, handlers.createApiToken);
   app.openapi(revokeApiToken, handlers.revokeApiToken);
+  app.openapi(listUsers, handlers.listUsers);
+  app.openapi(createUser, handlers.createUser);
+  app.openapi(deleteUser, handlers.deleteUser);
+  app.openapi(updateUser, handlers.updateUser);
+  app.openapi(resetUserPassword, handlers.resetUserPassword);
 }

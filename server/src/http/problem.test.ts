@@ -28,6 +28,8 @@ const TITLES: Record<ProblemCode, string> = {
   quorum_not_met: 'Quorum not met',
   budget_exceeded: 'Budget exceeded',
   internal_error: 'Internal server error',
+  host_not_allowed: 'Host not allowed',
+  request_timeout: 'Request timeout',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */

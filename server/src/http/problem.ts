@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
 import type { FieldError, Problem, ProblemCode } from '../../../sdk/src/generated/types.gen.js';
+import { unfaithfulFields } from './faithful-text.js';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -23,6 +24,8 @@ const TITLES: Record<ProblemCode, string> = {
   quorum_not_met: 'Quorum not met',
   budget_exceeded: 'Budget exceeded',
   internal_error: 'Internal server error',
+  host_not_allowed: 'Host not allowed',
+  request_timeout: 'Request timeout',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;
@@ -58,7 +61,16 @@ export function fieldErrors(target: string, error: ZodError): FieldError[] {
 }
 
 export function validationProblem(c: Context, target: string, error: ZodError): Response {
-  const errors = fieldErrors(target, error);
+  return fieldsProblem(c, fieldErrors(target, error));
+}
+
+/** For data that validated: a 400 naming each string that cannot be stored as sent (`invalid_text`), if any. */
+export function unfaithfulTextProblem(c: Context, target: string, data: unknown): Response | undefined {
+  const errors = unfaithfulFields(data, LOCATIONS[target] ?? target);
+  return errors.length > 0 ? fieldsProblem(c, errors) : undefined;
+}
+
+function fieldsProblem(c: Context, errors: FieldError[]): Response {
   const n = errors.length;
   return problem(c, 400, 'validation_failed', { detail: `${n} field${n === 1 ? ' is' : 's are'} invalid.`, errors });
 }

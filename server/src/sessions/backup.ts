@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, isDatabaseUrl, loadConfig, loadDotEnv } from '../config.js';
+import { ConfigError, isDatabaseUrl, loadConfig, loadDotEnv } from '../config/config.js';
 import { openStore } from './open.js';
 
 const USAGE = `usage: npm run backup -- <destination>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../sdk/src/generated/types.gen.js';
+import { slotsFromEnv } from '../config/slots.js';
 import { DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
-import { slotsFromEnv } from '../meta/slots.js';
-import { inert, sessionMarkdown } from './markdown.js';
+import { escapeMarkdown, inert, sessionMarkdown } from './markdown.js';
 
 function offlineEngine(): DebateEngine {
   return new DebateEngine({
@@ -40,11 +40,11 @@ describe('sessionMarkdown', () => {
     for (const round of session.rounds) {
       for (const answer of round.answers) {
         expect(md).toContain(`### Slot ${answer.slot}: ${answer.provider} (${answer.model}, offline)`);
-        expect(md).toContain(answer.text.split('\n')[0]!.replace(/</g, '&lt;'));
+        expect(md).toContain(escapeMarkdown(answer.text.split('\n')[0]!.trim()));
       }
     }
     expect(md).toContain(`Status: **${session.status}**`);
-    for (const action of session.verdict!.actions!.P0) expect(md).toContain(action.title.replace(/</g, '&lt;'));
+    for (const action of session.verdict!.actions!.P0) expect(md).toContain(escapeMarkdown(action.title));
   });
 
   it('names failed answers and an unstructured verdict honestly', () => {
@@ -95,7 +95,7 @@ describe('sessionMarkdown', () => {
       updatedAt: '2026-11-22T10:00:01.000Z',
     };
     const md = sessionMarkdown(session);
-    expect(md).toContain('_Failed: rate_limited — 429 Too Many Requests_');
+    expect(md).toContain('_Failed: rate\\_limited — 429 Too Many Requests_');
     expect(md).toContain('missing slot 2');
     expect(md).toContain('standing in for slot 1');
     expect(md).toContain('The verdict did not validate; this is its raw text.');
@@ -106,10 +106,19 @@ describe('sessionMarkdown', () => {
 });
 
 describe('inert', () => {
-  it('escapes raw HTML outside code, keeps code and Markdown as written', () => {
-    const text = 'Hi <script>alert(1)</script> and `<b>` here\n> quoted\n```html\n<img src=x onerror=alert(1)>\n```';
+  it('escapes every structural character, keeps each line with a hard break, and indents with no-break spaces', () => {
+    const text =
+      'Hi <script>alert(1)</script> and `<b>` here\n> quoted\n\n```html\n    <img src=x onerror=alert(1)>\n## Verdict\n1. [x](javascript:alert(1))';
     expect(inert(text)).toBe(
-      'Hi &lt;script>alert(1)&lt;/script> and `<b>` here\n> quoted\n```html\n<img src=x onerror=alert(1)>\n```',
+      [
+        'Hi \\<script\\>alert(1)\\</script\\> and \\`\\<b\\>\\` here\\',
+        '\\> quoted',
+        '',
+        '\\`\\`\\`html\\',
+        '\u00a0\u00a0\u00a0\u00a0\\<img src=x onerror=alert(1)\\>\\',
+        '\\#\\# Verdict\\',
+        '1\\. \\[x\\](javascript:alert(1))',
+      ].join('\n'),
     );
   });
 });

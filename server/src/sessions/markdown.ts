@@ -1,7 +1,12 @@
 /**
  * A session as a Markdown document someone can read top to bottom: the question, every round per
- * model, the consensus, then the verdict with its P0/P1/P2 actions. Model text is untrusted: raw
- * HTML in it is escaped (outside code), so a viewer that renders HTML shows it instead of running it.
+ * model, the consensus, then the verdict with its P0/P1/P2 actions.
+ *
+ * User and model text is untrusted, and a viewer may render HTML: every character that could give it
+ * Markdown structure is backslash-escaped, so it renders as the literal text it is, never as HTML, a link,
+ * an image, a heading, a fence or a list. Its lines are kept (hard breaks); the export's own headings
+ * are the only ones. Model Markdown is shown as written rather than rendered: that is the price of a
+ * guarantee that does not depend on tracking fences and spans the way every renderer does.
  */
 import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
 
@@ -47,7 +52,7 @@ export function sessionMarkdown(session: Session): string {
     const by = verdict.synthesizer;
     out.push('## Verdict', '');
     out.push(
-      `_Written by slot ${by.slot} (${by.provider}, ${by.model})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : ''}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : ''}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
       '',
     );
     if (verdict.format === 'unstructured') {
@@ -79,7 +84,7 @@ export function sessionMarkdown(session: Session): string {
     if (verdict.degradation.degraded) {
       out.push('### Degradation', '');
       for (const r of verdict.degradation.reasons)
-        out.push(`- Slot ${r.slot}${r.round ? `, round ${r.round}` : ''}: ${r.code} — ${inlineText(r.message)}`);
+        out.push(`- Slot ${r.slot}${r.round ? `, round ${r.round}` : ''}: ${inlineText(r.code)} — ${inlineText(r.message)}`);
       out.push('');
     }
   }
@@ -87,9 +92,9 @@ export function sessionMarkdown(session: Session): string {
 }
 
 function answerSection(answer: Answer): string[] {
-  const head = `### Slot ${answer.slot}: ${answer.provider} (${answer.model}${answer.offline ? ', offline' : ''})`;
+  const head = `### Slot ${answer.slot}: ${inlineText(answer.provider)} (${inlineText(answer.model)}${answer.offline ? ', offline' : ''})`;
   if (answer.error) {
-    return [head, '', `_Failed: ${answer.error.code} — ${inlineText(answer.error.message)}_`, ''];
+    return [head, '', `_Failed: ${inlineText(answer.error.code)} — ${inlineText(answer.error.message)}_`, ''];
   }
   return [head, '', inert(answer.text), ''];
 }
@@ -104,32 +109,37 @@ function slots(list: readonly SlotNumber[]): string {
 }
 
 function oneLine(text: string): string {
-  return inlineText(text.split('\n')[0] ?? '').slice(0, 200);
+  return inlineText(text.split(LINE_ENDING)[0] ?? '')
+    .slice(0, 200)
+    .replace(/\\$/, '');
 }
 
-/** Text inside one list item or heading: one line, HTML escaped. */
+/** What CommonMark ends a line at: a lone `\r` too, so text cannot start a line of its own with one. */
+const LINE_ENDING = /\r\n?|\n/;
+
+/** Text inside one list item, emphasis or heading: one line, every structural character escaped. */
 function inlineText(text: string): string {
-  return escapeHtml(text.replace(/\s*\n\s*/g, ' ').trim());
+  return escapeMarkdown(
+    text
+      .split(LINE_ENDING)
+      .map((line) => line.trim())
+      .join(' ')
+      .trim(),
+  );
 }
 
-/** A block of model Markdown kept as Markdown, with raw HTML outside code fences and spans escaped. */
+/**
+ * A block of untrusted text as literal Markdown: each line escaped, kept on its own line by a hard break,
+ * its leading indentation made of no-break spaces (four spaces would start an indented code block).
+ */
 export function inert(text: string): string {
-  let inFence = false;
-  return text
-    .split('\n')
-    .map((line) => {
-      if (/^\s*(```|~~~)/.test(line)) {
-        inFence = !inFence;
-        return line;
-      }
-      if (inFence) return line;
-      // Code spans keep their text; everything else loses the power to open a tag or an entity.
-      return line
-        .split(/(`[^`]*`)/)
-        .map((part, i) => (i % 2 === 1 ? part : escapeHtml(part)))
-        .join('');
-    })
-    .join('\n');
+  const lines = text.split(LINE_ENDING).map((line) => (line.trim() === '' ? '' : escapeMarkdown(indentation(line))));
+  return lines.map((line, i) => (line !== '' && lines[i + 1] ? `${line}\\` : line)).join('\n');
+}
+
+function indentation(line: string): string {
+  const lead = /^[ \t]*/.exec(line)![0];
+  return '\u00a0'.repeat(lead.replace(/\t/g, '    ').length) + line.slice(lead.length);
 }
 
 function fenced(text: string): string {
@@ -138,7 +148,16 @@ function fenced(text: string): string {
   return `${fence}text\n${text}\n${fence}`;
 }
 
-/** Only `<` can open a tag; `>` stays so model blockquotes still read as quotes. */
-function escapeHtml(text: string): string {
-  return text.replace(/</g, '&lt;');
+/**
+ * Backslash-escapes every character that can open structure: HTML and autolinks (`<`), entities (`&`),
+ * links and images (`[`), code (`` ` ``), emphasis (`*`, `_`), headings (`#`; `=` and `-` opening a line
+ * would underline the one before), quotes (`>`), lists (`-`, `+`, `1.`, `1)` opening a line), tables (`|`),
+ * strikethrough and fences (`~`), escapes (`\`).
+ * CommonMark lets any ASCII punctuation be escaped, so this is exact: the text renders as itself.
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\\`*_[\]<>#|~&]/g, '\\$&')
+    .replace(/^(\s*)([-+=])/, '$1\\$2')
+    .replace(/^(\s*\d+)([.)])/, '$1\\$2');
 }

@@ -1,6 +1,6 @@
 /** Opens the configured store and everything in front of it; recovers sessions a crash left running. */
-import { isDatabaseUrl } from '../config.js';
-import type { Logger } from '../http/log.js';
+import { isDatabaseUrl } from '../config/config.js';
+import type { Logger } from '../config/log.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder } from './recorder.js';
 import { Sessions } from './sessions.js';
@@ -22,6 +22,8 @@ export interface OpenSessionsOptions {
   logger?: Logger;
   /** How long streamed deltas may wait before they are written on their own. */
   flushMs?: number;
+  /** How long a run's writes are retried while the store fails before the run ends `failed`. */
+  storeRetryMs?: number;
 }
 
 /** The store, the cache and the recorder, with sessions a previous process left `running` marked `interrupted`. */
@@ -37,6 +39,7 @@ export async function openSessions(options: OpenSessionsOptions): Promise<Sessio
     cache,
     ...(options.logger && { logger: options.logger }),
     ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
+    ...(options.storeRetryMs !== undefined && { giveUpAfterMs: options.storeRetryMs }),
   });
   return new Sessions({ store, cache, recorder });
 }

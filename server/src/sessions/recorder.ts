@@ -11,11 +11,11 @@
  * (Holding every event until its commit was tried: under a burst of 500 debates on two cores the
  * commits queue behind the event loop, and deltas held behind them arrived seconds late.)
  */
-import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session, SessionEndedEvent } from '../../../sdk/src/generated/types.gen.js';
+import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
-import type { Logger } from '../http/log.js';
 import type { SessionCache } from './cache.js';
-import type { SessionStore, Step } from './store.js';
+import { incompleteSlots, type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 export interface RecorderOptions {
   store: SessionStore;
@@ -23,7 +23,14 @@ export interface RecorderOptions {
   logger?: Logger;
   /** How long deltas may wait for a step before they are written on their own. */
   flushMs?: number;
+  /** How long a run's writes are retried while the store fails before the run ends `failed`. Default 30 s. */
+  giveUpAfterMs?: number;
+  /** The wait between retries of a failed write. Default 1 s (at least `flushMs`). */
+  retryMs?: number;
 }
+
+/** The stable start of the error a run ends with when the store stayed down. */
+export const STORE_UNAVAILABLE = 'store_unavailable';
 
 /** What the recorder knows of a session while its run is in this process. */
 export interface LiveSession {
@@ -36,8 +43,11 @@ export interface LiveSession {
   cancel(reason: Error): void;
   /** Resolves once everything raised so far is committed (or failed and was logged). */
   settled(): Promise<void>;
-  /** Resolves once the run has ended and its last step is committed. */
-  readonly done: Promise<void>;
+  /**
+   * Resolves once the run has ended and its last step is committed; or, when the store stayed
+   * down, once the recorder gave up, with the session as it ended (`failed`).
+   */
+  readonly done: Promise<Session | undefined>;
 }
 
 interface Changes {
@@ -58,11 +68,19 @@ class Recording implements LiveSession {
   ended = false;
   /** The highest `seq` committed. */
   committed = 0;
-  /** `session.ended`, raised and waiting for its commit before subscribers see it. */
-  end: DebateEvent | undefined;
+  /** Events raised but not yet shown to subscribers, in order (see `release`). */
+  held: DebateEvent[] = [];
+  /** The highest `seq` shown to subscribers. */
+  shown = 0;
   readonly listeners = new Set<(event: DebateEvent) => void>();
-  readonly done: Promise<void>;
-  finish!: () => void;
+  /** Every event but the deltas, to name the slots a failed run left incomplete. */
+  readonly progress: DebateEvent[] = [];
+  /** When writes started failing, until one succeeds. */
+  failingSince: number | undefined;
+  /** The recorder gave up on the store: the run was stopped and ended `failed`. */
+  abandoned = false;
+  readonly done: Promise<Session | undefined>;
+  finish!: (failed?: Session) => void;
 
   constructor(
     readonly log: EventLog,
@@ -73,7 +91,7 @@ class Recording implements LiveSession {
   }
 
   get released(): DebateEvent[] {
-    return [...this.inflight, ...this.pending].filter((e) => e !== this.end);
+    return [...this.inflight, ...this.pending].filter((e) => e.seq <= this.shown);
   }
 
   subscribe(listener: (event: DebateEvent) => void): () => void {
@@ -81,21 +99,41 @@ class Recording implements LiveSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Passes `event` on to subscribers, or holds it if it is the end. */
+  /** Passes `event` on to subscribers, or holds it (see `release`). */
   offer(event: DebateEvent): void {
-    if (event.type === 'session.ended') {
-      this.end = event;
-      this.release();
-    } else this.#publish(event);
+    if (this.held.length === 0 && this.#showable(event)) {
+      this.shown = event.seq;
+      this.#publish(event);
+    } else {
+      this.held.push(event);
+    }
   }
 
-  /** Passes on the end once it is committed. */
+  /** Passes on what is held, in order, as far as the commits so far allow. */
   release(): void {
-    if (this.end && this.end.seq <= this.committed) {
-      const end = this.end;
-      this.end = undefined;
-      this.#publish(end);
+    let n = 0;
+    while (n < this.held.length && this.#showable(this.held[n]!)) {
+      const event = this.held[n++]!;
+      this.shown = event.seq;
+      this.#publish(event);
     }
+    if (n > 0) this.held.splice(0, n);
+  }
+
+  /**
+   * The end is shown once committed, so a client that saw it can read the session back in full;
+   * any other event while it is less than `UNSAVED_SEQ_LIMIT` above the last commit, so recovery
+   * after a crash can number its end above everything shown.
+   */
+  #showable(event: DebateEvent): boolean {
+    return event.type === 'session.ended' ? event.seq <= this.committed : event.seq <= this.committed + UNSAVED_SEQ_LIMIT;
+  }
+
+  /** Shows `event` now, whatever is held: only the end a give-up raises, which is the last thing shown. */
+  force(event: DebateEvent): void {
+    this.held = [];
+    this.shown = event.seq;
+    this.#publish(event);
   }
 
   #publish(event: DebateEvent): void {
@@ -123,12 +161,16 @@ export class SessionRecorder {
   readonly #cache: SessionCache;
   readonly #logger: Logger | undefined;
   readonly #flushMs: number;
+  readonly #giveUpAfterMs: number;
+  readonly #retryMs: number;
 
   constructor(options: RecorderOptions) {
     this.#store = options.store;
     this.#cache = options.cache;
     this.#logger = options.logger;
     this.#flushMs = options.flushMs ?? 200;
+    this.#giveUpAfterMs = options.giveUpAfterMs ?? 30_000;
+    this.#retryMs = Math.max(this.#flushMs, options.retryMs ?? 1000);
   }
 
   /** The session's live state, while its run is in this process. */
@@ -149,7 +191,11 @@ export class SessionRecorder {
     return (log, snapshot) => {
       const recording = new Recording(log, snapshot, cancel);
       this.#live.set(log.sessionId, recording);
-      log.subscribe((event) => this.#onEvent(recording, event));
+      log.subscribe((event) => {
+        if (!recording.abandoned) this.#onEvent(recording, event);
+        // A run stopped by a give-up ends after it; it is nobody's business here any more.
+        else if (event.type === 'session.ended') this.#live.delete(log.sessionId);
+      });
     };
   }
 
@@ -172,8 +218,10 @@ export class SessionRecorder {
   #onEvent(r: Recording, event: DebateEvent): void {
     r.pending.push(event);
     r.offer(event);
+    if (event.type !== 'answer.delta' && event.type !== 'verdict.delta') r.progress.push(event);
     switch (event.type) {
       case 'answer.delta':
+      case 'verdict.delta':
         this.#later(r, this.#flushMs);
         return;
       case 'round.started':
@@ -220,6 +268,7 @@ export class SessionRecorder {
     r.due = false;
     r.writing = this.#store.write(step).then(
       () => {
+        r.failingSince = undefined;
         this.#cache.set(session);
         r.writing = undefined;
         r.inflight = [];
@@ -239,13 +288,71 @@ export class SessionRecorder {
         r.changes.consensus ||= step.consensus === true;
         r.changes.verdict ||= step.verdict === true;
         r.writing = undefined;
+        r.failingSince ??= Date.now();
+        const message = error instanceof Error ? error.message : String(error);
+        if (Date.now() - r.failingSince >= this.#giveUpAfterMs) return this.#abandon(r, message);
         this.#logger?.error('session write failed; retrying', {
           sessionId: r.log.sessionId,
           events: step.events.length,
-          error: error instanceof Error ? error.message : String(error),
+          error: message,
         });
-        this.#later(r, Math.max(this.#flushMs, 1000));
+        this.#later(r, this.#retryMs);
       },
     );
+  }
+
+  /**
+   * The store stayed down: stop the run, end it `failed` for its subscribers (so streams end and a
+   * delete does not wait on writes that will not come), and try once more to store that end. If that
+   * fails too, the session stays `running` in the store and the next start marks it `interrupted`.
+   */
+  #abandon(r: Recording, message: string): void {
+    r.abandoned = true;
+    if (r.timer) clearTimeout(r.timer);
+    r.timer = undefined;
+    const seconds = Math.round((Date.now() - (r.failingSince ?? Date.now())) / 1000);
+    const error = `${STORE_UNAVAILABLE}: the session store failed for ${seconds} s (${message}); the run was stopped`;
+    const ts = new Date().toISOString();
+    const running = structuredClone(r.snapshot());
+    const session: Session = {
+      ...running,
+      status: 'failed',
+      missingSlots: incompleteSlots(running, r.progress),
+      updatedAt: ts,
+      completedAt: ts,
+    };
+    const end: SessionEndedEvent = {
+      v: 1,
+      type: 'session.ended',
+      sessionId: session.id,
+      seq: r.log.lastSeq + 1,
+      ts,
+      status: 'failed',
+      missingSlots: session.missingSlots,
+      usage: session.usage,
+      cost: session.cost,
+      error,
+    };
+    this.#logger?.error('session store unavailable; run stopped', { sessionId: session.id, error });
+    r.cancel(new Error(error));
+    r.force(end);
+    const events = [...r.pending, end];
+    r.pending = [];
+    r.writing = this.#store
+      .write({
+        session,
+        rounds: session.rounds.map((round) => round.number),
+        consensus: true,
+        verdict: true,
+        events,
+      })
+      .then(
+        () => this.#cache.set(session),
+        () => undefined,
+      )
+      .finally(() => {
+        r.writing = undefined;
+      });
+    r.finish(session);
   }
 }

@@ -13,6 +13,11 @@ export interface SessionsOptions {
   recorder: SessionRecorder;
 }
 
+/** Every owner's sessions: what an admin may ask for explicitly. Anyone else passes their user id. */
+export const ALL_OWNERS: unique symbol = Symbol('all owners');
+/** Whose sessions a read may see: one owner's, or (for an admin, explicitly) everyone's. */
+export type OwnerScope = string | typeof ALL_OWNERS;
+
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
   override name = 'BadCursorError';
@@ -45,15 +50,15 @@ export class Sessions {
   }
 
   /** The session if it exists and `owner` may see it. */
-  async get(id: string, owner: string): Promise<Session | undefined> {
+  async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
     const session = this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id)));
     // Someone else's session reads as absent: its existence is not ours to reveal.
-    return session && session.owner === owner ? session : undefined;
+    return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }
 
-  async list(owner: string, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
+  async list(owner: OwnerScope, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
     const page = await this.store.list({
-      owner,
+      ...(owner !== ALL_OWNERS && { owner }),
       limit: query.limit ?? 20,
       ...(query.q !== undefined && { q: query.q }),
       ...(query.cursor !== undefined && { after: decodeCursor(query.cursor) }),
@@ -62,7 +67,7 @@ export class Sessions {
   }
 
   /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */
-  async delete(id: string, owner: string): Promise<boolean> {
+  async delete(id: string, owner: OwnerScope): Promise<boolean> {
     if (!(await this.get(id, owner))) return false;
     const live = this.recorder.live(id);
     if (live) {

@@ -4,6 +4,7 @@
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type { AccountStore } from '../accounts/store.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -23,7 +24,8 @@ export interface Step {
 }
 
 export interface ListQuery {
-  owner: string;
+  /** Only this owner's sessions; absent, everyone's (an admin's explicit request). */
+  owner?: string;
   /** 1–100. */
   limit: number;
   /** Case-insensitive substring of the question. */
@@ -46,6 +48,8 @@ export interface ListPage {
 
 export interface SessionStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** Users, sign-ins and tokens, in the same database and migrations. */
+  readonly accounts: AccountStore;
   /** Writes one step atomically. The first step of a session creates it. */
   write(step: Step): Promise<void>;
   get(id: string): Promise<Session | undefined>;
@@ -101,13 +105,85 @@ export function summaryOf(session: Session): SessionSummary {
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';
 
-/** The event `recoverInterrupted` appends to a session a stopped server left running. */
-export function interruptedEnd(session: Session, seq: number, ts: string): SessionEndedEvent {
-  return {
+/**
+ * How far a run's shown events may run ahead of its stored ones: the recorder holds back any event
+ * whose `seq` is more than this above the last committed one. So after a crash nothing shown can
+ * have a `seq` above the stored maximum plus this, and recovery numbers its end event just above
+ * that: no `seq` a client saw is ever given to another event, and resuming from any of them ends
+ * with the session's end. (Sequence numbers may then skip; they only ever increase.)
+ */
+export const UNSAVED_SEQ_LIMIT = 100_000;
+
+/** The events recovery reads to find what was incomplete (every type but the deltas). */
+export const PROGRESS_EVENT_TYPES = [
+  'round.started',
+  'round.ended',
+  'answer.completed',
+  'answer.failed',
+  'synthesis.started',
+  'verdict',
+] as const;
+
+/**
+ * Every slot whose answer was incomplete when a run stopped: the session's missing slots, each slot
+ * asked in a round that had not ended and had not answered, and a synthesizer that had not written
+ * its verdict. `events` are the session's stored events in order (deltas may be left out).
+ */
+export function incompleteSlots(session: Session, events: readonly DebateEvent[]): Session['missingSlots'] {
+  const missing = new Set(session.missingSlots);
+  const open = new Map<number, Set<number>>();
+  let synthesizer: number | undefined;
+  for (const event of events) {
+    switch (event.type) {
+      case 'round.started':
+        open.set(event.round, new Set(event.slots));
+        break;
+      case 'round.ended':
+        open.delete(event.round);
+        break;
+      case 'answer.completed':
+        open.get(event.answer.round)?.delete(event.answer.slot);
+        break;
+      case 'answer.failed':
+        missing.add(event.slot);
+        open.get(event.round)?.delete(event.slot);
+        break;
+      case 'synthesis.started':
+        synthesizer = event.synthesizer.slot;
+        break;
+      case 'verdict':
+        synthesizer = undefined;
+        break;
+    }
+  }
+  for (const slots of open.values()) for (const slot of slots) missing.add(slot as (typeof session.missingSlots)[number]);
+  if (synthesizer !== undefined) missing.add(synthesizer as (typeof session.missingSlots)[number]);
+  return [...missing].sort((a, b) => a - b);
+}
+
+/**
+ * What `recoverInterrupted` makes of a session a stopped server left running: the session marked
+ * `interrupted` with every incomplete slot missing, and the `session.ended` event it appends,
+ * numbered above anything the stopped run could have shown (`lastSeq` is the highest stored).
+ */
+export function interruptedEnd(
+  running: Session,
+  events: readonly DebateEvent[],
+  lastSeq: number,
+  ts: string,
+): { session: Session; event: SessionEndedEvent } {
+  const session: Session = {
+    ...running,
+    status: 'interrupted',
+    missingSlots: incompleteSlots(running, events),
+    updatedAt: ts,
+    completedAt: ts,
+  };
+  const event: SessionEndedEvent = {
     v: 1,
     type: 'session.ended',
     sessionId: session.id,
-    seq,
+    seq: lastSeq + UNSAVED_SEQ_LIMIT + 1,
     ts,
     status: 'interrupted',
     missingSlots: session.missingSlots,
@@ -115,4 +191,5 @@ export function interruptedEnd(session: Session, seq: number, ts: string): Sessi
     cost: session.cost,
     error: INTERRUPTED_ERROR,
   };
+  return { session, event };
 }

@@ -47,4 +47,11 @@ export const iwlinks: WikiModule<IwlinksParams, 'prop', false> = defineModule({
     { index: 6, name: 'continue', type: 'string' },
     { index: 7, name: 'url', type: 'boolean', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['url', 'prop'],
+      source: "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",
+    },
+  ],
 });

@@ -53,4 +53,11 @@ export const langlinks: WikiModule<LanglinksParams, 'prop', false> = defineModul
     { index: 7, name: 'continue', type: 'string' },
     { index: 8, name: 'url', type: 'boolean', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['url', 'prop'],
+      source: "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",
+    },
+  ],
 });

@@ -93,6 +93,45 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'users, sign-ins, API tokens',
+    // The same tables as SQLite's. Secrets are stored as SHA-256 only, passwords as scrypt.
+    sql: `
+      CREATE TABLE users (
+        id text COLLATE "C" PRIMARY KEY,
+        username text NOT NULL,
+        username_folded text COLLATE "C" NOT NULL UNIQUE,
+        role text NOT NULL CHECK (role IN ('admin', 'user')),
+        password_hash text NOT NULL,
+        disabled boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+
+      CREATE TABLE sign_ins (
+        id text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        secret_hash text COLLATE "C" NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        last_seen_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sign_ins_by_user ON sign_ins (user_id);
+
+      CREATE TABLE api_tokens (
+        id text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        prefix text NOT NULL,
+        secret_hash text COLLATE "C" NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        last_used_at timestamptz,
+        expires_at timestamptz
+      );
+      CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at DESC);
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

@@ -9,7 +9,16 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import {
+  interruptedEnd,
+  type ListPage,
+  type ListQuery,
+  PROGRESS_EVENT_TYPES,
+  type SessionStore,
+  type Step,
+  StoreError,
+} from '../store.js';
+import { PostgresAccountStore } from './accounts.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
@@ -104,6 +113,7 @@ SELECT $1, (e->>'seq')::int, e->>'type', e FROM jsonb_array_elements($2::jsonb) 
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
   readonly instanceId: string;
+  readonly accounts: PostgresAccountStore;
   readonly #pool: Pool;
   readonly #url: string;
   readonly #options: PostgresStoreOptions;
@@ -116,6 +126,10 @@ export class PostgresSessionStore implements SessionStore {
     this.#url = url;
     this.#options = options;
     this.instanceId = options.instanceId ?? randomUUID();
+    this.accounts = new PostgresAccountStore({
+      query: (sql, params) => this.#query(sql, params),
+      transaction: (work) => this.#transaction(work),
+    });
     this.#listener = new NoticeListener({
       url,
       instanceId: this.instanceId,
@@ -247,8 +261,8 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const params: unknown[] = [query.owner];
-    let where = 's.owner = $1';
+    const params: unknown[] = [query.owner ?? null];
+    let where = query.owner === undefined ? '$1::text IS NULL' : 's.owner = $1';
     if (query.q) {
       params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       where += ` AND s.question ILIKE $${params.length} ESCAPE '\\'`;
@@ -312,14 +326,23 @@ export class PostgresSessionStore implements SessionStore {
       );
       const ended: { session: Session; event: SessionEndedEvent }[] = [];
       for (const row of rows) {
-        const session: Session = { ...sessionOf(row), status: 'interrupted', updatedAt: ts, completedAt: ts };
+        const { rows: progress } = await client.query<{ body: DebateEvent }>(
+          'SELECT body FROM events WHERE session_id = $1 AND type = ANY($2) ORDER BY seq',
+          [row.id, PROGRESS_EVENT_TYPES],
+        );
         const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
-          session.id,
+          row.id,
         ]);
-        const event = interruptedEnd(session, top.rows[0]!.seq + 1, ts);
+        const { session, event } = interruptedEnd(
+          sessionOf(row),
+          progress.map((p) => p.body),
+          top.rows[0]!.seq,
+          ts,
+        );
         await client.query(
-          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3 WHERE id = $1`,
-          [session.id, ts, this.instanceId],
+          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4
+           WHERE id = $1`,
+          [session.id, ts, this.instanceId, session.missingSlots],
         );
         await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
           session.id,

@@ -6,11 +6,21 @@
  * see a committed snapshot and never wait for a write.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
-import { interruptedEnd, type ListPage, type ListQuery, type SessionStore, type Step, StoreError } from '../store.js';
+import {
+  interruptedEnd,
+  type ListPage,
+  type ListQuery,
+  PROGRESS_EVENT_TYPES,
+  type SessionStore,
+  type Step,
+  StoreError,
+} from '../store.js';
+import { SqliteAccountStore } from './accounts.js';
 import { Connection, type Row, storeError } from './connection.js';
+import { makeDirectory } from './directory.js';
 import { migrate } from './migrations.js';
 
 export interface SqliteOptions {
@@ -105,6 +115,7 @@ const SUMMARY_COLUMNS =
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
   readonly file: string;
+  readonly accounts: SqliteAccountStore;
   readonly #writer: Connection;
   readonly #reader: Connection;
   #queue: Job[] = [];
@@ -115,13 +126,14 @@ export class SqliteSessionStore implements SessionStore {
     this.file = file;
     this.#writer = writer;
     this.#reader = reader;
+    this.accounts = new SqliteAccountStore(reader, (work) => this.#enqueue({ work }) as never);
   }
 
   /** Opens (creating it and its folder if need be) and migrates the database at `file`. */
   static async open(file: string, options: SqliteOptions = {}): Promise<SqliteSessionStore> {
     const path = resolve(file);
     const busyTimeout = options.busyTimeoutMs ?? 5000;
-    await mkdir(dirname(path), { recursive: true });
+    await makeDirectory(dirname(path));
     const writer = await Connection.open(path);
     let reader: Connection | undefined;
     try {
@@ -152,8 +164,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const where = ['owner = ?1'];
-    const params: unknown[] = [query.owner, query.limit + 1];
+    // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
+    const where = [query.owner === undefined ? '?1 IS NULL' : 'owner = ?1'];
+    const params: unknown[] = [query.owner ?? null, query.limit + 1];
     if (query.q !== undefined && query.q !== '') {
       params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
       where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
@@ -190,10 +203,21 @@ export class SqliteSessionStore implements SessionStore {
       );
       const recovered: Session[] = [];
       for (const { id, last_seq } of running) {
-        await db.run(`UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2 WHERE id = ?1`, [id, ts]);
-        const session = (await this.#get(db, id))!;
-        const ended = interruptedEnd(session, (last_seq ?? 0) + 1, ts);
-        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: ended }])]);
+        const progress = await db.all<{ body: string }>(
+          `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
+          [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
+        );
+        const { session, event } = interruptedEnd(
+          (await this.#get(db, id))!,
+          progress.map((p) => JSON.parse(p.body) as DebateEvent),
+          last_seq ?? 0,
+          ts,
+        );
+        await db.run(
+          `UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2, missing_slots = ?3 WHERE id = ?1`,
+          [id, ts, JSON.stringify(session.missingSlots)],
+        );
+        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: event }])]);
         recovered.push(session);
       }
       return recovered;
@@ -208,7 +232,7 @@ export class SqliteSessionStore implements SessionStore {
   async backup(destination: string): Promise<void> {
     const target = resolve(destination);
     if (target === this.file) throw new Error(`refusing to back up ${this.file} onto itself`);
-    await mkdir(dirname(target), { recursive: true });
+    await makeDirectory(dirname(target));
     if (await exists(`${target}-wal`)) {
       throw new StoreError('unavailable', `${target} is in use (it has a -wal file); choose another destination`);
     }

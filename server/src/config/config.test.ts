@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
-import { DEFAULT_SLOTS } from './meta/slots.js';
+import { DEFAULT_SLOTS } from './slots.js';
 
 /** Asserts `loadConfig(env)` throws a `ConfigError` whose message matches `message`. */
 function rejects(env: Record<string, string>, message: RegExp): ConfigError {
@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
       dataDir: resolve('data'),
       database: resolve('data', 'consilium.db'),
       sessionCacheSize: 50,
+      storeRetryMs: 30_000,
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),
@@ -35,7 +36,11 @@ describe('loadConfig defaults', () => {
       maxRetries: 2,
       prices: {},
       sseHeartbeatMs: 15_000,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
       offlineTokenDelayMs: undefined,
+      publicOrigin: undefined,
+      allowedHosts: [],
     });
   });
 
@@ -53,6 +58,10 @@ describe('loadConfig defaults', () => {
       CONSILIUM_PRICES: '',
       CONSILIUM_SSE_HEARTBEAT_MS: '',
       CONSILIUM_OFFLINE_TOKEN_MS: '',
+      CONSILIUM_PUBLIC_ORIGIN: '',
+      CONSILIUM_HEADERS_TIMEOUT_MS: '',
+      CONSILIUM_BODY_TIMEOUT_MS: '',
+      CONSILIUM_ALLOWED_HOSTS: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
@@ -115,6 +124,11 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ CONSILIUM_DATABASE: 'postgresql://h/db' }).database).toBe('postgresql://h/db');
   });
 
+  it('CONSILIUM_STORE_RETRY_MS: how long writes are retried; a non-integer is refused by name', () => {
+    expect(loadConfig({ CONSILIUM_STORE_RETRY_MS: '500' }).storeRetryMs).toBe(500);
+    expect(() => loadConfig({ CONSILIUM_STORE_RETRY_MS: 'forever' })).toThrow(/CONSILIUM_STORE_RETRY_MS/);
+  });
+
   it('CONSILIUM_SESSION_CACHE: 0 turns the cache off; a non-integer is refused by name', () => {
     expect(loadConfig({ CONSILIUM_SESSION_CACHE: '0' }).sessionCacheSize).toBe(0);
     expect(loadConfig({ CONSILIUM_SESSION_CACHE: '200' }).sessionCacheSize).toBe(200);
@@ -150,6 +164,32 @@ describe('loadConfig rejections', () => {
       { CONSILIUM_LOG_LEVEL: raw },
       new RegExp(`^CONSILIUM_LOG_LEVEL must be one of debug, info, warn, error, silent, got "${raw}"$`),
     );
+  });
+
+  it.each(['consilium.example.com', 'ftp://x.example', 'https://x.example/app', 'https://u:p@x.example'])(
+    'CONSILIUM_PUBLIC_ORIGIN=%j',
+    (raw) => {
+      rejects({ CONSILIUM_PUBLIC_ORIGIN: raw }, /^CONSILIUM_PUBLIC_ORIGIN must be an origin/);
+    },
+  );
+
+  it.each(['a b', 'x/y', 'ok,user@host'])('CONSILIUM_ALLOWED_HOSTS=%j', (raw) => {
+    rejects({ CONSILIUM_ALLOWED_HOSTS: raw }, /^CONSILIUM_ALLOWED_HOSTS must list host names/);
+  });
+
+  it('refuses a body timeout below the headers timeout (Node counts it from the first byte)', () => {
+    rejects(
+      { CONSILIUM_HEADERS_TIMEOUT_MS: '5000', CONSILIUM_BODY_TIMEOUT_MS: '4000' },
+      /^CONSILIUM_BODY_TIMEOUT_MS \(4000\) must not be below/,
+    );
+    rejects({ CONSILIUM_HEADERS_TIMEOUT_MS: '10' }, /^CONSILIUM_HEADERS_TIMEOUT_MS must be an integer from 100/);
+  });
+
+  it('reads the public origin and the extra hosts', () => {
+    const config = loadConfig({ CONSILIUM_PUBLIC_ORIGIN: 'https://x.example/', CONSILIUM_ALLOWED_HOSTS: ' a , b:81 ' });
+    expect(config.publicOrigin?.origin).toBe('https://x.example');
+    expect(config.allowedHosts).toEqual(['a', 'b:81']);
+    expect(loadConfig({ CONSILIUM_ALLOWED_HOSTS: '*' }).allowedHosts).toBe('*');
   });
 
   it('stops on a bad slot, naming the variable (slots throw a plain Error, not ConfigError)', () => {

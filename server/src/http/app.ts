@@ -3,36 +3,22 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
-import type { Config } from './config.js';
-import { DebateEngine } from './debate/engine.js';
-import { type DebateDeps, debateHandlers } from './debate/handlers.js';
-import { createSlotModel } from './debate/models.js';
-import { documentFields, type Handlers, registerContract } from './generated/routes.js';
-import type { Logger } from './http/log.js';
-import { notImplemented } from './http/not-implemented.js';
-import { problem, validationProblem } from './http/problem.js';
-import { mountWeb } from './http/web.js';
-import { metaHandlers } from './meta/handlers.js';
-import { sessionHandlers } from './sessions/handlers.js';
-import type { Sessions } from './sessions/sessions.js';
-
-export interface AppEnv {
-  Variables: { requestId: string };
-}
-
-export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  version: string;
-  /** When the process started, for `/health`'s uptime. */
-  startedAt?: number;
-  /** Stored sessions: where every run is recorded, and what history reads. */
-  sessions: Sessions;
-  /** The debate engine; built from `config` and `env` when not given. */
-  debate?: DebateDeps;
-  /** Where slot keys are read from; `process.env` by default. */
-  env?: Record<string, string | undefined>;
-}
+import type { Config } from '../config/config.js';
+import { DebateEngine } from '../debate/engine.js';
+import { createSlotModel } from '../debate/models.js';
+import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
+import type { Sessions } from '../sessions/sessions.js';
+import { debateHandlers } from './debate.js';
+import type { AppDeps, AppEnv, DebateDeps } from './env.js';
+import { hostCheck, hostNames } from './host-check.js';
+import { metaHandlers } from './meta.js';
+import { notImplemented } from './not-implemented.js';
+import { LOCAL_OWNER, ownerOf } from './owner.js';
+import { problem, unfaithfulTextProblem, validationProblem } from './problem.js';
+import { securityHeaders } from './security-headers.js';
+import { sessionHandlers } from './sessions.js';
+import { closeOnUnreadBody } from './unread-body.js';
+import { mountWeb } from './web.js';
 
 /** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
 export function createDebateDeps(
@@ -52,22 +38,20 @@ export function createDebateDeps(
   return { engine, sessions, ownerOf, heartbeatMs: config.sseHeartbeatMs };
 }
 
-/** Who owns sessions until accounts exist. */
-export const LOCAL_OWNER = 'local';
-
-/** The caller's user id. */
-const ownerOf = (_c: Context): string => LOCAL_OWNER;
-
 /** Request bodies above this size are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
-    // Every validation failure of a generated route becomes one problem listing each field.
-    defaultHook: (result, c) => (result.success ? undefined : validationProblem(c, result.target, result.error)),
+    // Every validation failure of a generated route becomes one problem listing each field; so does valid
+    // data holding text that could not be stored as sent (lone surrogates, NUL), before any handler sees it.
+    defaultHook: (result, c) =>
+      result.success ? unfaithfulTextProblem(c, result.target, result.data) : validationProblem(c, result.target, result.error),
   });
 
   app.use(requestId());
+  app.use(securityHeaders());
+  app.use(closeOnUnreadBody());
   app.use(async (c, next) => {
     const start = performance.now();
     await next();
@@ -79,6 +63,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       ms: Math.round((performance.now() - start) * 10) / 10,
     });
   });
+  const { host, publicOrigin, allowedHosts } = deps.config;
+  app.use(
+    hostCheck(
+      hostNames({ listenHost: host, publicOrigin, allowedHosts: allowedHosts === '*' ? [] : allowedHosts }),
+      allowedHosts === '*',
+    ),
+  );
   const tooLarge = (c: Context) =>
     problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
   // A declared length is checked without touching `c.req.raw.body`: on @hono/node-server, reading that getter wraps the
@@ -110,6 +101,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
     createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
     revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
+    changePassword: notImplemented('auth', 'Accounts arrive with authentication.'),
+    listUsers: notImplemented('auth', 'Accounts arrive with authentication.'),
+    createUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    updateUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    deleteUser: notImplemented('auth', 'Accounts arrive with authentication.'),
+    resetUserPassword: notImplemented('auth', 'Accounts arrive with authentication.'),
   };
   registerContract(app, handlers);
 

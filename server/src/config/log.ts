@@ -1,4 +1,4 @@
-import type { LogLevel } from '../config.js';
+import type { LogLevel } from './config.js';
 
 export type LogFields = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type PriceTable, parsePrices } from './debate/pricing.js';
-import { ConfigError, type SlotConfig, slotsFromEnv } from './meta/slots.js';
+import { parseHost } from './hosts.js';
+import { type PriceTable, parsePrices } from './prices.js';
+import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
 export interface Config {
   host: string;
@@ -11,6 +12,8 @@ export interface Config {
   database: string;
   /** How many recent sessions are kept in memory, so reading them never touches the database. */
   sessionCacheSize: number;
+  /** How long a run's writes are retried while the session store fails before the run ends `failed`. */
+  storeRetryMs: number;
   logLevel: LogLevel;
   quorum: number;
   slots: SlotConfig[];
@@ -24,6 +27,13 @@ export interface Config {
   offlineTokenDelayMs: number | undefined;
   /** How often an event stream gets a `: heartbeat` comment, for proxies that close idle connections. */
   sseHeartbeatMs: number;
+  /** How long a client may take to send a request's headers, and its whole request (headers and body). */
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** `CONSILIUM_PUBLIC_ORIGIN`: the origin clients reach the service at (through a proxy), e.g. `https://consilium.example.com`. */
+  publicOrigin: URL | undefined;
+  /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
+  allowedHosts: string[] | '*';
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -61,6 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: isDatabaseUrl(database) ? database : resolve(database),
     sessionCacheSize: integer(env, 'CONSILIUM_SESSION_CACHE', 50, 0, 100_000),
+    storeRetryMs: integer(env, 'CONSILIUM_STORE_RETRY_MS', 30_000, 0, 3_600_000),
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
     slots: slotsFromEnv(env),
@@ -68,8 +79,48 @@ export function loadConfig(env: Env = process.env): Config {
     maxRetries: integer(env, 'CONSILIUM_MAX_RETRIES', 2, 0, 10),
     prices: parsePrices(env.CONSILIUM_PRICES),
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    ...timeouts(env),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
+    publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
+    allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),
   };
+}
+
+function timeouts(env: Env): { headersTimeoutMs: number; bodyTimeoutMs: number } {
+  const headersTimeoutMs = integer(env, 'CONSILIUM_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const bodyTimeoutMs = integer(env, 'CONSILIUM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Node counts the request timeout from the first byte, headers included.
+  if (bodyTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      `CONSILIUM_BODY_TIMEOUT_MS (${bodyTimeoutMs}) must not be below CONSILIUM_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  return { headersTimeoutMs, bodyTimeoutMs };
+}
+
+function publicOrigin(raw: string | undefined): URL | undefined {
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) {
+    throw new ConfigError(`CONSILIUM_PUBLIC_ORIGIN must be an origin such as https://consilium.example.com, got "${raw}"`);
+  }
+  return url;
+}
+
+function allowedHosts(raw: string | undefined): string[] | '*' {
+  if (raw?.trim() === '*') return '*';
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const host of hosts) {
+    if (!parseHost(host))
+      throw new ConfigError(`CONSILIUM_ALLOWED_HOSTS must list host names (name or name:port), got "${host}"`);
+  }
+  return hosts;
 }
 
 /** A PostgreSQL connection URL rather than an SQLite file path. */

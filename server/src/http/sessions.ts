@@ -2,12 +2,12 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
-import type { AppEnv } from '../app.js';
 import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
-import { problem } from '../http/problem.js';
-import { sessionMarkdown } from './markdown.js';
-import { BadCursorError, type Sessions } from './sessions.js';
+import { sessionMarkdown } from '../sessions/markdown.js';
+import { BadCursorError, type Sessions } from '../sessions/sessions.js';
+import type { AppEnv } from './env.js';
+import { problem } from './problem.js';
 
 type SessionOperations =
   | 'listSessions'

@@ -5,24 +5,14 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
-import type { AppEnv } from '../app.js';
+import type { RunOptions } from '../debate/engine.js';
+import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
-import { problem } from '../http/problem.js';
-import type { Sessions } from '../sessions/sessions.js';
-import type { DebateEngine, RunOptions } from './engine.js';
-import { type EventLog, sseMessage } from './events.js';
+import type { AppEnv, DebateDeps } from './env.js';
+import { problem } from './problem.js';
 
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
-
-export interface DebateDeps {
-  engine: DebateEngine;
-  /** Where every run is recorded as it goes, and stored sessions are read for `/synthesize`. */
-  sessions: Sessions;
-  /** Who is asking; one local owner until accounts exist. */
-  ownerOf: (c: Context) => string;
-  heartbeatMs?: number;
-}
 
 type DebateOperations = 'askProvider' | 'runParallel' | 'runDeepDebate' | 'streamDeepDebate' | 'synthesizeVerdict';
 
@@ -52,11 +42,8 @@ export function debateHandlers({
       },
     };
   };
-  /** The run's result once all of it is stored, so a read right after the response finds it. */
-  const stored = async (session: Session) => {
-    await sessions.recorder.live(session.id)?.done;
-    return session;
-  };
+  /** The run's result once all of it is stored, so a read right after the response finds it (or how it failed, if the store stayed down). */
+  const stored = async (session: Session) => (await sessions.recorder.live(session.id)?.done) ?? session;
 
   return {
     askProvider: async (c) => {

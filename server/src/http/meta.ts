@@ -1,6 +1,6 @@
-import type { AppDeps, AppEnv } from '../app.js';
+import { publicSlot } from '../config/slots.js';
 import type { Handlers } from '../generated/routes.js';
-import { publicSlot } from './slots.js';
+import type { AppDeps, AppEnv } from './env.js';
 
 export function metaHandlers(deps: AppDeps): Pick<Handlers<AppEnv>, 'getHealth' | 'listProviders'> {
   const startedAt = deps.startedAt ?? Date.now();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogLevel } from '../config.js';
+import type { LogLevel } from './config.js';
 import { createLogger } from './log.js';
 
 type Method = 'debug' | 'info' | 'warn' | 'error';

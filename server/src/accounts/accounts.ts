@@ -1,0 +1,276 @@
+/**
+ * Accounts: users with roles, passwords, sign-ins (what a session cookie stands for) with an idle and
+ * an absolute expiry, and API tokens. Knows nothing of HTTP: the HTTP layer turns a cookie or a
+ * bearer token into a call here and gets a user back, or nothing.
+ */
+import type { ApiToken, User } from '../../../sdk/src/generated/types.gen.js';
+import { DEFAULT_SCRYPT, decoyHash, hashPassword, needsRehash, type ScryptParams, verifyPassword } from './passwords.js';
+import { hashSecret, randomId, randomPassword, randomSecret } from './secrets.js';
+import {
+  AccountError,
+  type AccountStore,
+  type Role,
+  type SignInRecord,
+  type TokenRecord,
+  type UserPatch,
+  type UserRecord,
+} from './store.js';
+
+export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const MIN_PASSWORD = 8;
+export const MAX_PASSWORD = 200;
+/** What every API token's secret starts with, so a leaked one is easy to recognise (and scan for). */
+export const TOKEN_PREFIX = 'csk_';
+/** The first user's name. */
+export const FIRST_ADMIN = 'admin';
+
+export interface AccountsOptions {
+  store: AccountStore;
+  /** A sign-in unused this long ends. */
+  signInIdleMs: number;
+  /** A sign-in ends this long after it began, used or not. */
+  signInMaxMs: number;
+  scrypt?: ScryptParams;
+  now?: () => Date;
+  /** Last-use times are written at most this often per sign-in or token, not on every request. */
+  touchEveryMs?: number;
+}
+
+/** Who a request is from, once its credentials checked out. */
+export interface Principal {
+  user: User;
+  /** How they proved it, and which sign-in or token it was. */
+  via: { kind: 'signIn'; id: string } | { kind: 'token'; id: string };
+}
+
+export class Accounts {
+  readonly store: AccountStore;
+  readonly #idleMs: number;
+  readonly #maxMs: number;
+  readonly #scrypt: ScryptParams;
+  readonly #now: () => Date;
+  readonly #touchEveryMs: number;
+
+  constructor(options: AccountsOptions) {
+    this.store = options.store;
+    this.#idleMs = options.signInIdleMs;
+    this.#maxMs = options.signInMaxMs;
+    this.#scrypt = options.scrypt ?? DEFAULT_SCRYPT;
+    this.#now = options.now ?? (() => new Date());
+    this.#touchEveryMs = options.touchEveryMs ?? 60_000;
+  }
+
+  /**
+   * With no users yet, creates `admin` with `password` (or a generated one, returned so it can be
+   * shown once) and gives it the sessions `adopt` owned. Undefined when users exist.
+   */
+  async bootstrap(options: { password?: string; adopt: string }): Promise<{ username: string; password: string } | undefined> {
+    if ((await this.store.countUsers()) > 0) return undefined;
+    const password = options.password ?? randomPassword();
+    checkPassword(password);
+    const user = await this.#record(FIRST_ADMIN, 'admin', password);
+    return (await this.store.createFirstUser(user, options.adopt)) ? { username: FIRST_ADMIN, password } : undefined;
+  }
+
+  /** A new user; without `password` one is generated and returned once. */
+  async createUser(input: { username: string; role?: Role; password?: string }): Promise<{ user: User; password?: string }> {
+    if (!USERNAME.test(input.username)) {
+      throw new AccountError(
+        'invalid',
+        `A username is 1–64 letters, digits, ".", "_", "-" or "@", starting with a letter or digit.`,
+      );
+    }
+    const password = input.password ?? randomPassword();
+    checkPassword(password);
+    const record = await this.#record(input.username, input.role ?? 'user', password);
+    await this.store.createUser(record);
+    return { user: publicUser(record), ...(input.password === undefined && { password }) };
+  }
+
+  async listUsers(): Promise<User[]> {
+    return (await this.store.listUsers()).map(publicUser);
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const user = await this.store.getUser(id);
+    return user && publicUser(user);
+  }
+
+  async findUser(username: string): Promise<User | undefined> {
+    const user = await this.store.getUserByName(username);
+    return user && publicUser(user);
+  }
+
+  /** Disables, enables or changes the role of a user. Disabling ends their sign-ins at once. */
+  async updateUser(id: string, change: { disabled?: boolean; role?: Role }): Promise<User> {
+    const user = await this.#existing(id);
+    if ((change.disabled === true || change.role === 'user') && user.role === 'admin' && !user.disabled) {
+      await this.#keepAnAdmin(id);
+    }
+    const patch: UserPatch = { updatedAt: this.#iso() };
+    if (change.disabled !== undefined) patch.disabled = change.disabled;
+    if (change.role !== undefined) patch.role = change.role;
+    await this.store.updateUser(id, patch);
+    if (change.disabled) await this.store.deleteSignInsOf(id);
+    return publicUser({ ...user, ...patch });
+  }
+
+  /** Removes a user with their sign-ins and tokens; their stored sessions stay. */
+  async deleteUser(id: string): Promise<void> {
+    const user = await this.#existing(id);
+    if (user.role === 'admin' && !user.disabled) await this.#keepAnAdmin(id);
+    await this.store.deleteUser(id);
+  }
+
+  /** Sets a user's password (generated when not given, and returned) and ends their sign-ins. */
+  async setPassword(id: string, password?: string): Promise<string | undefined> {
+    await this.#existing(id);
+    const next = password ?? randomPassword();
+    checkPassword(next);
+    await this.store.updateUser(id, { passwordHash: await hashPassword(next, this.#scrypt), updatedAt: this.#iso() });
+    await this.store.deleteSignInsOf(id);
+    return password === undefined ? next : undefined;
+  }
+
+  /** The user's own change: false when `current` is wrong. Ends their other sign-ins. */
+  async changePassword(id: string, current: string, next: string, keepSignIn?: string): Promise<boolean> {
+    const user = await this.#existing(id);
+    if (!(await verifyPassword(current, user.passwordHash))) return false;
+    checkPassword(next);
+    await this.store.updateUser(id, { passwordHash: await hashPassword(next, this.#scrypt), updatedAt: this.#iso() });
+    await this.store.deleteSignInsOf(id, keepSignIn);
+    return true;
+  }
+
+  /** Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user. */
+  async signIn(username: string, password: string): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
+    const user = await this.store.getUserByName(username);
+    // Unknown users take as long as known ones, so timing does not tell which names exist.
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(this.#scrypt)));
+    if (!user || !matches || user.disabled) return undefined;
+    if (needsRehash(user.passwordHash, this.#scrypt)) {
+      await this.store.updateUser(user.id, { passwordHash: await hashPassword(password, this.#scrypt), updatedAt: this.#iso() });
+    }
+    const now = this.#now();
+    const secret = randomSecret();
+    const signIn: SignInRecord = {
+      id: randomId('sgn'),
+      userId: user.id,
+      secretHash: hashSecret(secret),
+      createdAt: now.toISOString(),
+      lastSeenAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.#maxMs).toISOString(),
+    };
+    await this.store.createSignIn(signIn);
+    return { user: publicUser(user), secret, expiresAt: signIn.expiresAt };
+  }
+
+  /** Who a session cookie's secret stands for; undefined once it ended, idled out, or its user is disabled. */
+  async authenticateSignIn(secret: string): Promise<Principal | undefined> {
+    const found = await this.store.findSignIn(hashSecret(secret));
+    if (!found || found.user.disabled) return undefined;
+    const { signIn, user } = found;
+    const now = this.#now().getTime();
+    if (now >= Date.parse(signIn.expiresAt) || now >= Date.parse(signIn.lastSeenAt) + this.#idleMs) {
+      await this.store.deleteSignIn(signIn.id);
+      return undefined;
+    }
+    if (now - Date.parse(signIn.lastSeenAt) >= this.#touchEveryMs) await this.store.touchSignIn(signIn.id, this.#iso());
+    return { user: publicUser(user), via: { kind: 'signIn', id: signIn.id } };
+  }
+
+  async signOut(signInId: string): Promise<void> {
+    await this.store.deleteSignIn(signInId);
+  }
+
+  /** A new API token; its secret is returned here only. */
+  async createToken(userId: string, name: string, expiresInDays?: number): Promise<ApiToken & { token: string }> {
+    await this.#existing(userId);
+    const now = this.#now();
+    const secret = randomSecret(TOKEN_PREFIX);
+    const record: TokenRecord = {
+      id: randomId('tok'),
+      userId,
+      name,
+      prefix: secret.slice(0, TOKEN_PREFIX.length + 4),
+      secretHash: hashSecret(secret),
+      createdAt: now.toISOString(),
+      ...(expiresInDays !== undefined && { expiresAt: new Date(now.getTime() + expiresInDays * 86_400_000).toISOString() }),
+    };
+    await this.store.createToken(record);
+    return { ...publicToken(record), token: secret };
+  }
+
+  async listTokens(userId: string): Promise<ApiToken[]> {
+    return (await this.store.listTokens(userId)).map(publicToken);
+  }
+
+  /** False when the user has no token by that id. */
+  revokeToken(userId: string, tokenId: string): Promise<boolean> {
+    return this.store.deleteToken(tokenId, userId);
+  }
+
+  /** Who a bearer token stands for; undefined when unknown, revoked, expired, or its user is disabled. */
+  async authenticateToken(secret: string): Promise<Principal | undefined> {
+    if (!secret.startsWith(TOKEN_PREFIX)) return undefined;
+    const found = await this.store.findToken(hashSecret(secret));
+    if (!found || found.user.disabled) return undefined;
+    const { token, user } = found;
+    const now = this.#now().getTime();
+    if (token.expiresAt !== undefined && now >= Date.parse(token.expiresAt)) return undefined;
+    if (token.lastUsedAt === undefined || now - Date.parse(token.lastUsedAt) >= this.#touchEveryMs) {
+      await this.store.touchToken(token.id, this.#iso());
+    }
+    return { user: publicUser(user), via: { kind: 'token', id: token.id } };
+  }
+
+  async #record(username: string, role: Role, password: string): Promise<UserRecord> {
+    const at = this.#iso();
+    return {
+      id: randomId('usr'),
+      username,
+      role,
+      passwordHash: await hashPassword(password, this.#scrypt),
+      disabled: false,
+      createdAt: at,
+      updatedAt: at,
+    };
+  }
+
+  async #existing(id: string): Promise<UserRecord> {
+    const user = await this.store.getUser(id);
+    if (!user) throw new AccountError('not_found', `No user "${id}".`);
+    return user;
+  }
+
+  /** Refuses a change that would leave no enabled admin: nobody could manage users any more. */
+  async #keepAnAdmin(leaving: string): Promise<void> {
+    const others = (await this.store.listUsers()).filter((u) => u.role === 'admin' && !u.disabled && u.id !== leaving);
+    if (others.length === 0) throw new AccountError('conflict', 'This is the last enabled admin; make another admin first.');
+  }
+
+  #iso(): string {
+    return this.#now().toISOString();
+  }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) {
+    throw new AccountError('invalid', `A password is ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
+  }
+}
+
+export function publicUser(user: UserRecord): User {
+  return { id: user.id, username: user.username, role: user.role, disabled: user.disabled, createdAt: user.createdAt };
+}
+
+function publicToken(token: TokenRecord): ApiToken {
+  return {
+    id: token.id,
+    name: token.name,
+    prefix: token.prefix,
+    createdAt: token.createdAt,
+    ...(token.lastUsedAt !== undefined && { lastUsedAt: token.lastUsedAt }),
+    ...(token.expiresAt !== undefined && { expiresAt: token.expiresAt }),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Where accounts persist: users, their sign-ins (the server side of a session cookie) and their API
+ * tokens. The session stores implement it (`sessions/sqlite/accounts.ts`, `sessions/postgres/accounts.ts`)
+ * in the same database and migrations as the sessions, and pass the same contract tests.
+ * Secrets are never stored: only their SHA-256 (sign-ins, tokens) or scrypt hash (passwords).
+ */
+
+export type Role = 'admin' | 'user';
+
+export interface UserRecord {
+  id: string;
+  /** As typed at creation; unique without case. */
+  username: string;
+  role: Role;
+  /** `scrypt$N$r$p$salt$hash`, see `passwords.ts`. */
+  passwordHash: string;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SignInRecord {
+  id: string;
+  userId: string;
+  /** SHA-256 (hex) of the cookie's secret. */
+  secretHash: string;
+  createdAt: string;
+  /** Last request made with it; the idle expiry counts from here. */
+  lastSeenAt: string;
+  /** The absolute expiry. */
+  expiresAt: string;
+}
+
+export interface TokenRecord {
+  id: string;
+  userId: string;
+  name: string;
+  /** The secret's first characters, to tell tokens apart. */
+  prefix: string;
+  /** SHA-256 (hex) of the secret. */
+  secretHash: string;
+  createdAt: string;
+  lastUsedAt?: string;
+  expiresAt?: string;
+}
+
+export type UserPatch = Partial<Pick<UserRecord, 'role' | 'disabled' | 'passwordHash'>> & { updatedAt: string };
+
+export interface AccountStore {
+  countUsers(): Promise<number>;
+  /**
+   * Creates the first user, only if there is none yet (false otherwise: another instance was first),
+   * and gives it every session owned by `adopt` (the owner of sessions from before accounts existed).
+   */
+  createFirstUser(user: UserRecord, adopt: string): Promise<boolean>;
+  /** Throws `AccountError('conflict')` when the username is taken (without case). */
+  createUser(user: UserRecord): Promise<void>;
+  getUser(id: string): Promise<UserRecord | undefined>;
+  getUserByName(username: string): Promise<UserRecord | undefined>;
+  /** Oldest first. */
+  listUsers(): Promise<UserRecord[]>;
+  /** False when there is no such user. */
+  updateUser(id: string, patch: UserPatch): Promise<boolean>;
+  /** Deletes the user with their sign-ins and tokens; false when there was none. */
+  deleteUser(id: string): Promise<boolean>;
+
+  createSignIn(signIn: SignInRecord): Promise<void>;
+  /** The sign-in with this secret hash, with its user. */
+  findSignIn(secretHash: string): Promise<{ signIn: SignInRecord; user: UserRecord } | undefined>;
+  touchSignIn(id: string, lastSeenAt: string): Promise<void>;
+  deleteSignIn(id: string): Promise<boolean>;
+  /** Ends every sign-in of the user, except `keep`; returns how many. */
+  deleteSignInsOf(userId: string, keep?: string): Promise<number>;
+
+  createToken(token: TokenRecord): Promise<void>;
+  /** The token with this secret hash, with its user. */
+  findToken(secretHash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined>;
+  /** The user's tokens, newest first. */
+  listTokens(userId: string): Promise<TokenRecord[]>;
+  touchToken(id: string, lastUsedAt: string): Promise<void>;
+  /** Deletes the token if it is the user's; false otherwise. */
+  deleteToken(id: string, userId: string): Promise<boolean>;
+}
+
+/** An account operation refused for a reason the caller can report (stable `code`). */
+export class AccountError extends Error {
+  constructor(
+    readonly code: 'conflict' | 'not_found' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+/** Usernames are compared without case: this is the form they are unique in. */
+export const foldUsername = (username: string): string => username.toLowerCase();

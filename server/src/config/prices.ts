@@ -1,0 +1,36 @@
+/** Model prices from `CONSILIUM_PRICES`; the debate engine prices usage with them (`debate/pricing.ts`). */
+import { ConfigError } from './slots.js';
+
+export interface Price {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** `provider/model` → price. */
+export type PriceTable = Readonly<Record<string, Price>>;
+
+/** Parses `CONSILIUM_PRICES`: `{"openai/gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}, …}`. */
+export function parsePrices(raw: string | undefined): PriceTable {
+  if (raw === undefined || raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (e) {
+    throw new ConfigError(`CONSILIUM_PRICES is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('CONSILIUM_PRICES must be an object of "provider/model": {inputPerMTok, outputPerMTok}');
+  }
+  const table: Record<string, Price> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const v = value as Partial<Price> | null;
+    const ok = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+    if (!/^[^/]+\/.+$/.test(key) || !v || !ok(v.inputPerMTok) || !ok(v.outputPerMTok)) {
+      throw new ConfigError(
+        `CONSILIUM_PRICES["${key}"] must be {"inputPerMTok": n, "outputPerMTok": n} with n >= 0, keyed "provider/model"`,
+      );
+    }
+    table[key] = { inputPerMTok: v.inputPerMTok!, outputPerMTok: v.outputPerMTok! };
+  }
+  return table;
+}

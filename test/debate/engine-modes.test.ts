@@ -1,0 +1,430 @@
+/**
+ * The engine's other modes and its accounting, over the providers' real adapters (msw): one model,
+ * all of them at once, a verdict from given answers, the session budget in tokens and dollars,
+ * cancellation, and what the verdict keeps of the model's provenance.
+ */
+import { HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import type { PriceTable } from '../../server/src/config/prices.js';
+import { slotsFromEnv } from '../../server/src/config/slots.js';
+import { DebateEngine } from '../../server/src/debate/engine.js';
+import { createSlotModel } from '../../server/src/debate/models.js';
+import {
+  answer,
+  type Call,
+  FaultNet,
+  finalJson,
+  INVALID_VERDICT,
+  LIVE_ENV,
+  PANEL,
+  prose,
+  type Responder,
+  type Stage,
+  verdictJson,
+} from './fault-providers.js';
+import { stallUntilAborted } from './wire.js';
+
+const net = new FaultNet();
+globalThis.AI_SDK_LOG_WARNINGS = false;
+const msw = setupServer(...net.handlers());
+beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => msw.close());
+
+const SLOTS = [1, 2, 3, 4, 5] as const;
+
+function engine(prices: PriceTable = {}) {
+  return new DebateEngine({
+    panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+    quorum: 3,
+    callTimeoutMs: 30_000,
+    maxRetries: 0,
+    prices,
+    owner: 'test',
+  });
+}
+
+const serverError: Responder = (_c, _r, p) => HttpResponse.json(p.errorBody(500, 'boom') as object, { status: 500 });
+const failing =
+  (slots: readonly number[], stage: Stage): Responder =>
+  (call, request, p) =>
+    slots.includes(call.slot) && call.stage === stage ? serverError(call, request, p) : undefined;
+
+/** Records the events of a run. */
+function recorder() {
+  const events: DebateEvent[] = [];
+  return { events, onLog: (log: { subscribe(l: (e: DebateEvent) => void): unknown }) => log.subscribe((e) => events.push(e)) };
+}
+const ended = (events: DebateEvent[]) => events.filter((e) => e.type === 'session.ended');
+
+function promptOf(call: Call): string {
+  const body = JSON.parse(call.body) as {
+    messages?: { role: string; content: string | { text: string }[] }[];
+    contents?: { role: string; parts: { text: string }[] }[];
+  };
+  const user = body.messages?.find((m) => m.role === 'user');
+  if (user) return typeof user.content === 'string' ? user.content : user.content.map((p) => p.text).join('');
+  return body
+    .contents!.find((c) => c.role === 'user')!
+    .parts.map((p) => p.text)
+    .join('');
+}
+
+describe('single and parallel', () => {
+  it('ask: one round, one answer, only that provider asked; a failure fails the session', async () => {
+    const e = engine();
+    const c = net.open();
+    const s = await e.ask(e.slotByProvider('google')!, c.question);
+    expect(s).toMatchObject({ mode: 'single', status: 'completed', roundsRequested: 1, missingSlots: [] });
+    expect(s.rounds.map((r) => [r.number, r.kind, r.answers.map((a) => [a.slot, a.text])])).toEqual([
+      [1, 'independent', [[4, prose(4, 1)]]],
+    ]);
+    expect(c.calls.map((x) => x.slot)).toEqual([4]);
+    expect(s.completedAt).toBe(s.updatedAt);
+    expect(e.slotByProvider('nobody')).toBeUndefined();
+
+    const bad = net.open(failing([4], 'round1'));
+    const f = await e.ask(e.slotByProvider('google')!, bad.question);
+    expect(f).toMatchObject({ status: 'failed', missingSlots: [4] });
+  });
+
+  it('parallel: every slot, or only those named; completed, partial or failed by how many answered', async () => {
+    const e = engine();
+    const all = net.open();
+    const s = await e.parallel(all.question, undefined);
+    expect(s).toMatchObject({ mode: 'parallel', status: 'completed', roundsRequested: 1 });
+    expect(s.rounds[0]!.answers.map((a) => a.slot)).toEqual([...SLOTS]);
+    expect(s.verdict).toBeUndefined();
+    expect(all.calls.filter((x) => x.stage !== 'round1')).toEqual([]);
+
+    const some = net.open();
+    const named = await e.parallel(some.question, [4, 2]);
+    expect(named.rounds[0]!.answers.map((a) => a.slot)).toEqual([2, 4]);
+    expect(some.calls.map((x) => x.slot).sort()).toEqual([2, 4]);
+
+    const partial = await e.parallel(net.open(failing([3], 'round1')).question, undefined);
+    expect(partial).toMatchObject({ status: 'partial', missingSlots: [3] });
+    const none = await e.parallel(net.open(failing([...SLOTS], 'round1')).question, undefined);
+    expect(none).toMatchObject({ status: 'failed', missingSlots: [...SLOTS] });
+  });
+
+  it('exposes the panel as public slot descriptions', () => {
+    expect(engine().slots.map((s) => [s.slot, s.provider])).toEqual(PANEL.map((p, i) => [i + 1, p.slot.provider]));
+  });
+});
+
+describe('budget', () => {
+  // Every healthy answer reports 20 input and 10 output tokens.
+  it('a token budget reached exactly at the end of round 1 stops there: partial, no verdict, named', async () => {
+    const e = engine();
+    const r = recorder();
+    const c = net.open();
+    const s = await e.deep(c.question, { rounds: 3, budget: { maxTokens: 150 }, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.rounds).toHaveLength(1);
+    expect(s.usage.totalTokens).toBe(150);
+    expect(s.verdict).toBeUndefined();
+    expect(s.consensus).toBeUndefined();
+    expect(c.calls.every((x) => x.stage === 'round1')).toBe(true);
+    expect(ended(r.events)).toMatchObject([{ status: 'partial', error: 'budget_exceeded: 150 tokens used, the budget is 150' }]);
+  });
+
+  it('a token budget one token higher lets round 2 start', async () => {
+    const c = net.open();
+    const s = await engine().deep(c.question, { rounds: 3, budget: { maxTokens: 151 } });
+    expect(s.status).toBe('partial');
+    expect(s.rounds.length).toBe(2);
+    expect(s.verdict).toBeUndefined();
+  });
+
+  it('a dollar budget, priced per model: stops when the cost reaches it; the cost is summed', async () => {
+    // $0.1 per input token: each answer costs $2, a round of five $10.
+    const prices = Object.fromEntries(
+      PANEL.map((p) => [`${p.slot.provider}/${p.slot.model}`, { inputPerMTok: 100_000, outputPerMTok: 0 }]),
+    );
+    const r = recorder();
+    const s = await engine(prices).deep(net.open().question, { rounds: 3, budget: { maxCostUsd: 10 }, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.rounds).toHaveLength(1);
+    expect(s.cost).toEqual({ usd: 10, priced: true });
+    expect(ended(r.events)[0]).toMatchObject({ error: 'budget_exceeded: $10.0000 spent, the budget is $10' });
+
+    const unpriced = await engine().parallel(net.open().question, [1]);
+    expect(unpriced.cost).toEqual({ usd: 0, priced: false });
+  });
+
+  it('no budget: the whole debate runs', async () => {
+    const s = await engine().deep(net.open().question, { rounds: 2, budget: {} });
+    expect(s.status).toBe('completed');
+  });
+});
+
+describe('cancellation', () => {
+  it('a run whose caller goes away mid-round ends cancelled, with no later round', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request) => {
+      if (call.slot !== 5) return undefined;
+      // Slot 5 holds its answer; once it is asked, the caller leaves.
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().deep(c.question, { rounds: 3, signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(c.calls.every((x) => x.stage === 'round1')).toBe(true);
+    expect(ended(r.events)).toMatchObject([{ status: 'cancelled' }]);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+});
+
+describe('a verdict from given answers (synthesis)', () => {
+  const given = [
+    { slot: 2 as const, text: 'Two says ship it.' },
+    { slot: 3 as const, round: 2, text: 'Three says wait.' },
+    { slot: 1 as const, text: 'One says measure.' },
+  ];
+
+  it('slot 1 writes it from the answers, grouped by round in round order', async () => {
+    const c = net.open();
+    const s = await engine().synthesizeAnswers(c.question, given);
+    expect(s).toMatchObject({ mode: 'synthesis', status: 'completed', roundsRequested: 1, rounds: [] });
+    expect(c.calls.map((x) => [x.slot, x.stage])).toEqual([[1, 'synthesis']]);
+    const prompt = promptOf(c.calls[0]!);
+    expect(prompt).toContain(
+      '## Round 1\n\nSlot 2 (openai) said:\n```text\nTwo says ship it.\n```\n\nSlot 1 (anthropic) said:\n```text\nOne says measure.\n```\n\n## Round 2\n\nSlot 3 (deepseek) said:\n```text\nThree says wait.\n```',
+    );
+    expect(prompt).toContain('There is no consensus report');
+    expect(s.verdict).toMatchObject({
+      format: 'structured',
+      synthesizer: { slot: 1, reason: 'default', participated: true },
+      degradation: { degraded: false, missingSlots: [], reasons: [] },
+      positionChanges: [],
+    });
+    expect(s.verdict?.synthesizer).not.toHaveProperty('fallbackFrom');
+  });
+
+  it('slot 1 failing: the next slot writes it, whatever it did before; the synthesizer may not have taken part', async () => {
+    const c = net.open(failing([1], 'synthesis'));
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 4, text: 'Only four spoke.' }]);
+    expect(c.calls.map((x) => x.slot)).toEqual([1, 2]);
+    expect(s.status).toBe('partial');
+    expect(s.verdict?.synthesizer).toEqual({
+      slot: 2,
+      provider: 'openai',
+      model: PANEL[1]!.slot.model,
+      reason: 'fallback',
+      participated: false,
+      fallbackFrom: 1,
+    });
+    expect(s.verdict?.degradation).toMatchObject({ degraded: true, missingSlots: [1] });
+  });
+
+  it('nobody can write it: failed; an unusable verdict twice over: partial with the raw text', async () => {
+    const none = await engine().synthesizeAnswers(net.open(failing([...SLOTS], 'synthesis')).question, given);
+    expect(none.status).toBe('failed');
+    expect(none.verdict).toBeUndefined();
+
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' || call.stage === 'repair' ? answer(p, request, call, INVALID_VERDICT) : undefined,
+    );
+    const raw = await engine().synthesizeAnswers(c.question, given);
+    expect(raw.status).toBe('partial');
+    expect(raw.verdict).toMatchObject({ format: 'unstructured', rawText: INVALID_VERDICT, degradation: { degraded: true } });
+    // One try and one repair, by slot 1 only: invalid output is not a reason to ask another slot.
+    expect(c.calls.map((x) => [x.slot, x.stage])).toEqual([
+      [1, 'synthesis'],
+      [1, 'repair'],
+    ]);
+  });
+
+  it('keeps only provenance that exists: slots that answered, rounds that happened, sorted and once', async () => {
+    const draft = {
+      ...JSON.parse(verdictJson(1)),
+      actions: {
+        P0: [{ title: 'Ship', rationale: 'Low risk.', supportingSlots: [3, 2, 2, 5], supportingRounds: [2, 1, 1, 4] }],
+        P1: [{ title: 'Measure', rationale: 'Know.', supportingSlots: [1], supportingRounds: [1] }],
+        P2: [],
+      },
+      dissent: [
+        { slots: [5], text: 'Nobody who spoke.' },
+        { slots: [4, 3], text: 'Three, and four who did not speak.' },
+      ],
+    };
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' ? answer(p, request, call, JSON.stringify(draft)) : undefined,
+    );
+    const s = await engine().synthesizeAnswers(c.question, given);
+    expect(s.verdict?.actions?.P0).toEqual([
+      { title: 'Ship', rationale: 'Low risk.', supportingSlots: [2, 3], supportingRounds: [1, 2] },
+    ]);
+    expect(s.verdict?.actions?.P1).toEqual([
+      { title: 'Measure', rationale: 'Know.', supportingSlots: [1], supportingRounds: [1] },
+    ]);
+    expect(s.verdict?.dissent).toEqual([{ slots: [3], text: 'Three, and four who did not speak.' }]);
+    expect(s.verdict).toMatchObject({ summary: draft.summary, answer: draft.answer, confidence: draft.confidence });
+  });
+});
+
+describe("the verdict's position changes", () => {
+  it("each slot's final change reason on one line, cut at 300 characters; a slot without a final position says so", async () => {
+    const long = `Changed\nbecause   of\tslot 3. ${'x'.repeat(400)}`;
+    const c = net.open((call, request, p) => {
+      if (call.stage !== 'final') return undefined;
+      if (call.slot === 5) return serverError(call, request, p);
+      if (call.slot !== 2) return undefined;
+      return answer(p, request, call, JSON.stringify({ ...JSON.parse(finalJson(2)), changeReason: long }));
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    const changes = s.verdict!.positionChanges;
+    expect(changes.map((x) => x.slot)).toEqual([...SLOTS]);
+    const two = changes.find((x) => x.slot === 2)!;
+    expect(two).toMatchObject({ changed: true, round: 2 });
+    expect(two.reason).toHaveLength(300);
+    expect(two.reason).toBe(`${`Changed because of slot 3. ${'x'.repeat(400)}`.slice(0, 299)}…`);
+    expect(changes.find((x) => x.slot === 1)).toEqual({
+      slot: 1,
+      changed: false,
+      round: 2,
+      reason: 'No critique changed the trade-off.',
+    });
+    expect(changes.find((x) => x.slot === 5)).toEqual({
+      slot: 5,
+      changed: false,
+      reason: 'No final position: the model did not complete the final round.',
+    });
+  });
+
+  it('a reason of exactly 300 characters is kept whole', async () => {
+    const exact = 'y'.repeat(300);
+    const c = net.open((call, request, p) =>
+      call.stage === 'final' && call.slot === 3
+        ? answer(p, request, call, JSON.stringify({ ...JSON.parse(finalJson(3)), changeReason: ` ${exact} ` }))
+        : undefined,
+    );
+    const s: Session = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict!.positionChanges.find((x) => x.slot === 3)?.reason).toBe(exact);
+  });
+});
+
+describe('what each call is given, and what the run reports as it goes', () => {
+  it('ask passes maxOutputTokens to the provider; latency is whole ms; deltas add up to the answer; events name the run', async () => {
+    const e = engine();
+    const r = recorder();
+    const c = net.open();
+    let running: Session | undefined;
+    const s = await e.ask(e.slotByProvider('anthropic')!, c.question, {
+      maxOutputTokens: 123,
+      onLog: (log, snapshot) => {
+        r.onLog(log);
+        log.subscribe((ev) => {
+          if (ev.type === 'answer.completed') running = snapshot();
+        });
+      },
+    });
+    expect((JSON.parse(c.calls[0]!.body) as { max_tokens: number }).max_tokens).toBe(123);
+    const a = s.rounds[0]!.answers[0]!;
+    expect(Number.isInteger(a.latencyMs)).toBe(true);
+    const deltas = r.events.flatMap((ev) => (ev.type === 'answer.delta' ? [ev.delta] : []));
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(a.text);
+    expect(r.events.find((ev) => ev.type === 'session.started')).toMatchObject({
+      mode: 'single',
+      question: c.question,
+      roundsRequested: 1,
+      slots: [{ slot: 1, provider: 'anthropic' }],
+    });
+    expect(r.events.find((ev) => ev.type === 'round.started')).toMatchObject({ round: 1, kind: 'independent', slots: [1] });
+    // A snapshot taken while running has the answer so far and no completion time.
+    expect(running).toMatchObject({ status: 'running', rounds: [{ answers: [{ slot: 1, text: a.text }] }] });
+    expect(running?.completedAt).toBeUndefined();
+  });
+
+  it('retries wait through the injected sleep, in rounds and for the verdict', async () => {
+    const waits: number[] = [];
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 30_000,
+      maxRetries: 1,
+      prices: {},
+      owner: 'test',
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const seen = new Set<string>();
+    // The first request of slot 2 in round 1 and of slot 1's verdict fail; the retries succeed.
+    const c = net.open((call, request, p) => {
+      const key = `${call.slot}/${call.stage}`;
+      if ((key === '2/round1' || key === '1/synthesis') && !seen.has(key)) {
+        seen.add(key);
+        return serverError(call, request, p);
+      }
+      return undefined;
+    });
+    const s = await e.deep(c.question, { rounds: 2 });
+    expect(s.status).toBe('completed');
+    expect(waits).toHaveLength(2);
+    expect(c.callsOf(2, 'round1')).toHaveLength(2);
+    expect(c.callsOf(1, 'synthesis')).toHaveLength(2);
+  });
+
+  it('a call past its deadline fails as a timeout', async () => {
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 400,
+      maxRetries: 0,
+      prices: {},
+      owner: 'test',
+    });
+    const c = net.open((call, request) => (call.slot === 3 ? stallUntilAborted(request, call.observed) : undefined));
+    const s = await e.parallel(c.question, [1, 3]);
+    expect(s.rounds[0]!.answers.find((a) => a.slot === 3)?.error?.code).toBe('timeout');
+    expect(s.status).toBe('partial');
+  });
+
+  it('a budget reached mid-round cuts off the calls still running, naming them budget_exceeded', async () => {
+    const r = recorder();
+    // Slot 5 holds its answer; the other four spend 120 tokens, the budget.
+    const c = net.open((call, request) => (call.slot === 5 ? stallUntilAborted(request, call.observed) : undefined));
+    const s = await engine().deep(c.question, { rounds: 3, budget: { maxTokens: 120 }, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.missingSlots).toEqual([5]);
+    expect(s.rounds[0]!.answers[4]!.error).toMatchObject({
+      code: 'budget_exceeded',
+      message: 'budget_exceeded: 120 tokens used, the budget is 120',
+    });
+    expect(c.callsOf(5, 'round1')[0]!.observed.aborted).toBe(true);
+    expect(ended(r.events)[0]).toMatchObject({ status: 'partial', error: 'budget_exceeded: 120 tokens used, the budget is 120' });
+  });
+
+  it("an invalid verdict whose repair fails outright keeps the first reply's raw text, unstructured", async () => {
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'synthesis') return answer(p, request, call, INVALID_VERDICT);
+      if (call.stage === 'repair') return serverError(call, request, p);
+      return undefined;
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({
+      format: 'unstructured',
+      rawText: INVALID_VERDICT,
+      synthesizer: { slot: 1 },
+      degradation: { degraded: true, missingSlots: [1], reasons: [{ slot: 1, round: 0, code: 'invalid_output' }] },
+    });
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(s.status).toBe('partial');
+  });
+
+  it('a debate stopped by the quorum keeps that reason even when no verdict can be written', async () => {
+    const r = recorder();
+    const c = net.open((call, request, p) =>
+      (call.stage === 'middle' && call.slot >= 3) || call.stage === 'synthesis' ? serverError(call, request, p) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 3, onLog: r.onLog });
+    expect(s.status).toBe('partial');
+    expect(s.verdict).toBeUndefined();
+    expect(ended(r.events)[0]).toMatchObject({ error: 'quorum_not_met: round 2 had 2 answers, the quorum is 3' });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * `npm run mutate [folder…]`: StrykerJS over each folder of `folders.ts` in turn (all by default),
+ * one mutant at a time (`concurrency: 1`: the machine is shared), incremental (a rerun tests only
+ * mutants whose code or tests changed), then the mutation score of each folder and how long it took.
+ * Reports: `reports/mutation/<folder>.json` (mutation-testing-report-schema) and `.html`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { FOLDERS } from './folders.js';
+
+interface Report {
+  files: Record<string, { mutants: { status: string }[] }>;
+}
+
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+
+const base = JSON.parse(readFileSync('test/mutation/stryker.config.json', 'utf8')) as Record<string, unknown>;
+delete base.$schema;
+const names = process.argv.slice(2);
+for (const name of names)
+  if (!(name in FOLDERS)) throw new Error(`No folder "${name}"; choose from ${Object.keys(FOLDERS).join(', ')}`);
+const rows: string[] = [];
+let failed = false;
+for (const name of names.length > 0 ? names : Object.keys(FOLDERS)) {
+  const folder = FOLDERS[name]!;
+  const started = Date.now();
+  // One configuration per folder: the shared settings plus what to mutate and where its reports go.
+  mkdirSync('reports/mutation', { recursive: true });
+  const config = `reports/mutation/${name}.stryker.json`;
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ...base,
+      mutate: folder.mutate,
+      incrementalFile: `reports/mutation/${name}.incremental.json`,
+      jsonReporter: { fileName: `reports/mutation/${name}.json` },
+      htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    }),
+  );
+  const args = ['stryker', 'run', config];
+  const run = spawnSync('npx', args, {
+    stdio: 'inherit',
+    env: { ...process.env, CONSILIUM_MUTATE_TESTS: folder.tests.join(',') },
+  });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (run.status !== 0) {
+    failed = true;
+    rows.push(`${name.padEnd(9)} Stryker exited with ${run.status} after ${seconds} s`);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8')) as Report;
+  const count = { detected: 0, undetected: 0, other: 0 };
+  for (const file of Object.values(report.files)) {
+    for (const m of file.mutants) {
+      if (DETECTED.has(m.status)) count.detected++;
+      else if (UNDETECTED.has(m.status)) count.undetected++;
+      else count.other++;
+    }
+  }
+  const score = (100 * count.detected) / Math.max(1, count.detected + count.undetected);
+  rows.push(
+    `${name.padEnd(9)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
+      `not valid ${count.other}  (${seconds} s)`,
+  );
+}
+console.log('\nMutation score per folder (killed or timed out / valid mutants):');
+for (const row of rows) console.log(`  ${row}`);
+if (failed) process.exitCode = 1;

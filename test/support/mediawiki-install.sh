@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# MediaWiki for the live-wiki tests: test/support/mediawiki.ts installs a throwaway wiki on SQLite
+# from Debian's `mediawiki` package (1.39.x) and serves it with PHP's built-in server on loopback.
+# When it is missing, installs it under CI=true or with --install; otherwise says how and leaves the
+# live-wiki tests to skip (they fail instead under CI=true). A no-op, in milliseconds, once installed.
+set -euo pipefail
+
+have_mediawiki() {
+  [ -f "${MW_INSTALL_PATH:-/usr/share/mediawiki}/maintenance/install.php" ] || return 1
+  command -v php >/dev/null || return 1
+  php -m 2>/dev/null | grep -qi '^pdo_sqlite$' || return 1
+  php -m 2>/dev/null | grep -qi '^intl$' || return 1
+  php -m 2>/dev/null | grep -qi '^mbstring$' || return 1
+  php -m 2>/dev/null | grep -qi '^xml$'
+}
+
+have_mediawiki && exit 0
+
+if [ "${1:-}" != "--install" ] && [ "${CI:-}" != "true" ]; then
+  echo "MediaWiki (or PHP with sqlite3, intl, mbstring, xml) not found: the live-wiki tests will be skipped." >&2
+  echo "Install it with: bash test/support/mediawiki-install.sh --install (Debian or Ubuntu; root or sudo)." >&2
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null; then
+  sudo="sudo"
+else
+  echo "Installing MediaWiki needs root or sudo." >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null; then
+  echo "No apt-get here: install MediaWiki 1.39 and php-cli, php-sqlite3, php-intl, php-mbstring, php-xml another way." >&2
+  exit 1
+fi
+echo "Installing MediaWiki and PHP from the distribution's packages..."
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+# The package recommends Apache; the tests serve the wiki with `php -S` instead.
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+  mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml
+have_mediawiki || { echo "The mediawiki package is installed, but PHP or its extensions are still missing." >&2; exit 1; }

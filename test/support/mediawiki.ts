@@ -1,0 +1,229 @@
+/**
+ * A real MediaWiki for tests: Debian's `mediawiki` package (1.39), installed as a throwaway wiki on
+ * SQLite with its own `maintenance/install.php`, seeded (pages, categories, redirects, templates,
+ * several revisions) and served on loopback by PHP's built-in server. No outbound traffic:
+ * InstantCommons and pingback are off.
+ *
+ * One wiki per test run: `mediawiki-global.ts` (vitest globalSetup) hands every test file the same
+ * scratch directory; the first file that calls {@link startMediaWiki} installs and serves the wiki
+ * there under a lock, the others reuse it; the globalSetup's teardown stops the server (`mediawiki-global.ts`). Nothing
+ * happens in runs that never ask for the wiki.
+ *
+ * Without MediaWiki the tests skip with the reason printed, except under `CI=true`, where they fail:
+ * CI must have it (`.ci/run` installs it with `test/support/mediawiki-install.sh`).
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const MW_INSTALL_PATH = process.env.MW_INSTALL_PATH ?? '/usr/share/mediawiki';
+
+export type MediaWikiAvailability = { available: true } | { available: false; reason: string };
+
+function availability(): MediaWikiAvailability {
+  const missing: string[] = [];
+  if (!existsSync(join(MW_INSTALL_PATH, 'maintenance/install.php'))) missing.push(`MediaWiki (${MW_INSTALL_PATH})`);
+  let modules = '';
+  try {
+    modules = execFileSync('php', ['-m'], { encoding: 'utf8' });
+  } catch {
+    missing.push('php');
+  }
+  for (const m of ['pdo_sqlite', 'intl', 'mbstring', 'xml']) {
+    if (modules && !new RegExp(`^${m}$`, 'mi').test(modules)) missing.push(`php-${m}`);
+  }
+  if (missing.length === 0) return { available: true };
+  const reason = `${missing.join(', ')} not found; install with: bash test/support/mediawiki-install.sh --install`;
+  if (process.env.CI === 'true') throw new Error(`CI=true: ${reason}`);
+  return { available: false, reason };
+}
+
+/** Decided when the test file loads, so `describe.skipIf(!mediawiki.available)` can use it. */
+export const mediawiki: MediaWikiAvailability = availability();
+if (!mediawiki.available) console.warn(`[mediawiki tests skipped] ${mediawiki.reason}`);
+
+/** The seeded pages: title → wikitext. Tests check merged results against these. */
+export const FRUITS = Array.from({ length: 12 }, (_, i) => `Fruit ${String(i + 1).padStart(2, '0')}`);
+export const REDIRECTS = ['Redirect 1', 'Redirect 2', 'Redirect 3'];
+export const SEED_PAGES: Readonly<Record<string, string>> = Object.freeze({
+  Apple: 'An apple. [[Category:Fruit]] [[Category:Red things]] {{Infobox|name=Apple}}',
+  'Template:Infobox': '<div class="infobox">{{{name}}}</div>',
+  'Category:Fruit': 'Things that grow on plants.',
+  'Talk:Apple': 'Talk about apples.',
+  ...Object.fromEntries(FRUITS.map((t) => [t, `${t}. {{Infobox|name=${t}}} [[Apple]] [[Category:Fruit]]`])),
+  ...Object.fromEntries(REDIRECTS.map((t) => [t, '#REDIRECT [[Apple]]'])),
+});
+/** A page with {@link HISTORY_REVISIONS} revisions, for revision continuation. */
+export const HISTORY_PAGE = 'History';
+export const HISTORY_REVISIONS = 7;
+
+export interface TestMediaWiki {
+  /** `http://127.0.0.1:<port>/api.php`. */
+  readonly api: string;
+  readonly server: string;
+  /** The admin account (sysop: has apihighlimits). */
+  readonly admin: { user: string; password: string };
+}
+
+/** The run's scratch directory (from the globalSetup), or one of this process's own outside vitest. */
+async function runDir(): Promise<string> {
+  try {
+    const { inject } = await import('vitest');
+    const dir = inject('mediawikiDir');
+    if (dir) return dir;
+  } catch {
+    // not under vitest
+  }
+  const dir = join(tmpdir(), `consilium-mw-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mkdir is atomic: the first caller holds the lock; a stale lock (a dead holder) is taken over after a while. */
+async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(dir, 'lock');
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - started > 120_000) throw new Error(`MediaWiki: lock ${lock} held for over 2 minutes`);
+      await sleep(100);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function php(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<string> {
+  if (input === undefined) {
+    const { stdout } = await run('php', args, { env, maxBuffer: 16 << 20 });
+    return stdout;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn('php', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`php ${args[0]} exited ${code}: ${err}${out}`))));
+    child.stdin.end(input);
+  });
+}
+
+async function install(dir: string, port: number): Promise<void> {
+  const server = `http://127.0.0.1:${port}`;
+  const wiki = join(dir, 'wiki');
+  for (const sub of ['db', 'conf', 'images', 'cache', 'seed']) mkdirSync(join(wiki, sub), { recursive: true });
+  const admin = { user: 'Admin', password: 'consilium-test-admin-pw' };
+  writeFileSync(join(wiki, 'pass'), admin.password);
+  const maintenance = (script: string) => join(MW_INSTALL_PATH, 'maintenance', script);
+  await php(
+    [
+      maintenance('install.php'),
+      '--dbtype=sqlite',
+      `--dbpath=${join(wiki, 'db')}`,
+      '--dbname=consilium',
+      `--server=${server}`,
+      '--scriptpath=',
+      `--confpath=${join(wiki, 'conf')}`,
+      `--passfile=${join(wiki, 'pass')}`,
+      '--lang=en',
+      'Consilium Test Wiki',
+      admin.user,
+    ],
+    { ...process.env },
+  );
+  const settings = join(wiki, 'conf', 'LocalSettings.php');
+  writeFileSync(
+    settings,
+    `${readFileSync(settings, 'utf8')}
+# Added by test/support/mediawiki.ts: no outbound traffic, writable directories of its own.
+$wgUseInstantCommons = false;
+$wgPingback = false;
+$wgUploadDirectory = ${JSON.stringify(join(wiki, 'images'))};
+$wgCacheDirectory = ${JSON.stringify(join(wiki, 'cache'))};
+$wgJobRunRate = 0;
+$wgShowExceptionDetails = true;
+`,
+  );
+  const env = { ...process.env, MW_CONFIG_FILE: settings };
+  const files = Object.entries(SEED_PAGES).map(([title, text], i) => {
+    // importTextFiles.php takes the title from the file name (without its extension).
+    const sub = join(wiki, 'seed', String(i));
+    mkdirSync(sub);
+    const file = join(sub, `${title}.txt`);
+    writeFileSync(file, text);
+    return file;
+  });
+  await php([maintenance('importTextFiles.php'), '--rc', '--user=Admin', ...files], env);
+  for (let n = 1; n <= HISTORY_REVISIONS; n++) {
+    await php([maintenance('edit.php'), '--user=Admin', `--summary=revision ${n}`, HISTORY_PAGE], env, `Revision ${n}.`);
+  }
+  await php([maintenance('runJobs.php'), '--quiet'], env);
+  writeFileSync(join(dir, 'installed.json'), JSON.stringify({ settings, admin }));
+}
+
+async function serve(dir: string, port: number): Promise<void> {
+  const { settings } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as { settings: string };
+  const child = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', MW_INSTALL_PATH], {
+    // Workers: test files may query it at once.
+    env: { ...process.env, MW_CONFIG_FILE: settings, PHP_CLI_SERVER_WORKERS: '4' },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  writeFileSync(join(dir, 'server.json'), JSON.stringify({ pid: child.pid, port }));
+  const url = `http://127.0.0.1:${port}/api.php?action=query&meta=siteinfo&format=json`;
+  const started = Date.now();
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 30_000) throw new Error(`MediaWiki: php -S on port ${port} did not answer within 30 s`);
+    await sleep(50);
+  }
+}
+
+/** The run's wiki: installed and served on first use, reused afterwards. */
+export async function startMediaWiki(): Promise<TestMediaWiki> {
+  if (!mediawiki.available) throw new Error(mediawiki.reason);
+  const dir = await runDir();
+  return withLock(dir, async () => {
+    if (!existsSync(join(dir, 'server.json'))) {
+      const port = await freePort();
+      if (!existsSync(join(dir, 'installed.json'))) await install(dir, port);
+      await serve(dir, port);
+    }
+    const { port } = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as { port: number };
+    const { admin } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as TestMediaWiki;
+    const server = `http://127.0.0.1:${port}`;
+    return { server, api: `${server}/api.php`, admin };
+  });
+}
