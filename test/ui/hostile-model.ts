@@ -22,10 +22,7 @@ export const HOSTILE_TEXT = `Here is my answer.\n\n${PAYLOADS.join('\n\n')}\n\nT
 
 export async function startHostileModel(): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
+    req.resume();
     req.on('end', () => {
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');

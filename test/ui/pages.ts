@@ -22,7 +22,7 @@ export async function ask(
   await page.waitForSelector('#question');
   await page.fill('#question', question);
   if (options.mode) await page.check(`input[name=mode][value=${options.mode}]`);
-  if (options.rounds) await page.selectOption('select', String(options.rounds));
+  if (options.rounds) await page.selectOption('#rounds', String(options.rounds));
   await page.click('form.ask-form button[type=submit]');
 }
 
@@ -41,7 +41,7 @@ export async function shownAnswers(page: Page): Promise<Record<string, string>> 
     Object.fromEntries(
       cards.map((card) => [
         `${card.getAttribute('data-round')}:${card.getAttribute('data-slot')}`,
-        (card.querySelector('.answer-text') as HTMLElement).innerText.trim(),
+        (card.querySelector('.answer-text') as HTMLElement).textContent!.trim(),
       ]),
     ),
   );

@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
 import { launchChromium, newContext } from './browser.js';
 import { HOSTILE_TEXT, startHostileModel } from './hostile-model.js';
+import { startLongModel } from './long-model.js';
 import { ask, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
 
 export const ARTIFACTS = join(ROOT, 'test/ui/artifacts');
-const AXE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 let server: UiServer;
+let panel: Awaited<ReturnType<typeof startLongModel>>;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let context: BrowserContext;
@@ -33,14 +34,27 @@ const api = (path: string, init: RequestInit = {}) =>
     headers: { cookie: adminCookie, origin: server.baseUrl, 'content-type': 'application/json', ...init.headers },
   });
 
-const norm = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** Text as read on screen: Markdown's syntax (fences, headings, emphasis, table rules) dropped, whitespace collapsed. */
+const norm = (text: string) =>
+  text
+    .replace(/```\w*/g, ' ')
+    .replace(/[*`]+/g, '')
+    .replace(/[#|>]+|(?<=\s|^)-{1,3}(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  [server, { browser, close: closeBrowser }] = await Promise.all([
-    startUiServer({ CONSILIUM_OFFLINE_TOKEN_MS: '3' }),
-    launchChromium(),
-  ]);
+  // Five live slots on a loopback model that streams (15 ms a piece), agrees on points and writes a verdict with actions
+  // (the offline stand-in claims neither).
+  panel = await startLongModel(400, { chunkDelayMs: 15 });
+  const slots: Record<string, string> = {};
+  for (const n of [1, 2, 3, 4, 5]) {
+    slots[`CONSILIUM_SLOT${n}_PROVIDER`] = `panel${n}`;
+    slots[`CONSILIUM_SLOT${n}_MODEL`] = `panel-model-${n}`;
+    slots[`CONSILIUM_SLOT${n}_BASE_URL`] = panel.baseUrl;
+  }
+  [server, { browser, close: closeBrowser }] = await Promise.all([startUiServer(slots), launchChromium()]);
   context = await newContext(browser);
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
@@ -49,6 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeBrowser?.();
   await server?.close();
+  await panel?.close();
 });
 
 describe('the web UI', () => {
@@ -111,7 +126,7 @@ describe('the web UI', () => {
     // The debate runs for another client (a script, another tab), so the reload ends only this page's watching.
     const started = await api('/consilium/deep/stream', {
       method: 'POST',
-      body: JSON.stringify({ question: 'Is a monorepo right for a team of five?', rounds: 2 }),
+      body: JSON.stringify({ question: 'Is a monorepo right for a team of five?', rounds: 3 }),
     });
     const reader = started.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
