@@ -181,6 +181,30 @@ describe('the web UI', () => {
     }
   });
 
+  it('asks a follow-up on a finished session: it runs in the same thread, which both sessions show', async () => {
+    await page.goto(`${server.baseUrl}/#/sessions/${debateId}`);
+    await waitForStatus(page, 'completed');
+    await page.fill('#follow-up', 'And how would we migrate the existing consumers?');
+    await page.selectOption('#follow-up-mode', 'parallel');
+    await page.click('button:has-text("Ask follow-up")');
+    await page.waitForURL((url) => url.hash.startsWith('#/sessions/ses_') && !url.hash.includes(debateId));
+    const followUpId = await sessionIdOf(page);
+    await page.waitForSelector(
+      '.session:not([data-status=running]):not([data-status=starting]) [data-testid=thread] li:nth-child(2)',
+    );
+    const thread = (await (await api(`/sessions/${followUpId}/thread`)).json()) as {
+      sessions: { id: string; question: string }[];
+    };
+    expect(thread.sessions.map((s) => s.id)).toEqual([debateId, followUpId]);
+    expect(await page.$$eval('[data-testid=thread] li', (items) => items.map((li) => li.textContent))).toEqual([
+      expect.stringContaining(QUESTION),
+      expect.stringContaining('migrate the existing consumers'),
+    ]);
+    await page.click(`[data-testid=thread] a[href="#/sessions/${debateId}"]`);
+    await waitForStatus(page, 'completed');
+    expect(await page.textContent('.question')).toContain('event sourcing');
+  });
+
   it('creates an API token, shows it once, and revokes it', async () => {
     await page.goto(`${server.baseUrl}/#/tokens`);
     await page.fill('form.row-form input:not([type=number])', 'ci-script');

@@ -6,7 +6,7 @@ import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
 import { useProviders } from './use-providers.js';
 
-type Mode = AskInput['mode'];
+type Mode = Exclude<AskInput['mode'], 'follow-up'>;
 
 /** The question form: the simple case is a question and a button; everything else sits under "Options". */
 export function Ask() {
@@ -18,6 +18,7 @@ export function Ask() {
   const [quorum, setQuorum] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
   const [maxCostUsd, setMaxCostUsd] = useState('');
+  const [earlyStop, setEarlyStop] = useState(false);
   const [slots, setSlots] = useState<number[] | undefined>();
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
@@ -45,6 +46,7 @@ export function Ask() {
         question: text,
         rounds,
         ...(quorum && { quorum: Number(quorum) }),
+        ...(earlyStop && { earlyStop }),
         ...(Object.keys(budget).length > 0 && { budget }),
       };
     }
@@ -148,6 +150,10 @@ export function Ask() {
                 <label>
                   Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
                   <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
+                </label>
+                <label class="radio">
+                  <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
+                  Stop early when no model changes its position
                 </label>
                 <label>
                   Token budget

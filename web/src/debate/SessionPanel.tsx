@@ -8,6 +8,7 @@ import { Exports } from './Exports.js';
 import { Markdown } from './Markdown.js';
 import { type AnswerView, isFinished, type RoundView, type SessionView, usageBySlot, usageOfRound } from './model.js';
 import type { Run } from './runner.js';
+import { ThreadPanel } from './Thread.js';
 
 const KIND_LABEL = { independent: 'independent answers', critique: 'critique', final: 'final positions' } as const;
 
@@ -54,6 +55,7 @@ export function SessionPanel({ run }: { run: Run }) {
       {view.consensus && <ConsensusMatrix view={view} />}
       {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
       {view.rounds.length > 0 && <UsageTable view={view} />}
+      {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
     </div>
   );
 }

@@ -4,9 +4,11 @@
  * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
  */
 import {
+  askFollowUp,
   askProvider,
   type DebateEvent,
   type DeepRequest,
+  type FollowUpRequest,
   listSessions,
   runParallel,
   streamDeepDebate,
@@ -37,7 +39,8 @@ export interface Run {
 export type AskInput =
   | { mode: 'single'; question: string; provider: string }
   | { mode: 'parallel'; question: string; slots?: number[] }
-  | ({ mode: 'deep' } & DeepRequest);
+  | ({ mode: 'deep' } & DeepRequest)
+  | { mode: 'follow-up'; parentId: string; request: FollowUpRequest };
 
 /**
  * Gives the main thread back when a burst of events (a replay of a long session arrives as a few big chunks) has kept
@@ -180,22 +183,25 @@ class Runner implements Run {
         if (this.view.id) return await this.follow(this.view.id);
         throw failed ?? new Error('The debate stream ended before it started.');
       }
-      // Single and parallel answer in one response; meanwhile their session streams like any other.
+      // Single, parallel and follow-ups answer in one response; meanwhile their session streams like any other.
       const startedAt = new Date(Date.now() - 1000).toISOString();
-      const request =
+      const question = input.mode === 'follow-up' ? input.request.question : input.question;
+      const request: Promise<{ sessionId?: string; id?: string }> =
         input.mode === 'single'
-          ? unwrap(askProvider({ client, path: { provider: input.provider }, body: { question: input.question }, signal }))
-          : unwrap(
-              runParallel({ client, body: { question: input.question, ...(input.slots && { slots: input.slots }) }, signal }),
-            );
+          ? unwrap(askProvider({ client, path: { provider: input.provider }, body: { question }, signal }))
+          : input.mode === 'parallel'
+            ? unwrap(runParallel({ client, body: { question, ...(input.slots && { slots: input.slots }) }, signal }))
+            : unwrap(askFollowUp({ client, path: { sessionId: input.parentId }, body: input.request, signal }));
       let found: string | undefined;
       const finder = (async () => {
         // The session id comes with the response; until then it is the newest running session asking this question.
         for (let i = 0; i < 50 && !found && !signal.aborted; i++) {
-          const page = await unwrap(listSessions({ client, query: { limit: 5, q: input.question.slice(0, 200) } })).catch(
+          const page = await unwrap(listSessions({ client, query: { limit: 5, q: question.slice(0, 200) } })).catch(
             () => undefined,
           );
-          const match = page?.items.find((s) => s.status === 'running' && s.mode === input.mode && s.createdAt >= startedAt);
+          const match = page?.items.find(
+            (s) => s.status === 'running' && (input.mode === 'follow-up' || s.mode === input.mode) && s.createdAt >= startedAt,
+          );
           if (match && !found) {
             found = match.id;
             onSessionId(match.id);
@@ -207,9 +213,9 @@ class Runner implements Run {
       })();
       const result = await request;
       if (!found) {
-        found = result.sessionId;
-        onSessionId(result.sessionId);
-        await this.follow(result.sessionId);
+        found = (result.sessionId ?? result.id)!;
+        onSessionId(found);
+        await this.follow(found);
       }
       await finder;
     } catch (err) {
