@@ -420,9 +420,7 @@ function UsageTable({ view }: { view: SessionView }) {
               {view.rounds.map((r) => (
                 <td key={r.number}>{formatTokens(usageOfRound(r).totalTokens)}</td>
               ))}
-              <td>
-                {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
-              </td>
+              <td>{formatTokens(view.usage?.totalTokens ?? [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0))}</td>
             </tr>
           </tfoot>
         </table>
