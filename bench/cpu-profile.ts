@@ -28,7 +28,7 @@ function area(url: string): string {
 export function summarize(profile: Profile, top = 25): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const areas = new Map<string, number>();
   const functions = new Map<string, number>();
