@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
 import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
-import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
+import { formatDate, formatTokens, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { Exports } from './Exports.js';
 import { Markdown } from './Markdown.js';
