@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
 import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
-import { formatDate, formatTokens, formatUsage } from '../format.js';
+import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { Exports } from './Exports.js';
 import { Markdown } from './Markdown.js';
@@ -425,6 +425,9 @@ function UsageTable({ view }: { view: SessionView }) {
           </tfoot>
         </table>
       </div>
+      <p>
+        Total: {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
+      </p>
       <p class="muted small">
         Tokens per model and round; cost is the session's total from the server's price table (≥ means some usage had no price).
       </p>
