@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askProvider,
-  createConsiliumClient,
+  type createConsiliumClient,
   type DebateEvent,
   runDeepDebate,
   runParallel,
@@ -23,7 +23,7 @@ let client: ReturnType<typeof createConsiliumClient>;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createConsiliumClient({ baseUrl: server.baseUrl });
+  client = server.client;
 });
 afterAll(() => server.close());
 
@@ -95,7 +95,7 @@ describe('POST /consilium/deep', () => {
     });
     expect(error).toBeUndefined();
     expect(schemas.zSession.safeParse(s).success).toBe(true);
-    expect(s!).toMatchObject({ mode: 'deep', roundsRequested: 3, status: 'completed', missingSlots: [], owner: 'local' });
+    expect(s!).toMatchObject({ mode: 'deep', roundsRequested: 3, status: 'completed', missingSlots: [], owner: server.user.id });
     expect(s!.promptVersion).toBe(PROMPT_VERSION);
     expect(s!.rounds.map((r) => [r.number, r.kind, r.answers.map((a) => a.slot)])).toEqual([
       [1, 'independent', SLOTS],
@@ -148,7 +148,7 @@ describe('POST /consilium/deep', () => {
     // Paced offline models: the fast slots finish and spend the budget while the slow ones still stream.
     const paced = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '3' });
     try {
-      const c = createConsiliumClient({ baseUrl: paced.baseUrl });
+      const c = paced.client;
       const { data: s } = await runDeepDebate({
         client: c,
         body: { question: 'How far can we go?', rounds: 3, budget: { maxTokens: 350 } },
@@ -220,7 +220,7 @@ describe('POST /consilium/deep/stream', () => {
   });
 
   it('sends each event with its seq as the SSE id and answers as text/event-stream', async () => {
-    const res = await fetch(`${server.baseUrl}/consilium/deep/stream`, {
+    const res = await server.fetch(`/consilium/deep/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'Short?', rounds: 2 }),
@@ -238,7 +238,7 @@ describe('POST /consilium/deep/stream', () => {
     const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20', CONSILIUM_SSE_HEARTBEAT_MS: '20' });
     try {
       const cancel = new AbortController();
-      const res = await fetch(`${slow.baseUrl}/consilium/deep/stream`, {
+      const res = await slow.fetch(`/consilium/deep/stream`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'Quiet?', rounds: 2 }),

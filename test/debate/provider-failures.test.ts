@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAccounts } from '../../server/src/accounts/open.js';
 import { loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
@@ -154,11 +155,14 @@ describe("the server's log", () => {
     const config = loadConfig(env);
     const sessions = await openSessions({ database: config.database, cacheSize: 5 });
     const logger = createLogger('warn', (line) => lines.push(JSON.parse(line)));
-    const app = createApp({ config, env, logger, version: 'test', sessions });
+    const accounts = openAccounts(sessions.store.accounts, config);
+    const { user } = await accounts.createUser({ username: 'ops', password: 'ops-password-for-tests' });
+    const { token } = await accounts.createToken(user.id, 'tests');
+    const app = createApp({ config, env, logger, version: 'test', sessions, accounts });
     try {
       const res = await app.request('http://127.0.0.1/ask/local-llm', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ question: 'Ship it?' }),
       });
       expect(res.status).toBe(502);

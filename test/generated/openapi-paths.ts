@@ -2226,7 +2226,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;
@@ -2253,7 +2253,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;
@@ -2300,7 +2300,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The user's id. */
+                /** @description A user's id. */
                 userId: components["schemas"]["UserId"];
             };
             cookie?: never;

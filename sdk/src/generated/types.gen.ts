@@ -1729,7 +1729,7 @@ export type DeleteUserData = {
     body?: never;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };
@@ -1779,7 +1779,7 @@ export type UpdateUserData = {
     body: UserUpdateRequest;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };
@@ -1829,7 +1829,7 @@ export type ResetUserPasswordData = {
     body: PasswordResetRequest;
     path: {
         /**
-         * The user's id.
+         * A user's id.
          */
         userId: UserId;
     };

@@ -353,7 +353,7 @@ export const zSession = z.object({
     earlyStop: z.optional(zEarlyStop)
 });
 
-export const zFollowUpRequest = z.object({
+export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.optional(z.enum([
         'single',

@@ -9,6 +9,8 @@ import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
 import type { Sessions } from '../sessions/sessions.js';
+import { accountHandlers } from './accounts.js';
+import { authenticate } from './auth.js';
 import { debateHandlers } from './debate.js';
 import { limitDebates } from './debate-limits.js';
 import { mountDocs } from './docs.js';
@@ -16,8 +18,7 @@ import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
-import { notImplemented } from './not-implemented.js';
-import { LOCAL_OWNER, ownerOf } from './owner.js';
+import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { problem, unfaithfulTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
@@ -88,6 +89,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       allowedHosts === '*',
     ),
   );
+  // Before the body is read: a request without valid credentials gets no further than its headers.
+  app.use(authenticate({ accounts: deps.accounts, publicOrigin }));
   const tooLarge = (c: Context) =>
     problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
   // A declared length is checked without touching `c.req.raw.body`: on @hono/node-server, reading that getter wraps the
@@ -119,19 +122,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       deps.config.rateLimits,
       ownerOf,
     ),
-    ...sessionHandlers({ sessions: deps.sessions, ownerOf, heartbeatMs: deps.config.sseHeartbeatMs }),
-    login: notImplemented('auth', 'Accounts arrive with authentication.'),
-    logout: notImplemented('auth', 'Accounts arrive with authentication.'),
-    getCurrentUser: notImplemented('auth', 'Accounts arrive with authentication.'),
-    listApiTokens: notImplemented('auth', 'API tokens arrive with authentication.'),
-    createApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
-    revokeApiToken: notImplemented('auth', 'API tokens arrive with authentication.'),
-    changePassword: notImplemented('auth', 'Accounts arrive with authentication.'),
-    listUsers: notImplemented('auth', 'Accounts arrive with authentication.'),
-    createUser: notImplemented('auth', 'Accounts arrive with authentication.'),
-    updateUser: notImplemented('auth', 'Accounts arrive with authentication.'),
-    deleteUser: notImplemented('auth', 'Accounts arrive with authentication.'),
-    resetUserPassword: notImplemented('auth', 'Accounts arrive with authentication.'),
+    ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
+    ...accountHandlers({ accounts: deps.accounts, publicOrigin, signInGuard: deps.signInGuard }),
   };
   registerContract(app, handlers);
 

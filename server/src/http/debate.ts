@@ -9,6 +9,7 @@ import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, DebateDeps } from './env.js';
+import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
@@ -160,7 +161,7 @@ export function debateHandlers({
       let question: string;
       let answers: SynthesisAnswer[];
       if (body.sessionId !== undefined) {
-        const source = await sessions.get(body.sessionId, ownerOf(c));
+        const source = await sessions.get(body.sessionId, scopeOf(c));
         if (!source) return problem(c, 404, 'not_found', { detail: `No session "${body.sessionId}".` });
         question = source.question;
         answers = source.rounds.flatMap((r) =>

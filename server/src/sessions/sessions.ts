@@ -69,7 +69,7 @@ export class Sessions {
   }
 
   /** The thread `id` belongs to, oldest first (a session without follow-ups is a thread of one). */
-  async thread(id: string, owner: string): Promise<Thread | undefined> {
+  async thread(id: string, owner: OwnerScope): Promise<Thread | undefined> {
     const session = await this.get(id, owner);
     if (!session) return undefined;
     if (!session.threadId) return { threadId: session.id, sessions: [summaryOf(session)] };

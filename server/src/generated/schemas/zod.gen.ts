@@ -453,7 +453,7 @@ export const zSession = z.object({
     earlyStop: zEarlyStop.optional()
 });
 
-export const zFollowUpRequest = z.object({
+export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.enum([
         'single',
