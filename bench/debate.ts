@@ -95,7 +95,8 @@ type DeepOptions = NonNullable<Parameters<DebateEngine['deep']>[1]>;
 
 /** The app's defaults (quorum, deadline, retries, prices), none read from this machine's environment. */
 function settings(panel: PanelSlot[]) {
-  const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent' });
+  // 500 debates at once from one owner: the rate limits would (rightly) refuse most of them.
+  const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_RATE_LIMITS: 'off' });
   return {
     config,
     engine: {

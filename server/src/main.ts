@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './config/log.js';
+import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
@@ -53,7 +54,7 @@ async function start(): Promise<void> {
     });
     if (config.logLevel !== 'silent') {
       console.log(
-        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n`,
+        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n${offlineBanner(config.slots)}`,
       );
     }
   });

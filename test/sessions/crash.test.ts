@@ -27,7 +27,7 @@ afterAll(async () => {
 
 async function start(): Promise<{ run: Run; baseUrl: string }> {
   // Paced offline models, so the kill lands while models are still answering.
-  const run = npmStart(envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '4' }));
+  const run = npmStart(envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '12' }));
   const [, baseUrl] = await waitForStdout(run, BANNER);
   return { run, baseUrl: baseUrl! };
 }

@@ -496,7 +496,12 @@ function buildQueryInto(
       options: moduleOptions,
     });
     warnings.push(...built.warnings);
-    if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
+    if (rules !== undefined && rules.length > 0) {
+      // The rules read the values as the module does (multi values split), for the parameters given.
+      const given: Record<string, unknown> = {};
+      for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
+      applyRules(use.spec, rules, given, use.prefix, options?.site);
+    }
     for (const k in built.params) {
       const v = built.params[k]!;
       const prev = params[k];

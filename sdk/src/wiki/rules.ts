@@ -31,6 +31,7 @@ export type ModuleRule = RuleBase &
     | { rule: 'continue'; param: string; parts: number }
     | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
+    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string } }
   );
 
 /** `catalogue/rules.json`: module name → its rules. */
@@ -45,6 +46,10 @@ function needs(rule: ModuleRule): { params: string[]; values: [string, string][]
   if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
   if (rule.when) params.push(rule.when.param);
   const values: [string, string][] = [];
+  if (rule.rule === 'requires') {
+    params.push(rule.requires.param);
+    if (rule.requires.equals !== undefined) values.push([rule.requires.param, rule.requires.equals]);
+  }
   if (rule.when) values.push([rule.when.param, rule.when.equals]);
   return { params, values };
 }
@@ -188,6 +193,27 @@ export function applyRules(
               rule,
             );
           }
+        }
+        break;
+      }
+      case 'requires': {
+        const { param, equals } = rule.requires;
+        const other = equals === undefined ? params[param] : readValue(params, settingsOf(param), param);
+        const met = equals === undefined ? isGiven(other) : String(other) === equals;
+        if (met) break;
+        const used = rule.params.find((p) => isGiven(params[p]));
+        if (used !== undefined) {
+          const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
+          fail(
+            'invalidparammix',
+            prefix + used,
+            `The "${prefix}${used}" parameter may only be used with "${need}".`,
+            spec,
+            rule,
+            {
+              with: need,
+            },
+          );
         }
         break;
       }

@@ -103,5 +103,11 @@ export const allpages: WikiModule<AllpagesParams, 'list', true> = defineModule({
       namespaceParam: 'namespace',
       source: "ApiQueryAllPages.php run(): titlePartToKey($params[...], $params['namespace'])",
     },
+    {
+      rule: 'requires',
+      params: ['prlevel'],
+      requires: { param: 'prtype' },
+      source: 'ApiQueryAllPages.php run(): prlevel without prtype → apierror-invalidparammix-mustusewith',
+    },
   ],
 });

@@ -64,7 +64,10 @@ export const imageusage: WikiModule<ImageusageParams, 'list', true> = defineModu
     {
       rule: 'title',
       params: ['title'],
-      source: "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle",
+      namespace: 6,
+      code: 'bad_image_title',
+      source:
+        'ApiBase::getTitleFromTitleOrPageId(): Title::newFromText or apierror-invalidtitle; ApiQueryBacklinks.php run(): imageusage root not in NS_FILE → apierror-imageusage-badtitle (bad_image_title)',
     },
   ],
 });

@@ -49,6 +49,12 @@ export const iwlinks: WikiModule<IwlinksParams, 'prop', false> = defineModule({
   ],
   rules: [
     {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'prefix' },
+      source: 'ApiQueryIWLinks.php execute(): title without prefix → apierror-invalidparammix-mustusewith',
+    },
+    {
       rule: 'max-one-of',
       params: ['url', 'prop'],
       source: "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",

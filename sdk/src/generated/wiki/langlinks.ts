@@ -55,6 +55,12 @@ export const langlinks: WikiModule<LanglinksParams, 'prop', false> = defineModul
   ],
   rules: [
     {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'lang' },
+      source: 'ApiQueryLangLinks.php execute(): title without lang → apierror-invalidparammix-mustusewith',
+    },
+    {
       rule: 'max-one-of',
       params: ['url', 'prop'],
       source: "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",
