@@ -56,6 +56,7 @@ import { createApp } from '../server/src/http/app.js';
 import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
+import { benchCaller } from './caller.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -262,11 +263,13 @@ async function firstToken(): Promise<void> {
   const calls: SimCall[] = [];
   const { config, engine: engineSettings } = settings(simPanel((call) => calls.push(call)));
   const sessions = await benchSessions();
+  const { accounts, authorization } = await benchCaller(sessions);
   const app = createApp({
     config,
     logger: createLogger('silent'),
     version: 'bench',
     sessions,
+    accounts,
     debate: { engine: new DebateEngine(engineSettings), sessions, ownerOf: () => LOCAL_OWNER },
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -286,7 +289,7 @@ async function firstToken(): Promise<void> {
       calls.length = 0;
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization },
         body: JSON.stringify({ question: QUESTION, rounds: ROUNDS }),
       });
       if (res.status !== 200) problems.push(`status ${res.status}`);
@@ -346,7 +349,7 @@ interface ServerReport {
   emitted: Record<string, number[]>;
 }
 type FromChild =
-  | { type: 'ready'; port: number; startRss: number }
+  | { type: 'ready'; port: number; startRss: number; authorization: string }
   | { type: 'pong'; t0: number; tc: number }
   | { type: 'reset'; idleRss: number }
   | ServerReport;
@@ -374,11 +377,13 @@ async function serveDebates(): Promise<void> {
   }
   const { config, engine } = settings(simPanel());
   const sessions = await benchSessions();
+  const { accounts, authorization } = await benchCaller(sessions);
   const app = createApp({
     config,
     logger: createLogger('silent'),
     version: 'bench',
     sessions,
+    accounts,
     debate: { engine: new TimedEngine(engine), sessions, ownerOf: () => LOCAL_OWNER },
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -431,7 +436,7 @@ async function serveDebates(): Promise<void> {
       });
     } else if (message.type === 'exit') server.close(() => process.exit(0));
   });
-  send({ type: 'ready', port: (server.address() as AddressInfo).port, startRss: process.memoryUsage().rss });
+  send({ type: 'ready', port: (server.address() as AddressInfo).port, startRss: process.memoryUsage().rss, authorization });
 }
 
 /** The child's next message of `type`, after sending `message` if one is given. */
@@ -466,7 +471,7 @@ interface StreamResult {
 }
 
 /** One streamed debate with `node:http`: every message parsed, checked and stamped with its chunk's arrival. */
-function streamDebate(port: number, agent: Agent, rounds: number): Promise<StreamResult> {
+function streamDebate(port: number, agent: Agent, rounds: number, authorization: string): Promise<StreamResult> {
   const body = JSON.stringify({ question: QUESTION, rounds });
   const start = performance.now();
   return new Promise((resolve) => {
@@ -483,7 +488,7 @@ function streamDebate(port: number, agent: Agent, rounds: number): Promise<Strea
         path: '/consilium/deep/stream',
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization },
       },
       (res) => {
         result.status = res.statusCode ?? 0;
@@ -566,7 +571,7 @@ async function concurrency(): Promise<void> {
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    const { port, startRss } = await Promise.race([
+    const { port, startRss, authorization } = await Promise.race([
       ask(child, undefined, 'ready'),
       exited.then(() => {
         throw new Error('the debate server exited before it was ready');
@@ -589,18 +594,20 @@ async function concurrency(): Promise<void> {
     }
 
     // Warm-up: the server's JIT and pools; then debates one at a time, the unloaded baseline.
-    await Promise.all(Array.from({ length: 50 }, () => streamDebate(port, agent, CONCURRENT_ROUNDS)));
+    await Promise.all(Array.from({ length: 50 }, () => streamDebate(port, agent, CONCURRENT_ROUNDS, authorization)));
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the warm-up's garbage collected before the baseline
     await ask(child, { type: 'reset' }, 'reset');
     const alone: StreamResult[] = [];
-    for (let i = 0; i < ALONE; i++) alone.push(await streamDebate(port, agent, CONCURRENT_ROUNDS));
+    for (let i = 0; i < ALONE; i++) alone.push(await streamDebate(port, agent, CONCURRENT_ROUNDS, authorization));
     const unloaded = latencies(alone, (await ask(child, { type: 'report' }, 'report')).emitted, offset);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     const { idleRss } = await ask(child, { type: 'reset' }, 'reset');
     const clientCpu = process.cpuUsage();
     const started = performance.now();
-    const results = await Promise.all(Array.from({ length: CONCURRENT }, () => streamDebate(port, agent, CONCURRENT_ROUNDS)));
+    const results = await Promise.all(
+      Array.from({ length: CONCURRENT }, () => streamDebate(port, agent, CONCURRENT_ROUNDS, authorization)),
+    );
     const loadMs = performance.now() - started;
     const clientUsed = process.cpuUsage(clientCpu);
     const server = await ask(child, { type: 'report' }, 'report');

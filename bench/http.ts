@@ -23,7 +23,7 @@ async function time(url: string, init?: RequestInit): Promise<number[]> {
 
 export async function benchHttp(): Promise<void> {
   const app = await startServer();
-  const health = await (await fetch(`${app.baseUrl}/health`)).text();
+  const health = await (await app.fetch(`/health`)).text();
   const bare: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(health);
@@ -33,7 +33,11 @@ export async function benchHttp(): Promise<void> {
   try {
     const baseline = percentile(await time(bareUrl), 50);
     const viaApp = percentile(await time(`${app.baseUrl}/health`), 50);
-    const badBody = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"question":"","rounds":9}' };
+    const badBody = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...app.headers },
+      body: '{"question":"","rounds":9}',
+    };
     const rejected = percentile(await time(`${app.baseUrl}/consilium/deep`, badBody), 50);
     report('http: bare node:http GET p50 (baseline)', baseline, 'ms');
     report('http: app GET /health p50', viaApp, 'ms', `${(viaApp / baseline).toFixed(2)}x baseline`);

@@ -24,11 +24,11 @@ import { percentile, report } from './stats.js';
 
 const GETS = 2_000;
 
-async function timeGets(urls: string[]): Promise<number[]> {
+async function timeGets(urls: string[], headers: Record<string, string> = {}): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < GETS + 200; i++) {
     const start = performance.now();
-    const res = await fetch(urls[i % urls.length]!);
+    const res = await fetch(urls[i % urls.length]!, { headers });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`GET ${urls[i % urls.length]} answered ${res.status}`);
     if (i >= 200) samples.push(performance.now() - start);
@@ -42,7 +42,7 @@ async function cachedVersusUncached(): Promise<void> {
     const ids: string[] = [];
     // 3-round debates: real sessions of 15 answers, a consensus and a verdict (~20 KB of JSON each).
     for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${server.baseUrl}/consilium/deep`, {
+      const res = await server.fetch('/consilium/deep', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: `Bench question ${i}: cache or not?`, rounds: 3 }),
@@ -53,7 +53,7 @@ async function cachedVersusUncached(): Promise<void> {
     const recent = ids.slice(-10).map(url);
     // 150 sessions read in turn through a cache of 50: each read has been evicted since its last one.
     const evicted = ids.slice(0, 150).map(url);
-    const body = await (await fetch(recent[0]!)).text();
+    const body = await (await fetch(recent[0]!, { headers: server.headers })).text();
     const bare: Server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
@@ -62,8 +62,8 @@ async function cachedVersusUncached(): Promise<void> {
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
     try {
       const baseline = percentile(await timeGets([bareUrl]), 50);
-      const cached = percentile(await timeGets(recent), 50);
-      const uncached = percentile(await timeGets(evicted), 50);
+      const cached = percentile(await timeGets(recent, server.headers), 50);
+      const uncached = percentile(await timeGets(evicted, server.headers), 50);
       report('sessions: bare node:http GET, same bytes (baseline)', baseline, 'ms', `${(body.length / 1024).toFixed(1)} KB body`);
       report(
         'sessions: GET /sessions/{id} cached p50',
@@ -84,7 +84,7 @@ async function cachedVersusUncached(): Promise<void> {
 async function recordedSteps(): Promise<Step[]> {
   const server = await startServer();
   try {
-    const res = await fetch(`${server.baseUrl}/consilium/deep`, {
+    const res = await server.fetch('/consilium/deep', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'What does a debate write?', rounds: 3 }),

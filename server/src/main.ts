@@ -2,9 +2,13 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 // Imported rather than read at run time, so the bundle `npm start` runs carries it.
 import packageJson from '../../package.json' with { type: 'json' };
+import { openAccounts } from './accounts/open.js';
+import { AccountError } from './accounts/store.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './config/log.js';
+import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
+import { LOCAL_OWNER } from './http/owner.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -40,7 +44,27 @@ async function start(): Promise<void> {
     console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
     process.exit(1);
   }
-  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions });
+  const accounts = openAccounts(sessions.store.accounts, config);
+  try {
+    const adminPassword = process.env.CONSILIUM_ADMIN_PASSWORD || undefined;
+    const created = await accounts.bootstrap({ ...(adminPassword && { password: adminPassword }), adopt: LOCAL_OWNER });
+    if (created) {
+      // Printed whatever the log level: it is shown this once, and stored only hashed.
+      console.log(
+        adminPassword
+          ? `\nFirst run: created the account "${created.username}" with the password in CONSILIUM_ADMIN_PASSWORD.\n`
+          : `\nFirst run: created the account "${created.username}".\n  username: ${created.username}\n  password: ${created.password}\n` +
+              '  It is shown only this once; change it with POST /auth/password (or npm run users -- reset-password admin).\n',
+      );
+    }
+  } catch (err) {
+    if (err instanceof AccountError) {
+      console.error(`consilium: configuration error: CONSILIUM_ADMIN_PASSWORD: ${err.message}`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts });
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
@@ -53,7 +77,7 @@ async function start(): Promise<void> {
     });
     if (config.logLevel !== 'silent') {
       console.log(
-        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n`,
+        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n${offlineBanner(config.slots)}`,
       );
     }
   });

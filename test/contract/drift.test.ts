@@ -9,7 +9,7 @@ let served: Record<string, unknown>;
 
 beforeAll(async () => {
   server = await startServer();
-  const res = await fetch(`${server.baseUrl}/openapi.json`);
+  const res = await server.fetch(`/openapi.json`);
   expect(res.status).toBe(200);
   served = (await res.json()) as Record<string, unknown>;
 });

@@ -8,7 +8,7 @@ it('serves the contract when the SDK schemas load before the server', async () =
   const { startServer } = await import('../support/server.js');
   const server = await startServer();
   try {
-    const res = await fetch(`${server.baseUrl}/openapi.json`);
+    const res = await server.fetch(`/openapi.json`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { components: { schemas: Record<string, unknown> } };
     expect(Object.keys(doc.components.schemas)).toContain('Problem');

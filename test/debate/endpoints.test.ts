@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askProvider,
-  createConsiliumClient,
+  type createConsiliumClient,
   type DebateEvent,
   runDeepDebate,
   runParallel,
@@ -23,7 +23,7 @@ let client: ReturnType<typeof createConsiliumClient>;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createConsiliumClient({ baseUrl: server.baseUrl });
+  client = server.client;
 });
 afterAll(() => server.close());
 
@@ -95,7 +95,7 @@ describe('POST /consilium/deep', () => {
     });
     expect(error).toBeUndefined();
     expect(schemas.zSession.safeParse(s).success).toBe(true);
-    expect(s!).toMatchObject({ mode: 'deep', roundsRequested: 3, status: 'completed', missingSlots: [], owner: 'local' });
+    expect(s!).toMatchObject({ mode: 'deep', roundsRequested: 3, status: 'completed', missingSlots: [], owner: server.user.id });
     expect(s!.promptVersion).toBe(PROMPT_VERSION);
     expect(s!.rounds.map((r) => [r.number, r.kind, r.answers.map((a) => a.slot)])).toEqual([
       [1, 'independent', SLOTS],
@@ -148,7 +148,7 @@ describe('POST /consilium/deep', () => {
     // Paced offline models: the fast slots finish and spend the budget while the slow ones still stream.
     const paced = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '3' });
     try {
-      const c = createConsiliumClient({ baseUrl: paced.baseUrl });
+      const c = paced.client;
       const { data: s } = await runDeepDebate({
         client: c,
         body: { question: 'How far can we go?', rounds: 3, budget: { maxTokens: 350 } },
@@ -220,7 +220,7 @@ describe('POST /consilium/deep/stream', () => {
   });
 
   it('sends each event with its seq as the SSE id and answers as text/event-stream', async () => {
-    const res = await fetch(`${server.baseUrl}/consilium/deep/stream`, {
+    const res = await server.fetch(`/consilium/deep/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'Short?', rounds: 2 }),
@@ -238,7 +238,7 @@ describe('POST /consilium/deep/stream', () => {
     const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20', CONSILIUM_SSE_HEARTBEAT_MS: '20' });
     try {
       const cancel = new AbortController();
-      const res = await fetch(`${slow.baseUrl}/consilium/deep/stream`, {
+      const res = await slow.fetch(`/consilium/deep/stream`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'Quiet?', rounds: 2 }),
@@ -299,5 +299,28 @@ describe('POST /synthesize', () => {
     const unknown = await synthesizeVerdict({ client, body: { sessionId: 'ses_01M80YFWXVJZJS70E42W7PHDXP' } });
     expect(unknown.response.status).toBe(404);
     expect(unknown.error).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('the offline default', () => {
+  it('says it is a stand-in, carries no judgement-like numbers, and its export names the offline slots', async () => {
+    const { data: s } = await runDeepDebate({ client, body: { question: 'Monorepo or many repos?', rounds: 3 } });
+    for (const answer of s!.rounds.flatMap((r) => r.answers)) {
+      expect(answer.offline).toBe(true);
+      expect(answer.text).toMatch(/^\[Offline stand-in for slot \d \(\w+\): no (model was asked|position)/);
+      expect(answer.text).toContain(`Round ${answer.round}`);
+    }
+    const verdict = s!.verdict!;
+    expect(verdict.confidence).toBeUndefined();
+    expect(verdict.actions).toEqual({ P0: [], P1: [], P2: [] });
+    expect(verdict.summary).toMatch(/^No verdict: the synthesizer, slot 1 \(anthropic\), is an offline stand-in/);
+    expect(s!.consensus).toMatchObject({ agreements: [], disagreements: [] });
+
+    const res = await fetch(`${server.baseUrl}/sessions/${s!.id}/export/markdown`);
+    const markdown = await res.text();
+    expect(markdown).toContain(
+      '- Offline: slot 1, slot 2, slot 3, slot 4, slot 5 answered with the built-in offline stand-in, not a model',
+    );
+    expect(markdown).not.toMatch(/confidence/i);
   });
 });

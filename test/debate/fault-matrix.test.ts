@@ -426,7 +426,7 @@ describe('POST /consilium/deep/stream over the real HTTP server, five live slots
         const frames = p.frames(deltas, USAGE);
         return sseResponse(request, frames, { stallAfter: framesThrough(frames, deltas[0]!) }, call.observed);
       });
-      const res = await fetch(`${server.baseUrl}${STREAM_PATH}`, {
+      const res = await server.fetch(`${STREAM_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({ question: c.question, rounds: 3 }),
@@ -459,7 +459,7 @@ describe('POST /consilium/deep/stream over the real HTTP server, five live slots
       // The run stopped there: nothing asked the providers for another round or a verdict.
       expect(c.calls).toHaveLength(5);
 
-      const health = await fetch(`${server.baseUrl}/health`);
+      const health = await server.fetch(`/health`);
       expect(health.status).toBe(200);
     } finally {
       client.abort();
@@ -493,7 +493,7 @@ describe('POST /consilium/deep/stream over the real HTTP server, five live slots
     });
     const client = new AbortController();
     try {
-      const res = await fetch(`${server.baseUrl}${STREAM_PATH}`, {
+      const res = await server.fetch(`${STREAM_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({ question: c.question, rounds: 3 }),

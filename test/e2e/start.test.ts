@@ -12,6 +12,8 @@ import {
   type Run,
   running,
   runs,
+  type SignedIn,
+  signIn,
   stop,
   WAIT_MS,
   waitForExit,
@@ -23,6 +25,7 @@ import {
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const BANNER = /Consilium (\S+) is serving (http:\/\/127\.0\.0\.1:(\d+))\n/;
 const SECRET = 'sk-ant-e2e-secret-do-not-print';
+const FIRST_RUN = /First run: created the account "admin"\.\n {2}username: admin\n {2}password: (\S+)\n/;
 
 let dataDir: string;
 
@@ -45,10 +48,12 @@ afterAll(async () => {
 describe('npm start', () => {
   let run: Run;
   let baseUrl: string;
+  let admin: SignedIn;
+  let password: string;
   const requestIds: string[] = [];
 
   const get = async (path: string) => {
-    const res = await fetch(`${baseUrl}${path}`);
+    const res = await admin.fetch(path);
     requestIds.push(res.headers.get('x-request-id') ?? '');
     return res;
   };
@@ -59,12 +64,28 @@ describe('npm start', () => {
     expect(bannerVersion).toBe(version);
     expect(Number(port)).toBeGreaterThan(0);
     baseUrl = url!;
+    password = FIRST_RUN.exec(run.stdout)?.[1] ?? '';
+    // The first-run credentials work: a cookie sign-in, and an API token made with it.
+    admin = await signIn(baseUrl, 'admin', password);
+  });
+
+  it("prints the first admin's one-time password once, before it serves", () => {
+    expect(password).toMatch(/^[0-9A-Za-z]{24}$/);
+    expect(run.stdout.indexOf('First run')).toBeLessThan(run.stdout.search(BANNER));
+    expect(run.stdout.split(password)).toHaveLength(2);
   });
 
   afterAll(() => (run ? stop(run) : undefined));
 
   it('prints the banner with the health, providers and contract URLs', () => {
     for (const path of ['/health', '/providers', '/openapi.json']) expect(run.stdout).toContain(`${baseUrl}${path}`);
+  });
+
+  it('says in the banner which slots are offline and how to make each live', () => {
+    expect(run.stdout).toContain('Slots 2, 3, 4, 5 are OFFLINE');
+    expect(run.stdout).toContain('slot 2 (openai): OPENAI_API_KEY=...');
+    expect(run.stdout).not.toContain('ANTHROPIC_API_KEY=');
+    expect(run.stdout).toMatch(/CONSILIUM_SLOT2_BASE_URL=http:\/\/127\.0\.0\.1:11434\/v1/);
   });
 
   it('serves /health', async () => {
@@ -123,7 +144,7 @@ describe('npm start', () => {
 
   it('streams a debate from the offline models as it happens', async () => {
     const cancel = new AbortController();
-    const res = await fetch(`${baseUrl}/consilium/deep/stream`, {
+    const res = await admin.fetch('/consilium/deep/stream', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'Is this running?', rounds: 2 }),
@@ -151,7 +172,7 @@ describe('npm start', () => {
     let items: { question: string; status: string }[] = [];
     // The hang-up cancels the debate; its end is written as soon as its calls have stopped.
     for (let i = 0; i < 50; i++) {
-      const res = await fetch(`${baseUrl}/sessions?q=is%20this%20running`);
+      const res = await admin.fetch('/sessions?q=is%20this%20running');
       requestIds.push(res.headers.get('x-request-id') ?? '');
       expect(res.status).toBe(200);
       items = ((await res.json()) as { items: typeof items }).items;
@@ -162,16 +183,19 @@ describe('npm start', () => {
     expect(existsSync(join(dataDir, 'consilium.db'))).toBe(true);
   });
 
-  it('answers an operation it does not provide yet with a 501 problem', async () => {
+  it('knows the signed-in admin, and refuses a request without credentials', async () => {
+    const me = await get('/auth/me');
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ username: 'admin', role: 'admin', disabled: false });
     const res = await fetch(`${baseUrl}/auth/me`);
     requestIds.push(res.headers.get('x-request-id') ?? '');
-    expect(res.status).toBe(501);
+    expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(await res.json()).toMatchObject({ code: 'not_implemented', capability: 'auth', instance: '/auth/me' });
+    expect(await res.json()).toMatchObject({ code: 'unauthorized', instance: '/auth/me' });
   });
 
   it('logs JSON lines: the start, then one line per request with its requestId', async () => {
-    await waitForStdout(run, /"path":"\/auth\/me"/);
+    await waitForStdout(run, /"path":"\/auth\/me","status":401/);
     const records = logRecords(run);
     expect(records[0]).toMatchObject({
       level: 'info',
@@ -180,14 +204,25 @@ describe('npm start', () => {
       version,
       slots: ['1:anthropic:live', '2:openai:offline', '3:deepseek:offline', '4:google:offline', '5:xai:offline'],
     });
-    const requests = records.filter((r) => r.msg === 'request');
+    // The sign-in's two requests first (the test's own, not counted in requestIds).
+    const requests = records.filter((r) => r.msg === 'request').slice(2);
+    expect(
+      records
+        .filter((r) => r.msg === 'request')
+        .slice(0, 2)
+        .map((r) => [r.method, r.path, r.status]),
+    ).toEqual([
+      ['POST', '/auth/login', 200],
+      ['POST', '/auth/tokens', 201],
+    ]);
     expect(requests.map((r) => [r.method, r.path, r.status])).toEqual([
       ['GET', '/health', 200],
       ['GET', '/providers', 200],
       ['GET', '/openapi.json', 200],
       ['POST', '/consilium/deep/stream', 200],
-      ...requestIds.slice(4, -1).map(() => ['GET', '/sessions', 200]),
-      ['GET', '/auth/me', 501],
+      ...requestIds.slice(4, -2).map(() => ['GET', '/sessions', 200]),
+      ['GET', '/auth/me', 200],
+      ['GET', '/auth/me', 401],
     ]);
     expect(requests.map((r) => r.requestId)).toEqual(requestIds);
     for (const r of records) expect(new Date(r.time as string).toISOString()).toBe(r.time);

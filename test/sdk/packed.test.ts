@@ -308,7 +308,7 @@ describe('the packed @consilium/sdk', () => {
       join(consumer, 'smoke.mjs'),
       `import { createConsiliumClient, getHealth, listProviders, runDeepDebate, schemas } from '@consilium/sdk';
 
-const client = createConsiliumClient({ baseUrl: process.env.CONSILIUM_BASE_URL, token: 'consumer-token' });
+const client = createConsiliumClient({ baseUrl: process.env.CONSILIUM_BASE_URL, token: process.env.CONSILIUM_TOKEN });
 const health = await getHealth({ client });
 const providers = await listProviders({ client });
 const bad = await runDeepDebate({ client, body: { question: '', rounds: 9 } });
@@ -328,7 +328,12 @@ console.log(JSON.stringify({
 `,
     );
     const { stdout } = await step('node', () =>
-      run(process.execPath, ['smoke.mjs'], consumer, consumerEnv({ CONSILIUM_BASE_URL: server.baseUrl })),
+      run(
+        process.execPath,
+        ['smoke.mjs'],
+        consumer,
+        consumerEnv({ CONSILIUM_BASE_URL: server.baseUrl, CONSILIUM_TOKEN: server.token }),
+      ),
     );
     const out = JSON.parse(stdout.trim());
 

@@ -57,7 +57,7 @@ describe('the SDK against a server with no provider keys', () => {
   afterAll(() => server.close());
 
   it('getHealth returns a typed, validated Health', async () => {
-    const client = createConsiliumClient({ baseUrl: server.baseUrl });
+    const client = server.client;
     const result = await getHealth({ client });
 
     expectTypeOf(result.data).toEqualTypeOf<Health | undefined>();
@@ -69,7 +69,7 @@ describe('the SDK against a server with no provider keys', () => {
   });
 
   it('listProviders returns the five default slots in order, all offline', async () => {
-    const client = createConsiliumClient({ baseUrl: server.baseUrl });
+    const client = server.client;
     const { data, error, response } = await listProviders({ client });
 
     expectTypeOf(data).toEqualTypeOf<ProviderCatalogue | undefined>();
@@ -96,7 +96,7 @@ describe('the SDK against a server with no provider keys', () => {
       const body = { ...((await real.json()) as object), status: 'degraded' };
       return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
     };
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: tampering });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: tampering });
     await expect(getHealth({ client })).rejects.toMatchObject({
       name: expect.stringMatching(/ZodError$/), // zod/mini's is `$ZodError`
       issues: [expect.objectContaining({ path: ['status'] })],
@@ -105,7 +105,7 @@ describe('the SDK against a server with no provider keys', () => {
 
   it('runDeepDebate with a bad body gets a 400 validation Problem naming each field', async () => {
     const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
     // Both values type-check (the contract's bounds are not in the TS types); the server refuses them.
     const body: DeepRequest = { question: '', rounds: 9 };
     const result = await runDeepDebate({ client, body });
@@ -142,7 +142,7 @@ describe('the SDK against a server with no provider keys', () => {
 
   it('streamDeepDebate with a bad body is refused with 400 before any event', async () => {
     const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
     const sseErrors: unknown[] = [];
     const { stream } = await streamDeepDebate({
       client,
@@ -161,7 +161,7 @@ describe('the SDK against a server with no provider keys', () => {
 
   it('sends the token as Authorization: Bearer on operations that declare bearer security, and only there', async () => {
     const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: 'cst_test_token', fetch: recorder.fetch });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
 
     await getHealth({ client });
     await runDeepDebate({ client, body: { question: 'Tea or coffee?' } });
@@ -177,7 +177,7 @@ describe('the SDK against a server with no provider keys', () => {
 
     for (const path of ['/consilium/deep', '/consilium/deep/stream']) {
       const { headers } = exchangeFor(recorder.exchanges, path).request;
-      expect(headers.get('authorization'), path).toBe('Bearer cst_test_token');
+      expect(headers.get('authorization'), path).toBe(`Bearer ${server.token}`);
       // These operations also accept the `consilium_session` cookie; the API token must not be sent as one.
       expect(headers.get('cookie'), path).toBeNull();
     }
@@ -216,7 +216,7 @@ describe('the SDK against a server with OPENAI_API_KEY set', () => {
 
   it('shows slot 2 live and never the key', async () => {
     const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
     const { data, error } = await listProviders({ client });
 
     expect(error).toBeUndefined();
@@ -239,12 +239,12 @@ describe('the SDK against a server with OPENAI_API_KEY set', () => {
 
   it('keeps the key out of health, problems and the served contract too', async () => {
     const recorder = recordingFetch();
-    const client = createConsiliumClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
+    const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
     await getHealth({ client });
     await runDeepDebate({ client, body: { question: '' } });
     await runDeepDebate({ client, body: { question: 'Fine?' } });
     await recorder.fetch(`${server.baseUrl}/openapi.json`);
-    await recorder.fetch(`${server.baseUrl}/no/such/route`);
+    await recorder.fetch(`${server.baseUrl}/no/such/route`, { headers: server.headers });
 
     expect(recorder.exchanges.map((e) => e.response.status)).toEqual([200, 400, 200, 200, 404]);
     // The failed slot's error reached the session, without the key in it.

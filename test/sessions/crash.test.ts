@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Answer, DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
-import { envWith, kill, npmStart, type Run, runs, stop, waitForStdout } from '../support/process.js';
+import { envWith, kill, npmStart, type Run, runs, type SignedIn, signIn, stop, waitForStdout } from '../support/process.js';
 import { readSse } from '../support/sse.js';
 
 const BANNER = /is serving (http:\/\/127\.0\.0\.1:\d+)\n/;
@@ -25,11 +25,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<{ run: Run; baseUrl: string }> {
+const ADMIN_PASSWORD = 'crash-test-admin-password';
+
+async function start(): Promise<{ run: Run; baseUrl: string } & SignedIn> {
   // Paced offline models, so the kill lands while models are still answering.
-  const run = npmStart(envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '4' }));
+  const run = npmStart(
+    envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '12', CONSILIUM_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+  );
   const [, baseUrl] = await waitForStdout(run, BANNER);
-  return { run, baseUrl: baseUrl! };
+  return { run, baseUrl: baseUrl!, ...(await signIn(baseUrl!, 'admin', ADMIN_PASSWORD)) };
 }
 
 function integrityCheck(file: string): Promise<string> {
@@ -47,7 +51,7 @@ function integrityCheck(file: string): Promise<string> {
 
 it('keeps every answer completed before a SIGKILL mid-round, and marks the session interrupted', async () => {
   const first = await start();
-  const res = await fetch(`${first.baseUrl}/consilium/deep/stream`, {
+  const res = await first.fetch(`/consilium/deep/stream`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ question: 'Will this survive a crash?', rounds: 3 }),
@@ -70,7 +74,7 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   let before: Answer[] = [];
   await expect
     .poll(async () => {
-      const read = (await (await fetch(`${first.baseUrl}/sessions/${sessionId}`)).json()) as Session;
+      const read = (await (await first.fetch(`/sessions/${sessionId}`)).json()) as Session;
       before = read.rounds.flatMap((r) => r.answers);
       return completed.every((a) => before.some((b) => b.round === a.round && b.slot === a.slot));
     })
@@ -97,7 +101,7 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
 
   const second = await start();
   const readyAt = Date.now();
-  const got = await fetch(`${second.baseUrl}/sessions/${sessionId}`);
+  const got = await second.fetch(`/sessions/${sessionId}`);
   expect(got.status).toBe(200);
   const session = (await got.json()) as Session;
   expect(session.status).toBe('interrupted');
@@ -113,7 +117,7 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   }
   expect(session.rounds.map((r) => r.number)).toEqual([1, 2]);
 
-  const replay = await fetch(`${second.baseUrl}/sessions/${sessionId}/events`);
+  const replay = await second.fetch(`/sessions/${sessionId}/events`);
   const events: DebateEvent[] = [];
   for await (const message of readSse(replay)) events.push(JSON.parse(message.data) as DebateEvent);
   expect(events[0]!.type).toBe('session.started');
@@ -129,7 +133,7 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   }
   // Resuming with the last id the client holds (a token's, or any other) ends with the session's end.
   for (const lastEventId of [lastSeen, ...seen.slice(-3).map((e) => e.seq)]) {
-    const resumed = await fetch(`${second.baseUrl}/sessions/${sessionId}/events`, {
+    const resumed = await second.fetch(`/sessions/${sessionId}/events`, {
       headers: { 'last-event-id': String(lastEventId) },
     });
     const after: DebateEvent[] = [];

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   askProvider,
-  createConsiliumClient,
+  type createConsiliumClient,
   type DebateEvent,
   deleteSession,
   exportSessionJson,
@@ -16,7 +16,7 @@ import {
   runDeepDebate,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
-import { type RunningServer, startServer } from '../support/server.js';
+import { type Caller, type RunningServer, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
 
 let server: RunningServer;
@@ -24,15 +24,15 @@ let client: ReturnType<typeof createConsiliumClient>;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createConsiliumClient({ baseUrl: server.baseUrl });
+  client = server.client;
 });
 afterAll(() => server.close());
 
 const MISSING = 'ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V';
 
-async function events(base: string, id: string, lastEventId?: number, stopAfter = Number.POSITIVE_INFINITY) {
+async function events(on: Caller, id: string, lastEventId?: number, stopAfter = Number.POSITIVE_INFINITY) {
   const controller = new AbortController();
-  const res = await fetch(`${base}/sessions/${id}/events`, {
+  const res = await on.fetch(`/sessions/${id}/events`, {
     headers: lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) },
     signal: controller.signal,
   });
@@ -52,8 +52,8 @@ async function events(base: string, id: string, lastEventId?: number, stopAfter 
   return got;
 }
 
-async function streamedDebate(base: string, question: string, rounds = 2) {
-  const res = await fetch(`${base}/consilium/deep/stream`, {
+async function streamedDebate(on: Caller, question: string, rounds = 2) {
+  const res = await on.fetch('/consilium/deep/stream', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ question, rounds }),
@@ -114,12 +114,12 @@ describe('a finished session', () => {
   });
 
   it('replays every event of the stream, in order, and resumes after Last-Event-ID with no gap or duplicate', async () => {
-    const streamed = await streamedDebate(server.baseUrl, 'Replay me?');
+    const streamed = await streamedDebate(server, 'Replay me?');
     const id = streamed[0]!.sessionId;
-    const replayed = await events(server.baseUrl, id);
+    const replayed = await events(server, id);
     expect(replayed).toStrictEqual(streamed);
     expect(replayed.map((e) => e.seq)).toEqual(streamed.map((_, i) => i + 1));
-    const resumed = await events(server.baseUrl, id, 10);
+    const resumed = await events(server, id, 10);
     expect(resumed).toStrictEqual(streamed.slice(10));
   });
 });
@@ -151,7 +151,7 @@ describe('GET /sessions', () => {
   });
 
   it('refuses a cursor it did not give out with a 400 problem', async () => {
-    const res = await fetch(`${server.baseUrl}/sessions?cursor=bm90LWEtY3Vyc29y`);
+    const res = await server.fetch(`/sessions?cursor=bm90LWEtY3Vyc29y`);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(await res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: 'query.cursor' }] });
@@ -161,7 +161,7 @@ describe('GET /sessions', () => {
 describe('not found', () => {
   it('answers 404 not_found for a session that does not exist, on every history operation', async () => {
     for (const path of ['', '/events', '/export/markdown', '/export/json']) {
-      const res = await fetch(`${server.baseUrl}/sessions/${MISSING}${path}`);
+      const res = await server.fetch(`/sessions/${MISSING}${path}`);
       expect(res.status, path).toBe(404);
       expect(await res.json()).toMatchObject({ code: 'not_found' });
     }
@@ -204,22 +204,22 @@ describe('a running session', () => {
   afterAll(() => slow.close());
 
   it('is followed live from another connection, and a dropped follower resumes with no gap and no duplicate', async () => {
-    const streaming = streamedDebate(slow.baseUrl, 'Follow me live?');
-    const list = async () => (await listSessions({ client: createConsiliumClient({ baseUrl: slow.baseUrl }) })).data!.items;
+    const streaming = streamedDebate(slow, 'Follow me live?');
+    const list = async () => (await listSessions({ client: slow.client })).data!.items;
     await vi.waitFor(async () => expect((await list()).some((s) => s.status === 'running')).toBe(true), { timeout: 5000 });
     const id = (await list()).find((s) => s.status === 'running')!.id;
 
-    const first = await events(slow.baseUrl, id, undefined, 25);
+    const first = await events(slow, id, undefined, 25);
     expect(first.map((e) => e.seq)).toEqual(first.map((_, i) => i + 1));
-    const rest = await events(slow.baseUrl, id, first.at(-1)!.seq);
+    const rest = await events(slow, id, first.at(-1)!.seq);
     const streamed = await streaming;
     expect(rest.at(-1)!.type).toBe('session.ended');
     expect([...first, ...rest]).toStrictEqual(streamed);
   });
 
   it('is cancelled by its deletion, and does not come back', async () => {
-    const slowClient = createConsiliumClient({ baseUrl: slow.baseUrl });
-    const streaming = streamedDebate(slow.baseUrl, 'Delete me while running?', 3);
+    const slowClient = slow.client;
+    const streaming = streamedDebate(slow, 'Delete me while running?', 3);
     let id: string | undefined;
     await vi.waitFor(
       async () => {

@@ -17,7 +17,7 @@ import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/n
 import { PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
 import { INTERRUPTED_ERROR, type Step, StoreError, UNSAVED_SEQ_LIMIT } from '../../server/src/sessions/store.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
-import { startServer } from '../support/server.js';
+import { type Caller, caller, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
 import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
 
@@ -319,8 +319,8 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
 });
 
 describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', () => {
-  async function sse(url: string, init?: RequestInit): Promise<DebateEvent[]> {
-    const res = await fetch(url, init);
+  async function sse(on: Caller, path: string, init?: RequestInit): Promise<DebateEvent[]> {
+    const res = await on.fetch(path, init);
     expect(res.status).toBe(200);
     const got: DebateEvent[] = [];
     for await (const message of readSse(res)) got.push(JSON.parse(message.data) as DebateEvent);
@@ -332,8 +332,10 @@ describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', 
     // A's offline models are paced, so the debate is still running when B looks.
     const a = await startServer({ CONSILIUM_DATABASE: database, CONSILIUM_OFFLINE_TOKEN_MS: '1' });
     const b = await startServer({ CONSILIUM_DATABASE: database });
+    // Accounts live in the shared database too: A's user, with A's token, on B.
+    const bAsA = caller(b.baseUrl, a.user, a.password, a.token);
     try {
-      const streaming = sse(`${a.baseUrl}/consilium/deep/stream`, {
+      const streaming = sse(a, '/consilium/deep/stream', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'Followed from another server?', rounds: 2 }),
@@ -341,22 +343,22 @@ describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', 
       let id = '';
       await vi.waitFor(
         async () => {
-          const page = (await (await fetch(`${b.baseUrl}/sessions`)).json()) as { items: { id: string; status: string }[] };
+          const page = (await (await bAsA.fetch(`/sessions`)).json()) as { items: { id: string; status: string }[] };
           id = page.items.find((s) => s.status === 'running')?.id ?? '';
           expect(id).not.toBe('');
         },
         { timeout: 10_000, interval: 20 },
       );
       // B reads (and caches) the session while it runs, then follows it to its end.
-      const running = (await (await fetch(`${b.baseUrl}/sessions/${id}`)).json()) as { status: string };
+      const running = (await (await bAsA.fetch(`/sessions/${id}`)).json()) as { status: string };
       expect(running.status).toBe('running');
-      const followed = await sse(`${b.baseUrl}/sessions/${id}/events`);
+      const followed = await sse(bAsA, `/sessions/${id}/events`);
       const streamed = await streaming;
       expect(streamed.at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
       expect(followed).toStrictEqual(streamed);
 
-      const atA = await (await fetch(`${a.baseUrl}/sessions/${id}`)).json();
-      const atB = await (await fetch(`${b.baseUrl}/sessions/${id}`)).json();
+      const atA = await (await a.fetch(`/sessions/${id}`)).json();
+      const atB = await (await bAsA.fetch(`/sessions/${id}`)).json();
       expect(atB).toStrictEqual(atA);
       expect(atB).toMatchObject({ status: 'completed' });
     } finally {

@@ -29,6 +29,7 @@ export function envWith(dataDir: string, settings: Record<string, string>): Node
     CONSILIUM_LOG_LEVEL: 'info',
     CONSILIUM_DATABASE: '',
     CONSILIUM_SESSION_CACHE: '',
+    CONSILIUM_ADMIN_PASSWORD: '',
   };
   for (const key of KEY_VARS) env[key] = '';
   for (const n of [1, 2, 3, 4, 5]) {
@@ -124,4 +125,39 @@ export async function kill(run: Run): Promise<void> {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
   await run.exit;
+}
+
+/** An API token's holder on a running server: `fetch(path)` sends the token. */
+export interface SignedIn {
+  token: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * Signs in as a browser would (`POST /auth/login`, then the cookie, from the server's own origin),
+ * creates an API token with the cookie, and returns a `fetch` that sends the token.
+ */
+export async function signIn(baseUrl: string, username: string, password: string): Promise<SignedIn> {
+  const login = await fetch(`${baseUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (login.status !== 200) throw new Error(`login as ${username} answered ${login.status}: ${await login.text()}`);
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const created = await fetch(`${baseUrl}/auth/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: baseUrl },
+    body: JSON.stringify({ name: 'tests' }),
+  });
+  if (created.status !== 201) throw new Error(`creating a token answered ${created.status}: ${await created.text()}`);
+  const { token } = (await created.json()) as { token: string };
+  return {
+    token,
+    fetch: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      return fetch(`${baseUrl}${path}`, { ...init, headers });
+    },
+  };
 }

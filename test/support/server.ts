@@ -1,27 +1,67 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { User } from '../../sdk/src/generated/types.gen.js';
+import { type Client, createConsiliumClient } from '../../sdk/src/index.js';
+import type { Accounts } from '../../server/src/accounts/accounts.js';
+import { openAccounts } from '../../server/src/accounts/open.js';
+import type { Role } from '../../server/src/accounts/store.js';
 import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { createApp } from '../../server/src/http/app.js';
+import type { SignInGuard } from '../../server/src/http/env.js';
+import { LOCAL_OWNER } from '../../server/src/http/owner.js';
 import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
 
-export interface RunningServer {
+/** Someone with an API token: an SDK client and a `fetch` that send it. */
+export interface Caller {
+  user: User;
+  password: string;
+  /** The API token's secret. */
+  token: string;
+  /** `{ authorization: 'Bearer …' }`, to add to a request. */
+  headers: Record<string, string>;
+  /** The SDK, signed in with the token. */
+  client: Client;
+  /** `fetch(baseUrl + path)` with the token added (headers given in `init` are kept). */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export interface RunningServer extends Caller {
   baseUrl: string;
   config: Config;
   sessions: Sessions;
+  accounts: Accounts;
+  /** The SDK with no credentials. */
+  anonymous: Client;
+  /** The first admin's password (`admin` when this server created it). */
+  adminPassword: string;
+  /** Another user with a token of their own; `role` defaults to `user`. */
+  newUser(options?: { role?: Role; username?: string; password?: string }): Promise<Caller>;
+  /** An admin with a token (made on first use, then the same one). */
+  admin(): Promise<Caller>;
   close(): Promise<void>;
+}
+
+export interface StartOptions {
+  signInGuard?: SignInGuard;
 }
 
 /**
  * The real app on a real HTTP server on loopback, on a free port, storing sessions in a fresh SQLite
  * file (unless `env` names a database); offline models stream without delay unless `env` says otherwise.
+ * It has accounts like any server: the first admin is created if the store has none, and the
+ * returned server is itself a caller — a fresh user (role `user`) with an API token.
  */
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  options: StartOptions = {},
+): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
   // Rate limits off unless a test sets them: suites run more debates than a person would.
   const all = {
@@ -33,8 +73,19 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   };
   const config = loadConfig(all);
   const sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize });
+  const accounts = openAccounts(sessions.store.accounts, config);
+  const adminPassword = `admin-${randomUUID()}`;
+  await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });
   // Slot keys come from `env` only, never from the machine running the tests.
-  const app = createApp({ config, env: all, logger: createLogger('silent'), version: '0.0.0-test', sessions });
+  const app = createApp({
+    config,
+    env: all,
+    logger: createLogger('silent'),
+    version: '0.0.0-test',
+    sessions,
+    accounts,
+    ...(options.signInGuard && { signInGuard: options.signInGuard }),
+  });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>
       resolve(s),
@@ -42,14 +93,51 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     answerClientErrors(s);
   });
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const newUser = async ({ role = 'user', username, password }: { role?: Role; username?: string; password?: string } = {}) => {
+    const name = username ?? `${role}-${randomUUID().slice(0, 8)}`;
+    const secret = password ?? `pw-${randomUUID()}`;
+    const { user } = await accounts.createUser({ username: name, role, password: secret });
+    const { token } = await accounts.createToken(user.id, 'tests');
+    return caller(baseUrl, user, secret, token);
+  };
+  let admin: Promise<Caller> | undefined;
+  const self = await newUser();
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    ...self,
+    baseUrl,
     config,
     sessions,
+    accounts,
+    anonymous: createConsiliumClient({ baseUrl }),
+    adminPassword,
+    newUser,
+    admin: () => {
+      admin ??= newUser({ role: 'admin' });
+      return admin;
+    },
     close: async () => {
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       await sessions.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A caller of `baseUrl` with `token`. */
+export function caller(baseUrl: string, user: User, password: string, token: string): Caller {
+  const headers = { authorization: `Bearer ${token}` };
+  return {
+    user,
+    password,
+    token,
+    headers,
+    client: createConsiliumClient({ baseUrl, token }),
+    fetch: (path, init = {}) => {
+      const merged = new Headers(init.headers);
+      if (!merged.has('authorization')) merged.set('authorization', headers.authorization);
+      return fetch(`${baseUrl}${path}`, { ...init, headers: merged });
     },
   };
 }

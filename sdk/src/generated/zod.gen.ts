@@ -77,21 +77,6 @@ export const zSessionId = z.string().check(z.regex(/^ses_[0-9A-Za-z]{10,40}$/));
  */
 export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000));
 
-export const zSlotInfo = z.object({
-    slot: zSlotNumber,
-    provider: zProviderId,
-    model: z.string(),
-    strength: z.string(),
-    status: z.enum(['live', 'offline']),
-    api: z.enum(['native', 'openai-compatible'])
-});
-
-export const zProviderCatalogue = z.object({
-    synthesizerSlot: zSlotNumber,
-    quorum: z.int().check(z.gte(1), z.lte(5)),
-    slots: z.array(zSlotInfo)
-});
-
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
     outputTokens: z.int().check(z.gte(0)),
@@ -113,20 +98,81 @@ export const zFinishReason = z.enum([
 ]);
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export const zAnswerErrorCode = z.enum([
+    'timeout',
+    'rate_limited',
+    'upstream_error',
+    'connection_reset',
+    'connection_refused',
+    'dns_failed',
+    'tls_failed',
+    'auth_failed',
+    'aborted',
+    'invalid_output',
+    'budget_exceeded'
+]);
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export const zHealthError = z.object({
+    code: zAnswerErrorCode,
+    message: z.string(),
+    status: z.optional(z.int()),
+    providerRequestId: z.optional(z.string())
+});
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export const zSlotHealth = z.object({
+    status: z.enum([
+        'ok',
+        'offline',
+        'failing'
+    ]),
+    endpoint: z.optional(z.string()),
+    latencyMs: z.optional(z.int().check(z.gte(0))),
+    modelFound: z.optional(z.boolean()),
+    error: z.optional(zHealthError),
+    checkedAt: z.iso.datetime()
+});
+
+export const zSlotInfo = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    strength: z.string(),
+    status: z.enum(['live', 'offline']),
+    api: z.enum(['native', 'openai-compatible']),
+    health: z.optional(zSlotHealth)
+});
+
+export const zProviderCatalogue = z.object({
+    synthesizerSlot: zSlotNumber,
+    quorum: z.int().check(z.gte(1), z.lte(5)),
+    slots: z.array(zSlotInfo)
+});
+
+/**
  * Why a model produced no answer.
  */
 export const zAnswerError = z.object({
-    code: z.enum([
-        'timeout',
-        'rate_limited',
-        'upstream_error',
-        'connection_reset',
-        'aborted',
-        'invalid_output',
-        'budget_exceeded'
-    ]),
+    code: zAnswerErrorCode,
     message: z.string(),
     status: z.optional(z.int()),
+    providerRequestId: z.optional(z.string()),
     retryable: z.boolean(),
     attempts: z.int().check(z.gte(1))
 });
@@ -274,6 +320,16 @@ export const zSessionStatus = z.enum([
     'failed'
 ]);
 
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export const zEarlyStop = z.object({
+    afterRound: zRoundNumber,
+    roundsSaved: z.int().check(z.gte(1), z.lte(3)),
+    callsSaved: z.int().check(z.gte(0)),
+    tokensSaved: z.int().check(z.gte(0))
+});
+
 export const zSession = z.object({
     id: zSessionId,
     owner: z.string(),
@@ -290,7 +346,25 @@ export const zSession = z.object({
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     completedAt: z.optional(z.iso.datetime()),
-    promptVersion: z.optional(z.string())
+    promptVersion: z.optional(z.string()),
+    threadId: z.optional(zSessionId),
+    parentId: z.optional(zSessionId),
+    sourceSessionId: z.optional(zSessionId),
+    earlyStop: z.optional(zEarlyStop)
+});
+
+export const zFollowUpRequest = z.strictObject({
+    question: zQuestion,
+    mode: z.optional(z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ])),
+    provider: z.optional(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
+    slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
+    rounds: z.optional(z.int().check(z.gte(2), z.lte(5))),
+    quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
+    earlyStop: z.optional(z.boolean())
 });
 
 export const zSessionSummary = z.object({
@@ -302,7 +376,17 @@ export const zSessionSummary = z.object({
     usage: zUsage,
     cost: zCost,
     createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime()
+    updatedAt: z.iso.datetime(),
+    threadId: z.optional(zSessionId),
+    parentId: z.optional(zSessionId)
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = z.object({
+    threadId: zSessionId,
+    sessions: z.array(zSessionSummary)
 });
 
 export const zSessionPage = z.object({
@@ -313,12 +397,12 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.optional(z.int().check(z.gte(1))),
     maxCostUsd: z.optional(z.number().check(z.gt(0)))
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
 });
@@ -328,7 +412,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
@@ -343,14 +427,15 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
-    budget: z.optional(zBudget)
+    budget: z.optional(zBudget),
+    earlyStop: z.optional(z.boolean())
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: z.optional(zRoundNumber),
     text: z.string().check(z.minLength(1), z.maxLength(100000))
@@ -359,7 +444,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: z.optional(zSessionId),
     question: z.optional(zQuestion),
     answers: z.optional(z.array(zSynthesisAnswer).check(z.minLength(1), z.maxLength(25)))
@@ -404,7 +489,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: z.optional(zRole),
     password: z.optional(zNewPassword)
@@ -415,12 +500,12 @@ export const zUserCreated = z.object({
     password: z.optional(z.string())
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.optional(z.boolean()),
     role: z.optional(zRole)
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: z.optional(zNewPassword)
 });
 
@@ -428,12 +513,12 @@ export const zPasswordResetResult = z.object({
     password: z.optional(z.string())
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().check(z.minLength(1), z.maxLength(100)),
     password: z.string().check(z.minLength(1), z.maxLength(200))
 });
@@ -456,7 +541,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().check(z.minLength(1), z.maxLength(100)),
     expiresInDays: z.optional(z.int().check(z.gte(1), z.lte(3650)))
 });
@@ -626,6 +711,10 @@ export const zDebateEvent = z.union([
  */
 export const zGetHealthResponse = zHealth;
 
+export const zListProvidersQuery = z.object({
+    check: z._default(z.optional(z.boolean()), false)
+});
+
 /**
  * The configured slots, in slot order.
  */
@@ -712,6 +801,26 @@ export const zStreamSessionEventsPath = z.object({
  * The session's events in `seq` order.
  */
 export const zStreamSessionEventsResponse = zDebateEvent;
+
+export const zAskFollowUpBody = zFollowUpRequest;
+
+export const zAskFollowUpPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The follow-up session, finished.
+ */
+export const zAskFollowUpResponse = zSession;
+
+export const zGetSessionThreadPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The thread; a session without follow-ups is a thread of one.
+ */
+export const zGetSessionThreadResponse = zThread;
 
 export const zExportSessionMarkdownPath = z.object({
     sessionId: zSessionId

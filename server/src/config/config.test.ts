@@ -47,6 +47,8 @@ describe('loadConfig defaults', () => {
       offlineTokenDelayMs: undefined,
       publicOrigin: undefined,
       allowedHosts: [],
+      signInIdleMinutes: 720,
+      signInMaxHours: 168,
     });
   });
 
@@ -99,6 +101,8 @@ describe('loadConfig overrides', () => {
   it.each([
     ['CONSILIUM_CALL_TIMEOUT_MS', '10', /CONSILIUM_CALL_TIMEOUT_MS must be an integer from 1000/],
     ['CONSILIUM_MAX_RETRIES', '-1', /CONSILIUM_MAX_RETRIES must be an integer/],
+    ['CONSILIUM_SIGNIN_IDLE_MINUTES', '0', /CONSILIUM_SIGNIN_IDLE_MINUTES must be an integer from 1/],
+    ['CONSILIUM_SIGNIN_MAX_HOURS', '9000', /CONSILIUM_SIGNIN_MAX_HOURS must be an integer from 1 to 8760/],
     ['CONSILIUM_PRICES', '{nope', /CONSILIUM_PRICES is not JSON/],
     ['CONSILIUM_PRICES', '{"gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}}', /keyed "provider\/model"/],
     ['CONSILIUM_PRICES', '{"openai/x": {"inputPerMTok": -2, "outputPerMTok": 8}}', /n >= 0/],

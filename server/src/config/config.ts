@@ -37,6 +37,10 @@ export interface Config {
   publicOrigin: URL | undefined;
   /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
   allowedHosts: string[] | '*';
+  /** A sign-in (session cookie) unused this long ends. */
+  signInIdleMinutes: number;
+  /** A sign-in ends this long after it began, used or not. */
+  signInMaxHours: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -87,6 +91,8 @@ export function loadConfig(env: Env = process.env): Config {
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
     publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
     allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),
+    signInIdleMinutes: integer(env, 'CONSILIUM_SIGNIN_IDLE_MINUTES', 720, 1, 525_600),
+    signInMaxHours: integer(env, 'CONSILIUM_SIGNIN_MAX_HOURS', 168, 1, 8760),
   };
 }
 

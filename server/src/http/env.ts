@@ -1,13 +1,33 @@
 /** The types every HTTP module shares: what a request carries, and what the app is built from. */
 
 import type { Context } from 'hono';
+import type { User } from '../../../sdk/src/generated/types.gen.js';
+import type { Accounts, Principal } from '../accounts/accounts.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
 import type { Sessions } from '../sessions/sessions.js';
 
 export interface AppEnv {
-  Variables: { requestId: string };
+  Variables: {
+    requestId: string;
+    /**
+     * Who is asking, set by `authenticate` before any handler of an operation that needs credentials
+     * runs (absent on public ones). Per-user limits key on `user.id`.
+     */
+    user: User;
+    /** How they proved it: which sign-in (cookie) or API token. */
+    credential: Principal['via'];
+  };
+}
+
+/**
+ * A seam for throttling sign-in attempts: `before` may answer instead (e.g. 429), `after` learns
+ * whether the attempt succeeded. Keyed however the limiter likes (username, client address).
+ */
+export interface SignInGuard {
+  before(c: Context<AppEnv>, username: string): Response | undefined | Promise<Response | undefined>;
+  after(c: Context<AppEnv>, username: string, succeeded: boolean): void | Promise<void>;
 }
 
 export interface AppDeps {
@@ -18,6 +38,10 @@ export interface AppDeps {
   startedAt?: number;
   /** Stored sessions: where every run is recorded, and what history reads. */
   sessions: Sessions;
+  /** Users, sign-ins and tokens. */
+  accounts: Accounts;
+  /** Throttles `POST /auth/login`; none by default. */
+  signInGuard?: SignInGuard;
   /** The debate engine; built from `config` and `env` when not given. */
   debate?: DebateDeps;
   /** Where slot keys are read from; `process.env` by default. */
@@ -28,7 +52,7 @@ export interface DebateDeps {
   engine: DebateEngine;
   /** Where every run is recorded as it goes, and stored sessions are read for `/synthesize`. */
   sessions: Sessions;
-  /** Who is asking; one local owner until accounts exist. */
+  /** Who is asking: the owner of what they start. */
   ownerOf: (c: Context) => string;
   heartbeatMs?: number;
 }

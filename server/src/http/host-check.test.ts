@@ -78,11 +78,11 @@ describe('Host check over HTTP', () => {
   it('writes nothing for a refused request', async () => {
     const res = await rawRequest(`${server.baseUrl}/consilium`, {
       method: 'POST',
-      headers: { host: 'evil.example', 'content-type': 'application/json' },
+      headers: { ...server.headers, host: 'evil.example', 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'Rebound?' }),
     });
     expect(res.status).toBe(421);
-    const list = await (await fetch(`${server.baseUrl}/sessions`)).json();
+    const list = await (await server.fetch(`/sessions`)).json();
     expect(list.items).toEqual([]);
   });
 

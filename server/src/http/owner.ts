@@ -1,7 +1,25 @@
+/** Whose sessions a request may see: resolved from the user `authenticate` put on the context. */
 import type { Context } from 'hono';
+import { ALL_OWNERS, type OwnerScope } from '../sessions/sessions.js';
+import type { AppEnv } from './env.js';
 
-/** Who owns sessions until accounts exist. */
+/** Who owned sessions before accounts existed; the first admin adopts them. */
 export const LOCAL_OWNER = 'local';
 
-/** The caller's user id. */
-export const ownerOf = (_c: Context): string => LOCAL_OWNER;
+/** The caller's user id: the owner of the sessions they start. */
+export const ownerOf = (c: Context): string => {
+  const user = (c as Context<AppEnv>).get('user');
+  // `authenticate` runs before every operation that needs a user; reaching here without one is a bug.
+  if (!user) throw new Error('no authenticated user on the request');
+  return user.id;
+};
+
+/**
+ * What a read by id may see: an admin any session, anyone else their own. Someone else's session
+ * then reads as absent, exactly like one that never existed.
+ */
+export const scopeOf = (c: Context): OwnerScope => {
+  const user = (c as Context<AppEnv>).get('user');
+  if (!user) throw new Error('no authenticated user on the request');
+  return user.role === 'admin' ? ALL_OWNERS : user.id;
+};

@@ -7,7 +7,7 @@ let server: RunningServer;
 let sessionId: string;
 beforeAll(async () => {
   server = await startServer();
-  const res = await fetch(`${server.baseUrl}/consilium`, {
+  const res = await server.fetch(`/consilium`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ question: 'Headers?' }),
@@ -49,10 +49,11 @@ describe('security headers', () => {
       ['/consilium', { method: 'POST', headers: json, body: '{}' }, 400, 'no-store'],
       ['/consilium', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }, 415, 'no-store'],
       ['/consilium', { method: 'POST', headers: json, body: JSON.stringify({ question: 'Q?' }) }, 200, 'no-store'],
-      ['/auth/me', {}, 501, 'no-store'],
+      ['/auth/me', {}, 200, 'no-store'],
+      ['/auth/me', { headers: { authorization: 'Bearer csk_revoked' } }, 401, 'no-store'],
     ];
     for (const [path, init, status, cache] of cases) {
-      const res = await fetch(`${server.baseUrl}${path}`, init);
+      const res = await server.fetch(`${path}`, init);
       await res.arrayBuffer();
       const what = `${init.method ?? 'GET'} ${path}`;
       expect(res.status, what).toBe(status);
@@ -61,7 +62,7 @@ describe('security headers', () => {
   });
 
   it('are on an event stream before its first event', async () => {
-    const res = await fetch(`${server.baseUrl}/consilium/deep/stream`, {
+    const res = await server.fetch(`/consilium/deep/stream`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ question: 'Stream?', rounds: 2 }),

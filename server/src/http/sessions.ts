@@ -4,8 +4,8 @@ import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
-import { sessionMarkdown } from '../sessions/markdown.js';
-import { BadCursorError, type Sessions } from '../sessions/sessions.js';
+import { threadMarkdown } from '../sessions/markdown.js';
+import { ALL_OWNERS, BadCursorError, type OwnerScope, type Sessions } from '../sessions/sessions.js';
 import type { AppEnv } from './env.js';
 import { problem } from './problem.js';
 
@@ -15,12 +15,13 @@ type SessionOperations =
   | 'deleteSession'
   | 'streamSessionEvents'
   | 'exportSessionMarkdown'
-  | 'exportSessionJson';
+  | 'exportSessionJson'
+  | 'getSessionThread';
 
 export interface SessionHandlerDeps {
   sessions: Sessions;
-  /** Who is asking; one local owner until accounts exist. */
-  ownerOf: (c: Context<AppEnv>) => string;
+  /** Whose sessions the caller may read by id: their own, or an admin's any. */
+  scopeOf: (c: Context<AppEnv>) => OwnerScope;
   heartbeatMs: number;
 }
 
@@ -31,14 +32,19 @@ const attachment = (id: string, extension: string) => `attachment; filename="${i
 
 export function sessionHandlers({
   sessions,
-  ownerOf,
+  scopeOf,
   heartbeatMs,
 }: SessionHandlerDeps): Pick<Handlers<AppEnv>, SessionOperations> {
   return {
     listSessions: async (c) => {
-      const query = c.req.valid('query');
+      const { owner, ...query } = c.req.valid('query');
+      const user = c.get('user');
+      // Everyone's sessions only when an admin asks for them; by default, even an admin sees their own.
+      if (owner === 'all' && user.role !== 'admin') {
+        return problem(c, 403, 'forbidden', { detail: 'Only admins may list every user’s sessions (`owner=all`).' });
+      }
       try {
-        return c.json(await sessions.list(ownerOf(c), query), 200);
+        return c.json(await sessions.list(owner === 'all' ? ALL_OWNERS : user.id, query), 200);
       } catch (error) {
         if (!(error instanceof BadCursorError)) throw error;
         return problem(c, 400, 'validation_failed', {
@@ -50,19 +56,19 @@ export function sessionHandlers({
 
     getSession: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, ownerOf(c));
+      const session = await sessions.get(sessionId, scopeOf(c));
       return session ? c.json(session, 200) : notFound(c, sessionId);
     },
 
     deleteSession: async (c) => {
       const { sessionId } = c.req.valid('param');
-      return (await sessions.delete(sessionId, ownerOf(c))) ? c.body(null, 204) : notFound(c, sessionId);
+      return (await sessions.delete(sessionId, scopeOf(c))) ? c.body(null, 204) : notFound(c, sessionId);
     },
 
     streamSessionEvents: async (c) => {
       const { sessionId } = c.req.valid('param');
       const lastEventId = c.req.valid('header')['Last-Event-ID'];
-      const session = await sessions.get(sessionId, ownerOf(c));
+      const session = await sessions.get(sessionId, scopeOf(c));
       if (!session) return notFound(c, sessionId);
       return streamSSE(c, async (stream) => {
         const closed = new AbortController();
@@ -87,17 +93,24 @@ export function sessionHandlers({
 
     exportSessionMarkdown: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, ownerOf(c));
+      const session = await sessions.get(sessionId, scopeOf(c));
       if (!session) return notFound(c, sessionId);
-      return c.body(sessionMarkdown(session), 200, {
+      // A follow-up's export carries the thread up to it.
+      return c.body(threadMarkdown(await sessions.threadUpTo(session)), 200, {
         'content-type': 'text/markdown; charset=utf-8',
         'content-disposition': attachment(session.id, 'md'),
       });
     },
 
+    getSessionThread: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const thread = await sessions.thread(sessionId, scopeOf(c));
+      return thread ? c.json(thread, 200) : notFound(c, sessionId);
+    },
+
     exportSessionJson: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, ownerOf(c));
+      const session = await sessions.get(sessionId, scopeOf(c));
       if (!session) return notFound(c, sessionId);
       c.header('content-disposition', attachment(session.id, 'json'));
       return c.json(session, 200);

@@ -63,13 +63,13 @@ describe('slow clients', () => {
 
   it('a client trickling its body gets 408 request_timeout and the connection is closed', async () => {
     const body = JSON.stringify({ question: 'slow '.repeat(100) });
-    const head = `POST /consilium HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
+    const head = `POST /consilium HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${server.token}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
     const outcome = await trickle(head, body);
     expectProblem(outcome, 408, 'request_timeout');
     expect(outcome.ms).toBeGreaterThanOrEqual(BODY_MS - 50);
     expect(outcome.ms).toBeLessThan(TRICKLE_FOR_MS);
     // Nothing was started from the half-sent body.
-    const list = await (await fetch(`${server.baseUrl}/sessions`)).json();
+    const list = await (await server.fetch(`/sessions`)).json();
     expect(list.items).toEqual([]);
   });
 

@@ -34,7 +34,12 @@ describe('a body refused before it is read', () => {
     async (_, method, path, headers, body, status) => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
-        const first = await rawRequest(`${server.baseUrl}${path}`, { method, headers, body, agent });
+        const first = await rawRequest(`${server.baseUrl}${path}`, {
+          method,
+          headers: { ...server.headers, ...headers },
+          body,
+          agent,
+        });
         expect(first.status).toBe(status);
         expect(first.headers.connection).toBe('close');
         await sleep(PAST_DRAIN_MS);
@@ -49,7 +54,7 @@ describe('a body refused before it is read', () => {
   it('a body that was read keeps the connection alive', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const init = { method: 'POST', headers: json, agent };
+      const init = { method: 'POST', headers: { ...json, ...server.headers }, agent };
       for (const body of ['{"question":', '{}', JSON.stringify({ question: '' })]) {
         const res = await rawRequest(`${server.baseUrl}/consilium`, { ...init, body });
         expect(res.status).toBe(400);
@@ -69,7 +74,7 @@ describe('a body refused before it is read', () => {
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      `POST /consilium HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: text/plain\r\ncontent-length: 100000\r\n\r\nxx`,
+      `POST /consilium HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${server.token}\r\ncontent-type: text/plain\r\ncontent-length: 100000\r\n\r\nxx`,
     );
     await closed;
     expect(data).toMatch(/^HTTP\/1\.1 415 /);

@@ -46,7 +46,7 @@ async function run(args: string[], extra: Partial<CliIo> = {}) {
 }
 
 /** What the CLI writes for `--catalogue <source>`, straight from the emitter. */
-function expectedFiles(source: string, runtimeImport = '@consilium/sdk/wiki') {
+function expectedFiles(_source: string, runtimeImport = '@consilium/sdk/wiki') {
   const doc = parseParamInfoDocument(JSON.parse(readFileSync(catalogue, 'utf8')));
   const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
   return emitModules(doc, { runtimeImport, header });

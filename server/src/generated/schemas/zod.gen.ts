@@ -109,29 +109,6 @@ export const zQuestion = z.string().min(1).max(20000).register(z.globalRegistry,
     description: 'The question put to the models.'
 });
 
-export const zSlotInfo = z.object({
-    slot: zSlotNumber,
-    provider: zProviderId,
-    model: z.string(),
-    strength: z.string().register(z.globalRegistry, {
-        description: 'The strength the slot\'s system prompt names.'
-    }),
-    status: z.enum(['live', 'offline']).register(z.globalRegistry, {
-        description: '`live` when the slot has credentials or a local endpoint; `offline` when it uses the built-in offline model.'
-    }),
-    api: z.enum(['native', 'openai-compatible']).register(z.globalRegistry, {
-        description: '`native` for the provider\'s own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.'
-    })
-});
-
-export const zProviderCatalogue = z.object({
-    synthesizerSlot: zSlotNumber,
-    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
-        description: 'How many slots must answer for a round to proceed.'
-    }),
-    slots: z.array(zSlotInfo)
-});
-
 export const zUsage = z.object({
     inputTokens: z.int().gte(0),
     outputTokens: z.int().gte(0),
@@ -157,21 +134,108 @@ export const zFinishReason = z.enum([
 ]);
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export const zAnswerErrorCode = z.enum([
+    'timeout',
+    'rate_limited',
+    'upstream_error',
+    'connection_reset',
+    'connection_refused',
+    'dns_failed',
+    'tls_failed',
+    'auth_failed',
+    'aborted',
+    'invalid_output',
+    'budget_exceeded'
+]).register(z.globalRegistry, {
+    description: 'The cause. `connection_refused`: nothing listens at the provider\'s address.\n`dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or\ncertificate check failed. `timeout`: no answer within the call\'s deadline (or the\nconnection could not be opened in time). `auth_failed`: the provider refused the key\n(HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.\n`upstream_error`: any other HTTP error (5xx included; see `status`) or an error the\nprovider streamed. `connection_reset`: the connection dropped while the answer\nstreamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output\ndid not meet its schema, or the session\'s budget ran out.\n'
+});
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export const zHealthError = z.object({
+    code: zAnswerErrorCode,
+    message: z.string(),
+    status: z.int().register(z.globalRegistry, {
+        description: 'The endpoint\'s HTTP status, when there was one.'
+    }).optional(),
+    providerRequestId: z.string().optional()
+}).register(z.globalRegistry, {
+    description: 'Why a slot\'s endpoint check failed, with the same codes as a failed answer.'
+});
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export const zSlotHealth = z.object({
+    status: z.enum([
+        'ok',
+        'offline',
+        'failing'
+    ]).register(z.globalRegistry, {
+        description: '`ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.'
+    }),
+    endpoint: z.string().register(z.globalRegistry, {
+        description: 'The URL asked (never with a key).'
+    }).optional(),
+    latencyMs: z.int().gte(0).register(z.globalRegistry, {
+        description: 'From sending the request to the end of the answer (or the failure).'
+    }).optional(),
+    modelFound: z.boolean().register(z.globalRegistry, {
+        description: 'Whether the endpoint lists the slot\'s configured model; absent when the list could not be read.'
+    }).optional(),
+    error: zHealthError.optional(),
+    checkedAt: z.iso.datetime()
+}).register(z.globalRegistry, {
+    description: 'What asking the slot\'s endpoint found (`GET /providers?check=true`).'
+});
+
+export const zSlotInfo = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    strength: z.string().register(z.globalRegistry, {
+        description: 'The strength the slot\'s system prompt names.'
+    }),
+    status: z.enum(['live', 'offline']).register(z.globalRegistry, {
+        description: '`live` when the slot has credentials or a local endpoint; `offline` when it uses the built-in offline model.'
+    }),
+    api: z.enum(['native', 'openai-compatible']).register(z.globalRegistry, {
+        description: '`native` for the provider\'s own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.'
+    }),
+    health: zSlotHealth.optional()
+});
+
+export const zProviderCatalogue = z.object({
+    synthesizerSlot: zSlotNumber,
+    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
+        description: 'How many slots must answer for a round to proceed.'
+    }),
+    slots: z.array(zSlotInfo)
+});
+
+/**
  * Why a model produced no answer.
  */
 export const zAnswerError = z.object({
-    code: z.enum([
-        'timeout',
-        'rate_limited',
-        'upstream_error',
-        'connection_reset',
-        'aborted',
-        'invalid_output',
-        'budget_exceeded'
-    ]),
+    code: zAnswerErrorCode,
     message: z.string(),
     status: z.int().register(z.globalRegistry, {
         description: 'The provider\'s HTTP status, when there was one.'
+    }).optional(),
+    providerRequestId: z.string().register(z.globalRegistry, {
+        description: 'The provider\'s own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.'
     }).optional(),
     retryable: z.boolean(),
     attempts: z.int().gte(1)
@@ -348,6 +412,18 @@ export const zSessionStatus = z.enum([
     'failed'
 ]);
 
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export const zEarlyStop = z.object({
+    afterRound: zRoundNumber,
+    roundsSaved: z.int().gte(1).lte(3),
+    callsSaved: z.int().gte(0),
+    tokensSaved: z.int().gte(0)
+}).register(z.globalRegistry, {
+    description: 'The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.'
+});
+
 export const zSession = z.object({
     id: zSessionId,
     owner: z.string().register(z.globalRegistry, {
@@ -370,6 +446,34 @@ export const zSession = z.object({
     completedAt: z.iso.datetime().optional(),
     promptVersion: z.string().register(z.globalRegistry, {
         description: 'The version of the debate\'s prompts, so sessions asked in different words can be told apart.'
+    }).optional(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional(),
+    sourceSessionId: zSessionId.optional(),
+    earlyStop: zEarlyStop.optional()
+});
+
+export const zFollowUpRequest = z.strictObject({
+    question: zQuestion,
+    mode: z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]).register(z.globalRegistry, {
+        description: 'How to ask it; the previous session\'s mode by default (`deep` after a synthesis).'
+    }).optional(),
+    provider: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).register(z.globalRegistry, {
+        description: 'For `single`, the slot\'s provider to ask; slot 1\'s otherwise.'
+    }).optional(),
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'For `parallel`, the slots to ask; all by default.'
+    }).optional(),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'For `deep`, how many rounds (3 unless given).'
+    }).optional(),
+    quorum: z.int().gte(1).lte(5).optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`.'
     }).optional()
 });
 
@@ -382,7 +486,19 @@ export const zSessionSummary = z.object({
     usage: zUsage,
     cost: zCost,
     createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime()
+    updatedAt: z.iso.datetime(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional()
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = z.object({
+    threadId: zSessionId,
+    sessions: z.array(zSessionSummary)
+}).register(z.globalRegistry, {
+    description: 'A thread\'s sessions, oldest first. `threadId` is its first session\'s id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.'
 });
 
 export const zSessionPage = z.object({
@@ -395,14 +511,14 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.int().gte(1).optional(),
     maxCostUsd: z.number().gt(0).optional()
 }).register(z.globalRegistry, {
     description: 'Stops the debate cleanly once either cap is reached.'
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional()
 });
@@ -412,7 +528,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
         description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
@@ -429,7 +545,7 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
         description: 'How many rounds to debate.'
@@ -437,10 +553,13 @@ export const zDeepRequest = z.object({
     quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
         description: 'How many slots must answer for a round to proceed; the server\'s default (3) otherwise.'
     }).optional(),
-    budget: zBudget.optional()
+    budget: zBudget.optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
+    }).optional()
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: zRoundNumber.optional(),
     text: z.string().min(1).max(100000)
@@ -449,7 +568,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: zSessionId.optional(),
     question: zQuestion.optional(),
     answers: z.array(zSynthesisAnswer).min(1).max(25).optional()
@@ -506,7 +625,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: zRole.optional(),
     password: zNewPassword.optional()
@@ -519,12 +638,12 @@ export const zUserCreated = z.object({
     }).optional()
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.boolean().optional(),
     role: zRole.optional()
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: zNewPassword.optional()
 });
 
@@ -534,12 +653,12 @@ export const zPasswordResetResult = z.object({
     }).optional()
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().min(1).max(200),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().min(1).max(100),
     password: z.string().min(1).max(200)
 });
@@ -564,7 +683,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().min(1).max(100),
     expiresInDays: z.int().gte(1).lte(3650).optional()
 });
@@ -750,6 +869,12 @@ export const zDebateEvent = z.union([
  */
 export const zGetHealthResponse = zHealth;
 
+export const zListProvidersQuery = z.object({
+    check: z.boolean().register(z.globalRegistry, {
+        description: 'Ask each live slot\'s endpoint now and report its `health`.'
+    }).optional().default(false)
+});
+
 /**
  * The configured slots, in slot order.
  */
@@ -848,6 +973,26 @@ export const zStreamSessionEventsPath = z.object({
  * The session's events in `seq` order.
  */
 export const zStreamSessionEventsResponse = zDebateEvent;
+
+export const zAskFollowUpBody = zFollowUpRequest;
+
+export const zAskFollowUpPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The follow-up session, finished.
+ */
+export const zAskFollowUpResponse = zSession;
+
+export const zGetSessionThreadPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The thread; a session without follow-ups is a thread of one.
+ */
+export const zGetSessionThreadResponse = zThread;
 
 export const zExportSessionMarkdownPath = z.object({
     sessionId: zSessionId

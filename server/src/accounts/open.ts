@@ -1,0 +1,18 @@
+/** The accounts of a configuration, on the store that keeps them. */
+import type { Config } from '../config/config.js';
+import { Accounts } from './accounts.js';
+import type { ScryptParams } from './passwords.js';
+import type { AccountStore } from './store.js';
+
+export function openAccounts(
+  store: AccountStore,
+  config: Pick<Config, 'signInIdleMinutes' | 'signInMaxHours'>,
+  scrypt?: ScryptParams,
+): Accounts {
+  return new Accounts({
+    store,
+    signInIdleMs: config.signInIdleMinutes * 60_000,
+    signInMaxMs: config.signInMaxHours * 3_600_000,
+    ...(scrypt && { scrypt }),
+  });
+}
