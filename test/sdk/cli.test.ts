@@ -52,11 +52,8 @@ function cli(args: string[], env: Record<string, string> = {}, stdin?: string): 
   });
 }
 
-/** The test server's token, once it has accounts. */
-const tokenEnv = (): Record<string, string> => {
-  const token = (server as { token?: string }).token;
-  return token ? { CONSILIUM_TOKEN: token } : {};
-};
+/** Commands run as the test server's own user. */
+const tokenEnv = (): Record<string, string> => ({ CONSILIUM_TOKEN: server.token });
 
 describe('consilium', () => {
   it('prints its version and help; usage errors exit 2', async () => {
@@ -65,6 +62,7 @@ describe('consilium', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/consilium <command>/);
+    expect(help.stdout).toMatch(/follow-up <session> "<question>" \[--mode single\|parallel\|deep\]/);
     const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command: frobnicate/);
@@ -74,14 +72,21 @@ describe('consilium', () => {
 
   it('login stores the URL and token in a 0600 file that later commands use; flags and env override it', async () => {
     const config = join(home, 'login', 'config.json');
-    const login = await cli(['login', '--url', server.baseUrl, '--token', 'csk_test_token'], {
+    const login = await cli(['login', '--url', server.baseUrl, '--token', server.token], {
       CONSILIUM_CONFIG: config,
       CONSILIUM_URL: '',
+      CONSILIUM_TOKEN: '',
     });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
-    expect(login.stdout).toContain(`saved to ${config}`);
-    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: server.baseUrl, token: 'csk_test_token' });
+    expect(login.stdout).toContain(`as ${server.user.username}; saved to ${config}`);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: server.baseUrl, token: server.token });
+    // A token the server does not know is refused, and nothing is saved.
+    const refused = await cli(['login', '--url', server.baseUrl, '--token', 'csk_test_token'], {
+      CONSILIUM_CONFIG: join(home, 'refused', 'config.json'),
+    });
+    expect(refused.code).toBe(3);
+    expect(() => statSync(join(home, 'refused', 'config.json'))).toThrow();
     expect(statSync(config).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'login')).mode & 0o777).toBe(0o700);
 
@@ -162,6 +167,63 @@ describe('consilium', () => {
     expect(gone.stderr).toMatch(/not_found/);
   });
 
+  it("follow-up asks again in a finished session's thread and prints the new session, its answers and verdict", async () => {
+    const first = JSON.parse((await cli(['ask', 'Which database?', '--json'])).stdout) as { sessionId: string };
+    const id = first.sessionId;
+
+    // Deep, with the rounds asked for: every round, every slot, the verdict, and where it sits in the thread.
+    const deep = await cli(['follow-up', id, 'And how would we migrate?', '--mode', 'deep', '--rounds', '2']);
+    expect(deep.code, deep.stderr).toBe(0);
+    expect(deep.stdout).toMatch(/^And how would we migrate\?\n/);
+    expect(deep.stdout).toMatch(/Round 1 · independent/);
+    expect(deep.stdout).toMatch(/Round 2 · final/);
+    expect(deep.stdout).not.toMatch(/Round 3/);
+    for (const slot of ['1 anthropic:', '2 openai:', '3 deepseek:', '4 google:', '5 xai:']) expect(deep.stdout).toContain(slot);
+    expect(deep.stdout).toMatch(/\nVerdict\n/);
+    expect(deep.stdout).toContain(`follow-up of ${id} · thread ${id}`);
+
+    // The default mode is the parent's (single), and the parent's slot unless another is named.
+    const json = await cli(['follow-up', id, 'Why that one?', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const single = JSON.parse(json.stdout) as {
+      mode: string;
+      parentId: string;
+      threadId: string;
+      rounds: { answers: { slot: number }[] }[];
+    };
+    expect(single).toMatchObject({ mode: 'single', parentId: id, threadId: id });
+    expect(single.rounds[0]?.answers.map((a) => a.slot)).toEqual([1]);
+    const bySlot = JSON.parse((await cli(['follow-up', id, 'Ask slot 3', '--slot', '3', '--json'])).stdout) as typeof single;
+    expect(bySlot.rounds[0]?.answers.map((a) => a.slot)).toEqual([3]);
+    const byProvider = JSON.parse(
+      (await cli(['follow-up', id, 'Ask xai', '--provider', 'xai', '--json'])).stdout,
+    ) as typeof single;
+    expect(byProvider.rounds[0]?.answers.map((a) => a.slot)).toEqual([5]);
+    const parallel = JSON.parse(
+      (await cli(['follow-up', id, 'Everyone?', '--mode', 'parallel', '--slots', '2,4', '--json'])).stdout,
+    ) as typeof single;
+    expect(parallel.mode).toBe('parallel');
+    expect(parallel.rounds[0]?.answers.map((a) => a.slot).sort()).toEqual([2, 4]);
+
+    // The question is user text: escape sequences never reach the terminal.
+    const hostile = await cli(['follow-up', id, `Colour\u001b[31m me\u001b]0;title\u0007 red`]);
+    expect(hostile.code, hostile.stderr).toBe(0);
+    expect(hostile.stdout).not.toContain(ESC);
+    expect(hostile.stdout).toMatch(/^Colour me red\n/);
+
+    // Bad arguments exit 2 before any request; an unknown session is the server's not_found.
+    expect((await cli(['follow-up', id, 'Why?', '--mode', 'loud'])).stderr).toMatch(/--mode must be single, parallel or deep/);
+    expect((await cli(['follow-up', id])).code).toBe(2);
+    expect((await cli(['follow-up', id, 'Why?', '--slot', '1', '--provider', 'xai'])).code).toBe(2);
+    expect((await cli(['follow-up', id, 'Why?', '--slots', 'one'])).code).toBe(2);
+    const refused = await cli(['follow-up', id, 'Why?', '--mode', 'deep', '--rounds', '9']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/validation_failed/);
+    const missing = await cli(['follow-up', 'ses_doesnotexist0000000000', 'Why?']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/not_found|No session/);
+  });
+
   it('exits 3 on an authentication failure and 5 when the server cannot be reached', async () => {
     const refusing: Server = createServer((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/problem+json', 'x-request-id': 'req_auth' });
@@ -226,7 +288,7 @@ describe('consilium', () => {
     try {
       const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', BIN, 'debate', 'Interrupt me', '--json'], {
         cwd: ROOT,
-        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, ...tokenEnv() }),
+        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token }),
       });
       let stdout = '';
       let stderr = '';
@@ -247,7 +309,7 @@ describe('consilium', () => {
       let status = 'running';
       for (let i = 0; i < 100 && status === 'running'; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        status = (await (await fetch(`${slow.baseUrl}/sessions/${sessionId}`, { headers: authHeader() })).json()).status;
+        status = (await (await slow.fetch(`/sessions/${sessionId}`)).json()).status;
       }
       expect(status).toBe('cancelled');
     } finally {
@@ -278,8 +340,3 @@ describe('consilium', () => {
     expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
   });
 });
-
-const authHeader = (): Record<string, string> => {
-  const token = (server as { token?: string }).token;
-  return token ? { authorization: `Bearer ${token}` } : {};
-};

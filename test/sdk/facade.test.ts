@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { Consilium, ConsiliumError, type DebateEvent } from '../../sdk/src/index.js';
+import { Consilium, ConsiliumError, type DebateEvent, type Session } from '../../sdk/src/index.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 let server: RunningServer;
@@ -113,6 +113,28 @@ describe('Consilium', () => {
     expect(missing.code).toBe('not_found');
     expect(missing.status).toBe(404);
     expect(missing.requestId).toMatch(/\S/);
+  });
+
+  it("asks a follow-up in a finished session's thread and returns the finished session", async () => {
+    const first = await c.debates.run('Which queue?', { rounds: 2 });
+    const deep = await c.sessions.followUp(first.id, 'And at ten times the load?', { rounds: 2 });
+    expectTypeOf(deep).toEqualTypeOf<Session>();
+    // The parent's mode (deep) by default, with the rounds asked for, linked into the parent's thread.
+    expect(deep).toMatchObject({ mode: 'deep', status: 'completed', parentId: first.id, threadId: first.id });
+    expect(deep.rounds.map((r) => r.kind)).toEqual(['independent', 'final']);
+    expect(deep.verdict).toBeDefined();
+    const single = await c.sessions.followUp(deep.id, 'One word?', { mode: 'single', slot: 4 });
+    expect(single).toMatchObject({ mode: 'single', parentId: deep.id, threadId: first.id });
+    expect(single.rounds[0]?.answers.map((a) => [a.slot, a.provider])).toEqual([[4, 'google']]);
+    const parallel = await c.sessions.followUp(first.id, 'Side by side?', { mode: 'parallel', slots: [1, 3] });
+    expect(parallel.rounds[0]?.answers.map((a) => a.slot).sort()).toEqual([1, 3]);
+
+    expect((await rejection(c.sessions.followUp(first.id, 'Why?', { slot: 1, provider: 'xai' }))).code).toBe('validation_failed');
+    expect((await rejection(c.sessions.followUp(first.id, 'Why?', { slot: 9 }))).code).toBe('not_found');
+    const refused = await rejection(c.sessions.followUp(first.id, 'Why?', { mode: 'deep', rounds: 9 }));
+    expect(refused).toMatchObject({ code: 'validation_failed', status: 400 });
+    const missing = await rejection(c.sessions.followUp('ses_00000000000000000000000000', 'Why?'));
+    expect(missing).toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('says network_error when nothing answers', async () => {

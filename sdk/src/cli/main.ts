@@ -55,6 +55,10 @@ Commands:
   debate "<question>" [--rounds N] [--quorum N]
                                   A deep debate, streamed live; then the verdict grouped P0/P1/P2.
                                   Ctrl-C cancels it on the server.
+  follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
+            [--slots N,N…] [--rounds N] [--quorum N]
+                                  Ask again in a finished session's thread (its mode by default; the
+                                  panel sees the thread so far); prints the new session once it ends.
   sessions [list] [--q TEXT] [--limit N]
   sessions show <id>
   sessions export <id> [--format md|json]
@@ -67,7 +71,7 @@ Commands:
 Options:
   --url URL        The server (else CONSILIUM_URL, else the saved one, else http://127.0.0.1:8787)
   --token TOKEN    An API token (else CONSILIUM_TOKEN, else the saved one)
-  --json           Machine-readable output (debate: one event per line)
+  --json           Machine-readable output (debate: one event per line; follow-up: the session)
   --no-color       No colour (also NO_COLOR=1; colour is only ever used on a terminal)
   -h, --help       This help
   --version        The version
@@ -146,7 +150,14 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       return new Consilium({ baseUrl: url, ...(token && { token }), ...(io.fetch && { fetch: io.fetch }) });
     },
   };
-  const commands: Record<string, (ctx: Context) => Promise<number>> = { login, ask, debate, sessions, wiki };
+  const commands: Record<string, (ctx: Context) => Promise<number>> = {
+    login,
+    ask,
+    debate,
+    'follow-up': followUp,
+    sessions,
+    wiki,
+  };
   const run = commands[command];
   if (!run) {
     fail(`unknown command: ${command}\n\n${USAGE}`);
@@ -293,6 +304,58 @@ async function debate(ctx: Context): Promise<number> {
     return EXIT.network;
   }
   return last.status === 'failed' ? EXIT.server : EXIT.ok;
+}
+
+async function followUp(ctx: Context): Promise<number> {
+  onlyFlags(ctx.parsed, [...GLOBAL, 'mode', 'slot', 'provider', 'slots', 'rounds', 'quorum']);
+  const [id, text, ...extra] = ctx.parsed.positionals;
+  if (!id) throw new UsageError('follow-up needs a session id, e.g. consilium follow-up ses_… "And then?"');
+  if (text === undefined || text.trim() === '')
+    throw new UsageError('missing the question, e.g. consilium follow-up ses_… "And then?"');
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]} (quote the question)`);
+  const mode = stringFlag(ctx.parsed, 'mode');
+  if (mode !== undefined && mode !== 'single' && mode !== 'parallel' && mode !== 'deep') {
+    throw new UsageError('--mode must be single, parallel or deep');
+  }
+  const slot = intFlag(ctx.parsed, 'slot', 1, 99);
+  const provider = stringFlag(ctx.parsed, 'provider');
+  if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
+  const slotList = stringFlag(ctx.parsed, 'slots');
+  const slots = slotList?.split(',').map((n) => {
+    if (!/^\d{1,2}$/.test(n.trim())) throw new UsageError('--slots must be slot numbers separated by commas, e.g. 1,3');
+    return Number(n);
+  });
+  const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
+  const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
+  const controller = new AbortController();
+  const release = ctx.io.onInterrupt(() => controller.abort());
+  let session: Session;
+  try {
+    session = await ctx.consilium().sessions.followUp(id, text, {
+      ...(mode !== undefined && { mode }),
+      ...(slot !== undefined && { slot }),
+      ...(provider !== undefined && { provider }),
+      ...(slots !== undefined && { slots }),
+      ...(rounds !== undefined && { rounds }),
+      ...(quorum !== undefined && { quorum }),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (error instanceof ConsiliumError && error.code === 'aborted') {
+      ctx.io.stderr.write('consilium: cancelled\n');
+      return EXIT.interrupted;
+    }
+    throw error;
+  } finally {
+    release();
+  }
+  if (ctx.json) ctx.out(`${JSON.stringify(session)}\n`);
+  else {
+    ctx.out(renderSession(session, ctx.paint));
+    const thread = session.threadId ? ` · thread ${session.threadId}` : '';
+    ctx.out(`${ctx.paint('dim', `follow-up of ${session.parentId ?? id}${thread} · ${session.usage.totalTokens} tokens`)}\n`);
+  }
+  return session.status === 'failed' ? EXIT.server : EXIT.ok;
 }
 
 async function sessions(ctx: Context): Promise<number> {

@@ -6,6 +6,7 @@
 import { type ConsiliumClientOptions, createConsiliumClient } from '../client.js';
 import type { Client } from '../generated/client/index.js';
 import {
+  askFollowUp,
   askProvider,
   createApiToken,
   deleteSession,
@@ -53,6 +54,22 @@ export interface DebateOptions {
   quorum?: number;
   budget?: Budget;
   /** Aborting cancels the debate on the server and every model call it has in flight. */
+  signal?: AbortSignal;
+}
+
+export interface FollowUpOptions {
+  /** How to ask it; the previous session's mode by default (`deep` after a synthesis). */
+  mode?: 'single' | 'parallel' | 'deep';
+  /** For `single`: the slot whose provider answers (resolved through `providers()`). */
+  slot?: number;
+  /** For `single`: the provider to ask by name; the previous session's, else slot 1's, by default. */
+  provider?: string;
+  /** For `parallel`: the slots to ask; all by default. */
+  slots?: number[];
+  /** For `deep`: rounds (2–5), quorum and early stop, as in a debate. */
+  rounds?: number;
+  quorum?: number;
+  earlyStop?: boolean;
   signal?: AbortSignal;
 }
 
@@ -154,13 +171,7 @@ export class Consilium {
     question: string,
     options: { slot?: number; provider?: string; maxOutputTokens?: number; signal?: AbortSignal } = {},
   ): Promise<AskResult> {
-    let provider = options.provider;
-    if (provider === undefined) {
-      const slot = options.slot ?? 1;
-      const found = (await this.providers()).slots.find((s) => s.slot === slot);
-      if (!found) throw new ConsiliumError(`No slot ${slot} on this server`, { code: 'not_found' });
-      provider = found.provider;
-    }
+    const provider = options.provider ?? (await this.#providerOf(options.slot ?? 1));
     const body = { question, ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }) };
     return settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
   }
@@ -224,6 +235,27 @@ export class Consilium {
             (s) => `${JSON.stringify(s, null, 2)}\n`,
           ),
     /**
+     * A follow-up question on a finished session, asked in its thread: the new session, once it has
+     * ended (its `threadId` and `parentId` link it to the thread).
+     */
+    followUp: async (id: string, question: string, options: FollowUpOptions = {}): Promise<Session> => {
+      const { mode, slot, slots, rounds, quorum, earlyStop, signal } = options;
+      if (slot !== undefined && options.provider !== undefined) {
+        throw new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' });
+      }
+      const provider = slot === undefined ? options.provider : await this.#providerOf(slot);
+      const body = {
+        question,
+        ...(mode !== undefined && { mode }),
+        ...(provider !== undefined && { provider }),
+        ...(slots !== undefined && { slots }),
+        ...(rounds !== undefined && { rounds }),
+        ...(quorum !== undefined && { quorum }),
+        ...(earlyStop !== undefined && { earlyStop }),
+      };
+      return settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);
+    },
+    /**
      * A session's events: the stored ones, then live ones while it runs, until `session.ended`. A dropped
      * connection is resumed with `Last-Event-ID`, so no event is missed or repeated.
      */
@@ -244,6 +276,12 @@ export class Consilium {
       },
     },
   };
+
+  async #providerOf(slot: number): Promise<string> {
+    const found = (await this.providers()).slots.find((s) => s.slot === slot);
+    if (!found) throw new ConsiliumError(`No slot ${slot} on this server`, { code: 'not_found' });
+    return found.provider;
+  }
 
   /**
    * One SSE request as an async generator. A non-2xx answer is read into a `ConsiliumError` (the
