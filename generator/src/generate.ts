@@ -39,6 +39,7 @@ export async function generateAll(
   // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
   await heyApi;
   for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
+  write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
   return GENERATED_FOLDERS;
 }
 
@@ -48,6 +49,23 @@ export function emitWikiModules(catalogueFile: string): [string, string][] {
   const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
   const rules = JSON.parse(readFileSync(rulesPath, 'utf8')) as RuleTable;
   return [...emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header, rules })];
+}
+
+/**
+ * The rules table as a module of the SDK (`moduleRules`), so `consilium-wiki generate` applies the same
+ * rules to other wikis' paraminfo: `catalogue/` is not part of the package (issue 13).
+ */
+export function emitWikiRules(file = rulesPath): string {
+  const { mediawiki, modules } = JSON.parse(readFileSync(file, 'utf8')) as RuleTable;
+  const table: RuleTable = { ...(mediawiki !== undefined && { mediawiki }), modules };
+  return [
+    ...doNotEditHeader('catalogue/rules.json'),
+    "import type { RuleTable } from '../wiki/rules.js';",
+    '',
+    "/** Core modules' request-only rules (see `catalogue/rules.json`), matched per module by `rulesFor`. */",
+    `export const moduleRules: RuleTable = ${JSON.stringify(table, null, 2)};`,
+    '',
+  ].join('\n');
 }
 
 export function generateWikiModules(catalogueFile: string, outDir: string): void {

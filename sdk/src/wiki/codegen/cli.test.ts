@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { moduleRules } from '../../generated/wiki-rules.js';
 import { CLI_MARKER, type CliIo, main } from './cli.js';
 import { type ParamInfoModule, parseParamInfoDocument } from './document.js';
 import { emitModules } from './emit.js';
@@ -49,7 +50,7 @@ async function run(args: string[], extra: Partial<CliIo> = {}) {
 function expectedFiles(_source: string, runtimeImport = '@consilium/sdk/wiki') {
   const doc = parseParamInfoDocument(JSON.parse(readFileSync(catalogue, 'utf8')));
   const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
-  return emitModules(doc, { runtimeImport, header });
+  return emitModules(doc, { runtimeImport, header, rules: moduleRules });
 }
 
 describe('consilium-wiki generate (a spawned process)', () => {
@@ -65,7 +66,7 @@ describe('consilium-wiki generate (a spawned process)', () => {
     for (const [name, text] of expected) expect(readFileSync(join(out, name), 'utf8'), name).toBe(text);
     expect(stdout).toMatch(
       new RegExp(
-        `^consilium-wiki: wrote ${expected.size - 1} modules \\(list \\d+, prop \\d+, meta \\d+; \\d+ parameters, \\d+ templated\\) and index.ts to ${out}\\n`,
+        `^consilium-wiki: wrote ${expected.size - 1} modules \\(list \\d+, prop \\d+, meta \\d+; \\d+ parameters, \\d+ templated; \\d+ module rules in \\d+ modules?\\) and index.ts to ${out}\\n`,
       ),
     );
     expect(stdout).toMatch(/ {2}skipped: .*query \(not a query submodule\)/);
@@ -192,6 +193,50 @@ describe('consilium-wiki (in process)', () => {
     for (const [name, text] of expectedFiles('pi.json', '../runtime.js')) {
       expect(readFileSync(join(dir, 'gen', name), 'utf8')).toBe(text);
     }
+  });
+
+  it('gives each module the rules the SDK ships for it, matched as `npm run generate` matches them', async () => {
+    const dir = scratch();
+    const own = parseParamInfoDocument(JSON.parse(readFileSync(join(repoRoot, 'catalogue/paraminfo.json'), 'utf8')));
+    const pick = (name: string) => structuredClone(own.paraminfo.modules.find((m) => m.name === name)!);
+    // Another wiki's backlinks without `pageid`: the only-one-of rule (title or pageid) no longer fits it.
+    const trimmed = { ...pick('backlinks'), name: 'backlinks', path: 'query+backlinks' };
+    trimmed.parameters = trimmed.parameters.filter((p) => p.name !== 'pageid');
+    writeFileSync(join(dir, 'full.json'), JSON.stringify({ paraminfo: { modules: [pick('backlinks'), pick('alllinks')] } }));
+    writeFileSync(join(dir, 'trimmed.json'), JSON.stringify({ paraminfo: { modules: [trimmed] } }));
+    const body = (text: string) => text.slice(text.indexOf('\n') + 1); // past the one-line header
+    const rulesOf = (text: string) => /\n {2}rules: (\[[\s\S]*?\n {2}\]),\n/.exec(text)?.[1];
+
+    const full = await run([
+      'generate',
+      '--catalogue',
+      join(dir, 'full.json'),
+      '--out',
+      join(dir, 'full'),
+      '--ext',
+      'ts',
+      '--runtime-import',
+      '../../wiki/index.js',
+    ]);
+    expect(full).toMatchObject({ code: 0, stderr: '' });
+    const expectedRules = moduleRules.modules.backlinks!;
+    expect(full.stdout).toContain(`; ${expectedRules.length} module rules in 1 module) and index.ts`);
+    // With the repository's runtime import, the file is the repository's own builder, rules and all.
+    const backlinks = readFileSync(join(dir, 'full', 'backlinks.ts'), 'utf8');
+    expect(body(backlinks)).toBe(body(readFileSync(join(repoRoot, 'sdk/src/generated/wiki/backlinks.ts'), 'utf8')));
+    expect(rulesOf(backlinks)).toContain("rule: 'only-one-of'");
+    expect(rulesOf(backlinks)?.match(/ rule: '/g)).toHaveLength(expectedRules.length);
+    // A module with no rules in the table gets none.
+    expect(moduleRules.modules.alllinks).toBeUndefined();
+    expect(readFileSync(join(dir, 'full', 'alllinks.ts'), 'utf8')).not.toMatch(/\brules:/);
+
+    const cut = await run(['generate', '--catalogue', join(dir, 'trimmed.json'), '--out', join(dir, 'trimmed'), '--ext', 'ts']);
+    expect(cut.code).toBe(0);
+    const cutRules = rulesOf(readFileSync(join(dir, 'trimmed', 'backlinks.ts'), 'utf8'));
+    expect(cutRules).not.toContain('only-one-of');
+    expect(cutRules?.match(/ rule: '/g)).toHaveLength(
+      expectedRules.filter((r) => !JSON.stringify(r).includes('"pageid"')).length,
+    );
   });
 
   it('replaces the files an earlier run wrote, and leaves others alone', async () => {

@@ -7,6 +7,8 @@
  * consilium-wiki generate --catalogue paraminfo.json --out src/wiki-modules --runtime-import @consilium/sdk/wiki
  * ```
  */
+import { moduleRules } from '../../generated/wiki-rules.js';
+import { rulesFor } from '../rules.js';
 import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
 import { DEFAULT_USER_AGENT, loadParamInfo } from './fetch.js';
@@ -21,7 +23,8 @@ export const USAGE = `Usage: consilium-wiki generate --catalogue <file | api.php
 
 Writes one TypeScript file per query module (list=, prop=, meta=) of a wiki's action=paraminfo, each
 with a typed parameters interface and a module descriptor for @consilium/sdk's query builder, plus an
-index.ts that re-exports them all.
+index.ts that re-exports them all. Core modules also get the module rules the SDK ships (how their
+parameters combine), each rule only where every parameter and value it names is in the paraminfo.
 
 Options:
   --catalogue <source>        A paraminfo JSON file ({"paraminfo":{"modules":[...]}}), or a wiki's
@@ -163,7 +166,8 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     return 1;
   }
 
-  const counts = summarizePlan(planModules(doc));
+  const plan = planModules(doc);
+  const counts = summarizePlan(plan);
   if (counts.modules === 0) {
     io.stderr(`consilium-wiki: ${parsed.catalogue} has no query modules (list=, prop=, meta=); nothing written\n`);
     return 1;
@@ -172,7 +176,9 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
   const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
   const out = path.resolve(cwd, parsed.out);
   const ext = (parsed.ext as 'ts' | 'mts' | undefined) ?? ((await packageType(fs, path, out)) === 'module' ? 'ts' : 'mts');
-  const emitted = emitModules(doc, { runtimeImport: parsed.runtimeImport, header });
+  // The rules ship with the SDK (generated from catalogue/rules.json), matched per module as for its own builders.
+  const emitted = emitModules(doc, { runtimeImport: parsed.runtimeImport, header, rules: moduleRules });
+  const ruled = plan.modules.map((p) => rulesFor(p.module, moduleRules).length).filter((n) => n > 0);
   if (parsed.siteinfo !== undefined) {
     const siteSource = /^https?:\/\//i.test(parsed.siteinfo) ? parsed.siteinfo : path.resolve(cwd, parsed.siteinfo);
     try {
@@ -209,7 +215,8 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
   const { list, prop, meta } = counts.groups;
   io.stdout(
     `consilium-wiki: wrote ${counts.modules} modules (list ${list}, prop ${prop}, meta ${meta}; ` +
-      `${counts.parameters} parameters, ${counts.templated} templated) and index.${ext} to ${out}` +
+      `${counts.parameters} parameters, ${counts.templated} templated; ` +
+      `${ruled.reduce((a, b) => a + b, 0)} module rules in ${ruled.length} module${ruled.length === 1 ? '' : 's'}) and index.${ext} to ${out}` +
       `${removed > 0 ? `; removed ${removed} stale file${removed === 1 ? '' : 's'}` : ''}\n`,
   );
   if (ext === 'mts' && parsed.ext === undefined) {
