@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HttpResponse, http } from 'msw';
@@ -15,9 +15,9 @@ import { DEFAULT_USER_AGENT, fetchParamInfo, MAX_BATCH, querySubmodules } from '
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./__fixtures__/edge-cases.json', import.meta.url));
-const capture = resolve(repoRoot, '../shared/conformance/paraminfo-mw1.46-query-subset.json');
-/** The real capture when the shared folder is there, else the fixture. */
-const catalogue = existsSync(capture) ? capture : fixture;
+/** A real MediaWiki 1.46 capture of the query modules' paraminfo (a copy: tests never read ../shared). */
+const capture = fileURLToPath(new URL('./__fixtures__/paraminfo-mw1.46-query-subset.json', import.meta.url));
+const catalogue = capture;
 
 const scratchDirs: string[] = [];
 const scratch = () => {
@@ -257,33 +257,13 @@ describe('consilium-wiki (in process)', () => {
 const API = 'https://wiki.example/w/api.php';
 
 /**
- * A wiki whose `query` module is the real capture's (64 submodules) when the shared folder is there,
- * else a made-up one with as many; modules the capture describes come back as captured, the rest are
- * made up.
+ * A wiki whose `query` module is the real capture's (64 submodules); modules the capture describes
+ * come back as captured, the rest are made up.
  */
 function fakeWiki() {
   const known = new Map<string, ParamInfoModule>();
-  let query: ParamInfoModule;
-  if (existsSync(capture)) {
-    for (const m of parseParamInfoDocument(JSON.parse(readFileSync(capture, 'utf8'))).paraminfo.modules) known.set(m.path, m);
-    query = known.get('query')!;
-  } else {
-    const names = (group: string, n: number) => Array.from({ length: n }, (_, i) => `${group}${i}`);
-    const param = (name: string, values: string[]) => ({
-      name,
-      type: values,
-      multi: true,
-      submodules: Object.fromEntries(values.map((v) => [v, `query+${v}`])),
-    });
-    query = {
-      name: 'query',
-      path: 'query',
-      group: 'action',
-      prefix: '',
-      parameters: [param('prop', names('p', 20)), param('list', names('l', 37)), param('meta', names('m', 7))],
-    };
-    known.set('query', query);
-  }
+  for (const m of parseParamInfoDocument(JSON.parse(readFileSync(capture, 'utf8'))).paraminfo.modules) known.set(m.path, m);
+  const query = known.get('query')!;
   const groupOf = new Map<string, string>();
   for (const group of ['prop', 'list', 'meta']) {
     const p = query.parameters.find((x) => x.name === group)!;
@@ -358,11 +338,9 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     }
     expect(readdirSync(out)).toHaveLength(65);
     expect(result.stdout).toMatch(/^consilium-wiki: wrote 64 modules \(list 37, prop 20, meta 7; /);
-    if (existsSync(capture)) {
-      // A module the capture describes comes out as generating from the capture would write it.
-      const fromFile = expectedFiles(API).get('allpages.ts');
-      expect(readFileSync(join(out, 'allpages.ts'), 'utf8')).toBe(fromFile);
-    }
+    // A module the capture describes comes out as generating from the capture would write it.
+    const fromFile = expectedFiles(API).get('allpages.ts');
+    expect(readFileSync(join(out, 'allpages.ts'), 'utf8')).toBe(fromFile);
   });
 
   it('sends the given User-Agent and keeps the query string of the URL', async () => {
