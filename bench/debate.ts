@@ -55,8 +55,8 @@ import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
 import { createApp } from '../server/src/http/app.js';
 import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
+import { benchCaller } from '../test/support/caller.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
-import { benchCaller } from './caller.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -96,7 +96,8 @@ type DeepOptions = NonNullable<Parameters<DebateEngine['deep']>[1]>;
 
 /** The app's defaults (quorum, deadline, retries, prices), none read from this machine's environment. */
 function settings(panel: PanelSlot[]) {
-  const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent' });
+  // 500 debates at once from one owner: the rate limits would (rightly) refuse most of them.
+  const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_RATE_LIMITS: 'off' });
   return {
     config,
     engine: {

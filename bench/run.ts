@@ -1,7 +1,9 @@
-/** `npm run bench [-- http|wiki|debate|sessions]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki|debate|sessions|size|providers]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchDebate } from './debate.js';
 import { benchHttp } from './http.js';
+import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
+import { benchSize } from './size.js';
 import { benchWiki } from './wiki.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -9,6 +11,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   wiki: benchWiki,
   debate: benchDebate,
   sessions: benchSessions,
+  size: benchSize,
+  providers: benchProviders,
 };
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));

@@ -6,10 +6,11 @@
  * Written to a temporary file and renamed, so a process starting from the old bundle while this
  * runs (tests start several servers at once) never reads half a file.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { buildHttpReference, HTTP_REFERENCE_DIR } from '../docs/src/build-http.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,4 +38,8 @@ export async function bundleServer(out = `${root}dist/server.mjs`): Promise<stri
   return out;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await bundleServer();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await bundleServer();
+  // The server serves the HTTP reference at /docs/; build it once if `npm run docs` has not.
+  if (!existsSync(`${HTTP_REFERENCE_DIR}/index.html`)) buildHttpReference();
+}

@@ -3,16 +3,19 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
 import { emitModules } from '../../sdk/src/wiki/codegen/emit.js';
+import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
-import { generateSdk } from './sdk.js';
+import { generateHeyApi } from './sdk.js';
 
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
 
 /** The wiki's paraminfo (issue 3): the source of the typed query modules in `sdk/src/generated/wiki/`. */
 export const cataloguePath = fileURLToPath(new URL('../../catalogue/paraminfo.json', import.meta.url));
+/** Core modules' request-only rules, beside the catalogue (issue 13). */
+export const rulesPath = fileURLToPath(new URL('../../catalogue/rules.json', import.meta.url));
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -26,20 +29,27 @@ export async function generateAll(
   catalogueFile = cataloguePath,
 ): Promise<readonly string[]> {
   for (const folder of GENERATED_FOLDERS) rmSync(join(root, folder), { recursive: true, force: true });
+  // The contract is parsed once; hey-api runs in a worker meanwhile (it is most of the time).
   const doc = loadContract(contractFile);
-  // hey-api cleans its output folder, so the wiki modules, which live inside it, come after.
-  await generateSdk(contractFile, join(root, 'sdk/src/generated'));
-  generateWikiModules(catalogueFile, join(root, 'sdk/src/generated/wiki'));
-  write(join(root, 'server/src/generated/routes.ts'), emitRoutes(doc, '../../../sdk/src/generated/zod.gen.js'));
-  write(join(root, 'test/generated/openapi-paths.ts'), await generatePathTypes(contractFile));
+  const heyApi = generateHeyApi(doc, join(root, 'sdk/src/generated'), join(root, 'server/src/generated/schemas'));
+  heyApi.catch(() => {}); // awaited below; no unhandled rejection while the main thread works
+  write(join(root, 'server/src/generated/routes.ts'), emitRoutes(doc, './schemas/zod.gen.js'));
+  write(join(root, 'test/generated/openapi-paths.ts'), await generatePathTypes(structuredClone(doc)));
+  const wiki = emitWikiModules(catalogueFile);
+  // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
+  await heyApi;
+  for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
   return GENERATED_FOLDERS;
 }
 
 /** One file per `query+*` module of the catalogue, importing the handwritten runtime in `sdk/src/wiki/`. */
-export function generateWikiModules(catalogueFile: string, outDir: string): void {
+export function emitWikiModules(catalogueFile: string): [string, string][] {
   const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')));
   const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
-  for (const [file, text] of emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header })) {
-    write(join(outDir, file), text);
-  }
+  const rules = JSON.parse(readFileSync(rulesPath, 'utf8')) as RuleTable;
+  return [...emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header, rules })];
+}
+
+export function generateWikiModules(catalogueFile: string, outDir: string): void {
+  for (const [file, text] of emitWikiModules(catalogueFile)) write(join(outDir, file), text);
 }

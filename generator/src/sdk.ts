@@ -1,24 +1,58 @@
-import { createClient } from '@hey-api/openapi-ts';
+import { Worker } from 'node:worker_threads';
 import { doNotEditHeader } from './contract.js';
 
-/** The SDK's client, types and zod schemas, via hey-api, into `<outDir>`. */
-export async function generateSdk(contractFile: string, outDir: string): Promise<void> {
-  await createClient({
-    input: contractFile,
-    output: {
-      path: outDir,
-      header: doNotEditHeader('openapi/openapi.yaml via @hey-api/openapi-ts'),
-      // Explicit, so output does not depend on which tsconfig hey-api happens to find.
-      module: { extension: '.js' },
+/**
+ * hey-api's two jobs over one parsed contract:
+ * - the SDK (`sdk/src/generated/`): fetch client, types, SDK functions with response validation, and
+ *   zod schemas in zod's tree-shakable `zod/mini` form, so a consumer's bundle carries only the
+ *   validators it uses;
+ * - the server's schemas (`server/src/generated/schemas/`): full zod with metadata, which
+ *   `@hono/zod-openapi` needs to serve the contract back.
+ */
+export function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir: string): object[] {
+  const output = (path: string) => ({
+    path,
+    header: doNotEditHeader('openapi/openapi.yaml via @hey-api/openapi-ts'),
+    // Explicit, so output does not depend on which tsconfig hey-api happens to find.
+    module: { extension: '.js' },
+  });
+  return [
+    {
+      input: contract,
+      output: output(sdkDir),
+      plugins: [
+        '@hey-api/client-fetch',
+        '@hey-api/typescript',
+        { name: 'zod', compatibilityVersion: 'mini' },
+        // Responses (and SSE events) are validated; requests are not: the server is the one authority on
+        // input and answers every bad request with a problem listing each field.
+        { name: '@hey-api/sdk', validator: { request: false, response: true } },
+      ],
+      logs: { level: 'silent' },
     },
-    plugins: [
-      '@hey-api/client-fetch',
-      '@hey-api/typescript',
-      { name: 'zod', metadata: true },
-      // Responses (and SSE events) are validated; requests are not: the server is the one authority on
-      // input and answers every bad request with a problem listing each field.
-      { name: '@hey-api/sdk', validator: { request: false, response: true } },
-    ],
-    logs: { level: 'silent' },
+    {
+      input: contract,
+      output: output(serverSchemasDir),
+      plugins: [{ name: 'zod', metadata: true }],
+      logs: { level: 'silent' },
+    },
+  ];
+}
+
+/** Runs hey-api in a worker thread; resolves once both outputs are written. */
+export function generateHeyApi(contract: object, sdkDir: string, serverSchemasDir: string): Promise<void> {
+  const worker = new Worker(new URL('./hey-api-worker.mjs', import.meta.url), {
+    workerData: { configs: heyApiConfigs(contract, sdkDir, serverSchemasDir) },
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (message: { ok: boolean; error?: string }) => {
+      void worker.terminate();
+      if (message.ok) resolve();
+      else reject(new Error(`hey-api failed: ${message.error}`));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0 && code !== 1) reject(new Error(`hey-api worker exited with ${code}`));
+    });
   });
 }

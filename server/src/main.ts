@@ -6,6 +6,7 @@ import { openAccounts } from './accounts/open.js';
 import { AccountError } from './accounts/store.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './config/log.js';
+import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
 import { LOCAL_OWNER } from './http/owner.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
@@ -76,7 +77,7 @@ async function start(): Promise<void> {
     });
     if (config.logLevel !== 'silent') {
       console.log(
-        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n`,
+        `\nConsilium ${version} is serving ${url}\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n${offlineBanner(config.slots)}`,
       );
     }
   });

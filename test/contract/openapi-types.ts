@@ -62,7 +62,7 @@ export type DocParams<K extends OperationId, In extends 'path' | 'query' | 'head
  * checks these lists against the zod schemas' input/output, so they cannot go stale.
  */
 export type BodyDefaults = { runDeepDebate: 'rounds'; streamDeepDebate: 'rounds' };
-export type QueryDefaults = { listSessions: 'limit' };
+export type QueryDefaults = { listSessions: 'limit'; listProviders: 'check' };
 export type DefaultedKeys<K, Table> = K extends keyof Table ? Table[K] : never;
 
 type Simplify<T> = { [P in keyof T]: T[P] };

@@ -6,6 +6,9 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import type * as sdk from '../../sdk/src/generated/sdk.gen.js';
 import type {
+  AskFollowUpData,
+  AskFollowUpErrors,
+  AskFollowUpResponses,
   AskProviderData,
   AskProviderErrors,
   AskProviderResponses,
@@ -39,6 +42,9 @@ import type {
   GetSessionData,
   GetSessionErrors,
   GetSessionResponses,
+  GetSessionThreadData,
+  GetSessionThreadErrors,
+  GetSessionThreadResponses,
   ListApiTokensData,
   ListApiTokensErrors,
   ListApiTokensResponses,
@@ -120,6 +126,8 @@ type Sdk = {
     errors: ExportSessionMarkdownErrors;
   };
   exportSessionJson: { data: ExportSessionJsonData; responses: ExportSessionJsonResponses; errors: ExportSessionJsonErrors };
+  askFollowUp: { data: AskFollowUpData; responses: AskFollowUpResponses; errors: AskFollowUpErrors };
+  getSessionThread: { data: GetSessionThreadData; responses: GetSessionThreadResponses; errors: GetSessionThreadErrors };
   login: { data: LoginData; responses: LoginResponses; errors: LoginErrors };
   logout: { data: LogoutData; responses: LogoutResponses; errors: LogoutErrors };
   getCurrentUser: { data: GetCurrentUserData; responses: GetCurrentUserResponses; errors: GetCurrentUserErrors };

@@ -301,3 +301,26 @@ describe('POST /synthesize', () => {
     expect(unknown.error).toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('the offline default', () => {
+  it('says it is a stand-in, carries no judgement-like numbers, and its export names the offline slots', async () => {
+    const { data: s } = await runDeepDebate({ client, body: { question: 'Monorepo or many repos?', rounds: 3 } });
+    for (const answer of s!.rounds.flatMap((r) => r.answers)) {
+      expect(answer.offline).toBe(true);
+      expect(answer.text).toMatch(/^\[Offline stand-in for slot \d \(\w+\): no (model was asked|position)/);
+      expect(answer.text).toContain(`Round ${answer.round}`);
+    }
+    const verdict = s!.verdict!;
+    expect(verdict.confidence).toBeUndefined();
+    expect(verdict.actions).toEqual({ P0: [], P1: [], P2: [] });
+    expect(verdict.summary).toMatch(/^No verdict: the synthesizer, slot 1 \(anthropic\), is an offline stand-in/);
+    expect(s!.consensus).toMatchObject({ agreements: [], disagreements: [] });
+
+    const res = await fetch(`${server.baseUrl}/sessions/${s!.id}/export/markdown`);
+    const markdown = await res.text();
+    expect(markdown).toContain(
+      '- Offline: slot 1, slot 2, slot 3, slot 4, slot 5 answered with the built-in offline stand-in, not a model',
+    );
+    expect(markdown).not.toMatch(/confidence/i);
+  });
+});

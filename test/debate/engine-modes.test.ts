@@ -336,7 +336,7 @@ describe('what each call is given, and what the run reports as it goes', () => {
     });
     expect(r.events.find((ev) => ev.type === 'round.started')).toMatchObject({ round: 1, kind: 'independent', slots: [1] });
     // A snapshot taken while running has the answer so far and no completion time.
-    expect(running).toMatchObject({ status: 'running', rounds: [{ answers: [{ slot: 1, text: a.text }] }] });
+    expect(running).toMatchObject({ status: 'running', rounds: [{ answers: [{ slot: 1, text: a.text }], missingSlots: [] }] });
     expect(running?.completedAt).toBeUndefined();
   });
 
@@ -426,5 +426,122 @@ describe('what each call is given, and what the run reports as it goes', () => {
     expect(s.status).toBe('partial');
     expect(s.verdict).toBeUndefined();
     expect(ended(r.events)[0]).toMatchObject({ error: 'quorum_not_met: round 2 had 2 answers, the quorum is 3' });
+  });
+});
+
+describe('session fields and events', () => {
+  it("times come from the engine's clock; the owner is the run's or the engine's", async () => {
+    const at = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 30_000,
+      maxRetries: 0,
+      prices: {},
+      owner: 'engine-owner',
+      now: () => at,
+    });
+    const r = recorder();
+    const s = await e.parallel(net.open().question, [1], { onLog: r.onLog });
+    const iso = new Date(at).toISOString();
+    expect([s.createdAt, s.updatedAt, s.completedAt]).toEqual([iso, iso, iso]);
+    expect(new Set(r.events.map((ev) => ev.ts))).toEqual(new Set([iso]));
+    expect(s.owner).toBe('engine-owner');
+    expect((await e.parallel(net.open().question, [1], { owner: 'alice' })).owner).toBe('alice');
+  });
+
+  it('a session without a verdict or consensus has no such fields; a completed end names no error', async () => {
+    const r = recorder();
+    const s = await engine().parallel(net.open().question, undefined, { onLog: r.onLog });
+    expect(s.status).toBe('completed');
+    expect(s).not.toHaveProperty('verdict');
+    expect(s).not.toHaveProperty('consensus');
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+    expect(
+      r.events
+        .filter((ev) => ev.type === 'answer.completed')
+        .map((ev) => ev.answer.slot)
+        .sort(),
+    ).toEqual([...SLOTS]);
+  });
+
+  it('a failed answer is an answer.failed event naming the slot, its provider and model, and the error', async () => {
+    const r = recorder();
+    const s = await engine().parallel(net.open(failing([3], 'round1')).question, [2, 3], { onLog: r.onLog });
+    const failedEvents = r.events.filter((ev) => ev.type === 'answer.failed');
+    expect(failedEvents).toEqual([
+      expect.objectContaining({
+        round: 1,
+        slot: 3,
+        provider: 'deepseek',
+        model: PANEL[2]!.slot.model,
+        error: s.rounds[0]!.answers[1]!.error,
+      }),
+    ]);
+    expect(r.events.filter((ev) => ev.type === 'answer.completed').map((ev) => ev.answer.slot)).toEqual([2]);
+  });
+
+  it("each call carries the slot's system prompt: who it is on the panel and its strength", async () => {
+    const c = net.open();
+    await engine().parallel(c.question, [1, 2]);
+    const one = JSON.parse(c.callsOf(1, 'round1')[0]!.body) as { system: { text: string }[] };
+    expect(one.system[0]!.text).toContain('You are slot 1 (anthropic) on a panel of 5 models debating one question.');
+    expect(one.system[0]!.text).toContain(`Your strength on this panel: ${PANEL[0]!.slot.strength}.`);
+    const two = JSON.parse(c.callsOf(2, 'round1')[0]!.body) as { messages: { role: string; content: string }[] };
+    expect(two.messages.find((m) => m.role === 'system')?.content).toContain('You are slot 2 (openai) on a panel of 5');
+  });
+
+  it('a structured verdict by slot 1 is still degraded when a slot went missing', async () => {
+    const s = await engine().deep(net.open(failing([3], 'round1')).question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({
+      format: 'structured',
+      synthesizer: { slot: 1, reason: 'default' },
+      degradation: { degraded: true, missingSlots: [3] },
+    });
+  });
+
+  it('a slot that never answered is dropped from the provenance of a deep verdict', async () => {
+    const draft = {
+      ...JSON.parse(verdictJson(1)),
+      actions: {
+        P0: [{ title: 'Ship', rationale: 'Low risk.', supportingSlots: [1, 4], supportingRounds: [1, 2] }],
+        P1: [],
+        P2: [],
+      },
+    };
+    const c = net.open((call, request, p) => {
+      if (call.slot === 4 && call.stage !== 'synthesis') return serverError(call, request, p);
+      return call.stage === 'synthesis' ? answer(p, request, call, JSON.stringify(draft)) : undefined;
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict?.actions?.P0[0]?.supportingSlots).toEqual([1]);
+  });
+});
+
+describe('cancellation in other places', () => {
+  it('a parallel run whose caller goes away ends cancelled', async () => {
+    const stop = new AbortController();
+    const c = net.open((call, request) => {
+      if (call.slot !== 2) return undefined;
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().parallel(c.question, undefined, { signal: stop.signal });
+    expect(s.status).toBe('cancelled');
+  });
+
+  it('a caller going away while slot 1 writes the verdict: cancelled, no other slot asked, no error named', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request) => {
+      if (call.stage !== 'synthesis') return undefined;
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().deep(c.question, { rounds: 2, signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(r.events.filter((ev) => ev.type === 'synthesis.started')).toHaveLength(1);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
   });
 });

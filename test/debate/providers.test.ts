@@ -6,9 +6,9 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { zConsensus } from '../../sdk/src/generated/zod.gen.js';
 import { type AnswerResult, type StreamAnswerOptions, streamAnswer } from '../../server/src/debate/call.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
+import { zConsensus } from '../../server/src/generated/schemas/zod.gen.js';
 import { type Breakage, type Observed, PROVIDERS, sseResponse, stallUntilAborted, type WireProvider } from './wire.js';
 
 const server = setupServer();
@@ -154,14 +154,14 @@ describe.each(PROVIDERS)('$name', (p) => {
     expect(r.error?.message).toContain('The server had an error');
   });
 
-  it('does not retry a 401', async () => {
+  it('does not retry a 401, and names it auth_failed', async () => {
     const seen = serve(p, fail(p, 401, 'Invalid API key provided'));
     const r = await ask(p);
     expect(seen).toHaveLength(1);
     expect(r.waits).toEqual([]);
     expect(r.error).toEqual({
-      code: 'upstream_error',
-      message: 'Invalid API key provided',
+      code: 'auth_failed',
+      message: 'The provider refused the API key (HTTP 401): Invalid API key provided',
       status: 401,
       retryable: false,
       attempts: 1,

@@ -81,6 +81,13 @@ describe('npm start', () => {
     for (const path of ['/health', '/providers', '/openapi.json']) expect(run.stdout).toContain(`${baseUrl}${path}`);
   });
 
+  it('says in the banner which slots are offline and how to make each live', () => {
+    expect(run.stdout).toContain('Slots 2, 3, 4, 5 are OFFLINE');
+    expect(run.stdout).toContain('slot 2 (openai): OPENAI_API_KEY=...');
+    expect(run.stdout).not.toContain('ANTHROPIC_API_KEY=');
+    expect(run.stdout).toMatch(/CONSILIUM_SLOT2_BASE_URL=http:\/\/127\.0\.0\.1:11434\/v1/);
+  });
+
   it('serves /health', async () => {
     const res = await get('/health');
     expect(res.status).toBe(200);

@@ -27,7 +27,11 @@ export type paths = {
         };
         /**
          * List the provider slots, their models and whether each is live or offline
-         * @description Never includes keys or other secrets.
+         * @description Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,
+         *     all at once, through a free endpoint that spends no tokens (each provider's model list:
+         *     `GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the
+         *     endpoint answered, how fast, whether it knows the configured model, or why it failed. Each
+         *     check is bounded (5 s); offline slots are not asked.
          */
         get: operations["listProviders"];
         put?: never;
@@ -186,6 +190,43 @@ export type paths = {
          *     Resuming with the last `id` received gives no gap and no duplicate.
          */
         get: operations["streamSessionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/follow-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a follow-up question on a finished session, in the same thread
+         * @description Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+         */
+        post: operations["askFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The thread a session belongs to, oldest first */
+        get: operations["getSessionThread"];
         put?: never;
         post?: never;
         delete?: never;
@@ -478,6 +519,32 @@ export type components = {
              * @enum {string}
              */
             api: "native" | "openai-compatible";
+            health?: components["schemas"]["SlotHealth"];
+        };
+        /** @description What asking the slot's endpoint found (`GET /providers?check=true`). */
+        SlotHealth: {
+            /**
+             * @description `ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.
+             * @enum {string}
+             */
+            status: "ok" | "offline" | "failing";
+            /** @description The URL asked (never with a key). */
+            endpoint?: string;
+            /** @description From sending the request to the end of the answer (or the failure). */
+            latencyMs?: number;
+            /** @description Whether the endpoint lists the slot's configured model; absent when the list could not be read. */
+            modelFound?: boolean;
+            error?: components["schemas"]["HealthError"];
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        /** @description Why a slot's endpoint check failed, with the same codes as a failed answer. */
+        HealthError: {
+            code: components["schemas"]["AnswerErrorCode"];
+            message: string;
+            /** @description The endpoint's HTTP status, when there was one. */
+            status?: number;
+            providerRequestId?: string;
         };
         ProviderCatalogue: {
             synthesizerSlot: components["schemas"]["SlotNumber"];
@@ -498,13 +565,27 @@ export type components = {
         };
         /** @enum {string} */
         FinishReason: "stop" | "length" | "content-filter" | "error" | "aborted" | "other";
+        /**
+         * @description The cause. `connection_refused`: nothing listens at the provider's address.
+         *     `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+         *     certificate check failed. `timeout`: no answer within the call's deadline (or the
+         *     connection could not be opened in time). `auth_failed`: the provider refused the key
+         *     (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+         *     `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+         *     provider streamed. `connection_reset`: the connection dropped while the answer
+         *     streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+         *     did not meet its schema, or the session's budget ran out.
+         * @enum {string}
+         */
+        AnswerErrorCode: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "connection_refused" | "dns_failed" | "tls_failed" | "auth_failed" | "aborted" | "invalid_output" | "budget_exceeded";
         /** @description Why a model produced no answer. */
         AnswerError: {
-            /** @enum {string} */
-            code: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "aborted" | "invalid_output" | "budget_exceeded";
+            code: components["schemas"]["AnswerErrorCode"];
             message: string;
             /** @description The provider's HTTP status, when there was one. */
             status?: number;
+            /** @description The provider's own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support. */
+            providerRequestId?: string;
             retryable: boolean;
             attempts: number;
         };
@@ -646,6 +727,39 @@ export type components = {
             completedAt?: string;
             /** @description The version of the debate's prompts, so sessions asked in different words can be told apart. */
             promptVersion?: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
+            sourceSessionId?: components["schemas"]["SessionId"];
+            earlyStop?: components["schemas"]["EarlyStop"];
+        };
+        /** @description The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it. */
+        EarlyStop: {
+            afterRound: components["schemas"]["RoundNumber"];
+            roundsSaved: number;
+            callsSaved: number;
+            tokensSaved: number;
+        };
+        /** @description A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows. */
+        Thread: {
+            threadId: components["schemas"]["SessionId"];
+            sessions: components["schemas"]["SessionSummary"][];
+        };
+        FollowUpRequest: {
+            question: components["schemas"]["Question"];
+            /**
+             * @description How to ask it; the previous session's mode by default (`deep` after a synthesis).
+             * @enum {string}
+             */
+            mode?: "single" | "parallel" | "deep";
+            /** @description For `single`, the slot's provider to ask; slot 1's otherwise. */
+            provider?: string;
+            /** @description For `parallel`, the slots to ask; all by default. */
+            slots?: components["schemas"]["SlotNumber"][];
+            /** @description For `deep`, how many rounds (3 unless given). */
+            rounds?: number;
+            quorum?: number;
+            /** @description For `deep`, as in `DeepRequest`. */
+            earlyStop?: boolean;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
@@ -659,6 +773,8 @@ export type components = {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            threadId?: components["schemas"]["SessionId"];
+            parentId?: components["schemas"]["SessionId"];
         };
         SessionPage: {
             items: components["schemas"]["SessionSummary"][];
@@ -702,6 +818,8 @@ export type components = {
             /** @description How many slots must answer for a round to proceed; the server's default (3) otherwise. */
             quorum?: number;
             budget?: components["schemas"]["Budget"];
+            /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
+            earlyStop?: boolean;
         };
         SynthesisAnswer: {
             slot: components["schemas"]["SlotNumber"];
@@ -1145,7 +1263,10 @@ export interface operations {
     };
     listProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Ask each live slot's endpoint now and report its `health`. */
+                check?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1177,6 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderCatalogue"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };
@@ -1629,6 +1751,72 @@ export interface operations {
                      *     }
                      */
                     "text/event-stream": components["schemas"]["DebateEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    askFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "question": "And how would we migrate the existing users?",
+                 *       "mode": "deep",
+                 *       "rounds": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["FollowUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The follow-up session, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getSessionThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread; a session without follow-ups is a thread of one. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -50,21 +50,20 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/server/http.test.ts',
     ],
   },
-  // The wiki validator's core (dispatch, multi values, numbers) and the builder's fast path.
+  // The wiki validator's core: dispatch and settings, multi values, numbers.
   wiki: {
-    mutate: [
-      'sdk/src/wiki/validate/core.ts',
-      'sdk/src/wiki/validate/multi.ts',
-      'sdk/src/wiki/validate/numeric.ts',
-      'sdk/src/wiki/fast.ts',
-    ],
+    mutate: ['sdk/src/wiki/validate/core.ts', 'sdk/src/wiki/validate/multi.ts', 'sdk/src/wiki/validate/numeric.ts'],
     tests: [
       'sdk/src/wiki/validate/core.test.ts',
       'sdk/src/wiki/validate/multi.test.ts',
       'sdk/src/wiki/validate/numeric.test.ts',
       'test/wiki/conformance.test.ts',
-      'test/wiki/fast.test.ts',
       'test/wiki/property-valid.test.ts',
     ],
+  },
+  // The request builder's fast path, which must agree with the full validator.
+  'wiki-fast': {
+    mutate: ['sdk/src/wiki/fast.ts'],
+    tests: ['test/wiki/fast.test.ts', 'test/wiki/property-valid.test.ts'],
   },
 };

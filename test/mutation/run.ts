@@ -46,7 +46,7 @@ for (const name of names.length > 0 ? names : Object.keys(FOLDERS)) {
   const seconds = Math.round((Date.now() - started) / 1000);
   if (run.status !== 0) {
     failed = true;
-    rows.push(`${name.padEnd(9)} Stryker exited with ${run.status} after ${seconds} s`);
+    rows.push(`${name.padEnd(10)} Stryker exited with ${run.status} after ${seconds} s`);
     continue;
   }
   const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8')) as Report;
@@ -60,7 +60,7 @@ for (const name of names.length > 0 ? names : Object.keys(FOLDERS)) {
   }
   const score = (100 * count.detected) / Math.max(1, count.detected + count.undetected);
   rows.push(
-    `${name.padEnd(9)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
+    `${name.padEnd(10)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
       `not valid ${count.other}  (${seconds} s)`,
   );
 }

@@ -75,12 +75,190 @@ beforeAll(async () => {
     `${JSON.stringify({ name: 'consilium-sdk-consumer', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`,
   );
   await step('install', () => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer));
+  // Three more consumers as a new user makes them: `npm init -y` (CommonJS) or an ESM package.
+  await step('install consumers', () =>
+    Promise.all(
+      (['esm-ts', 'cjs', 'wiki-gen'] as const).map(async (name) => {
+        const dir = join(work, name);
+        await mkdir(dir);
+        if (name === 'esm-ts') {
+          await writeFile(
+            join(dir, 'package.json'),
+            `${JSON.stringify({ name, version: '0.0.0', private: true, type: 'module' })}\n`,
+          );
+        } else {
+          await run('npm', ['init', '-y'], dir);
+        }
+        await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], dir);
+      }),
+    ),
+  );
 }, SLOW);
 
 afterAll(async () => {
   await server?.close();
   if (work) await rm(work, { recursive: true, force: true });
   console.info(`packed SDK timings (s): ${JSON.stringify(timings)}`);
+});
+
+/** The server's token for consumers, once the test server has accounts; any token until then. */
+const consumerToken = () => (server as { token?: string }).token ?? 'csk_consumer_token';
+
+/** What each consumer does against the live server: ask, stream a debate, fail a stream, build a wiki query. */
+const SCENARIO = `
+const BAD_LIMIT = 'lots';
+const c = new Consilium({ baseUrl: process.env.CONSILIUM_BASE_URL, token: process.env.CONSILIUM_TOKEN });
+const asked = await c.ask('What is 2 + 2?', { slot: 2 });
+const types = [];
+for await (const e of c.debates.stream('Tabs or spaces?', { rounds: 2 })) types.push(e.type);
+let failure = null;
+try {
+  for await (const e of c.debates.stream('', { rounds: 9 })) types.push(e.type);
+} catch (error) {
+  if (error instanceof ConsiliumError) failure = { code: error.code, status: error.status, paths: error.errors.map((f) => f.path).sort() };
+}
+const q = query({ list: [allpages({ prefix: 'Foo', limit: 600 })] });
+let wikiError = null;
+try {
+  query({ list: [allpages({ limit: BAD_LIMIT })] });
+} catch (error) {
+  if (error instanceof WikiParamError) wikiError = error.code;
+}
+console.log(JSON.stringify({ slot: asked.answer.slot, first: types[0], last: types.at(-1), failure, params: q.params, warnings: q.warnings.map((w) => w.code), wikiError }));
+`;
+
+/** What every consumer must print. */
+function expectScenario(stdout: string): void {
+  expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+    slot: 2,
+    first: 'session.started',
+    last: 'session.ended',
+    failure: { code: 'validation_failed', status: 400, paths: ['body.question', 'body.rounds'] },
+    params: expect.objectContaining({ action: 'query', list: 'allpages', apprefix: 'Foo', aplimit: '500' }),
+    warnings: ['outofrange'],
+    wikiError: 'badinteger',
+  });
+}
+
+const serverEnv = () => consumerEnv({ CONSILIUM_BASE_URL: server.baseUrl, CONSILIUM_TOKEN: consumerToken() });
+const STRICT_NODENEXT = [
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--strict',
+  '--target',
+  'es2022',
+  '--skipLibCheck',
+  'false',
+];
+const NODE_TYPES = () => ['--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node'];
+
+describe('consumers of the packed @consilium/sdk against a live server', () => {
+  it(
+    'ESM + TypeScript (nodenext, strict): compiles, then asks, streams a debate, gets a typed error, builds a wiki query',
+    async () => {
+      const dir = join(work, 'esm-ts');
+      await writeFile(
+        join(dir, 'main.ts'),
+        `import { Consilium, ConsiliumError, type DebateEvent } from '@consilium/sdk';
+import { query, WikiParamError } from '@consilium/sdk/wiki';
+import { allpages } from '@consilium/sdk/wiki/modules/allpages';
+const typed: DebateEvent['type'] = 'session.ended';
+void typed;
+${SCENARIO.replace("const BAD_LIMIT = 'lots';", "const BAD_LIMIT = 'lots' as unknown as number; // a typo the types would catch").replace('const types = [];', "const types: DebateEvent['type'][] = [];").replace('let failure = null;', 'let failure: { code: string; status: number | undefined; paths: string[] } | null = null;').replace('let wikiError = null;', 'let wikiError: string | null = null;')}
+// @ts-expect-error rounds is a number
+c.debates.stream('x', { rounds: 'three' });
+`,
+      );
+      await step('esm-ts tsc', () => run(TSC, [...STRICT_NODENEXT, ...NODE_TYPES(), '--outDir', 'out', 'main.ts'], dir));
+      const { stdout } = await run(process.execPath, ['out/main.js'], dir, serverEnv());
+      expectScenario(stdout);
+    },
+    SLOW,
+  );
+
+  it(
+    'CommonJS (npm init -y) with require(): every entry loads, types resolve under nodenext, and the scenario runs',
+    async () => {
+      const dir = join(work, 'cjs');
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { type?: string };
+      expect(manifest.type ?? 'commonjs').toBe('commonjs');
+      await writeFile(
+        join(dir, 'main.js'),
+        `const { Consilium, ConsiliumError, getHealth, schemas } = require('@consilium/sdk');
+const { query, WikiParamError } = require('@consilium/sdk/wiki');
+const { allpages } = require('@consilium/sdk/wiki/modules/allpages');
+const { revisions } = require('@consilium/sdk/wiki/modules/revisions');
+if (typeof getHealth !== 'function' || typeof schemas.zHealth.parse !== 'function' || typeof revisions !== 'function') throw new Error('missing exports');
+(async () => {
+${SCENARIO}
+})().catch((error) => { console.error(error); process.exitCode = 1; });
+`,
+      );
+      const { stdout } = await run(process.execPath, ['main.js'], dir, serverEnv());
+      expectScenario(stdout);
+      // TypeScript sees the same entries from a CommonJS file (TS >= 5.8 under nodenext: require of ESM).
+      await writeFile(
+        join(dir, 'types.ts'),
+        `import { Consilium, type DebateEvent } from '@consilium/sdk';
+import { query } from '@consilium/sdk/wiki';
+import { allpages } from '@consilium/sdk/wiki/modules/allpages';
+const c: Consilium = new Consilium({ baseUrl: 'http://127.0.0.1:8787' });
+const kind: DebateEvent['type'] = 'verdict';
+const built = query({ list: [allpages({ limit: 5 })] });
+export const out = [c, kind, built.params];
+`,
+      );
+      await step('cjs tsc', () => run(TSC, [...STRICT_NODENEXT, ...NODE_TYPES(), '--noEmit', 'types.ts'], dir));
+    },
+    SLOW,
+  );
+
+  it(
+    'generates builders with consilium-wiki in a CommonJS project, compiles and runs them',
+    async () => {
+      const dir = join(work, 'wiki-gen');
+      const generated = await run(
+        join(dir, 'node_modules', '.bin', 'consilium-wiki'),
+        ['generate', '--catalogue', join(ROOT, 'catalogue', 'paraminfo.json'), '--out', 'wiki'],
+        dir,
+      );
+      expect(generated.stdout).toMatch(/as \.mts files/);
+      await writeFile(
+        join(dir, 'main.cts'),
+        `import { Consilium, ConsiliumError } from '@consilium/sdk';
+import { query, WikiParamError } from '@consilium/sdk/wiki';
+import { allpages, usercontribs } from './wiki/index.mjs';
+const rich = query({ list: [usercontribs({ user: ['Example'], limit: 10, namespace: [0], start: '2024-01-01T00:00:00Z' })] });
+async function main(): Promise<void> {
+${SCENARIO.replace("const BAD_LIMIT = 'lots';", "const BAD_LIMIT = 'lots' as unknown as number;").replace('const types = [];', 'const types: string[] = [];').replace('let failure = null;', 'let failure: object | null = null;').replace('let wikiError = null;', 'let wikiError: string | null = null;').replace('console.log(JSON.stringify({', 'console.log(JSON.stringify({ rich: rich.params.list,')}
+}
+main().catch((error: unknown) => { console.error(error); process.exitCode = 1; });
+`,
+      );
+      await step('wiki-gen tsc', () => run(TSC, [...STRICT_NODENEXT, ...NODE_TYPES(), '--outDir', 'out', 'main.cts'], dir));
+      const { stdout } = await run(process.execPath, ['out/main.cjs'], dir, serverEnv());
+      const { rich, ...rest } = JSON.parse(stdout.trim()) as { rich: string };
+      expect(rich).toBe('usercontribs');
+      expectScenario(JSON.stringify(rest));
+    },
+    SLOW,
+  );
+
+  it('the consilium bin from the tarball talks to the server', async () => {
+    const dir = join(work, 'cjs');
+    const bin = join(dir, 'node_modules', '.bin', 'consilium');
+    const asked = await run(
+      bin,
+      ['ask', 'Hello?', '--slot', '3', '--json'],
+      dir,
+      consumerEnv({ CONSILIUM_URL: server.baseUrl, CONSILIUM_TOKEN: consumerToken(), HOME: work }),
+    );
+    expect(JSON.parse(asked.stdout)).toMatchObject({ answer: { slot: 3 } });
+    const version = await run(bin, ['--version'], dir);
+    expect(version.stdout.trim()).toBe(JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')).version);
+  });
 });
 
 describe('the packed @consilium/sdk', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Problem, ProblemCode } from '../../sdk/src/generated/types.gen.js';
-import { zProblem, zProviderCatalogue } from '../../sdk/src/generated/zod.gen.js';
 import { routes } from '../../server/src/generated/routes.js';
+import { zProblem, zProviderCatalogue } from '../../server/src/generated/schemas/zod.gen.js';
 import { MAX_BODY_BYTES } from '../../server/src/http/app.js';
 import { PROBLEM_MEDIA_TYPE, problemType } from '../../server/src/http/problem.js';
 import { type Caller, type RunningServer, startServer } from '../support/server.js';
@@ -25,6 +25,21 @@ const PATH_VALUES: Record<string, string> = {
   userId: 'usr_abcdef',
 };
 const QUESTION = 'Should we shard the sessions table by owner?';
+/** A minimal valid body for every operation that takes one. */
+const BODIES: Partial<Record<keyof typeof routes, unknown>> = {
+  askProvider: { question: QUESTION },
+  runParallel: { question: QUESTION },
+  runDeepDebate: { question: QUESTION },
+  streamDeepDebate: { question: QUESTION },
+  synthesizeVerdict: { question: QUESTION, answers: [{ slot: 1, text: 'Yes, by owner.' }] },
+  askFollowUp: { question: QUESTION },
+  login: { username: 'ada', password: 'correct horse battery staple' },
+  changePassword: { currentPassword: 'the old one', newPassword: 'a-longer-passphrase' },
+  createApiToken: { name: 'ci' },
+  createUser: { username: 'ada' },
+  updateUser: { disabled: false },
+  resetUserPassword: {},
+};
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 const fillPath = (path: string) =>
@@ -124,6 +139,17 @@ describe('validation failures list every offending field', () => {
     ]);
   });
 
+  it('unknown body fields, each named, on every operation that takes a body', async () => {
+    const res = await send('/consilium/deep', post({ question: QUESTION, temperature: 0.2, budget: { maxTokens: 9, usd: 1 } }));
+    const problem = await expectInvalid(res, '/consilium/deep', ['body.budget.usd', 'body.temperature']);
+    expect(problem.errors?.map((e) => e.code)).toEqual(['unrecognized_keys', 'unrecognized_keys']);
+    for (const op of operations.filter((op) => op.request?.body)) {
+      const path = fillPath(op.path);
+      const body = { ...(BODIES[op.operationId] as object), temperature: 0.2 };
+      await expectInvalid(await send(path, { ...post(body), method: op.method.toUpperCase() }), path, ['body.temperature']);
+    }
+  });
+
   it('in a body that is empty, null or not an object', async () => {
     await expectInvalid(await send('/auth/login', post({})), '/auth/login', ['body.username', 'body.password']);
     await expectInvalid(await send('/consilium', post('null')), '/consilium', ['body']);
@@ -184,19 +210,19 @@ describe('bodies the server cannot read', () => {
     await expectProblem(await send('/consilium', post("{question: 'js, not json'}")), 400, 'malformed_body', '/consilium');
   });
 
-  it('a body that is not JSON → 415 unsupported_media_type', async () => {
-    await expectProblem(
-      await send('/consilium', post(QUESTION, { 'content-type': 'text/plain' })),
-      415,
-      'unsupported_media_type',
-      '/consilium',
-    );
-    await expectProblem(
-      await send('/auth/login', post('username=ada&password=x', { 'content-type': 'application/x-www-form-urlencoded' })),
-      415,
-      'unsupported_media_type',
+  it('a body that is not JSON → 415 unsupported_media_type, saying which media type to send', async () => {
+    const text = await send('/consilium', post(QUESTION, { 'content-type': 'text/plain' }));
+    expect(text.headers.get('accept-post')).toBe('application/json');
+    const problem = await expectProblem(text, 415, 'unsupported_media_type', '/consilium');
+    expect(problem.detail).toBe('Send the body as application/json (Content-Type: application/json); got "text/plain".');
+    const form = await send(
       '/auth/login',
+      post('username=ada&password=x', { 'content-type': 'application/x-www-form-urlencoded' }),
     );
+    expect(form.headers.get('accept-post')).toBe('application/json');
+    expect((await expectProblem(form, 415, 'unsupported_media_type', '/auth/login')).detail).toContain('application/json');
+    const untyped = await send('/ask/openai', { method: 'POST', body: new Blob([QUESTION]) });
+    expect((await expectProblem(untyped, 415, 'unsupported_media_type', '/ask/openai')).detail).toContain('no Content-Type');
   });
 
   it('a 2 MiB body → 413 payload_too_large', async () => {
@@ -206,12 +232,12 @@ describe('bodies the server cannot read', () => {
   });
 
   it('a body of exactly the limit is read; one byte more is refused', async () => {
+    // Padded with whitespace, which JSON allows: an unknown field would be refused.
     const exactly = (bytes: number) => {
-      const shell = JSON.stringify({ question: QUESTION, padding: '' });
-      return JSON.stringify({ question: QUESTION, padding: 'x'.repeat(bytes - shell.length) });
+      const body = JSON.stringify({ question: QUESTION });
+      return body + ' '.repeat(bytes - body.length);
     };
     expect(Buffer.byteLength(exactly(MAX_BODY_BYTES))).toBe(MAX_BODY_BYTES);
-    // Unknown fields are dropped, so the body is valid and reaches the handler.
     const read = await send('/consilium', post(exactly(MAX_BODY_BYTES)));
     expect(read.status, await read.clone().text()).toBe(200);
     expect(((await read.json()) as { answers: unknown[] }).answers).toHaveLength(5);

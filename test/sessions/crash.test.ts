@@ -30,7 +30,7 @@ const ADMIN_PASSWORD = 'crash-test-admin-password';
 async function start(): Promise<{ run: Run; baseUrl: string } & SignedIn> {
   // Paced offline models, so the kill lands while models are still answering.
   const run = npmStart(
-    envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '4', CONSILIUM_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+    envWith(dataDir, { PORT: '0', CONSILIUM_OFFLINE_TOKEN_MS: '12', CONSILIUM_ADMIN_PASSWORD: ADMIN_PASSWORD }),
   );
   const [, baseUrl] = await waitForStdout(run, BANNER);
   return { run, baseUrl: baseUrl!, ...(await signIn(baseUrl!, 'admin', ADMIN_PASSWORD)) };

@@ -233,6 +233,21 @@ describe('migrations', () => {
     expect(await migrate(db, 'test.db', migrations)).toBe(2);
     await db.close();
   });
+
+  it('applies a missing version below the highest applied (branches number migrations ahead of each other)', async () => {
+    const file = freshFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const db = await Connection.open(file);
+    const one = { version: 1, name: 'one', sql: 'CREATE TABLE one (x INTEGER)' };
+    const three = { version: 3, name: 'three', sql: 'CREATE TABLE three (x INTEGER)' };
+    // Written by a build that knew 1 and 3; then one that also knows 2 opens it.
+    expect(await migrate(db, 'test.db', [one, three])).toBe(3);
+    expect(await migrate(db, 'test.db', [one, { version: 2, name: 'two', sql: 'CREATE TABLE two (x INTEGER)' }, three])).toBe(3);
+    const versions = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.map((r) => r.version)).toStrictEqual([1, 2, 3]);
+    expect(await db.all("SELECT name FROM sqlite_schema WHERE name = 'two'")).toStrictEqual([{ name: 'two' }]);
+    await db.close();
+  });
 });
 
 async function integrity(file: string): Promise<string> {

@@ -437,6 +437,36 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
       });
     });
 
+    describe('threads and links', () => {
+      it('stores thread, parent, synthesis source and early stop, and lists a thread oldest first', async () => {
+        const who = owner('thread');
+        const root = new FakeDebate({ owner: who, createdAt: '2025-03-01T10:00:00.000Z' });
+        await store.write(root.start().step());
+        expect(await store.thread(root.session.id)).toStrictEqual([]);
+        // The first follow-up makes the root a thread: its header gains threadId.
+        Object.assign(root.session, { threadId: root.session.id });
+        await store.write(root.step());
+        const follow = new FakeDebate({ owner: who, createdAt: '2025-03-01T10:05:00.000Z' });
+        Object.assign(follow.session, {
+          threadId: root.session.id,
+          parentId: root.session.id,
+          sourceSessionId: root.session.id,
+          earlyStop: { afterRound: 2, roundsSaved: 2, callsSaved: 10, tokensSaved: 4321 },
+        });
+        await store.write(follow.start().step());
+        const other = new FakeDebate({ owner: who, createdAt: '2025-03-01T10:01:00.000Z' });
+        await store.write(other.start().step());
+
+        expect(await store.get(root.session.id)).toStrictEqual(root.session);
+        expect(await store.get(follow.session.id)).toStrictEqual(follow.session);
+        expect(await store.get(other.session.id)).toStrictEqual(other.session);
+        expect(await store.thread(root.session.id)).toStrictEqual([summaryOf(root.session), summaryOf(follow.session)]);
+        expect(summaryOf(follow.session)).toMatchObject({ threadId: root.session.id, parentId: root.session.id });
+        const page = await store.list({ owner: who, limit: 10 });
+        expect(page.items).toStrictEqual([follow.session, other.session, root.session].map(summaryOf));
+      });
+    });
+
     describe('list', () => {
       it('pages newest first, ties on createdAt broken by id, `after` exclusive, `next` only when more', async () => {
         const who = owner('list');

@@ -63,7 +63,14 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
-  const all = { CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_OFFLINE_TOKEN_MS: '0', CONSILIUM_DATA_DIR: dataDir, ...env };
+  // Rate limits off unless a test sets them: suites run more debates than a person would.
+  const all = {
+    CONSILIUM_LOG_LEVEL: 'silent',
+    CONSILIUM_OFFLINE_TOKEN_MS: '0',
+    CONSILIUM_DATA_DIR: dataDir,
+    CONSILIUM_RATE_LIMITS: 'off',
+    ...env,
+  };
   const config = loadConfig(all);
   const sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize });
   const accounts = openAccounts(sessions.store.accounts, config);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doNotEditHeader } from '../../generator/src/contract.js';
-import { cataloguePath, generateWikiModules } from '../../generator/src/generate.js';
+import { cataloguePath, generateWikiModules, rulesPath } from '../../generator/src/generate.js';
 import { parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
 import { emitModules, planModules, summarizePlan } from '../../sdk/src/wiki/codegen/emit.js';
 
@@ -200,6 +200,7 @@ describe('npm run generate', () => {
     const expected = emitModules(doc, {
       runtimeImport: '../../wiki/index.js',
       header: doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen'),
+      rules: JSON.parse(readFileSync(rulesPath, 'utf8')),
     });
     expect(readdirSync(out).sort()).toEqual([...expected.keys()].sort());
     for (const [name, text] of expected) {

@@ -178,7 +178,7 @@ const roundTripArb = (mod: AnyModule) =>
   fc
     .boolean()
     .chain((apihighlimits) => {
-      const options: BuildOptions = { apihighlimits, now: () => FIXED_NOW };
+      const options: BuildOptions = { apihighlimits, now: () => FIXED_NOW, rules: false };
       return fc.tuple(fc.constant(options), validParamsArb(mod.spec, options));
     })
     .map(([options, params]) => ({ options, params }));
@@ -191,7 +191,7 @@ const composedArb = fc
     generator: fc.nat({ max: 5 }),
   })
   .chain(({ apihighlimits, mods, generator }) => {
-    const options: BuildOptions = { apihighlimits, now: () => FIXED_NOW };
+    const options: BuildOptions = { apihighlimits, now: () => FIXED_NOW, rules: false };
     const genIndex = mods[generator]?.asGenerator ? generator : -1;
     return fc
       .tuple(

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskProviderData, AskProviderErrors, AskProviderResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
-import { zAskProviderResponse, zChangePasswordResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zChangePasswordResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -31,7 +31,12 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * List the provider slots, their models and whether each is live or offline
  *
- * Never includes keys or other secrets.
+ * Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,
+ * all at once, through a free endpoint that spends no tokens (each provider's model list:
+ * `GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the
+ * endpoint answered, how fast, whether it knows the configured model, or why it failed. Each
+ * check is bounded (5 s); offline slots are not asked.
+ *
  */
 export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
     responseValidator: async (data) => await zListProvidersResponse.parseAsync(data),
@@ -203,6 +208,40 @@ export const streamSessionEvents = <ThrowOnError extends boolean = false>(option
             type: 'apiKey'
         }],
     url: '/sessions/{sessionId}/events',
+    ...options
+});
+
+/**
+ * Ask a follow-up question on a finished session, in the same thread
+ *
+ * Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+ */
+export const askFollowUp = <ThrowOnError extends boolean = false>(options: Options<AskFollowUpData, ThrowOnError>) => (options.client ?? client).post<AskFollowUpResponses, AskFollowUpErrors, ThrowOnError>({
+    responseValidator: async (data) => await zAskFollowUpResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/follow-ups',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The thread a session belongs to, oldest first
+ */
+export const getSessionThread = <ThrowOnError extends boolean = false>(options: Options<GetSessionThreadData, ThrowOnError>) => (options.client ?? client).get<GetSessionThreadResponses, GetSessionThreadErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetSessionThreadResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/thread',
     ...options
 });
 

@@ -104,6 +104,44 @@ export type SlotInfo = {
      * `native` for the provider's own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.
      */
     api: 'native' | 'openai-compatible';
+    health?: SlotHealth;
+};
+
+/**
+ * What asking the slot's endpoint found (`GET /providers?check=true`).
+ */
+export type SlotHealth = {
+    /**
+     * `ok`: the endpoint answered with success. `offline`: the built-in offline model stands in; nothing was asked. `failing`: see `error`.
+     */
+    status: 'ok' | 'offline' | 'failing';
+    /**
+     * The URL asked (never with a key).
+     */
+    endpoint?: string;
+    /**
+     * From sending the request to the end of the answer (or the failure).
+     */
+    latencyMs?: number;
+    /**
+     * Whether the endpoint lists the slot's configured model; absent when the list could not be read.
+     */
+    modelFound?: boolean;
+    error?: HealthError;
+    checkedAt: string;
+};
+
+/**
+ * Why a slot's endpoint check failed, with the same codes as a failed answer.
+ */
+export type HealthError = {
+    code: AnswerErrorCode;
+    message: string;
+    /**
+     * The endpoint's HTTP status, when there was one.
+     */
+    status?: number;
+    providerRequestId?: string;
 };
 
 export type ProviderCatalogue = {
@@ -135,15 +173,33 @@ export type Cost = {
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'aborted' | 'other';
 
 /**
+ * The cause. `connection_refused`: nothing listens at the provider's address.
+ * `dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or
+ * certificate check failed. `timeout`: no answer within the call's deadline (or the
+ * connection could not be opened in time). `auth_failed`: the provider refused the key
+ * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
+ * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
+ * provider streamed. `connection_reset`: the connection dropped while the answer
+ * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
+ * did not meet its schema, or the session's budget ran out.
+ *
+ */
+export type AnswerErrorCode = 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'connection_refused' | 'dns_failed' | 'tls_failed' | 'auth_failed' | 'aborted' | 'invalid_output' | 'budget_exceeded';
+
+/**
  * Why a model produced no answer.
  */
 export type AnswerError = {
-    code: 'timeout' | 'rate_limited' | 'upstream_error' | 'connection_reset' | 'aborted' | 'invalid_output' | 'budget_exceeded';
+    code: AnswerErrorCode;
     message: string;
     /**
      * The provider's HTTP status, when there was one.
      */
     status?: number;
+    /**
+     * The provider's own id for the failed request (its `x-request-id` or `request-id` header), to quote to its support.
+     */
+    providerRequestId?: string;
     retryable: boolean;
     attempts: number;
 };
@@ -322,6 +378,53 @@ export type Session = {
      * The version of the debate's prompts, so sessions asked in different words can be told apart.
      */
     promptVersion?: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
+    sourceSessionId?: SessionId;
+    earlyStop?: EarlyStop;
+};
+
+/**
+ * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
+ */
+export type EarlyStop = {
+    afterRound: RoundNumber;
+    roundsSaved: number;
+    callsSaved: number;
+    tokensSaved: number;
+};
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export type Thread = {
+    threadId: SessionId;
+    sessions: Array<SessionSummary>;
+};
+
+export type FollowUpRequest = {
+    question: Question;
+    /**
+     * How to ask it; the previous session's mode by default (`deep` after a synthesis).
+     */
+    mode?: 'single' | 'parallel' | 'deep';
+    /**
+     * For `single`, the slot's provider to ask; slot 1's otherwise.
+     */
+    provider?: string;
+    /**
+     * For `parallel`, the slots to ask; all by default.
+     */
+    slots?: Array<SlotNumber>;
+    /**
+     * For `deep`, how many rounds (3 unless given).
+     */
+    rounds?: number;
+    quorum?: number;
+    /**
+     * For `deep`, as in `DeepRequest`.
+     */
+    earlyStop?: boolean;
 };
 
 export type SessionSummary = {
@@ -334,6 +437,8 @@ export type SessionSummary = {
     cost: Cost;
     createdAt: string;
     updatedAt: string;
+    threadId?: SessionId;
+    parentId?: SessionId;
 };
 
 export type SessionPage = {
@@ -391,6 +496,10 @@ export type DeepRequest = {
      */
     quorum?: number;
     budget?: Budget;
+    /**
+     * Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved.
+     */
+    earlyStop?: boolean;
 };
 
 export type SynthesisAnswer = {
@@ -695,11 +804,20 @@ export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
 export type ListProvidersData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Ask each live slot's endpoint now and report its `health`.
+         */
+        check?: boolean;
+    };
     url: '/providers';
 };
 
 export type ListProvidersErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
     /**
      * No valid bearer token or session cookie.
      */
@@ -1108,6 +1226,94 @@ export type StreamSessionEventsResponses = {
 };
 
 export type StreamSessionEventsResponse = StreamSessionEventsResponses[keyof StreamSessionEventsResponses];
+
+export type AskFollowUpData = {
+    body: FollowUpRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/follow-ups';
+};
+
+export type AskFollowUpErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type AskFollowUpError = AskFollowUpErrors[keyof AskFollowUpErrors];
+
+export type AskFollowUpResponses = {
+    /**
+     * The follow-up session, finished.
+     */
+    200: Session;
+};
+
+export type AskFollowUpResponse = AskFollowUpResponses[keyof AskFollowUpResponses];
+
+export type GetSessionThreadData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/thread';
+};
+
+export type GetSessionThreadErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+};
+
+export type GetSessionThreadError = GetSessionThreadErrors[keyof GetSessionThreadErrors];
+
+export type GetSessionThreadResponses = {
+    /**
+     * The thread; a session without follow-ups is a thread of one.
+     */
+    200: Thread;
+};
+
+export type GetSessionThreadResponse = GetSessionThreadResponses[keyof GetSessionThreadResponses];
 
 export type ExportSessionMarkdownData = {
     body?: never;

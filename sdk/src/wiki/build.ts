@@ -23,6 +23,7 @@
  */
 import type { BuildOptions, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
+import type { Validated } from './validate/context.js';
 import { implodeMultiValue, validateParam } from './validate/index.js';
 
 /** What the rest of the query tells a module's `info` conditions. */
@@ -435,7 +436,13 @@ export function buildModule(
     const raw = toRaw(typed, param, module);
     // Only templated expansions need a copy under their expanded name (validators never mutate settings).
     const named = settings.name === name ? settings : { ...settings, name };
-    const validated = validateParam(named, raw, { param, module, options, site: options?.site });
+    let validated: Validated;
+    try {
+      validated = validateParam(named, raw, { param, module, options, site: options?.site });
+    } catch (e) {
+      if (e instanceof WikiParamError) e.warnings = e.warnings.map((w) => apiWarning(w, spec, prefix, raw));
+      throw e;
+    }
     values[name] = validated.value;
     if (validated.warnings.length > 0) for (const w of validated.warnings) warnings.push(apiWarning(w, spec, prefix, raw));
     if (raw === undefined) return;

@@ -11,7 +11,10 @@
  * ```
  */
 import { encodeForm } from './form.js';
-import { type BuiltQuery, methodFor } from './query.js';
+import { type BuiltQuery, methodFor, type QueryInput, query } from './query.js';
+import { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
+import type { BuildOptions } from './types.js';
+import type { SiteContext } from './validate/context.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */
@@ -28,6 +31,18 @@ export interface WikiClientOptions {
   headers?: Readonly<Record<string, string>>;
   /** How the client waits before a retry (tests replace it); a cancellable `setTimeout` by default. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The site context queries given as {@link QueryInput} are validated against: by default loaded
+   * from the wiki's siteinfo on first use and cached; a snapshot (e.g. one the generator embedded)
+   * to use instead; or `false` to validate without one.
+   */
+  site?: WikiSite | false;
+}
+
+/** What the client validates against: the wiki's site context and whether the user has apihighlimits. */
+export interface WikiSite {
+  site: SiteContext;
+  apihighlimits: boolean;
 }
 
 export interface RequestOptions {
@@ -37,6 +52,8 @@ export interface RequestOptions {
 export interface BatchOptions extends RequestOptions {
   /** Stop after this many requests (the last batch's `continue` is then still set). */
   maxBatches?: number;
+  /** For a {@link QueryInput}: build options on top of the site context (`strict`, `rules`, …). */
+  build?: BuildOptions;
 }
 
 /** One error or warning as the API reports it, whatever the `errorformat`. */
@@ -261,6 +278,7 @@ export class WikiClient {
   readonly #fetch: typeof fetch;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  #site: Promise<WikiSite> | WikiSite | false | undefined;
 
   constructor(options: WikiClientOptions) {
     if (typeof options.userAgent !== 'string' || options.userAgent.trim() === '') {
@@ -273,6 +291,44 @@ export class WikiClient {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#headers = options.headers ?? {};
     this.#sleep = options.sleep ?? defaultSleep;
+    this.#site = options.site;
+  }
+
+  /**
+   * The wiki's site context (namespaces, interwiki prefixes, temporary accounts) and whether this
+   * client's user has apihighlimits: one `meta=siteinfo|userinfo` request on first use, then cached
+   * (a failed load is not cached). `undefined` when the client was made with `site: false`.
+   */
+  async site({ signal }: RequestOptions = {}): Promise<WikiSite | undefined> {
+    if (this.#site === false) return undefined;
+    if (this.#site === undefined) {
+      const loading = this.request(
+        {
+          action: 'query',
+          meta: 'siteinfo|userinfo',
+          siprop: SITEINFO_PROPS,
+          uiprop: 'rights',
+          format: 'json',
+          formatversion: '2',
+          errorformat: 'plaintext',
+        },
+        signal ? { signal } : {},
+      ).then((batch) => ({
+        site: siteContextFromSiteinfo(batch.query),
+        apihighlimits: hasApiHighLimits(batch.query),
+      }));
+      this.#site = loading;
+      loading.catch(() => {
+        if (this.#site === loading) this.#site = undefined;
+      });
+    }
+    return this.#site;
+  }
+
+  /** `query(input)` validated against this wiki's site context (see {@link WikiClient.site}). */
+  async build(input: QueryInput, options: BuildOptions = {}): Promise<BuiltQuery> {
+    const wiki = await this.site();
+    return query(input, wiki ? { apihighlimits: wiki.apihighlimits, site: wiki.site, ...options } : options);
   }
 
   /**
@@ -323,7 +379,11 @@ export class WikiClient {
   }
 
   /** Every batch of the query, following `continue` until the API has no more. */
-  async *batches<Q = Record<string, unknown>>(q: BuiltQuery, options: BatchOptions = {}): AsyncGenerator<WikiBatch<Q>> {
+  async *batches<Q = Record<string, unknown>>(
+    input: BuiltQuery | QueryInput,
+    options: BatchOptions = {},
+  ): AsyncGenerator<WikiBatch<Q>> {
+    const q = isBuiltQuery(input) ? input : await this.build(input, options.build);
     const base: Record<string, string> = { ...q.params };
     for (const key of q.continuation) delete base[key];
     let params: Record<string, string> = { ...q.params };
@@ -337,7 +397,7 @@ export class WikiClient {
   }
 
   /** Runs every batch and merges them (see {@link mergeQuery}); warnings of all batches, in order. */
-  async collect<Q = Record<string, unknown>>(q: BuiltQuery, options: BatchOptions = {}): Promise<WikiCollected<Q>> {
+  async collect<Q = Record<string, unknown>>(q: BuiltQuery | QueryInput, options: BatchOptions = {}): Promise<WikiCollected<Q>> {
     let merged: Record<string, unknown> = {};
     const warnings: WikiApiMessage[] = [];
     let batches = 0;
@@ -386,7 +446,12 @@ export class WikiClient {
         response: json ?? text.slice(0, 1000),
       });
     }
-    throw new WikiApiError('badresponse', 'The API did not answer with a JSON object.', {
+    const type = res.headers.get('Content-Type') ?? '';
+    const html = /html/i.test(type) || /^\s*<(?:!doctype|html)/i.test(text);
+    const info = html
+      ? `${this.apiUrl} answered with HTML, not JSON: is it the wiki's api.php (not index.php or a page), and is the API enabled?`
+      : 'The API did not answer with a JSON object.';
+    throw new WikiApiError('badresponse', info, {
       status: res.status,
       response: text.slice(0, 1000),
     });

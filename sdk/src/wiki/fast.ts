@@ -21,6 +21,7 @@
 import { serialize } from './build.js';
 import { encodeFormComponent } from './form.js';
 import type { ModuleSpec, ParamInfo } from './types.js';
+import type { SiteContext } from './validate/context.js';
 import { validateParam } from './validate/core.js';
 import { bounds } from './validate/numeric.js';
 
@@ -236,16 +237,37 @@ function inRange(p: FastParam, n: unknown, high: number): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= p.min && n <= p.upper[high]!;
 }
 
-/** NamespaceDef without the wiki's namespaces: any number from 0 to 2^31−1, or an extra one. */
-function isNamespace(p: FastParam, n: unknown): n is number {
-  return typeof n === 'number' && Number.isSafeInteger(n) && ((n >= 0 && n <= INT32_MAX) || p.extras.includes(n));
+/**
+ * NamespaceDef: one of the wiki's namespaces when they are known (`ns`), else any number from 0 to
+ * 2^31−1; or an extra one.
+ */
+function isNamespace(p: FastParam, n: unknown, ns: ReadonlySet<number> | undefined): n is number {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return false;
+  return (ns === undefined ? n >= 0 && n <= INT32_MAX : ns.has(n)) || p.extras.includes(n);
+}
+
+/** The wiki's namespace numbers (≥ 0) per site context, worked out once per context. */
+const namespaceSets = new WeakMap<SiteContext, ReadonlySet<number> | undefined>();
+export function namespaceSet(site: SiteContext | undefined): ReadonlySet<number> | undefined {
+  if (site === undefined) return undefined;
+  if (namespaceSets.has(site)) return namespaceSets.get(site);
+  const set = site.namespaces ? new Set(site.namespaces.map((n) => n.id).filter((id) => id >= 0)) : undefined;
+  namespaceSets.set(site, set);
+  return set;
 }
 
 /**
  * Appends `key, wire, encoded` for one given value to `out` (nothing for `false`); `false` when the
  * value needs the full path.
  */
-function encodeValue(p: FastParam, value: unknown, generator: number, high: number, out: string[]): boolean {
+function encodeValue(
+  p: FastParam,
+  value: unknown,
+  generator: number,
+  high: number,
+  out: string[],
+  ns: ReadonlySet<number> | undefined,
+): boolean {
   const key = p.keys[generator]!;
   const head = p.heads[generator]!;
   switch (p.kind) {
@@ -277,17 +299,25 @@ function encodeValue(p: FastParam, value: unknown, generator: number, high: numb
       return true;
     }
     case NAMESPACE: {
-      if (!isNamespace(p, value)) return false;
+      if (!isNamespace(p, value, ns)) return false;
       const s = String(value);
       out.push(key, s, head + s);
       return true;
     }
     default:
-      return encodeMulti(p, value, key, head, high, out);
+      return encodeMulti(p, value, key, head, high, out, ns);
   }
 }
 
-function encodeMulti(p: FastParam, value: unknown, key: string, head: string, high: number, out: string[]): boolean {
+function encodeMulti(
+  p: FastParam,
+  value: unknown,
+  key: string,
+  head: string,
+  high: number,
+  out: string[],
+  ns: ReadonlySet<number> | undefined,
+): boolean {
   if (!Array.isArray(value)) {
     if (p.all === undefined || value !== p.all) return false;
     out.push(key, value, head + encodeFormComponent(value));
@@ -323,7 +353,7 @@ function encodeMulti(p: FastParam, value: unknown, key: string, head: string, hi
         e = s;
         break;
       default:
-        if (!isNamespace(p, v)) return false;
+        if (!isNamespace(p, v, ns)) return false;
         s = String(v);
         e = s;
     }
@@ -355,6 +385,8 @@ export function fastModule(
   input: Readonly<Record<string, unknown>>,
   generator: boolean,
   apihighlimits: boolean,
+  /** The wiki's namespace numbers, when known ({@link namespaceSet}). */
+  ns?: ReadonlySet<number>,
 ): string[] | undefined {
   const plan = planFor(spec);
   const high = apihighlimits ? 1 : 0;
@@ -372,16 +404,22 @@ export function fastModule(
     // `null` reads as absent.
     if (value === null) continue;
     if (p.kind === SLOW) return undefined;
-    if (p.position < last) return fastUnordered(plan, input, g, high);
+    if (p.position < last) return fastUnordered(plan, input, g, high, ns);
     last = p.position;
     if (p.required) required++;
-    if (!encodeValue(p, value, g, high, out)) return undefined;
+    if (!encodeValue(p, value, g, high, out, ns)) return undefined;
   }
   return required < plan.required ? undefined : out;
 }
 
 /** {@link fastModule} for keys given out of the module's order: collected, then sorted. */
-function fastUnordered(plan: FastPlan, input: Readonly<Record<string, unknown>>, g: number, high: number): string[] | undefined {
+function fastUnordered(
+  plan: FastPlan,
+  input: Readonly<Record<string, unknown>>,
+  g: number,
+  high: number,
+  ns: ReadonlySet<number> | undefined,
+): string[] | undefined {
   const given: { p: FastParam; value: unknown }[] = [];
   let required = 0;
   for (const name of Object.keys(input)) {
@@ -397,6 +435,6 @@ function fastUnordered(plan: FastPlan, input: Readonly<Record<string, unknown>>,
   if (required < plan.required) return undefined;
   given.sort((a, b) => a.p.position - b.p.position);
   const out: string[] = [];
-  for (const { p, value } of given) if (!encodeValue(p, value, g, high, out)) return undefined;
+  for (const { p, value } of given) if (!encodeValue(p, value, g, high, out, ns)) return undefined;
   return out;
 }

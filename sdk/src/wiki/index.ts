@@ -24,6 +24,7 @@ export {
   WikiClient,
   type WikiClientOptions,
   type WikiCollected,
+  type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
 export {
@@ -44,6 +45,7 @@ export {
   type QueryInput,
   query,
 } from './query.js';
+export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export {
   type BuildOptions,
   type ModuleGroup,
@@ -54,3 +56,4 @@ export {
   type WikiTimestamp,
   type WikiWarning,
 } from './types.js';
+export type { SiteContext, SiteNamespace } from './validate/context.js';

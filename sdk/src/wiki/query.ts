@@ -23,9 +23,10 @@
  *   alongside the params rather than encoded again at the end.
  */
 import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
-import { fastModule } from './fast.js';
+import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
+import { applyRules } from './rules.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 
@@ -392,6 +393,7 @@ function buildQueryInto(
   // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
   let topFast: readonly string[] | undefined;
   if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (topFast === undefined) {
@@ -459,9 +461,12 @@ function buildQueryInto(
     }
   }
 
+  const applyModuleRules = options?.rules !== false;
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
-    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits) : undefined;
+    // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()).
+    const rules = applyModuleRules ? use.spec.rules : undefined;
+    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     if (moduleFast !== undefined) {
       for (let i = 0; i < moduleFast.length; i += 3) {
         const k = moduleFast[i]!;
@@ -477,6 +482,7 @@ function buildQueryInto(
           });
         }
       }
+      if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
       continue;
     }
     // A full-path module's templated names are not among the declared ones: from now on, compare every key.
@@ -490,6 +496,12 @@ function buildQueryInto(
       options: moduleOptions,
     });
     warnings.push(...built.warnings);
+    if (rules !== undefined && rules.length > 0) {
+      // The rules read the values as the module does (multi values split), for the parameters given.
+      const given: Record<string, unknown> = {};
+      for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
+      applyRules(use.spec, rules, given, use.prefix, options?.site);
+    }
     for (const k in built.params) {
       const v = built.params[k]!;
       const prev = params[k];

@@ -3,6 +3,7 @@
  * is its paraminfo description (formatversion=2) minus the prose, so the runtime can validate any
  * wiki's modules, not just the catalogue's.
  */
+import type { ModuleRule } from './rules.js';
 import type { SiteContext } from './validate/context.js';
 
 /** One parameter as paraminfo describes it, with its unprefixed `name`. Empty markers are `true`. */
@@ -55,6 +56,8 @@ export interface ModuleSpec {
   internal?: boolean;
   parameters: readonly ParamInfo[];
   templatedparameters?: readonly ParamInfo[];
+  /** The module's own request checks (`catalogue/rules.json`), applied by `query()` unless `rules: false`. */
+  rules?: readonly ModuleRule[];
 }
 
 /** A timestamp as a caller may give it: a `Date`, or any form MediaWiki accepts. */

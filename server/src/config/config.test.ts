@@ -38,6 +38,12 @@ describe('loadConfig defaults', () => {
       sseHeartbeatMs: 15_000,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
+      rateLimits: {
+        loginPerAccount: { count: 10, periodMs: 900_000 },
+        loginPerAddress: { count: 100, periodMs: 900_000 },
+        debateStartsPerUser: { count: 60, periodMs: 3_600_000 },
+        runningDebatesPerUser: 8,
+      },
       offlineTokenDelayMs: undefined,
       publicOrigin: undefined,
       allowedHosts: [],
@@ -63,6 +69,11 @@ describe('loadConfig defaults', () => {
       CONSILIUM_PUBLIC_ORIGIN: '',
       CONSILIUM_HEADERS_TIMEOUT_MS: '',
       CONSILIUM_BODY_TIMEOUT_MS: '',
+      CONSILIUM_RATE_LIMITS: '',
+      CONSILIUM_LIMIT_LOGIN_PER_ACCOUNT: '',
+      CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '',
+      CONSILIUM_LIMIT_DEBATES_PER_USER: '',
+      CONSILIUM_LIMIT_RUNNING_DEBATES_PER_USER: '',
       CONSILIUM_ALLOWED_HOSTS: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseHost } from './hosts.js';
+import { type RateLimits, rateLimitsFromEnv } from './limits.js';
 import { type PriceTable, parsePrices } from './prices.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
@@ -30,6 +31,8 @@ export interface Config {
   /** How long a client may take to send a request's headers, and its whole request (headers and body). */
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Sign-in and debate-start limits; each undefined when off. */
+  rateLimits: RateLimits;
   /** `CONSILIUM_PUBLIC_ORIGIN`: the origin clients reach the service at (through a proxy), e.g. `https://consilium.example.com`. */
   publicOrigin: URL | undefined;
   /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
@@ -84,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     prices: parsePrices(env.CONSILIUM_PRICES),
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     ...timeouts(env),
+    rateLimits: rateLimitsFromEnv(env),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
     publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
     allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),

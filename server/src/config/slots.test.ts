@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zSlotInfo } from '../../../sdk/src/generated/zod.gen.js';
+import { zSlotInfo } from '../generated/schemas/zod.gen.js';
 import { DEFAULT_SLOTS, publicSlot, type SlotConfig, slotsFromEnv } from './slots.js';
 
 const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;

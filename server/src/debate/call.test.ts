@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { zConsensus } from '../../../sdk/src/generated/zod.gen.js';
 import { slotsFromEnv } from '../config/slots.js';
+import { zConsensus } from '../generated/schemas/zod.gen.js';
 import { streamAnswer } from './call.js';
 import { createSlotModel } from './models.js';
 import { tokenize } from './offline-text.js';

@@ -11,7 +11,7 @@ import type { Schema } from '@ai-sdk/provider-utils';
 import type {} from 'ai';
 import type { z } from 'zod';
 import type { AnswerError, FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
-import { classifyError, type Failure } from './errors.js';
+import { classifyError, type Failure, providerRequestId, systemCause } from './errors.js';
 import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
@@ -45,7 +45,20 @@ export type StreamAnswerOptions<T = never> = AnswerInput & {
   retryPolicy?: RetryPolicy;
   /** How to wait between attempts; tests pass one that records the wait and returns at once. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Each failed attempt, retried or not (not the caller's own cancel), for the operator's log. */
+  onAttemptFailed?: (failure: AttemptFailure) => void;
 };
+
+/** One failed attempt, with what an operator needs to find out why. */
+export interface AttemptFailure extends Failure {
+  attempt: number;
+  /** The system error under a network failure (`ECONNREFUSED`, `ENOTFOUND`, `ERR_SSL_…`), when there was one. */
+  cause?: string;
+  /** Whether another attempt follows. */
+  retrying: boolean;
+  /** Time from the call's start. */
+  elapsedMs: number;
+}
 
 /** The contract's `Answer` without slot and round bookkeeping, plus the parsed object and attempts made. */
 export interface AnswerResult<T = never> {
@@ -114,6 +127,8 @@ interface InvalidOutput {
 interface Attempt {
   text: string;
   deltas: number;
+  /** The provider's id for this request, from the headers of a response that started streaming. */
+  requestId?: string;
   finish?: { reason: FinishReason; usage: Usage };
   /** An `error` part or a throw from the stream: the first one, which caused the rest. */
   failure?: unknown;
@@ -187,11 +202,22 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
     for (let attempts = 1; ; attempts++) {
       const attempt = await runAttempt(options, call, controller.signal);
       const failure = failureOf(attempt, stopped);
-      if (failure === undefined || failure.code === 'invalid_output') return finish(attempt, attempts, failure);
-      const delay = retryDelayMs(attempt.failure, attempts, policy);
-      if (!failure.retryable || attempt.deltas > 0 || attempts > maxRetries || delay === undefined || stopped()) {
+      const report = (retrying: boolean) => {
+        if (failure === undefined || failure.code === 'aborted' || !options.onAttemptFailed) return;
+        const cause = systemCause(attempt.failure);
+        const elapsedMs = Math.round(performance.now() - started);
+        options.onAttemptFailed({ ...failure, attempt: attempts, ...(cause && { cause }), retrying, elapsedMs });
+      };
+      if (failure === undefined || failure.code === 'invalid_output') {
+        report(false);
         return finish(attempt, attempts, failure);
       }
+      const delay = retryDelayMs(attempt.failure, attempts, policy);
+      if (!failure.retryable || attempt.deltas > 0 || attempts > maxRetries || delay === undefined || stopped()) {
+        report(false);
+        return finish(attempt, attempts, failure);
+      }
+      report(true);
       try {
         await wait(delay, controller.signal);
       } catch {
@@ -223,7 +249,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
   try {
-    const { stream } = await options.model.languageModel.doStream({
+    const { stream, response } = await options.model.languageModel.doStream({
       prompt: call.prompt,
       ...(call.output !== undefined && { responseFormat: call.output.responseFormat }),
       ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
@@ -231,6 +257,8 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
       abortSignal: signal,
     });
     reader = stream.getReader();
+    const requestId = providerRequestId(response?.headers);
+    if (requestId !== undefined) attempt.requestId = requestId;
   } catch (error) {
     // An HTTP error (APICallError) or the abort of a request still waiting for its response.
     if (signal.aborted) attempt.aborted = true;
@@ -295,10 +323,15 @@ function failureOf(attempt: Attempt, stopped: () => Failure | undefined): Failur
   }
   const halted = stopped();
   if (halted) return halted;
-  if (attempt.failure !== undefined) return classifyError(attempt.failure);
-  return completed
-    ? { code: 'upstream_error', message: 'The provider finished the answer with an error', retryable: true }
-    : { code: 'upstream_error', message: 'The stream ended without a finish event', retryable: true };
+  const failure: Failure =
+    attempt.failure !== undefined
+      ? classifyError(attempt.failure)
+      : completed
+        ? { code: 'upstream_error', message: 'The provider finished the answer with an error', retryable: true }
+        : { code: 'upstream_error', message: 'The stream ended without a finish event', retryable: true };
+  // An error streamed after the response started: its id is in the headers of that response.
+  if (failure.providerRequestId === undefined && attempt.requestId !== undefined) failure.providerRequestId = attempt.requestId;
+  return failure;
 }
 
 /**

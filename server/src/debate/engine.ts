@@ -27,7 +27,7 @@ import type {
 } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
-import { type AnswerResult, streamAnswer } from './call.js';
+import { type AnswerResult, type AttemptFailure, streamAnswer } from './call.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
@@ -43,6 +43,7 @@ import {
   PROMPT_VERSION,
   type QuotedAnswer,
   repairPrompt,
+  reportsUnchanged,
   synthesisPrompt,
   systemPrompt,
   type VerdictDraft,
@@ -70,6 +71,17 @@ export interface EngineSettings {
   now?: () => number;
   /** Passed to every call; tests use it to skip real waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Each failed model call attempt, with the session, round and slot it belongs to: the operator's log. */
+  onCallFailed?: (failure: CallFailure) => void;
+}
+
+/** A failed attempt of one model call, placed in its session. Round 0 is the verdict. */
+export interface CallFailure extends AttemptFailure {
+  sessionId: string;
+  round: number;
+  slot: SlotNumber;
+  provider: string;
+  model: string;
 }
 
 export interface Budget {
@@ -87,6 +99,16 @@ export interface RunOptions {
   onLog?: (log: EventLog, snapshot: () => Session) => void;
   /** Who runs it; the engine's `owner` setting by default. */
   owner?: string;
+  /** A follow-up: the thread it joins, the session it follows, and the thread so far, condensed for the prompts. */
+  thread?: ThreadLink;
+  /** The stored session a synthesis is made from. */
+  sourceSessionId?: string;
+}
+
+export interface ThreadLink {
+  threadId: string;
+  parentId: string;
+  context: string;
 }
 
 /** What the run accumulates; becomes the contract's Session. */
@@ -103,7 +125,10 @@ class Run {
   error: string | undefined;
   /** The session `end` returned, so a snapshot taken after the end equals it. */
   ended: Session | undefined;
+  earlyStop: Session['earlyStop'];
   readonly owner: string;
+  readonly thread: ThreadLink | undefined;
+  readonly sourceSessionId: string | undefined;
   readonly budgetStop = new AbortController();
   readonly signal: AbortSignal;
 
@@ -119,6 +144,8 @@ class Run {
     this.createdAt = new Date(now).toISOString();
     this.log = new EventLog(newSessionId(now), { now: engine.now });
     this.owner = options.owner ?? engine.settings.owner;
+    this.thread = options.thread;
+    this.sourceSessionId = options.sourceSessionId;
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
     options.onLog?.(this.log, () => this.ended ?? this.session('running'));
   }
@@ -171,6 +198,12 @@ class Run {
       updatedAt: now,
       promptVersion: PROMPT_VERSION,
     };
+    if (this.thread) {
+      session.threadId = this.thread.threadId;
+      session.parentId = this.thread.parentId;
+    }
+    if (this.sourceSessionId) session.sourceSessionId = this.sourceSessionId;
+    if (this.earlyStop) session.earlyStop = this.earlyStop;
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
     if (status !== 'running') session.completedAt = now;
@@ -252,36 +285,51 @@ export class DebateEngine {
   ): Promise<Session> {
     const run = new Run(this, mode, question, 1, undefined, options);
     this.#started(run, seats);
-    const round = await this.#round(run, 1, 'independent', seats, () => independentPrompt(question), options.maxOutputTokens);
+    const round = await this.#round(
+      run,
+      1,
+      'independent',
+      seats,
+      () => independentPrompt(question, run.thread?.context),
+      options.maxOutputTokens,
+    );
     if (run.cancelled) return run.end('cancelled');
     const answered = round.answers.filter((a) => !a.error).length;
     return run.end(answered === 0 ? 'failed' : answered < seats.length ? 'partial' : 'completed');
   }
 
-  /** A deep debate: independent answers, critique rounds, a final round with the consensus, then the verdict. */
+  /**
+   * A deep debate: independent answers, critique rounds, a final round with the consensus, then the
+   * verdict. With `earlyStop`, a critique round in which every model reports no change of position
+   * is followed straight by the final round, and the session records what that saved.
+   */
   async deep(
     question: string,
-    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget } = {},
+    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean } = {},
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
     const quorum = Math.min(options.quorum ?? this.settings.quorum, this.settings.panel.length);
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
     const panel = this.settings.panel;
+    const context = run.thread?.context;
     this.#started(run, panel);
 
     /** Each slot's latest answer, as the others see it. */
     const latest = new Map<SlotNumber, QuotedAnswer>();
     const finals = new Map<SlotNumber, FinalPosition>();
     let stopped = false;
-    for (let n = 1; n <= rounds; n++) {
-      const kind = roundKind(n, rounds);
-      // In slot order: a slot that first answers in a later round would otherwise come last.
-      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
+    /** The final round's number: `rounds`, or sooner after an early stop. */
+    let last = rounds;
+    for (let n = 1; n <= last; n++) {
+      const kind = roundKind(n, last);
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      // Only a critique round followed by another critique round can end early.
+      const positionLine = options.earlyStop === true && kind === 'critique' && n + 1 < last;
       const prompt = (seat: PanelSlot) => {
         const own = latest.get(seat.config.slot)?.text;
-        if (kind === 'independent') return independentPrompt(question);
-        if (kind === 'critique') return critiquePrompt(question, n, own, others(seat.config.slot));
-        return finalPrompt(question, n, own, others(seat.config.slot), rounds === 2);
+        if (kind === 'independent') return independentPrompt(question, context);
+        if (kind === 'critique') return critiquePrompt(question, n, own, others(seat.config.slot), { context, positionLine });
+        return finalPrompt(question, n, own, others(seat.config.slot), rounds === 2, context);
       };
       const round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined);
       const answered = round.answers.filter((a) => !a.error);
@@ -299,15 +347,26 @@ export class DebateEngine {
         stopped = true;
         break;
       }
+      if (positionLine && round.missingSlots.length === 0 && answered.every((a) => reportsUnchanged(a.text))) {
+        last = n + 1;
+        const roundsSaved = rounds - last;
+        run.earlyStop = {
+          afterRound: n,
+          roundsSaved,
+          // Estimated as this round again, once per round saved.
+          callsSaved: roundsSaved * answered.length,
+          tokensSaved: roundsSaved * answered.reduce((sum, a) => sum + a.usage.totalTokens, 0),
+        };
+      }
     }
 
     if (!stopped && finals.size > 0) {
-      run.consensus = mergeConsensus(rounds, [...finals.values()], new Set(finals.keys()));
+      run.consensus = mergeConsensus(last, [...finals.values()], new Set(finals.keys()));
       run.log.emit({ type: 'consensus', consensus: run.consensus });
     }
     if (run.overBudget) return run.end('partial');
 
-    await this.#synthesize(run, finals, rounds);
+    await this.#synthesize(run, finals, last);
     if (run.cancelled) return run.end('cancelled');
     const complete = !stopped && run.missing.size === 0 && run.verdict?.format === 'structured' && run.consensus;
     return run.end(complete ? 'completed' : 'partial');
@@ -407,6 +466,7 @@ export class DebateEngine {
       ...(finals && { output: finalPositionSchema }),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
+      ...this.#reportFailures(run, seat, n),
     });
     run.account(result.usage, seat);
     const error = stoppedError(run, result);
@@ -479,7 +539,7 @@ export class DebateEngine {
     const consensusNote = run.consensus
       ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
       : 'There is no consensus report: the debate ended before its final round completed.';
-    const prompt = synthesisPrompt(run.question, transcript, consensusNote);
+    const prompt = synthesisPrompt(run.question, transcript, consensusNote, run.thread?.context);
     const validSlots = new Set(participants);
     const validRounds = new Set(transcript.map((r) => r.number));
 
@@ -502,12 +562,29 @@ export class DebateEngine {
       }
       const error = stoppedError(run, result);
       if (result.object) {
-        run.verdict = this.#verdict(run, synthesizer, result.object, validSlots, validRounds, positionChanges);
+        run.verdict = this.#verdict(
+          run,
+          synthesizer,
+          seat.model.offline,
+          result.object,
+          validSlots,
+          validRounds,
+          positionChanges,
+        );
       } else if (error?.code === 'invalid_output') {
         // Still invalid after the repair: name the failure (round 0 = synthesis) before the verdict
         // copies the reasons, or the verdict says `degraded: true` with no slot and no reason.
         run.fail(slot, 0, error);
-        run.verdict = this.#verdict(run, synthesizer, undefined, validSlots, validRounds, positionChanges, result.text);
+        run.verdict = this.#verdict(
+          run,
+          synthesizer,
+          seat.model.offline,
+          undefined,
+          validSlots,
+          validRounds,
+          positionChanges,
+          result.text,
+        );
       } else if (error) {
         run.fail(slot, 0, error);
         continue;
@@ -516,6 +593,20 @@ export class DebateEngine {
       return;
     }
     if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
+  }
+
+  /** `streamAnswer`'s failure hook for one seat's call in `round`, when the engine reports failures. */
+  #reportFailures(run: Run, seat: PanelSlot, round: number): { onAttemptFailed?: (failure: AttemptFailure) => void } {
+    const report = this.settings.onCallFailed;
+    if (!report) return {};
+    const where = {
+      sessionId: run.log.sessionId,
+      round,
+      slot: seat.config.slot,
+      provider: seat.model.provider,
+      model: seat.model.model,
+    };
+    return { onAttemptFailed: (failure) => report({ ...where, ...failure }) };
   }
 
   /** One synthesizer call; its summary and answer stream as `verdict.delta` events as they are written. */
@@ -534,6 +625,7 @@ export class DebateEngine {
       maxRetries: this.settings.maxRetries,
       output: verdictDraftSchema,
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
+      ...this.#reportFailures(run, seat, 0),
     }).then((result) => {
       run.account(result.usage, seat);
       return result;
@@ -543,6 +635,7 @@ export class DebateEngine {
   #verdict(
     run: Run,
     synthesizer: Synthesizer,
+    offline: boolean,
     draft: VerdictDraft | undefined,
     slots: ReadonlySet<number>,
     rounds: ReadonlySet<number>,
@@ -559,19 +652,29 @@ export class DebateEngine {
     // The model may credit slots or rounds that gave nothing; provenance keeps only real ones.
     const keepSlots = (list: readonly number[]) => sorted(list.filter((s) => slots.has(s)) as SlotNumber[]);
     const keepRounds = (list: readonly number[]) => [...new Set(list.filter((r) => rounds.has(r)))].sort((a, b) => a - b);
+    // An action listed twice (same title, in any priority) is kept once, at its highest priority.
+    const titles = new Set<string>();
     const actions = (list: VerdictDraft['actions']['P0']) =>
-      list.map((a) => ({
-        ...a,
-        supportingSlots: keepSlots(a.supportingSlots),
-        supportingRounds: keepRounds(a.supportingRounds),
-      }));
+      list
+        .filter((a) => {
+          const key = a.title.trim().toLowerCase();
+          if (titles.has(key)) return false;
+          titles.add(key);
+          return true;
+        })
+        .map((a) => ({
+          ...a,
+          supportingSlots: keepSlots(a.supportingSlots),
+          supportingRounds: keepRounds(a.supportingRounds),
+        }));
     return {
       format: 'structured',
       summary: draft.summary,
       answer: draft.answer,
       actions: { P0: actions(draft.actions.P0), P1: actions(draft.actions.P1), P2: actions(draft.actions.P2) },
       dissent: draft.dissent.map((d) => ({ ...d, slots: keepSlots(d.slots) })).filter((d) => d.slots.length > 0),
-      confidence: draft.confidence,
+      // A stand-in's number would read as a judgement it cannot make.
+      ...(!offline && { confidence: draft.confidence }),
       ...base,
     } as Verdict;
   }

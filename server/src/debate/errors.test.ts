@@ -2,14 +2,24 @@ import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { classifyError } from './errors.js';
 
-const apiError = (statusCode: number | undefined, message = 'provider says no', isRetryable?: boolean) =>
+const apiError = (
+  statusCode: number | undefined,
+  message = 'provider says no',
+  isRetryable?: boolean,
+  extra: { cause?: unknown; responseHeaders?: Record<string, string> } = {},
+) =>
   new APICallError({
     message,
     url: 'https://api.test',
     requestBodyValues: {},
     statusCode,
     ...(isRetryable !== undefined && { isRetryable }),
+    ...extra,
   });
+
+/** A network failure as the AI SDK reports it: an APICallError without status, the system error as cause. */
+const networkError = (code: string, text: string) =>
+  apiError(undefined, `Cannot connect to API: ${text}`, true, { cause: Object.assign(new Error(text), { code }) });
 
 describe('classifyError', () => {
   it.each([
@@ -20,7 +30,6 @@ describe('classifyError', () => {
     [408, { code: 'upstream_error', status: 408, retryable: true }],
     [409, { code: 'upstream_error', status: 409, retryable: true }],
     [400, { code: 'upstream_error', status: 400, retryable: false }],
-    [401, { code: 'upstream_error', status: 401, retryable: false }],
     [404, { code: 'upstream_error', status: 404, retryable: false }],
   ])('HTTP %i → %j', (status, expected) => {
     expect(classifyError(apiError(status))).toEqual({ ...expected, message: 'provider says no' });
@@ -34,15 +43,63 @@ describe('classifyError', () => {
     });
   });
 
-  it('no response at all (connection refused) is a connection reset', () => {
-    expect(classifyError(apiError(undefined, 'Cannot connect to API: connect ECONNREFUSED', true))).toMatchObject({
-      code: 'connection_reset',
+  it('a refused connection is connection_refused, with the address in the message', () => {
+    const r = classifyError(networkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'));
+    expect(r).toEqual({
+      code: 'connection_refused',
+      message: "Connection refused: nothing answers at the provider's address (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:9",
       retryable: true,
     });
-    const refused = new TypeError('fetch failed', {
+    // As undici throws it when called directly: TypeError('fetch failed') with the system error as cause.
+    const raw = new TypeError('fetch failed', {
       cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
     });
-    expect(classifyError(refused)).toMatchObject({ code: 'connection_reset', retryable: true });
+    expect(classifyError(raw)).toMatchObject({ code: 'connection_refused', retryable: true });
+  });
+
+  it.each([
+    ['ENOTFOUND', 'getaddrinfo ENOTFOUND api.nowhere.invalid', 'dns_failed', false],
+    ['EAI_AGAIN', 'getaddrinfo EAI_AGAIN api.example.com', 'dns_failed', false],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'ssl3_get_record:wrong version number', 'tls_failed', false],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate', 'tls_failed', false],
+    ['CERT_HAS_EXPIRED', 'certificate has expired', 'tls_failed', false],
+    ['UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error', 'timeout', true],
+    ['ETIMEDOUT', 'connect ETIMEDOUT 10.0.0.1:443', 'timeout', true],
+    ['ECONNRESET', 'read ECONNRESET', 'connection_reset', true],
+    ['UND_ERR_SOCKET', 'other side closed', 'connection_reset', true],
+  ])('%s → %s', (code, text, expected, retryable) => {
+    const r = classifyError(networkError(code, text));
+    expect(r).toMatchObject({ code: expected, retryable });
+    expect(r.message).toContain(code);
+    expect(r.message).toContain(text);
+  });
+
+  it('401 and 403 are auth_failed: the key was refused, and retrying will not help', () => {
+    for (const status of [401, 403]) {
+      const r = classifyError(apiError(status, 'Incorrect API key provided'));
+      expect(r).toEqual({
+        code: 'auth_failed',
+        message: `The provider refused the API key (HTTP ${status}): Incorrect API key provided`,
+        status,
+        retryable: false,
+      });
+    }
+    expect(classifyError({ type: 'authentication_error', message: 'invalid x-api-key' })).toEqual({
+      code: 'auth_failed',
+      message: 'invalid x-api-key',
+      retryable: false,
+    });
+  });
+
+  it("carries the provider's request id from its response headers", () => {
+    const headers = (h: Record<string, string>) => classifyError(apiError(500, 'boom', true, { responseHeaders: h }));
+    expect(headers({ 'x-request-id': 'req_openai_1' }).providerRequestId).toBe('req_openai_1');
+    expect(headers({ 'request-id': 'req_anthropic_1' }).providerRequestId).toBe('req_anthropic_1');
+    expect(headers({ 'content-type': 'application/json' })).not.toHaveProperty('providerRequestId');
+    expect(classifyError(apiError(429, 'slow', true, { responseHeaders: { 'x-request-id': 'r2' } }))).toMatchObject({
+      code: 'rate_limited',
+      providerRequestId: 'r2',
+    });
   });
 
   it('error events streamed by the provider', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zSessionId } from '../../../sdk/src/generated/zod.gen.js';
+import { zSessionId } from '../generated/schemas/zod.gen.js';
 import { newSessionId } from './ids.js';
 
 describe('newSessionId', () => {

@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { z } from 'zod';
-import { zConsensus, zVerdict } from '../../../sdk/src/generated/zod.gen.js';
+import { zConsensus, zVerdict } from '../generated/schemas/zod.gen.js';
 import { sampleJson, slug } from './json-sample.js';
 import { seededRng } from './seed.js';
 

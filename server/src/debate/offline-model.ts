@@ -9,7 +9,8 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { sampleJson } from './json-sample.js';
-import { keywords, prose, tokenize } from './offline-text.js';
+import { type PromptFacts, readPrompt, standInFinal, standInText, standInVerdict } from './offline-stand-in.js';
+import { keywords, tokenize } from './offline-text.js';
 import { pacedStream } from './paced-stream.js';
 import { hash53, intBetween, type Rng, seededRng } from './seed.js';
 import { sleep } from './sleep.js';
@@ -22,15 +23,19 @@ export interface LatencyProfile {
 
 /**
  * One profile per slot, so the five offline slots stream at visibly different speeds; slot 4's
- * stated strength is speed. Figures are in the range hosted models show (15–30 ms a token).
+ * stated strength is speed. Quicker than hosted models (15–30 ms a token): the stand-in only
+ * shows the debate's mechanics, and a 3-round offline debate should take about 5 s, not 30.
  */
 export const SLOT_LATENCY: Readonly<Record<1 | 2 | 3 | 4 | 5, LatencyProfile>> = {
-  1: { firstTokenMs: 600, tokenMs: 26 },
-  2: { firstTokenMs: 450, tokenMs: 20 },
-  3: { firstTokenMs: 800, tokenMs: 30 },
-  4: { firstTokenMs: 250, tokenMs: 15 },
-  5: { firstTokenMs: 500, tokenMs: 22 },
+  1: { firstTokenMs: 160, tokenMs: 6 },
+  2: { firstTokenMs: 120, tokenMs: 5 },
+  3: { firstTokenMs: 200, tokenMs: 7 },
+  4: { firstTokenMs: 80, tokenMs: 3 },
+  5: { firstTokenMs: 140, tokenMs: 4 },
 };
+
+/** The five slots' mean time per token: what `tokenDelayMs` sets. */
+const MEAN_TOKEN_MS = Object.values(SLOT_LATENCY).reduce((sum, p) => sum + p.tokenMs, 0) / 5;
 
 export interface OfflineModelOptions {
   /** The provider the model stands in for; it names the model (`offline-<provider>`) and seeds its text. */
@@ -38,8 +43,9 @@ export interface OfflineModelOptions {
   /** Picks the latency profile and seeds the text; without it the profile derives from `provider`. */
   slot?: 1 | 2 | 3 | 4 | 5;
   /**
-   * Mean delay per token in milliseconds. Scales the whole profile, time to first token included,
-   * so `0` streams with no delay at all (tests, benches).
+   * Mean delay per token across the five slots, in milliseconds. Scales every profile alike, time to
+   * first token included, so the slots keep their relative speeds; `0` streams with no delay at all
+   * (tests, benches).
    */
   tokenDelayMs?: number;
   /** Overrides the time to first token. */
@@ -74,7 +80,7 @@ export class OfflineLanguageModel implements LanguageModelV3 {
     this.modelId = `offline-${options.provider}`;
     this.slot = options.slot;
     const base = options.slot !== undefined ? SLOT_LATENCY[options.slot] : profileFor(options.provider);
-    const scale = options.tokenDelayMs === undefined ? 1 : options.tokenDelayMs / base.tokenMs;
+    const scale = options.tokenDelayMs === undefined ? 1 : options.tokenDelayMs / MEAN_TOKEN_MS;
     this.profile = {
       firstTokenMs: options.firstTokenDelayMs ?? base.firstTokenMs * scale,
       tokenMs: base.tokenMs * scale,
@@ -136,7 +142,11 @@ export class OfflineLanguageModel implements LanguageModelV3 {
     ].join('\u0000');
     const rng = seededRng(seed);
     const words = keywords(lastUserText(options.prompt) || promptText);
-    const text = format?.type === 'json' ? JSON.stringify(jsonAnswer(format.schema, rng, words)) : prose(rng, words);
+    const facts = readPrompt(systemText(options.prompt), lastUserText(options.prompt));
+    // Called without the debate's system prompt, it still says whose stand-in it is.
+    facts.slot ??= this.slot;
+    facts.provider ??= this.provider.replace(/^offline\./, '');
+    const text = format?.type === 'json' ? JSON.stringify(jsonAnswer(format.schema, rng, words, facts)) : standInText(facts);
     let tokens = tokenize(text);
     const length = options.maxOutputTokens !== undefined && tokens.length > options.maxOutputTokens;
     if (length) tokens = tokens.slice(0, options.maxOutputTokens);
@@ -151,8 +161,12 @@ export class OfflineLanguageModel implements LanguageModelV3 {
   }
 }
 
-function jsonAnswer(schema: JSONSchema7 | undefined, rng: Rng, words: readonly string[]) {
-  return schema === undefined ? { answer: prose(rng, words) } : sampleJson(schema, rng, words);
+/** The debate's own shapes get the stand-in's honest replies; any other schema a valid sample. */
+function jsonAnswer(schema: JSONSchema7 | undefined, rng: Rng, words: readonly string[], facts: PromptFacts) {
+  const keys = new Set(Object.keys(schema?.properties ?? {}));
+  if (keys.has('position') && keys.has('changed') && keys.has('agreements')) return standInFinal(facts);
+  if (keys.has('summary') && keys.has('actions') && keys.has('dissent')) return standInVerdict(facts);
+  return schema === undefined ? { answer: standInText(facts) } : sampleJson(schema, rng, words);
 }
 
 /** ±40 % around the mean, so the stream has the uneven rhythm of a real one. */
@@ -170,7 +184,7 @@ function usage(input: number, output: number): LanguageModelV3Usage {
 /** A provider name outside the five slots still gets a stable profile of its own. */
 function profileFor(provider: string): LatencyProfile {
   const rng = seededRng(provider);
-  return { firstTokenMs: intBetween(rng, 300, 800), tokenMs: intBetween(rng, 15, 30) };
+  return { firstTokenMs: intBetween(rng, 100, 250), tokenMs: intBetween(rng, 3, 7) };
 }
 
 /** The prompt as the text a model would read: every message's text parts, in order. */
@@ -185,6 +199,10 @@ export function flattenPrompt(prompt: LanguageModelV3Prompt): string {
             .join('\n'),
     )
     .join('\n\n');
+}
+
+function systemText(prompt: LanguageModelV3Prompt): string {
+  return flattenPrompt(prompt.filter((m) => m.role === 'system'));
 }
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {

@@ -4,7 +4,7 @@ import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { createRoute, type OpenAPIHono, type RouteHandler } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { type ZodType, z } from 'zod';
-import * as s from '../../../sdk/src/generated/zod.gen.js';
+import * as s from './schemas/zod.gen.js';
 
 /** Names a schema in place, so every use of it (nested ones too) becomes a `$ref`. */
 function name(schema: ZodType, refId: string, internal: { unionPreferredType?: 'oneOf' } = {}): void {
@@ -32,10 +32,13 @@ name(s.zProviderId, "ProviderId");
 name(s.zSessionId, "SessionId");
 name(s.zQuestion, "Question");
 name(s.zSlotInfo, "SlotInfo");
+name(s.zSlotHealth, "SlotHealth");
+name(s.zHealthError, "HealthError");
 name(s.zProviderCatalogue, "ProviderCatalogue");
 name(s.zUsage, "Usage");
 name(s.zCost, "Cost");
 name(s.zFinishReason, "FinishReason");
+name(s.zAnswerErrorCode, "AnswerErrorCode");
 name(s.zAnswerError, "AnswerError");
 name(s.zAnswer, "Answer");
 name(s.zRoundKind, "RoundKind");
@@ -55,6 +58,9 @@ name(s.zVerdict, "Verdict");
 name(s.zSessionMode, "SessionMode");
 name(s.zSessionStatus, "SessionStatus");
 name(s.zSession, "Session");
+name(s.zEarlyStop, "EarlyStop");
+name(s.zThread, "Thread");
+name(s.zFollowUpRequest, "FollowUpRequest");
 name(s.zSessionSummary, "SessionSummary");
 name(s.zSessionPage, "SessionPage");
 name(s.zBudget, "Budget");
@@ -180,10 +186,13 @@ export const listProviders = createRoute({
   path: "/providers",
   operationId: "listProviders",
   summary: "List the provider slots, their models and whether each is live or offline",
-  description: "Never includes keys or other secrets.",
+  description: "Never includes keys or other secrets. With `check=true`, every live slot's endpoint is asked,\nall at once, through a free endpoint that spends no tokens (each provider's model list:\n`GET …/models`, Gemini's `GET …/v1beta/models`), and each slot reports `health`: whether the\nendpoint answered, how fast, whether it knows the configured model, or why it failed. Each\ncheck is bounded (5 s); offline slots are not asked.\n",
   tags: [
     "meta"
   ],
+  request: {
+    query: s.zListProvidersQuery.extend({ "check": z.preprocess(fromString('boolean'), s.zListProvidersQuery.shape["check"]) })
+  },
   responses: {
     200: {
       description: "The configured slots, in slot order.",
@@ -203,6 +212,9 @@ export const listProviders = createRoute({
             ]
           } }
         }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
@@ -687,6 +699,86 @@ export const streamSessionEvents = createRoute({
               "priced": true
             }
           } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const askFollowUp = createRoute({
+  method: "post",
+  path: "/sessions/{sessionId}/follow-ups",
+  operationId: "askFollowUp",
+  summary: "Ask a follow-up question on a finished session, in the same thread",
+  description: "Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zAskFollowUpPath,
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zAskFollowUpBody, example: {
+            "question": "And how would we migrate the existing users?",
+            "mode": "deep",
+            "rounds": 2
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The follow-up session, finished.",
+      content: {
+          "application/json": { schema: s.zSession }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    }
+  }
+});
+
+export const getSessionThread = createRoute({
+  method: "get",
+  path: "/sessions/{sessionId}/thread",
+  operationId: "getSessionThread",
+  summary: "The thread a session belongs to, oldest first",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zGetSessionThreadPath
+  },
+  responses: {
+    200: {
+      description: "The thread; a session without follow-ups is a thread of one.",
+      content: {
+          "application/json": { schema: s.zThread }
         }
     },
     400: {
@@ -1344,7 +1436,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -1369,6 +1461,8 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   deleteSession: { method: "DELETE", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   streamSessionEvents: { method: "GET", path: "/sessions/{sessionId}/events", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  askFollowUp: { method: "POST", path: "/sessions/{sessionId}/follow-ups", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  getSessionThread: { method: "GET", path: "/sessions/{sessionId}/thread", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   exportSessionMarkdown: { method: "GET", path: "/sessions/{sessionId}/export/markdown", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   exportSessionJson: { method: "GET", path: "/sessions/{sessionId}/export/json", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   login: { method: "POST", path: "/auth/login", security: [] },
@@ -1386,7 +1480,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -1401,6 +1495,8 @@ export type Handlers<E extends Env = Env> = {
   getSession: RouteHandler<typeof getSession, E>;
   deleteSession: RouteHandler<typeof deleteSession, E>;
   streamSessionEvents: RouteHandler<typeof streamSessionEvents, E>;
+  askFollowUp: RouteHandler<typeof askFollowUp, E>;
+  getSessionThread: RouteHandler<typeof getSessionThread, E>;
   exportSessionMarkdown: RouteHandler<typeof exportSessionMarkdown, E>;
   exportSessionJson: RouteHandler<typeof exportSessionJson, E>;
   login: RouteHandler<typeof login, E>;
@@ -1612,6 +1708,8 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(getSession, handlers.getSession);
   app.openapi(deleteSession, handlers.deleteSession);
   app.openapi(streamSessionEvents, handlers.streamSessionEvents);
+  app.openapi(askFollowUp, handlers.askFollowUp);
+  app.openapi(getSessionThread, handlers.getSessionThread);
   app.openapi(exportSessionMarkdown, handlers.exportSessionMarkdown);
   app.openapi(exportSessionJson, handlers.exportSessionJson);
   app.openapi(login, handlers.login);

@@ -4,18 +4,23 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from '../config/config.js';
-import { DebateEngine } from '../debate/engine.js';
+import type { Logger } from '../config/log.js';
+import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { accountHandlers } from './accounts.js';
 import { authenticate } from './auth.js';
 import { debateHandlers } from './debate.js';
+import { limitDebates } from './debate-limits.js';
+import { mountDocs } from './docs.js';
 import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
+import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { problem, unfaithfulTextProblem, validationProblem } from './problem.js';
+import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
 import { closeOnUnreadBody } from './unread-body.js';
@@ -25,6 +30,7 @@ export function createDebateDeps(
   config: Config,
   sessions: Sessions,
   env: Record<string, string | undefined> = process.env,
+  logger?: Logger,
 ): DebateDeps {
   const offline = config.offlineTokenDelayMs !== undefined ? { offline: { tokenDelayMs: config.offlineTokenDelayMs } } : {};
   const engine = new DebateEngine({
@@ -34,12 +40,24 @@ export function createDebateDeps(
     maxRetries: config.maxRetries,
     prices: config.prices,
     owner: LOCAL_OWNER,
+    // The cause and the provider's request id of every failed call, retried or not: a 502 alone says nothing.
+    ...(logger && { onCallFailed: (failure: CallFailure) => logger.warn('provider call failed', { ...failure }) }),
   });
   return { engine, sessions, ownerOf, heartbeatMs: config.sseHeartbeatMs };
 }
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A 415 that says which media type to send: in `detail`, and in the registered `Accept-Post` / `Accept-Patch` header. */
+function unsupportedMediaType(c: Context): Response {
+  const types = acceptedMediaTypes(c.req.method, c.req.routePath);
+  const sent = c.req.header('content-type');
+  c.header(c.req.method === 'PATCH' ? 'accept-patch' : 'accept-post', types.join(', '));
+  return problem(c, 415, 'unsupported_media_type', {
+    detail: `Send the body as ${types.join(' or ')} (Content-Type: ${types[0]}); got ${sent ? JSON.stringify(sent) : 'no Content-Type'}.`,
+  });
+}
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -93,15 +111,23 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   );
 
+  const { loginPerAccount, loginPerAddress } = deps.config.rateLimits;
+  app.on('POST', '/auth/login', loginRateLimit({ perAccount: loginPerAccount, perAddress: loginPerAddress }));
+
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    ...debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env)),
+    ...limitDebates(
+      debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger)),
+      deps.config.rateLimits,
+      ownerOf,
+    ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin, signInGuard: deps.signInGuard }),
   };
   registerContract(app, handlers);
 
   app.doc31('/openapi.json', documentFields);
+  mountDocs(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
   app.onError((err, c) => {
@@ -109,8 +135,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       // Hono's body parsers throw this for JSON that does not parse.
       return problem(c, 400, 'malformed_body', { detail: err.message });
     }
+    if (err instanceof HTTPException && err.status === 415) return unsupportedMediaType(c);
     if (err instanceof HTTPException && err.status < 500) {
-      return problem(c, err.status, err.status === 415 ? 'unsupported_media_type' : 'validation_failed', { detail: err.message });
+      return problem(c, err.status, 'validation_failed', { detail: err.message });
     }
     deps.logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
     return problem(c, 500, 'internal_error', { detail: 'An unexpected error occurred; quote the requestId when reporting it.' });

@@ -15,7 +15,13 @@ import { problem } from './problem.js';
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
 export const HEARTBEAT_MS = 15_000;
 
-type DebateOperations = 'askProvider' | 'runParallel' | 'runDeepDebate' | 'streamDeepDebate' | 'synthesizeVerdict';
+type DebateOperations =
+  | 'askProvider'
+  | 'runParallel'
+  | 'runDeepDebate'
+  | 'streamDeepDebate'
+  | 'synthesizeVerdict'
+  | 'askFollowUp';
 
 export function debateHandlers({
   engine,
@@ -104,13 +110,21 @@ export function debateHandlers({
         const cancel = new AbortController();
         stream.onAbort(() => cancel.abort());
         let writing: Promise<unknown> = Promise.resolve();
-        // Each event is written the moment it happens; writes are chained only to keep their order.
-        const send = (event: DebateEvent) => {
-          writing = writing.then(() => stream.write(sseMessage(event))).catch(() => cancel.abort());
+        // Events are written as they happen, those of one turn of the event loop in one write: each
+        // write crosses a web stream and a socket, which under load cost more than the event itself.
+        let pending = '';
+        const flush = () => {
+          if (pending === '') return;
+          const text = pending;
+          pending = '';
+          writing = writing.then(() => stream.write(text)).catch(() => cancel.abort());
         };
-        const heartbeat = setInterval(() => {
-          writing = writing.then(() => stream.write(': heartbeat\n\n')).catch(() => cancel.abort());
-        }, heartbeatMs);
+        const queue = (text: string) => {
+          if (pending === '') setImmediate(flush);
+          pending += text;
+        };
+        const send = (event: DebateEvent) => queue(sseMessage(event));
+        const heartbeat = setInterval(() => queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
             await engine.deep(body.question, {
@@ -119,6 +133,7 @@ export function debateHandlers({
               ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send)),
             }),
           );
+          flush();
           await writing;
         } finally {
           clearInterval(heartbeat);
@@ -158,17 +173,55 @@ export function debateHandlers({
         question = body.question!;
         answers = body.answers!;
       }
-      const session = await stored(await engine.synthesizeAnswers(question, answers, recorded(c)));
+      const session = await stored(
+        await engine.synthesizeAnswers(question, answers, {
+          ...recorded(c),
+          ...(body.sessionId !== undefined && { sourceSessionId: body.sessionId }),
+        }),
+      );
       if (!session.verdict) {
         return problem(c, 502, 'provider_failed', { detail: `No slot could write the verdict. Session ${session.id}.` });
       }
       return c.json({ sessionId: session.id, verdict: session.verdict, usage: session.usage, cost: session.cost }, 200);
     },
+
+    askFollowUp: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const parent = await sessions.get(sessionId, ownerOf(c));
+      if (!parent) return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
+      if (parent.status === 'running') {
+        return problem(c, 409, 'conflict', {
+          detail: `Session ${sessionId} is still running; ask a follow-up once it has finished.`,
+        });
+      }
+      const mode = body.mode ?? (parent.mode === 'synthesis' ? 'deep' : parent.mode);
+      // A single follow-up asks the same slot as before unless told otherwise.
+      const provider = body.provider ?? (parent.mode === 'single' ? parent.rounds[0]?.answers[0]?.provider : undefined);
+      const seat = provider !== undefined ? engine.slotByProvider(provider) : engine.settings.panel[0];
+      if (mode === 'single' && !seat) {
+        return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}".` });
+      }
+      const options = { ...recorded(c), thread: await sessions.followUp(parent) };
+      const session =
+        mode === 'single'
+          ? await engine.ask(seat!, body.question, options)
+          : mode === 'parallel'
+            ? await engine.parallel(body.question, body.slots, options)
+            : await engine.deep(body.question, { ...deepOptions(body), ...options });
+      return c.json(await stored(session), 200);
+    },
   };
 }
 
-function deepOptions(body: { rounds?: number; quorum?: number; budget?: { maxTokens?: number; maxCostUsd?: number } }) {
+function deepOptions(body: {
+  rounds?: number;
+  quorum?: number;
+  budget?: { maxTokens?: number; maxCostUsd?: number };
+  earlyStop?: boolean;
+}) {
   return {
+    ...(body.earlyStop !== undefined && { earlyStop: body.earlyStop }),
     ...(body.rounds !== undefined && { rounds: body.rounds }),
     ...(body.quorum !== undefined && { quorum: body.quorum }),
     ...(body.budget !== undefined && { budget: body.budget }),

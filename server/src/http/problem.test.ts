@@ -8,7 +8,7 @@ import {
   zStreamSessionEventsHeaders,
   zStreamSessionEventsPath,
   zSynthesizeRequest,
-} from '../../../sdk/src/generated/zod.gen.js';
+} from '../generated/schemas/zod.gen.js';
 import { fieldErrors, PROBLEM_MEDIA_TYPE, problemBody, problemType } from './problem.js';
 
 /** The titles clients see. They are part of the interface: changing one should be deliberate. */
@@ -140,6 +140,21 @@ describe('fieldErrors', () => {
     const error = errorOf(z.object({ consilium_session: z.string().min(10) }), { consilium_session: 'x' });
     expect(fieldErrors('cookie', error)[0]!.path).toBe('cookie.consilium_session');
     expect(fieldErrors('elsewhere', error)[0]!.path).toBe('elsewhere.consilium_session');
+  });
+
+  it('names each unknown body field at its own path, nested ones too, with a stable code', () => {
+    const error = errorOf(zSynthesizeRequest, {
+      question: 'q?',
+      temperature: 0.2,
+      top_p: 1,
+      answers: [{ slot: 1, text: 'x', weight: 2 }],
+    });
+    // Zod checks nested objects before their parent's keys.
+    expect(fieldErrors('json', error)).toEqual([
+      { path: 'body.answers.0.weight', message: expect.stringContaining('"weight"'), code: 'unrecognized_keys' },
+      { path: 'body.temperature', message: expect.stringContaining('"temperature"'), code: 'unrecognized_keys' },
+      { path: 'body.top_p', message: expect.stringContaining('"top_p"'), code: 'unrecognized_keys' },
+    ]);
   });
 
   it('gives one entry per issue, in order', () => {

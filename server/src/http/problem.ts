@@ -50,14 +50,23 @@ const LOCATIONS: Record<string, string> = {
   cookie: 'cookie',
 };
 
-/** One `FieldError` per zod issue, with the field's path prefixed by where it was sent. */
+/**
+ * One `FieldError` per zod issue, with the field's path prefixed by where it was sent. Unknown
+ * fields (zod reports them together, on their parent) get one error each, at their own path, so a
+ * client can point at `body.temperature` itself.
+ */
 export function fieldErrors(target: string, error: ZodError): FieldError[] {
   const location = LOCATIONS[target] ?? target;
-  return error.issues.map((issue) => ({
-    path: [location, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
+  const at = (path: PropertyKey[]) => [location, ...path.map(String)].join('.');
+  return error.issues.flatMap((issue): FieldError[] =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({
+          path: at([...issue.path, key]),
+          message: `Unknown field "${key}": this operation does not accept it.`,
+          code: issue.code,
+        }))
+      : [{ path: at(issue.path), message: issue.message, code: issue.code }],
+  );
 }
 
 export function validationProblem(c: Context, target: string, error: ZodError): Response {

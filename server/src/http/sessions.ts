@@ -4,7 +4,7 @@ import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
-import { sessionMarkdown } from '../sessions/markdown.js';
+import { threadMarkdown } from '../sessions/markdown.js';
 import { ALL_OWNERS, BadCursorError, type OwnerScope, type Sessions } from '../sessions/sessions.js';
 import type { AppEnv } from './env.js';
 import { problem } from './problem.js';
@@ -15,7 +15,8 @@ type SessionOperations =
   | 'deleteSession'
   | 'streamSessionEvents'
   | 'exportSessionMarkdown'
-  | 'exportSessionJson';
+  | 'exportSessionJson'
+  | 'getSessionThread';
 
 export interface SessionHandlerDeps {
   sessions: Sessions;
@@ -94,10 +95,17 @@ export function sessionHandlers({
       const { sessionId } = c.req.valid('param');
       const session = await sessions.get(sessionId, scopeOf(c));
       if (!session) return notFound(c, sessionId);
-      return c.body(sessionMarkdown(session), 200, {
+      // A follow-up's export carries the thread up to it.
+      return c.body(threadMarkdown(await sessions.threadUpTo(session)), 200, {
         'content-type': 'text/markdown; charset=utf-8',
         'content-disposition': attachment(session.id, 'md'),
       });
+    },
+
+    getSessionThread: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const thread = await sessions.thread(sessionId, scopeOf(c));
+      return thread ? c.json(thread, 200) : notFound(c, sessionId);
     },
 
     exportSessionJson: async (c) => {

@@ -21,6 +21,24 @@ export function sessionMarkdown(session: Session): string {
     `- Usage: ${session.usage.inputTokens} input + ${session.usage.outputTokens} output tokens; cost $${session.cost.usd.toFixed(4)}${session.cost.priced ? '' : ' (lower bound: some usage had no price)'}`,
     '',
   );
+  const links = [
+    ...(session.parentId ? [`- Follows up: \`${session.parentId}\` (thread \`${session.threadId}\`)`] : []),
+    ...(session.sourceSessionId ? [`- Synthesized from: \`${session.sourceSessionId}\``] : []),
+    ...(session.earlyStop
+      ? [
+          `- Stopped early: every model held its position in round ${session.earlyStop.afterRound}, so the final round came next; saved about ${session.earlyStop.roundsSaved} round(s), ${session.earlyStop.callsSaved} calls, ${session.earlyStop.tokensSaved} tokens`,
+        ]
+      : []),
+  ];
+  out.splice(out.length - 1, 0, ...links);
+  const offline = offlineSlots(session);
+  if (offline.length > 0) {
+    out.splice(
+      out.length - 1,
+      0,
+      `- Offline: ${slots(offline)} answered with the built-in offline stand-in, not a model; that text shows the debate's mechanics only`,
+    );
+  }
   if (session.question.includes('\n')) out.push('## Question', '', inert(session.question), '');
 
   for (const round of session.rounds) {
@@ -89,6 +107,21 @@ export function sessionMarkdown(session: Session): string {
     }
   }
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** A thread's sessions (oldest first) as one document; a lone session as itself. */
+export function threadMarkdown(sessions: readonly Session[]): string {
+  if (sessions.length <= 1) return sessions[0] ? sessionMarkdown(sessions[0]) : '';
+  const head = `_A thread of ${sessions.length} sessions, oldest first; each follows up on the one before._\n\n`;
+  return head + sessions.map((s) => sessionMarkdown(s)).join('\n---\n\n');
+}
+
+/** Slots whose text came from the offline stand-in: their answers say so, and so does its model id. */
+function offlineSlots(session: Session): SlotNumber[] {
+  const found = new Set<SlotNumber>(session.rounds.flatMap((r) => r.answers.filter((a) => a.offline).map((a) => a.slot)));
+  const by = session.verdict?.synthesizer;
+  if (by && /^offline-/.test(by.model)) found.add(by.slot);
+  return [...found].sort((a, b) => a - b);
 }
 
 function answerSection(answer: Answer): string[] {

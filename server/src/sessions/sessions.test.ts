@@ -14,7 +14,7 @@ import { EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
 import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
-import { Sessions } from './sessions.js';
+import { ALL_OWNERS, Sessions } from './sessions.js';
 import { SqliteSessionStore } from './sqlite/store.js';
 
 const ALICE = 'usr_alice';
@@ -95,6 +95,15 @@ describe('owners are isolated in the sessions layer', () => {
     expect(second.nextCursor).toBeUndefined();
     // A cursor is only a position: Bob using Alice's still gets Bob's sessions older than it, nothing of Alice's.
     expect((await sessions.list(BOB, { limit: 5, cursor: first.nextCursor! })).items.map((s) => s.id)).toEqual([b1.id]);
+  });
+
+  it('every owner only when asked for explicitly (ALL_OWNERS, for admins); no string stands for it', async () => {
+    expect((await sessions.list(ALL_OWNERS, {})).items.map((s) => s.id)).toEqual([a2.id, b1.id, a1.id]);
+    expect(await sessions.get(b1.id, ALL_OWNERS)).toEqual(b1);
+    for (const pretender of ['all', '*', 'ALL_OWNERS']) {
+      expect((await sessions.list(pretender, {})).items).toEqual([]);
+      expect(await sessions.get(b1.id, pretender)).toBeUndefined();
+    }
   });
 
   it('events: a replay starts only for the owner, and carries only that session', async () => {

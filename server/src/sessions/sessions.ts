@@ -2,10 +2,12 @@
  * Session history over one store: reads through the cache, owner checks, cursor pages, deletes that
  * stop a running debate first, and replay that hands over to live events with no gap and no duplicate.
  */
-import type { DebateEvent, Session, SessionPage } from '../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session, SessionPage, Thread } from '../../../sdk/src/generated/types.gen.js';
+import type { ThreadLink } from '../debate/engine.js';
+import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
 import type { SessionRecorder } from './recorder.js';
-import type { ListPosition, SessionStore } from './store.js';
+import { type ListPosition, type SessionStore, summaryOf } from './store.js';
 
 export interface SessionsOptions {
   store: SessionStore;
@@ -64,6 +66,37 @@ export class Sessions {
       ...(query.cursor !== undefined && { after: decodeCursor(query.cursor) }),
     });
     return { items: page.items, ...(page.next && { nextCursor: encodeCursor(page.next) }) };
+  }
+
+  /** The thread `id` belongs to, oldest first (a session without follow-ups is a thread of one). */
+  async thread(id: string, owner: OwnerScope): Promise<Thread | undefined> {
+    const session = await this.get(id, owner);
+    if (!session) return undefined;
+    if (!session.threadId) return { threadId: session.id, sessions: [summaryOf(session)] };
+    return { threadId: session.threadId, sessions: await this.store.thread(session.threadId) };
+  }
+
+  /** The thread's sessions up to and including `session`, oldest first, whole. */
+  async threadUpTo(session: Session): Promise<Session[]> {
+    if (!session.threadId) return [session];
+    const summaries = await this.store.thread(session.threadId);
+    const upTo = summaries.slice(0, summaries.findIndex((s) => s.id === session.id) + 1);
+    const whole = await Promise.all(upTo.map((s) => (s.id === session.id ? session : this.get(s.id, session.owner))));
+    return whole.filter((s): s is Session => s !== undefined);
+  }
+
+  /**
+   * What a follow-up to `parent` (finished) joins: its thread, created on the first follow-up by
+   * marking `parent` as the thread's first session, and the thread so far, condensed.
+   */
+  async followUp(parent: Session): Promise<ThreadLink> {
+    let root = parent;
+    if (!parent.threadId) {
+      root = { ...parent, threadId: parent.id };
+      await this.store.write({ session: root, events: [] });
+      this.cache.set(root);
+    }
+    return { threadId: root.threadId!, parentId: parent.id, context: threadContext(await this.threadUpTo(root)) };
   }
 
   /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */

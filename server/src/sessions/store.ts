@@ -55,6 +55,8 @@ export interface SessionStore {
   get(id: string): Promise<Session | undefined>;
   /** The owner's sessions, newest first. */
   list(query: ListQuery): Promise<ListPage>;
+  /** The sessions of a thread (`threadId` is its first session's id), oldest first. */
+  thread(threadId: string): Promise<SessionSummary[]>;
   /** Deletes the session and everything stored with it; false when there was none. */
   delete(id: string): Promise<boolean>;
   /** Stored events with `seq > afterSeq`, in order. */
@@ -100,6 +102,8 @@ export function summaryOf(session: Session): SessionSummary {
     cost: session.cost,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    ...(session.threadId !== undefined && { threadId: session.threadId }),
+    ...(session.parentId !== undefined && { parentId: session.parentId }),
   };
 }
 

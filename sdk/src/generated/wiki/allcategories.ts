@@ -55,4 +55,18 @@ export const allcategories: WikiModule<AllcategoriesParams, 'list', true> = defi
     { index: 8, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 9, name: 'prop', type: ['hidden', 'size'], default: '', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 1,
+      source: 'ApiQueryAllCategories.php run(): dieContinueUsageIf(count($cont) != 1)',
+    },
+    {
+      rule: 'title-part',
+      params: ['from', 'to', 'prefix'],
+      namespace: 14,
+      source: 'ApiQueryAllCategories.php run(): titlePartToKey($params[...], NS_CATEGORY)',
+    },
+  ],
 });

@@ -133,4 +133,18 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineModule
     { index: 16, name: 'mime', type: 'string', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
     { index: 17, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
   ],
+  rules: [
+    {
+      rule: 'requires',
+      params: ['start', 'end', 'user'],
+      requires: { param: 'sort', equals: 'timestamp' },
+      source: 'ApiQueryAllImages.php run(): sort=name disallows start, end, user → apierror-invalidparammix-mustusewith',
+    },
+    {
+      rule: 'requires',
+      params: ['from', 'to', 'prefix'],
+      requires: { param: 'sort', equals: 'name' },
+      source: 'ApiQueryAllImages.php run(): sort=timestamp disallows from, to, prefix → apierror-invalidparammix-mustusewith',
+    },
+  ],
 });

@@ -90,4 +90,24 @@ export const allpages: WikiModule<AllpagesParams, 'list', true> = defineModule({
     { index: 14, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 15, name: 'dir', type: ['ascending', 'descending'], default: 'ascending' },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 1,
+      source: 'ApiQueryAllPages.php run(): dieContinueUsageIf(count($cont) != 1)',
+    },
+    {
+      rule: 'title-part',
+      params: ['from', 'to', 'prefix'],
+      namespaceParam: 'namespace',
+      source: "ApiQueryAllPages.php run(): titlePartToKey($params[...], $params['namespace'])",
+    },
+    {
+      rule: 'requires',
+      params: ['prlevel'],
+      requires: { param: 'prtype' },
+      source: 'ApiQueryAllPages.php run(): prlevel without prtype → apierror-invalidparammix-mustusewith',
+    },
+  ],
 });

@@ -220,4 +220,17 @@ export const allrevisions: WikiModule<AllrevisionsParams, 'list', true> = define
       templatevars: { slot: 'slots' },
     },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['user', 'excludeuser'],
+      source: "ApiQueryAllRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')",
+    },
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      source: 'ApiQueryAllRevisions.php run(): dieContinueUsageIf(count($cont) != 2)',
+    },
+  ],
 });

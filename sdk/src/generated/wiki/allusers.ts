@@ -306,4 +306,11 @@ export const allusers: WikiModule<AllusersParams, 'list', false> = defineModule(
     { index: 11, name: 'activeusers', type: 'boolean' },
     { index: 12, name: 'attachedwiki', type: 'string' },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['group', 'excludegroup'],
+      source: "ApiQueryAllUsers.php execute(): requireMaxOneParameter($params, 'group', 'excludegroup')",
+    },
+  ],
 });

@@ -54,4 +54,17 @@ export const backlinks: WikiModule<BacklinksParams, 'list', true> = defineModule
     { index: 7, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 8, name: 'redirect', type: 'boolean' },
   ],
+  rules: [
+    {
+      rule: 'only-one-of',
+      params: ['title', 'pageid'],
+      source:
+        "ApiQueryBacklinks.php run() → ApiBase::getTitleFromTitleOrPageId() → requireOnlyOneParameter($params, 'title', 'pageid')",
+    },
+    {
+      rule: 'title',
+      params: ['title'],
+      source: "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle",
+    },
+  ],
 });

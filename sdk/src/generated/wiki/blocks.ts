@@ -101,4 +101,24 @@ export const blocks: WikiModule<BlocksParams, 'list', false> = defineModule({
     },
     { index: 10, name: 'continue', type: 'string' },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['users', 'ip'],
+      source: "ApiQueryBlocks.php execute(): requireMaxOneParameter($params, 'users', 'ip')",
+    },
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      source: 'ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2)',
+    },
+    {
+      rule: 'exclusive-values',
+      param: 'show',
+      pairs: [['account', '!account'], ['ip', '!ip'], ['range', '!range'], ['temp', '!temp']],
+      code: 'show',
+      source: "ApiQueryBlocks.php execute(): isset($show['x']) && isset($show['!x']) → apierror-show",
+    },
+  ],
 });

@@ -51,4 +51,13 @@ export const categories: WikiModule<CategoriesParams, 'prop', true> = defineModu
     { index: 5, name: 'categories', type: 'string', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
     { index: 6, name: 'dir', type: ['ascending', 'descending'], default: 'ascending' },
   ],
+  rules: [
+    {
+      rule: 'exclusive-values',
+      param: 'show',
+      pairs: [['hidden', '!hidden']],
+      code: 'show',
+      source: "ApiQueryCategories.php run(): isset($show['hidden']) && isset($show['!hidden']) → apierror-show",
+    },
+  ],
 });

@@ -113,4 +113,34 @@ export const categorymembers: WikiModule<CategorymembersParams, 'list', true> = 
     { index: 16, name: 'startsortkey', type: 'string', deprecated: true },
     { index: 17, name: 'endsortkey', type: 'string', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'only-one-of',
+      params: ['title', 'pageid'],
+      source:
+        "ApiQueryCategoryMembers.php run() → ApiBase::getTitleOrPageId() → requireOnlyOneParameter($params, 'title', 'pageid')",
+    },
+    {
+      rule: 'title',
+      params: ['title'],
+      namespace: 14,
+      code: 'invalidcategory',
+      source:
+        'ApiBase::getTitleOrPageId(): Title::newFromText or apierror-invalidtitle; ApiQueryCategoryMembers.php run(): getNamespace() != NS_CATEGORY → apierror-invalidcategory',
+    },
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 3,
+      when: { param: 'sort', equals: 'sortkey' },
+      source: 'ApiQueryCategoryMembers.php run(): sort=sortkey: dieContinueUsageIf(count($cont) != 3)',
+    },
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      when: { param: 'sort', equals: 'timestamp' },
+      source: 'ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)',
+    },
+  ],
 });

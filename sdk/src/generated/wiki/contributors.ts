@@ -451,4 +451,12 @@ export const contributors: WikiModule<ContributorsParams, 'prop', false> = defin
     { index: 5, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 6, name: 'continue', type: 'string' },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['group', 'excludegroup', 'rights', 'excluderights'],
+      source:
+        "ApiQueryContributors.php execute(): requireMaxOneParameter($params, 'group', 'excludegroup', 'rights', 'excluderights')",
+    },
+  ],
 });

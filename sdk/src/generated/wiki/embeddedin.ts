@@ -51,4 +51,17 @@ export const embeddedin: WikiModule<EmbeddedinParams, 'list', true> = defineModu
     { index: 6, name: 'filterredir', type: ['all', 'nonredirects', 'redirects'], default: 'all' },
     { index: 7, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
   ],
+  rules: [
+    {
+      rule: 'only-one-of',
+      params: ['title', 'pageid'],
+      source:
+        "ApiQueryBacklinks.php run() → ApiBase::getTitleFromTitleOrPageId() → requireOnlyOneParameter($params, 'title', 'pageid')",
+    },
+    {
+      rule: 'title',
+      params: ['title'],
+      source: "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle",
+    },
+  ],
 });

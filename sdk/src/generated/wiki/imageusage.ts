@@ -54,4 +54,20 @@ export const imageusage: WikiModule<ImageusageParams, 'list', true> = defineModu
     { index: 7, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 8, name: 'redirect', type: 'boolean' },
   ],
+  rules: [
+    {
+      rule: 'only-one-of',
+      params: ['title', 'pageid'],
+      source:
+        "ApiQueryBacklinks.php run() → ApiBase::getTitleFromTitleOrPageId() → requireOnlyOneParameter($params, 'title', 'pageid')",
+    },
+    {
+      rule: 'title',
+      params: ['title'],
+      namespace: 6,
+      code: 'bad_image_title',
+      source:
+        'ApiBase::getTitleFromTitleOrPageId(): Title::newFromText or apierror-invalidtitle; ApiQueryBacklinks.php run(): imageusage root not in NS_FILE → apierror-imageusage-badtitle (bad_image_title)',
+    },
+  ],
 });

@@ -46,4 +46,12 @@ export const iwbacklinks: WikiModule<IwbacklinksParams, 'list', true> = defineMo
     { index: 5, name: 'prop', type: ['iwprefix', 'iwtitle'], default: '', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
     { index: 6, name: 'dir', type: ['ascending', 'descending'], default: 'ascending' },
   ],
+  rules: [
+    {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'prefix' },
+      source: 'ApiQueryIWBacklinks.php run(): title without prefix → apierror-invalidparammix-mustusewith',
+    },
+  ],
 });

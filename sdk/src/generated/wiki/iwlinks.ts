@@ -47,4 +47,17 @@ export const iwlinks: WikiModule<IwlinksParams, 'prop', false> = defineModule({
     { index: 6, name: 'continue', type: 'string' },
     { index: 7, name: 'url', type: 'boolean', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'prefix' },
+      source: 'ApiQueryIWLinks.php execute(): title without prefix → apierror-invalidparammix-mustusewith',
+    },
+    {
+      rule: 'max-one-of',
+      params: ['url', 'prop'],
+      source: "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",
+    },
+  ],
 });

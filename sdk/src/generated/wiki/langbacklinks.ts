@@ -46,4 +46,12 @@ export const langbacklinks: WikiModule<LangbacklinksParams, 'list', true> = defi
     { index: 5, name: 'prop', type: ['lllang', 'lltitle'], default: '', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
     { index: 6, name: 'dir', type: ['ascending', 'descending'], default: 'ascending' },
   ],
+  rules: [
+    {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'lang' },
+      source: 'ApiQueryLangBacklinks.php run(): title without lang → apierror-invalidparammix-mustusewith',
+    },
+  ],
 });

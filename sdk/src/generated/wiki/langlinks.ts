@@ -53,4 +53,17 @@ export const langlinks: WikiModule<LanglinksParams, 'prop', false> = defineModul
     { index: 7, name: 'continue', type: 'string' },
     { index: 8, name: 'url', type: 'boolean', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'requires',
+      params: ['title'],
+      requires: { param: 'lang' },
+      source: 'ApiQueryLangLinks.php execute(): title without lang → apierror-invalidparammix-mustusewith',
+    },
+    {
+      rule: 'max-one-of',
+      params: ['url', 'prop'],
+      source: "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",
+    },
+  ],
 });

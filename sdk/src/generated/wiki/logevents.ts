@@ -272,4 +272,17 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineModul
     { index: 12, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 13, name: 'continue', type: 'string' },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['title', 'prefix', 'namespace'],
+      source: "ApiQueryLogEvents.php execute(): requireMaxOneParameter($params, 'title', 'prefix', 'namespace')",
+    },
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)',
+    },
+  ],
 });

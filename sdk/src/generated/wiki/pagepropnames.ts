@@ -23,4 +23,12 @@ export const pagepropnames: WikiModule<PagepropnamesParams, 'list', false> = def
     { index: 1, name: 'continue', type: 'string' },
     { index: 2, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 1,
+      source: 'ApiQueryPagePropNames.php execute(): dieContinueUsageIf(count($cont) != 1)',
+    },
+  ],
 });

@@ -52,4 +52,12 @@ export const pageswithprop: WikiModule<PageswithpropParams, 'list', true> = defi
     { index: 4, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
     { index: 5, name: 'dir', type: ['ascending', 'descending'], default: 'ascending' },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 1,
+      source: 'ApiQueryPagesWithProp.php run(): dieContinueUsageIf(count($cont) != 1)',
+    },
+  ],
 });

@@ -67,4 +67,12 @@ export const protectedtitles: WikiModule<ProtectedtitlesParams, 'list', true> = 
     },
     { index: 8, name: 'continue', type: 'string' },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 3,
+      source: 'ApiQueryProtectedTitles.php run(): dieContinueUsageIf(count($cont) != 3)',
+    },
+  ],
 });

@@ -45,4 +45,7 @@ export const random: WikiModule<RandomParams, 'list', true> = defineModule({
     { index: 4, name: 'limit', type: 'limit', default: 1, min: 1, max: 500, highmax: 5000 },
     { index: 5, name: 'continue', type: 'string' },
   ],
+  rules: [
+    { rule: 'continue', param: 'continue', parts: 4, source: 'ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4)' },
+  ],
 });

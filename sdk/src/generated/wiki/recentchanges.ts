@@ -181,4 +181,35 @@ export const recentchanges: WikiModule<RecentchangesParams, 'list', true> = defi
     { index: 15, name: 'generaterevisions', type: 'boolean' },
     { index: 16, name: 'slot', type: ['main'] },
   ],
+  rules: [
+    {
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      source: 'ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)',
+    },
+    {
+      rule: 'exclusive-values',
+      param: 'show',
+      pairs: [
+        ['minor', '!minor'],
+        ['bot', '!bot'],
+        ['anon', '!anon'],
+        ['redirect', '!redirect'],
+        ['patrolled', '!patrolled'],
+        ['patrolled', 'unpatrolled'],
+        ['!patrolled', 'unpatrolled'],
+        ['autopatrolled', '!autopatrolled'],
+        ['autopatrolled', 'unpatrolled'],
+        ['autopatrolled', '!patrolled'],
+      ],
+      code: 'show',
+      source: 'ApiQueryRecentChanges.php run(): mutually exclusive $show values → apierror-show',
+    },
+    {
+      rule: 'max-one-of',
+      params: ['user', 'excludeuser'],
+      source: "ApiQueryRecentChanges.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')",
+    },
+  ],
 });

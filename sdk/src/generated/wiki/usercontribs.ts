@@ -129,4 +129,12 @@ export const usercontribs: WikiModule<UsercontribsParams, 'list', false> = defin
     { index: 13, name: 'tag', type: 'string' },
     { index: 14, name: 'toponly', type: 'boolean', deprecated: true },
   ],
+  rules: [
+    {
+      rule: 'only-one-of',
+      params: ['userprefix', 'userids', 'iprange', 'user'],
+      source:
+        "ApiQueryUserContribs.php execute(): requireOnlyOneParameter($this->params, 'userprefix', 'userids', 'iprange', 'user')",
+    },
+  ],
 });

@@ -66,4 +66,11 @@ export const users: WikiModule<UsersParams, 'list', false> = defineModule({
     { index: 3, name: 'users', type: 'string', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
     { index: 4, name: 'userids', type: 'integer', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
   ],
+  rules: [
+    {
+      rule: 'max-one-of',
+      params: ['userids', 'users'],
+      source: "ApiQueryUsers.php execute(): requireMaxOneParameter($params, 'userids', 'users')",
+    },
+  ],
 });

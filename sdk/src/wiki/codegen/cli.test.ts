@@ -46,9 +46,9 @@ async function run(args: string[], extra: Partial<CliIo> = {}) {
 }
 
 /** What the CLI writes for `--catalogue <source>`, straight from the emitter. */
-function expectedFiles(source: string, runtimeImport = '@consilium/sdk/wiki') {
+function expectedFiles(_source: string, runtimeImport = '@consilium/sdk/wiki') {
   const doc = parseParamInfoDocument(JSON.parse(readFileSync(catalogue, 'utf8')));
-  const header = [`${CLI_MARKER} from ${source}. Do not edit: run \`consilium-wiki generate\` again instead.`];
+  const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
   return emitModules(doc, { runtimeImport, header });
 }
 
@@ -57,7 +57,7 @@ describe('consilium-wiki generate (a spawned process)', () => {
     const out = join(scratch(), 'modules');
     const { stdout } = await promisify(execFile)(
       'npx',
-      ['tsx', 'sdk/src/wiki/codegen/cli.ts', 'generate', '--catalogue', catalogue, '--out', out],
+      ['tsx', 'sdk/src/wiki/codegen/cli.ts', 'generate', '--catalogue', catalogue, '--out', out, '--ext', 'ts'],
       { cwd: repoRoot },
     );
     const expected = expectedFiles(catalogue);
@@ -121,10 +121,73 @@ describe('consilium-wiki (in process)', () => {
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
+  it('prints its version', async () => {
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'sdk/package.json'), 'utf8')) as { version: string };
+    const result = await run(['--version']);
+    expect(result).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+  });
+
+  it('exits 1 and writes nothing when the catalogue has no query modules', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'empty.json'), JSON.stringify({ paraminfo: { modules: [] } }));
+    const result = await run(['generate', '--catalogue', join(dir, 'empty.json'), '--out', join(dir, 'out')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/has no query modules/);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('writes the same files whatever the catalogue is called or where it lies', async () => {
+    const [a, b] = [scratch(), scratch()];
+    writeFileSync(join(a, 'one.json'), readFileSync(fixture));
+    mkdirSync(join(b, 'deep', 'er'), { recursive: true });
+    writeFileSync(join(b, 'deep', 'er', 'other-name.json'), readFileSync(fixture));
+    await run(['generate', '--catalogue', join(a, 'one.json'), '--out', join(a, 'out'), '--ext', 'ts']);
+    await run(['generate', '--catalogue', 'deep/er/other-name.json', '--out', 'out', '--ext', 'ts'], { cwd: b });
+    const names = readdirSync(join(a, 'out')).sort();
+    expect(readdirSync(join(b, 'out')).sort()).toEqual(names);
+    for (const name of names) expect(readFileSync(join(b, 'out', name), 'utf8')).toBe(readFileSync(join(a, 'out', name), 'utf8'));
+    expect(readFileSync(join(a, 'out', 'index.ts'), 'utf8')).not.toContain(a);
+  });
+
+  it('rejects URL schemes other than http and https, and checks --timeout and --ext', async () => {
+    for (const catalogue of ['ftp://wiki.example/api.php', 'file:///etc/passwd', 'gopher://x']) {
+      const result = await run(['generate', '--catalogue', catalogue, '--out', 'x']);
+      expect(result.code, catalogue).toBe(2);
+      expect(result.stderr).toMatch(/unsupported URL scheme/);
+    }
+    expect((await run(['generate', '--catalogue', 'x.json', '--out', 'x', '--timeout', 'soon'])).stderr).toMatch(
+      /--timeout must be/,
+    );
+    expect((await run(['generate', '--catalogue', 'x.json', '--out', 'x', '--ext', 'js'])).stderr).toMatch(
+      /--ext must be ts or mts/,
+    );
+  });
+
+  it('writes .mts under a CommonJS package.json (or none) and .ts under "type": "module"', async () => {
+    const cjs = scratch();
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'x', type: 'commonjs' }));
+    writeFileSync(join(cjs, 'pi.json'), readFileSync(fixture));
+    const result = await run(['generate', '--catalogue', 'pi.json', '--out', 'src/wiki'], { cwd: cjs });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/as \.mts files: the package\.json above them does not say "type": "module"/);
+    const files = readdirSync(join(cjs, 'src/wiki'));
+    expect(files).toContain('index.mts');
+    expect(files.every((f) => f.endsWith('.mts'))).toBe(true);
+    expect(readFileSync(join(cjs, 'src/wiki/index.mts'), 'utf8')).toMatch(/from '\.\/[a-z]+\.mjs';/);
+
+    const esm = scratch();
+    writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'x', type: 'module' }));
+    writeFileSync(join(esm, 'pi.json'), readFileSync(fixture));
+    expect((await run(['generate', '--catalogue', 'pi.json', '--out', 'src/wiki'], { cwd: esm })).stdout).not.toMatch(/\.mts/);
+    expect(readdirSync(join(esm, 'src/wiki'))).toContain('index.ts');
+  });
+
   it('resolves relative paths against the working directory, and takes --runtime-import and --opt=value', async () => {
     const dir = scratch();
     writeFileSync(join(dir, 'pi.json'), readFileSync(catalogue));
-    const result = await run(['generate', '--catalogue=pi.json', '--out=gen', '--runtime-import', '../runtime.js'], { cwd: dir });
+    const result = await run(['generate', '--catalogue=pi.json', '--out=gen', '--runtime-import', '../runtime.js', '--ext=ts'], {
+      cwd: dir,
+    });
     expect(result.code).toBe(0);
     for (const [name, text] of expectedFiles('pi.json', '../runtime.js')) {
       expect(readFileSync(join(dir, 'gen', name), 'utf8')).toBe(text);
@@ -136,7 +199,7 @@ describe('consilium-wiki (in process)', () => {
     mkdirSync(out);
     writeFileSync(join(out, 'gone.ts'), `${CLI_MARKER} from old.json. Do not edit.\nexport {};\n`);
     writeFileSync(join(out, 'mine.ts'), 'export const mine = 1;\n');
-    const result = await run(['generate', '--catalogue', catalogue, '--out', out]);
+    const result = await run(['generate', '--catalogue', catalogue, '--out', out, '--ext', 'ts']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('; removed 1 stale file\n');
     expect(existsSync(join(out, 'gone.ts'))).toBe(false);
@@ -238,7 +301,7 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
 
   it('learns the submodules from the query module, then fetches them in batches of at most 50', async () => {
     const out = join(scratch(), 'out');
-    const result = await run(['generate', '--catalogue', API, '--out', out]);
+    const result = await run(['generate', '--catalogue', API, '--out', out, '--ext', 'ts']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(wiki.submodules).toHaveLength(64);
     expect(seen.map((s) => s.modules.length)).toEqual([1, 50, 14]);
@@ -300,6 +363,15 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^consilium-wiki: /);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('gives up on a silent wiki after --timeout seconds', async () => {
+    server.use(http.get(API, async () => new Promise<never>(() => {})));
+    const started = performance.now();
+    const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out'), '--timeout', '0.2']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/timeout|timed out|aborted/i);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('fails when the wiki leaves out a module it was asked for', async () => {

@@ -10,7 +10,7 @@
 import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
 import { DEFAULT_USER_AGENT, loadParamInfo } from './fetch.js';
-import { loadFs, loadPath, loadUrl, nodeProcess } from './node.js';
+import { loadFs, loadPath, loadUrl, type NodeFs, type NodePath, nodeProcess } from './node.js';
 
 export const DEFAULT_RUNTIME_IMPORT = '@consilium/sdk/wiki';
 /** The first words of every file the CLI writes; files that start with them are its own to replace. */
@@ -32,9 +32,15 @@ Options:
                               (default: ${DEFAULT_RUNTIME_IMPORT})
   --user-agent <text>         The User-Agent for requests to the wiki; Wikimedia wikis ask for
                               contact details in it (default: ${DEFAULT_USER_AGENT})
+  --timeout <seconds>         How long each request to the wiki may take (default: 60)
+  --ext <ts | mts>            The files' extension. Default: .ts when the nearest package.json above
+                              --out says "type": "module", else .mts (always ESM, so the files also
+                              work in a CommonJS project, where require() loads them on Node >= 20.19)
   -h, --help                  Show this help
+  --version                   Show the version
 
-Exit status: 0 on success, 1 when the catalogue cannot be read or fetched, 2 on a usage error.
+Exit status: 0 on success, 1 when the catalogue cannot be read or fetched or has no query modules,
+2 on a usage error (including a URL that is not http or https).
 `;
 
 export interface CliIo {
@@ -53,6 +59,8 @@ interface GenerateArgs {
   out: string;
   runtimeImport: string;
   userAgent?: string;
+  timeout?: string;
+  ext?: string;
 }
 
 const OPTIONS: Record<string, keyof GenerateArgs> = {
@@ -60,10 +68,13 @@ const OPTIONS: Record<string, keyof GenerateArgs> = {
   '--out': 'out',
   '--runtime-import': 'runtimeImport',
   '--user-agent': 'userAgent',
+  '--timeout': 'timeout',
+  '--ext': 'ext',
 };
 
-function parseArgs(args: readonly string[]): GenerateArgs | 'help' {
+function parseArgs(args: readonly string[]): GenerateArgs | 'help' | 'version' {
   if (args.includes('--help') || args.includes('-h')) return 'help';
+  if (args.includes('--version')) return 'version';
   const [command, ...rest] = args;
   if (command === undefined) throw new UsageError('missing command: generate');
   if (command !== 'generate') throw new UsageError(`unknown command: ${command}`);
@@ -83,6 +94,14 @@ function parseArgs(args: readonly string[]): GenerateArgs | 'help' {
   }
   if (values.catalogue === undefined) throw new UsageError('missing --catalogue <file | api.php URL>');
   if (values.out === undefined) throw new UsageError('missing --out <dir>');
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(values.catalogue)?.[1];
+  if (scheme !== undefined && !/^https?$/i.test(scheme)) {
+    throw new UsageError(`unsupported URL scheme ${scheme}: in --catalogue (give an http(s) api.php URL or a file path)`);
+  }
+  if (values.timeout !== undefined && !(Number(values.timeout) > 0 && Number(values.timeout) <= 3600)) {
+    throw new UsageError('--timeout must be a number of seconds from 0 to 3600');
+  }
+  if (values.ext !== undefined && values.ext !== 'ts' && values.ext !== 'mts') throw new UsageError('--ext must be ts or mts');
   return {
     ...values,
     catalogue: values.catalogue,
@@ -101,7 +120,7 @@ const defaultIo = (): CliIo => {
 
 /** Runs the CLI with `args` (without `node` and the script); resolves to the exit status. */
 export async function main(args: readonly string[], io: CliIo = defaultIo()): Promise<number> {
-  let parsed: GenerateArgs | 'help';
+  let parsed: GenerateArgs | 'help' | 'version';
   try {
     parsed = parseArgs(args);
   } catch (error) {
@@ -113,8 +132,17 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     io.stdout(USAGE);
     return 0;
   }
-
   const [fs, path] = await Promise.all([loadFs(), loadPath()]);
+  if (parsed === 'version') {
+    // src/wiki/codegen/ and dist/wiki/codegen/ both sit three folders below the package.json.
+    const url = await loadUrl();
+    const manifest = JSON.parse(
+      await fs.readFile(url.fileURLToPath(new URL('../../../package.json', import.meta.url).href), 'utf8'),
+    );
+    io.stdout(`${manifest.version}\n`);
+    return 0;
+  }
+
   const cwd = io.cwd ?? nodeProcess()?.cwd() ?? '.';
   const isUrl = /^https?:\/\//i.test(parsed.catalogue);
   const source = isUrl ? parsed.catalogue : path.resolve(cwd, parsed.catalogue);
@@ -123,20 +151,28 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     doc = await loadParamInfo(source, {
       ...(io.fetch ? { fetch: io.fetch } : {}),
       ...(parsed.userAgent ? { userAgent: parsed.userAgent } : {}),
+      ...(parsed.timeout ? { timeoutMs: Number(parsed.timeout) * 1000 } : {}),
     });
   } catch (error) {
     io.stderr(`consilium-wiki: ${(error as Error).message}\n`);
     return 1;
   }
 
-  const header = [`${CLI_MARKER} from ${parsed.catalogue}. Do not edit: run \`consilium-wiki generate\` again instead.`];
-  const files = emitModules(doc, { runtimeImport: parsed.runtimeImport, header });
+  const counts = summarizePlan(planModules(doc));
+  if (counts.modules === 0) {
+    io.stderr(`consilium-wiki: ${parsed.catalogue} has no query modules (list=, prop=, meta=); nothing written\n`);
+    return 1;
+  }
+  // The header names no path or URL: output depends only on what the catalogue holds.
+  const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
   const out = path.resolve(cwd, parsed.out);
+  const ext = (parsed.ext as 'ts' | 'mts' | undefined) ?? ((await packageType(fs, path, out)) === 'module' ? 'ts' : 'mts');
+  const files = withExtension(emitModules(doc, { runtimeImport: parsed.runtimeImport, header }), ext);
   let removed = 0;
   try {
     await fs.mkdir(out, { recursive: true });
     for (const name of await fs.readdir(out)) {
-      if (!name.endsWith('.ts') || files.has(name)) continue;
+      if (!/\.m?ts$/.test(name) || files.has(name)) continue;
       const file = path.join(out, name);
       const text = await fs.readFile(file, 'utf8').catch(() => '');
       if (text.startsWith(CLI_MARKER)) {
@@ -150,17 +186,47 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     return 1;
   }
 
-  const counts = summarizePlan(planModules(doc));
   const { list, prop, meta } = counts.groups;
   io.stdout(
     `consilium-wiki: wrote ${counts.modules} modules (list ${list}, prop ${prop}, meta ${meta}; ` +
-      `${counts.parameters} parameters, ${counts.templated} templated) and index.ts to ${out}` +
+      `${counts.parameters} parameters, ${counts.templated} templated) and index.${ext} to ${out}` +
       `${removed > 0 ? `; removed ${removed} stale file${removed === 1 ? '' : 's'}` : ''}\n`,
   );
+  if (ext === 'mts' && parsed.ext === undefined) {
+    io.stdout(
+      '  as .mts files: the package.json above them does not say "type": "module", so .ts files would be read as\n' +
+        '  CommonJS and fail ("does not provide an export named …"); .mts is always ESM (pass --ext ts to override)\n',
+    );
+  }
   if (counts.skipped.length > 0) {
     io.stdout(`  skipped: ${counts.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}\n`);
   }
   return 0;
+}
+
+/** The `type` of the nearest package.json at or above `dir` (`commonjs` when none says otherwise). */
+async function packageType(fs: NodeFs, path: NodePath, dir: string): Promise<string> {
+  for (let current = dir; ; ) {
+    const text = await fs.readFile(path.join(current, 'package.json'), 'utf8').catch(() => undefined);
+    if (text !== undefined) {
+      try {
+        return (JSON.parse(text) as { type?: string }).type ?? 'commonjs';
+      } catch {
+        return 'commonjs';
+      }
+    }
+    const parent = path.resolve(current, '..');
+    if (parent === current) return 'commonjs';
+    current = parent;
+  }
+}
+
+/** The emitted files as `.mts` (imports between them as `.mjs`), or unchanged for `.ts`. */
+function withExtension(files: Map<string, string>, ext: 'ts' | 'mts'): Map<string, string> {
+  if (ext === 'ts') return files;
+  return new Map(
+    [...files].map(([name, text]) => [name.replace(/\.ts$/, '.mts'), text.replace(/(from '\.\/[^']+)\.js'/g, "$1.mjs'")]),
+  );
 }
 
 // Run when executed (directly, through npm's bin link, or with tsx), not when imported.

@@ -14,6 +14,7 @@
  *   template variable's value (nested, one level per variable, in the order they occur in the name);
  * - `required` parameters are not optional; a module without parameters gets `Record<string, undefined>`.
  */
+import { type RuleTable, rulesFor } from '../rules.js';
 import type { ModuleGroup, ParamInfo } from '../types.js';
 import type { ParamInfoDocument, ParamInfoModule } from './document.js';
 
@@ -22,6 +23,8 @@ export interface EmitOptions {
   runtimeImport: string;
   /** Comment lines at the top of every file (a do-not-edit notice); each line should start with `//`. */
   header?: readonly string[];
+  /** Module rules (`catalogue/rules.json`): each module gets those its parameters match. */
+  rules?: RuleTable;
 }
 
 /** A module the emitter will write, with the names it gets. */
@@ -148,7 +151,9 @@ export function emitModules(doc: ParamInfoDocument, options: EmitOptions): Map<s
   const header = options.header ?? DEFAULT_HEADER;
   const helpformat = doc.paraminfo.helpformat;
   const files = new Map<string, string>();
-  for (const planned of modules) files.set(planned.fileName, emitModule(planned, header, options.runtimeImport, helpformat));
+  for (const planned of modules) {
+    files.set(planned.fileName, emitModule(planned, header, options.runtimeImport, helpformat, options.rules));
+  }
   const exports = modules.map((m) => `export * from ${quote(`./${m.identifier}.js`)};`);
   files.set('index.ts', [...header, ...(exports.length > 0 ? exports : ['export {};']), ''].join('\n'));
   return files;
@@ -156,7 +161,13 @@ export function emitModules(doc: ParamInfoDocument, options: EmitOptions): Map<s
 
 // --- one module -------------------------------------------------------------------------------
 
-function emitModule(planned: PlannedModule, header: readonly string[], runtimeImport: string, helpformat?: string): string {
+function emitModule(
+  planned: PlannedModule,
+  header: readonly string[],
+  runtimeImport: string,
+  helpformat?: string,
+  ruleTable?: RuleTable,
+): string {
   const { module, group, identifier, typeName } = planned;
   const prefix = module.prefix;
   const params = module.parameters;
@@ -194,6 +205,8 @@ function emitModule(planned: PlannedModule, header: readonly string[], runtimeIm
   if (module.internal) spec.push(['internal', true]);
   spec.push(['parameters', params.map(runtimeParam)]);
   if (templated.length > 0) spec.push(['templatedparameters', templated.map(runtimeParam)]);
+  const rules = ruleTable ? rulesFor(module, ruleTable) : [];
+  if (rules.length > 0) spec.push(['rules', rules]);
   // The annotation, not type arguments on the call, gives the module its type: declaration files
   // then name it `WikiModule<…>` (whatever the runtime calls its parts, and under isolatedDeclarations),
   // and TypeScript infers defineModule's type arguments from it.

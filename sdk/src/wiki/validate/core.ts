@@ -230,7 +230,13 @@ export function validateParam(settings: ParamInfo, raw: string | undefined, ctx:
     }
   } else {
     if (s.deprecated) context.warn('param-deprecated');
-    value = def.presence ? true : validateValue(def, s, raw, context);
+    try {
+      value = def.presence ? true : validateValue(def, s, raw, context);
+    } catch (e) {
+      // MediaWiki keeps what it recorded before failing (a deprecated parameter's warning).
+      if (e instanceof WikiParamError && warnings.length > 0) e.warnings = [...warnings, ...e.warnings];
+      throw e;
+    }
   }
 
   if (options.strict && warnings.length) {

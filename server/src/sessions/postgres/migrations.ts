@@ -132,6 +132,15 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at DESC);
     `,
   },
+  {
+    version: 3,
+    name: 'threads (follow-ups), synthesis sources, early stops',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN thread_id text COLLATE "C"; -- the thread's first session; NULL when alone
+      ALTER TABLE sessions ADD COLUMN links jsonb; -- parentId, sourceSessionId, earlyStop
+      CREATE INDEX sessions_by_thread ON sessions (thread_id, created_at) WHERE thread_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

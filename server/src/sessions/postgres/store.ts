@@ -43,7 +43,8 @@ export interface PostgresStoreOptions {
 }
 
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
-  s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version`;
+  s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
+  s.thread_id, s.links`;
 
 interface HeaderRow {
   id: string;
@@ -62,6 +63,8 @@ interface HeaderRow {
   updated_at: Date;
   completed_at: Date | null;
   prompt_version: string | null;
+  thread_id: string | null;
+  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop'> | null;
 }
 
 interface SessionRow extends HeaderRow {
@@ -85,14 +88,14 @@ const SELECT_SESSION = `SELECT ${HEADER},
 FROM sessions s`;
 
 const UPSERT_HEADER = `INSERT INTO sessions (id, owner, mode, question, status, rounds_requested, missing_slots, input_tokens,
-  output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at, completed_at, prompt_version, writer)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+  output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at, completed_at, prompt_version, writer, thread_id, links)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, mode = EXCLUDED.mode, question = EXCLUDED.question,
   status = EXCLUDED.status, rounds_requested = EXCLUDED.rounds_requested, missing_slots = EXCLUDED.missing_slots,
   input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, total_tokens = EXCLUDED.total_tokens,
   cost_usd = EXCLUDED.cost_usd, cost_priced = EXCLUDED.cost_priced, created_at = EXCLUDED.created_at,
   updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at, prompt_version = EXCLUDED.prompt_version,
-  writer = EXCLUDED.writer`;
+  writer = EXCLUDED.writer, thread_id = EXCLUDED.thread_id, links = EXCLUDED.links`;
 
 const INSERT_ROUNDS = `INSERT INTO rounds (session_id, number, kind, missing_slots)
 SELECT $1, (r->>'number')::int, r->>'kind', ARRAY(SELECT jsonb_array_elements_text(r->'missingSlots')::int)
@@ -212,6 +215,8 @@ export class PostgresSessionStore implements SessionStore {
           s.completedAt ?? null,
           s.promptVersion ?? null,
           this.instanceId,
+          s.threadId ?? null,
+          linksOf(s),
         ]),
       );
       if (step.rounds && step.rounds.length > 0) {
@@ -280,6 +285,14 @@ export class PostgresSessionStore implements SessionStore {
     const items = rows.slice(0, query.limit).map(summaryOfRow);
     const last = items[items.length - 1];
     return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
+  }
+
+  async thread(threadId: string): Promise<SessionSummary[]> {
+    const { rows } = await this.#query<HeaderRow>(
+      `SELECT ${HEADER} FROM sessions s WHERE s.thread_id = $1 ORDER BY s.created_at, s.id`,
+      [threadId],
+    );
+    return rows.map(summaryOfRow);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -464,7 +477,15 @@ function sessionOf(row: SessionRow): Session {
   if (row.verdict) session.verdict = row.verdict;
   if (row.completed_at) session.completedAt = row.completed_at.toISOString();
   if (row.prompt_version !== null) session.promptVersion = row.prompt_version;
+  if (row.thread_id !== null) session.threadId = row.thread_id;
+  if (row.links !== null) Object.assign(session, row.links);
   return session;
+}
+
+/** The session's optional links, as stored in `links` (NULL when it has none). */
+function linksOf(s: Session): string | null {
+  const links = { parentId: s.parentId, sourceSessionId: s.sourceSessionId, earlyStop: s.earlyStop };
+  return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }
 
 function summaryOfRow(row: HeaderRow): SessionSummary {
@@ -478,6 +499,8 @@ function summaryOfRow(row: HeaderRow): SessionSummary {
     cost: { usd: row.cost_usd, priced: row.cost_priced },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    ...(row.thread_id !== null && { threadId: row.thread_id }),
+    ...(row.links?.parentId !== undefined && { parentId: row.links.parentId }),
   };
 }
 

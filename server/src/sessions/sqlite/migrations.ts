@@ -129,6 +129,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at DESC);
     `,
   },
+  {
+    version: 3,
+    name: 'threads (follow-ups), synthesis sources, early stops',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN thread_id TEXT; -- the thread's first session; NULL when alone
+      -- The session's optional links as JSON: parentId, sourceSessionId, earlyStop.
+      ALTER TABLE sessions ADD COLUMN links TEXT;
+      CREATE INDEX sessions_by_thread ON sessions (thread_id, created_at) WHERE thread_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */
@@ -152,12 +162,16 @@ export async function migrate(db: Connection, file: string, migrations: readonly
         'run the Consilium version that wrote it, or restore a backup made by this one',
     );
   }
+  const applied = async () =>
+    new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  const before = await applied();
+  // Each missing version, whatever the highest applied: branches add migrations out of order.
   for (const migration of migrations) {
-    if (migration.version <= found) continue;
+    if (before.has(migration.version)) continue;
     // IMMEDIATE takes the write lock first, so two processes opening at once apply it once.
     await db.exec('BEGIN IMMEDIATE');
     try {
-      if ((await current()) < migration.version) {
+      if (!(await applied()).has(migration.version)) {
         await db.exec(migration.sql);
         await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
           migration.version,

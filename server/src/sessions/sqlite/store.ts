@@ -47,17 +47,18 @@ interface Job {
 // `WHERE true` lets an upsert follow a SELECT (SQLite would read ON CONFLICT's ON as a join constraint).
 const upsertSessions = (a: string) => `
   INSERT INTO sessions (id, owner, mode, question, question_folded, rounds_requested, status, missing_slots,
-    input_tokens, output_tokens, total_tokens, cost, prompt_version, created_at, updated_at, completed_at)
+    input_tokens, output_tokens, total_tokens, cost, prompt_version, created_at, updated_at, completed_at, thread_id, links)
   SELECT value ->> 'id', value ->> 'owner', value ->> 'mode', value ->> 'question', value ->> 'folded',
     value ->> 'roundsRequested', value ->> 'status', value -> 'missingSlots', value ->> '$.usage.inputTokens',
     value ->> '$.usage.outputTokens', value ->> '$.usage.totalTokens', value -> 'cost', value ->> 'promptVersion',
-    value ->> 'createdAt', value ->> 'updatedAt', value ->> 'completedAt'
+    value ->> 'createdAt', value ->> 'updatedAt', value ->> 'completedAt', value ->> 'threadId', value -> 'links'
   FROM json_each(${a}) WHERE true
   ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, mode = excluded.mode, question = excluded.question,
     question_folded = excluded.question_folded, rounds_requested = excluded.rounds_requested, status = excluded.status,
     missing_slots = excluded.missing_slots, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
     total_tokens = excluded.total_tokens, cost = excluded.cost, prompt_version = excluded.prompt_version,
-    created_at = excluded.created_at, updated_at = excluded.updated_at, completed_at = excluded.completed_at;`;
+    created_at = excluded.created_at, updated_at = excluded.updated_at, completed_at = excluded.completed_at,
+    thread_id = excluded.thread_id, links = excluded.links;`;
 // Deleting a round deletes its answers (ON DELETE CASCADE). `a` is [[sessionId, number], ...].
 const deleteRounds = (a: string) =>
   `DELETE FROM rounds WHERE (session_id, number) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${a}));`;
@@ -110,7 +111,7 @@ const GET_SESSION = `
 const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS list FROM events WHERE session_id = ?1 AND seq > ?2`;
 
 const SUMMARY_COLUMNS =
-  'id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at';
+  "id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
 
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
@@ -182,6 +183,13 @@ export class SqliteSessionStore implements SessionStore {
     const items = rows.slice(0, query.limit).map(summaryFromRow);
     const last = items.at(-1);
     return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
+  }
+
+  async thread(threadId: string): Promise<SessionSummary[]> {
+    const rows = await this.#reader.all(`SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE thread_id = ?1 ORDER BY created_at, id`, [
+      threadId,
+    ]);
+    return rows.map(summaryFromRow);
   }
 
   delete(id: string): Promise<boolean> {
@@ -290,6 +298,8 @@ export class SqliteSessionStore implements SessionStore {
     if (row.verdict !== null) session.verdict = JSON.parse(row.verdict as string);
     if (row.completed_at !== null) session.completedAt = row.completed_at as string;
     if (row.prompt_version !== null) session.promptVersion = row.prompt_version as string;
+    if (row.thread_id !== null) session.threadId = row.thread_id as string;
+    if (row.links !== null) Object.assign(session, JSON.parse(row.links as string));
     return session;
   }
 
@@ -391,8 +401,13 @@ function stepsSql(steps: readonly Step[]): string {
   };
   const events: { s: string; e: DebateEvent }[] = [];
   for (const { session: s, ...step } of steps) {
-    const { rounds: all, consensus, verdict, ...header } = s;
-    headers.push({ ...header, folded: s.question.toLowerCase() });
+    const { rounds: all, consensus, verdict, parentId, sourceSessionId, earlyStop, ...header } = s;
+    const links = { parentId, sourceSessionId, earlyStop };
+    headers.push({
+      ...header,
+      folded: s.question.toLowerCase(),
+      ...(Object.values(links).some((v) => v !== undefined) && { links }),
+    });
     for (const number of step.rounds ?? []) {
       roundKeys.push([s.id, number]);
       const round = all.find((r) => r.number === number);
@@ -441,6 +456,8 @@ function summaryFromRow(row: Row): SessionSummary {
     cost: JSON.parse(row.cost as string),
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
+    ...(row.thread_id !== null && { threadId: row.thread_id as string }),
+    ...(row.parent_id !== null && { parentId: row.parent_id as string }),
   };
 }
 

@@ -1,0 +1,324 @@
+/**
+ * Speed with real HTTP providers: the server as `npm start` runs it (`dist/server.mjs`, a child
+ * process) calls a provider simulator in another process (`provider-sim.ts`: Anthropic Messages
+ * and OpenAI Chat Completions SSE over loopback, fixed latencies) through its normal
+ * configuration (`CONSILIUM_SLOT<N>_BASE_URL`, keys). The client (this process) streams
+ * `POST /consilium/deep/stream` 3-round debates.
+ *
+ * Each debate's critical path comes from the simulator's own log: its calls fall into waves (a
+ * round's calls all start after the previous round's last call ended; the verdict is the last
+ * wave), and the critical path is the sum of each wave's longest call. Overhead = the client's
+ * wall time (POST sent → `session.ended` read) − that critical path.
+ *
+ * Figures: (1) one debate at a time: overhead, goal ≤ 40 ms; (2) 50 concurrent 3-round debates:
+ * overhead p50 ≤ 100 ms and p99 ≤ 300 ms, 0 errors, and the time from POST to the debate's first
+ * upstream call; (3) server CPU per 3-round debate (utime + stime of the server process, from
+ * /proc), goal ≤ 25 ms. `BENCH_CPU_PROF=<dir>` runs the server with `--cpu-prof` into <dir>;
+ * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50).
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleServer } from '../server/build.js';
+import { readSse } from '../test/support/sse.js';
+import type { SimCall } from './provider-sim.js';
+import { percentile, report } from './stats.js';
+
+const ROUNDS = 3;
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+const nowMs = () => performance.timeOrigin + performance.now();
+
+interface Sim {
+  child: ChildProcess;
+  port: number;
+  ask<T>(type: string): Promise<T>;
+}
+
+async function startSim(): Promise<Sim> {
+  const child = fork(fileURLToPath(new URL('./provider-sim.ts', import.meta.url)), ['child'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
+  });
+  const ask = <T>(type: string) =>
+    new Promise<T>((resolve) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', on);
+        resolve(m as T);
+      };
+      child.on('message', on);
+      child.send({ type });
+    });
+  return { child, port, ask };
+}
+
+interface ServerUnderTest {
+  child: ChildProcess;
+  url: string;
+  /** User + system CPU ms of the server process so far. */
+  cpuMs(): number;
+  /** Log lines it wrote (it logs every request at info, as it does by default). */
+  lines: () => number;
+  stop(): Promise<void>;
+}
+
+/** The bundle `npm start` runs, configured to call the simulator for all five slots. */
+async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: string[]): Promise<ServerUnderTest> {
+  const sim = `http://127.0.0.1:${simPort}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'consilium-bench-providers-'));
+  const env = {
+    ...process.env,
+    PORT: '0',
+    CONSILIUM_DATA_DIR: dataDir,
+    // `BENCH_DATABASE=:memory:` takes the disk out of the figures, to tell storage waits from the rest.
+    CONSILIUM_DATABASE: process.env.BENCH_DATABASE ?? '',
+    CONSILIUM_LOG_LEVEL: 'info',
+    // Slot 1: Anthropic's own SDK, Messages SSE.
+    ANTHROPIC_API_KEY: 'sk-ant-sim',
+    CONSILIUM_SLOT1_BASE_URL: `${sim}/anthropic/v1`,
+    // Slots 2, 3, 5: OpenAI's, DeepSeek's and xAI's own SDKs, Chat Completions SSE.
+    OPENAI_API_KEY: 'sk-sim',
+    CONSILIUM_SLOT2_BASE_URL: `${sim}/openai/v1`,
+    CONSILIUM_SLOT2_MODEL: 'sim-openai',
+    DEEPSEEK_API_KEY: 'sk-sim',
+    CONSILIUM_SLOT3_BASE_URL: `${sim}/deepseek`,
+    CONSILIUM_SLOT3_MODEL: 'sim-deepseek',
+    // Slot 4: an OpenAI-compatible server (the simulator does not speak Gemini's format).
+    CONSILIUM_SLOT4_PROVIDER: 'sim-gemini',
+    CONSILIUM_SLOT4_BASE_URL: `${sim}/compatible/v1`,
+    CONSILIUM_SLOT4_MODEL: 'sim-gemini',
+    XAI_API_KEY: 'xai-sim',
+    CONSILIUM_SLOT5_BASE_URL: `${sim}/xai/v1`,
+    CONSILIUM_SLOT5_MODEL: 'sim-grok',
+  };
+  const child = spawn(process.execPath, [...nodeArgs, bundle], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let lines = 0;
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) lines++;
+      if (out !== undefined) {
+        out += chunk;
+        const m = /"msg":"listening","url":"([^"]+)"/.exec(out);
+        if (m) {
+          resolve(m[1]!);
+          out = '';
+        }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+  });
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  };
+  return {
+    child,
+    url,
+    cpuMs,
+    lines: () => lines,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface DebateRun {
+  tag: string;
+  start: number;
+  end: number;
+  ok: boolean;
+  why?: string;
+}
+
+/** One streamed 3-round debate; resolves when `session.ended` is read. */
+async function debate(url: string, n: number): Promise<DebateRun> {
+  const tag = `#bench-${n}`;
+  const start = nowMs();
+  try {
+    const res = await fetch(`${url}/consilium/deep/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ question: `Should we ship the smaller change first? ${tag}`, rounds: ROUNDS }),
+    });
+    if (res.status !== 200) return { tag, start, end: nowMs(), ok: false, why: `HTTP ${res.status}: ${await res.text()}` };
+    let failed: string | undefined;
+    for await (const message of readSse(res)) {
+      const event = JSON.parse(message.data) as { type: string; status?: string; error?: { code: string; message: string } };
+      if (event.type === 'answer.failed') failed ??= `answer.failed ${event.error?.code}: ${event.error?.message}`;
+      if (event.type === 'verdict' && process.env.BENCH_DEBUG) console.log(message.data.slice(0, 1500));
+      if (event.type === 'session.ended') {
+        const end = nowMs();
+        const ok = event.status === 'completed' && failed === undefined;
+        return { tag, start, end, ok, ...(!ok && { why: failed ?? `ended ${event.status}: ${message.data.slice(0, 400)}` }) };
+      }
+    }
+    return { tag, start, end: nowMs(), ok: false, why: 'stream ended without session.ended' };
+  } catch (error) {
+    return { tag, start, end: nowMs(), ok: false, why: String(error) };
+  }
+}
+
+interface Measured {
+  overhead: number;
+  /** POST sent → the debate's first upstream call arrived at the simulator. */
+  toFirstCall: number;
+  /** The debate's last upstream call ended → `session.ended` read. */
+  tail: number;
+  critical: number;
+  waves: number;
+}
+
+/** Each debate's critical path from the simulator's log, and the client's overhead over it. */
+function measure(runs: DebateRun[], calls: SimCall[]): Measured[] {
+  const byTag = new Map<string, SimCall[]>();
+  for (const c of calls) if (c.tag) byTag.set(c.tag, [...(byTag.get(c.tag) ?? []), c]);
+  return runs
+    .filter((r) => r.ok)
+    .map((r) => {
+      const own = (byTag.get(r.tag) ?? []).sort((a, b) => a.start - b.start);
+      let critical = 0;
+      let waves = 0;
+      let waveEnd = Number.NEGATIVE_INFINITY;
+      let longest = 0;
+      for (const c of own) {
+        if (c.start >= waveEnd) {
+          critical += longest;
+          longest = 0;
+          waves++;
+        }
+        longest = Math.max(longest, c.end - c.start);
+        waveEnd = Math.max(waveEnd, c.end);
+      }
+      critical += longest;
+      const lastEnd = Math.max(...own.map((c) => c.end));
+      return {
+        overhead: r.end - r.start - critical,
+        toFirstCall: (own[0]?.start ?? r.start) - r.start,
+        tail: r.end - lastEnd,
+        critical,
+        waves,
+      };
+    });
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+export async function benchProviders(): Promise<void> {
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+  const repeat = Number(process.env.BENCH_REPEAT ?? 3);
+  const profDir = process.env.BENCH_CPU_PROF;
+  console.log(
+    `providers: the bundle \`npm start\` runs, five live slots against a simulator process (Anthropic + Chat Completions SSE, ` +
+      `200 ms to first token, 600–1500 ms per call); ${ROUNDS}-round streamed debates. Shared machine: timings are noisy, CPU less so.`,
+  );
+  const bundle = await bundleServer();
+  const sim = await startSim();
+  const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  try {
+    // Warm-up: provider packages load on their slot's first call.
+    for (let i = 0; i < 2; i++) await debate(server.url, -1 - i);
+    await sim.ask('log');
+
+    // (1) One at a time.
+    const single: DebateRun[] = [];
+    const singleCpus: number[] = [];
+    for (let i = 0; i < Number(process.env.BENCH_SINGLE ?? 5); i++) {
+      const cpu0 = server.cpuMs();
+      single.push(await debate(server.url, i));
+      singleCpus.push(server.cpuMs() - cpu0);
+    }
+    const singleCpu = percentile(singleCpus, 50);
+    if (process.env.BENCH_DEBUG) console.log('CPU per single debate:', singleCpus.join(' '));
+    const singleMeasured = measure(single, (await sim.ask<{ calls: SimCall[] }>('log')).calls);
+    const singleErrors = single.filter((r) => !r.ok);
+    const overheads = singleMeasured.map((m) => m.overhead);
+    const critical = percentile(
+      singleMeasured.map((m) => m.critical),
+      50,
+    );
+    report(
+      '1 debate: overhead over critical path, p50',
+      percentile(overheads, 50),
+      'ms',
+      `goal ≤ 40 ms; critical path ${ms(critical)}, ratio ${((critical + percentile(overheads, 50)) / critical).toFixed(3)}; waves ${singleMeasured[0]?.waves}`,
+    );
+    report(
+      '1 debate: POST → first upstream call, p50',
+      percentile(
+        singleMeasured.map((m) => m.toFirstCall),
+        50,
+      ),
+      'ms',
+      `last upstream call → session.ended p50 ${ms(
+        percentile(
+          singleMeasured.map((m) => m.tail),
+          50,
+        ),
+      )}`,
+    );
+    report('1 debate: server CPU per debate, p50', singleCpu, 'ms', `(${CLOCK_TICK_MS} ms ticks); errors ${singleErrors.length}`);
+    for (const e of singleErrors.slice(0, 3)) console.log(`  error: ${e.why}`);
+
+    // (2) Concurrent, repeated.
+    for (let r = 0; r < repeat; r++) {
+      const base = 1000 * (r + 1);
+      const before = server.cpuMs();
+      const simBefore = (await sim.ask<{ cpu: NodeJS.CpuUsage }>('cpu')).cpu;
+      const lines0 = server.lines();
+      const started = nowMs();
+      const runs = await Promise.all(Array.from({ length: concurrency }, (_, i) => debate(server.url, base + i)));
+      const took = nowMs() - started;
+      const cpu = server.cpuMs() - before;
+      const simAfter = (await sim.ask<{ cpu: NodeJS.CpuUsage }>('cpu')).cpu;
+      const measured = measure(runs, (await sim.ask<{ calls: SimCall[] }>('log')).calls);
+      const errors = runs.filter((x) => !x.ok);
+      const o = measured.map((m) => m.overhead);
+      const first = measured.map((m) => m.toFirstCall);
+      const label = `${concurrency} at once, run ${r + 1}`;
+      report(
+        `${label}: overhead p50`,
+        percentile(o, 50),
+        'ms',
+        `goal ≤ 100 ms; p99 ${ms(percentile(o, 99))} (goal ≤ 300 ms); max ${ms(Math.max(...o))}`,
+      );
+      report(
+        `${label}: errors`,
+        errors.length,
+        '',
+        `goal 0; wall ${ms(took)}; critical path p50 ${ms(
+          percentile(
+            measured.map((m) => m.critical),
+            50,
+          ),
+        )}`,
+      );
+      report(`${label}: POST → first upstream call p50`, percentile(first, 50), 'ms', `p99 ${ms(percentile(first, 99))}`);
+      const tails = measured.map((m) => m.tail);
+      report(`${label}: last upstream call → session.ended p50`, percentile(tails, 50), 'ms', `p99 ${ms(percentile(tails, 99))}`);
+      report(
+        `${label}: server CPU per debate`,
+        cpu / concurrency,
+        'ms',
+        `goal ≤ 25 ms; simulator ${ms((simAfter.user + simAfter.system - simBefore.user - simBefore.system) / 1000 / concurrency)}/debate; ${((server.lines() - lines0) / concurrency).toFixed(1)} log lines/debate`,
+      );
+      for (const e of errors.slice(0, 3)) console.log(`  error: ${e.why}`);
+    }
+  } finally {
+    await server.stop();
+    sim.child.send({ type: 'exit' });
+    if (profDir) console.log(`server CPU profile written to ${profDir}`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchProviders();

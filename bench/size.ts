@@ -1,0 +1,95 @@
+/**
+ * What the SDK weighs in a consumer's bundle: each case is an entry a consumer might write, bundled by
+ * esbuild (minified, ESM, browser platform, tree-shaken) and gzipped (level 9). Goals: one wiki
+ * module's builder with `query()` ≤ 5 kB; the debate client with streaming and response validation
+ * ≤ 15 kB. Sizes are exact and repeatable (no timing involved); each is also given as a ratio to its goal.
+ */
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import * as modules from '../sdk/src/generated/wiki/index.js';
+import type { ModuleSpec } from '../sdk/src/wiki/types.js';
+import { report } from './stats.js';
+
+const SDK = new URL('../sdk/src/', import.meta.url).pathname;
+const SERVER_SCHEMAS = new URL('../server/src/generated/schemas/zod.gen.ts', import.meta.url).pathname;
+
+interface Measured {
+  minified: number;
+  gzipped: number;
+  /** Minified bytes per source file group, largest first. */
+  parts: [string, number][];
+}
+
+async function measure(source: string, fullZod = false): Promise<Measured> {
+  const result = await build({
+    // The baseline: the same SDK code validating with the server's full-zod schemas, as the SDK did before zod/mini.
+    plugins: fullZod
+      ? [
+          {
+            name: 'full-zod',
+            setup: (b) => b.onResolve({ filter: /^\.\/zod\.gen\.js$/ }, () => ({ path: SERVER_SCHEMAS })),
+          },
+        ]
+      : [],
+    stdin: { contents: source, resolveDir: SDK, loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]!.contents;
+  const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
+  const groups = new Map<string, number>();
+  for (const [file, { bytesInOutput }] of Object.entries(inputs)) {
+    const group = /node_modules\/zod\//.test(file) ? 'zod' : file.replace(/^.*sdk\/src\//, '').replace(/\/[^/]+$/, '/');
+    groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
+  }
+  return {
+    minified: code.byteLength,
+    gzipped: gzipSync(code, { level: 9 }).byteLength,
+    parts: [...groups].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]),
+  };
+}
+
+const kB = (n: number) => Math.round(n / 10) / 100;
+
+function print(name: string, m: Measured, goalKb?: number): void {
+  const ratio = goalKb
+    ? ` = ${(m.gzipped / 1000 / goalKb).toFixed(2)}× the ${goalKb} kB goal${m.gzipped <= goalKb * 1000 ? ' (met)' : ' (NOT met)'}`
+    : '';
+  report(name, kB(m.gzipped), 'kB gzip', `${kB(m.minified)} kB minified${ratio}`);
+  console.log(`    minified by source: ${m.parts.map(([g, n]) => `${g} ${kB(n)}`).join(', ')}`);
+}
+
+/** The module whose parameters use the most distinct types (enums counted as one type). */
+function richestModule(): { name: string; types: string[] } {
+  let best = { name: '', types: [] as string[] };
+  for (const [name, value] of Object.entries(modules)) {
+    const spec = (value as { spec?: ModuleSpec }).spec;
+    if (!spec) continue;
+    const types = [...new Set(spec.parameters.map((p) => (typeof p.type === 'string' ? p.type : 'enum')))].sort();
+    if (types.length > best.types.length) best = { name, types };
+  }
+  return best;
+}
+
+export async function benchSize(): Promise<void> {
+  console.log('size: esbuild --bundle --minify (ESM, browser), gzip -9');
+  const wiki = (name: string, group: string) =>
+    `import { query } from './wiki/index.js';\nimport { ${name} } from './generated/wiki/${name}.js';\nexport const build = (p) => query({ ${group}: [${name}(p)] });\n`;
+  print('wiki: allpages builder + query()', await measure(wiki('allpages', 'list')), 5);
+  const rich = richestModule();
+  const richGroup = (modules as unknown as Record<string, { spec: ModuleSpec }>)[rich.name]!.spec.group;
+  print(`wiki: ${rich.name} builder + query() (types: ${rich.types.join(', ')})`, await measure(wiki(rich.name, richGroup)));
+  const debate =
+    "export { createConsiliumClient } from './client.js';\nexport { streamDeepDebate } from './generated/sdk.gen.js';\n";
+  const baseline = await measure(debate, true);
+  print('baseline: the same debate client with full zod', baseline);
+  const mini = await measure(debate);
+  print('debate client: createConsiliumClient + streamDeepDebate (zod/mini validation)', mini, 15);
+  console.log(`    ${(mini.gzipped / baseline.gzipped).toFixed(2)}× the full-zod baseline`);
+  print('facade: Consilium (every operation, validated)', await measure("export { Consilium } from './facade/consilium.js';\n"));
+}

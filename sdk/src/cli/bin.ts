@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+/// <reference types="node" />
+import { main } from './main.js';
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  readStdin,
+  onInterrupt: (handler) => {
+    process.on('SIGINT', handler);
+    return () => process.off('SIGINT', handler);
+  },
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`consilium: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { inert, oneLine, paint, tail, wantsColour } from './terminal.js';
+
+describe('inert', () => {
+  it('removes escape sequences a model could use to take over the terminal', () => {
+    const hostile = [
+      'a\u001b[2J\u001b[H', // clear screen, cursor home
+      '\u001b]0;owned\u0007', // window title (OSC … BEL)
+      '\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\', // hyperlink (OSC … ST)
+      '\u001bP+q\u001b\\', // DCS
+      '\u009b31m', // 8-bit CSI
+      '\u001b[31mred\u001b[0m',
+      'b\rc', // carriage return: overwrite the line
+      '\u0007\u0008\u007f', // bell, backspace, DEL
+      '\u202eevil\u202c', // bidi override
+    ].join('');
+    const out = inert(hostile);
+    expect(out).toBe('alinkredbcevil');
+    const controls = [...out].filter((ch) => /[\p{Cc}\p{Cf}]/u.test(ch) && ch !== '\t' && ch !== '\n');
+    expect(controls).toEqual([]);
+  });
+
+  it('keeps text, tabs, newlines and non-ASCII as they are', () => {
+    expect(inert('Hello\tworld\nnaïve — 日本 🎉')).toBe('Hello\tworld\nnaïve — 日本 🎉');
+    expect(oneLine('a\n\tb  c')).toBe('a b c');
+  });
+});
+
+describe('colour', () => {
+  it('only on a TTY, never with NO_COLOR, TERM=dumb or --no-color', () => {
+    expect(wantsColour(true, {}, undefined)).toBe(true);
+    expect(wantsColour(false, {}, undefined)).toBe(false);
+    expect(wantsColour(true, { NO_COLOR: '1' }, undefined)).toBe(false);
+    expect(wantsColour(true, { NO_COLOR: '' }, undefined)).toBe(true);
+    expect(wantsColour(true, { TERM: 'dumb' }, undefined)).toBe(false);
+    expect(wantsColour(true, {}, false)).toBe(false);
+    expect(paint(true)('red', 'x')).toBe('\u001b[31mx\u001b[39m');
+    expect(paint(false)('red', 'x')).toBe('x');
+  });
+
+  it('tail keeps the end of the text within the width', () => {
+    expect(tail('short', 10)).toBe('short');
+    expect(tail('0123456789abcdef', 8)).toBe('…9abcdef');
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * What the terminal client prints, made safe and (on a TTY) coloured. Model output and user text are
+ * untrusted: an escape sequence in them could move the cursor, rewrite earlier lines, set the window
+ * title or hide text, so every such byte is removed before printing.
+ */
+
+// CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), then any other ESC pair.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences is the point
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]?|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|\u001b[\s\S]?|\u009b[0-?]*[ -/]*[@-~]?/g;
+// C0 controls except tab and newline (so also CR, which could overwrite a line), DEL, C1 controls, and
+// the Unicode bidirectional overrides and isolates, which can make text read in a different order.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` without escape sequences or control characters (tab and newline stay). */
+export function inert(text: string): string {
+  return text.replace(ESCAPES, '').replace(CONTROLS, '');
+}
+
+/** `text` on one line: inert, with newlines and tabs as spaces. */
+export function oneLine(text: string): string {
+  return inert(text).replace(/\s+/g, ' ');
+}
+
+export type Colour = 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan' | 'grey' | 'bold' | 'dim';
+const CODES: Record<Colour, [number, number]> = {
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+  grey: [90, 39],
+  bold: [1, 22],
+  dim: [2, 22],
+};
+
+/** Each slot's colour, so a model keeps its colour across rounds. */
+export const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
+export const slotColour = (slot: number): Colour => SLOT_COLOURS[(slot - 1) % SLOT_COLOURS.length]!;
+
+export interface Paint {
+  readonly enabled: boolean;
+  (colour: Colour, text: string): string;
+}
+
+/** Colours only when asked for: `enabled` is decided once from the TTY, `NO_COLOR` and `--no-color`. */
+export function paint(enabled: boolean): Paint {
+  const fn = (colour: Colour, text: string) => {
+    if (!enabled) return text;
+    const [open, close] = CODES[colour];
+    return `\u001b[${open}m${text}\u001b[${close}m`;
+  };
+  return Object.assign(fn, { enabled });
+}
+
+/** Colour on a terminal, unless `NO_COLOR` is set (to anything but empty) or `TERM=dumb`. */
+export function wantsColour(
+  isTTY: boolean | undefined,
+  env: Record<string, string | undefined>,
+  flag: boolean | undefined,
+): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return Boolean(isTTY) && env.TERM !== 'dumb';
+}
+
+/** The last `width` characters of `text`, on one line. */
+export function tail(text: string, width: number): string {
+  const line = oneLine(text).trimStart();
+  return line.length <= width ? line : `…${line.slice(line.length - width + 1)}`;
+}

@@ -1,0 +1,346 @@
+/**
+ * `Consilium`: a thin handwritten facade over the generated operations. It returns data or throws a
+ * {@link ConsiliumError}, streams as async iterators, pages as async iterators, and resumes a dropped
+ * session stream by `Last-Event-ID`. The generated functions stay exported for everything else.
+ */
+import { type ConsiliumClientOptions, createConsiliumClient } from '../client.js';
+import type { Client } from '../generated/client/index.js';
+import {
+  askProvider,
+  createApiToken,
+  deleteSession,
+  exportSessionJson,
+  exportSessionMarkdown,
+  getCurrentUser,
+  getHealth,
+  getSession,
+  listApiTokens,
+  listProviders,
+  listSessions,
+  login,
+  logout,
+  revokeApiToken,
+  runDeepDebate,
+  runParallel,
+  streamDeepDebate,
+  streamSessionEvents,
+  synthesizeVerdict,
+} from '../generated/sdk.gen.js';
+import type {
+  ApiToken,
+  ApiTokenCreated,
+  AskResult,
+  Budget,
+  DebateEvent,
+  Health,
+  ParallelResult,
+  ProviderCatalogue,
+  Session,
+  SessionPage,
+  SessionSummary,
+  SynthesisResult,
+  SynthesizeRequest,
+  User,
+} from '../generated/types.gen.js';
+import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError } from './errors.js';
+
+export interface ConsiliumOptions extends ConsiliumClientOptions {}
+
+export interface DebateOptions {
+  /** Rounds to debate (2–5); the server's default (3) otherwise. */
+  rounds?: number;
+  /** Slots that must answer for a round to proceed. */
+  quorum?: number;
+  budget?: Budget;
+  /** Aborting cancels the debate on the server and every model call it has in flight. */
+  signal?: AbortSignal;
+}
+
+export interface FollowOptions {
+  /** Resume after this event `seq` (what the last event you saw carried); from the start otherwise. */
+  lastEventId?: number;
+  signal?: AbortSignal;
+  /** Reconnections in a row without a new event before giving up; 5 by default. */
+  maxRetries?: number;
+  /** First wait before reconnecting, doubled per attempt up to 5 s; 250 ms by default. */
+  retryDelayMs?: number;
+}
+
+export interface SignInOptions extends Omit<ConsiliumOptions, 'token'> {
+  username: string;
+  password: string;
+  /** The API token's name, as listed by `tokens.list()`. */
+  tokenName?: string;
+  expiresInDays?: number;
+}
+
+/** Sessions across pages: iterate it for every summary, or `pages()` for one page at a time. */
+export interface SessionList extends AsyncIterable<SessionSummary> {
+  pages(): AsyncIterable<SessionPage>;
+}
+
+type Result<T> = { data?: T; error?: unknown; response?: Response };
+
+/** Data on success, else the problem (or the network failure) thrown as a `ConsiliumError`. */
+async function settle<T>(pending: Promise<Result<T>>, signal?: AbortSignal | null): Promise<T> {
+  let result: Result<T>;
+  try {
+    result = await pending;
+  } catch (error) {
+    throw toConsiliumError(error, signal ?? undefined);
+  }
+  const { response } = result;
+  if (!response) throw toConsiliumError(result.error, signal ?? undefined);
+  if (!response.ok || result.error !== undefined) throw errorFromProblem(result.error, response);
+  return result.data as T;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+const aborted = () => new ConsiliumError('The request was aborted', { code: 'aborted' });
+
+export class Consilium {
+  /** The generated client underneath: pass it as `{ client }` to any generated operation. */
+  readonly client: Client;
+  readonly #fetch: typeof fetch | undefined;
+
+  constructor(options: ConsiliumOptions = {}) {
+    this.client = createConsiliumClient(options);
+    this.#fetch = options.fetch;
+  }
+
+  /**
+   * Signs in with a username and password, creates an API token with the session cookie, and returns
+   * the token (its secret is shown once) with a client that uses it.
+   */
+  static async signIn(options: SignInOptions): Promise<{ consilium: Consilium; token: ApiTokenCreated }> {
+    const { username, password, tokenName = 'consilium-sdk', expiresInDays, ...clientOptions } = options;
+    const anonymous = new Consilium(clientOptions);
+    const signedIn = await login({ client: anonymous.client, body: { username, password } }).then(async (r) => {
+      await settle(Promise.resolve(r));
+      return r.response;
+    });
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const token = await settle(
+      createApiToken({
+        client: anonymous.client,
+        headers: { cookie },
+        body: { name: tokenName, ...(expiresInDays !== undefined && { expiresInDays }) },
+      }),
+    );
+    return { consilium: new Consilium({ ...clientOptions, token: token.token }), token };
+  }
+
+  health(): Promise<Health> {
+    return settle(getHealth({ client: this.client }));
+  }
+
+  providers(): Promise<ProviderCatalogue> {
+    return settle(listProviders({ client: this.client }));
+  }
+
+  /** One model's answer: the slot's provider (slot 1 by default), or `provider` by name. */
+  async ask(
+    question: string,
+    options: { slot?: number; provider?: string; maxOutputTokens?: number; signal?: AbortSignal } = {},
+  ): Promise<AskResult> {
+    let provider = options.provider;
+    if (provider === undefined) {
+      const slot = options.slot ?? 1;
+      const found = (await this.providers()).slots.find((s) => s.slot === slot);
+      if (!found) throw new ConsiliumError(`No slot ${slot} on this server`, { code: 'not_found' });
+      provider = found.provider;
+    }
+    const body = { question, ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }) };
+    return settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
+  }
+
+  readonly debates = {
+    /** Every slot answers once, side by side. */
+    parallel: (question: string, options: { slots?: number[]; signal?: AbortSignal } = {}): Promise<ParallelResult> =>
+      settle(
+        runParallel({
+          client: this.client,
+          body: { question, ...(options.slots && { slots: options.slots }) },
+          signal: options.signal,
+        }),
+        options.signal,
+      ),
+    /** A deep debate, answered once it has ended. */
+    run: (question: string, options: DebateOptions = {}): Promise<Session> =>
+      settle(runDeepDebate({ client: this.client, body: deepBody(question, options), signal: options.signal }), options.signal),
+    /**
+     * A deep debate's events as they happen. Breaking out of the loop, or aborting `signal`, closes the
+     * connection, which cancels the debate on the server.
+     */
+    stream: (question: string, options: DebateOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
+      this.#sse(
+        (extra) => streamDeepDebate({ client: this.client, body: deepBody(question, options), ...extra }),
+        options.signal,
+      ),
+    /** A verdict for a stored session (`{ sessionId }`) or for given answers. */
+    synthesize: (body: SynthesizeRequest): Promise<SynthesisResult> => settle(synthesizeVerdict({ client: this.client, body })),
+  };
+
+  readonly sessions = {
+    /** Your sessions, newest first, across pages. */
+    list: (options: { q?: string; limit?: number } = {}): SessionList => {
+      const pages = async function* (this: Consilium): AsyncGenerator<SessionPage> {
+        let cursor: string | undefined;
+        do {
+          const page: SessionPage = await settle(
+            listSessions({ client: this.client, query: { ...options, ...(cursor !== undefined && { cursor }) } }),
+          );
+          yield page;
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+      }.bind(this);
+      return {
+        pages,
+        async *[Symbol.asyncIterator]() {
+          for await (const page of pages()) yield* page.items;
+        },
+      };
+    },
+    get: (id: string): Promise<Session> => settle(getSession({ client: this.client, path: { sessionId: id } })),
+    delete: async (id: string): Promise<void> => {
+      await settle(deleteSession({ client: this.client, path: { sessionId: id } }));
+    },
+    /** The session as Markdown (`md`) or as its JSON document. */
+    export: (id: string, format: 'md' | 'json' = 'md'): Promise<string> =>
+      format === 'md'
+        ? (settle(exportSessionMarkdown({ client: this.client, path: { sessionId: id }, parseAs: 'text' })) as Promise<string>)
+        : settle(exportSessionJson({ client: this.client, path: { sessionId: id } })).then(
+            (s) => `${JSON.stringify(s, null, 2)}\n`,
+          ),
+    /**
+     * A session's events: the stored ones, then live ones while it runs, until `session.ended`. A dropped
+     * connection is resumed with `Last-Event-ID`, so no event is missed or repeated.
+     */
+    follow: (id: string, options: FollowOptions = {}): AsyncGenerator<DebateEvent, void, undefined> => this.#follow(id, options),
+  };
+
+  readonly auth = {
+    me: (): Promise<User> => settle(getCurrentUser({ client: this.client })),
+    logout: async (): Promise<void> => {
+      await settle(logout({ client: this.client }));
+    },
+    tokens: {
+      list: (): Promise<ApiToken[]> => settle(listApiTokens({ client: this.client })).then((l) => l.items),
+      create: (name: string, options: { expiresInDays?: number } = {}): Promise<ApiTokenCreated> =>
+        settle(createApiToken({ client: this.client, body: { name, ...options } })),
+      revoke: async (id: string): Promise<void> => {
+        await settle(revokeApiToken({ client: this.client, path: { tokenId: id } }));
+      },
+    },
+  };
+
+  /**
+   * One SSE request as an async generator. A non-2xx answer is read into a `ConsiliumError` (the
+   * generated client would only say "SSE failed: 400"), and any failure is thrown after the events
+   * that arrived, never retried: a retried POST would start another debate.
+   */
+  async *#sse(
+    open: (extra: {
+      fetch: typeof fetch;
+      signal: AbortSignal;
+      sseMaxRetryAttempts: number;
+      onSseError: (error: unknown) => void;
+    }) => Promise<{ stream: AsyncGenerator<unknown> }>,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<DebateEvent, void, undefined> {
+    const base = this.#fetch;
+    const controller = new AbortController();
+    const cancel = () => controller.abort(signal?.reason);
+    if (signal?.aborted) throw aborted();
+    signal?.addEventListener('abort', cancel);
+    let failure: unknown;
+    try {
+      const { stream } = await open({
+        fetch: async (input, init) => {
+          const response = await (base ?? globalThis.fetch)(input, init);
+          if (!response.ok) throw await errorFromResponse(response);
+          return response;
+        },
+        signal: controller.signal,
+        sseMaxRetryAttempts: 1,
+        onSseError: (error) => {
+          failure = error;
+        },
+      });
+      for await (const event of stream) {
+        // Events already read when the caller aborted are not handed out after it.
+        if (signal?.aborted) break;
+        yield event as DebateEvent;
+      }
+      if (signal?.aborted) throw aborted();
+      if (failure !== undefined) throw toConsiliumError(failure, signal);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      // Leaving early (break, throw) must close the connection, or the server would debate on.
+      controller.abort();
+    }
+  }
+
+  async *#follow(id: string, options: FollowOptions): AsyncGenerator<DebateEvent, void, undefined> {
+    const { signal, maxRetries = 5, retryDelayMs = 250 } = options;
+    let last = options.lastEventId;
+    let failures = 0;
+    for (;;) {
+      let failure: ConsiliumError | undefined;
+      try {
+        const events = this.#sse(
+          (extra) =>
+            streamSessionEvents({
+              client: this.client,
+              path: { sessionId: id },
+              ...(last !== undefined && { headers: { 'Last-Event-ID': String(last) } }),
+              ...extra,
+            }),
+          signal,
+        );
+        for await (const event of events) {
+          // A replay after a reconnection never repeats what was already yielded.
+          if (last !== undefined && event.seq <= last) continue;
+          last = event.seq;
+          failures = 0;
+          yield event;
+          if (event.type === 'session.ended') return;
+        }
+      } catch (error) {
+        failure = toConsiliumError(error, signal);
+        // A problem from the server (404, 401, …) or an answer that breaks the contract will not heal.
+        if (failure.code !== 'network_error') throw failure;
+      }
+      if (signal?.aborted) throw aborted();
+      failures += 1;
+      if (failures > maxRetries) {
+        throw (
+          failure ??
+          new ConsiliumError(`The event stream of ${id} kept closing before the session ended`, { code: 'network_error' })
+        );
+      }
+      await sleep(Math.min(retryDelayMs * 2 ** (failures - 1), 5000), signal);
+    }
+  }
+}
+
+function deepBody(question: string, options: DebateOptions) {
+  const { rounds, quorum, budget } = options;
+  return {
+    question,
+    ...(rounds !== undefined && { rounds }),
+    ...(quorum !== undefined && { quorum }),
+    ...(budget !== undefined && { budget }),
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError } from './errors.js';
+
+const problem = {
+  type: 'https://consilium.dev/problems/validation_failed',
+  title: 'Request validation failed',
+  status: 400,
+  code: 'validation_failed' as const,
+  requestId: 'req_1',
+  errors: [{ path: 'body.rounds', message: 'Too big' }],
+};
+
+describe('ConsiliumError', () => {
+  it('carries a problem: code, status, errors, requestId, and a message naming the fields', async () => {
+    const error = await errorFromResponse(
+      new Response(JSON.stringify(problem), { status: 400, headers: { 'content-type': 'application/problem+json' } }),
+    );
+    expect(error).toBeInstanceOf(ConsiliumError);
+    expect(error).toMatchObject({ code: 'validation_failed', status: 400, requestId: 'req_1', problem, fromServer: true });
+    expect(error.errors).toEqual(problem.errors);
+    expect(error.message).toBe('Request validation failed (validation_failed): body.rounds Too big');
+  });
+
+  it('falls back to the X-Request-Id header and the status when the body is no problem', async () => {
+    const error = await errorFromResponse(new Response('<html>', { status: 502, headers: { 'x-request-id': 'req_2' } }));
+    expect(error).toMatchObject({ code: 'internal_error', status: 502, requestId: 'req_2', fromServer: false, errors: [] });
+    expect(errorFromProblem(undefined, new Response(null, { status: 418 })).code).toBe('invalid_response');
+  });
+
+  it('names network failures, aborts and contract breaks', () => {
+    const refused = toConsiliumError(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    expect(refused).toMatchObject({ code: 'network_error', status: undefined });
+    expect(refused.message).toContain('ECONNREFUSED');
+    const controller = new AbortController();
+    controller.abort();
+    expect(toConsiliumError(new Error('x'), controller.signal).code).toBe('aborted');
+    expect(toConsiliumError({ issues: [], message: 'bad' }).code).toBe('invalid_response');
+    const kept = new ConsiliumError('kept', { code: 'not_found' });
+    expect(toConsiliumError(kept)).toBe(kept);
+  });
+});

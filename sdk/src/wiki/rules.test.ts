@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { allpages } from '../generated/wiki/allpages.js';
+import { backlinks } from '../generated/wiki/backlinks.js';
+import { categorymembers } from '../generated/wiki/categorymembers.js';
+import { recentchanges } from '../generated/wiki/recentchanges.js';
+import { usercontribs } from '../generated/wiki/usercontribs.js';
+import { query } from './query.js';
+import { type RuleTable, rulesFor } from './rules.js';
+import { WikiParamError } from './types.js';
+
+const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
+
+const thrown = (f: () => unknown): WikiParamError => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof WikiParamError) return e;
+    throw e;
+  }
+  throw new Error('did not throw');
+};
+
+describe('catalogue/rules.json', () => {
+  it('names the MediaWiki source of every rule, and every rule matches its catalogue module', () => {
+    for (const [name, rules] of Object.entries(table.modules)) {
+      for (const rule of rules) expect(rule.source, `${name}: ${rule.rule}`).toMatch(/^Api\w+(\.php |::)/);
+    }
+    expect(backlinks.spec.rules).toEqual(table.modules.backlinks);
+    expect(recentchanges.spec.rules).toEqual(table.modules.recentchanges);
+  });
+
+  it('keeps only the rules whose parameters and values a module has (other wikis, other versions)', () => {
+    const spec = {
+      name: 'recentchanges',
+      parameters: [
+        { name: 'continue', type: 'string' },
+        { name: 'show', type: ['minor', '!minor'] },
+      ],
+    };
+    expect(rulesFor(spec, table).map((r) => r.rule)).toEqual(['continue', 'exclusive-values']);
+    expect(rulesFor(spec, table)[1]).toMatchObject({ pairs: [['minor', '!minor']] });
+    const noShow = { name: 'recentchanges', parameters: [{ name: 'show', type: ['minor'] }] };
+    expect(rulesFor(noShow, table)).toEqual([]);
+    expect(rulesFor({ name: 'nosuchmodule', parameters: [] }, table)).toEqual([]);
+  });
+});
+
+describe('module rules in query()', () => {
+  it('mutually exclusive show values: the module code `show`', () => {
+    expect(thrown(() => recentchanges.build({ show: ['minor', '!minor'] }))).toMatchObject({ code: 'show', param: 'rcshow' });
+    expect(thrown(() => recentchanges.build({ show: ['autopatrolled', 'unpatrolled'] })).code).toBe('show');
+    expect(recentchanges.build({ show: ['minor', '!bot'] }).params.rcshow).toBe('minor|!bot');
+  });
+
+  it('exactly one of a group: missingparam without any, invalidparammix with several', () => {
+    expect(thrown(() => backlinks.build({}))).toMatchObject({ code: 'missingparam', param: 'bltitle' });
+    expect(thrown(() => backlinks.build({ title: 'A', pageid: 1 }))).toMatchObject({
+      code: 'invalidparammix',
+      param: 'blpageid',
+    });
+    expect(backlinks.build({ pageid: 1 }).params.blpageid).toBe('1');
+    expect(thrown(() => usercontribs.build({ user: ['A'], userprefix: 'B' })).code).toBe('invalidparammix');
+  });
+
+  it('continue formats: badcontinue, per mode where the module has several', () => {
+    expect(thrown(() => allpages.build({ continue: 'A|B' }))).toMatchObject({ code: 'badcontinue', param: 'apcontinue' });
+    expect(allpages.build({ continue: 'A' }).params.apcontinue).toBe('A');
+    expect(thrown(() => categorymembers.build({ title: 'Category:X', continue: 'page|41|7|x' })).code).toBe('badcontinue');
+    expect(categorymembers.build({ title: 'Category:X', continue: 'page|41|7' }).params.cmcontinue).toBe('page|41|7');
+    expect(categorymembers.build({ title: 'Category:X', sort: 'timestamp', continue: '20240101000000|7' }).params.cmsort).toBe(
+      'timestamp',
+    );
+  });
+
+  it('titles: invalidtitle for bad syntax, invalidcategory outside the Category namespace', () => {
+    expect(thrown(() => backlinks.build({ title: 'a[b' }))).toMatchObject({ code: 'invalidtitle', param: 'bltitle' });
+    expect(thrown(() => categorymembers.build({ title: 'Fruit' }))).toMatchObject({ code: 'invalidcategory', param: 'cmtitle' });
+    expect(thrown(() => allpages.build({ from: 'a|b' })).code).toBe('invalidtitle');
+    // titlePartToKey: a namespace prefix in the main namespace's part leaves the namespace
+    expect(thrown(() => allpages.build({ prefix: 'Talk:X' })).code).toBe('invalidtitle');
+    expect(allpages.build({ prefix: 'X', namespace: 1 }).params.apprefix).toBe('X');
+    expect(thrown(() => allpages.build({ prefix: 'Talk:X', namespace: 1 })).code).toBe('invalidtitle');
+  });
+
+  it('runs after the module validates, keeps earlier warnings, and can be switched off', () => {
+    const e = thrown(() => query({ list: [allpages({ limit: 9999, continue: 'A|B' })] }));
+    expect(e.code).toBe('badcontinue');
+    expect(e.warnings.map((w) => w.code)).toEqual(['outofrange']);
+    expect(query({ list: [backlinks({})] }, { rules: false }).params.list).toBe('backlinks');
+  });
+});

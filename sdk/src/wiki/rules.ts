@@ -1,0 +1,244 @@
+/**
+ * Core modules' own request-only checks (how parameters combine), beyond ParamValidator's
+ * per-parameter ones. The rules are data (`catalogue/rules.json`, each with the MediaWiki source it
+ * comes from); the generator attaches to a module only the rules its paraminfo matches
+ * ({@link rulesFor}), and `query()` applies them after the module's parameters validate, in the
+ * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
+ */
+
+import type { ModuleSpec, ParamInfo } from './types.js';
+import { WikiParamError } from './types.js';
+import type { SiteContext } from './validate/context.js';
+import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
+
+/** A rule applies only when a parameter (its default included) has this value. */
+export interface RuleCondition {
+  param: string;
+  equals: string;
+}
+
+interface RuleBase {
+  /** Where MediaWiki makes the check (file and function, under includes/api/). */
+  source: string;
+  when?: RuleCondition;
+}
+
+export type ModuleRule = RuleBase &
+  (
+    | { rule: 'exclusive-values'; param: string; pairs: readonly (readonly [string, string])[]; code: string }
+    | { rule: 'only-one-of'; params: readonly string[] }
+    | { rule: 'max-one-of'; params: readonly string[] }
+    | { rule: 'continue'; param: string; parts: number }
+    | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
+    | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
+    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string } }
+  );
+
+/** `catalogue/rules.json`: module name → its rules. */
+export interface RuleTable {
+  mediawiki?: string;
+  modules: Readonly<Record<string, readonly ModuleRule[]>>;
+}
+
+/** The parameter names (and enum values) a rule relies on. */
+function needs(rule: ModuleRule): { params: string[]; values: [string, string][] } {
+  const params = 'params' in rule ? [...rule.params] : [rule.param];
+  if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
+  if (rule.when) params.push(rule.when.param);
+  const values: [string, string][] = [];
+  if (rule.rule === 'requires') {
+    params.push(rule.requires.param);
+    if (rule.requires.equals !== undefined) values.push([rule.requires.param, rule.requires.equals]);
+  }
+  if (rule.when) values.push([rule.when.param, rule.when.equals]);
+  return { params, values };
+}
+
+/**
+ * The rules of `table` for this module that its parameters match: every parameter a rule names
+ * exists, and every value it names is among the enum's values. Other wikis' modules of the same
+ * name that differ keep only the rules that still make sense.
+ */
+export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: RuleTable): ModuleRule[] {
+  const rules = table.modules[spec.name] ?? [];
+  const byName = new Map(spec.parameters.map((p) => [p.name, p]));
+  const hasValue = (p: string, v: string) => {
+    const type = byName.get(p)?.type;
+    return Array.isArray(type) && type.includes(v);
+  };
+  const out: ModuleRule[] = [];
+  for (const rule of rules) {
+    const { params, values } = needs(rule);
+    if (!params.every((p) => byName.has(p)) || !values.every(([p, v]) => hasValue(p, v))) continue;
+    if (rule.rule === 'exclusive-values') {
+      // Only the pairs whose values this module has: a wiki without `temp` accounts has no `!temp`.
+      const pairs = rule.pairs.filter(([a, b]) => hasValue(rule.param, a) && hasValue(rule.param, b));
+      if (pairs.length === 0) continue;
+      out.push(pairs.length === rule.pairs.length ? rule : { ...rule, pairs });
+    } else {
+      out.push(rule);
+    }
+  }
+  return out;
+}
+
+const isGiven = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
+
+/** The value a module reads: the caller's, else the default. */
+function readValue(params: Readonly<Record<string, unknown>>, settings: ParamInfo | undefined, name: string): unknown {
+  const v = params[name];
+  return isGiven(v) ? v : settings?.default;
+}
+
+function fail(code: string, param: string, message: string, spec: ModuleSpec, rule: ModuleRule, data = {}): never {
+  const e = new WikiParamError(code, param, message, spec.path, { ...data, rule: rule.rule, source: rule.source });
+  e.libraryCode = `module-rule:${rule.rule}`;
+  throw e;
+}
+
+/** A namespace's local name, from the site or MediaWiki's canonical ones. */
+function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
+  return (site?.namespaces ?? CANONICAL_NAMESPACES).find((n) => n.id === id)?.name;
+}
+
+/** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace. */
+function titleNamespace(text: string, defaultNamespace: number, site: SiteContext | undefined): number | undefined {
+  try {
+    const t = parseTitle(text, defaultNamespace, site);
+    return t.interwiki ? undefined : t.namespace;
+  } catch (e) {
+    if (e instanceof MalformedTitleError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Applies a module's rules to the parameters as given (typed, unprefixed). Throws the first
+ * failing rule's `WikiParamError`, with the API's code.
+ */
+export function applyRules(
+  spec: ModuleSpec,
+  rules: readonly ModuleRule[],
+  params: Readonly<Record<string, unknown>>,
+  prefix: string,
+  site?: SiteContext,
+): void {
+  const settingsOf = (name: string) => spec.parameters.find((p) => p.name === name);
+  for (const rule of rules) {
+    if (rule.when && String(readValue(params, settingsOf(rule.when.param), rule.when.param)) !== rule.when.equals) continue;
+    switch (rule.rule) {
+      case 'exclusive-values': {
+        const value = params[rule.param];
+        if (!Array.isArray(value)) break;
+        const set = new Set(value.map(String));
+        const pair = rule.pairs.find(([a, b]) => set.has(a) && set.has(b));
+        if (pair) {
+          fail(
+            rule.code,
+            prefix + rule.param,
+            'Incorrect parameter - mutually exclusive values may not be supplied.',
+            spec,
+            rule,
+            {
+              values: pair,
+            },
+          );
+        }
+        break;
+      }
+      case 'only-one-of':
+      case 'max-one-of': {
+        const given = rule.params.filter((p) => isGiven(params[p]));
+        const names = rule.params.map((p) => `"${prefix}${p}"`);
+        if (given.length > 1) {
+          const used = given.map((p) => `"${prefix}${p}"`).join(' and ');
+          fail('invalidparammix', prefix + given[1]!, `The parameters ${used} can not be used together.`, spec, rule, {
+            params: given.map((p) => prefix + p),
+          });
+        }
+        if (given.length === 0 && rule.rule === 'only-one-of') {
+          fail('missingparam', prefix + rule.params[0]!, `One of the parameters ${names.join(', ')} is required.`, spec, rule, {
+            params: rule.params.map((p) => prefix + p),
+          });
+        }
+        break;
+      }
+      case 'continue': {
+        const value = params[rule.param];
+        if (!isGiven(value)) break;
+        if (String(value).split('|').length !== rule.parts) {
+          fail(
+            'badcontinue',
+            prefix + rule.param,
+            'Invalid continue param. You should pass the original value returned by the previous query.',
+            spec,
+            rule,
+            { parts: rule.parts },
+          );
+        }
+        break;
+      }
+      case 'title': {
+        for (const name of rule.params) {
+          const value = params[name];
+          if (!isGiven(value)) continue;
+          const ns = titleNamespace(String(value), 0, site);
+          if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
+          if (rule.namespace !== undefined && ns !== rule.namespace) {
+            fail(
+              rule.code ?? 'invalidtitle',
+              prefix + name,
+              `"${String(value)}" is not in namespace ${rule.namespace}.`,
+              spec,
+              rule,
+            );
+          }
+        }
+        break;
+      }
+      case 'requires': {
+        const { param, equals } = rule.requires;
+        const other = equals === undefined ? params[param] : readValue(params, settingsOf(param), param);
+        const met = equals === undefined ? isGiven(other) : String(other) === equals;
+        if (met) break;
+        const used = rule.params.find((p) => isGiven(params[p]));
+        if (used !== undefined) {
+          const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
+          fail(
+            'invalidparammix',
+            prefix + used,
+            `The "${prefix}${used}" parameter may only be used with "${need}".`,
+            spec,
+            rule,
+            {
+              with: need,
+            },
+          );
+        }
+        break;
+      }
+      case 'title-part': {
+        const nsValue = rule.namespaceParam ? readValue(params, settingsOf(rule.namespaceParam), rule.namespaceParam) : undefined;
+        const namespace = rule.namespace ?? (nsValue === undefined ? 0 : Number(nsValue));
+        for (const name of rule.params) {
+          const value = params[name];
+          if (!isGiven(value)) continue;
+          // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
+          // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
+          const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
+          if (nsName === undefined) continue;
+          const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;
+          let ok = false;
+          try {
+            const t = parseTitle(text, 0, site);
+            ok = !t.interwiki && !t.fragment && t.namespace === namespace;
+          } catch (e) {
+            if (!(e instanceof MalformedTitleError)) throw e;
+          }
+          if (!ok) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
+        }
+        break;
+      }
+    }
+  }
+}

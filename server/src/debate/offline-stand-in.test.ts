@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { readPrompt, standInFinal, standInText, standInVerdict } from './offline-stand-in.js';
+import { critiquePrompt, finalPrompt, independentPrompt, synthesisPrompt, systemPrompt } from './prompts.js';
+
+const system = systemPrompt({ slot: 3, provider: 'deepseek', strength: 'alternative viewpoints' }, 5);
+const QUESTION = 'Should we move the billing service to Kubernetes this quarter?';
+const others = [
+  { slot: 1, provider: 'anthropic', text: 'Yes, carefully.' },
+  { slot: 2, provider: 'openai', text: 'Not yet.' },
+];
+/** Words of the analysis the old stand-in imitated; none belongs in an honest stand-in. */
+const ANALYSIS = /recommend|on balance|the short answer|trade-off|evidence|conclusion|prioriti[sz]e/i;
+
+describe('the offline stand-in', () => {
+  it('reads round, role and what it saw from the debate prompts', () => {
+    expect(readPrompt(system, independentPrompt(QUESTION))).toMatchObject({
+      slot: 3,
+      provider: 'deepseek',
+      role: 'independent',
+      round: 1,
+      question: QUESTION,
+      saw: [],
+    });
+    expect(readPrompt(system, critiquePrompt(QUESTION, 2, 'Mine.', others))).toMatchObject({
+      role: 'critique',
+      round: 2,
+      question: QUESTION,
+      saw: [1, 2],
+    });
+    expect(readPrompt(system, finalPrompt(QUESTION, 3, 'Mine.', others, false))).toMatchObject({ role: 'final', round: 3 });
+    const verdict = readPrompt(system, synthesisPrompt(QUESTION, [{ number: 1, answers: others }], 'No consensus.'));
+    expect(verdict).toMatchObject({ role: 'verdict', question: QUESTION, saw: [1, 2], rounds: [1] });
+  });
+
+  it('says plainly it is a stand-in, shows the mechanics, and never reads like analysis', () => {
+    const independent = standInText(readPrompt(system, independentPrompt(QUESTION)));
+    expect(independent).toMatch(/^\[Offline stand-in for slot 3 \(deepseek\): no model was asked, and this is not an answer\.\]/);
+    expect(independent).toContain('Round 1, independent');
+    expect(independent).toContain(QUESTION);
+    const critique = standInText(readPrompt(system, critiquePrompt(QUESTION, 2, 'Mine.', others)));
+    expect(critique).toContain('Round 2, critique');
+    expect(critique).toContain('the latest answers of slots 1 and 2');
+    const final = standInFinal(readPrompt(system, finalPrompt(QUESTION, 3, 'Mine.', others, false)));
+    expect(final).toMatchObject({ changed: false, agreements: [], disagreements: [] });
+    expect(final.position).toContain('Round 3, final');
+    const verdict = standInVerdict(readPrompt(system, synthesisPrompt(QUESTION, [{ number: 1, answers: others }], '')));
+    expect(verdict.summary).toMatch(/^No verdict: the synthesizer, slot 3 \(deepseek\), is an offline stand-in/);
+    expect(verdict.actions).toEqual({ P0: [], P1: [], P2: [] });
+    for (const text of [independent, critique, final.position, verdict.summary, verdict.answer]) {
+      expect(text).not.toMatch(ANALYSIS);
+    }
+  });
+});

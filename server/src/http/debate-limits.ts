@@ -1,0 +1,86 @@
+import type { Context } from 'hono';
+import type { RateLimits } from '../config/limits.js';
+import { ConcurrencyLimiter, RateLimiter, tooManyRequests } from './rate-limit.js';
+
+/** Operations that start paid model calls: each counts as a debate start and runs as one debate. */
+export const DEBATE_STARTS = ['askProvider', 'runParallel', 'runDeepDebate', 'streamDeepDebate', 'synthesizeVerdict'] as const;
+
+/** A running debate's wait before another may start: unknown, so a short, honest guess. */
+const RUNNING_RETRY_AFTER_S = 5;
+
+// biome-ignore lint/suspicious/noExplicitAny: wraps route handlers of any route type
+type AnyHandler = (c: any, next: any) => any;
+
+/**
+ * Wraps the debate operations' handlers (after validation, so a refused request costs nothing): each start
+ * takes a token of the user's start rate, and holds one of the user's running slots until its response ends
+ * (a stream's end, or its client going away).
+ */
+export function limitDebates<H extends Record<(typeof DEBATE_STARTS)[number], AnyHandler>>(
+  handlers: H,
+  limits: Pick<RateLimits, 'debateStartsPerUser' | 'runningDebatesPerUser'>,
+  userOf: (c: Context) => string,
+): H {
+  const starts = limits.debateStartsPerUser && new RateLimiter(limits.debateStartsPerUser);
+  const running = limits.runningDebatesPerUser ? new ConcurrencyLimiter(limits.runningDebatesPerUser) : undefined;
+  if (!starts && !running) return handlers;
+  const wrapped = { ...handlers };
+  for (const operation of DEBATE_STARTS) {
+    const handler = handlers[operation];
+    wrapped[operation] = (async (c: Context, next: () => Promise<void>) => {
+      const user = userOf(c);
+      const release = running?.acquire(user);
+      if (running && !release) {
+        return tooManyRequests(
+          c,
+          RUNNING_RETRY_AFTER_S,
+          `At most ${limits.runningDebatesPerUser} of your debates may run at once.`,
+        );
+      }
+      const wait = starts?.take(user);
+      if (wait !== undefined) {
+        release?.();
+        return tooManyRequests(c, wait, 'Too many debates started; wait before starting another.');
+      }
+      try {
+        const res = (await handler(c, next)) as Response | undefined;
+        return release ? releaseWhenDone(res, release) : res;
+      } catch (err) {
+        release?.();
+        throw err;
+      }
+    }) as H[typeof operation];
+  }
+  return wrapped;
+}
+
+/**
+ * Calls `release` once the debate is over: at once for a whole answer (the handler awaited the debate), and for
+ * an event stream once it has been sent, failed or been abandoned by its client.
+ */
+function releaseWhenDone(res: Response | undefined, release: () => void): Response | undefined {
+  if (!res?.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    release();
+    return res;
+  }
+  const reader = res.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        release();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}

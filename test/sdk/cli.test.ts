@@ -1,0 +1,283 @@
+/**
+ * The `consilium` terminal client: the real bin, run as a process against the real server on loopback
+ * (and once under a pseudo-terminal, through util-linux `script`, to see the live display).
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../support/server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'sdk/src/cli/bin.ts');
+const ESC = '\u001b';
+
+let server: RunningServer;
+let home: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  home = mkdtempSync(join(tmpdir(), 'consilium-cli-'));
+});
+afterAll(async () => {
+  await server?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, CONSILIUM_CONFIG: join(home, 'config.json'), ...extra };
+  return env;
+}
+
+/** The bin, as `node` runs it (through tsx, as the build would give the same code). */
+function cli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', BIN, ...args],
+      { cwd: ROOT, env: baseEnv({ CONSILIUM_URL: server.baseUrl, ...tokenEnv(), ...env }) },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
+
+/** The test server's token, once it has accounts. */
+const tokenEnv = (): Record<string, string> => {
+  const token = (server as { token?: string }).token;
+  return token ? { CONSILIUM_TOKEN: token } : {};
+};
+
+describe('consilium', () => {
+  it('prints its version and help; usage errors exit 2', async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'sdk/package.json'), 'utf8')) as { version: string };
+    expect((await cli(['--version'])).stdout.trim()).toBe(manifest.version);
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/consilium <command>/);
+    const unknown = await cli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command: frobnicate/);
+    expect((await cli(['ask'])).code).toBe(2);
+    expect((await cli(['ask', 'Why?', '--slot', 'x'])).stderr).toMatch(/--slot must be a whole number/);
+  });
+
+  it('login stores the URL and token in a 0600 file that later commands use; flags and env override it', async () => {
+    const config = join(home, 'login', 'config.json');
+    const login = await cli(['login', '--url', server.baseUrl, '--token', 'csk_test_token'], {
+      CONSILIUM_CONFIG: config,
+      CONSILIUM_URL: '',
+    });
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(`saved to ${config}`);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: server.baseUrl, token: 'csk_test_token' });
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'login')).mode & 0o777).toBe(0o700);
+
+    // Saved URL used when nothing overrides it.
+    const ask = await cli(['ask', 'Hello?', '--json'], { CONSILIUM_CONFIG: config, CONSILIUM_URL: '' });
+    expect(ask.code, ask.stderr).toBe(0);
+    // The environment, then a flag, override the saved URL: a closed port fails as a network error.
+    const viaEnv = await cli(['ask', 'Hello?'], { CONSILIUM_CONFIG: config, CONSILIUM_URL: 'http://127.0.0.1:9' });
+    expect(viaEnv.code).toBe(5);
+    const viaFlag = await cli(['ask', 'Hello?', '--url', server.baseUrl], {
+      CONSILIUM_CONFIG: config,
+      CONSILIUM_URL: 'http://127.0.0.1:9',
+    });
+    expect(viaFlag.code).toBe(0);
+  });
+
+  it('ask answers from the chosen slot, as text or JSON', async () => {
+    const text = await cli(['ask', 'What is 2 + 2?', '--slot', '2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^2 openai\//);
+    expect(text.stdout).not.toContain(ESC); // not a terminal: no colour
+    const json = await cli(['ask', 'What is 2 + 2?', '--provider', 'xai', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ answer: { slot: 5, provider: 'xai' } });
+  });
+
+  it('debate prints each round, each answer and the verdict grouped by priority; --json streams events', async () => {
+    const run = await cli(['debate', 'Tabs or spaces?', '--rounds', '2']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Round 1\/2 · independent/);
+    expect(run.stdout).toMatch(/Round 2\/2 · final/);
+    for (const slot of ['1 anthropic:', '2 openai:', '3 deepseek:', '4 google:', '5 xai:']) expect(run.stdout).toContain(slot);
+    expect(run.stdout).toMatch(/Verdict written by 1 anthropic/);
+    expect(run.stdout).toMatch(/\nsummary: .+\nanswer: /); // streamed as written
+    expect(run.stdout).toMatch(/\nP[012]\n {2}• .+ — supported by \d/);
+    expect(run.stdout).toMatch(/\ncompleted · \d+ tokens/);
+
+    const json = await cli(['debate', 'Tabs or spaces?', '--rounds', '2', '--json']);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; seq: number });
+    expect(events[0]?.type).toBe('session.started');
+    expect(events.at(-1)?.type).toBe('session.ended');
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it('a refused request exits 2 with the problem on stderr', async () => {
+    const run = await cli(['debate', 'Why?', '--rounds', '9']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/validation_failed/);
+    expect(run.stderr).toMatch(/body\.rounds/);
+    expect(run.stderr).toMatch(/\[request \S+\]/);
+  });
+
+  it('sessions list, show, export (md and json) and delete', async () => {
+    const asked = JSON.parse((await cli(['ask', 'Which session am I?', '--json'])).stdout) as { sessionId: string };
+    const id = asked.sessionId;
+    const list = await cli(['sessions', 'list', '--q', 'Which session am I']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain(id);
+    const listed = JSON.parse((await cli(['sessions', '--json', '--limit', '1'])).stdout) as unknown[];
+    expect(listed).toHaveLength(1);
+    const show = await cli(['sessions', 'show', id]);
+    expect(show.stdout).toMatch(/^Which session am I\?/);
+    expect(show.stdout).toMatch(/Round 1 · independent/);
+    const md = await cli(['sessions', 'export', id, '--format', 'md']);
+    expect(md.stdout).toMatch(/^# /);
+    const json = await cli(['sessions', 'export', id, '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id });
+    expect((await cli(['sessions', 'export', id, '--format', 'pdf'])).code).toBe(2);
+    const deleted = await cli(['sessions', 'delete', id]);
+    expect(deleted.stdout).toBe(`Deleted ${id}\n`);
+    const gone = await cli(['sessions', 'show', id]);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toMatch(/not_found/);
+  });
+
+  it('exits 3 on an authentication failure and 5 when the server cannot be reached', async () => {
+    const refusing: Server = createServer((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/problem+json', 'x-request-id': 'req_auth' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Unauthorized', status: 401, code: 'unauthorized' }));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      const run = await cli(['sessions', 'list', '--url', url]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(/unauthorized/);
+      expect(run.stderr).toMatch(/consilium login/);
+    } finally {
+      refusing.close();
+    }
+    const offline = await cli(['debate', 'Why?', '--url', 'http://127.0.0.1:9']);
+    expect(offline.code).toBe(5);
+    expect(offline.stderr).toMatch(/Network error/);
+  });
+
+  it('wiki build prints the URL and warnings, and fails on an invalid parameter', async () => {
+    const ok = await cli([
+      'wiki',
+      'build',
+      'allpages',
+      '--prefix',
+      'Foo',
+      '--limit',
+      '600',
+      '--api',
+      'https://wiki.example/w/api.php',
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const url = new URL(ok.stdout.trim());
+    expect(url.origin + url.pathname).toBe('https://wiki.example/w/api.php');
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      action: 'query',
+      list: 'allpages',
+      apprefix: 'Foo',
+      aplimit: '500',
+    });
+    expect(ok.stderr).toMatch(/warning: outofrange aplimit/);
+    const bad = await cli(['wiki', 'build', 'allpages', '--limit', 'lots']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/badinteger/);
+    expect((await cli(['wiki', 'build', 'nosuchmodule'])).code).toBe(2);
+    expect((await cli(['wiki', 'build', 'allpages', '--nosuchparam', '1'])).stderr).toMatch(
+      /allpages has no parameter --nosuchparam/,
+    );
+    const json = JSON.parse((await cli(['wiki', 'build', 'revisions', '--prop', 'ids|content', '--json'])).stdout);
+    expect(json).toMatchObject({ method: 'GET', params: { prop: 'revisions', rvprop: 'ids|content' }, warnings: [] });
+  });
+
+  it('wiki generate is consilium-wiki generate', async () => {
+    const run = await cli(['wiki', 'generate', '--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('Ctrl-C cancels the debate on the server', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
+    try {
+      const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', BIN, 'debate', 'Interrupt me', '--json'], {
+        cwd: ROOT,
+        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, ...tokenEnv() }),
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await new Promise<void>((resolve) =>
+        child.stdout!.on('data', (d) => {
+          stdout += d;
+          if (stdout.includes('"answer.delta"')) resolve();
+        }),
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(/cancelled; session ses_\S+ stops on the server/);
+      const sessionId = (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+      let status = 'running';
+      for (let i = 0; i < 100 && status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await (await fetch(`${slow.baseUrl}/sessions/${sessionId}`, { headers: authHeader() })).json()).status;
+      }
+      expect(status).toBe('cancelled');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('under a terminal: colours per slot, redraws in place, and NO_COLOR turns colour off', async () => {
+    const underPty = (env: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const command = `${process.execPath} --import tsx ${BIN} debate 'Tabs or spaces?' --rounds 2`;
+        execFile(
+          'script',
+          ['-qec', command, '/dev/null'],
+          { cwd: ROOT, env: baseEnv({ CONSILIUM_URL: server.baseUrl, TERM: 'xterm-256color', ...tokenEnv(), ...env }) },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        );
+      });
+    const coloured = await underPty({});
+    expect(coloured).toContain(`${ESC}[35m1 anthropic`); // slot 1's colour
+    expect(coloured).toContain(`${ESC}[32m2 openai`);
+    expect(coloured).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // cursor back up to redraw the block
+    expect(coloured).toContain(`${ESC}[2K`);
+    expect(coloured).toMatch(/Round 2\/2 · 5\/5 answered/);
+    expect(coloured).toMatch(/Verdict/);
+    const plain = await underPty({ NO_COLOR: '1' });
+    expect(plain).not.toMatch(new RegExp(`${ESC}\\[\\d+m`));
+    expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
+  });
+});
+
+const authHeader = (): Record<string, string> => {
+  const token = (server as { token?: string }).token;
+  return token ? { authorization: `Bearer ${token}` } : {};
+};

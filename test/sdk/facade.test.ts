@@ -1,0 +1,199 @@
+/**
+ * The `Consilium` facade against the real server on loopback: data or a typed `ConsiliumError`
+ * (for streams too), typed debate events, pages as an async iterator, and a session stream that
+ * resumes by `Last-Event-ID` after its connection drops.
+ */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { Consilium, ConsiliumError, type DebateEvent } from '../../sdk/src/index.js';
+import { type RunningServer, startServer } from '../support/server.js';
+
+let server: RunningServer;
+let c: Consilium;
+
+beforeAll(async () => {
+  server = await startServer();
+  c = new Consilium({ baseUrl: server.baseUrl, ...tokenOf(server) });
+});
+afterAll(() => server?.close());
+
+/** The server's signed-in token, once the test server has accounts. */
+function tokenOf(s: RunningServer): { token?: string } {
+  const token = (s as { token?: string }).token;
+  return token ? { token } : {};
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ConsiliumError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConsiliumError);
+  return error as ConsiliumError;
+}
+
+/** A fetch whose first event-stream answer is cut off (as a dropped connection) after `bytes` bytes. */
+function droppingFetch(bytes: number) {
+  const requests: Request[] = [];
+  let dropped = false;
+  const fetchFn: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    requests.push(request.clone());
+    const response = await fetch(request);
+    if (dropped || !response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return response;
+    dropped = true;
+    const reader = response.body.getReader();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        if (sent + value.byteLength >= bytes) {
+          controller.enqueue(value.subarray(0, bytes - sent));
+          await reader.cancel();
+          controller.error(new TypeError('terminated'));
+          return;
+        }
+        sent += value.byteLength;
+        controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: fetchFn, requests };
+}
+
+describe('Consilium', () => {
+  it('returns typed data', async () => {
+    const health = await c.health();
+    expect(health.status).toBe('ok');
+    const providers = await c.providers();
+    expect(providers.slots.map((s) => s.slot)).toEqual([1, 2, 3, 4, 5]);
+    const answer = await c.ask('What is 2 + 2?', { slot: 3 });
+    expect(answer.answer.slot).toBe(3);
+    expect(answer.answer.provider).toBe('deepseek');
+  });
+
+  it('streams a debate as typed events, then reads the session back', async () => {
+    const events = await collect(c.debates.stream('Tabs or spaces?', { rounds: 2 }));
+    expectTypeOf(events).toEqualTypeOf<DebateEvent[]>();
+    expect(events[0]?.type).toBe('session.started');
+    const end = events.at(-1)!;
+    expect(end.type).toBe('session.ended');
+    expect(events.filter((e) => e.type === 'round.started').map((e) => (e.type === 'round.started' ? e.round : 0))).toEqual([
+      1, 2,
+    ]);
+    expect(events.some((e) => e.type === 'verdict')).toBe(true);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const session = await c.sessions.get(end.sessionId);
+    expect(session.status).toBe('completed');
+    expect(session.rounds).toHaveLength(2);
+  });
+
+  it('throws the problem of a refused stream as a ConsiliumError with code, errors and requestId', async () => {
+    const error = await rejection(collect(c.debates.stream('', { rounds: 9 })));
+    expect(error.code).toBe('validation_failed');
+    expect(error.status).toBe(400);
+    expect(error.errors.map((e) => e.path).sort()).toEqual(['body.question', 'body.rounds']);
+    expect(error.requestId).toMatch(/\S/);
+    expect(error.message).toMatch(/body\.rounds/);
+  });
+
+  it('throws the problem of a plain call the same way', async () => {
+    const error = await rejection(c.debates.run('Why?', { rounds: 9 }));
+    expect(error).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(error.errors.map((e) => e.path)).toEqual(['body.rounds']);
+    const missing = await rejection(c.sessions.get('ses_00000000000000000000000000'));
+    expect(missing.code).toBe('not_found');
+    expect(missing.status).toBe(404);
+    expect(missing.requestId).toMatch(/\S/);
+  });
+
+  it('says network_error when nothing answers', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      });
+    });
+    const offline = new Consilium({ baseUrl: `http://127.0.0.1:${port}` });
+    expect((await rejection(offline.health())).code).toBe('network_error');
+    const streamed = await rejection(collect(offline.debates.stream('Why?')));
+    expect(streamed.code).toBe('network_error');
+    expect(streamed.status).toBeUndefined();
+  });
+
+  it('lists sessions across pages as an async iterator', async () => {
+    const mark = `pages-${Date.now()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await c.ask(`${mark} question ${i}`)).sessionId);
+    const pages = await collect(c.sessions.list({ q: mark, limit: 1 }).pages());
+    expect(pages.map((p) => p.items.length)).toEqual([1, 1, 1]);
+    const listed = await collect(c.sessions.list({ q: mark, limit: 2 }));
+    expect(listed.map((s) => s.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('follows a session, resuming with Last-Event-ID after the connection drops', async () => {
+    const events = await collect(c.debates.stream('Resume me', { rounds: 2 }));
+    const id = events[0]!.sessionId;
+    const dropping = droppingFetch(2000);
+    const followed = await collect(
+      new Consilium({ baseUrl: server.baseUrl, fetch: dropping.fetch, ...tokenOf(server) }).sessions.follow(id, {
+        retryDelayMs: 1,
+      }),
+    );
+    expect(followed.map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+    expect(followed).toEqual(events);
+    expect(dropping.requests).toHaveLength(2);
+    expect(dropping.requests[0]!.headers.get('last-event-id')).toBeNull();
+    const resumedAt = Number(dropping.requests[1]!.headers.get('last-event-id'));
+    expect(resumedAt).toBeGreaterThan(0);
+    expect(resumedAt).toBeLessThan(events.length);
+  });
+
+  it('follows from a given event and stops at the end', async () => {
+    const events = await collect(c.debates.stream('From the middle', { rounds: 2 }));
+    const from = Math.floor(events.length / 2);
+    const rest = await collect(c.sessions.follow(events[0]!.sessionId, { lastEventId: from }));
+    expect(rest).toEqual(events.slice(from));
+  });
+
+  it('cancels the debate on the server when the loop is left early', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20' });
+    try {
+      const consilium = new Consilium({ baseUrl: slow.baseUrl, ...tokenOf(slow) });
+      let sessionId = '';
+      for await (const event of consilium.debates.stream('Stop early', { rounds: 3 })) {
+        sessionId = event.sessionId;
+        if (event.type === 'answer.delta') break;
+      }
+      let status = 'running';
+      for (let i = 0; i < 100 && status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await consilium.sessions.get(sessionId)).status;
+      }
+      expect(status).toBe('cancelled');
+
+      const controller = new AbortController();
+      const events: DebateEvent[] = [];
+      const error = await rejection(
+        (async () => {
+          for await (const event of consilium.debates.stream('Abort me', { signal: controller.signal })) {
+            events.push(event);
+            controller.abort();
+          }
+        })(),
+      );
+      expect(error.code).toBe('aborted');
+      expect(events).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});

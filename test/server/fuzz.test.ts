@@ -1,0 +1,257 @@
+/**
+ * Fuzzing every operation of the contract over HTTP: generated path parameters, queries, headers and bodies,
+ * valid (drawn from the operation's own schemas) and invalid (mutated, random, hostile), sent one at a time.
+ * Whatever is sent: no 5xx, every rejection is problem+json, and a rejected request writes no row.
+ *
+ * `CONSILIUM_FUZZ_RUNS` sets the requests per operation (default 60, about 30 s for all; e.g. 3000 for a deep run).
+ * A new operation in the contract is fuzzed with no new test code.
+ */
+import fc from 'fast-check';
+import sqlite3 from 'sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { zProblem } from '../../sdk/src/generated/zod.gen.js';
+import { sampleJson } from '../../server/src/debate/json-sample.js';
+import { seededRng } from '../../server/src/debate/seed.js';
+import { routes } from '../../server/src/generated/routes.js';
+import { rawRequest } from '../support/raw-http.js';
+import { type RunningServer, startServer } from '../support/server.js';
+
+const RUNS = Number(process.env.CONSILIUM_FUZZ_RUNS || 60);
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  tags: string[];
+  request?: {
+    params?: z.ZodType;
+    query?: z.ZodType;
+    headers?: z.ZodType;
+    body?: { content: Record<string, { schema: z.ZodType }> };
+  };
+}
+const operations = Object.values(routes) as unknown as Operation[];
+
+/**
+ * Headers that authenticate the fuzzer, so requests reach the handlers rather than a 401.
+ * Accounts have not landed yet: nothing is needed today. Once `startServer()` signs in, return its credentials.
+ */
+function credentials(_server: RunningServer): Record<string, string> {
+  return {};
+}
+
+let server: RunningServer;
+let db: sqlite3.Database;
+/** Whether the last request was accepted, so its writes may still be landing. */
+let lastAccepted = true;
+/** Ids of sessions that exist, so path parameters hit real rows as well as missing ones. */
+const sessionIds: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer();
+  for (const question of ['Fuzz one?', 'Fuzz two?']) {
+    const res = await fetch(`${server.baseUrl}/consilium`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...credentials(server) },
+      body: JSON.stringify({ question }),
+    });
+    sessionIds.push(((await res.json()) as { sessionId: string }).sessionId);
+  }
+  db = new sqlite3.Database(server.config.database, sqlite3.OPEN_READONLY);
+});
+afterAll(async () => {
+  await new Promise((resolve) => db.close(resolve));
+  await server.close();
+});
+
+/** Row counts of every table, as one comparable string. */
+async function rowCounts(): Promise<string> {
+  const all = <T>(sql: string) =>
+    new Promise<T[]>((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+  const tables = await all<{ name: string }>(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  );
+  const counts = await Promise.all(
+    tables.map(async ({ name }) => `${name}=${(await all<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`))[0]!.n}`),
+  );
+  return counts.join(' ');
+}
+
+/** Waits until the row counts stop changing (a debate's last writes may land just after its response). */
+async function settledRowCounts(): Promise<string> {
+  let last = await rowCounts();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const now = await rowCounts();
+    if (now === last) return now;
+    last = now;
+  }
+}
+
+/** A value valid for `schema`, drawn deterministically from `seed`. */
+function validFor(schema: z.ZodType, seed: number): unknown {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', unrepresentable: 'any', io: 'input' });
+  return sampleJson(json as never, seededRng(String(seed)), ['fuzz', 'sessions', 'owner']);
+}
+
+const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  'a\ud800b',
+  'nul\0',
+  '\udfff',
+  '<img src=x onerror=alert(1)>',
+  '../../etc/passwd',
+  '%00',
+  'x'.repeat(5000),
+  '😀',
+  '\u202e',
+];
+
+/** Any JSON value, plus the hostile strings, at any depth. */
+const jsonish = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(...HOSTILE_STRINGS),
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(
+      fc.oneof(fc.string(), fc.constantFrom('question', 'rounds', 'answers', 'slot', 'text', 'budget', 'sessionId')),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
+  ),
+})).value;
+
+/** A valid value, or one with a field replaced, removed or added. */
+function mutated(schema: z.ZodType) {
+  return fc.tuple(fc.integer(), fc.nat(), jsonish, fc.nat(3)).map(([seed, pick, replacement, how]) => {
+    const valid = validFor(schema, seed);
+    if (how === 0 || valid === null || typeof valid !== 'object') return valid;
+    const copy = structuredClone(valid) as Record<string, unknown>;
+    const keys = Object.keys(copy);
+    const key = keys[pick % Math.max(1, keys.length)];
+    if (how === 1 && key !== undefined) copy[key] = replacement;
+    else if (how === 2 && key !== undefined) delete copy[key];
+    else copy[`extra${pick % 3}`] = replacement;
+    return copy;
+  });
+}
+
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/problem+json',
+  '',
+];
+
+interface FuzzRequest {
+  path: string;
+  init: { method: string; headers: Record<string, string>; body?: string };
+}
+
+function pathValue(name: string, schema: z.ZodType | undefined) {
+  const valid = schema && (schema as z.ZodObject).shape?.[name];
+  return fc
+    .oneof(
+      fc.constantFrom(...sessionIds, 'anthropic', 'openai', 'ses_000000000000', 'tok_abcdef'),
+      valid ? fc.integer().map((seed) => String(validFor(valid as z.ZodType, seed))) : fc.constant('x'),
+      fc.constantFrom(...HOSTILE_STRINGS).filter((s) => s !== ''),
+      fc.string({ minLength: 1 }),
+    )
+    .map(encodePathValue);
+}
+
+/** Percent-encoded; a lone surrogate becomes the bytes of one (which are not UTF-8); `%XX` kept as sent. */
+function encodePathValue(value: string): string {
+  const wellFormed = value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\u0001');
+  return encodeURIComponent(wellFormed)
+    .replace(/%01/g, '%ED%A0%80')
+    .replace(/%25(?=[0-9A-F]{2})/g, '%');
+}
+
+function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const params = fc.tuple(...names.map((n) => pathValue(n, op.request?.params)));
+  const query = op.request?.query
+    ? fc.oneof(mutated(op.request.query), fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }))
+    : fc.oneof(fc.constant(undefined), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
+  const headerValues = op.request?.headers ? fc.oneof(mutated(op.request.headers), fc.constant({})) : fc.constant({});
+  const bodySchema = op.request?.body?.content['application/json']?.schema;
+  const body = bodySchema
+    ? fc.oneof(
+        { weight: 3, arbitrary: mutated(bodySchema).map((v) => JSON.stringify(v)) },
+        { weight: 1, arbitrary: jsonish.map((v) => JSON.stringify(v)) },
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            fc.string(),
+            fc.constantFrom('{"question":"a\\ud800b"}', '{"question":', '{', '[]', 'null', '"\\u0000"'),
+          ),
+        },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      )
+    : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: jsonish.map((v) => JSON.stringify(v)) });
+  const contentType = bodySchema
+    ? fc.oneof(
+        { weight: 5, arbitrary: fc.constant('application/json') },
+        { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      )
+    : fc.constantFrom(...CONTENT_TYPES);
+  return fc
+    .record({ params, query, headerValues, body, contentType })
+    .map(({ params, query, headerValues, body, contentType }) => {
+      let i = 0;
+      let path = op.path.replace(/\{\w+\}/g, () => params[i++]!);
+      if (query && typeof query === 'object') {
+        const search = new URLSearchParams();
+        for (const [k, v] of Object.entries(query)) search.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+        if (search.size > 0) path += `?${search}`;
+      }
+      const headers: Record<string, string> = { ...credentials(server) };
+      if (contentType) headers['content-type'] = contentType;
+      if (headerValues && typeof headerValues === 'object') {
+        for (const [k, v] of Object.entries(headerValues)) {
+          const value = typeof v === 'string' ? v : JSON.stringify(v);
+          // fetch refuses header values it cannot send; those never reach a server.
+          if (/^[\t\x20-\x7e]*$/.test(value) && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) headers[k] = value;
+        }
+      }
+      return { path, init: { method: op.method.toUpperCase(), headers, ...(body !== undefined && { body }) } };
+    });
+}
+
+describe(`fuzzing every operation (${RUNS} requests each)`, () => {
+  for (const op of operations) {
+    it(`${op.method.toUpperCase()} ${op.path} (${op.operationId})`, async () => {
+      await fc.assert(
+        fc.asyncProperty(requestFor(op), async ({ path, init }) => {
+          // A debate's last writes may land just after its response: let an accepted request's writes settle first.
+          const before = lastAccepted ? await settledRowCounts() : await rowCounts();
+          // node:http rather than fetch: it sends a GET's body and any header it is given, as clients can.
+          const res = await rawRequest(`${server.baseUrl}${path}`, init);
+          const what = `${init.method} ${path.slice(0, 200)} ${String(init.body ?? '').slice(0, 300)} → ${res.status} ${res.body.slice(0, 300)}`;
+          // Until accounts land, their operations answer 501 for the missing `auth` capability; nothing else may.
+          const notImplementedYet = res.status === 501 && /"capability":"auth"/.test(res.body);
+          expect(res.status < 500 || notImplementedYet, what).toBe(true);
+          lastAccepted = res.status < 400;
+          if (res.status >= 400) {
+            expect(res.headers['content-type'], what).toBe('application/problem+json');
+            const problem = zProblem.parse(JSON.parse(res.body));
+            expect(problem.status, what).toBe(res.status);
+            expect(await rowCounts(), `rows written by a rejected request: ${what}`).toBe(before);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
