@@ -33,12 +33,10 @@ interface Operation {
 }
 const operations = Object.values(routes) as unknown as Operation[];
 
-/**
- * Headers that authenticate the fuzzer, so requests reach the handlers rather than a 401.
- * Accounts have not landed yet: nothing is needed today. Once `startServer()` signs in, return its credentials.
- */
+/** An admin's token: every request gets past authentication and authorization to the handlers, rather than a 401 or 403. */
+let adminHeaders: Record<string, string> = {};
 function credentials(_server: RunningServer): Record<string, string> {
-  return {};
+  return adminHeaders;
 }
 
 let server: RunningServer;
@@ -50,8 +48,9 @@ const sessionIds: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
+  adminHeaders = (await server.admin()).headers;
   for (const question of ['Fuzz one?', 'Fuzz two?']) {
-    const res = await fetch(`${server.baseUrl}/consilium`, {
+    const res = await server.fetch(`/consilium`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...credentials(server) },
       body: JSON.stringify({ question }),

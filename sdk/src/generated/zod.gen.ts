@@ -353,7 +353,7 @@ export const zSession = z.object({
     earlyStop: z.optional(zEarlyStop)
 });
 
-export const zFollowUpRequest = z.object({
+export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.optional(z.enum([
         'single',
@@ -397,12 +397,12 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.optional(z.int().check(z.gte(1))),
     maxCostUsd: z.optional(z.number().check(z.gt(0)))
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
 });
@@ -412,7 +412,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
@@ -427,7 +427,7 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
@@ -435,7 +435,7 @@ export const zDeepRequest = z.object({
     earlyStop: z.optional(z.boolean())
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: z.optional(zRoundNumber),
     text: z.string().check(z.minLength(1), z.maxLength(100000))
@@ -444,7 +444,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: z.optional(zSessionId),
     question: z.optional(zQuestion),
     answers: z.optional(z.array(zSynthesisAnswer).check(z.minLength(1), z.maxLength(25)))
@@ -489,7 +489,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: z.optional(zRole),
     password: z.optional(zNewPassword)
@@ -500,12 +500,12 @@ export const zUserCreated = z.object({
     password: z.optional(z.string())
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.optional(z.boolean()),
     role: z.optional(zRole)
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: z.optional(zNewPassword)
 });
 
@@ -513,12 +513,12 @@ export const zPasswordResetResult = z.object({
     password: z.optional(z.string())
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().check(z.minLength(1), z.maxLength(100)),
     password: z.string().check(z.minLength(1), z.maxLength(200))
 });
@@ -541,7 +541,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().check(z.minLength(1), z.maxLength(100)),
     expiresInDays: z.optional(z.int().check(z.gte(1), z.lte(3650)))
 });

@@ -453,7 +453,7 @@ export const zSession = z.object({
     earlyStop: zEarlyStop.optional()
 });
 
-export const zFollowUpRequest = z.object({
+export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.enum([
         'single',
@@ -511,14 +511,14 @@ export const zSessionPage = z.object({
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.object({
+export const zBudget = z.strictObject({
     maxTokens: z.int().gte(1).optional(),
     maxCostUsd: z.number().gt(0).optional()
 }).register(z.globalRegistry, {
     description: 'Stops the debate cleanly once either cap is reached.'
 });
 
-export const zAskRequest = z.object({
+export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional()
 });
@@ -528,7 +528,7 @@ export const zAskResult = z.object({
     answer: zAnswer
 });
 
-export const zParallelRequest = z.object({
+export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
         description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
@@ -545,7 +545,7 @@ export const zParallelResult = z.object({
     cost: zCost
 });
 
-export const zDeepRequest = z.object({
+export const zDeepRequest = z.strictObject({
     question: zQuestion,
     rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
         description: 'How many rounds to debate.'
@@ -559,7 +559,7 @@ export const zDeepRequest = z.object({
     }).optional()
 });
 
-export const zSynthesisAnswer = z.object({
+export const zSynthesisAnswer = z.strictObject({
     slot: zSlotNumber,
     round: zRoundNumber.optional(),
     text: z.string().min(1).max(100000)
@@ -568,7 +568,7 @@ export const zSynthesisAnswer = z.object({
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.object({
+export const zSynthesizeRequest = z.strictObject({
     sessionId: zSessionId.optional(),
     question: zQuestion.optional(),
     answers: z.array(zSynthesisAnswer).min(1).max(25).optional()
@@ -625,7 +625,7 @@ export const zUserList = z.object({
     items: z.array(zUser)
 });
 
-export const zUserCreateRequest = z.object({
+export const zUserCreateRequest = z.strictObject({
     username: zUsername,
     role: zRole.optional(),
     password: zNewPassword.optional()
@@ -638,12 +638,12 @@ export const zUserCreated = z.object({
     }).optional()
 });
 
-export const zUserUpdateRequest = z.object({
+export const zUserUpdateRequest = z.strictObject({
     disabled: z.boolean().optional(),
     role: zRole.optional()
 });
 
-export const zPasswordResetRequest = z.object({
+export const zPasswordResetRequest = z.strictObject({
     password: zNewPassword.optional()
 });
 
@@ -653,12 +653,12 @@ export const zPasswordResetResult = z.object({
     }).optional()
 });
 
-export const zPasswordChangeRequest = z.object({
+export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().min(1).max(200),
     newPassword: zNewPassword
 });
 
-export const zLoginRequest = z.object({
+export const zLoginRequest = z.strictObject({
     username: z.string().min(1).max(100),
     password: z.string().min(1).max(200)
 });
@@ -683,7 +683,7 @@ export const zApiTokenList = z.object({
     items: z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.object({
+export const zApiTokenCreateRequest = z.strictObject({
     name: z.string().min(1).max(100),
     expiresInDays: z.int().gte(1).lte(3650).optional()
 });
