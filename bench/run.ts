@@ -1,9 +1,10 @@
-/** `npm run bench [-- http|wiki|debate|sessions|size|providers]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki|debate|sessions|size|providers|ui]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchDebate } from './debate.js';
 import { benchHttp } from './http.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
 import { benchSize } from './size.js';
+import { benchUi } from './ui.js';
 import { benchWiki } from './wiki.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   sessions: benchSessions,
   size: benchSize,
   providers: benchProviders,
+  ui: benchUi,
 };
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));

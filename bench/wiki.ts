@@ -239,10 +239,40 @@ async function loadCompiledRuntime(outDir: string): Promise<Runtime> {
   return { query: wiki.query, encodeForm: wiki.encodeForm, allpages: ap.allpages, revisions: rv.revisions };
 }
 
-function viaQuery(rt: Runtime): (i: number) => string {
+/** A site context as `siteContextFromSiteinfo` reads it from a wiki with MediaWiki's default namespaces. */
+const SITE = {
+  namespaces: [
+    [-2, 'Media'],
+    [-1, 'Special'],
+    [0, ''],
+    [1, 'Talk'],
+    [2, 'User'],
+    [3, 'User talk'],
+    [4, 'Project'],
+    [5, 'Project talk'],
+    [6, 'File'],
+    [7, 'File talk'],
+    [8, 'MediaWiki'],
+    [9, 'MediaWiki talk'],
+    [10, 'Template'],
+    [11, 'Template talk'],
+    [12, 'Help'],
+    [13, 'Help talk'],
+    [14, 'Category'],
+    [15, 'Category talk'],
+  ].map(([id, name]) => ({ id: id as number, name: name as string })),
+};
+
+/**
+ * `query()` as a `WikiClient` runs it: against the wiki's site context (namespaces checked) with the
+ * modules' own rules on (allpages' title parts and continue format; the default). `site: false`
+ * measures it without a site context.
+ */
+function viaQuery(rt: Runtime, site: boolean | 'no-rules' = true): (i: number) => string {
+  const options = site === true ? { site: SITE } : site === 'no-rules' ? { site: SITE, rules: false } : undefined;
   return (i) => {
     const input = INPUTS[i]!;
-    return rt.query({ list: [rt.allpages(input.ap)], prop: [rt.revisions(input.rv)] }).toString();
+    return rt.query({ list: [rt.allpages(input.ap)], prop: [rt.revisions(input.rv)] }, options).toString();
   };
 }
 
@@ -300,6 +330,8 @@ export async function benchWiki(): Promise<void> {
         n: 0,
         samples: [],
       },
+      { label: 'query-nosite', fn: viaQuery(compiled, false), n: 0, samples: [] },
+      { label: 'query-norules', fn: viaQuery(compiled, 'no-rules'), n: 0, samples: [] },
       // Encoding alone, on the finished params of each input: how much of each total is the encoder.
       { label: 'encode-usp', fn: (i) => new URLSearchParams(finished[i]).toString(), n: 0, samples: [] },
       { label: 'encode-form', fn: (i) => compiled.encodeForm(finished[i]!), n: 0, samples: [] },
@@ -326,7 +358,9 @@ export async function benchWiki(): Promise<void> {
       }
     }
 
-    const [bare, zod, viaQ, viaTsx, encUsp, encForm] = variants.map((v) => percentile(v.samples, 50)) as [
+    const [bare, zod, viaQ, viaTsx, noSite, noRules, encUsp, encForm] = variants.map((v) => percentile(v.samples, 50)) as [
+      number,
+      number,
       number,
       number,
       number,
@@ -337,7 +371,14 @@ export async function benchWiki(): Promise<void> {
     const opsPerSec = (ns: number) => `${Math.round(1e9 / ns).toLocaleString('en-US')} ops/s`;
     report('wiki: bare URLSearchParams, no validation (a)', bare, 'ns/op', opsPerSec(bare));
     report('wiki: zod v4 schemas + URLSearchParams (b)', zod, 'ns/op', opsPerSec(zod));
-    report('wiki: query() + toString()', viaQ, 'ns/op', opsPerSec(viaQ));
+    report('wiki: query() + toString(), site context and module rules on', viaQ, 'ns/op', opsPerSec(viaQ));
+    report('wiki: (info) query() without a site context', noSite, 'ns/op', `${(viaQ / noSite).toFixed(2)}x of it with one`);
+    report(
+      'wiki: (info) query() with a site context, rules off',
+      noRules,
+      'ns/op',
+      `${(viaQ / noRules).toFixed(2)}x of it with rules`,
+    );
     const overBare = viaQ / bare;
     const zodOver = zod / viaQ;
     report('wiki: query() / bare URLSearchParams', overBare, 'x', `goal <= 2.0: ${overBare <= 2 ? 'met' : 'NOT met'}`);

@@ -3,9 +3,13 @@
  * with a plain-text server, a refused key, an error streamed mid-answer. Each ends as an answer
  * error naming its cause, and the server's log carries the cause and the provider's request id.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAccounts } from '../../server/src/accounts/open.js';
 import { loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
@@ -146,21 +150,24 @@ describe("the server's log", () => {
   it('records the cause, the slot and the session of each failed attempt; the 502 names the cause', async () => {
     const port = await deadPort();
     const lines: Record<string, unknown>[] = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
     const env = {
       ...compatible(`http://127.0.0.1:${port}/v1`).env,
-      CONSILIUM_DATABASE: ':memory:',
+      CONSILIUM_DATA_DIR: dataDir,
       CONSILIUM_MAX_RETRIES: '0',
       CONSILIUM_ALLOWED_HOSTS: '*',
     };
     const config = loadConfig(env);
     const sessions = await openSessions({ database: config.database, cacheSize: 5 });
     const logger = createLogger('warn', (line) => lines.push(JSON.parse(line)));
-    const { accounts, authorization } = await benchCaller(sessions);
+    const accounts = openAccounts(sessions.store.accounts, config);
+    const { user } = await accounts.createUser({ username: 'ops', password: 'ops-password-for-tests' });
+    const { token } = await accounts.createToken(user.id, 'tests');
     const app = createApp({ config, env, logger, version: 'test', sessions, accounts });
     try {
       const res = await app.request('http://127.0.0.1/ask/local-llm', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ question: 'Ship it?' }),
       });
       expect(res.status).toBe(502);
@@ -182,6 +189,7 @@ describe("the server's log", () => {
       expect(failed[0]!.message).toContain(`127.0.0.1:${port}`);
     } finally {
       await sessions.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

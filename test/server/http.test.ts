@@ -34,10 +34,10 @@ const BODIES: Partial<Record<keyof typeof routes, unknown>> = {
   synthesizeVerdict: { question: QUESTION, answers: [{ slot: 1, text: 'Yes, by owner.' }] },
   askFollowUp: { question: QUESTION },
   login: { username: 'ada', password: 'correct horse battery staple' },
-  changePassword: { currentPassword: 'the old one', newPassword: 'a-longer-passphrase' },
+  changePassword: { currentPassword: 'old', newPassword: 'correct horse battery staple' },
   createApiToken: { name: 'ci' },
   createUser: { username: 'ada' },
-  updateUser: { disabled: false },
+  updateUser: { disabled: true },
   resetUserPassword: {},
 };
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -145,8 +145,15 @@ describe('validation failures list every offending field', () => {
     expect(problem.errors?.map((e) => e.code)).toEqual(['unrecognized_keys', 'unrecognized_keys']);
     for (const op of operations.filter((op) => op.request?.body)) {
       const path = fillPath(op.path);
-      const body = { ...(BODIES[op.operationId] as object), temperature: 0.2 };
-      await expectInvalid(await send(path, { ...post(body), method: op.method.toUpperCase() }), path, ['body.temperature']);
+      // Where this file has no valid body for the operation, the missing fields are listed too.
+      const body = { ...((BODIES[op.operationId] as object | undefined) ?? {}), temperature: 0.2 };
+      const res = await send(path, { ...post(body), method: op.method.toUpperCase() });
+      const problem = await expectProblem(res, 400, 'validation_failed', path);
+      expect(problem.errors, op.operationId).toContainEqual({
+        path: 'body.temperature',
+        message: expect.stringContaining('"temperature"'),
+        code: 'unrecognized_keys',
+      });
     }
   });
 

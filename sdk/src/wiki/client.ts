@@ -440,17 +440,17 @@ export class WikiClient {
     }
     if (isObject(json) && (parseErrors(json).length > 0 || res.ok)) return json;
     const headerCode = res.headers.get('MediaWiki-API-Error');
+    const type = res.headers.get('Content-Type') ?? '';
+    const html = json === undefined && (/html/i.test(type) || /^\s*<(?:!doctype|html)/i.test(text));
+    const htmlHint = `${this.apiUrl} answered with HTML, not JSON: is it the wiki's api.php (not index.php or a page), and is the API enabled?`;
     if (!res.ok) {
-      throw new WikiApiError(headerCode ?? 'http', `HTTP ${res.status} ${res.statusText}`.trim(), {
+      const status = `HTTP ${res.status} ${res.statusText}`.trim();
+      throw new WikiApiError(headerCode ?? 'http', html ? `${status}: ${htmlHint}` : status, {
         status: res.status,
         response: json ?? text.slice(0, 1000),
       });
     }
-    const type = res.headers.get('Content-Type') ?? '';
-    const html = /html/i.test(type) || /^\s*<(?:!doctype|html)/i.test(text);
-    const info = html
-      ? `${this.apiUrl} answered with HTML, not JSON: is it the wiki's api.php (not index.php or a page), and is the API enabled?`
-      : 'The API did not answer with a JSON object.';
+    const info = html ? htmlHint : 'The API did not answer with a JSON object.';
     throw new WikiApiError('badresponse', info, {
       status: res.status,
       response: text.slice(0, 1000),

@@ -31,7 +31,7 @@ export type ModuleRule = RuleBase &
     | { rule: 'continue'; param: string; parts: number }
     | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
-    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string } }
+    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
   );
 
 /** `catalogue/rules.json`: module name → its rules. */
@@ -95,6 +95,12 @@ function fail(code: string, param: string, message: string, spec: ModuleSpec, ru
   e.libraryCode = `module-rule:${rule.rule}`;
   throw e;
 }
+
+/**
+ * Plain words need no title parser: no namespace or interwiki prefix (no `:`), no fragment, nothing
+ * Title rejects, not `.`-relative, short. The common case, checked on every request, so kept cheap.
+ */
+const PLAIN_TITLE = /^[A-Za-z0-9][A-Za-z0-9 ,'()_-]{0,200}$/;
 
 /** A namespace's local name, from the site or MediaWiki's canonical ones. */
 function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
@@ -182,6 +188,8 @@ export function applyRules(
         for (const name of rule.params) {
           const value = params[name];
           if (!isGiven(value)) continue;
+          // A plain title is in the main namespace; only a namespace requirement needs the parser.
+          if (rule.namespace === undefined && PLAIN_TITLE.test(String(value))) continue;
           const ns = titleNamespace(String(value), 0, site);
           if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
           if (rule.namespace !== undefined && ns !== rule.namespace) {
@@ -205,7 +213,7 @@ export function applyRules(
         if (used !== undefined) {
           const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
           fail(
-            'invalidparammix',
+            rule.code ?? 'invalidparammix',
             prefix + used,
             `The "${prefix}${used}" parameter may only be used with "${need}".`,
             spec,
@@ -225,6 +233,7 @@ export function applyRules(
           if (!isGiven(value)) continue;
           // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
           // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
+          if (PLAIN_TITLE.test(String(value))) continue;
           const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
           if (nsName === undefined) continue;
           const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;

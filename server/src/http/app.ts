@@ -24,6 +24,7 @@ import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
 import { closeOnUnreadBody } from './unread-body.js';
+import { mountWeb } from './web.js';
 
 /** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
 export function createDebateDeps(
@@ -128,6 +129,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.doc31('/openapi.json', documentFields);
   mountDocs(app);
+  mountWeb(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
   app.onError((err, c) => {

@@ -155,7 +155,7 @@ function paramCases(p: ParamInfo, spec: ModuleSpec): [string, string][] {
       case 'string':
         if (p.multi) {
           out.push(['too many values', times(low + 1, (i) => `V${i}`)]);
-          out.push(['duplicates', 'A|A']);
+          out.push(['duplicates', valid !== undefined ? `${valid}|${valid}` : 'A|A']);
         }
         if (typeof p.maxbytes === 'number') out.push(['too long', 'x'.repeat(p.maxbytes + 1)]);
         break;

@@ -51,7 +51,8 @@ export const langbacklinks: WikiModule<LangbacklinksParams, 'list', true> = defi
       rule: 'requires',
       params: ['title'],
       requires: { param: 'lang' },
-      source: 'ApiQueryLangBacklinks.php run(): title without lang → apierror-invalidparammix-mustusewith',
+      code: 'nolang',
+      source: 'ApiQueryLangBacklinks.php run(): title without lang → apierror-invalidparammix-mustusewith, code nolang',
     },
   ],
 });

@@ -11,6 +11,7 @@ import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
 import { DEFAULT_USER_AGENT, loadParamInfo } from './fetch.js';
 import { loadFs, loadPath, loadUrl, type NodeFs, type NodePath, nodeProcess } from './node.js';
+import { emitSiteinfo, loadSiteinfo } from './siteinfo.js';
 
 export const DEFAULT_RUNTIME_IMPORT = '@consilium/sdk/wiki';
 /** The first words of every file the CLI writes; files that start with them are its own to replace. */
@@ -30,6 +31,8 @@ Options:
   --runtime-import <specifier>
                               Where the generated files import defineModule from
                               (default: ${DEFAULT_RUNTIME_IMPORT})
+  --siteinfo <source>         Also write siteinfo.ts: the wiki's namespaces and interwiki prefixes,
+                              from a meta=siteinfo JSON file or an api.php URL, for { site }
   --user-agent <text>         The User-Agent for requests to the wiki; Wikimedia wikis ask for
                               contact details in it (default: ${DEFAULT_USER_AGENT})
   --timeout <seconds>         How long each request to the wiki may take (default: 60)
@@ -59,6 +62,7 @@ interface GenerateArgs {
   out: string;
   runtimeImport: string;
   userAgent?: string;
+  siteinfo?: string;
   timeout?: string;
   ext?: string;
 }
@@ -68,6 +72,7 @@ const OPTIONS: Record<string, keyof GenerateArgs> = {
   '--out': 'out',
   '--runtime-import': 'runtimeImport',
   '--user-agent': 'userAgent',
+  '--siteinfo': 'siteinfo',
   '--timeout': 'timeout',
   '--ext': 'ext',
 };
@@ -167,7 +172,22 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
   const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
   const out = path.resolve(cwd, parsed.out);
   const ext = (parsed.ext as 'ts' | 'mts' | undefined) ?? ((await packageType(fs, path, out)) === 'module' ? 'ts' : 'mts');
-  const files = withExtension(emitModules(doc, { runtimeImport: parsed.runtimeImport, header }), ext);
+  const emitted = emitModules(doc, { runtimeImport: parsed.runtimeImport, header });
+  if (parsed.siteinfo !== undefined) {
+    const siteSource = /^https?:\/\//i.test(parsed.siteinfo) ? parsed.siteinfo : path.resolve(cwd, parsed.siteinfo);
+    try {
+      const site = await loadSiteinfo(siteSource, {
+        ...(io.fetch ? { fetch: io.fetch } : {}),
+        ...(parsed.userAgent ? { userAgent: parsed.userAgent } : {}),
+      });
+      emitted.set('siteinfo.ts', emitSiteinfo(site, header, parsed.runtimeImport));
+      emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './siteinfo.js';\n`);
+    } catch (error) {
+      io.stderr(`consilium-wiki: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  const files = withExtension(emitted, ext);
   let removed = 0;
   try {
     await fs.mkdir(out, { recursive: true });

@@ -1,0 +1,58 @@
+/**
+ * A siteinfo snapshot beside the generated modules: the wiki's site context (namespaces, interwiki
+ * prefixes, temporary accounts) read from a `meta=siteinfo` JSON file or fetched from an api.php URL,
+ * written as `siteinfo.ts` so callers can validate offline as that wiki would (`{ site }`).
+ */
+import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
+import type { SiteContext } from '../validate/context.js';
+import { DEFAULT_USER_AGENT } from './fetch.js';
+import { loadFs } from './node.js';
+
+export interface LoadSiteinfoOptions {
+  fetch?: typeof fetch;
+  userAgent?: string;
+}
+
+/** Reads a site context from a siteinfo JSON file, or fetches `meta=siteinfo` from an `api.php` URL. */
+export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions = {}): Promise<SiteContext> {
+  let json: unknown;
+  if (/^https?:\/\//i.test(source)) {
+    const url = new URL(source);
+    const params = { action: 'query', meta: 'siteinfo', siprop: SITEINFO_PROPS, format: 'json', formatversion: '2' };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const res = await (options.fetch ?? fetch)(url, { headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT } });
+    if (!res.ok) throw new Error(`siteinfo from ${source}: HTTP ${res.status}`);
+    try {
+      json = await res.json();
+    } catch (error) {
+      throw new Error(`siteinfo from ${source}: not JSON (is it the wiki's api.php?)`, { cause: error });
+    }
+  } else {
+    const fs = await loadFs();
+    try {
+      json = JSON.parse(await fs.readFile(source, 'utf8'));
+    } catch (error) {
+      throw new Error(`cannot read siteinfo ${source}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const site = siteContextFromSiteinfo(json);
+  if (!site.namespaces) throw new Error(`siteinfo ${source} has no namespaces (siprop=namespaces)`);
+  return site;
+}
+
+/** `siteinfo.ts`: the snapshot as a typed constant, keys in a fixed order (deterministic output). */
+export function emitSiteinfo(site: SiteContext, header: readonly string[], runtimeImport: string): string {
+  const ordered: SiteContext = {
+    ...(site.namespaces ? { namespaces: site.namespaces } : {}),
+    ...(site.interwikiPrefixes ? { interwikiPrefixes: [...site.interwikiPrefixes].sort() } : {}),
+    ...(site.tempUserPatterns ? { tempUserPatterns: site.tempUserPatterns } : {}),
+  };
+  return [
+    ...header,
+    `import type { SiteContext } from ${JSON.stringify(runtimeImport)};`,
+    '',
+    "/** The wiki's site context when these modules were generated: pass it as `{ site }` to validate as that wiki would. */",
+    `export const site: SiteContext = ${JSON.stringify(ordered, null, 2)};`,
+    '',
+  ].join('\n');
+}

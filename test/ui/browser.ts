@@ -1,0 +1,52 @@
+/**
+ * Debian's Chromium driven by playwright-core, as the browser tests and the UI bench run it: headless, no network
+ * chatter of its own, a fresh profile each launch (playwright's `launch` makes a new empty `--user-data-dir` itself and
+ * refuses one passed as an argument). `test/support/chromium-install.sh` installs it (CI does).
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CONSILIUM_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<LaunchedBrowser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: run bash test/support/chromium-install.sh --install`);
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    browser,
+    close: async () => {
+      await browser.close();
+    },
+  };
+}
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 740 };
+
+export async function newContext(browser: Browser, options: { phone?: boolean; dark?: boolean } = {}): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: options.phone ? PHONE : DESKTOP,
+    colorScheme: options.dark ? 'dark' : 'light',
+    acceptDownloads: true,
+    ...(options.phone && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
+  });
+}

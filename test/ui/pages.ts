@@ -1,0 +1,53 @@
+/** Steps the browser tests share: signing in through the form, asking through the form, reading what is shown. */
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+export async function signIn(page: Page, baseUrl: string, user: { username: string; password: string }) {
+  await page.goto(`${baseUrl}/`);
+  await page.waitForSelector('#username');
+  await page.fill('#username', user.username);
+  await page.fill('#password', user.password);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('[data-testid=username]');
+  expect(await page.textContent('[data-testid=username]')).toContain(user.username);
+}
+
+export async function ask(
+  page: Page,
+  baseUrl: string,
+  question: string,
+  options: { mode?: 'single' | 'parallel' | 'deep'; rounds?: number } = {},
+) {
+  await page.goto(`${baseUrl}/#/`);
+  await page.waitForSelector('#question');
+  await page.fill('#question', question);
+  if (options.mode) await page.check(`input[name=mode][value=${options.mode}]`);
+  if (options.rounds) await page.selectOption('#rounds', String(options.rounds));
+  await page.click('form.ask-form button[type=submit]');
+}
+
+/** The session id from the page's address (`#/sessions/<id>`), once the debate has one. */
+export async function sessionIdOf(page: Page): Promise<string> {
+  await page.waitForURL(/#\/sessions\/ses_/);
+  return decodeURIComponent(/#\/sessions\/([^/?]+)/.exec(page.url())![1]!);
+}
+
+export const waitForStatus = (page: Page, status: string, timeout = 60_000) =>
+  page.waitForSelector(`.session[data-status=${status}]`, { timeout });
+
+/** Each answer card's text, by `round:slot`, as shown. */
+export async function shownAnswers(page: Page): Promise<Record<string, string>> {
+  return page.$$eval('article.answer', (cards) =>
+    Object.fromEntries(
+      cards.map((card) => [
+        `${card.getAttribute('data-round')}:${card.getAttribute('data-slot')}`,
+        (card.querySelector('.answer-text') as HTMLElement).textContent!.trim(),
+      ]),
+    ),
+  );
+}
+
+/** Opens every folded round so all answers are on the page. */
+export async function unfoldRounds(page: Page) {
+  for (const button of await page.$$('button.fold[aria-expanded=false]')) await button.click();
+}

@@ -1,0 +1,302 @@
+/**
+ * The web UI end to end, in real Chromium, against the real server as `npm start` runs it (offline models at a fast
+ * pace, a fresh data directory): sign-in, a live deep debate, resume after a reload, history, export, tokens, hostile
+ * output, another user's session, sign-out; axe-core on every main view in both themes; screenshots as artifacts.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/process.js';
+import { launchChromium, newContext } from './browser.js';
+import { HOSTILE_TEXT, startHostileModel } from './hostile-model.js';
+import { startLongModel } from './long-model.js';
+import { ask, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
+import { ADMIN, startUiServer, type UiServer } from './server.js';
+
+export const ARTIFACTS = join(ROOT, 'test/ui/artifacts');
+
+let server: UiServer;
+let panel: Awaited<ReturnType<typeof startLongModel>>;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let context: BrowserContext;
+let page: Page;
+let adminCookie: string;
+/** The first deep debate's session, used by later tests. */
+let debateId: string;
+const QUESTION = 'Should we move the billing service to event sourcing?';
+
+/** A call to the API as a script would make it (the UI never does this), signed in as the admin. */
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${server.baseUrl}${path}`, {
+    ...init,
+    headers: { cookie: adminCookie, origin: server.baseUrl, 'content-type': 'application/json', ...init.headers },
+  });
+
+/** Text as read on screen: Markdown's syntax (fences, headings, emphasis, table rules) dropped, whitespace collapsed. */
+const norm = (text: string) =>
+  text
+    .replace(/```\w*/g, ' ')
+    .replace(/[*`]+/g, '')
+    .replace(/[#|>]+|(?<=\s|^)-{1,3}(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Five live slots on a loopback model that streams (15 ms a piece), agrees on points and writes a verdict with actions
+  // (the offline stand-in claims neither).
+  panel = await startLongModel(400, { chunkDelayMs: 15 });
+  const slots: Record<string, string> = {};
+  for (const n of [1, 2, 3, 4, 5]) {
+    slots[`CONSILIUM_SLOT${n}_PROVIDER`] = `panel${n}`;
+    slots[`CONSILIUM_SLOT${n}_MODEL`] = `panel-model-${n}`;
+    slots[`CONSILIUM_SLOT${n}_BASE_URL`] = panel.baseUrl;
+  }
+  [server, { browser, close: closeBrowser }] = await Promise.all([startUiServer(slots), launchChromium()]);
+  context = await newContext(browser);
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+}, 120_000);
+
+afterAll(async () => {
+  await closeBrowser?.();
+  await server?.close();
+  await panel?.close();
+});
+
+describe('the web UI', () => {
+  it('asks for a sign-in, and signs in with the HttpOnly session cookie', async () => {
+    await page.goto(`${server.baseUrl}/`);
+    await page.waitForSelector('#username');
+    await signIn(page, server.baseUrl, ADMIN);
+    const cookie = (await context.cookies()).find((c) => c.name === 'consilium_session');
+    expect(cookie?.httpOnly).toBe(true);
+    adminCookie = `consilium_session=${cookie!.value}`;
+    // Script cannot read it.
+    expect(await page.evaluate(() => document.cookie)).not.toContain('consilium_session');
+  });
+
+  it('streams a 3-round deep debate: five colours, the agreement matrix, a verdict streaming in with P0/P1/P2', async () => {
+    // Record, inside the page, whether the verdict was ever shown while being written.
+    await context.addInitScript(() => {
+      const seen = { verdictStream: false };
+      (window as unknown as { __seen: typeof seen }).__seen = seen;
+      addEventListener('DOMContentLoaded', () =>
+        new MutationObserver(() => {
+          if (document.querySelector('[data-testid=verdict-stream]')) seen.verdictStream = true;
+        }).observe(document.body, { childList: true, subtree: true, characterData: true }),
+      );
+    });
+    await page.reload();
+    await ask(page, server.baseUrl, QUESTION, { mode: 'deep', rounds: 3 });
+    debateId = await sessionIdOf(page);
+    await page.waitForSelector('.session[data-status=running] article.answer[data-round="1"] .answer-text:not(:empty)');
+    const colours = await page.$$eval('article.answer[data-round="1"] .slot-name', (names) =>
+      names.map((n) => getComputedStyle(n).color),
+    );
+    expect(colours).toHaveLength(5);
+    expect(new Set(colours).size).toBe(5);
+    // Each model is also told apart without colour: a distinct shape and its provider's name.
+    const shapes = await page.$$eval('article.answer[data-round="1"] .slot-name .shape', (s) => s.map((x) => x.textContent));
+    expect(new Set(shapes).size).toBe(5);
+
+    await waitForStatus(page, 'completed');
+    expect(await page.$$eval('article.answer', (a) => a.length)).toBeGreaterThanOrEqual(5);
+    const matrix = await page.$('[data-testid=consensus-matrix]');
+    expect(matrix).not.toBeNull();
+    expect(await page.$$eval('[data-testid=consensus-matrix] td.held', (cells) => cells.length)).toBeGreaterThan(0);
+    for (const p of ['P0', 'P1', 'P2']) expect(await page.$(`.priority-${p}`)).not.toBeNull();
+    expect(await page.evaluate(() => (window as unknown as { __seen: { verdictStream: boolean } }).__seen.verdictStream)).toBe(
+      true,
+    );
+
+    // What is shown is what the API stored, answer for answer.
+    const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
+      rounds: { answers: { round: number; slot: number; text: string }[] }[];
+    };
+    await unfoldRounds(page);
+    const shown = await shownAnswers(page);
+    for (const round of stored.rounds)
+      for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+  });
+
+  it('resumes after a reload mid-stream with no text duplicated or missing', async () => {
+    // The debate runs for another client (a script, another tab), so the reload ends only this page's watching.
+    const started = await api('/consilium/deep/stream', {
+      method: 'POST',
+      body: JSON.stringify({ question: 'Is a monorepo right for a team of five?', rounds: 3 }),
+    });
+    const reader = started.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = /"sessionId":"([^"]+)"/.exec(first)![1]!;
+    const drained = (async () => {
+      while (!(await reader.read()).done) {}
+    })();
+    await page.goto(`${server.baseUrl}/#/sessions/${id}`);
+    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    const before = await shownAnswers(page);
+    await page.reload();
+    await waitForStatus(page, 'completed');
+    await drained;
+    const stored = (await (await api(`/sessions/${id}`)).json()) as {
+      rounds: { answers: { round: number; slot: number; text: string }[] }[];
+    };
+    await unfoldRounds(page);
+    const shown = await shownAnswers(page);
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+    for (const round of stored.rounds)
+      for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+  });
+
+  it('finds a session in the history by its question and reopens it exactly', async () => {
+    await page.goto(`${server.baseUrl}/#/sessions`);
+    await page.fill('#history-q', 'event sourcing');
+    await page.waitForFunction(() => document.querySelectorAll('.history li').length === 1);
+    await page.waitForSelector(`a[href="#/sessions/${debateId}"]`);
+    await page.click(`a[href="#/sessions/${debateId}"]`);
+    await waitForStatus(page, 'completed');
+    await unfoldRounds(page);
+    const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
+      rounds: { answers: { round: number; slot: number; text: string }[] }[];
+    };
+    const shown = await shownAnswers(page);
+    expect(Object.keys(shown)).toHaveLength(stored.rounds.reduce((n, r) => n + r.answers.length, 0));
+    for (const round of stored.rounds)
+      for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+    expect(await page.$('[data-testid=consensus-matrix]')).not.toBeNull();
+  });
+
+  it('exports Markdown and JSON files identical to what the API serves', async () => {
+    for (const [label, path] of [
+      ['Export Markdown', `/sessions/${debateId}/export/markdown`],
+      ['Export JSON', `/sessions/${debateId}/export/json`],
+    ] as const) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`button:has-text("${label}")`)]);
+      const file = readFileSync((await download.path())!);
+      const fromApi = Buffer.from(await (await api(path)).arrayBuffer());
+      expect(file.equals(fromApi)).toBe(true);
+      expect(download.suggestedFilename()).toMatch(label.endsWith('JSON') ? /\.json$/ : /\.md$/);
+    }
+  });
+
+  it('asks a follow-up on a finished session: it runs in the same thread, which both sessions show', async () => {
+    await page.goto(`${server.baseUrl}/#/sessions/${debateId}`);
+    await waitForStatus(page, 'completed');
+    await page.fill('#follow-up', 'And how would we migrate the existing consumers?');
+    await page.selectOption('#follow-up-mode', 'parallel');
+    await page.click('button:has-text("Ask follow-up")');
+    await page.waitForURL((url) => url.hash.startsWith('#/sessions/ses_') && !url.hash.includes(debateId));
+    const followUpId = await sessionIdOf(page);
+    await page.waitForSelector(
+      '.session:not([data-status=running]):not([data-status=starting]) [data-testid=thread] li:nth-child(2)',
+    );
+    const thread = (await (await api(`/sessions/${followUpId}/thread`)).json()) as {
+      sessions: { id: string; question: string }[];
+    };
+    expect(thread.sessions.map((s) => s.id)).toEqual([debateId, followUpId]);
+    expect(await page.$$eval('[data-testid=thread] li', (items) => items.map((li) => li.textContent))).toEqual([
+      expect.stringContaining(QUESTION),
+      expect.stringContaining('migrate the existing consumers'),
+    ]);
+    await page.click(`[data-testid=thread] a[href="#/sessions/${debateId}"]`);
+    await waitForStatus(page, 'completed');
+    expect(await page.textContent('.question')).toContain('event sourcing');
+  });
+
+  it('creates an API token, shows it once, and revokes it', async () => {
+    await page.goto(`${server.baseUrl}/#/tokens`);
+    await page.fill('form.row-form input:not([type=number])', 'ci-script');
+    await page.click('form.row-form button[type=submit]');
+    const token = (await page.textContent('[data-testid=new-token]'))!.trim();
+    const me = await fetch(`${server.baseUrl}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    // Shown once: a fresh visit lists it by prefix only.
+    await page.goto(`${server.baseUrl}/#/providers`);
+    await page.goto(`${server.baseUrl}/#/tokens`);
+    await page.waitForSelector('table.tokens');
+    expect(await page.$('[data-testid=new-token]')).toBeNull();
+    expect(await page.textContent('table.tokens')).not.toContain(token);
+    page.once('dialog', (d) => d.accept());
+    await page.click('button[aria-label="Revoke ci-script"]');
+    await page.waitForSelector('button[aria-label="Revoke ci-script"]', { state: 'detached' });
+    expect((await fetch(`${server.baseUrl}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
+  it("cannot reach another user's session", async () => {
+    const created = await api('/users', { method: 'POST', body: JSON.stringify({ username: 'bea', role: 'user' }) });
+    expect(created.status).toBe(201);
+    const { password } = (await created.json()) as { password: string };
+    const other = await newContext(browser);
+    const otherPage = await other.newPage();
+    await signIn(otherPage, server.baseUrl, { username: 'bea', password });
+    await otherPage.goto(`${server.baseUrl}/#/sessions/${debateId}`);
+    await otherPage.waitForSelector('text=Session not found');
+    expect(await otherPage.textContent('main')).not.toContain(QUESTION);
+    await otherPage.goto(`${server.baseUrl}/#/sessions`);
+    await otherPage.waitForSelector('text=No sessions yet.');
+    await other.close();
+  });
+
+  it('signs out: the sign-in form is back, and stays after a reload', async () => {
+    await page.goto(`${server.baseUrl}/#/`);
+    await page.click('button:has-text("Sign out")');
+    await page.waitForSelector('#username');
+    await page.reload();
+    await page.waitForSelector('#username');
+    expect((await context.cookies()).find((c) => c.name === 'consilium_session')?.value ?? '').toBe('');
+  });
+});
+
+describe('hostile text', () => {
+  it('runs nothing from a question and answers carrying XSS payloads: no dialog, no foreign request, no script', async () => {
+    const model = await startHostileModel();
+    const hostile = await startUiServer({
+      CONSILIUM_SLOT5_PROVIDER: 'hostile',
+      CONSILIUM_SLOT5_MODEL: 'hostile-1',
+      CONSILIUM_SLOT5_BASE_URL: model.baseUrl,
+    });
+    const ctx = await newContext(browser);
+    const p = await ctx.newPage();
+    const dialogs: string[] = [];
+    const foreign: string[] = [];
+    const origin = new URL(hostile.baseUrl).origin;
+    p.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    p.on('request', (r) => {
+      if (!r.url().startsWith(origin) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url());
+    });
+    try {
+      await signIn(p, hostile.baseUrl, ADMIN);
+      await ask(p, hostile.baseUrl, `Which is safer? ${HOSTILE_TEXT.replaceAll('\n\n', ' ')} <img src=x onerror=alert(1)>`, {
+        mode: 'parallel',
+      });
+      await p.waitForSelector('.session:not([data-status=running]):not([data-status=starting])', { timeout: 60_000 });
+      await p.waitForSelector('article.answer[data-slot="5"].answer-done');
+      // The payloads are there as text or defused markup, and none of them did anything.
+      expect(await p.textContent('article.answer[data-slot="5"]')).toContain('Here is my answer.');
+      expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      const live = await p.evaluate(() => ({
+        scripts: document.querySelectorAll('main script').length,
+        handlers: [...document.querySelectorAll('main *')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on')))
+          .length,
+        jsLinks: document.querySelectorAll('main a[href^="javascript:" i]').length,
+        media: document.querySelectorAll('main img, main iframe, main svg, main style, main [style]').length,
+      }));
+      expect(live).toEqual({ scripts: 0, handlers: 0, jsLinks: 0, media: 0 });
+      // Reopened from history, the same.
+      await p.reload();
+      await p.waitForSelector('article.answer[data-slot="5"].answer-done');
+      expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(dialogs).toEqual([]);
+      expect(foreign).toEqual([]);
+    } finally {
+      await ctx.close();
+      await hostile.close();
+      await model.close();
+    }
+  });
+});

@@ -1,0 +1,184 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorNote, OfflineMark, SlotName } from './components.js';
+import { LazySessionPanel } from './debate/lazy.js';
+import { type AskInput, type Run, startRun } from './debate/runner.js';
+import { replaceHash, sessionHref } from './router.js';
+import { liveRuns } from './runs.js';
+import { useProviders } from './use-providers.js';
+
+type Mode = Exclude<AskInput['mode'], 'follow-up'>;
+
+/** The question form: the simple case is a question and a button; everything else sits under "Options". */
+export function Ask() {
+  const providers = useProviders();
+  const [question, setQuestion] = useState('');
+  const [mode, setMode] = useState<Mode>('deep');
+  const [rounds, setRounds] = useState(3);
+  const [provider, setProvider] = useState('');
+  const [quorum, setQuorum] = useState('');
+  const [maxTokens, setMaxTokens] = useState('');
+  const [maxCostUsd, setMaxCostUsd] = useState('');
+  const [earlyStop, setEarlyStop] = useState(false);
+  const [slots, setSlots] = useState<number[] | undefined>();
+  const [run, setRun] = useState<Run>();
+  const [error, setError] = useState<string>();
+  useEffect(() => LazySessionPanel.preload(), []);
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    const text = question.trim();
+    if (!text) return setError('Write a question first.');
+    let input: AskInput;
+    if (mode === 'single') {
+      const chosen = provider || providers?.slots[0]?.provider;
+      if (!chosen) return setError('No slot to ask.');
+      input = { mode, question: text, provider: chosen };
+    } else if (mode === 'parallel') {
+      input = { mode, question: text, ...(slots && { slots }) };
+    } else {
+      const budget = {
+        ...(maxTokens && { maxTokens: Number(maxTokens) }),
+        ...(maxCostUsd && { maxCostUsd: Number(maxCostUsd) }),
+      };
+      input = {
+        mode,
+        question: text,
+        rounds,
+        ...(quorum && { quorum: Number(quorum) }),
+        ...(earlyStop && { earlyStop }),
+        ...(Object.keys(budget).length > 0 && { budget }),
+      };
+    }
+    const started = startRun(input, (id) => {
+      liveRuns.set(id, started);
+      replaceHash(sessionHref(id));
+      dispatchEvent(new HashChangeEvent('hashchange'));
+    });
+    setRun(started);
+  };
+
+  return (
+    <div class="ask">
+      <form class="card ask-form" onSubmit={submit} aria-labelledby="ask-h">
+        <h1 id="ask-h">Ask the panel</h1>
+        <label for="question">Question</label>
+        <textarea
+          id="question"
+          name="question"
+          rows={4}
+          required
+          value={question}
+          onInput={(e) => setQuestion(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+          }}
+          placeholder="What should the five models debate?"
+        />
+        <fieldset class="modes">
+          <legend>Mode</legend>
+          {(
+            [
+              ['single', 'Single', 'one model'],
+              ['parallel', 'Parallel', 'all five, no debate'],
+              ['deep', 'Deep', 'debate in rounds, then a verdict'],
+            ] as const
+          ).map(([value, label, hint]) => (
+            <label key={value} class="radio">
+              <input type="radio" name="mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
+              <span>
+                {label} <span class="muted small">{hint}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        {mode === 'single' && (
+          <fieldset class="slot-picker">
+            <legend>Model</legend>
+            {providers?.slots.map((s, i) => (
+              <label key={s.slot} class="radio">
+                <input
+                  type="radio"
+                  name="provider"
+                  value={s.provider}
+                  checked={provider ? provider === s.provider : i === 0}
+                  onChange={() => setProvider(s.provider)}
+                />
+                <SlotName slot={s.slot} info={s} /> <span class="muted small">{s.strength}</span>
+                {s.status === 'offline' && <OfflineMark />}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        {mode === 'deep' && (
+          <label class="inline-field">
+            Rounds
+            <select id="rounds" value={String(rounds)} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
+              {[2, 3, 4, 5].map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {mode !== 'single' && (
+          <details class="options">
+            <summary>Options</summary>
+            {mode === 'parallel' && (
+              <fieldset>
+                <legend>Slots to ask</legend>
+                {providers?.slots.map((s) => (
+                  <label key={s.slot} class="radio">
+                    <input
+                      type="checkbox"
+                      checked={!slots || slots.includes(s.slot)}
+                      onChange={(e) => {
+                        const all = providers.slots.map((x) => x.slot);
+                        const current = slots ?? all;
+                        const next = e.currentTarget.checked ? [...current, s.slot] : current.filter((x) => x !== s.slot);
+                        setSlots(next.length === all.length ? undefined : next.sort());
+                      }}
+                    />
+                    <SlotName slot={s.slot} info={s} />
+                  </label>
+                ))}
+              </fieldset>
+            )}
+            {mode === 'deep' && (
+              <div class="option-grid">
+                <label>
+                  Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
+                  <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
+                </label>
+                <label class="radio">
+                  <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
+                  Stop early when no model changes its position
+                </label>
+                <label>
+                  Token budget
+                  <input type="number" min={1} value={maxTokens} onInput={(e) => setMaxTokens(e.currentTarget.value)} />
+                </label>
+                <label>
+                  Cost budget (USD)
+                  <input
+                    type="number"
+                    min={0}
+                    step="0.01"
+                    value={maxCostUsd}
+                    onInput={(e) => setMaxCostUsd(e.currentTarget.value)}
+                  />
+                </label>
+              </div>
+            )}
+          </details>
+        )}
+        <ErrorNote error={error ? { detail: error } : undefined} />
+        <button type="submit" class="primary" disabled={run !== undefined && run.view.status === 'running'}>
+          Ask
+        </button>
+      </form>
+      {run && <LazySessionPanel run={run} />}
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import { useState } from 'preact/hooks';
+import { login, type User } from '../../sdk/src/index.js';
+import { type ApiError, client, unwrap } from './api.js';
+import { ErrorNote } from './components.js';
+
+/** Sign-in: the server answers with an HttpOnly session cookie, which every later call carries. */
+export function Login({ onSignedIn }: { onSignedIn: (user: User) => void }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const result = await unwrap(login({ client, body: { username, password } }));
+      onSignedIn(result.user);
+    } catch (err) {
+      setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="login">
+      <form class="card" onSubmit={submit} aria-labelledby="login-h">
+        <h1 id="login-h">Sign in to Consilium</h1>
+        <label for="username">Username</label>
+        <input
+          id="username"
+          name="username"
+          autocomplete="username"
+          required
+          value={username}
+          onInput={(e) => setUsername(e.currentTarget.value)}
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <ErrorNote error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,20 @@
+import { useEffect, useMemo } from 'preact/hooks';
+import { LazySessionPanel } from './debate/lazy.js';
+import { openRun } from './debate/runner.js';
+import { liveRuns } from './runs.js';
+
+/** A session by id: the run this page started, or the stored session replayed (and followed while it runs). */
+export function SessionPage({ id }: { id: string }) {
+  const run = useMemo(() => liveRuns.get(id) ?? openRun(id), [id]);
+  useEffect(() => () => (run.owned ? undefined : run.detach()), [run]);
+  if (run.failure?.code === 'not_found' || run.failure?.status === 404) {
+    return (
+      <section class="card">
+        <h1>Session not found</h1>
+        <p>There is no session {id} that you can see.</p>
+        <a href="#/sessions">Back to history</a>
+      </section>
+    );
+  }
+  return <LazySessionPanel run={run} />;
+}

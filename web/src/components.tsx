@@ -1,0 +1,141 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useReducer, useState } from 'preact/hooks';
+import type { SlotInfo } from '../../sdk/src/index.js';
+import type { AnswerStatus } from './debate/model.js';
+import type { Run } from './debate/runner.js';
+import { slotLook } from './slots.js';
+
+/** Re-renders the caller at most once per frame while `run` changes (500 events/s become 60 renders/s). */
+export function useRun(run: Run | undefined): number {
+  const [tick, bump] = useReducer((n: number) => n + 1, 0);
+  // What this render showed: changes between the render and the subscription below would otherwise be missed.
+  const rendered = run?.version;
+  useEffect(() => {
+    if (!run) return;
+    let pending = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const schedule = () => {
+      if (pending) return;
+      // A timer too: frames stop in a hidden tab, and the page must be current when it comes back.
+      const flush = () => {
+        cancelAnimationFrame(pending);
+        clearTimeout(timer);
+        pending = 0;
+        bump(0);
+      };
+      pending = requestAnimationFrame(flush);
+      timer = setTimeout(flush, 250);
+    };
+    const unsubscribe = run.subscribe(schedule);
+    if (run.version !== rendered) schedule();
+    return () => {
+      unsubscribe();
+      cancelAnimationFrame(pending);
+      clearTimeout(timer);
+    };
+  }, [run]);
+  return tick;
+}
+
+export function SlotName({ slot, info }: { slot: number; info?: SlotInfo }) {
+  const look = slotLook(slot);
+  return (
+    <span class={`${look.className} slot-name`} data-slot={slot}>
+      <span class="shape" aria-hidden="true">
+        {look.shape}
+      </span>
+      <span>{info?.provider ?? `slot ${slot}`}</span>
+    </span>
+  );
+}
+
+/** A compact slot marker (shape and number) for matrices and supporting-model lists. */
+export function SlotChip({ slot, info }: { slot: number; info?: SlotInfo }) {
+  const look = slotLook(slot);
+  return (
+    <span class={`${look.className} slot-chip`} title={info ? `${info.provider} (${info.model})` : `slot ${slot}`}>
+      <span aria-hidden="true">{look.shape}</span>
+      <span class="sr-only">{info?.provider ?? 'slot'}</span> {slot}
+    </span>
+  );
+}
+
+const STATUS_LABEL: Record<AnswerStatus, string> = {
+  thinking: 'thinking…',
+  streaming: 'streaming',
+  done: 'done',
+  failed: 'failed',
+};
+const STATUS_ICON: Record<AnswerStatus, string> = { thinking: '…', streaming: '▸', done: '✓', failed: '✕' };
+
+export function StatusChip({ status }: { status: AnswerStatus }) {
+  return (
+    <span class={`status status-${status}`}>
+      <span aria-hidden="true">{STATUS_ICON[status]}</span> {STATUS_LABEL[status]}
+    </span>
+  );
+}
+
+export function OfflineMark() {
+  return (
+    <span class="offline-mark" title="This slot has no key: its text comes from the built-in offline stand-in, not a real model.">
+      <span aria-hidden="true">⚠</span> offline stand-in
+    </span>
+  );
+}
+
+export function ErrorNote({ error }: { error?: { detail?: string; message?: string } | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error.detail ?? error.message}
+    </p>
+  );
+}
+
+export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/**
+ * Renders a component loaded on first use, so the first view ships without it (the session view and its Markdown
+ * renderer are most of the bundle).
+ */
+export function lazyComponent<P extends object>(load: () => Promise<(props: P) => preact.JSX.Element | null>) {
+  let loaded: ((props: P) => preact.JSX.Element | null) | undefined;
+  let loading: Promise<unknown> | undefined;
+  const Lazy = (props: P) => {
+    const [, setReady] = useState(false);
+    useEffect(() => {
+      if (loaded) return;
+      loading ??= load().then((component) => {
+        loaded = component;
+      });
+      loading.then(() => setReady(true));
+    }, []);
+    if (!loaded)
+      return (
+        <p class="muted" aria-busy="true">
+          Loading…
+        </p>
+      );
+    const Component = loaded;
+    return <Component {...props} />;
+  };
+  /** Loads it while the page is idle, so its compile is not a long task in the middle of a debate. */
+  Lazy.preload = () => {
+    const start = () => {
+      loading ??= load().then((component) => {
+        loaded = component;
+      });
+    };
+    // After the first view has settled, then when the page is idle.
+    setTimeout(() => ('requestIdleCallback' in window ? requestIdleCallback(start, { timeout: 3000 }) : start()), 1500);
+  };
+  return Lazy;
+}

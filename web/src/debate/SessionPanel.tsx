@@ -1,0 +1,436 @@
+import { memo } from 'preact/compat';
+import { useState } from 'preact/hooks';
+import type { Action, SlotInfo } from '../../../sdk/src/index.js';
+import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
+import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
+import { slotLook } from '../slots.js';
+import { Exports } from './Exports.js';
+import { Markdown } from './Markdown.js';
+import { type AnswerView, isFinished, type RoundView, type SessionView, usageBySlot, usageOfRound } from './model.js';
+import type { Run } from './runner.js';
+import { ThreadPanel } from './Thread.js';
+
+const KIND_LABEL = { independent: 'independent answers', critique: 'critique', final: 'final positions' } as const;
+
+/** Everything about one session, live or stored: the same component for both, so a reopened session looks the same. */
+export function SessionPanel({ run }: { run: Run }) {
+  useRun(run);
+  const view = run.view;
+  const slotInfo = (slot: number) => view.slots.find((s) => s.slot === slot);
+  const running = !isFinished(view);
+  return (
+    <div class="session" data-status={view.status}>
+      <header class="card session-head">
+        <div class="session-meta">
+          <span class={`pill pill-${view.status}`} data-testid="session-status">
+            {view.status}
+          </span>
+          {view.mode && <span class="pill">{view.mode}</span>}
+          {view.roundsRequested && view.mode === 'deep' ? <span class="pill">{view.roundsRequested} rounds</span> : null}
+          <Connection run={run} />
+          {view.startedAt && <span class="muted">{formatDate(view.startedAt)}</span>}
+        </div>
+        {view.question !== undefined && (
+          <div class="question">
+            <h1 class="sr-only">Session</h1>
+            <Markdown text={view.question} />
+          </div>
+        )}
+        <div class="session-actions">
+          {running && run.owned && (
+            <button type="button" class="danger" onClick={() => run.cancel()}>
+              Cancel debate
+            </button>
+          )}
+          {view.id && isFinished(view) && <Exports sessionId={view.id} />}
+        </div>
+        <ErrorNote error={run.failure} />
+        {view.error && <p class="error">Ended: {view.error}</p>}
+      </header>
+      {view.slots.length > 0 && <Panel slots={view.slots} />}
+      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} /> : null}
+      {view.rounds.map((round) => (
+        <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
+      ))}
+      {view.consensus && <ConsensusMatrix view={view} />}
+      {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+      {view.rounds.length > 0 && <UsageTable view={view} />}
+      {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
+    </div>
+  );
+}
+
+function Connection({ run }: { run: Run }) {
+  if (isFinished(run.view) && run.connection === 'closed') return null;
+  const label = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', closed: 'disconnected' }[
+    run.connection
+  ];
+  return (
+    <span class={`pill conn conn-${run.connection}`} role="status">
+      {label}
+    </span>
+  );
+}
+
+/** The panel: each slot's colour, shape, provider, model, strength and whether it is a real model. */
+function Panel({ slots }: { slots: SlotInfo[] }) {
+  return (
+    <section class="card" aria-label="The panel">
+      <ul class="panel">
+        {slots.map((s) => (
+          <li key={s.slot} class={`${slotLook(s.slot).className} panel-slot ${s.status === 'offline' ? 'is-offline' : ''}`}>
+            <SlotName slot={s.slot} info={s} />
+            <span class="muted small">{s.model}</span>
+            <span class="small">{s.strength}</span>
+            {s.status === 'offline' ? <OfflineMark /> : <span class="live-mark small">● live</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Rounds as a timeline: one row per model, a cell per round, and where each model changed its position and why. */
+function Timeline({ view }: { view: SessionView }) {
+  const changes = new Map((view.verdict?.positionChanges ?? []).map((p) => [p.slot, p]));
+  return (
+    <section class="card" aria-labelledby="timeline-h">
+      <h2 id="timeline-h">Timeline</h2>
+      <div class="scroll-x">
+        <table class="timeline">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              {view.rounds.map((r) => (
+                <th scope="col" key={r.number}>
+                  R{r.number} <span class="muted small">{r.kind}</span>
+                </th>
+              ))}
+              <th scope="col">Position</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.slots.map((s) => {
+              const change = changes.get(s.slot);
+              return (
+                <tr key={s.slot} class={slotLook(s.slot).className}>
+                  <th scope="row">
+                    <SlotName slot={s.slot} info={s} />
+                  </th>
+                  {view.rounds.map((r) => {
+                    const a = r.answers.get(s.slot);
+                    const moved = change?.changed && change.round === r.number;
+                    return (
+                      <td key={r.number} class={moved ? 'moved' : ''}>
+                        {a ? <StatusChip status={a.status} /> : <span class="muted">—</span>}
+                        {moved && (
+                          <span class="moved-mark" title={change.reason}>
+                            {' '}
+                            <span aria-hidden="true">↺</span> changed
+                          </span>
+                        )}
+                      </td>
+                    );
+                  })}
+                  <td class="reason">
+                    {change ? (
+                      <>
+                        <strong>{change.changed ? `Changed${change.round ? ` in R${change.round}` : ''}` : 'Held'}</strong>:{' '}
+                        {change.reason}
+                      </>
+                    ) : (
+                      <span class="muted">{view.verdict ? 'not reported' : 'after the verdict'}</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function RoundSection({ round, view, latest }: { round: RoundView; view: SessionView; latest: boolean }) {
+  // Earlier rounds start folded, so a long session opens fast; their cards render only when opened.
+  const [open, setOpen] = useState(latest || round.answers.size <= 1);
+  const shown = open || latest;
+  return (
+    <section class="card round" aria-labelledby={`round-${round.number}`}>
+      <h2 id={`round-${round.number}`}>
+        <button type="button" class="fold" aria-expanded={shown} onClick={() => setOpen(!shown)} disabled={latest}>
+          <span aria-hidden="true">{shown ? '▾' : '▸'}</span> Round {round.number} · {KIND_LABEL[round.kind]}
+        </button>
+        <span class="muted small"> {formatUsage(usageOfRound(round))}</span>
+        {round.ended && round.quorumMet === false && <span class="error small"> quorum not met</span>}
+      </h2>
+      {shown && (
+        <div class="answers">
+          {[...round.answers.values()].map((a) => (
+            <AnswerCard key={a.slot} answer={a} rev={a.rev} info={view.slots.find((s) => s.slot === a.slot)} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const AnswerCard = memo(
+  function AnswerCard({ answer, info }: { answer: AnswerView; rev: number; info?: SlotInfo }) {
+    const look = slotLook(answer.slot);
+    const offline = answer.answer?.offline ?? info?.status === 'offline';
+    return (
+      <article class={`${look.className} answer answer-${answer.status}`} data-slot={answer.slot} data-round={answer.round}>
+        <header>
+          <SlotName slot={answer.slot} info={info} />
+          <StatusChip status={answer.status} />
+          {offline && <OfflineMark />}
+        </header>
+        <p class="muted small">
+          {answer.answer?.model ?? info?.model}
+          {info?.strength ? ` · ${info.strength}` : ''}
+        </p>
+        {answer.status === 'failed' && answer.error && (
+          <p class="error small" role="status">
+            Failed: {answer.error.code} — {answer.error.message}
+            {answer.error.attempts > 1 ? ` (${answer.error.attempts} attempts)` : ''}
+          </p>
+        )}
+        {answer.status === 'done' ? (
+          <Markdown text={answer.text} class="answer-text" />
+        ) : (
+          // While streaming: plain text, cheap to update every frame; Markdown once it is complete.
+          <div class="answer-text streaming">{answer.text}</div>
+        )}
+        {answer.answer && (
+          <p class="muted small">
+            {formatUsage(answer.answer.usage)} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
+          </p>
+        )}
+      </article>
+    );
+  },
+  (a, b) => a.answer === b.answer && a.rev === b.rev && a.info === b.info,
+);
+
+/** Statements × models: who holds each agreement, and each side of each disagreement. */
+function ConsensusMatrix({ view }: { view: SessionView }) {
+  const consensus = view.consensus!;
+  const slots = view.slots.map((s) => s.slot);
+  const info = (slot: number) => view.slots.find((s) => s.slot === slot);
+  const cells = (holders: number[], mark: string) =>
+    slots.map((slot) => (
+      <td key={slot} class={holders.includes(slot) ? `${slotLook(slot).className} held` : 'not-held'}>
+        {holders.includes(slot) ? (
+          <>
+            <span aria-hidden="true">{mark}</span>
+            <span class="sr-only">holds</span>
+          </>
+        ) : (
+          <span class="sr-only">does not hold</span>
+        )}
+      </td>
+    ));
+  return (
+    <section class="card" aria-labelledby="consensus-h">
+      <h2 id="consensus-h">Consensus after round {consensus.round}</h2>
+      <div class="scroll-x">
+        <table class="matrix" data-testid="consensus-matrix">
+          <thead>
+            <tr>
+              <th scope="col">Statement</th>
+              {slots.map((slot) => (
+                <th scope="col" key={slot}>
+                  <SlotChip slot={slot} info={info(slot)} />
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {consensus.agreements.length > 0 && (
+              <tr class="group">
+                <th scope="rowgroup" colSpan={slots.length + 1}>
+                  Agreements
+                </th>
+              </tr>
+            )}
+            {consensus.agreements.map((a, i) => (
+              <tr key={`a${i}`} class="agreement">
+                <th scope="row">
+                  <Markdown text={a.statement} class="inline" />
+                </th>
+                {cells(a.slots, '✓')}
+              </tr>
+            ))}
+            {consensus.disagreements.map((d, i) => [
+              <tr key={`d${i}`} class="group">
+                <th scope="rowgroup" colSpan={slots.length + 1}>
+                  Disagreement: <Markdown text={d.topic} class="inline" />
+                </th>
+              </tr>,
+              ...d.positions.map((p, j) => (
+                <tr key={`d${i}p${j}`} class="position">
+                  <th scope="row">
+                    <span class="side">{String.fromCharCode(65 + j)}</span> <Markdown text={p.position} class="inline" />
+                  </th>
+                  {cells(p.slots, String.fromCharCode(65 + j))}
+                </tr>
+              )),
+            ])}
+          </tbody>
+        </table>
+      </div>
+      {consensus.agreements.length === 0 && consensus.disagreements.length === 0 && <p class="muted">No statements reported.</p>}
+    </section>
+  );
+}
+
+function Supporters({
+  slots,
+  rounds,
+  slotInfo,
+}: {
+  slots: number[];
+  rounds?: number[];
+  slotInfo: (s: number) => SlotInfo | undefined;
+}) {
+  return (
+    <span class="supporters">
+      {slots.map((s) => (
+        <SlotChip key={s} slot={s} info={slotInfo(s)} />
+      ))}
+      {rounds && rounds.length > 0 && <span class="muted small"> rounds {rounds.join(', ')}</span>}
+    </span>
+  );
+}
+
+function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo: (s: number) => SlotInfo | undefined }) {
+  const verdict = view.verdict;
+  const synth = verdict?.synthesizer ?? view.synthesizer;
+  return (
+    <section class="card verdict" aria-labelledby="verdict-h" aria-live="polite" aria-busy={!verdict}>
+      <h2 id="verdict-h">Verdict {!verdict && <span class="status status-streaming">being written…</span>}</h2>
+      {synth && (
+        <p class="small">
+          Synthesized by <SlotName slot={synth.slot} info={slotInfo(synth.slot)} /> ({synth.model}
+          {synth.reason === 'fallback' ? `, fallback for slot ${synth.fallbackFrom ?? 1}` : ''}) —{' '}
+          {synth.participated ? 'it also debated, so it judged its own answers' : 'it did not take part in the debate'}.
+        </p>
+      )}
+      {!verdict && (view.verdictText.summary || view.verdictText.answer) && (
+        <div class="verdict-stream" data-testid="verdict-stream">
+          {view.verdictText.summary && <p class="streaming summary">{view.verdictText.summary}</p>}
+          {view.verdictText.answer && <p class="streaming">{view.verdictText.answer}</p>}
+        </div>
+      )}
+      {verdict?.format === 'unstructured' && verdict.rawText && <Markdown text={verdict.rawText} />}
+      {verdict?.summary && <Markdown text={verdict.summary} class="summary" />}
+      {verdict?.answer && <Markdown text={verdict.answer} />}
+      {verdict?.confidence !== undefined && <p class="small">Confidence: {Math.round(verdict.confidence * 100)}%</p>}
+      {verdict?.actions && (
+        <div class="actions">
+          {(['P0', 'P1', 'P2'] as const).map((p) => (
+            <div key={p} class={`priority priority-${p}`}>
+              <h3>
+                <span class="prio">{p}</span> {p === 'P0' ? 'now' : p === 'P1' ? 'next' : 'later'}
+              </h3>
+              {verdict.actions![p].length === 0 ? (
+                <p class="muted small">None.</p>
+              ) : (
+                <ul>
+                  {verdict.actions![p].map((a: Action, i: number) => (
+                    <li key={i}>
+                      <strong>
+                        <Markdown text={a.title} class="inline" />
+                      </strong>
+                      <Markdown text={a.rationale} class="small" />
+                      <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          ))}
+        </div>
+      )}
+      {verdict && verdict.dissent.length > 0 && (
+        <div>
+          <h3>Dissent</h3>
+          <ul>
+            {verdict.dissent.map((d, i) => (
+              <li key={i}>
+                <Supporters slots={d.slots} slotInfo={slotInfo} /> <Markdown text={d.text} class="inline" />
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {verdict?.degradation.degraded && (
+        <div class="degraded">
+          <h3>Degraded</h3>
+          <ul>
+            {verdict.degradation.reasons.map((r, i) => (
+              <li key={i}>
+                <SlotChip slot={r.slot} info={slotInfo(r.slot)} /> {r.round ? `round ${r.round}` : 'synthesis'}: {r.code} —{' '}
+                {r.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function UsageTable({ view }: { view: SessionView }) {
+  const bySlot = usageBySlot(view);
+  return (
+    <section class="card" aria-labelledby="usage-h">
+      <h2 id="usage-h">Usage and cost</h2>
+      <div class="scroll-x">
+        <table class="usage">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              {view.rounds.map((r) => (
+                <th scope="col" key={r.number}>
+                  R{r.number}
+                </th>
+              ))}
+              <th scope="col">Total</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.slots.map((s) => (
+              <tr key={s.slot}>
+                <th scope="row">
+                  <SlotName slot={s.slot} info={s} />
+                </th>
+                {view.rounds.map((r) => (
+                  <td key={r.number}>{formatTokens(r.answers.get(s.slot)?.answer?.usage.totalTokens ?? 0)}</td>
+                ))}
+                <td>{formatTokens(bySlot.get(s.slot)?.totalTokens ?? 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">All models</th>
+              {view.rounds.map((r) => (
+                <td key={r.number}>{formatTokens(usageOfRound(r).totalTokens)}</td>
+              ))}
+              <td>{formatTokens(view.usage?.totalTokens ?? [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0))}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      <p>
+        Total: {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
+      </p>
+      <p class="muted small">
+        Tokens per model and round; cost is the session's total from the server's price table (≥ means some usage had no price).
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { Answer, DebateEvent } from '../../../sdk/src/index.js';
+import { apply, emptySession, isFinished, usageBySlot } from './model.js';
+
+const base = { v: 1, sessionId: 'ses_1', ts: '2026-11-23T20:00:00Z' };
+let seq = 0;
+const ev = (e: Record<string, unknown>) => ({ ...base, seq: ++seq, ...e }) as unknown as DebateEvent;
+const answer = (slot: number, round: number, text: string): Answer => ({
+  slot,
+  round,
+  text,
+  provider: `p${slot}`,
+  model: `m${slot}`,
+  offline: true,
+  usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+  latencyMs: 100,
+  finishReason: 'stop',
+});
+
+function debate(): DebateEvent[] {
+  seq = 0;
+  return [
+    ev({ type: 'session.started', mode: 'deep', question: 'Q?', roundsRequested: 2, slots: [] }),
+    ev({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] }),
+    ev({ type: 'answer.delta', round: 1, slot: 1, delta: 'Hel' }),
+    ev({ type: 'answer.delta', round: 1, slot: 2, delta: 'Other' }),
+    ev({ type: 'answer.delta', round: 1, slot: 1, delta: 'lo' }),
+    ev({ type: 'answer.completed', answer: answer(1, 1, 'Hello') }),
+    ev({
+      type: 'answer.failed',
+      round: 1,
+      slot: 2,
+      provider: 'p2',
+      model: 'm2',
+      error: { code: 'timeout', message: 'too slow', retryable: true, attempts: 3 },
+    }),
+    ev({ type: 'round.ended', round: 1, missingSlots: [2], quorumMet: true }),
+    ev({
+      type: 'session.ended',
+      status: 'partial',
+      missingSlots: [2],
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      cost: { usd: 0, priced: false },
+    }),
+  ];
+}
+
+describe('the session view folded from events', () => {
+  it('joins deltas per slot and round, marks failures with their reason, and ends with the session', () => {
+    const view = emptySession();
+    const events = debate();
+    for (const e of events.slice(0, 5)) apply(view, e);
+    const round = view.rounds[0]!;
+    expect(round.answers.get(1)).toMatchObject({ text: 'Hello', status: 'streaming' });
+    expect(round.answers.get(2)).toMatchObject({ text: 'Other', status: 'streaming' });
+    for (const e of events.slice(5)) apply(view, e);
+    expect(round.answers.get(1)).toMatchObject({ text: 'Hello', status: 'done' });
+    expect(round.answers.get(2)).toMatchObject({ status: 'failed', error: { code: 'timeout', message: 'too slow' } });
+    expect(view.status).toBe('partial');
+    expect(isFinished(view)).toBe(true);
+    expect(usageBySlot(view).get(1)?.totalTokens).toBe(15);
+  });
+
+  it('ignores every event at or below the last seq applied, so a resume or replay never duplicates text', () => {
+    const events = debate();
+    const once = emptySession();
+    for (const e of events) apply(once, e);
+    const resumed = emptySession();
+    for (const e of events.slice(0, 4)) apply(resumed, e);
+    // The server resends from an older point (or the whole stream after a reload): nothing doubles.
+    for (const e of events.slice(2)) apply(resumed, e);
+    for (const e of events) expect(apply(resumed, e)).toBe(false);
+    expect(resumed.rounds[0]!.answers.get(1)!.text).toBe('Hello');
+    expect(resumed.lastSeq).toBe(once.lastSeq);
+    expect(resumed.rounds[0]!.answers.get(2)!.text).toBe(once.rounds[0]!.answers.get(2)!.text);
+  });
+
+  it('marks an answer still streaming when its round ends as failed, not done', () => {
+    seq = 0;
+    const view = emptySession();
+    apply(view, ev({ type: 'round.started', round: 1, kind: 'independent', slots: [3] }));
+    apply(view, ev({ type: 'answer.delta', round: 1, slot: 3, delta: 'half' }));
+    apply(view, ev({ type: 'round.ended', round: 1, missingSlots: [3], quorumMet: false }));
+    expect(view.rounds[0]!.answers.get(3)!.status).toBe('failed');
+    expect(view.rounds[0]!.quorumMet).toBe(false);
+  });
+
+  it('streams the verdict text and starts it over on a repair attempt or a fallback synthesizer', () => {
+    seq = 0;
+    const view = emptySession();
+    const delta = (attempt: number, field: string, d: string) =>
+      ({ ...base, seq: ++seq, type: 'verdict.delta', slot: 1, attempt, field, delta: d }) as unknown as DebateEvent;
+    apply(view, delta(1, 'summary', 'Do '));
+    apply(view, delta(1, 'summary', 'it.'));
+    apply(view, delta(1, 'answer', 'Because.'));
+    expect(view.verdictText).toEqual({ summary: 'Do it.', answer: 'Because.', attempt: 1 });
+    apply(view, delta(2, 'summary', 'Redo'));
+    expect(view.verdictText).toEqual({ summary: 'Redo', answer: '', attempt: 2 });
+    apply(
+      view,
+      ev({
+        type: 'synthesis.started',
+        synthesizer: { slot: 2, provider: 'p2', model: 'm2', reason: 'fallback', fallbackFrom: 1, participated: true },
+      }),
+    );
+    expect(view.verdictText.summary).toBe('');
+    expect(view.synthesizer?.slot).toBe(2);
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * A session as the UI shows it, built from its `DebateEvent`s: the live stream, a replay from history and a resumed
+ * stream all go through `apply`, so a reopened session looks exactly as it did live. Events at or below the last
+ * `seq` applied are ignored, which is what makes a resume with `Last-Event-ID` (or a replay after a reload) free of
+ * duplicated text whatever the server resends.
+ *
+ * Mutable on purpose: at 500 deltas/s the view re-renders once per frame, not per event; each answer carries a
+ * revision so unchanged answer cards skip rendering.
+ */
+import type {
+  Answer,
+  AnswerError,
+  Consensus,
+  Cost,
+  DebateEvent,
+  RoundKind,
+  SessionMode,
+  SessionStatus,
+  SlotInfo,
+  Synthesizer,
+  Usage,
+  Verdict,
+} from '../../../sdk/src/index.js';
+
+export type AnswerStatus = 'thinking' | 'streaming' | 'done' | 'failed';
+
+export interface AnswerView {
+  slot: number;
+  round: number;
+  text: string;
+  status: AnswerStatus;
+  error?: AnswerError;
+  answer?: Answer;
+  rev: number;
+}
+
+export interface RoundView {
+  number: number;
+  kind: RoundKind;
+  slots: number[];
+  answers: Map<number, AnswerView>;
+  missingSlots?: number[];
+  quorumMet?: boolean;
+  ended: boolean;
+}
+
+export interface SessionView {
+  id?: string;
+  mode?: SessionMode;
+  question?: string;
+  roundsRequested?: number;
+  slots: SlotInfo[];
+  rounds: RoundView[];
+  consensus?: Consensus;
+  synthesizer?: Synthesizer;
+  /** The verdict's text as it streams (its summary, then its answer), before the structured verdict arrives. */
+  verdictText: { summary: string; answer: string; attempt: number };
+  verdict?: Verdict;
+  status: SessionStatus | 'starting';
+  missingSlots: number[];
+  usage?: Usage;
+  cost?: Cost;
+  error?: string;
+  startedAt?: string;
+  endedAt?: string;
+  /** The `seq` of the last event applied: the `Last-Event-ID` to resume from. */
+  lastSeq: number;
+  rev: number;
+  /** Event types this UI does not know (a newer server): counted, not fatal. */
+  unknownEvents: number;
+  /** Any other field a newer contract adds to the session (e.g. early stop, thread), kept for display. */
+  extra: Record<string, unknown>;
+}
+
+export const emptySession = (): SessionView => ({
+  slots: [],
+  rounds: [],
+  verdictText: { summary: '', answer: '', attempt: 0 },
+  status: 'starting',
+  missingSlots: [],
+  lastSeq: 0,
+  rev: 0,
+  unknownEvents: 0,
+  extra: {},
+});
+
+const roundOf = (view: SessionView, number: number): RoundView => {
+  let round = view.rounds.find((r) => r.number === number);
+  if (!round) {
+    round = { number, kind: number === 1 ? 'independent' : 'critique', slots: [], answers: new Map(), ended: false };
+    view.rounds.push(round);
+    view.rounds.sort((a, b) => a.number - b.number);
+  }
+  return round;
+};
+
+const answerOf = (round: RoundView, slot: number): AnswerView => {
+  let answer = round.answers.get(slot);
+  if (!answer) {
+    answer = { slot, round: round.number, text: '', status: 'thinking', rev: 0 };
+    round.answers.set(slot, answer);
+    if (!round.slots.includes(slot)) round.slots.push(slot);
+  }
+  return answer;
+};
+
+/** Applies one event; returns false when it was already applied (a resent `seq`). */
+export function apply(view: SessionView, event: DebateEvent): boolean {
+  if (typeof event.seq === 'number' && event.seq <= view.lastSeq) return false;
+  view.lastSeq = event.seq;
+  view.rev++;
+  const e = event as DebateEvent & Record<string, unknown>;
+  switch (event.type) {
+    case 'session.started':
+      view.id = event.sessionId;
+      view.mode = event.mode;
+      view.question = event.question;
+      view.roundsRequested = event.roundsRequested;
+      view.slots = event.slots;
+      view.status = 'running';
+      view.startedAt = event.ts;
+      break;
+    case 'round.started': {
+      const round = roundOf(view, event.round);
+      round.kind = event.kind;
+      for (const slot of event.slots) answerOf(round, slot);
+      break;
+    }
+    case 'answer.delta': {
+      const answer = answerOf(roundOf(view, event.round), event.slot);
+      answer.text += event.delta;
+      answer.status = 'streaming';
+      answer.rev++;
+      break;
+    }
+    case 'answer.completed': {
+      const answer = answerOf(roundOf(view, event.answer.round), event.answer.slot);
+      answer.answer = event.answer;
+      // The completed text is authoritative: it equals the deltas joined, and replaces them if a delta was lost.
+      answer.text = event.answer.text;
+      answer.status = event.answer.error ? 'failed' : 'done';
+      if (event.answer.error) answer.error = event.answer.error;
+      answer.rev++;
+      break;
+    }
+    case 'answer.failed': {
+      const answer = answerOf(roundOf(view, event.round), event.slot);
+      answer.status = 'failed';
+      answer.error = event.error;
+      answer.rev++;
+      break;
+    }
+    case 'round.ended': {
+      const round = roundOf(view, event.round);
+      round.ended = true;
+      round.missingSlots = event.missingSlots;
+      round.quorumMet = event.quorumMet;
+      for (const answer of round.answers.values()) {
+        if (answer.status === 'thinking' || answer.status === 'streaming') {
+          answer.status = 'failed';
+          answer.error ??= { code: 'aborted', message: 'No answer by the end of the round.', retryable: false, attempts: 0 };
+          answer.rev++;
+        }
+      }
+      break;
+    }
+    case 'consensus':
+      view.consensus = event.consensus;
+      break;
+    case 'synthesis.started':
+      view.synthesizer = event.synthesizer;
+      // A fallback synthesizer starts the text over.
+      view.verdictText = { summary: '', answer: '', attempt: 0 };
+      break;
+    case 'verdict':
+      view.verdict = event.verdict;
+      view.synthesizer = event.verdict.synthesizer;
+      break;
+    case 'session.ended':
+      view.status = event.status;
+      view.missingSlots = event.missingSlots;
+      view.usage = event.usage;
+      view.cost = event.cost;
+      view.endedAt = event.ts;
+      if (event.error) view.error = event.error;
+      for (const round of view.rounds) {
+        for (const answer of round.answers.values()) {
+          if (answer.status === 'thinking' || answer.status === 'streaming') {
+            answer.status = 'failed';
+            answer.error ??= { code: 'aborted', message: `The session ended (${event.status}).`, retryable: false, attempts: 0 };
+            answer.rev++;
+          }
+        }
+      }
+      break;
+    default: {
+      if (e.type === 'verdict.delta' && typeof e.delta === 'string') {
+        // The verdict as it is written: a repair attempt starts its text over.
+        const attempt = typeof e.attempt === 'number' ? e.attempt : 1;
+        if (attempt !== view.verdictText.attempt) view.verdictText = { summary: '', answer: '', attempt };
+        if (e.field === 'answer') view.verdictText.answer += e.delta;
+        else view.verdictText.summary += e.delta;
+      } else view.unknownEvents++;
+    }
+  }
+  return true;
+}
+
+export const isFinished = (view: SessionView) => view.status !== 'running' && view.status !== 'starting';
+
+/** Usage summed per slot over every round. */
+export function usageBySlot(view: SessionView): Map<number, Usage> {
+  const totals = new Map<number, Usage>();
+  for (const round of view.rounds) {
+    for (const answer of round.answers.values()) {
+      const usage = answer.answer?.usage;
+      if (!usage) continue;
+      const total = totals.get(answer.slot) ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      total.inputTokens += usage.inputTokens;
+      total.outputTokens += usage.outputTokens;
+      total.totalTokens += usage.totalTokens;
+      totals.set(answer.slot, total);
+    }
+  }
+  return totals;
+}
+
+export function usageOfRound(round: RoundView): Usage {
+  const total = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  for (const answer of round.answers.values()) {
+    const usage = answer.answer?.usage;
+    if (!usage) continue;
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    total.totalTokens += usage.totalTokens;
+  }
+  return total;
+}

@@ -1,0 +1,78 @@
+/**
+ * Untrusted text (model output, questions) → sanitized HTML. marked parses Markdown (raw HTML in it is passed through
+ * by marked, then removed or defused by DOMPurify); DOMPurify keeps only inert markup: no script, no event handler
+ * attributes, no `javascript:` or other non-http(s)/mailto link, no images or media that would fetch a foreign URL,
+ * no inline style (the CSP forbids it anyway). Links open in a new tab without referrer or opener.
+ */
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+
+const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+const purify = DOMPurify(window);
+purify.setConfig({
+  ALLOWED_TAGS: [
+    'p',
+    'br',
+    'hr',
+    'em',
+    'strong',
+    'del',
+    's',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'input',
+    'sup',
+    'sub',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'type', 'checked', 'disabled', 'start', 'align'],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
+  ALLOW_DATA_ATTR: false,
+});
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A') {
+    node.setAttribute('rel', 'noopener noreferrer nofollow');
+    node.setAttribute('target', '_blank');
+  }
+  if (node.tagName === 'INPUT') {
+    if (node.getAttribute('type') !== 'checkbox') node.remove();
+    else node.setAttribute('disabled', '');
+  }
+});
+
+/** Text with nothing Markdown or HTML would act on: shown as it is, with no parse or sanitize pass. */
+const PLAIN = /^[^<>&*_`[\]!#|~\\\n]*$/;
+
+const cache = new Map<string, string>();
+
+/**
+ * Sanitized HTML for untrusted Markdown, or `undefined` when the text is plain (render it as text). Results are cached:
+ * a session's view renders the same statements and answers many times.
+ */
+export function renderMarkdown(text: string): string | undefined {
+  if (PLAIN.test(text) && !/^\s*(?:[-+>]|\d+[.)])\s/.test(text)) return undefined;
+  let html = cache.get(text);
+  if (html === undefined) {
+    html = purify.sanitize(marked.parse(text) as string);
+    if (cache.size > 500) cache.delete(cache.keys().next().value!);
+    cache.set(text, html);
+  }
+  return html;
+}
