@@ -14,7 +14,7 @@ afterAll(() => server?.close());
 const json = { 'content-type': 'application/json' };
 
 async function login(username: string, password: string, headers: Record<string, string> = {}) {
-  return server.fetch(`/auth/login`, {
+  return fetch(`${server.baseUrl}/auth/login`, {
     method: 'POST',
     headers: { ...json, ...headers },
     body: JSON.stringify({ username, password }),
@@ -29,7 +29,7 @@ async function cookieOf(who: Caller): Promise<string> {
 }
 
 const withCookie = (cookie: string, path: string, init: RequestInit = {}) =>
-  server.fetch(`${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie } });
+  fetch(`${server.baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie } });
 
 describe('POST /auth/login', () => {
   it('sets an HttpOnly, SameSite=Lax session cookie on Path=/ with an expiry, not Secure over plain http', async () => {
@@ -143,7 +143,7 @@ describe('API tokens', () => {
     expect(listed).toContain(token.id);
     expect(listed).not.toContain(token.token);
 
-    const use = () => server.fetch(`/auth/me`, { headers: { authorization: `Bearer ${token.token}` } });
+    const use = () => fetch(`${server.baseUrl}/auth/me`, { headers: { authorization: `Bearer ${token.token}` } });
     expect((await use()).status).toBe(200);
     expect((await server.accounts.listTokens(server.user.id)).find((t) => t.id === token.id)?.lastUsedAt).toBeDefined();
     expect((await server.fetch(`/auth/tokens/${token.id}`, { method: 'DELETE' })).status).toBe(204);
