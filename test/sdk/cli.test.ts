@@ -279,7 +279,3 @@ describe('consilium', () => {
   });
 });
 
-const authHeader = (): Record<string, string> => {
-  const token = (server as { token?: string }).token;
-  return token ? { authorization: `Bearer ${token}` } : {};
-};
