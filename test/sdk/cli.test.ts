@@ -278,4 +278,3 @@ describe('consilium', () => {
     expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
   });
 });
-
