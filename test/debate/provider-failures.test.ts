@@ -18,7 +18,6 @@ import { streamAnswer } from '../../server/src/debate/call.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
 import { createApp } from '../../server/src/http/app.js';
 import { openSessions } from '../../server/src/sessions/open.js';
-import { benchCaller } from '../support/caller.js';
 
 const listen = (server: Server | ReturnType<typeof createTcpServer>): Promise<number> =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));

@@ -278,8 +278,3 @@ describe('consilium', () => {
     expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
   });
 });
-
-const authHeader = (): Record<string, string> => {
-  const token = (server as { token?: string }).token;
-  return token ? { authorization: `Bearer ${token}` } : {};
-};
