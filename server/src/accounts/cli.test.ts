@@ -1,0 +1,73 @@
+/** The users CLI in-process on a real SQLite store: parsing, the empty store, terminal-safe output. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { EXIT, printable, usersCli } from './cli.js';
+import { openAccounts } from './open.js';
+
+const FAST = { N: 2 ** 10, r: 8, p: 1 };
+let dir: string;
+let store: SqliteSessionStore;
+let opened: number;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'consilium-cli-'));
+  store = await SqliteSessionStore.open(join(dir, 'db.sqlite'));
+  opened = 0;
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(args: string[], stdin = '') {
+  const out: string[] = [];
+  const err: string[] = [];
+  const accounts = openAccounts(store.accounts, { signInIdleMinutes: 60, signInMaxHours: 24 }, FAST);
+  const code = await usersCli(
+    args,
+    async () => {
+      opened++;
+      return accounts;
+    },
+    { out: (l) => out.push(l), err: (l) => err.push(l), readStdin: async () => stdin },
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('usersCli', () => {
+  it('opens no store for help or bad usage', async () => {
+    expect((await run(['--help'])).code).toBe(EXIT.ok);
+    expect((await run(['add', '--role'])).code).toBe(EXIT.usage);
+    expect((await run(['list', '--json=yes'])).err).toMatch(/--json takes no value/);
+    expect((await run(['toString'])).err).toMatch(/unknown command/);
+    expect(opened).toBe(0);
+  });
+
+  it('takes a leading "--" and --flag=value', async () => {
+    expect((await run(['--', 'add', 'root', '--role=admin'], 'root-password\n')).code).toBe(EXIT.ok);
+    expect((await store.accounts.getUserByName('root'))?.role).toBe('admin');
+  });
+
+  it('on a store without an enabled admin, refuses a plain user first', async () => {
+    const refused = await run(['add', 'bob']);
+    expect(refused).toMatchObject({ code: EXIT.refused, err: expect.stringMatching(/no enabled admin yet/) });
+    expect(await store.accounts.countUsers()).toBe(0);
+    expect((await run(['add', 'root', '--role', 'admin'])).code).toBe(EXIT.ok);
+    expect((await run(['add', 'bob'])).code).toBe(EXIT.ok);
+  });
+
+  it('reads a password from stdin without its line end, and refuses an empty one', async () => {
+    expect(await run(['add', 'root', '--role', 'admin', '--password-stdin'], '')).toMatchObject({ code: EXIT.usage });
+    expect((await run(['add', 'root', '--role', 'admin', '--password-stdin'], 'pass word 1\r\n')).code).toBe(EXIT.ok);
+    const accounts = openAccounts(store.accounts, { signInIdleMinutes: 60, signInMaxHours: 24 }, FAST);
+    expect(await accounts.signIn('root', 'pass word 1')).toBeDefined();
+  });
+});
+
+describe('printable', () => {
+  it('escapes control, bidi and line-separator characters and keeps the rest', () => {
+    expect(printable('ci\u001b[2J\u0007 \u202e\u2028é🙂')).toBe('ci\\u001b[2J\\u0007 \\u202e\\u2028é🙂');
+  });
+});
