@@ -77,9 +77,11 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     ...process.env,
     PORT: '0',
     CONSILIUM_DATA_DIR: dataDir,
-    // `BENCH_DATABASE=:memory:` takes the disk out of the figures, to tell storage waits from the rest.
+    // `BENCH_DATABASE=/dev/shm/bench.db` (tmpfs) takes the disk out of the figures, to tell storage waits from the rest.
     CONSILIUM_DATABASE: process.env.BENCH_DATABASE ?? '',
     CONSILIUM_LOG_LEVEL: 'info',
+    // One owner runs 50 debates at once: more than the per-owner limits let a person start.
+    CONSILIUM_RATE_LIMITS: 'off',
     // Slot 1: Anthropic's own SDK, Messages SSE.
     ANTHROPIC_API_KEY: 'sk-ant-sim',
     CONSILIUM_SLOT1_BASE_URL: `${sim}/anthropic/v1`,

@@ -3,8 +3,11 @@
  * with a plain-text server, a refused key, an error streamed mid-answer. Each ends as an answer
  * error naming its cause, and the server's log carries the cause and the provider's request id.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAccounts } from '../../server/src/accounts/open.js';
 import { loadConfig } from '../../server/src/config/config.js';
@@ -146,9 +149,10 @@ describe("the server's log", () => {
   it('records the cause, the slot and the session of each failed attempt; the 502 names the cause', async () => {
     const port = await deadPort();
     const lines: Record<string, unknown>[] = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
     const env = {
       ...compatible(`http://127.0.0.1:${port}/v1`).env,
-      CONSILIUM_DATABASE: ':memory:',
+      CONSILIUM_DATA_DIR: dataDir,
       CONSILIUM_MAX_RETRIES: '0',
       CONSILIUM_ALLOWED_HOSTS: '*',
     };
@@ -184,6 +188,7 @@ describe("the server's log", () => {
       expect(failed[0]!.message).toContain(`127.0.0.1:${port}`);
     } finally {
       await sessions.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -17,13 +17,16 @@ const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
 const base = JSON.parse(readFileSync('test/mutation/stryker.config.json', 'utf8')) as Record<string, unknown>;
 delete base.$schema;
-const names = process.argv.slice(2);
-for (const name of names)
+// `folder`, or `folder=file,file` to mutate only those files of the folder (a partial run).
+const picked = process.argv.slice(2).map((arg) => {
+  const [name = '', only] = arg.split('=');
   if (!(name in FOLDERS)) throw new Error(`No folder "${name}"; choose from ${Object.keys(FOLDERS).join(', ')}`);
+  return { name, only: only?.split(',') };
+});
 const rows: string[] = [];
 let failed = false;
-for (const name of names.length > 0 ? names : Object.keys(FOLDERS)) {
-  const folder = FOLDERS[name]!;
+for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).map((name) => ({ name, only: undefined }))) {
+  const folder = { ...FOLDERS[name]!, ...(only && { mutate: only }) };
   const started = Date.now();
   // One configuration per folder: the shared settings plus what to mutate and where its reports go.
   mkdirSync('reports/mutation', { recursive: true });

@@ -145,8 +145,15 @@ describe('validation failures list every offending field', () => {
     expect(problem.errors?.map((e) => e.code)).toEqual(['unrecognized_keys', 'unrecognized_keys']);
     for (const op of operations.filter((op) => op.request?.body)) {
       const path = fillPath(op.path);
-      const body = { ...(BODIES[op.operationId] as object), temperature: 0.2 };
-      await expectInvalid(await send(path, { ...post(body), method: op.method.toUpperCase() }), path, ['body.temperature']);
+      // Where this file has no valid body for the operation, the missing fields are listed too.
+      const body = { ...((BODIES[op.operationId] as object | undefined) ?? {}), temperature: 0.2 };
+      const res = await send(path, { ...post(body), method: op.method.toUpperCase() });
+      const problem = await expectProblem(res, 400, 'validation_failed', path);
+      expect(problem.errors, op.operationId).toContainEqual({
+        path: 'body.temperature',
+        message: expect.stringContaining('"temperature"'),
+        code: 'unrecognized_keys',
+      });
     }
   });
 

@@ -322,7 +322,8 @@ export class DebateEngine {
     let last = rounds;
     for (let n = 1; n <= last; n++) {
       const kind = roundKind(n, last);
-      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot);
+      // In slot order: a slot that first answers in a later round would otherwise come last.
+      const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       // Only a critique round followed by another critique round can end early.
       const positionLine = options.earlyStop === true && kind === 'critique' && n + 1 < last;
       const prompt = (seat: PanelSlot) => {
