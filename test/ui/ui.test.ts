@@ -243,6 +243,25 @@ describe('the web UI', () => {
     expect(await page.textContent('.question')).toContain('event sourcing');
   });
 
+  it("checks each slot's reachability on the providers page, as the API reports it", async () => {
+    await page.goto(`${server.baseUrl}/#/providers`);
+    await page.waitForSelector('table.providers');
+    expect(await page.$('[data-testid=slot-health]')).toBeNull();
+    await page.click('[data-testid=check-reachability]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=slot-health]').length === 5);
+    const shown = await page.$$eval('[data-testid=slot-health]', (cells) =>
+      cells.map((c) => ({ status: c.getAttribute('data-status'), text: c.textContent ?? '' })),
+    );
+    const checked = (await (await api('/providers?check=true')).json()) as {
+      slots: { slot: number; health: { status: string; latencyMs?: number; error?: { code: string } } }[];
+    };
+    expect(shown.map((s) => s.status)).toEqual(checked.slots.map((s) => s.health.status));
+    for (const [i, s] of checked.slots.entries()) {
+      if (s.health.latencyMs !== undefined) expect(shown[i]!.text).toMatch(/\d+ ms/);
+      if (s.health.error) expect(shown[i]!.text).toContain(s.health.error.code);
+    }
+  });
+
   it('creates an API token, shows it once, and revokes it', async () => {
     await page.goto(`${server.baseUrl}/#/tokens`);
     await page.fill('form.row-form input:not([type=number])', 'ci-script');
