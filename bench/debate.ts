@@ -55,8 +55,8 @@ import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
 import { createApp } from '../server/src/http/app.js';
 import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
+import { benchCaller } from '../test/support/caller.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
-import { benchCaller } from './caller.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 

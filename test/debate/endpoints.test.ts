@@ -316,7 +316,7 @@ describe('the offline default', () => {
     expect(verdict.summary).toMatch(/^No verdict: the synthesizer, slot 1 \(anthropic\), is an offline stand-in/);
     expect(s!.consensus).toMatchObject({ agreements: [], disagreements: [] });
 
-    const res = await fetch(`${server.baseUrl}/sessions/${s!.id}/export/markdown`);
+    const res = await server.fetch(`/sessions/${s!.id}/export/markdown`);
     const markdown = await res.text();
     expect(markdown).toContain(
       '- Offline: slot 1, slot 2, slot 3, slot 4, slot 5 answered with the built-in offline stand-in, not a model',

@@ -74,14 +74,14 @@ describe('consilium', () => {
 
   it('login stores the URL and token in a 0600 file that later commands use; flags and env override it', async () => {
     const config = join(home, 'login', 'config.json');
-    const login = await cli(['login', '--url', server.baseUrl, '--token', 'csk_test_token'], {
+    const login = await cli(['login', '--url', server.baseUrl, '--token', server.token], {
       CONSILIUM_CONFIG: config,
       CONSILIUM_URL: '',
     });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     expect(login.stdout).toContain(`saved to ${config}`);
-    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: server.baseUrl, token: 'csk_test_token' });
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: server.baseUrl, token: server.token });
     expect(statSync(config).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'login')).mode & 0o777).toBe(0o700);
 
@@ -226,7 +226,7 @@ describe('consilium', () => {
     try {
       const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', BIN, 'debate', 'Interrupt me', '--json'], {
         cwd: ROOT,
-        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, ...tokenEnv() }),
+        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token }),
       });
       let stdout = '';
       let stderr = '';
@@ -247,7 +247,7 @@ describe('consilium', () => {
       let status = 'running';
       for (let i = 0; i < 100 && status === 'running'; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        status = (await (await fetch(`${slow.baseUrl}/sessions/${sessionId}`, { headers: authHeader() })).json()).status;
+        status = (await (await fetch(`${slow.baseUrl}/sessions/${sessionId}`, { headers: slow.headers })).json()).status;
       }
       expect(status).toBe('cancelled');
     } finally {
@@ -278,8 +278,3 @@ describe('consilium', () => {
     expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
   });
 });
-
-const authHeader = (): Record<string, string> => {
-  const token = (server as { token?: string }).token;
-  return token ? { authorization: `Bearer ${token}` } : {};
-};

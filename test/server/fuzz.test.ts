@@ -51,7 +51,7 @@ beforeAll(async () => {
   server = await startServer();
   authorization = (await server.admin()).headers;
   for (const question of ['Fuzz one?', 'Fuzz two?']) {
-    const res = await fetch(`${server.baseUrl}/consilium`, {
+    const res = await server.fetch(`/consilium`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...credentials() },
       body: JSON.stringify({ question }),

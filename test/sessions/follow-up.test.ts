@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askFollowUp,
-  createConsiliumClient,
+  type createConsiliumClient,
   type DebateEvent,
   getSessionThread,
   runDeepDebate,
@@ -22,12 +22,12 @@ let client: ReturnType<typeof createConsiliumClient>;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createConsiliumClient({ baseUrl: server.baseUrl });
+  client = server.client;
 });
 afterAll(() => server.close());
 
 async function replay(id: string, lastEventId?: number): Promise<DebateEvent[]> {
-  const res = await fetch(`${server.baseUrl}/sessions/${id}/events`, {
+  const res = await server.fetch(`/sessions/${id}/events`, {
     headers: lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) },
   });
   const events: DebateEvent[] = [];
@@ -78,13 +78,13 @@ describe('follow-up questions', () => {
       expect(thread!.threadId).toBe(first!.id);
       expect(thread!.sessions.map((s) => s.id)).toEqual(ids);
     }
-    const root = (await (await fetch(`${server.baseUrl}/sessions/${first!.id}`)).json()) as Session;
+    const root = (await (await server.fetch(`/sessions/${first!.id}`)).json()) as Session;
     expect(root.threadId).toBe(first!.id);
-    const listed = (await (await fetch(`${server.baseUrl}/sessions?limit=10`)).json()) as { items: Session[] };
+    const listed = (await (await server.fetch(`/sessions?limit=10`)).json()) as { items: Session[] };
     expect(listed.items.find((s) => s.id === third!.id)).toMatchObject({ threadId: first!.id, parentId: second.id });
 
     // Export: a follow-up's Markdown carries the thread up to it.
-    const markdown = await (await fetch(`${server.baseUrl}/sessions/${third!.id}/export/markdown`)).text();
+    const markdown = await (await server.fetch(`/sessions/${third!.id}/export/markdown`)).text();
     const at = (text: string) => markdown.indexOf(text);
     expect(at('# Postgres or SQLite for a small SaaS?')).toBeGreaterThan(-1);
     expect(at('# And how would we migrate later?')).toBeGreaterThan(at('# Postgres or SQLite for a small SaaS?'));
@@ -118,8 +118,8 @@ describe('follow-up questions', () => {
   it('refuses a follow-up on a session still running (409)', async () => {
     const paced = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20' });
     try {
-      const c = createConsiliumClient({ baseUrl: paced.baseUrl });
-      const res = await fetch(`${paced.baseUrl}/consilium/deep/stream`, {
+      const c = paced.client;
+      const res = await paced.fetch(`/consilium/deep/stream`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'Slow?', rounds: 2 }),
@@ -127,7 +127,7 @@ describe('follow-up questions', () => {
       const messages = readSse(res)[Symbol.asyncIterator]();
       const first = (await messages.next()).value!;
       const id = (JSON.parse(first.data) as DebateEvent).sessionId;
-      await expect.poll(async () => (await fetch(`${paced.baseUrl}/sessions/${id}`)).status).toBe(200);
+      await expect.poll(async () => (await paced.fetch(`/sessions/${id}`)).status).toBe(200);
       const early = await askFollowUp({ client: c, path: { sessionId: id }, body: { question: 'Done yet?' } });
       expect(early.response.status).toBe(409);
       expect((early.error as { code: string }).code).toBe('conflict');
@@ -140,7 +140,7 @@ describe('follow-up questions', () => {
   it('a synthesis from a session records its source', async () => {
     const { data: s } = await runParallel({ client, body: { question: 'Tabs or spaces?' } });
     const { data: synthesis } = await synthesizeVerdict({ client, body: { sessionId: s!.sessionId } });
-    const stored = (await (await fetch(`${server.baseUrl}/sessions/${synthesis!.sessionId}`)).json()) as Session;
+    const stored = (await (await server.fetch(`/sessions/${synthesis!.sessionId}`)).json()) as Session;
     expect(stored).toMatchObject({ mode: 'synthesis', sourceSessionId: s!.sessionId });
   });
 });
@@ -163,9 +163,9 @@ describe('early stop', () => {
     });
     expect(s!.status).toBe('completed');
     expect(s!.consensus?.round).toBe(3);
-    const stored = (await (await fetch(`${server.baseUrl}/sessions/${s!.id}`)).json()) as Session;
+    const stored = (await (await server.fetch(`/sessions/${s!.id}`)).json()) as Session;
     expect(stored.earlyStop).toEqual(s!.earlyStop);
-    const markdown = await (await fetch(`${server.baseUrl}/sessions/${s!.id}/export/markdown`)).text();
+    const markdown = await (await server.fetch(`/sessions/${s!.id}/export/markdown`)).text();
     expect(markdown).toContain('- Stopped early: every model held its position in round 2');
   });
 

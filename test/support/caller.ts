@@ -1,8 +1,8 @@
-/** An account for benches that build their own app: a user with an API token, as every request needs one. */
+/** An account for tests and benches that build their own app: a user with an API token, as every request needs one. */
 
-import type { Accounts } from '../server/src/accounts/accounts.js';
-import { openAccounts } from '../server/src/accounts/open.js';
-import type { Sessions } from '../server/src/sessions/sessions.js';
+import type { Accounts } from '../../server/src/accounts/accounts.js';
+import { openAccounts } from '../../server/src/accounts/open.js';
+import type { Sessions } from '../../server/src/sessions/sessions.js';
 
 export async function benchCaller(sessions: Sessions): Promise<{ accounts: Accounts; authorization: string }> {
   const accounts = openAccounts(sessions.store.accounts, { signInIdleMinutes: 60, signInMaxHours: 24 });
