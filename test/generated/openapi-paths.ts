@@ -109,7 +109,8 @@ export type paths = {
          * Run a deep debate and stream its events as server-sent events
          * @description Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.
          *     Comment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels
-         *     the debate and every upstream model call.
+         *     the debate and every upstream model call, unless the request sets `detach`: then the debate
+         *     runs on, is recorded, and is cancelled only by DELETE /sessions/{id}.
          */
         post: operations["streamDeepDebate"];
         delete?: never;
@@ -820,6 +821,11 @@ export type components = {
             budget?: components["schemas"]["Budget"];
             /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
             earlyStop?: boolean;
+            /**
+             * @description Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). Off by default: a client going away cancels the debate and every upstream model call.
+             * @default false
+             */
+            detach: boolean;
         };
         SynthesisAnswer: {
             slot: components["schemas"]["SlotNumber"];

@@ -150,6 +150,44 @@ describe('the web UI', () => {
       for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
   });
 
+  it('reloading the page that started a debate mid-stream resumes it: the debate runs on, no text duplicated or missing', async () => {
+    await ask(page, server.baseUrl, 'Should the API gateway own rate limiting?', { mode: 'deep', rounds: 2 });
+    // The session's id is in the URL from its first event, so a reload lands on the session's page.
+    const id = await sessionIdOf(page);
+    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    const before = await shownAnswers(page);
+    await page.reload();
+    expect(page.url()).toContain(`#/sessions/${id}`);
+    await waitForStatus(page, 'completed');
+    const stored = (await (await api(`/sessions/${id}`)).json()) as {
+      status: string;
+      verdict?: unknown;
+      rounds: { answers: { round: number; slot: number; text: string }[] }[];
+    };
+    // The reload did not cancel it: the server ran it to its verdict.
+    expect(stored.status).toBe('completed');
+    expect(stored.verdict).toBeDefined();
+    await unfoldRounds(page);
+    const shown = await shownAnswers(page);
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+    expect(Object.keys(shown)).toHaveLength(stored.rounds.reduce((n, r) => n + r.answers.length, 0));
+    for (const round of stored.rounds)
+      for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+  });
+
+  it('cancels a running debate with DELETE /sessions/{id}, also after a reload', async () => {
+    await ask(page, server.baseUrl, 'Do we need a service mesh?', { mode: 'deep', rounds: 3 });
+    const id = await sessionIdOf(page);
+    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    await page.reload();
+    await page.waitForSelector('.session[data-status=running]');
+    const deleted = page.waitForRequest((r) => r.method() === 'DELETE' && r.url().endsWith(`/sessions/${id}`));
+    await page.click('button.danger:has-text("Cancel debate")');
+    await deleted;
+    await waitForStatus(page, 'cancelled');
+    await expect.poll(async () => (await api(`/sessions/${id}`)).status).toBe(404);
+  });
+
   it('finds a session in the history by its question and reopens it exactly', async () => {
     await page.goto(`${server.baseUrl}/#/sessions`);
     await page.fill('#history-q', 'event sourcing');
@@ -203,6 +241,25 @@ describe('the web UI', () => {
     await page.click(`[data-testid=thread] a[href="#/sessions/${debateId}"]`);
     await waitForStatus(page, 'completed');
     expect(await page.textContent('.question')).toContain('event sourcing');
+  });
+
+  it("checks each slot's reachability on the providers page, as the API reports it", async () => {
+    await page.goto(`${server.baseUrl}/#/providers`);
+    await page.waitForSelector('table.providers');
+    expect(await page.$('[data-testid=slot-health]')).toBeNull();
+    await page.click('[data-testid=check-reachability]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=slot-health]').length === 5);
+    const shown = await page.$$eval('[data-testid=slot-health]', (cells) =>
+      cells.map((c) => ({ status: c.getAttribute('data-status'), text: c.textContent ?? '' })),
+    );
+    const checked = (await (await api('/providers?check=true')).json()) as {
+      slots: { slot: number; health: { status: string; latencyMs?: number; error?: { code: string } } }[];
+    };
+    expect(shown.map((s) => s.status)).toEqual(checked.slots.map((s) => s.health.status));
+    for (const [i, s] of checked.slots.entries()) {
+      if (s.health.latencyMs !== undefined) expect(shown[i]!.text).toMatch(/\d+ ms/);
+      if (s.health.error) expect(shown[i]!.text).toContain(s.health.error.code);
+    }
   });
 
   it('creates an API token, shows it once, and revokes it', async () => {

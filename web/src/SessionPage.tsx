@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from 'preact/hooks';
+import { useRun } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
 import { liveRuns } from './runs.js';
@@ -7,6 +8,8 @@ import { liveRuns } from './runs.js';
 export function SessionPage({ id }: { id: string }) {
   const run = useMemo(() => liveRuns.get(id) ?? openRun(id), [id]);
   useEffect(() => () => (run.owned ? undefined : run.detach()), [run]);
+  // Re-rendered as the run changes too: a session this user cannot see turns into "not found".
+  useRun(run);
   if (run.failure?.code === 'not_found' || run.failure?.status === 404) {
     return (
       <section class="card">

@@ -110,7 +110,8 @@ export const runDeepDebate = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.
  * Comment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels
- * the debate and every upstream model call.
+ * the debate and every upstream model call, unless the request sets `detach`: then the debate
+ * runs on, is recorded, and is cancelled only by DELETE /sessions/{id}.
  *
  */
 export const streamDeepDebate = <ThrowOnError extends boolean = false>(options: Options<StreamDeepDebateData, ThrowOnError, StreamDeepDebateResponse>) => (options.client ?? client).sse.post<StreamDeepDebateResponses, StreamDeepDebateErrors, ThrowOnError>({

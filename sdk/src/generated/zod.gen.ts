@@ -432,7 +432,8 @@ export const zDeepRequest = z.strictObject({
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
     budget: z.optional(zBudget),
-    earlyStop: z.optional(z.boolean())
+    earlyStop: z.optional(z.boolean()),
+    detach: z._default(z.optional(z.boolean()), false)
 });
 
 export const zSynthesisAnswer = z.strictObject({

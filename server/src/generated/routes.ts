@@ -407,7 +407,7 @@ export const streamDeepDebate = createRoute({
   path: "/consilium/deep/stream",
   operationId: "streamDeepDebate",
   summary: "Run a deep debate and stream its events as server-sent events",
-  description: "Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.\nComment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels\nthe debate and every upstream model call.\n",
+  description: "Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.\nComment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels\nthe debate and every upstream model call, unless the request sets `detach`: then the debate\nruns on, is recorded, and is cancelled only by DELETE /sessions/{id}.\n",
   tags: [
     "debate"
   ],

@@ -14,7 +14,7 @@ type AnyHandler = (c: any, next: any) => any;
 /**
  * Wraps the debate operations' handlers (after validation, so a refused request costs nothing): each start
  * takes a token of the user's start rate, and holds one of the user's running slots until its response ends
- * (a stream's end, or its client going away).
+ * (a stream's end, or its client going away) or, for a detached debate, until its run ends.
  */
 export function limitDebates<H extends Record<(typeof DEBATE_STARTS)[number], AnyHandler>>(
   handlers: H,
@@ -44,6 +44,12 @@ export function limitDebates<H extends Record<(typeof DEBATE_STARTS)[number], An
       }
       try {
         const res = (await handler(c, next)) as Response | undefined;
+        const detached = c.get('detachedRun') as Promise<unknown> | undefined;
+        if (release && detached) {
+          // A detached run outlives its response: it holds its slot until the run itself ends.
+          detached.then(release, release);
+          return res;
+        }
         return release ? releaseWhenDone(res, release) : res;
       } catch (err) {
         release?.();

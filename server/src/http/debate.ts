@@ -1,6 +1,8 @@
 /**
  * The five debate operations over HTTP. A client that goes away cancels its run: the request's
- * signal (or the SSE stream's abort) stops every model call in flight.
+ * signal (or the SSE stream's abort) stops every model call in flight. A deep debate started with
+ * `detach` is the exception: it runs on, recorded, until it ends or its session is deleted, so a
+ * page that reloads can resume it from the session's events.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -37,12 +39,15 @@ export function debateHandlers({
     c: Context,
     also?: AbortSignal,
     onLog?: (log: EventLog) => void,
+    detach = false,
   ): Required<Pick<RunOptions, 'signal' | 'onLog' | 'owner'>> => {
     const cancel = new AbortController();
     const record = sessions.recorder.hook(cancel);
+    // Detached, only a delete of the session stops the run: the connection's end is not a cancel.
+    const client = detach ? [] : [c.req.raw.signal, ...(also ? [also] : [])];
     return {
       owner: ownerOf(c),
-      signal: AbortSignal.any([cancel.signal, c.req.raw.signal, ...(also ? [also] : [])]),
+      signal: AbortSignal.any([cancel.signal, ...client]),
       onLog: (log, snapshot) => {
         record(log, snapshot);
         onLog?.(log);
@@ -100,15 +105,27 @@ export function debateHandlers({
 
     runDeepDebate: async (c) => {
       const body = c.req.valid('json');
-      const session = await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) }));
-      return c.json(session, 200);
+      const run = (async () =>
+        stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c, undefined, undefined, body.detach) })))();
+      if (body.detach) c.set('detachedRun', run);
+      return c.json(await run, 200);
     },
 
     streamDeepDebate: (c) => {
       const body = c.req.valid('json');
+      const detach = body.detach === true;
+      // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
+      let ended!: () => void;
+      if (detach) c.set('detachedRun', new Promise<void>((resolve) => (ended = resolve)));
       return streamSSE(c, async (stream) => {
         const cancel = new AbortController();
-        stream.onAbort(() => cancel.abort());
+        // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
+        let gone = false;
+        const leave = () => {
+          gone = true;
+          cancel.abort();
+        };
+        stream.onAbort(leave);
         let writing: Promise<unknown> = Promise.resolve();
         // Events are written as they happen, those of one turn of the event loop in one write: each
         // write crosses a web stream and a socket, which under load cost more than the event itself.
@@ -117,7 +134,8 @@ export function debateHandlers({
           if (pending === '') return;
           const text = pending;
           pending = '';
-          writing = writing.then(() => stream.write(text)).catch(() => cancel.abort());
+          if (gone) return;
+          writing = writing.then(() => (gone ? undefined : stream.write(text))).catch(leave);
         };
         const queue = (text: string) => {
           if (pending === '') setImmediate(flush);
@@ -130,13 +148,14 @@ export function debateHandlers({
             await engine.deep(body.question, {
               ...deepOptions(body),
               // What the client sees is what is stored: nothing but deltas before it is committed.
-              ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send)),
+              ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send), detach),
             }),
           );
           flush();
           await writing;
         } finally {
           clearInterval(heartbeat);
+          ended?.();
         }
       });
     },
@@ -219,6 +238,7 @@ function deepOptions(body: {
   quorum?: number;
   budget?: { maxTokens?: number; maxCostUsd?: number };
   earlyStop?: boolean;
+  detach?: boolean;
 }) {
   return {
     ...(body.earlyStop !== undefined && { earlyStop: body.earlyStop }),

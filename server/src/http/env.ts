@@ -18,6 +18,8 @@ export interface AppEnv {
     user: User;
     /** How they proved it: which sign-in (cookie) or API token. */
     credential: Principal['via'];
+    /** A detached debate's run, set by its handler: it holds a running slot until it settles, not until the response ends. */
+    detachedRun?: Promise<unknown>;
   };
 }
 

@@ -37,7 +37,8 @@ export function SessionPanel({ run }: { run: Run }) {
           </div>
         )}
         <div class="session-actions">
-          {running && run.owned && (
+          {/* Any running session can be cancelled (the server refuses what is not the user's): a reloaded page too. */}
+          {running && view.id && (
             <button type="button" class="danger" onClick={() => run.cancel()}>
               Cancel debate
             </button>

@@ -2,12 +2,15 @@
  * Drives a `SessionView` from the API: starts a debate (deep: its event stream; single and parallel: the request, then
  * the session's event stream once its id is known) or follows a stored one. A dropped stream is resumed with
  * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
+ * Deep debates start detached: the page leaving (a reload, lost network) does not cancel them, so the page at
+ * `#/sessions/{id}` picks the run up again; only the cancel button (DELETE /sessions/{id}) stops one.
  */
 import {
   askFollowUp,
   askProvider,
   type DebateEvent,
   type DeepRequest,
+  deleteSession,
   type FollowUpRequest,
   listSessions,
   runParallel,
@@ -24,7 +27,7 @@ export interface Run {
   connection: Connection;
   /** Set when the run could not start or the session cannot be read. */
   failure?: ApiError;
-  /** Stops the run: the debate itself when this page started it (closing its request cancels it on the server). */
+  /** Stops the debate itself: DELETE /sessions/{id} (which cancels it on the server), and this page's requests. */
   cancel(): void;
   /** Stops only this page's watching (navigating away). */
   detach(): void;
@@ -91,7 +94,31 @@ class Runner implements Run {
     for (const listener of this.listeners) listener();
   }
 
+  /** Set by `cancel` before the session's id is known: the id's arrival then cancels it. */
+  private cancelling = false;
+
   cancel() {
+    const id = this.view.id;
+    if (id === undefined) {
+      // A detached deep debate outlives its request: wait for its id to delete it (see `start`).
+      this.cancelling = true;
+      if (!this.detachedStart) this.stop();
+      return;
+    }
+    void unwrap(deleteSession({ client, path: { sessionId: id } })).then(
+      () => {
+        // Deleted, so no `session.ended` will come to this page: say so here.
+        if (!isFinished(this.view)) this.view.status = 'cancelled';
+        this.setConnection('closed');
+        this.changed();
+      },
+      (err) => this.fail(err),
+    );
+    this.stop();
+  }
+  /** True while a detached deep debate is being started. */
+  private detachedStart = false;
+  private stop() {
     this.running.abort();
     this.watching.abort();
   }
@@ -162,9 +189,10 @@ class Runner implements Run {
       if (input.mode === 'deep') {
         const { mode: _mode, ...body } = input;
         let failed: unknown;
+        this.detachedStart = true;
         const { stream } = await streamDeepDebate({
           client,
-          body,
+          body: { ...body, detach: true },
           signal,
           sseMaxRetryAttempts: 1,
           onSseError: (err) => {
@@ -175,7 +203,10 @@ class Runner implements Run {
           this.setConnection('live');
           const first = this.view.id === undefined;
           this.feed(event as DebateEvent);
-          if (first && this.view.id) onSessionId(this.view.id);
+          if (first && this.view.id) {
+            onSessionId(this.view.id);
+            if (this.cancelling) return this.cancel();
+          }
           await yieldIfBusy();
         }
         if (signal.aborted || isFinished(this.view)) return this.setConnection('closed');

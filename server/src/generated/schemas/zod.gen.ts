@@ -556,7 +556,10 @@ export const zDeepRequest = z.strictObject({
     budget: zBudget.optional(),
     earlyStop: z.boolean().register(z.globalRegistry, {
         description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
-    }).optional()
+    }).optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). Off by default: a client going away cancels the debate and every upstream model call.'
+    }).optional().default(false)
 });
 
 export const zSynthesisAnswer = z.strictObject({
