@@ -1,5 +1,4 @@
-import { useEffect, useMemo } from 'preact/hooks';
-import { useRun } from './components.js';
+import { useEffect, useMemo, useReducer } from 'preact/hooks';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
 import { liveRuns } from './runs.js';
@@ -8,8 +7,9 @@ import { liveRuns } from './runs.js';
 export function SessionPage({ id }: { id: string }) {
   const run = useMemo(() => liveRuns.get(id) ?? openRun(id), [id]);
   useEffect(() => () => (run.owned ? undefined : run.detach()), [run]);
-  // Re-rendered as the run changes too: a session this user cannot see turns into "not found".
-  useRun(run);
+  // A 404 may arrive after the first render and must replace the panel; other changes are the panel's to show.
+  const [, failed] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => run.subscribe(() => run.failure && failed(0)), [run]);
   if (run.failure?.code === 'not_found' || run.failure?.status === 404) {
     return (
       <section class="card">
