@@ -388,8 +388,6 @@ function buildQueryInto(
   // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
   let checkKeys = checkCollisions(uses);
 
-  // Warnings are collected from every module first, so strict applies once, at the end.
-  const moduleOptions = options ? { ...options, strict: false } : undefined;
   // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
   let topFast: readonly string[] | undefined;
   if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
@@ -397,7 +395,7 @@ function buildQueryInto(
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (topFast === undefined) {
-    topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: moduleOptions });
+    topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) });
     warnings.push(...topBuilt.warnings);
   }
 
@@ -489,11 +487,11 @@ function buildQueryInto(
     checkKeys = true;
     // What the page set tells the modules' `info` conditions (after a fast top level, the full path
     // gives the same values, without a warning).
-    pageContext ??= pageContextOf(topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: moduleOptions }));
+    pageContext ??= pageContextOf(topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }));
     const built = buildModule(use.spec, use.params, {
       prefix: use.prefix,
       context: { ...pageContext, generator: !use.generator && generatorUse !== undefined },
-      options: moduleOptions,
+      options: nonStrict(options),
     });
     warnings.push(...built.warnings);
     if (rules !== undefined && rules.length > 0) {
@@ -548,6 +546,15 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/**
+ * The options the full path validates a module with: warnings are collected from every module first,
+ * so strict applies once, at the end. Made only when the full path runs: spreading the caller's
+ * options on every request cost the fast path about as much as a whole module.
+ */
+function nonStrict(options: BuildOptions | undefined): BuildOptions | undefined {
+  return options ? { ...options, strict: false } : undefined;
+}
 
 /** ApiPageSet: only one of titles, pageids and revids. (Apart, so `query()` keeps no closure over its input.) */
 function multisourceError(input: QueryInput): WikiParamError {
