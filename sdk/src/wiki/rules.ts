@@ -118,6 +118,11 @@ function titleNamespace(text: string, defaultNamespace: number, site: SiteContex
   }
 }
 
+/** A parameter's settings by its unprefixed name (a module-level function: no closure per request). */
+function settingsOf(spec: ModuleSpec, name: string): ParamInfo | undefined {
+  return spec.parameters.find((p) => p.name === name);
+}
+
 /**
  * Applies a module's rules to the parameters as given (typed, unprefixed). Throws the first
  * failing rule's `WikiParamError`, with the API's code.
@@ -129,9 +134,8 @@ export function applyRules(
   prefix: string,
   site?: SiteContext,
 ): void {
-  const settingsOf = (name: string) => spec.parameters.find((p) => p.name === name);
   for (const rule of rules) {
-    if (rule.when && String(readValue(params, settingsOf(rule.when.param), rule.when.param)) !== rule.when.equals) continue;
+    if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals) continue;
     switch (rule.rule) {
       case 'exclusive-values': {
         const value = params[rule.param];
@@ -206,7 +210,7 @@ export function applyRules(
       }
       case 'requires': {
         const { param, equals } = rule.requires;
-        const other = equals === undefined ? params[param] : readValue(params, settingsOf(param), param);
+        const other = equals === undefined ? params[param] : readValue(params, settingsOf(spec, param), param);
         const met = equals === undefined ? isGiven(other) : String(other) === equals;
         if (met) break;
         const used = rule.params.find((p) => isGiven(params[p]));
@@ -226,14 +230,17 @@ export function applyRules(
         break;
       }
       case 'title-part': {
-        const nsValue = rule.namespaceParam ? readValue(params, settingsOf(rule.namespaceParam), rule.namespaceParam) : undefined;
-        const namespace = rule.namespace ?? (nsValue === undefined ? 0 : Number(nsValue));
         for (const name of rule.params) {
           const value = params[name];
           if (!isGiven(value)) continue;
           // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
           // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
           if (PLAIN_TITLE.test(String(value))) continue;
+          // Read only for a part that is not plain: the common request never needs it.
+          const nsValue = rule.namespaceParam
+            ? readValue(params, settingsOf(spec, rule.namespaceParam), rule.namespaceParam)
+            : undefined;
+          const namespace = rule.namespace ?? (nsValue === undefined ? 0 : Number(nsValue));
           const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
           if (nsName === undefined) continue;
           const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;
