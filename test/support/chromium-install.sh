@@ -15,17 +15,7 @@ if [ "${1:-}" != "--install" ] && [ "${CI:-}" != "true" ]; then
   exit 0
 fi
 
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=""
-elif command -v sudo >/dev/null; then
-  sudo="sudo"
-else
-  echo "Installing Chromium needs root or sudo." >&2
-  exit 1
-fi
-command -v apt-get >/dev/null || { echo "No apt-get here: install Chromium another way and set CONSILIUM_CHROMIUM." >&2; exit 1; }
-echo "Installing Chromium from the distribution's packages..."
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+. "$(dirname "$0")/apt-install.sh"
 # fonts-liberation: metric-compatible fonts, so screenshots and layout do not depend on what else is installed.
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium fonts-liberation
+apt_install Chromium "install Chromium another way and set CONSILIUM_CHROMIUM." chromium fonts-liberation
 [ -x "$CHROMIUM" ] || { echo "The chromium package is installed, but $CHROMIUM is still missing." >&2; exit 1; }

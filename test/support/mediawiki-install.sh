@@ -22,21 +22,8 @@ if [ "${1:-}" != "--install" ] && [ "${CI:-}" != "true" ]; then
   exit 0
 fi
 
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=""
-elif command -v sudo >/dev/null; then
-  sudo="sudo"
-else
-  echo "Installing MediaWiki needs root or sudo." >&2
-  exit 1
-fi
-if ! command -v apt-get >/dev/null; then
-  echo "No apt-get here: install MediaWiki 1.39 and php-cli, php-sqlite3, php-intl, php-mbstring, php-xml another way." >&2
-  exit 1
-fi
-echo "Installing MediaWiki and PHP from the distribution's packages..."
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+. "$(dirname "$0")/apt-install.sh"
 # The package recommends Apache; the tests serve the wiki with `php -S` instead.
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+apt_install "MediaWiki and PHP" "install MediaWiki 1.39 and php-cli, php-sqlite3, php-intl, php-mbstring, php-xml another way." \
   mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml
 have_mediawiki || { echo "The mediawiki package is installed, but PHP or its extensions are still missing." >&2; exit 1; }

@@ -21,19 +21,6 @@ if [ "${1:-}" != "--install" ] && [ "${CI:-}" != "true" ]; then
   exit 0
 fi
 
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=""
-elif command -v sudo >/dev/null; then
-  sudo="sudo"
-else
-  echo "Installing PostgreSQL needs root or sudo." >&2
-  exit 1
-fi
-if ! command -v apt-get >/dev/null; then
-  echo "No apt-get here: install PostgreSQL (initdb, pg_ctl, pg_dump) another way, or set CONSILIUM_TEST_DATABASE_URL." >&2
-  exit 1
-fi
-echo "Installing PostgreSQL from the distribution's packages..."
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends postgresql
+. "$(dirname "$0")/apt-install.sh"
+apt_install PostgreSQL "install PostgreSQL (initdb, pg_ctl, pg_dump) another way, or set CONSILIUM_TEST_DATABASE_URL." postgresql
 have_postgres || { echo "The postgresql package is installed, but initdb is still not found." >&2; exit 1; }

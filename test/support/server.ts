@@ -12,7 +12,6 @@ import type { Role } from '../../server/src/accounts/store.js';
 import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { createApp } from '../../server/src/http/app.js';
-import type { SignInGuard } from '../../server/src/http/env.js';
 import { LOCAL_OWNER } from '../../server/src/http/owner.js';
 import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
@@ -48,20 +47,13 @@ export interface RunningServer extends Caller {
   close(): Promise<void>;
 }
 
-export interface StartOptions {
-  signInGuard?: SignInGuard;
-}
-
 /**
  * The real app on a real HTTP server on loopback, on a free port, storing sessions in a fresh SQLite
  * file (unless `env` names a database); offline models stream without delay unless `env` says otherwise.
  * It has accounts like any server: the first admin is created if the store has none, and the
  * returned server is itself a caller — a fresh user (role `user`) with an API token.
  */
-export async function startServer(
-  env: Record<string, string | undefined> = {},
-  options: StartOptions = {},
-): Promise<RunningServer> {
+export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
   // Rate limits off unless a test sets them: suites run more debates than a person would.
   const all = {
@@ -84,7 +76,6 @@ export async function startServer(
     version: '0.0.0-test',
     sessions,
     accounts,
-    ...(options.signInGuard && { signInGuard: options.signInGuard }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>

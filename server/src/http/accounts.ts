@@ -5,7 +5,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import { AccountError } from '../accounts/store.js';
 import type { Handlers } from '../generated/routes.js';
 import { SESSION_COOKIE, sameOrigin, secureCookies } from './auth.js';
-import type { AppEnv, SignInGuard } from './env.js';
+import type { AppEnv } from './env.js';
 import { problem } from './problem.js';
 
 type AccountOperations =
@@ -25,7 +25,6 @@ type AccountOperations =
 export interface AccountHandlerDeps {
   accounts: Accounts;
   publicOrigin?: URL | undefined;
-  signInGuard?: SignInGuard | undefined;
 }
 
 /** An account operation the domain refused, as the problem a client can act on. */
@@ -41,11 +40,7 @@ function accountProblem(c: Context, error: unknown, field?: string): Response {
 
 const noUser = (c: Context, id: string) => problem(c, 404, 'not_found', { detail: `No user "${id}".` });
 
-export function accountHandlers({
-  accounts,
-  publicOrigin,
-  signInGuard,
-}: AccountHandlerDeps): Pick<Handlers<AppEnv>, AccountOperations> {
+export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps): Pick<Handlers<AppEnv>, AccountOperations> {
   return {
     login: async (c) => {
       const { username, password } = c.req.valid('json');
@@ -56,10 +51,8 @@ export function accountHandlers({
       ) {
         return problem(c, 403, 'forbidden', { detail: 'Sign in from this service’s own origin.' });
       }
-      const refused = await signInGuard?.before(c, username);
-      if (refused) return refused as never;
+      // Attempts are throttled before this handler runs (`loginRateLimit` in app.ts).
       const signedIn = await accounts.signIn(username, password);
-      await signInGuard?.after(c, username, signedIn !== undefined);
       if (!signedIn) return problem(c, 401, 'unauthorized', { detail: 'Wrong username or password, or the user is disabled.' });
       setCookie(c, SESSION_COOKIE, signedIn.secret, {
         path: '/',

@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       ownerOf,
     ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
-    ...accountHandlers({ accounts: deps.accounts, publicOrigin, signInGuard: deps.signInGuard }),
+    ...accountHandlers({ accounts: deps.accounts, publicOrigin }),
   };
   registerContract(app, handlers);
 

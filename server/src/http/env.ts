@@ -23,15 +23,6 @@ export interface AppEnv {
   };
 }
 
-/**
- * A seam for throttling sign-in attempts: `before` may answer instead (e.g. 429), `after` learns
- * whether the attempt succeeded. Keyed however the limiter likes (username, client address).
- */
-export interface SignInGuard {
-  before(c: Context<AppEnv>, username: string): Response | undefined | Promise<Response | undefined>;
-  after(c: Context<AppEnv>, username: string, succeeded: boolean): void | Promise<void>;
-}
-
 export interface AppDeps {
   config: Config;
   logger: Logger;
@@ -42,8 +33,6 @@ export interface AppDeps {
   sessions: Sessions;
   /** Users, sign-ins and tokens. */
   accounts: Accounts;
-  /** Throttles `POST /auth/login`; none by default. */
-  signInGuard?: SignInGuard;
   /** The debate engine; built from `config` and `env` when not given. */
   debate?: DebateDeps;
   /** Where slot keys are read from; `process.env` by default. */
