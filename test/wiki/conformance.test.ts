@@ -1,6 +1,6 @@
 /**
  * The validator against MediaWiki's own test data: 394 cases transcribed from the PHPUnit data
- * providers of ParamValidator, core's TypeDefs and ApiBase (`../shared/conformance/`), loaded as
+ * providers of ParamValidator, core's TypeDefs and ApiBase (copied into `test/fixtures/wiki/`), loaded as
  * they are. Every case runs unless its group cannot apply to a client-side port (each group's
  * reason is printed); every applicable case is its own test, so a failing one shows as failed.
  */

@@ -15,7 +15,7 @@ import { DEFAULT_USER_AGENT, fetchParamInfo, MAX_BATCH, querySubmodules } from '
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./__fixtures__/edge-cases.json', import.meta.url));
-/** A real MediaWiki 1.46 capture of the query modules' paraminfo (a copy: tests never read ../shared). */
+/** A real MediaWiki 1.46 capture of the query modules' paraminfo, copied into the repository. */
 const capture = fileURLToPath(new URL('./__fixtures__/paraminfo-mw1.46-query-subset.json', import.meta.url));
 const catalogue = capture;
 
