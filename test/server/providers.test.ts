@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const providers = async (query = '') => {
-  const res = await fetch(`${server.baseUrl}/providers${query}`);
+  const res = await server.fetch(`/providers${query}`);
   expect(res.status).toBe(200);
   return zProviderCatalogue.parse(await res.json());
 };
@@ -42,9 +42,13 @@ describe('GET /providers', () => {
     expect(Date.parse(local.health!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('asks for credentials like every operation that reaches out', async () => {
+    expect((await fetch(`${server.baseUrl}/providers?check=true`)).status).toBe(401);
+  });
+
   it('check=false is the same as no check; anything but a boolean is a 400 naming query.check', async () => {
     for (const slot of (await providers('?check=false')).slots) expect(slot).not.toHaveProperty('health');
-    const res = await fetch(`${server.baseUrl}/providers?check=maybe`);
+    const res = await server.fetch('/providers?check=maybe');
     expect(res.status).toBe(400);
     expect(((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(['query.check']);
   });
