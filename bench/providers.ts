@@ -30,6 +30,28 @@ const ROUNDS = 3;
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
 const nowMs = () => performance.timeOrigin + performance.now();
+const ADMIN_PASSWORD = 'bench-admin-password';
+/** `Authorization` for every debate, once `signIn` ran. */
+let auth: Record<string, string> = {};
+
+/** Signs in as the first admin (cookie), then makes an API token for the debates to send. */
+async function signIn(url: string): Promise<void> {
+  const login = await fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+  });
+  if (login.status !== 200) throw new Error(`sign-in failed: HTTP ${login.status} ${await login.text()}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const created = await fetch(`${url}/auth/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url, cookie },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  if (created.status !== 201 && created.status !== 200)
+    throw new Error(`token failed: HTTP ${created.status} ${await created.text()}`);
+  auth = { authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
+}
 
 interface Sim {
   child: ChildProcess;
@@ -80,6 +102,8 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     // `BENCH_DATABASE=/dev/shm/bench.db` (tmpfs) takes the disk out of the figures, to tell storage waits from the rest.
     CONSILIUM_DATABASE: process.env.BENCH_DATABASE ?? '',
     CONSILIUM_LOG_LEVEL: 'info',
+    // First run creates the admin with this password; the bench signs in and makes an API token.
+    CONSILIUM_ADMIN_PASSWORD: ADMIN_PASSWORD,
     // One owner runs 50 debates at once: more than the per-owner limits let a person start.
     CONSILIUM_RATE_LIMITS: 'off',
     // Slot 1: Anthropic's own SDK, Messages SSE.
@@ -150,7 +174,7 @@ async function debate(url: string, n: number): Promise<DebateRun> {
   try {
     const res = await fetch(`${url}/consilium/deep/stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...auth },
       body: JSON.stringify({ question: `Should we ship the smaller change first? ${tag}`, rounds: ROUNDS }),
     });
     if (res.status !== 200) return { tag, start, end: nowMs(), ok: false, why: `HTTP ${res.status}: ${await res.text()}` };
@@ -228,6 +252,7 @@ export async function benchProviders(): Promise<void> {
   const sim = await startSim();
   const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
+    await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
     for (let i = 0; i < 2; i++) await debate(server.url, -1 - i);
     await sim.ask('log');
