@@ -137,6 +137,7 @@ describe('loadConfig overrides', () => {
     const url = 'postgres://consilium:secret@db.internal:5432/consilium';
     expect(loadConfig({ CONSILIUM_DATABASE: url }).database).toBe(url);
     expect(loadConfig({ CONSILIUM_DATABASE: 'postgresql://h/db' }).database).toBe('postgresql://h/db');
+    expect(() => loadConfig({ CONSILIUM_DATABASE: ':memory:' })).toThrow(/:memory: is not supported/);
   });
 
   it('CONSILIUM_STORE_RETRY_MS: how long writes are retried; a non-integer is refused by name', () => {

@@ -72,6 +72,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const dataDir = resolve(env.CONSILIUM_DATA_DIR || 'data');
   const database = env.CONSILIUM_DATABASE || join(dataDir, 'consilium.db');
+  // SQLite's `:memory:` would be read as a file name here, and the store's writer and reader connections
+  // would not share one in-memory database anyway.
+  if (database === ':memory:') {
+    throw new ConfigError('CONSILIUM_DATABASE=:memory: is not supported: use a file (on tmpfs, e.g. /dev/shm/consilium.db)');
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8787, 0, 65535),
