@@ -1,52 +1,93 @@
 import { useEffect, useState } from 'preact/hooks';
-import { renderMarkdown } from '../markdown.js';
+import { markdownParts, renderMarkdown } from '../markdown.js';
 
 /**
- * Long texts are parsed one per task, in order, when the page is free: a reopened session of 25 long answers shows
- * their text at once and turns each into Markdown without a main-thread task long enough to hold up input.
+ * Markdown work is queued and run when the page is free, in slices of a few milliseconds: a reopened session of 25
+ * long answers shows their text at once and turns it into Markdown part by part (see `markdownParts`), never in a
+ * main-thread task long enough to hold up input or a frame.
  */
 const queue: (() => void)[] = [];
 let draining = false;
+const SLICE_MS = 8;
+// A message port yields to the event loop without the 4 ms clamp nested timers get.
+const channel = new MessageChannel();
+channel.port1.onmessage = () => drain();
+function drain() {
+  const start = performance.now();
+  while (queue.length > 0 && performance.now() - start < SLICE_MS) queue.shift()!();
+  if (queue.length === 0) draining = false;
+  // A timer, not the port, between slices that did work: input and rendering get their turn first.
+  else setTimeout(drain, 0);
+}
 function whenFree(job: () => void) {
   queue.push(job);
   if (draining) return;
   draining = true;
-  const next = () => {
-    const run = queue.shift();
-    if (!run) {
-      draining = false;
-      return;
-    }
-    run();
-    setTimeout(next, 0);
-  };
-  setTimeout(next, 0);
+  channel.port2.postMessage(0);
 }
 
-const LONG = 2000;
+/** Texts shorter than this are rendered at once; longer ones part by part. */
+const LONG = 600;
+/** Finished renderings of long texts, so a folded round unfolds (or a card re-mounts) at once. */
+const done = new Map<string, (string | undefined)[]>();
+const remember = (text: string, parts: (string | undefined)[]) => {
+  if (done.size > 200) done.delete(done.keys().next().value!);
+  done.set(text, parts);
+};
+
+type Rendered = { text: string; parts: (string | undefined)[]; rest: string };
+
+const initial = (text: string): Rendered | undefined => {
+  if (text.length < LONG) return { text, parts: [renderMarkdown(text)], rest: '' };
+  const parts = done.get(text);
+  return parts ? { text, parts, rest: '' } : undefined;
+};
 
 /** Sanitized Markdown for untrusted text (model output, questions). */
 export function Markdown({ text, class: className }: { text: string; class?: string }) {
-  const [html, setHtml] = useState<{ text: string; html: string | undefined } | undefined>(() =>
-    text.length < LONG ? { text, html: renderMarkdown(text) } : undefined,
-  );
-  const current = html?.text === text ? html : text.length < LONG ? { text, html: renderMarkdown(text) } : undefined;
+  const [state, setState] = useState<Rendered | undefined>(() => initial(text));
+  const current = state?.text === text ? state : initial(text);
   useEffect(() => {
-    if (current) return;
+    if (current && current.rest === '') return;
     let live = true;
-    whenFree(() => live && setHtml({ text, html: renderMarkdown(text) }));
+    const source = markdownParts(text);
+    const parts: (string | undefined)[] = [];
+    const step = () => {
+      if (!live) return;
+      parts.push(source.part(parts.length));
+      const finished = parts.length === source.count;
+      if (finished) remember(text, parts);
+      setState({ text, parts: [...parts], rest: finished ? '' : source.rest(parts.length) });
+      if (!finished) whenFree(step);
+    };
+    whenFree(step);
     return () => {
       live = false;
     };
-  }, [text, current === undefined]);
+  }, [text]);
   if (!current) return <div class={`md streaming ${className ?? ''}`}>{text}</div>;
-  if (current.html === undefined) {
+  const { parts, rest } = current;
+  if (parts.length === 1 && rest === '') return <Part html={parts[0]} text={text} class={`md ${className ?? ''}`} />;
+  return (
+    <div class={`md ${className ?? ''}`}>
+      {parts.map((html, i) =>
+        // An empty part (`undefined`) shows nothing; the HTML is DOMPurify's output (see markdown.ts).
+        html === undefined ? null : <div key={i} class="md-part" dangerouslySetInnerHTML={{ __html: html }} />,
+      )}
+      {rest && <div class="md-part streaming">{rest}</div>}
+    </div>
+  );
+}
+
+function Part({ html, text, class: className }: { html: string | undefined; text: string; class: string }) {
+  // `undefined` HTML: the text has nothing Markdown acts on; shown as text.
+  if (html === undefined) {
     return (
-      <div class={`md ${className ?? ''}`}>
+      <div class={className}>
         <p>{text}</p>
       </div>
     );
   }
   // The HTML is DOMPurify's output (see markdown.ts).
-  return <div class={`md ${className ?? ''}`} dangerouslySetInnerHTML={{ __html: current.html }} />;
+  return <div class={className} dangerouslySetInnerHTML={{ __html: html }} />;
 }

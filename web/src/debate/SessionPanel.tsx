@@ -154,9 +154,10 @@ function Timeline({ view }: { view: SessionView }) {
 }
 
 function RoundSection({ round, view, latest }: { round: RoundView; view: SessionView; latest: boolean }) {
-  // Earlier rounds start folded, so a long session opens fast; their cards render only when opened.
-  const [open, setOpen] = useState(latest || round.answers.size <= 1);
-  const shown = open || latest;
+  // Only the latest round is unfolded unless the reader says otherwise: a long session opens (and a replay runs)
+  // rendering five answers, not all of them; a folded round's cards render only when it is opened.
+  const [open, setOpen] = useState<boolean | undefined>(undefined);
+  const shown = latest || (open ?? round.answers.size <= 1);
   return (
     <section class="card round" aria-labelledby={`round-${round.number}`}>
       <h2 id={`round-${round.number}`}>
