@@ -603,6 +603,8 @@ export type components = {
             usage: components["schemas"]["Usage"];
             latencyMs: number;
             finishReason: components["schemas"]["FinishReason"];
+            /** @description What this call cost, from the server's price table (`priced: false` when its model has no price). Absent from answers stored before it was reported. */
+            cost?: components["schemas"]["Cost"];
             error?: components["schemas"]["AnswerError"];
         };
         /**
@@ -761,6 +763,11 @@ export type components = {
             quorum?: number;
             /** @description For `deep`, as in `DeepRequest`. */
             earlyStop?: boolean;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
@@ -790,6 +797,11 @@ export type components = {
         AskRequest: {
             question: components["schemas"]["Question"];
             maxOutputTokens?: number;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         AskResult: {
             sessionId: components["schemas"]["SessionId"];
@@ -800,6 +812,11 @@ export type components = {
             /** @description Ask only these slots (a repeated slot is asked once); all five by default. */
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         ParallelResult: {
             sessionId: components["schemas"]["SessionId"];
