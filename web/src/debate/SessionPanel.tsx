@@ -1,12 +1,23 @@
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import type { Action, SlotInfo } from '../../../sdk/src/index.js';
+import type { Action, Cost, SlotInfo, Usage } from '../../../sdk/src/index.js';
 import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
 import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { Exports } from './Exports.js';
 import { Markdown } from './Markdown.js';
-import { type AnswerView, isFinished, type RoundView, type SessionView, usageBySlot, usageOfRound } from './model.js';
+import {
+  type AnswerView,
+  costOfRound,
+  costOfSlot,
+  isFinished,
+  type RoundView,
+  type SessionView,
+  sumCosts,
+  usageBySlot,
+  usageOfRound,
+  verdictSpend,
+} from './model.js';
 import type { Run } from './runner.js';
 import { ThreadPanel } from './Thread.js';
 
@@ -207,7 +218,8 @@ const AnswerCard = memo(
         )}
         {answer.answer && (
           <p class="muted small">
-            {formatUsage(answer.answer.usage)} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
+            {formatUsage(answer.answer.usage)}
+            {answer.answer.cost ? ` · ${formatCost(answer.answer.cost)}` : ''} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
           </p>
         )}
       </article>
@@ -385,13 +397,28 @@ function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo: (s: n
   );
 }
 
+/** Tokens and cost in one cell: cost from the server's price table, "≥" when some of it had no price. */
+function Spend({ usage, cost }: { usage?: Usage; cost?: Cost }) {
+  return (
+    <>
+      {formatTokens(usage?.totalTokens ?? 0)}
+      <br />
+      <span class="muted small">{formatCost(cost)}</span>
+    </>
+  );
+}
+
 function UsageTable({ view }: { view: SessionView }) {
   const bySlot = usageBySlot(view);
+  const verdict = verdictSpend(view);
+  const synth = view.verdict?.synthesizer.slot ?? view.synthesizer?.slot;
+  const addUsage = (a: Usage | undefined, b: Usage | undefined) =>
+    a && b ? { inputTokens: 0, outputTokens: 0, totalTokens: a.totalTokens + b.totalTokens } : (a ?? b);
   return (
     <section class="card" aria-labelledby="usage-h">
       <h2 id="usage-h">Usage and cost</h2>
       <div class="scroll-x">
-        <table class="usage">
+        <table class="usage" data-testid="usage-table">
           <thead>
             <tr>
               <th scope="col">Model</th>
@@ -400,29 +427,58 @@ function UsageTable({ view }: { view: SessionView }) {
                   R{r.number}
                 </th>
               ))}
+              {verdict && <th scope="col">Verdict</th>}
               <th scope="col">Total</th>
             </tr>
           </thead>
           <tbody>
-            {view.slots.map((s) => (
-              <tr key={s.slot}>
-                <th scope="row">
-                  <SlotName slot={s.slot} info={s} />
-                </th>
-                {view.rounds.map((r) => (
-                  <td key={r.number}>{formatTokens(r.answers.get(s.slot)?.answer?.usage.totalTokens ?? 0)}</td>
-                ))}
-                <td>{formatTokens(bySlot.get(s.slot)?.totalTokens ?? 0)}</td>
-              </tr>
-            ))}
+            {view.slots.map((s) => {
+              const writes = verdict && s.slot === synth;
+              return (
+                <tr key={s.slot} data-slot={s.slot}>
+                  <th scope="row">
+                    <SlotName slot={s.slot} info={s} />
+                  </th>
+                  {view.rounds.map((r) => {
+                    const a = r.answers.get(s.slot)?.answer;
+                    return <td key={r.number}>{a ? <Spend usage={a.usage} cost={a.cost} /> : '—'}</td>;
+                  })}
+                  {verdict && <td>{writes ? <Spend usage={verdict.usage} cost={verdict.cost} /> : '—'}</td>}
+                  <td>
+                    <Spend
+                      usage={writes ? addUsage(bySlot.get(s.slot), verdict.usage) : bySlot.get(s.slot)}
+                      cost={writes ? sumCosts([costOfSlot(view, s.slot), verdict.cost]) : costOfSlot(view, s.slot)}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
           <tfoot>
             <tr>
               <th scope="row">All models</th>
               {view.rounds.map((r) => (
-                <td key={r.number}>{formatTokens(usageOfRound(r).totalTokens)}</td>
+                <td key={r.number} data-round={r.number}>
+                  <Spend usage={usageOfRound(r)} cost={costOfRound(r)} />
+                </td>
               ))}
-              <td>{formatTokens(view.usage?.totalTokens ?? [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0))}</td>
+              {verdict && (
+                <td>
+                  <Spend usage={verdict.usage} cost={verdict.cost} />
+                </td>
+              )}
+              <td>
+                <Spend
+                  usage={
+                    view.usage ?? {
+                      inputTokens: 0,
+                      outputTokens: 0,
+                      totalTokens: [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0),
+                    }
+                  }
+                  cost={view.cost}
+                />
+              </td>
             </tr>
           </tfoot>
         </table>
@@ -431,7 +487,8 @@ function UsageTable({ view }: { view: SessionView }) {
         Total: {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
       </p>
       <p class="muted small">
-        Tokens per model and round; cost is the session's total from the server's price table (≥ means some usage had no price).
+        Tokens, then cost, per model and round, from the server's price table; "≥" means some usage had no price (offline or
+        unpriced models), so the figure is a lower bound; "—" means not reported.
       </p>
     </section>
   );

@@ -236,3 +236,41 @@ export function usageOfRound(round: RoundView): Usage {
   }
   return total;
 }
+
+/** Costs added up; `undefined` when one is unknown (an answer stored before answers reported their cost). */
+export function sumCosts(costs: (Cost | undefined)[]): Cost | undefined {
+  let total: Cost = { usd: 0, priced: true };
+  for (const cost of costs) {
+    if (!cost) return undefined;
+    total = { usd: total.usd + cost.usd, priced: total.priced && cost.priced };
+  }
+  return total;
+}
+
+const answered = (round: RoundView) => [...round.answers.values()].filter((a) => a.answer);
+
+export const costOfRound = (round: RoundView) => sumCosts(answered(round).map((a) => a.answer!.cost));
+
+export const costOfSlot = (view: SessionView, slot: number) =>
+  sumCosts(
+    view.rounds.flatMap((r) =>
+      answered(r)
+        .filter((a) => a.slot === slot)
+        .map((a) => a.answer!.cost),
+    ),
+  );
+
+/**
+ * What the verdict's calls used and cost: the session's totals less every answer's (the verdict is the only other
+ * call). Its cost is a lower bound unless the session's is priced.
+ */
+export function verdictSpend(view: SessionView): { usage: Usage; cost: Cost | undefined } | undefined {
+  if (!view.usage || !view.cost || !(view.synthesizer || view.verdict)) return undefined;
+  const answers = view.rounds.flatMap(answered).map((a) => a.answer!);
+  const tokens = (k: keyof Usage) => Math.max(0, view.usage![k] - answers.reduce((n, a) => n + a.usage[k], 0));
+  const spent = sumCosts(answers.map((a) => a.cost));
+  return {
+    usage: { inputTokens: tokens('inputTokens'), outputTokens: tokens('outputTokens'), totalTokens: tokens('totalTokens') },
+    cost: spent && { usd: Math.max(0, view.cost.usd - spent.usd), priced: view.cost.priced },
+  };
+}
