@@ -65,8 +65,16 @@ const PART = 1500;
  * answer can be turned into HTML one part per task. The whole text is lexed once (reference links resolve across
  * parts); each part is a run of whole top-level blocks, parsed and sanitized on its own when `part(i)` is called.
  */
-export function markdownParts(text: string): { count: number; part(i: number): string | undefined; rest(i: number): string } {
-  if (cache.has(text) || text.length <= PART) return { count: 1, part: () => renderMarkdown(text), rest: () => text };
+export interface MarkdownParts {
+  count: number;
+  /** Part `i` as sanitized HTML (`undefined`: nothing to show, or plain text when the whole text is one part). */
+  part(i: number): string | undefined;
+  /** Part `i`'s source, to show as text until it is rendered. */
+  raw(i: number): string;
+}
+
+export function markdownParts(text: string): MarkdownParts {
+  if (cache.has(text) || text.length <= PART) return { count: 1, part: () => renderMarkdown(text), raw: () => text };
   const tokens = marked.lexer(text);
   const groups: (typeof tokens)[] = [];
   let size = PART;
@@ -84,11 +92,7 @@ export function markdownParts(text: string): { count: number; part(i: number): s
       const html = purify.sanitize(marked.parser(groups[i]!));
       return html === '' ? undefined : html;
     },
-    rest: (i) =>
-      groups
-        .slice(i)
-        .flatMap((g) => g.map((t) => t.raw))
-        .join(''),
+    raw: (i) => groups[i]!.map((t) => t.raw).join(''),
   };
 }
 

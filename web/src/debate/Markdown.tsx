@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { markdownParts, renderMarkdown } from '../markdown.js';
+import { type MarkdownParts, markdownParts, renderMarkdown } from '../markdown.js';
+import { StreamingText } from './StreamingText.js';
 
 /**
  * Markdown work is queued and run when the page is free, in slices of a few milliseconds: a reopened session of 25
@@ -35,12 +36,12 @@ const remember = (text: string, parts: (string | undefined)[]) => {
   done.set(text, parts);
 };
 
-type Rendered = { text: string; parts: (string | undefined)[]; rest: string };
+type Rendered = { text: string; parts: (string | undefined)[]; source?: MarkdownParts };
 
 const initial = (text: string): Rendered | undefined => {
-  if (text.length < LONG) return { text, parts: [renderMarkdown(text)], rest: '' };
+  if (text.length < LONG) return { text, parts: [renderMarkdown(text)] };
   const parts = done.get(text);
-  return parts ? { text, parts, rest: '' } : undefined;
+  return parts ? { text, parts } : undefined;
 };
 
 /** Sanitized Markdown for untrusted text (model output, questions). */
@@ -48,7 +49,7 @@ export function Markdown({ text, class: className }: { text: string; class?: str
   const [state, setState] = useState<Rendered | undefined>(() => initial(text));
   const current = state?.text === text ? state : initial(text);
   useEffect(() => {
-    if (current && current.rest === '') return;
+    if (current && !current.source) return;
     let live = true;
     const source = markdownParts(text);
     const parts: (string | undefined)[] = [];
@@ -57,7 +58,7 @@ export function Markdown({ text, class: className }: { text: string; class?: str
       parts.push(source.part(parts.length));
       const finished = parts.length === source.count;
       if (finished) remember(text, parts);
-      setState({ text, parts: [...parts], rest: finished ? '' : source.rest(parts.length) });
+      setState({ text, parts: [...parts], ...(!finished && { source }) });
       if (!finished) whenFree(step);
     };
     whenFree(step);
@@ -65,16 +66,22 @@ export function Markdown({ text, class: className }: { text: string; class?: str
       live = false;
     };
   }, [text]);
-  if (!current) return <div class={`md streaming ${className ?? ''}`}>{text}</div>;
-  const { parts, rest } = current;
-  if (parts.length === 1 && rest === '') return <Part html={parts[0]} text={text} class={`md ${className ?? ''}`} />;
+  if (!current) return <StreamingText text={text} class={`md ${className ?? ''}`} />;
+  const { parts, source } = current;
+  if (parts.length === 1 && !source) return <Part html={parts[0]} text={text} class={`md ${className ?? ''}`} />;
+  const pending = source ? Array.from({ length: source.count - parts.length }, (_, k) => parts.length + k) : [];
   return (
     <div class={`md ${className ?? ''}`}>
       {parts.map((html, i) =>
         // An empty part (`undefined`) shows nothing; the HTML is DOMPurify's output (see markdown.ts).
         html === undefined ? null : <div key={i} class="md-part" dangerouslySetInnerHTML={{ __html: html }} />,
       )}
-      {rest && <div class="md-part streaming">{rest}</div>}
+      {/* Parts not rendered yet, as text; each keeps its node until its HTML replaces it. */}
+      {pending.map((i) => (
+        <div key={`raw${i}`} class="md-part streaming">
+          {source!.raw(i)}
+        </div>
+      ))}
     </div>
   );
 }

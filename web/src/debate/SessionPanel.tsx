@@ -19,6 +19,7 @@ import {
   verdictSpend,
 } from './model.js';
 import type { Run } from './runner.js';
+import { StreamingText } from './StreamingText.js';
 import { ThreadPanel } from './Thread.js';
 
 const KIND_LABEL = { independent: 'independent answers', critique: 'critique', final: 'final positions' } as const;
@@ -214,7 +215,7 @@ const AnswerCard = memo(
           <Markdown text={answer.text} class="answer-text" />
         ) : (
           // While streaming: plain text, cheap to update every frame; Markdown once it is complete.
-          <div class="answer-text streaming">{answer.text}</div>
+          <StreamingText text={answer.text} class="answer-text" />
         )}
         {answer.answer && (
           <p class="muted small">
