@@ -10,12 +10,14 @@ import { StreamingText } from './StreamingText.js';
 const queue: (() => void)[] = [];
 let draining = false;
 const SLICE_MS = 8;
+/** At most this many parts per slice: a cached part costs nothing to make but its HTML still costs to insert. */
+const SLICE_JOBS = 4;
 // A message port yields to the event loop without the 4 ms clamp nested timers get.
 const channel = new MessageChannel();
 channel.port1.onmessage = () => drain();
 function drain() {
   const start = performance.now();
-  while (queue.length > 0 && performance.now() - start < SLICE_MS) queue.shift()!();
+  for (let n = 0; queue.length > 0 && n < SLICE_JOBS && performance.now() - start < SLICE_MS; n++) queue.shift()!();
   if (queue.length === 0) draining = false;
   // A timer, not the port, between slices that did work: input and rendering get their turn first.
   else setTimeout(drain, 0);
@@ -38,10 +40,13 @@ const remember = (text: string, parts: (string | undefined)[]) => {
 
 type Rendered = { text: string; parts: (string | undefined)[]; source?: MarkdownParts };
 
+/** What to show at once: short texts rendered, long ones' first parts if they were rendered before (the rest follow). */
 const initial = (text: string): Rendered | undefined => {
   if (text.length < LONG) return { text, parts: [renderMarkdown(text)] };
   const parts = done.get(text);
-  return parts ? { text, parts } : undefined;
+  if (!parts) return undefined;
+  if (parts.length <= SLICE_JOBS) return { text, parts };
+  return { text, parts: parts.slice(0, SLICE_JOBS), source: { count: parts.length, part: (i) => parts[i], raw: () => '' } };
 };
 
 /** Sanitized Markdown for untrusted text (model output, questions). */
@@ -51,8 +56,9 @@ export function Markdown({ text, class: className }: { text: string; class?: str
   useEffect(() => {
     if (current && !current.source) return;
     let live = true;
-    const source = markdownParts(text);
-    const parts: (string | undefined)[] = [];
+    // Parts rendered before are shown again a few per slice, like new ones.
+    const source = current?.source ?? markdownParts(text);
+    const parts: (string | undefined)[] = current ? [...current.parts] : [];
     const step = () => {
       if (!live) return;
       parts.push(source.part(parts.length));

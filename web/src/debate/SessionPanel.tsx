@@ -60,14 +60,15 @@ export function SessionPanel({ run }: { run: Run }) {
         <ErrorNote error={run.failure} />
         {view.error && <p class="error">Ended: {view.error}</p>}
       </header>
+      {/* Sections that change only with the debate's shape skip the frames where only text streamed in. */}
       {view.slots.length > 0 && <Panel slots={view.slots} />}
-      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} /> : null}
+      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} shape={view.shape} /> : null}
       {view.rounds.map((round) => (
         <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
       ))}
-      {view.consensus && <ConsensusMatrix view={view} />}
+      {view.consensus && <ConsensusMatrix view={view} shape={view.shape} />}
       {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
-      {view.rounds.length > 0 && <UsageTable view={view} />}
+      {view.rounds.length > 0 && <UsageTable view={view} shape={view.shape} />}
       {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
     </div>
   );
@@ -86,7 +87,7 @@ function Connection({ run }: { run: Run }) {
 }
 
 /** The panel: each slot's colour, shape, provider, model, strength and whether it is a real model. */
-function Panel({ slots }: { slots: SlotInfo[] }) {
+const Panel = memo(function Panel({ slots }: { slots: SlotInfo[] }) {
   return (
     <section class="card" aria-label="The panel">
       <ul class="panel">
@@ -101,10 +102,12 @@ function Panel({ slots }: { slots: SlotInfo[] }) {
       </ul>
     </section>
   );
-}
+});
 
 /** Rounds as a timeline: one row per model, a cell per round, and where each model changed its position and why. */
-function Timeline({ view }: { view: SessionView }) {
+const sameShape = (a: { shape: number }, b: { shape: number }) => a.shape === b.shape;
+
+const Timeline = memo(function Timeline({ view }: { view: SessionView; shape: number }) {
   const changes = new Map((view.verdict?.positionChanges ?? []).map((p) => [p.slot, p]));
   return (
     <section class="card" aria-labelledby="timeline-h">
@@ -163,7 +166,7 @@ function Timeline({ view }: { view: SessionView }) {
       </div>
     </section>
   );
-}
+}, sameShape);
 
 function RoundSection({ round, view, latest }: { round: RoundView; view: SessionView; latest: boolean }) {
   // Only the latest round is unfolded unless the reader says otherwise: a long session opens (and a replay runs)
@@ -230,7 +233,7 @@ const AnswerCard = memo(
 );
 
 /** Statements × models: who holds each agreement, and each side of each disagreement. */
-function ConsensusMatrix({ view }: { view: SessionView }) {
+const ConsensusMatrix = memo(function ConsensusMatrix({ view }: { view: SessionView; shape: number }) {
   const consensus = view.consensus!;
   const slots = view.slots.map((s) => s.slot);
   const info = (slot: number) => view.slots.find((s) => s.slot === slot);
@@ -299,7 +302,7 @@ function ConsensusMatrix({ view }: { view: SessionView }) {
       {consensus.agreements.length === 0 && consensus.disagreements.length === 0 && <p class="muted">No statements reported.</p>}
     </section>
   );
-}
+}, sameShape);
 
 function Supporters({
   slots,
@@ -409,7 +412,7 @@ function Spend({ usage, cost }: { usage?: Usage; cost?: Cost }) {
   );
 }
 
-function UsageTable({ view }: { view: SessionView }) {
+const UsageTable = memo(function UsageTable({ view }: { view: SessionView; shape: number }) {
   const bySlot = usageBySlot(view);
   const verdict = verdictSpend(view);
   const synth = view.verdict?.synthesizer.slot ?? view.synthesizer?.slot;
@@ -493,4 +496,4 @@ function UsageTable({ view }: { view: SessionView }) {
       </p>
     </section>
   );
-}
+}, sameShape);

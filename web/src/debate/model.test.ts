@@ -178,3 +178,17 @@ describe('cost per model, per round and for the verdict', () => {
     expect(costOfSlot(view, 1)).toBeUndefined();
   });
 });
+
+describe('shape', () => {
+  it('changes with every event but a text delta, and with an answer\'s first delta (its status)', () => {
+    const view = emptySession();
+    const events = debate();
+    const shapes: number[] = [];
+    for (const e of events) {
+      apply(view, e);
+      shapes.push(view.shape);
+    }
+    // started, round.started, first delta of 1, first delta of 2, a further delta of 1 (no change), completed, ...
+    expect(shapes.slice(0, 6)).toEqual([1, 2, 3, 4, 4, 5]);
+  });
+});

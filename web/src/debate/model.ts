@@ -66,6 +66,8 @@ export interface SessionView {
   /** The `seq` of the last event applied: the `Last-Event-ID` to resume from. */
   lastSeq: number;
   rev: number;
+  /** Counts events other than text deltas: what the timeline, matrix and usage table show changed. */
+  shape: number;
   /** Event types this UI does not know (a newer server): counted, not fatal. */
   unknownEvents: number;
   /** Any other field a newer contract adds to the session (e.g. early stop, thread), kept for display. */
@@ -80,6 +82,7 @@ export const emptySession = (): SessionView => ({
   missingSlots: [],
   lastSeq: 0,
   rev: 0,
+  shape: 0,
   unknownEvents: 0,
   extra: {},
 });
@@ -109,6 +112,7 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
   if (typeof event.seq === 'number' && event.seq <= view.lastSeq) return false;
   view.lastSeq = event.seq;
   view.rev++;
+  if (event.type !== 'answer.delta' && (event as { type: string }).type !== 'verdict.delta') view.shape++;
   const e = event as DebateEvent & Record<string, unknown>;
   switch (event.type) {
     case 'session.started':
@@ -129,6 +133,8 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
     case 'answer.delta': {
       const answer = answerOf(roundOf(view, event.round), event.slot);
       answer.text += event.delta;
+      // Its first delta changes its status, which the timeline shows.
+      if (answer.status !== 'streaming') view.shape++;
       answer.status = 'streaming';
       answer.rev++;
       break;
