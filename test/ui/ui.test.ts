@@ -311,8 +311,8 @@ describe('the web UI', () => {
       expect.stringContaining('migrate the existing consumers'),
     ]);
     await page.click(`[data-testid=thread] a[href="#/sessions/${debateId}"]`);
-    await waitForStatus(page, 'completed');
-    expect(await page.textContent('.question')).toContain('event sourcing');
+    // The follow-up's page was completed too: wait for the parent's question, not only a status.
+    await page.waitForSelector('.session[data-status=completed] .question:has-text("event sourcing")');
   });
 
   it("checks each slot's reachability on the providers page, as the API reports it", async () => {

@@ -91,6 +91,12 @@ describe.each([
       for (const view of VIEWS) {
         await page.goto(`${server.baseUrl}/${view.hash || `#/sessions/${sessionId}`}`);
         await page.waitForSelector(view.ready);
+        // Off-screen answers skip rendering (content-visibility) until scrolled to; a full-page screenshot shows them
+        // as a reader scrolling down would see them.
+        await page.evaluate(() => {
+          for (const e of document.querySelectorAll<HTMLElement>('.answer, .md-part, .stream-block'))
+            e.style.contentVisibility = 'visible';
+        });
         await page.screenshot({ path: join(ARTIFACTS, `${view.name}-${theme}-${device}.png`), fullPage: true });
         if (!phone) found[view.name] = await seriousViolations(page);
         else {

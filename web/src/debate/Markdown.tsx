@@ -56,11 +56,16 @@ export function Markdown({ text, class: className }: { text: string; class?: str
   useEffect(() => {
     if (current && !current.source) return;
     let live = true;
-    // Parts rendered before are shown again a few per slice, like new ones.
-    const source = current?.source ?? markdownParts(text);
+    // Parts rendered before are shown again a few per slice, like new ones. A new text is lexed in a job of its own:
+    // five answers mounting at once (a round unfolded) must not lex five long texts in one task.
+    let source = current?.source;
     const parts: (string | undefined)[] = current ? [...current.parts] : [];
     const step = () => {
       if (!live) return;
+      if (!source) {
+        source = markdownParts(text);
+        return whenFree(step);
+      }
       parts.push(source.part(parts.length));
       const finished = parts.length === source.count;
       if (finished) remember(text, parts);

@@ -180,7 +180,7 @@ describe('cost per model, per round and for the verdict', () => {
 });
 
 describe('shape', () => {
-  it('changes with every event but a text delta, and with an answer\'s first delta (its status)', () => {
+  it("changes with every event but a text delta, and with an answer's first delta (its status)", () => {
     const view = emptySession();
     const events = debate();
     const shapes: number[] = [];
