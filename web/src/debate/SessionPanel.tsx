@@ -407,7 +407,7 @@ function Spend({ usage, cost }: { usage?: Usage; cost?: Cost }) {
     <>
       {formatTokens(usage?.totalTokens ?? 0)}
       <br />
-      <span class="muted small">{formatCost(cost)}</span>
+      <span class="muted small cost">{formatCost(cost)}</span>
     </>
   );
 }
