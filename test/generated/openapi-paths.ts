@@ -590,7 +590,7 @@ export type components = {
             retryable: boolean;
             attempts: number;
         };
-        /** @description One model's answer in one round. */
+        /** @description One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it. */
         Answer: {
             slot: components["schemas"]["SlotNumber"];
             provider: components["schemas"]["ProviderId"];
@@ -603,7 +603,6 @@ export type components = {
             usage: components["schemas"]["Usage"];
             latencyMs: number;
             finishReason: components["schemas"]["FinishReason"];
-            /** @description What this call cost, from the server's price table (`priced: false` when its model has no price). Absent from answers stored before it was reported. */
             cost?: components["schemas"]["Cost"];
             error?: components["schemas"]["AnswerError"];
         };

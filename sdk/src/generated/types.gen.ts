@@ -205,7 +205,7 @@ export type AnswerError = {
 };
 
 /**
- * One model's answer in one round.
+ * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
 export type Answer = {
     slot: SlotNumber;
@@ -223,9 +223,6 @@ export type Answer = {
     usage: Usage;
     latencyMs: number;
     finishReason: FinishReason;
-    /**
-     * What this call cost, from the server's price table (`priced: false` when its model has no price). Absent from answers stored before it was reported.
-     */
     cost?: Cost;
     error?: AnswerError;
 };

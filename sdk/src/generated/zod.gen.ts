@@ -178,7 +178,7 @@ export const zAnswerError = z.object({
 });
 
 /**
- * One model's answer in one round.
+ * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
 export const zAnswer = z.object({
     slot: zSlotNumber,
