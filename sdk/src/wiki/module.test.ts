@@ -73,7 +73,7 @@ describe('defineTypedModule and the validators a descriptor supplies', () => {
       { name: 'a', type: 'string' },
       { name: 'b', type: 'string' },
     ],
-    rules: [{ rule: 'only-one-of', params: ['a', 'b'] }],
+    rules: [{ rule: 'only-one-of', params: ['a', 'b'], source: 'a test' }],
   };
 
   it('validates a non-core type with the validator the descriptor gives', () => {
