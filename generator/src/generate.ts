@@ -7,7 +7,7 @@ import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
-import { startHeyApi } from './sdk.js';
+import { type HeyApiWorker, startHeyApi } from './sdk.js';
 
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
@@ -27,10 +27,11 @@ export async function generateAll(
   root: string,
   contractFile = contractPath,
   catalogueFile = cataloguePath,
+  /** hey-api's worker, if started already (`generator/run.mjs` starts it before loading tsx). */
+  heyApiWorker: HeyApiWorker = startHeyApi(),
 ): Promise<readonly string[]> {
   // hey-api (most of the time, mainly its import) runs in a worker, spawned before anything else so
   // its import overlaps the main thread's: parsing the contract once, then the routes, paths and wiki modules.
-  const heyApiWorker = startHeyApi();
   let heyApi: Promise<void> | undefined;
   try {
     for (const folder of GENERATED_FOLDERS) rmSync(join(root, folder), { recursive: true, force: true });
