@@ -72,13 +72,24 @@ export type WikiModule<P extends object, G extends ModuleGroup, Gen extends bool
 export function defineModule<P extends object, G extends ModuleGroup, Gen extends boolean>(
   spec: ModuleSpec,
 ): WikiModule<P, G, Gen> {
+  return defineTypedModule(completeSpec(spec));
+}
+
+/** Descriptors completed by {@link defineModule}, so that one descriptor always gives the same (cached) copy. */
+const completedSpecs = new WeakMap<ModuleSpec, ModuleSpec>();
+
+/** `spec`, or a copy with every validator (and `applyRules` if it has rules) when it lacks what its parameters need. */
+export function completeSpec(spec: ModuleSpec): ModuleSpec {
+  let full = completedSpecs.get(spec);
+  if (full !== undefined) return full;
   const needsTypes = [...spec.parameters, ...(spec.templatedparameters ?? [])].some(
     (p) => typeof p.type === 'string' && SUPPLIED_TYPES.includes(p.type) && !(spec.types && Object.hasOwn(spec.types, p.type)),
   );
   const needsRules = spec.rules !== undefined && spec.rules.length > 0 && spec.applyRules === undefined;
-  let full = needsTypes ? withEveryType(spec) : spec;
+  full = needsTypes ? withEveryType(spec) : spec;
   if (needsRules) full = Object.freeze({ ...full, applyRules });
-  return defineTypedModule(full);
+  completedSpecs.set(spec, full);
+  return full;
 }
 
 /**
