@@ -5,17 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  askProvider,
   type createConsiliumClient,
   type DebateEvent,
-  runDeepDebate,
-  runParallel,
   schemas,
   streamDeepDebate,
   streamSessionEvents,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
 import { PROMPT_VERSION } from '../../server/src/debate/prompts.js';
+import { askProvider, runDeepDebate, runParallel } from '../support/attached.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 let server: RunningServer;

@@ -457,6 +457,15 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        /** @description A detached run that has started: its session's id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once. */
+        DebateAccepted: {
+            sessionId: components["schemas"]["SessionId"];
+            /**
+             * @description Always `running`; the session itself says how the run goes on.
+             * @enum {string}
+             */
+            status: "running";
+        };
         /** @description An RFC 9457 problem detail with a stable `code`. */
         Problem: {
             /** @description A URI naming the problem type; stable per `code`. */
@@ -763,7 +772,7 @@ export type components = {
             /** @description For `deep`, as in `DeepRequest`. */
             earlyStop?: boolean;
             /**
-             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -797,7 +806,7 @@ export type components = {
             question: components["schemas"]["Question"];
             maxOutputTokens?: number;
             /**
-             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -812,7 +821,7 @@ export type components = {
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
             /**
-             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -838,7 +847,7 @@ export type components = {
             /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
             earlyStop?: boolean;
             /**
-             * @description Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). Off by default: a client going away cancels the debate and every upstream model call.
+             * @description Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
              * @default false
              */
             detach: boolean;
@@ -1081,6 +1090,26 @@ export type components = {
         };
     };
     responses: {
+        /** @description The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection. */
+        DebateAccepted: {
+            headers: {
+                /**
+                 * @description The new session's path, `/sessions/{id}`.
+                 * @example /sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V
+                 */
+                Location?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                 *       "status": "running"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DebateAccepted"];
+            };
+        };
         /** @description The request is malformed or fails validation; `errors` lists each offending field. */
         BadRequest: {
             headers: {
@@ -1374,6 +1403,7 @@ export interface operations {
                     "application/json": components["schemas"]["AskResult"];
                 };
             };
+            202: components["responses"]["DebateAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1426,6 +1456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ParallelResult"];
                 };
             };
+            202: components["responses"]["DebateAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1483,6 +1514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            202: components["responses"]["DebateAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1813,6 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            202: components["responses"]["DebateAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

@@ -5,15 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  askFollowUp,
   type createConsiliumClient,
   type DebateEvent,
   getSessionThread,
-  runDeepDebate,
-  runParallel,
   type Session,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
+import { askFollowUp, runDeepDebate, runParallel } from '../support/attached.js';
 import { type RunningServer, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
 

@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  askProvider,
   type createConsiliumClient,
   type DebateEvent,
   deleteSession,
@@ -13,9 +12,9 @@ import {
   exportSessionMarkdown,
   getSession,
   listSessions,
-  runDeepDebate,
   synthesizeVerdict,
 } from '../../sdk/src/index.js';
+import { askProvider, runDeepDebate } from '../support/attached.js';
 import { type Caller, type RunningServer, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
 

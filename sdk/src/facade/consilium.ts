@@ -32,6 +32,7 @@ import type {
   ApiTokenCreated,
   AskResult,
   Budget,
+  DebateAccepted,
   DebateEvent,
   Health,
   ParallelResult,
@@ -47,7 +48,7 @@ import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError }
 
 export interface ConsiliumOptions extends ConsiliumClientOptions {}
 
-export interface DebateOptions {
+export interface DebateOptions extends DetachOption {
   /** Rounds to debate (2–5); the server's default (3) otherwise. */
   rounds?: number;
   /** Slots that must answer for a round to proceed. */
@@ -57,7 +58,21 @@ export interface DebateOptions {
   signal?: AbortSignal;
 }
 
-export interface FollowUpOptions {
+/**
+ * `detach: true` starts the run and returns at once with its session's id (`202 Accepted`): the run
+ * outlives this client, `sessions.follow(id)` streams it, `sessions.delete(id)` cancels it. Without it
+ * the call returns once the run has ended, and aborting `signal` cancels the run.
+ */
+export interface DetachOption {
+  detach?: boolean;
+}
+/** A call that returns `R` once the run ends, or `DebateAccepted` at once when detached. */
+export interface Detachable<O extends DetachOption, R, A extends unknown[] = [question: string]> {
+  (...args: [...A, options: O & { detach: true }]): Promise<DebateAccepted>;
+  (...args: [...A, options?: O & { detach?: false }]): Promise<R>;
+}
+
+export interface FollowUpOptions extends DetachOption {
   /** How to ask it; the previous session's mode by default (`deep` after a synthesis). */
   mode?: 'single' | 'parallel' | 'deep';
   /** For `single`: the slot whose provider answers (resolved through `providers()`). */
@@ -81,6 +96,18 @@ export interface FollowOptions {
   maxRetries?: number;
   /** First wait before reconnecting, doubled per attempt up to 5 s; 250 ms by default. */
   retryDelayMs?: number;
+}
+
+export interface AskOptions extends DetachOption {
+  slot?: number;
+  provider?: string;
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ParallelOptions extends DetachOption {
+  slots?: number[];
+  signal?: AbortSignal;
 }
 
 export interface SignInOptions extends Omit<ConsiliumOptions, 'token'> {
@@ -167,32 +194,40 @@ export class Consilium {
   }
 
   /** One model's answer: the slot's provider (slot 1 by default), or `provider` by name. */
-  async ask(
-    question: string,
-    options: { slot?: number; provider?: string; maxOutputTokens?: number; signal?: AbortSignal } = {},
-  ): Promise<AskResult> {
+  readonly ask: Detachable<AskOptions, AskResult> = (async (question: string, options: AskOptions = {}) => {
     const provider = options.provider ?? (await this.#providerOf(options.slot ?? 1));
-    const body = { question, ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }) };
+    const body = {
+      question,
+      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.detach && { detach: true }),
+    };
     return settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
-  }
+  }) as Detachable<AskOptions, AskResult>;
 
   readonly debates = {
     /** Every slot answers once, side by side. */
-    parallel: (question: string, options: { slots?: number[]; signal?: AbortSignal } = {}): Promise<ParallelResult> =>
+    parallel: ((question: string, options: ParallelOptions = {}) =>
       settle(
         runParallel({
           client: this.client,
-          body: { question, ...(options.slots && { slots: options.slots }) },
+          body: { question, ...(options.slots && { slots: options.slots }), ...(options.detach && { detach: true }) },
           signal: options.signal,
         }),
         options.signal,
-      ),
-    /** A deep debate, answered once it has ended. */
-    run: (question: string, options: DebateOptions = {}): Promise<Session> =>
-      settle(runDeepDebate({ client: this.client, body: deepBody(question, options), signal: options.signal }), options.signal),
+      )) as Detachable<ParallelOptions, ParallelResult>,
+    /** A deep debate, answered once it has ended (or at once with its id, detached). */
+    run: ((question: string, options: DebateOptions = {}) =>
+      settle(
+        runDeepDebate({
+          client: this.client,
+          body: deepBody(question, options),
+          signal: options.signal,
+        }),
+        options.signal,
+      )) as Detachable<DebateOptions, Session>,
     /**
      * A deep debate's events as they happen. Breaking out of the loop, or aborting `signal`, closes the
-     * connection, which cancels the debate on the server.
+     * connection, which cancels the debate on the server (unless `detach`: then only deleting the session does).
      */
     stream: (question: string, options: DebateOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
       this.#sse(
@@ -238,8 +273,8 @@ export class Consilium {
      * A follow-up question on a finished session, asked in its thread: the new session, once it has
      * ended (its `threadId` and `parentId` link it to the thread).
      */
-    followUp: async (id: string, question: string, options: FollowUpOptions = {}): Promise<Session> => {
-      const { mode, slot, slots, rounds, quorum, earlyStop, signal } = options;
+    followUp: (async (id: string, question: string, options: FollowUpOptions = {}) => {
+      const { mode, slot, slots, rounds, quorum, earlyStop, detach, signal } = options;
       if (slot !== undefined && options.provider !== undefined) {
         throw new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' });
       }
@@ -252,9 +287,10 @@ export class Consilium {
         ...(rounds !== undefined && { rounds }),
         ...(quorum !== undefined && { quorum }),
         ...(earlyStop !== undefined && { earlyStop }),
+        ...(detach && { detach: true }),
       };
       return settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);
-    },
+    }) as Detachable<FollowUpOptions, Session, [id: string, question: string]>,
     /**
      * A session's events: the stored ones, then live ones while it runs, until `session.ended`. A dropped
      * connection is resumed with `Last-Event-ID`, so no event is missed or repeated.
@@ -374,9 +410,10 @@ export class Consilium {
 }
 
 function deepBody(question: string, options: DebateOptions) {
-  const { rounds, quorum, budget } = options;
+  const { rounds, quorum, budget, detach } = options;
   return {
     question,
+    ...(detach && { detach: true }),
     ...(rounds !== undefined && { rounds }),
     ...(quorum !== undefined && { quorum }),
     ...(budget !== undefined && { budget }),

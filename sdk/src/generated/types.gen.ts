@@ -5,6 +5,17 @@ export type ClientOptions = {
 };
 
 /**
+ * A detached run that has started: its session's id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once.
+ */
+export type DebateAccepted = {
+    sessionId: SessionId;
+    /**
+     * Always `running`; the session itself says how the run goes on.
+     */
+    status: 'running';
+};
+
+/**
  * An RFC 9457 problem detail with a stable `code`.
  */
 export type Problem = {
@@ -427,7 +438,7 @@ export type FollowUpRequest = {
      */
     earlyStop?: boolean;
     /**
-     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -466,7 +477,7 @@ export type AskRequest = {
     question: Question;
     maxOutputTokens?: number;
     /**
-     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -484,7 +495,7 @@ export type ParallelRequest = {
     slots?: Array<SlotNumber>;
     maxOutputTokens?: number;
     /**
-     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -514,7 +525,7 @@ export type DeepRequest = {
      */
     earlyStop?: boolean;
     /**
-     * Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). Off by default: a client going away cancels the debate and every upstream model call.
+     * Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
      */
     detach?: boolean;
 };
@@ -898,6 +909,10 @@ export type AskProviderResponses = {
      * The model's answer, stored as a single-mode session.
      */
     200: AskResult;
+    /**
+     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     */
+    202: DebateAccepted;
 };
 
 export type AskProviderResponse = AskProviderResponses[keyof AskProviderResponses];
@@ -935,6 +950,10 @@ export type RunParallelResponses = {
      * One answer per slot that was asked, stored as a parallel-mode session.
      */
     200: ParallelResult;
+    /**
+     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     */
+    202: DebateAccepted;
 };
 
 export type RunParallelResponse = RunParallelResponses[keyof RunParallelResponses];
@@ -972,6 +991,10 @@ export type RunDeepDebateResponses = {
      * The finished session, with every round, the consensus and the verdict.
      */
     200: Session;
+    /**
+     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     */
+    202: DebateAccepted;
 };
 
 export type RunDeepDebateResponse = RunDeepDebateResponses[keyof RunDeepDebateResponses];
@@ -1286,6 +1309,10 @@ export type AskFollowUpResponses = {
      * The follow-up session, finished.
      */
     200: Session;
+    /**
+     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     */
+    202: DebateAccepted;
 };
 
 export type AskFollowUpResponse = AskFollowUpResponses[keyof AskFollowUpResponses];

@@ -73,6 +73,14 @@ export const zProviderId = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/));
 export const zSessionId = z.string().check(z.regex(/^ses_[0-9A-Za-z]{10,40}$/));
 
 /**
+ * A detached run that has started: its session's id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once.
+ */
+export const zDebateAccepted = z.strictObject({
+    sessionId: zSessionId,
+    status: z.enum(['running'])
+});
+
+/**
  * The question put to the models.
  */
 export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000));
@@ -731,24 +739,24 @@ export const zAskProviderPath = z.object({
     provider: zProviderId
 });
 
-/**
- * The model's answer, stored as a single-mode session.
- */
-export const zAskProviderResponse = zAskResult;
+export const zAskProviderResponse = z.union([
+    zAskResult,
+    zDebateAccepted
+]);
 
 export const zRunParallelBody = zParallelRequest;
 
-/**
- * One answer per slot that was asked, stored as a parallel-mode session.
- */
-export const zRunParallelResponse = zParallelResult;
+export const zRunParallelResponse = z.union([
+    zParallelResult,
+    zDebateAccepted
+]);
 
 export const zRunDeepDebateBody = zDeepRequest;
 
-/**
- * The finished session, with every round, the consensus and the verdict.
- */
-export const zRunDeepDebateResponse = zSession;
+export const zRunDeepDebateResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zStreamDeepDebateBody = zDeepRequest;
 
@@ -813,10 +821,10 @@ export const zAskFollowUpPath = z.object({
     sessionId: zSessionId
 });
 
-/**
- * The follow-up session, finished.
- */
-export const zAskFollowUpResponse = zSession;
+export const zAskFollowUpResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zGetSessionThreadPath = z.object({
     sessionId: zSessionId

@@ -22,6 +22,7 @@ function fromString(type: 'number' | 'integer' | 'boolean'): (value: unknown) =>
   };
 }
 
+name(s.zDebateAccepted, "DebateAccepted");
 name(s.zProblem, "Problem");
 name(s.zProblemCode, "ProblemCode");
 name(s.zFieldError, "FieldError");
@@ -266,6 +267,9 @@ export const askProvider = createRoute({
           } }
         }
     },
+    202: {
+      "$ref": "#/components/responses/DebateAccepted"
+    },
     400: {
       "$ref": "#/components/responses/BadRequest"
     },
@@ -325,6 +329,9 @@ export const runParallel = createRoute({
             }
           } }
         }
+    },
+    202: {
+      "$ref": "#/components/responses/DebateAccepted"
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -386,6 +393,9 @@ export const runDeepDebate = createRoute({
             "updatedAt": "2026-11-22T10:01:30Z"
           } }
         }
+    },
+    202: {
+      "$ref": "#/components/responses/DebateAccepted"
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -744,6 +754,9 @@ export const askFollowUp = createRoute({
       content: {
           "application/json": { schema: s.zSession }
         }
+    },
+    202: {
+      "$ref": "#/components/responses/DebateAccepted"
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -1480,7 +1493,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -1531,6 +1544,29 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     "in": "cookie",
     "name": "consilium_session",
     "description": "The session cookie set by `POST /auth/login`."
+  });
+  app.openAPIRegistry.registerComponent("responses", "DebateAccepted", {
+    "description": "The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.",
+    "headers": {
+      "Location": {
+        "description": "The new session's path, `/sessions/{id}`.",
+        "schema": {
+          "type": "string"
+        },
+        "example": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V"
+      }
+    },
+    "content": {
+      "application/json": {
+        "schema": {
+          "$ref": "#/components/schemas/DebateAccepted"
+        },
+        "example": {
+          "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "status": "running"
+        }
+      }
+    }
   });
   app.openAPIRegistry.registerComponent("responses", "BadRequest", {
     "description": "The request is malformed or fails validation; `errors` lists each offending field.",

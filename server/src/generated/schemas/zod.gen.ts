@@ -103,6 +103,18 @@ export const zSessionId = z.string().regex(/^ses_[0-9A-Za-z]{10,40}$/).register(
 });
 
 /**
+ * A detached run that has started: its session's id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once.
+ */
+export const zDebateAccepted = z.strictObject({
+    sessionId: zSessionId,
+    status: z.enum(['running']).register(z.globalRegistry, {
+        description: 'Always `running`; the session itself says how the run goes on.'
+    })
+}).register(z.globalRegistry, {
+    description: 'A detached run that has started: its session\'s id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once.'
+});
+
+/**
  * The question put to the models.
  */
 export const zQuestion = z.string().min(1).max(20000).register(z.globalRegistry, {
@@ -477,7 +489,7 @@ export const zFollowUpRequest = z.strictObject({
         description: 'For `deep`, as in `DeepRequest`.'
     }).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -526,7 +538,7 @@ export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -542,7 +554,7 @@ export const zParallelRequest = z.strictObject({
     }).optional(),
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -568,7 +580,7 @@ export const zDeepRequest = z.strictObject({
         description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
     }).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). Off by default: a client going away cancels the debate and every upstream model call.'
+        description: 'Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
     }).optional().default(false)
 });
 
@@ -899,24 +911,24 @@ export const zAskProviderPath = z.object({
     provider: zProviderId
 });
 
-/**
- * The model's answer, stored as a single-mode session.
- */
-export const zAskProviderResponse = zAskResult;
+export const zAskProviderResponse = z.union([
+    zAskResult,
+    zDebateAccepted
+]);
 
 export const zRunParallelBody = zParallelRequest;
 
-/**
- * One answer per slot that was asked, stored as a parallel-mode session.
- */
-export const zRunParallelResponse = zParallelResult;
+export const zRunParallelResponse = z.union([
+    zParallelResult,
+    zDebateAccepted
+]);
 
 export const zRunDeepDebateBody = zDeepRequest;
 
-/**
- * The finished session, with every round, the consensus and the verdict.
- */
-export const zRunDeepDebateResponse = zSession;
+export const zRunDeepDebateResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zStreamDeepDebateBody = zDeepRequest;
 
@@ -993,10 +1005,10 @@ export const zAskFollowUpPath = z.object({
     sessionId: zSessionId
 });
 
-/**
- * The follow-up session, finished.
- */
-export const zAskFollowUpResponse = zSession;
+export const zAskFollowUpResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zGetSessionThreadPath = z.object({
     sessionId: zSessionId
