@@ -1,8 +1,9 @@
 /**
- * `detach` on `POST /consilium/deep/stream`, over the real HTTP server with the offline models: a
+ * `detach` over the real HTTP server with the offline models. On `POST /consilium/deep/stream` a
  * detached run outlives its client, is recorded whole and replays from `/sessions/{id}/events`; it
  * holds the user's running-debate slot until the run (not the connection) ends; DELETE still cancels
- * it. Without `detach`, a client going away still cancels the run.
+ * it. Without `detach`, a client going away still cancels the run. The JSON operations (single,
+ * parallel, deep, follow-up) answer a detached run at once: `202`, its id and `Location`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DebateEvent } from '../../sdk/src/index.js';
@@ -132,30 +133,68 @@ async function startJsonAndLeave(s: RunningServer, path: string, body: object): 
   return id!;
 }
 
-describe('detach on single, parallel and follow-up runs', () => {
+/** Starts a detached JSON operation: its `202` answer, checked, and the session's id. */
+async function startDetached(s: RunningServer, path: string, body: object): Promise<string> {
+  const res = await s.fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, detach: true }),
+  });
+  expect(res.status).toBe(202);
+  const accepted = (await res.json()) as { sessionId: string; status: string };
+  expect(accepted).toEqual({ sessionId: expect.stringMatching(/^ses_[0-9A-Z]{26}$/), status: 'running' });
+  expect(res.headers.get('location')).toBe(`/sessions/${accepted.sessionId}`);
+  // Readable at once: stored as running before the answer left.
+  const stored = await s.fetch(res.headers.get('location')!);
+  expect(stored.status).toBe(200);
+  expect(((await stored.json()) as { status: string }).status).toBe('running');
+  return accepted.sessionId;
+}
+
+const sessionCount = async (s: RunningServer) =>
+  ((await (await s.fetch('/sessions?limit=100')).json()) as { items: unknown[] }).items.length;
+
+describe('detach on single, parallel, deep and follow-up runs', () => {
   const finished = async (s: RunningServer, id: string) => {
     const events = await replay(s, id);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]).toMatchObject({ type: 'session.started', sessionId: id });
     return events.at(-1)!;
   };
 
-  it('a detached run outlives its client and is recorded whole; without detach, leaving cancels it', async () => {
-    server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6' });
-    const single = await startJsonAndLeave(server, '/ask/openai', { question: 'Tabs or spaces?', detach: true });
+  it('answers 202 with the id and Location at once; the run is readable, streams to its end and is stored whole', async () => {
+    server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6', CONSILIUM_LIMIT_RUNNING_DEBATES_PER_USER: '5' });
+    const single = await startDetached(server, '/ask/openai', { question: 'Tabs or spaces?' });
     expect(await finished(server, single)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    expect(await (await server.fetch(`/sessions/${single}`)).json()).toMatchObject({ mode: 'single', status: 'completed' });
 
-    const parallel = await startJsonAndLeave(server, '/consilium', { question: 'Vim or Emacs?', detach: true });
+    const parallel = await startDetached(server, '/consilium', { question: 'Vim or Emacs?' });
     expect(await finished(server, parallel)).toMatchObject({ type: 'session.ended', status: 'completed' });
     const stored = (await (await server.fetch(`/sessions/${parallel}`)).json()) as { rounds: { answers: unknown[] }[] };
     expect(stored.rounds[0]!.answers).toHaveLength(5);
 
-    const followUp = await startJsonAndLeave(server, `/sessions/${parallel}/follow-ups`, {
+    const deep = await startDetached(server, '/consilium/deep', { question: 'Rewrite or refactor?', rounds: 2 });
+    expect(await finished(server, deep)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    expect(await (await server.fetch(`/sessions/${deep}`)).json()).toMatchObject({ mode: 'deep', verdict: expect.any(Object) });
+
+    const followUp = await startDetached(server, `/sessions/${parallel}/follow-ups`, {
       question: 'And for a team of two?',
       mode: 'single',
-      detach: true,
     });
     expect(await finished(server, followUp)).toMatchObject({ type: 'session.ended', status: 'completed' });
     expect(await (await server.fetch(`/sessions/${followUp}`)).json()).toMatchObject({ parentId: parallel });
+  });
+
+  it('without detach, the answer is the finished result, and a client leaving cancels the run', async () => {
+    server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6' });
+    const res = await server.fetch('/consilium', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'Attached?', detach: false }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.json()).toMatchObject({ status: 'completed', answers: expect.any(Array) });
 
     const attached = await startJsonAndLeave(server, '/consilium', { question: 'Leave and cancel?' });
     expect(await finished(server, attached)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
@@ -163,9 +202,31 @@ describe('detach on single, parallel and follow-up runs', () => {
 
   it('a detached run holds the running slot until it ends, and DELETE cancels it', async () => {
     server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6' });
-    const id = await startJsonAndLeave(server, '/consilium', { question: 'Held?', detach: true });
+    const id = await startDetached(server, '/consilium', { question: 'Held?' });
     expect((await startAnother(server)).status).toBe(429);
     expect((await server.fetch(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
     await expect.poll(async () => (await startAnother(server!)).status, { timeout: 10_000 }).toBe(200);
+    expect((await server.fetch(`/sessions/${id}`)).status).toBe(404);
+  });
+
+  it('bad input with detach is still a problem, and nothing is written', async () => {
+    server = await startServer(ENV);
+    const before = await sessionCount(server);
+    const post = (path: string, body: object) =>
+      server!.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const [path, body, status, code] of [
+      ['/ask/openai', { question: '', detach: true }, 400, 'validation_failed'],
+      ['/ask/nobody', { question: 'Who?', detach: true }, 404, 'unknown_provider'],
+      ['/consilium', { question: 'Which?', slots: [9], detach: true }, 400, 'validation_failed'],
+      ['/consilium/deep', { question: 'How deep?', rounds: 9, detach: true }, 400, 'validation_failed'],
+      ['/consilium/deep', { question: 'Detached how?', detach: 'yes' }, 400, 'validation_failed'],
+      ['/sessions/ses_00000000000000000000000000/follow-ups', { question: 'Whose?', detach: true }, 404, 'not_found'],
+    ] as const) {
+      const res = await post(path, body);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await res.json()) as { code: string }).code).toBe(code);
+    }
+    expect(await sessionCount(server)).toBe(before);
   });
 });

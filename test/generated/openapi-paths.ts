@@ -1090,26 +1090,6 @@ export type components = {
         };
     };
     responses: {
-        /** @description The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection. */
-        DebateAccepted: {
-            headers: {
-                /**
-                 * @description The new session's path, `/sessions/{id}`.
-                 * @example /sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V
-                 */
-                Location?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                 *       "status": "running"
-                 *     }
-                 */
-                "application/json": components["schemas"]["DebateAccepted"];
-            };
-        };
         /** @description The request is malformed or fails validation; `errors` lists each offending field. */
         BadRequest: {
             headers: {
@@ -1403,7 +1383,23 @@ export interface operations {
                     "application/json": components["schemas"]["AskResult"];
                 };
             };
-            202: components["responses"]["DebateAccepted"];
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            202: {
+                headers: {
+                    /** @description The new session's path, `/sessions/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DebateAccepted"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1456,7 +1452,23 @@ export interface operations {
                     "application/json": components["schemas"]["ParallelResult"];
                 };
             };
-            202: components["responses"]["DebateAccepted"];
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            202: {
+                headers: {
+                    /** @description The new session's path, `/sessions/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DebateAccepted"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1514,7 +1526,23 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            202: components["responses"]["DebateAccepted"];
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            202: {
+                headers: {
+                    /** @description The new session's path, `/sessions/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DebateAccepted"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1845,7 +1873,23 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            202: components["responses"]["DebateAccepted"];
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            202: {
+                headers: {
+                    /** @description The new session's path, `/sessions/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DebateAccepted"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

@@ -910,7 +910,7 @@ export type AskProviderResponses = {
      */
     200: AskResult;
     /**
-     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -951,7 +951,7 @@ export type RunParallelResponses = {
      */
     200: ParallelResult;
     /**
-     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -992,7 +992,7 @@ export type RunDeepDebateResponses = {
      */
     200: Session;
     /**
-     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -1310,7 +1310,7 @@ export type AskFollowUpResponses = {
      */
     200: Session;
     /**
-     * The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
      */
     202: DebateAccepted;
 };

@@ -268,7 +268,21 @@ export const askProvider = createRoute({
         }
     },
     202: {
-      "$ref": "#/components/responses/DebateAccepted"
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      headers: {
+        "Location": {
+          "description": "The new session's path, `/sessions/{id}`.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      },
+      content: {
+          "application/json": { schema: s.zDebateAccepted, example: {
+            "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "status": "running"
+          } }
+        }
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -331,7 +345,21 @@ export const runParallel = createRoute({
         }
     },
     202: {
-      "$ref": "#/components/responses/DebateAccepted"
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      headers: {
+        "Location": {
+          "description": "The new session's path, `/sessions/{id}`.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      },
+      content: {
+          "application/json": { schema: s.zDebateAccepted, example: {
+            "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "status": "running"
+          } }
+        }
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -395,7 +423,21 @@ export const runDeepDebate = createRoute({
         }
     },
     202: {
-      "$ref": "#/components/responses/DebateAccepted"
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      headers: {
+        "Location": {
+          "description": "The new session's path, `/sessions/{id}`.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      },
+      content: {
+          "application/json": { schema: s.zDebateAccepted, example: {
+            "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "status": "running"
+          } }
+        }
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -756,7 +798,21 @@ export const askFollowUp = createRoute({
         }
     },
     202: {
-      "$ref": "#/components/responses/DebateAccepted"
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      headers: {
+        "Location": {
+          "description": "The new session's path, `/sessions/{id}`.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      },
+      content: {
+          "application/json": { schema: s.zDebateAccepted, example: {
+            "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "status": "running"
+          } }
+        }
     },
     400: {
       "$ref": "#/components/responses/BadRequest"
@@ -1544,29 +1600,6 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     "in": "cookie",
     "name": "consilium_session",
     "description": "The session cookie set by `POST /auth/login`."
-  });
-  app.openAPIRegistry.registerComponent("responses", "DebateAccepted", {
-    "description": "The request set `detach`: the run has started and is recorded as `running`, and this answers at once rather than when the run ends. `Location` names the session: read it with GET, follow its events with `/sessions/{id}/events` (resume with `Last-Event-ID`) until `session.ended`, cancel it with DELETE. The run outlives this connection.",
-    "headers": {
-      "Location": {
-        "description": "The new session's path, `/sessions/{id}`.",
-        "schema": {
-          "type": "string"
-        },
-        "example": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V"
-      }
-    },
-    "content": {
-      "application/json": {
-        "schema": {
-          "$ref": "#/components/schemas/DebateAccepted"
-        },
-        "example": {
-          "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-          "status": "running"
-        }
-      }
-    }
   });
   app.openAPIRegistry.registerComponent("responses", "BadRequest", {
     "description": "The request is malformed or fails validation; `errors` lists each offending field.",

@@ -2,7 +2,9 @@
  * The five debate operations over HTTP. A client that goes away cancels its run: the request's
  * signal (or the SSE stream's abort) stops every model call in flight. A run started with `detach`
  * (any mode) is the exception: it runs on, recorded, until it ends or its session is deleted, so a
- * page that reloads can resume it from the session's events.
+ * page that reloads can resume it from the session's events. The JSON operations then answer at once,
+ * `202 Accepted` with the session's id, rather than when the run ends: the id is all a detached client
+ * needs, and the event stream is how it watches.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -61,6 +63,31 @@ export function debateHandlers({
     if (detach) c.set('detachedRun', run);
     return run;
   };
+  /**
+   * Starts a detached run and answers `202` once its session is stored as `running`, so a GET or its
+   * events right after find it. `start` gets the run options to use; a run that fails before its
+   * session exists fails the request as it would have attached.
+   */
+  const accepted = async (c: Context, start: (options: ReturnType<typeof recorded>) => Promise<unknown>): Promise<Response> => {
+    let stored!: (id: string) => void;
+    const running = new Promise<string>((resolve) => (stored = resolve));
+    const options = recorded(c, undefined, undefined, true);
+    const run = start({
+      ...options,
+      onLog: (log, snapshot) => {
+        options.onLog(log, snapshot);
+        // The recorder heard the first event before this listener and began writing it: wait for that write.
+        const stop = log.subscribe(() => {
+          stop();
+          void (sessions.recorder.live(log.sessionId)?.settled() ?? Promise.resolve()).then(() => stored(log.sessionId));
+        });
+      },
+    });
+    held(c, true, run).catch(() => undefined);
+    const sessionId = await Promise.race([running, run.then(() => running)]);
+    c.header('Location', `/sessions/${sessionId}`);
+    return c.json({ sessionId, status: 'running' as const }, 202);
+  };
 
   return {
     askProvider: async (c) => {
@@ -71,17 +98,10 @@ export function debateHandlers({
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
-      const session = await held(
-        c,
-        body.detach,
-        (async () =>
-          stored(
-            await engine.ask(seat, body.question, {
-              ...recorded(c, undefined, undefined, body.detach),
-              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-            }),
-          ))(),
-      );
+      const limits = { ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }) };
+      if (body.detach)
+        return accepted(c, async (options) => stored(await engine.ask(seat, body.question, { ...options, ...limits })));
+      const session = await stored(await engine.ask(seat, body.question, { ...recorded(c), ...limits }));
       const answer = session.rounds[0]?.answers[0];
       if (!answer || answer.error) {
         const why = answer?.error ? `${answer.error.code}: ${answer.error.message}` : 'no answer';
@@ -94,17 +114,13 @@ export function debateHandlers({
 
     runParallel: async (c) => {
       const body = c.req.valid('json');
-      const session = await held(
-        c,
-        body.detach,
-        (async () =>
-          stored(
-            await engine.parallel(body.question, body.slots, {
-              ...recorded(c, undefined, undefined, body.detach),
-              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-            }),
-          ))(),
-      );
+      const limits = { ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }) };
+      if (body.detach) {
+        return accepted(c, async (options) =>
+          stored(await engine.parallel(body.question, body.slots, { ...options, ...limits })),
+        );
+      }
+      const session = await stored(await engine.parallel(body.question, body.slots, { ...recorded(c), ...limits }));
       return c.json(
         {
           sessionId: session.id,
@@ -120,9 +136,9 @@ export function debateHandlers({
 
     runDeepDebate: async (c) => {
       const body = c.req.valid('json');
-      const run = (async () =>
-        stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c, undefined, undefined, body.detach) })))();
-      return c.json(await held(c, body.detach, run), 200);
+      if (body.detach)
+        return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deepOptions(body), ...options })));
+      return c.json(await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) })), 200);
     },
 
     streamDeepDebate: (c) => {
@@ -235,16 +251,19 @@ export function debateHandlers({
       if (mode === 'single' && !seat) {
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}".` });
       }
-      const options = { ...recorded(c, undefined, undefined, body.detach), thread: await sessions.followUp(parent) };
-      const run = async () =>
-        stored(
+      const thread = await sessions.followUp(parent);
+      const run = async (recording: ReturnType<typeof recorded>) => {
+        const options = { ...recording, thread };
+        return stored(
           mode === 'single'
             ? await engine.ask(seat!, body.question, options)
             : mode === 'parallel'
               ? await engine.parallel(body.question, body.slots, options)
               : await engine.deep(body.question, { ...deepOptions(body), ...options }),
         );
-      return c.json(await held(c, body.detach, run()), 200);
+      };
+      if (body.detach) return accepted(c, run);
+      return c.json(await run(recorded(c)), 200);
     },
   };
 }
