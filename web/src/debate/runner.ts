@@ -1,20 +1,20 @@
 /**
- * Drives a `SessionView` from the API: starts a debate (deep: its event stream; single and parallel: the request, then
- * the session's event stream once its id is known) or follows a stored one. A dropped stream is resumed with
+ * Drives a `SessionView` from the API: starts a debate or follows a stored one. Every run starts detached: the server
+ * answers `202 Accepted` with the session's id at once, and the page then follows `/sessions/{id}/events` like any
+ * stored session. The page leaving (a reload, lost network) does not cancel the run, so the page at `#/sessions/{id}`
+ * picks it up again; only the cancel button (DELETE /sessions/{id}) stops one. A dropped stream is resumed with
  * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
- * Every run starts detached: the page leaving (a reload, lost network) does not cancel it, so the page at
- * `#/sessions/{id}` picks the run up again; only the cancel button (DELETE /sessions/{id}) stops one.
  */
 import {
   askFollowUp,
   askProvider,
+  type DebateAccepted,
   type DebateEvent,
   type DeepRequest,
   deleteSession,
   type FollowUpRequest,
-  listSessions,
+  runDeepDebate,
   runParallel,
-  streamDeepDebate,
   streamSessionEvents,
 } from '../../../sdk/src/index.js';
 import { ApiError, client, unwrap } from '../api.js';
@@ -100,9 +100,9 @@ class Runner implements Run {
   cancel() {
     const id = this.view.id;
     if (id === undefined) {
-      // A detached run outlives its request: wait for its id to delete it (see `start`).
+      // A detached run outlives its request, which may already have reached the server: wait for its id to delete it
+      // (see `start`).
       this.cancelling = true;
-      if (!this.detachedStart) this.stop();
       return;
     }
     void unwrap(deleteSession({ client, path: { sessionId: id } })).then(
@@ -116,8 +116,6 @@ class Runner implements Run {
     );
     this.stop();
   }
-  /** True while a detached run is being started. */
-  private detachedStart = false;
   private stop() {
     this.running.abort();
     this.watching.abort();
@@ -186,84 +184,46 @@ class Runner implements Run {
   async start(input: AskInput, onSessionId: (id: string) => void) {
     const signal = this.running.signal;
     try {
-      if (input.mode === 'deep') {
-        const { mode: _mode, ...body } = input;
-        let failed: unknown;
-        this.detachedStart = true;
-        const { stream } = await streamDeepDebate({
-          client,
-          body: { ...body, detach: true },
-          signal,
-          sseMaxRetryAttempts: 1,
-          onSseError: (err) => {
-            failed = err;
-          },
-        });
-        for await (const event of stream) {
-          this.setConnection('live');
-          const first = this.view.id === undefined;
-          this.feed(event as DebateEvent);
-          if (first && this.view.id) {
-            onSessionId(this.view.id);
-            if (this.cancelling) return this.cancel();
-          }
-          await yieldIfBusy();
-        }
-        if (signal.aborted || isFinished(this.view)) return this.setConnection('closed');
-        // The debate's own stream dropped before its end: follow the session instead, from the last event seen.
-        if (this.view.id) return await this.follow(this.view.id);
-        throw failed ?? new Error('The debate stream ended before it started.');
-      }
-      // Single, parallel and follow-ups answer in one response; meanwhile their session streams like any other. They
-      // start detached too, so a reload resumes them rather than cancelling them.
-      this.detachedStart = true;
-      const startedAt = new Date(Date.now() - 1000).toISOString();
-      const question = input.mode === 'follow-up' ? input.request.question : input.question;
-      const request: Promise<{ sessionId?: string; id?: string }> =
-        input.mode === 'single'
-          ? unwrap(askProvider({ client, path: { provider: input.provider }, body: { question, detach: true }, signal }))
-          : input.mode === 'parallel'
-            ? unwrap(
-                runParallel({ client, body: { question, detach: true, ...(input.slots && { slots: input.slots }) }, signal }),
-              )
-            : unwrap(
-                askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true }, signal }),
-              );
-      let found: string | undefined;
-      const finder = (async () => {
-        // The session id comes with the response; until then it is the newest running session asking this question.
-        for (let i = 0; i < 50 && !found && !signal.aborted; i++) {
-          const page = await unwrap(listSessions({ client, query: { limit: 5, q: question.slice(0, 200) } })).catch(
-            () => undefined,
-          );
-          const match = page?.items.find(
-            (s) => s.status === 'running' && (input.mode === 'follow-up' || s.mode === input.mode) && s.createdAt >= startedAt,
-          );
-          if (match && !found) {
-            found = match.id;
-            this.view.id ??= match.id;
-            onSessionId(match.id);
-            if (this.cancelling) return this.cancel();
-            void this.follow(match.id);
-            return;
-          }
-          await sleep(100, signal);
-        }
-      })();
-      const result = await request;
-      if (!found) {
-        found = (result.sessionId ?? result.id)!;
-        this.view.id ??= found;
-        onSessionId(found);
-        if (this.cancelling) return this.cancel();
-        await this.follow(found);
-      }
-      await finder;
+      const id = sessionIdOf(await unwrap(request(input, signal)));
+      this.view.id ??= id;
+      onSessionId(id);
+      if (this.cancelling) return this.cancel();
+      await this.follow(id);
     } catch (err) {
       this.fail(err);
     }
   }
 }
+
+/** Starts `input` detached: the server answers `202` with the session's id as soon as it is stored as running. */
+function request(
+  input: AskInput,
+  signal: AbortSignal,
+): Promise<{ data?: DebateAccepted | { sessionId: string } | { id: string }; error?: unknown; response?: Response }> {
+  switch (input.mode) {
+    case 'single':
+      return askProvider({
+        client,
+        path: { provider: input.provider },
+        body: { question: input.question, detach: true },
+        signal,
+      });
+    case 'parallel': {
+      const body = { question: input.question, detach: true, ...(input.slots && { slots: input.slots }) };
+      return runParallel({ client, body, signal });
+    }
+    case 'deep': {
+      const { mode: _mode, ...body } = input;
+      return runDeepDebate({ client, body: { ...body, detach: true }, signal });
+    }
+    case 'follow-up':
+      return askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true }, signal });
+  }
+}
+
+/** The session's id from a start's answer: the `202`'s `sessionId` (a finished result names it too). */
+const sessionIdOf = (data: DebateAccepted | { sessionId: string } | { id: string }): string =>
+  'sessionId' in data ? data.sessionId : data.id;
 
 /** Starts a debate; `onSessionId` is told its session's id as soon as it is known. */
 export function startRun(input: AskInput, onSessionId: (id: string) => void): Run {
