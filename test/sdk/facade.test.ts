@@ -137,6 +137,21 @@ describe('Consilium', () => {
     expect(missing).toMatchObject({ code: 'not_found', status: 404 });
   });
 
+  it('detach: returns the session id at once, and the run is followed to its end', async () => {
+    const single = await c.ask('Detached, one?', { slot: 2, detach: true });
+    expect(single).toEqual({ sessionId: expect.stringMatching(/^ses_/), status: 'running' });
+    const deep = await c.debates.run('Detached, deep?', { rounds: 2, detach: true });
+    expect(deep.status).toBe('running');
+    const events = await collect(c.sessions.follow(deep.sessionId));
+    expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    expect(await c.sessions.get(deep.sessionId)).toMatchObject({ mode: 'deep', verdict: expect.any(Object) });
+    const parallel = await c.debates.parallel('Detached, side by side?', { slots: [1, 3], detach: true });
+    const followUp = await c.sessions.followUp(deep.sessionId, 'And then?', { mode: 'single', detach: true });
+    for (const id of [single.sessionId, parallel.sessionId, followUp.sessionId]) {
+      expect((await collect(c.sessions.follow(id))).at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    }
+  });
+
   it('says network_error when nothing answers', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
