@@ -16,7 +16,7 @@ import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { SseDecoder } from './sse-decoder.js';
-import { claimStream, releaseStream, type WireFormat, wireFrames } from './wire.js';
+import { claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -250,10 +250,12 @@ function promptOf(input: AnswerInput & { system?: string }): LanguageModelV3Prom
 async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal: AbortSignal): Promise<Attempt> {
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
   const model = options.model.languageModel;
-  const wire = (model as { wire?: WireFormat }).wire;
-  // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts).
-  const claim = wire !== undefined ? claimStream(signal) : undefined;
-  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
+  const { wire, quietCalls } = model as { wire?: WireFormat; quietCalls?: Set<string> };
+  // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts);
+  // for a call shape that raised no warnings before, the SDK stops right there.
+  const shape = wire !== undefined ? callShape(options, call) : '';
+  const claim = wire !== undefined ? claimStream(signal, quietCalls?.has(shape) === true) : undefined;
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const { stream, response } = await options.model.languageModel.doStream({
       prompt: call.prompt,
@@ -266,30 +268,59 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     const requestId = providerRequestId(response?.headers);
     if (requestId !== undefined) attempt.requestId = requestId;
   } catch (error) {
-    // An HTTP error (APICallError) or the abort of a request still waiting for its response.
-    if (signal.aborted) attempt.aborted = true;
-    else attempt.failure = error;
-    return attempt;
+    if (!(error instanceof StreamHandedOver && claim?.response !== undefined)) {
+      // An HTTP error (APICallError) or the abort of a request still waiting for its response.
+      if (signal.aborted) attempt.aborted = true;
+      else attempt.failure = error;
+      return attempt;
+    }
   } finally {
     if (claim !== undefined) releaseStream(signal);
   }
   if (claim?.response !== undefined) {
-    // The SDK's own stream has an empty body: it carries only the call's warnings.
-    try {
-      for (;;) {
-        const { done, value: part } = await reader.read();
-        if (done) break;
-        if (part.type === 'stream-start') logWarnings(part.warnings, model);
+    if (attempt.requestId === undefined) {
+      const requestId = providerRequestId(Object.fromEntries(claim.response.headers));
+      if (requestId !== undefined) attempt.requestId = requestId;
+    }
+    if (reader !== undefined) {
+      // The SDK's own stream has an empty body: it carries only the call's warnings.
+      let warned = false;
+      try {
+        for (;;) {
+          const { done, value: part } = await reader.read();
+          if (done) break;
+          if (part.type === 'stream-start') {
+            warned = part.warnings.length > 0;
+            logWarnings(part.warnings, model);
+          }
+        }
+        if (!warned) quietCalls?.add(shape);
+      } catch {
+        // Nothing of the answer is in it; the body read below reports the real outcome.
       }
-    } catch {
-      // Nothing of the answer is in it; the body read below reports the real outcome.
     }
     await readWire(claim.response, wire!, model.provider, options, signal, attempt);
-  } else await readParts(reader, options, signal, attempt);
+  } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
   if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
   }
   return attempt;
+}
+
+const schemaIds = new WeakMap<object, number>();
+let schemaCount = 0;
+
+/** What decides a provider's warnings for a call: which options are set, and the output schema. */
+function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
+  let schema = 0;
+  if (call.output !== undefined) {
+    schema = schemaIds.get(call.output) ?? 0;
+    if (schema === 0) {
+      schema = ++schemaCount;
+      schemaIds.set(call.output, schema);
+    }
+  }
+  return `${schema}|${options.maxOutputTokens !== undefined}|${options.temperature !== undefined}`;
 }
 
 /**

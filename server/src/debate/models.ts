@@ -74,6 +74,9 @@ export class LazyLanguageModel implements LanguageModelV3 {
     readonly wire?: WireFormat,
   ) {}
 
+  /** Call shapes (see `streamAnswer`) for which the provider raised no warnings: their SDK work stops at the response. */
+  readonly quietCalls = new Set<string>();
+
   get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
     return this.loaded().then((model) => model.supportedUrls);
   }

@@ -200,13 +200,25 @@ function anthropicReason(reason: string): FinishReason {
 /** A call's claim on its response body, keyed by the call's abort signal. */
 export interface StreamClaim {
   response?: Response;
+  /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
+  handover: boolean;
+}
+
+/**
+ * Thrown through the SDK by `takeStreams` once the body is handed over: the SDK passes an error
+ * that is neither an abort nor a network failure on unchanged, and builds none of its per-call
+ * stream machinery. The call then has the body, but not the SDK's warnings for the call (its
+ * `stream-start`), so `streamAnswer` does this only for call shapes known to raise none.
+ */
+export class StreamHandedOver extends Error {
+  override name = 'StreamHandedOver';
 }
 
 const claims = new WeakMap<AbortSignal, StreamClaim>();
 
 /** Asks `takeStreams` to hand over the event stream of the request sent with `signal`. */
-export function claimStream(signal: AbortSignal): StreamClaim {
-  const claim: StreamClaim = {};
+export function claimStream(signal: AbortSignal, handover = false): StreamClaim {
+  const claim: StreamClaim = { handover };
   claims.set(signal, claim);
   return claim;
 }
@@ -235,6 +247,7 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
     )
       return response;
     claim.response = response;
+    if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
