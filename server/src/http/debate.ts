@@ -5,12 +5,12 @@
  * page that reloads can resume it from the session's events.
  */
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, DebateDeps } from './env.js';
+import { eventStream } from './event-stream.js';
 import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
@@ -117,7 +117,7 @@ export function debateHandlers({
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
       if (detach) c.set('detachedRun', new Promise<void>((resolve) => (ended = resolve)));
-      return streamSSE(c, async (stream) => {
+      return eventStream(c, async (stream) => {
         const cancel = new AbortController();
         // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
         let gone = false;
@@ -126,16 +126,14 @@ export function debateHandlers({
           cancel.abort();
         };
         stream.onAbort(leave);
-        let writing: Promise<unknown> = Promise.resolve();
         // Events are written as they happen, those of one turn of the event loop in one write: each
-        // write crosses a web stream and a socket, which under load cost more than the event itself.
+        // write reaches the socket, which under load costs more than the event itself.
         let pending = '';
         const flush = () => {
           if (pending === '') return;
           const text = pending;
           pending = '';
-          if (gone) return;
-          writing = writing.then(() => (gone ? undefined : stream.write(text))).catch(leave);
+          if (!gone) stream.write(text);
         };
         const queue = (text: string) => {
           if (pending === '') setImmediate(flush);
@@ -152,7 +150,6 @@ export function debateHandlers({
             }),
           );
           flush();
-          await writing;
         } finally {
           clearInterval(heartbeat);
           ended?.();
