@@ -10,7 +10,7 @@ import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, DebateDeps } from './env.js';
-import { eventStream } from './event-stream.js';
+import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
@@ -126,21 +126,15 @@ export function debateHandlers({
           cancel.abort();
         };
         stream.onAbort(leave);
-        // Events are written as they happen, those of one turn of the event loop in one write: each
-        // write reaches the socket, which under load costs more than the event itself.
-        let pending = '';
-        const flush = () => {
-          if (pending === '') return;
-          const text = pending;
-          pending = '';
+        // Events go out as they happen, gathered into few writes (see WriteBatcher): each write
+        // reaches the socket, which costs more than the event itself.
+        const batcher = new WriteBatcher((text) => {
           if (!gone) stream.write(text);
-        };
-        const queue = (text: string) => {
-          if (pending === '') setImmediate(flush);
-          pending += text;
-        };
-        const send = (event: DebateEvent) => queue(sseMessage(event));
-        const heartbeat = setInterval(() => queue(': heartbeat\n\n'), heartbeatMs);
+        });
+        stream.onAbort(() => batcher.stop());
+        const send = (event: DebateEvent) =>
+          batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
+        const heartbeat = setInterval(() => batcher.queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
             await engine.deep(body.question, {
@@ -149,7 +143,7 @@ export function debateHandlers({
               ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send), detach),
             }),
           );
-          flush();
+          batcher.flush();
         } finally {
           clearInterval(heartbeat);
           ended?.();

@@ -1,7 +1,7 @@
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type EventStream, eventStream } from './event-stream.js';
+import { type EventStream, eventStream, WriteBatcher } from './event-stream.js';
 
 let server: ServerType | undefined;
 afterEach(async () => {
@@ -86,5 +86,85 @@ describe('eventStream', () => {
     } finally {
       logged.mockRestore();
     }
+  });
+});
+
+describe('WriteBatcher', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function batcher(windowMs = 16) {
+    vi.useFakeTimers();
+    const writes: [at: number, text: string][] = [];
+    const b = new WriteBatcher(
+      (text) => writes.push([Date.now(), text]),
+      windowMs,
+      () => Date.now(),
+    );
+    return { b, writes, start: Date.now() };
+  }
+
+  it('writes what one turn of the event loop raised in one write, after that turn', async () => {
+    const { b, writes } = batcher();
+    b.queue('a');
+    b.queue('b', true);
+    b.queue('c');
+    expect(writes).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes.map(([, t]) => t)).toEqual(['abc']);
+  });
+
+  it('a delta after a quiet spell goes at once; deltas within the window wait for it, together', async () => {
+    const { b, writes, start } = batcher();
+    b.queue('d1', true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toEqual([[start, 'd1']]);
+    await vi.advanceTimersByTimeAsync(5);
+    b.queue('d2', true);
+    await vi.advanceTimersByTimeAsync(5);
+    b.queue('d3', true);
+    await vi.advanceTimersByTimeAsync(5);
+    expect(writes).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(writes).toEqual([
+      [start, 'd1'],
+      [start + 16, 'd2d3'],
+    ]);
+    // Past the window since the last write: at once again.
+    await vi.advanceTimersByTimeAsync(40);
+    b.queue('d4', true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes.at(-1)).toEqual([start + 56, 'd4']);
+  });
+
+  it('any other event takes the waiting deltas with it at once, in order', async () => {
+    const { b, writes, start } = batcher();
+    b.queue('d1', true);
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(2);
+    b.queue('d2', true);
+    b.queue('completed');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toEqual([
+      [start, 'd1'],
+      [start + 2, 'd2completed'],
+    ]);
+    // Nothing is left scheduled to write twice.
+    await vi.advanceTimersByTimeAsync(50);
+    expect(writes).toHaveLength(2);
+  });
+
+  it('flush writes at once; stop drops what is pending and nothing is written later', async () => {
+    const { b, writes } = batcher();
+    b.queue('a');
+    b.flush();
+    expect(writes.map(([, t]) => t)).toEqual(['a']);
+    b.queue('b', true);
+    b.stop();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(writes.map(([, t]) => t)).toEqual(['a']);
+    b.flush();
+    expect(writes).toHaveLength(1);
   });
 });
