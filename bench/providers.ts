@@ -86,7 +86,7 @@ interface ServerUnderTest {
   url: string;
   /** User + system CPU ms of the server process so far. */
   cpuMs(): number;
-  /** The same by thread kind: `main` (JavaScript), `libuv` (the pool: SQLite, DNS, zlib), `v8` (GC, compilers), other. */
+  /** The same by thread kind: `main` (JavaScript, and `main (kernel)` its system time), `libuv` (the pool: SQLite, DNS, zlib), `v8` (GC, compilers), other. */
   threadCpuMs(): Record<string, number>;
   /** Log lines it wrote (it logs every request at info, as it does by default). */
   lines: () => number;
@@ -155,7 +155,10 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
         const comm = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
         const kind =
           tid === String(child.pid) ? 'main' : comm.startsWith('libuv') ? 'libuv' : /^V8|^node$/.test(comm) ? 'v8' : 'other';
-        byKind[kind] = (byKind[kind] ?? 0) + ticksOf(readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8'));
+        const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
+        byKind[kind] = (byKind[kind] ?? 0) + ticksOf(stat);
+        // The main thread's kernel share: syscalls (socket reads and writes, epoll), not JavaScript.
+        if (kind === 'main') byKind['main (kernel)'] = Number(stat.split(') ')[1]!.split(' ')[12]) * CLOCK_TICK_MS;
       } catch {
         // The thread ended between the listing and the read.
       }
@@ -272,7 +275,10 @@ export async function benchProviders(): Promise<void> {
   try {
     await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
-    for (let i = 0; i < 2; i++) await debate(server.url, -1 - i);
+    // `BENCH_WARMUP` more (in batches of 10) lets the JIT settle before (1): the first debates of a process run colder code.
+    const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+    for (let i = 0; i < warmup; i += 10)
+      await Promise.all(Array.from({ length: Math.min(10, warmup - i) }, (_, j) => debate(server.url, -1 - i - j)));
     await sim.ask('log');
 
     // (1) One at a time.
