@@ -288,3 +288,104 @@ describe('a slot model used for many calls, as the server does', () => {
     expect(logged).toHaveLength(2);
   });
 });
+
+describe('handed-over calls go over node:http, and fail as fetch calls do', () => {
+  /** A compatible slot's model on its own loopback server, already past its first (quiet) call. */
+  async function warmModel() {
+    const own = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => void respond(req, res));
+    });
+    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+    const port = (own.address() as AddressInfo).port;
+    const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: `http://127.0.0.1:${port}/v1` };
+    const model = createSlotModel(slotsFromEnv(env)[4]!, env);
+    respond = streamPieces(cut(chatStream(DELTAS), 50));
+    expect((await ask(model)).text).toBe(DELTAS.join(''));
+    expect((model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls.size).toBe(1);
+    const close = () =>
+      new Promise<void>((r) => {
+        own.closeAllConnections();
+        own.close(() => r());
+      });
+    return { model, close };
+  }
+
+  it('a body cut mid-frame is connection_reset with the text so far; the next call answers', async () => {
+    const { model, close } = await warmModel();
+    try {
+      const text = chatStream(DELTAS);
+      respond = async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(text.slice(0, text.indexOf(DELTAS[2]!) - 20));
+        await tick();
+        res.socket?.destroy();
+      };
+      const r = await ask(model);
+      expect(r).toMatchObject({ text: DELTAS.slice(0, 2).join(''), finishReason: 'error', error: { code: 'connection_reset' } });
+      respond = streamPieces(cut(chatStream(DELTAS), 3));
+      expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { totalTokens: 29 } });
+    } finally {
+      await close();
+    }
+  });
+
+  it('the caller aborting mid-stream ends the call as aborted and closes the connection', async () => {
+    const { model, close } = await warmModel();
+    try {
+      let closed = false;
+      const text = chatStream(DELTAS);
+      respond = async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.on('close', () => {
+          closed = true;
+        });
+        res.write(text.slice(0, text.indexOf(DELTAS[2]!) - 20));
+      };
+      const caller = new AbortController();
+      const r = await streamAnswer({
+        model,
+        prompt: 'Which city?',
+        timeoutMs: 10_000,
+        signal: caller.signal,
+        onDelta: (d) => {
+          if (d === DELTAS[1]) caller.abort();
+        },
+      });
+      expect(r).toMatchObject({ text: DELTAS.slice(0, 2).join(''), finishReason: 'aborted', error: { code: 'aborted' } });
+      await expect.poll(() => closed).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a stalled server is a timeout', async () => {
+    const { model, close } = await warmModel();
+    try {
+      respond = async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chatStream(DELTAS).slice(0, 200));
+      };
+      const r = await streamAnswer({ model, prompt: 'Which city?', timeoutMs: 300, maxRetries: 0 });
+      expect(r).toMatchObject({ finishReason: 'error', error: { code: 'timeout' } });
+    } finally {
+      await close();
+    }
+  });
+
+  it('nothing listening any more is connection_refused, retried', async () => {
+    const { model, close } = await warmModel();
+    await close();
+    const failures: string[] = [];
+    const r = await streamAnswer({
+      model,
+      prompt: 'Which city?',
+      timeoutMs: 10_000,
+      maxRetries: 1,
+      sleep: async () => {},
+      onAttemptFailed: (f) => failures.push(`${f.code} ${f.cause}`),
+    });
+    expect(r.error).toMatchObject({ code: 'connection_refused', retryable: true, attempts: 2 });
+    expect(failures).toEqual(['connection_refused ECONNREFUSED', 'connection_refused ECONNREFUSED']);
+  });
+});

@@ -16,7 +16,7 @@ import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { SseDecoder } from './sse-decoder.js';
-import { claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
+import { type ByteSource, claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -268,7 +268,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     const requestId = providerRequestId(response?.headers);
     if (requestId !== undefined) attempt.requestId = requestId;
   } catch (error) {
-    if (!(error instanceof StreamHandedOver && claim?.response !== undefined)) {
+    if (!(error instanceof StreamHandedOver && claim?.body !== undefined)) {
       // An HTTP error (APICallError) or the abort of a request still waiting for its response.
       if (signal.aborted) attempt.aborted = true;
       else attempt.failure = error;
@@ -277,9 +277,9 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
   } finally {
     if (claim !== undefined) releaseStream(signal);
   }
-  if (claim?.response !== undefined) {
+  if (claim?.body !== undefined) {
     if (attempt.requestId === undefined) {
-      const requestId = providerRequestId(Object.fromEntries(claim.response.headers));
+      const requestId = providerRequestId(claim.headers);
       if (requestId !== undefined) attempt.requestId = requestId;
     }
     if (reader !== undefined) {
@@ -299,7 +299,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
         // Nothing of the answer is in it; the body read below reports the real outcome.
       }
     }
-    await readWire(claim.response, wire!, model.provider, options, signal, attempt);
+    await readWire(claim.body, wire!, model.provider, options, signal, attempt);
   } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
   if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
@@ -328,14 +328,13 @@ function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
  * Messages): deltas to `onDelta` as their frames arrive, the finish and usage when the body ends.
  */
 async function readWire<T>(
-  response: Response,
+  body: ByteSource,
   format: WireFormat,
   provider: string,
   options: StreamAnswerOptions<T>,
   signal: AbortSignal,
   attempt: Attempt,
 ): Promise<void> {
-  const body = response.body!.getReader();
   // Set once the caller aborted or its callback threw: the rest of a read's frames are dropped.
   let stopped = false;
   let callbackError: { error: unknown } | undefined;
@@ -389,7 +388,7 @@ async function readWire<T>(
     if (signal.aborted) attempt.aborted = true;
     else attempt.failure ??= error;
   } finally {
-    if (!settled) body.cancel().catch(() => {});
+    if (!settled) body.cancel();
   }
 }
 

@@ -180,7 +180,9 @@ describe('takeStreams', () => {
     expect(fetched.status).toBe(200);
     expect(fetched.headers.get('x-request-id')).toBe('req_1');
     expect(await fetched.text()).toBe('');
-    expect(await claim.response?.text()).toBe('data: [DONE]\n\n');
+    const read = await claim.body!.read();
+    expect(new TextDecoder().decode(read.value)).toBe('data: [DONE]\n\n');
+    expect(claim.headers?.['x-request-id']).toBe('req_1');
     releaseStream(controller.signal);
   });
 
@@ -196,7 +198,7 @@ describe('takeStreams', () => {
     ] as const) {
       const claim = claimStream(controller.signal);
       const fetched = await takeStreams(async () => response)('http://p', { method: 'POST', body, signal: controller.signal });
-      expect(claim.response).toBeUndefined();
+      expect(claim.body).toBeUndefined();
       expect(await fetched.text()).toBe('data: [DONE]\n\n');
     }
     releaseStream(controller.signal);

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { JSONParseError } from '@ai-sdk/provider';
 import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 
@@ -197,9 +199,18 @@ function anthropicReason(reason: string): FinishReason {
   }
 }
 
+/** A response body read chunk by chunk, as a web stream's reader reads. */
+export interface ByteSource {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  /** Stops reading and releases the connection. */
+  cancel(): void;
+}
+
 /** A call's claim on its response body, keyed by the call's abort signal. */
 export interface StreamClaim {
-  response?: Response;
+  body?: ByteSource;
+  /** The response's headers, lowercase names (for the provider's request id). */
+  headers?: Record<string, string>;
   /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
   handover: boolean;
 }
@@ -236,18 +247,119 @@ export function releaseStream(signal: AbortSignal): void {
  */
 export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
   return async (input, init) => {
-    const response = await (fetchImpl ?? globalThis.fetch)(input, init);
     const claim = init?.signal ? claims.get(init.signal) : undefined;
+    const withTools = typeof init?.body === 'string' && init.body.includes('"tool_choice"');
+    // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
+    if (claim?.handover && fetchImpl === undefined && !withTools && typeof init?.body === 'string')
+      return requestDirect(String(input instanceof Request ? input.url : input), init, claim);
+    const response = await (fetchImpl ?? globalThis.fetch)(input, init);
     if (
       claim === undefined ||
       !response.ok ||
       response.body === null ||
       !response.headers.get('content-type')?.includes('text/event-stream') ||
-      (typeof init?.body === 'string' && init.body.includes('"tool_choice"'))
+      withTools
     )
       return response;
-    claim.response = response;
+    const reader = response.body.getReader();
+    claim.body = {
+      read: () => reader.read() as ReturnType<ByteSource['read']>,
+      cancel: () => {
+        reader.cancel().catch(() => {});
+      },
+    };
+    claim.headers = Object.fromEntries(response.headers);
     if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/**
+ * The request as `fetch` would send it, over `node:http(s)` with a keep-alive agent: undici's
+ * `fetch` cost about a millisecond of CPU per call and a web stream per body. A successful event
+ * stream goes to the claim (and the SDK gets `StreamHandedOver`); any other answer is read whole
+ * and given to the SDK as a `Response`, so HTTP errors become its `APICallError`s as before.
+ * Network errors reject with Node's own (`ECONNREFUSED`, `ENOTFOUND`, TLS codes), which the SDK
+ * and `classifyError` name by their code; an abort rejects with the signal's `AbortError`.
+ */
+function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Promise<Response> {
+  const target = new URL(url);
+  const secure = target.protocol === 'https:';
+  const headers = Object.fromEntries(new Headers(init.headers));
+  return new Promise((resolve, reject) => {
+    const request = (secure ? httpsRequest : httpRequest)(
+      target,
+      { method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http, signal: init.signal ?? undefined },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const responseHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
+          claim.body = nodeBody(res);
+          claim.headers = responseHeaders;
+          reject(new StreamHandedOver('The response body went to the call that claimed it'));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const empty = status === 204 || status === 304;
+          resolve(
+            new Response(empty ? null : Buffer.concat(chunks), {
+              status,
+              statusText: res.statusMessage ?? '',
+              headers: responseHeaders,
+            }),
+          );
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(init.body as string);
+  });
+}
+
+/** A Node response body as a `ByteSource`: chunks queue until read; a close before the end is a dropped connection. */
+export function nodeBody(res: IncomingMessage): ByteSource {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: unknown;
+  type Waiter = { resolve: (r: Awaited<ReturnType<ByteSource['read']>>) => void; reject: (e: unknown) => void };
+  let waiter: Waiter | undefined;
+  const settle = (w: Waiter) => {
+    if (queue.length > 0) w.resolve({ done: false, value: queue.length === 1 ? queue.pop()! : Buffer.concat(queue.splice(0)) });
+    else if (failure !== undefined) w.reject(failure);
+    else if (ended) w.resolve({ done: true });
+    else waiter = w;
+  };
+  const wake = () => {
+    const w = waiter;
+    waiter = undefined;
+    if (w) settle(w);
+  };
+  res.on('data', (chunk: Buffer) => {
+    queue.push(chunk);
+    wake();
+  });
+  res.on('end', () => {
+    ended = true;
+    wake();
+  });
+  res.on('error', (error) => {
+    failure ??= error;
+    wake();
+  });
+  res.on('close', () => {
+    if (!ended && failure === undefined)
+      failure = Object.assign(new Error('The provider closed the connection mid-stream'), { code: 'ECONNRESET' });
+    wake();
+  });
+  return {
+    read: () => new Promise((resolve, reject) => settle({ resolve, reject })),
+    cancel: () => res.destroy(),
   };
 }
