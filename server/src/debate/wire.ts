@@ -227,6 +227,13 @@ export class StreamHandedOver extends Error {
 
 const claims = new WeakMap<AbortSignal, StreamClaim>();
 
+/**
+ * Node's own `fetch`, as it was when this module loaded. When something has replaced the global
+ * `fetch` since (a proxy agent, a recorder, a test's interceptor such as msw), every request goes
+ * through that replacement rather than `node:http`.
+ */
+const nodeFetch = globalThis.fetch;
+
 /** Asks `takeStreams` to hand over the event stream of the request sent with `signal`. */
 export function claimStream(signal: AbortSignal, handover = false): StreamClaim {
   const claim: StreamClaim = { handover };
@@ -250,7 +257,13 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
     const claim = init?.signal ? claims.get(init.signal) : undefined;
     const withTools = typeof init?.body === 'string' && init.body.includes('"tool_choice"');
     // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
-    if (claim?.handover && fetchImpl === undefined && !withTools && typeof init?.body === 'string')
+    if (
+      claim?.handover &&
+      fetchImpl === undefined &&
+      globalThis.fetch === nodeFetch &&
+      !withTools &&
+      typeof init?.body === 'string'
+    )
       return requestDirect(String(input instanceof Request ? input.url : input), init, claim);
     const response = await (fetchImpl ?? globalThis.fetch)(input, init);
     if (
