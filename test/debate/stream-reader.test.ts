@@ -337,6 +337,40 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     }
   });
 
+  it('a kept-alive socket the server dropped is sent again at once on a new connection, not failed', async () => {
+    const { model, close } = await warmModel();
+    try {
+      let dropped = 0;
+      respond = async (_req, res) => {
+        // The race of a provider closing an idle connection: the request arrives on it and gets no answer.
+        dropped++;
+        res.socket?.destroy();
+        respond = streamPieces(cut(chatStream(DELTAS), 50));
+      };
+      const failures: string[] = [];
+      const r = await streamAnswer({
+        model,
+        prompt: 'Which city?',
+        timeoutMs: 10_000,
+        maxRetries: 0,
+        onAttemptFailed: (f) => failures.push(f.code),
+      });
+      expect(r).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop' });
+      expect({ dropped, failures }).toEqual({ dropped: 1, failures: [] });
+      // Once only, and only for a reused socket: the new connection dropped as well fails the call.
+      dropped = 0;
+      respond = async (_req, res) => {
+        dropped++;
+        res.socket?.destroy();
+      };
+      const again = await streamAnswer({ model, prompt: 'Which city?', timeoutMs: 10_000, maxRetries: 0 });
+      expect(again).toMatchObject({ finishReason: 'error', error: { code: 'connection_reset' } });
+      expect(dropped).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
   it('the caller aborting mid-stream ends the call as aborted and closes the connection', async () => {
     const { model, close } = await warmModel();
     try {

@@ -301,11 +301,14 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
   const target = new URL(url);
   const secure = target.protocol === 'https:';
   const headers = Object.fromEntries(new Headers(init.headers));
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => send(false, resolve, reject));
+  function send(retry: boolean, resolve: (response: Response) => void, reject: (error: unknown) => void): void {
+    let answered = false;
     const request = (secure ? httpsRequest : httpRequest)(
       target,
       { method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http, signal: init.signal ?? undefined },
       (res) => {
+        answered = true;
         const status = res.statusCode ?? 0;
         const responseHeaders: Record<string, string> = {};
         for (const [name, value] of Object.entries(res.headers))
@@ -331,9 +334,15 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
         });
       },
     );
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the provider closed while it sat idle fails the next request before any answer: the
+      // provider never saw it, so it is sent once more on a fresh connection rather than through a retry's backoff.
+      if (!retry && !answered && request.reusedSocket && error.code === 'ECONNRESET' && !init.signal?.aborted) {
+        send(true, resolve, reject);
+      } else reject(error);
+    });
     request.end(init.body as string);
-  });
+  }
 }
 
 /** A Node response body as a `ByteSource`: chunks queue until read; a close before the end is a dropped connection. */
