@@ -62,6 +62,8 @@ describe('bootstrap', () => {
     expect(await accounts.signIn('admin', 'first-password')).toBeDefined();
     // Users exist now: a second bootstrap does nothing and changes no password.
     expect(await accounts.bootstrap({ password: 'other-password', adopt: 'local' })).toBeUndefined();
+    // Nor is the password looked at then: a changed, now invalid, configured one does not stop a start.
+    expect(await accounts.bootstrap({ password: 'short', adopt: 'local' })).toBeUndefined();
     expect(await accounts.listUsers()).toHaveLength(1);
     expect(await accounts.signIn('admin', 'other-password')).toBeUndefined();
   });
@@ -94,6 +96,14 @@ describe('users', () => {
     for (const username of ['', '-lead', '.dot', 'a b', 'x'.repeat(65), 'ünï', 'a/b']) {
       expect(await errorCode(accounts.createUser({ username, password: 'long-enough' })), username).toBe('invalid');
     }
+    // The messages say what is allowed: the HTTP layer shows them as the problem's detail.
+    await expect(accounts.createUser({ username: 'a b', password: 'long-enough' })).rejects.toThrow(
+      'A username is 1–64 letters, digits, ".", "_", "-" or "@", starting with a letter or digit.',
+    );
+    await expect(accounts.createUser({ username: 'ok', password: 'short' })).rejects.toThrow(
+      'A password is 8 to 200 characters.',
+    );
+    await expect(accounts.setPassword('usr_none', 'long-enough')).rejects.toThrow('No user "usr_none".');
     // The limits themselves are allowed.
     await accounts.createUser({ username: 'a', password: 'x'.repeat(MIN_PASSWORD) });
     await accounts.createUser({ username: `B${'x'.repeat(63)}`, password: 'x'.repeat(MAX_PASSWORD) });
@@ -138,6 +148,7 @@ describe('users', () => {
     expect(await errorCode(accounts.updateUser(admin.id, { disabled: true }))).toBe('conflict');
     expect(await errorCode(accounts.updateUser(admin.id, { role: 'user' }))).toBe('conflict');
     expect(await errorCode(accounts.deleteUser(admin.id))).toBe('conflict');
+    await expect(accounts.deleteUser(admin.id)).rejects.toThrow('This is the last enabled admin; make another admin first.');
     // Changes that leave it an enabled admin are fine.
     expect(await accounts.updateUser(admin.id, { disabled: false, role: 'admin' })).toMatchObject({ role: 'admin' });
 
@@ -154,6 +165,15 @@ describe('users', () => {
     expect((await accounts.updateUser(admin.id, { role: 'user' })).role).toBe('user');
     expect(await errorCode(accounts.deleteUser(third.id))).toBe('conflict');
     expect(await errorCode(accounts.deleteUser('usr_none'))).toBe('not_found');
+  });
+
+  it('users who are not enabled admins are disabled and deleted freely, even with no enabled admin at all', async () => {
+    // No bootstrap: no admin exists (as before the first start, or after the store was edited by hand).
+    const plain = (await accounts.createUser({ username: 'walt', password: 'walt-password' })).user;
+    expect((await accounts.updateUser(plain.id, { disabled: true })).disabled).toBe(true);
+    const other = (await accounts.createUser({ username: 'xena', password: 'xena-password' })).user;
+    await accounts.deleteUser(other.id);
+    expect(await accounts.getUser(other.id)).toBeUndefined();
   });
 
   it('deletes a user with their sign-ins and tokens', async () => {
@@ -317,7 +337,9 @@ describe('API tokens', () => {
     });
     expect(created.id).toMatch(/^tok_[0-9A-Za-z]{20}$/);
     const { token: _secret, ...listed } = created;
-    expect(await accounts.listTokens(user.id)).toEqual([listed]);
+    // No `lastUsedAt` or `expiresAt` keys at all (not even undefined) until there is a value.
+    expect(await accounts.listTokens(user.id)).toStrictEqual([listed]);
+    expect(Object.keys(created).sort()).toEqual(['createdAt', 'id', 'name', 'prefix', 'token']);
     expect((await store.accounts.findToken(hashSecret(created.token)))?.token.id).toBe(created.id);
     const principal = await accounts.authenticateToken(created.token);
     expect(principal).toEqual({ user, via: { kind: 'token', id: created.id } });
@@ -383,5 +405,35 @@ describe('API tokens', () => {
     clock = T0 + 10 + MINUTE;
     await accounts.authenticateToken(token);
     expect(await lastUsed()).toBe(at(T0 + 10 + MINUTE));
+  });
+
+  it('by default records last use once a minute and reads the real clock', async () => {
+    const defaults = new Accounts({ store: store.accounts, signInIdleMs: IDLE, signInMaxMs: MAX, scrypt: SMALL });
+    const before = Date.now();
+    const { user } = await defaults.createUser({ username: 'zoe', password: 'zoe-password' });
+    const created = await defaults.createToken(user.id, 'ci');
+    const after = Date.now();
+    for (const stamp of [user.createdAt, created.createdAt]) {
+      expect(Date.parse(stamp)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(stamp)).toBeLessThanOrEqual(after);
+    }
+    // The default minute, on the test clock.
+    const timed = new Accounts({
+      store: store.accounts,
+      signInIdleMs: IDLE,
+      signInMaxMs: MAX,
+      scrypt: SMALL,
+      now: () => new Date(clock),
+    });
+    const lastUsed = async () => (await timed.listTokens(user.id))[0]!.lastUsedAt;
+    clock = T0;
+    await timed.authenticateToken(created.token);
+    expect(await lastUsed()).toBe(at(T0));
+    clock = T0 + MINUTE - 1;
+    await timed.authenticateToken(created.token);
+    expect(await lastUsed()).toBe(at(T0));
+    clock = T0 + MINUTE;
+    await timed.authenticateToken(created.token);
+    expect(await lastUsed()).toBe(at(T0 + MINUTE));
   });
 });
