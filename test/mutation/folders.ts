@@ -56,6 +56,13 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/auth/flows.test.ts',
     ],
   },
+  // The auth layer alone (a subset of `http`) with only the tests that exercise it over a real server:
+  // the run a shared machine can afford, since every mutant that runs while the test server starts
+  // (module constants, the security table compiled once) reruns all of the folder's tests.
+  auth: {
+    mutate: ['server/src/http/auth.ts', 'server/src/http/owner.ts', 'server/src/http/accounts.ts'],
+    tests: ['test/auth/contract.test.ts', 'test/auth/flows.test.ts'],
+  },
   // The accounts domain module under the auth layer (users, sign-ins, tokens, password hashing): where
   // the auth decisions (expiry, revocation, disabled users, the last admin) are made; the middleware only
   // turns a cookie or a token into a call to it. A folder of its own because it is domain, not HTTP
@@ -78,6 +85,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
     ],
     tests: [
       'sdk/src/wiki/validate/core.test.ts',
+      'sdk/src/wiki/validate/messages.test.ts',
       'sdk/src/wiki/validate/multi.test.ts',
       'sdk/src/wiki/validate/numeric.test.ts',
       'sdk/src/wiki/validate/property.test.ts',
