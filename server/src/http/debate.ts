@@ -1,7 +1,7 @@
 /**
  * The five debate operations over HTTP. A client that goes away cancels its run: the request's
- * signal (or the SSE stream's abort) stops every model call in flight. A deep debate started with
- * `detach` is the exception: it runs on, recorded, until it ends or its session is deleted, so a
+ * signal (or the SSE stream's abort) stops every model call in flight. A run started with `detach`
+ * (any mode) is the exception: it runs on, recorded, until it ends or its session is deleted, so a
  * page that reloads can resume it from the session's events.
  */
 import type { Context } from 'hono';
@@ -56,6 +56,11 @@ export function debateHandlers({
   };
   /** The run's result once all of it is stored, so a read right after the response finds it (or how it failed, if the store stayed down). */
   const stored = async (session: Session) => (await sessions.recorder.live(session.id)?.done) ?? session;
+  /** A detached run outlives its response: it holds a running slot until it settles (see debate-limits). */
+  const held = <T>(c: Context, detach: boolean | undefined, run: Promise<T>): Promise<T> => {
+    if (detach) c.set('detachedRun', run);
+    return run;
+  };
 
   return {
     askProvider: async (c) => {
@@ -66,11 +71,16 @@ export function debateHandlers({
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
-      const session = await stored(
-        await engine.ask(seat, body.question, {
-          ...recorded(c),
-          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-        }),
+      const session = await held(
+        c,
+        body.detach,
+        (async () =>
+          stored(
+            await engine.ask(seat, body.question, {
+              ...recorded(c, undefined, undefined, body.detach),
+              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+            }),
+          ))(),
       );
       const answer = session.rounds[0]?.answers[0];
       if (!answer || answer.error) {
@@ -84,11 +94,16 @@ export function debateHandlers({
 
     runParallel: async (c) => {
       const body = c.req.valid('json');
-      const session = await stored(
-        await engine.parallel(body.question, body.slots, {
-          ...recorded(c),
-          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-        }),
+      const session = await held(
+        c,
+        body.detach,
+        (async () =>
+          stored(
+            await engine.parallel(body.question, body.slots, {
+              ...recorded(c, undefined, undefined, body.detach),
+              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+            }),
+          ))(),
       );
       return c.json(
         {
@@ -107,8 +122,7 @@ export function debateHandlers({
       const body = c.req.valid('json');
       const run = (async () =>
         stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c, undefined, undefined, body.detach) })))();
-      if (body.detach) c.set('detachedRun', run);
-      return c.json(await run, 200);
+      return c.json(await held(c, body.detach, run), 200);
     },
 
     streamDeepDebate: (c) => {
@@ -221,14 +235,16 @@ export function debateHandlers({
       if (mode === 'single' && !seat) {
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}".` });
       }
-      const options = { ...recorded(c), thread: await sessions.followUp(parent) };
-      const session =
-        mode === 'single'
-          ? await engine.ask(seat!, body.question, options)
-          : mode === 'parallel'
-            ? await engine.parallel(body.question, body.slots, options)
-            : await engine.deep(body.question, { ...deepOptions(body), ...options });
-      return c.json(await stored(session), 200);
+      const options = { ...recorded(c, undefined, undefined, body.detach), thread: await sessions.followUp(parent) };
+      const run = async () =>
+        stored(
+          mode === 'single'
+            ? await engine.ask(seat!, body.question, options)
+            : mode === 'parallel'
+              ? await engine.parallel(body.question, body.slots, options)
+              : await engine.deep(body.question, { ...deepOptions(body), ...options }),
+        );
+      return c.json(await held(c, body.detach, run()), 200);
     },
   };
 }
