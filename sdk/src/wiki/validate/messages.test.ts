@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
-import { BOOLEAN_WORDS_TYPE, validateParam } from './core.js';
+import { BOOLEAN_WORDS_TYPE } from './core.js';
+import { validateParam } from './registry.js';
 
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
 
