@@ -153,8 +153,10 @@ describe('defaults and warnings, exactly', () => {
     expect(validateParam(p('string', { default: 7 }), undefined, ctx).value).toBe('7');
     expect(validateParam(p('string', { default: true }), undefined, ctx).value).toBe('true');
     expect(validateParam(p('string', { default: 'x' }), undefined, ctx).value).toBe('x');
-    expect(validateParam(p('string', { default: null }), undefined, ctx).value).toBeUndefined();
-    expect(validateParam(p('string', { default: { a: 1 } } as Partial<ParamInfo>), undefined, ctx).value).toBeUndefined();
+    expect(validateParam(p('string', { default: null } as unknown as Partial<ParamInfo>), undefined, ctx).value).toBeUndefined();
+    expect(
+      validateParam(p('string', { default: { a: 1 } } as unknown as Partial<ParamInfo>), undefined, ctx).value,
+    ).toBeUndefined();
     // A default is read only when the value is absent.
     expect(validateParam(p('string', { default: 'x' }), 'y', ctx).value).toBe('y');
   });

@@ -102,11 +102,13 @@ describe('bounds (NumericDef::normalizeSettings)', () => {
   it('reads bounds given as decimal strings or bigints, as numbers', () => {
     const strict = ctx({ policy: LIBRARY_POLICY });
     for (const max of [10, '10', 10n] as unknown[]) {
-      expect(validateParam(int({ max } as Partial<ParamInfo>), '10', strict).value, String(max)).toBe(10);
-      expect(() => validateParam(int({ max } as Partial<ParamInfo>), '11', strict), String(max)).toThrow(WikiParamError);
+      expect(validateParam(int({ max } as unknown as Partial<ParamInfo>), '10', strict).value, String(max)).toBe(10);
+      expect(() => validateParam(int({ max } as unknown as Partial<ParamInfo>), '11', strict), String(max)).toThrow(
+        WikiParamError,
+      );
     }
     // Bounds that are no integer at all are no bounds.
-    expect(validateParam(int({ max: 'ten' } as Partial<ParamInfo>), '11', strict).value).toBe(11);
+    expect(validateParam(int({ max: 'ten' } as unknown as Partial<ParamInfo>), '11', strict).value).toBe(11);
     expect(validateParam(int({ max: Number.NaN }), '11', strict).value).toBe(11);
   });
 
