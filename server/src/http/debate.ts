@@ -7,12 +7,12 @@
  * needs, and the event stream is how it watches.
  */
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, DebateDeps } from './env.js';
+import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
@@ -147,7 +147,7 @@ export function debateHandlers({
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
       if (detach) c.set('detachedRun', new Promise<void>((resolve) => (ended = resolve)));
-      return streamSSE(c, async (stream) => {
+      return eventStream(c, async (stream) => {
         const cancel = new AbortController();
         // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
         let gone = false;
@@ -156,23 +156,15 @@ export function debateHandlers({
           cancel.abort();
         };
         stream.onAbort(leave);
-        let writing: Promise<unknown> = Promise.resolve();
-        // Events are written as they happen, those of one turn of the event loop in one write: each
-        // write crosses a web stream and a socket, which under load cost more than the event itself.
-        let pending = '';
-        const flush = () => {
-          if (pending === '') return;
-          const text = pending;
-          pending = '';
-          if (gone) return;
-          writing = writing.then(() => (gone ? undefined : stream.write(text))).catch(leave);
-        };
-        const queue = (text: string) => {
-          if (pending === '') setImmediate(flush);
-          pending += text;
-        };
-        const send = (event: DebateEvent) => queue(sseMessage(event));
-        const heartbeat = setInterval(() => queue(': heartbeat\n\n'), heartbeatMs);
+        // Events go out as they happen, gathered into few writes (see WriteBatcher): each write
+        // reaches the socket, which costs more than the event itself.
+        const batcher = new WriteBatcher((text) => {
+          if (!gone) stream.write(text);
+        });
+        stream.onAbort(() => batcher.stop());
+        const send = (event: DebateEvent) =>
+          batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
+        const heartbeat = setInterval(() => batcher.queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
             await engine.deep(body.question, {
@@ -181,8 +173,7 @@ export function debateHandlers({
               ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send), detach),
             }),
           );
-          flush();
-          await writing;
+          batcher.flush();
         } finally {
           clearInterval(heartbeat);
           ended?.();
