@@ -68,9 +68,9 @@ export function debateHandlers({
    * events right after find it. `start` gets the run options to use; a run that fails before its
    * session exists fails the request as it would have attached.
    */
-  const accepted = async (c: Context, start: (options: ReturnType<typeof recorded>) => Promise<unknown>): Promise<Response> => {
-    let stored!: (id: string) => void;
-    const running = new Promise<string>((resolve) => (stored = resolve));
+  const accepted = async (c: Context, start: (options: ReturnType<typeof recorded>) => Promise<Session>): Promise<Response> => {
+    let written!: (id: string) => void;
+    const running = new Promise<string>((resolve) => (written = resolve));
     const options = recorded(c, undefined, undefined, true);
     const run = start({
       ...options,
@@ -79,12 +79,13 @@ export function debateHandlers({
         // The recorder heard the first event before this listener and began writing it: wait for that write.
         const stop = log.subscribe(() => {
           stop();
-          void (sessions.recorder.live(log.sessionId)?.settled() ?? Promise.resolve()).then(() => stored(log.sessionId));
+          void (sessions.recorder.live(log.sessionId)?.settled() ?? Promise.resolve()).then(() => written(log.sessionId));
         });
       },
     });
     held(c, true, run).catch(() => undefined);
-    const sessionId = await Promise.race([running, run.then(() => running)]);
+    // A run that ended before its first write was acknowledged (or raised nothing) is still named by its result.
+    const sessionId = await Promise.race([running, run.then((session) => session.id)]);
     c.header('Location', `/sessions/${sessionId}`);
     return c.json({ sessionId, status: 'running' as const }, 202);
   };
