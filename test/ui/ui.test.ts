@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
 import { launchChromium, newContext, watchCsp } from './browser.js';
@@ -185,9 +185,17 @@ describe('the web UI', () => {
   it('reloading mid-run resumes a parallel run and a follow-up too: they run on, no text duplicated or missing', async () => {
     const reloadMidRun = async (started: () => Promise<unknown>) => {
       const previous = page.url();
+      const seen: { method: string; path: string; status: number }[] = [];
+      const record = (r: Response) =>
+        seen.push({ method: r.request().method(), path: new URL(r.url()).pathname, status: r.status() });
+      page.on('response', record);
       await started();
       await page.waitForURL((url) => url.href !== previous && /#\/sessions\/ses_/.test(url.hash));
+      page.off('response', record);
       const id = await sessionIdOf(page);
+      // The id came from the start's `202 Accepted`: nothing searched the session list for it.
+      expect(seen.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([202]);
+      expect(seen.filter((r) => r.path === '/sessions')).toEqual([]);
       await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
       await page.reload();
       expect(page.url()).toContain(`#/sessions/${id}`);
