@@ -13,10 +13,14 @@
 
 export { type ConsiliumClientOptions, createConsiliumClient } from './client.js';
 export {
+  type AskOptions,
   Consilium,
   type ConsiliumOptions,
   type DebateOptions,
+  type Detachable,
+  type DetachOption,
   type FollowOptions,
+  type ParallelOptions,
   type SessionList,
   type SignInOptions,
 } from './facade/consilium.js';
