@@ -17,6 +17,8 @@ import {
   FaultNet,
   finalJson,
   INVALID_VERDICT,
+  INVALID_VERDICT_AGAIN,
+  invalidText,
   LIVE_ENV,
   PANEL,
   prose,
@@ -542,6 +544,168 @@ describe('cancellation in other places', () => {
     expect(s.status).toBe('cancelled');
     expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
     expect(r.events.filter((ev) => ev.type === 'synthesis.started')).toHaveLength(1);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+});
+
+describe('the budget and the last rounds', () => {
+  // A 2-round debate spends 150 tokens a round; each verdict call (try or repair) spends 30.
+  it('a budget reached by the final round itself: partial, no consensus and no verdict', async () => {
+    const r = recorder();
+    const c = net.open();
+    const s = await engine().deep(c.question, { rounds: 2, budget: { maxTokens: 300 }, onLog: r.onLog });
+    expect(s.rounds.map((x) => [x.number, x.missingSlots])).toEqual([
+      [1, []],
+      [2, []],
+    ]);
+    expect(s.status).toBe('partial');
+    // Every final position arrived, but a debate stopped by its budget reports no consensus.
+    expect(s.consensus).toBeUndefined();
+    expect(r.events.filter((ev) => ev.type === 'consensus')).toEqual([]);
+    expect(s.verdict).toBeUndefined();
+    expect(c.calls.filter((x) => x.stage === 'synthesis')).toEqual([]);
+    expect(ended(r.events)).toMatchObject([{ status: 'partial', error: 'budget_exceeded: 300 tokens used, the budget is 300' }]);
+  });
+
+  it('a verdict call that fails for its own reason as the budget runs out keeps that reason', async () => {
+    // The verdict is invalid twice over; the repair's 30 tokens reach the budget.
+    const r = recorder();
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' || call.stage === 'repair' ? answer(p, request, call, invalidText(call.stage)) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 2, budget: { maxTokens: 360 }, onLog: r.onLog });
+    expect(s.usage.totalTokens).toBe(360);
+    expect(s.verdict).toMatchObject({
+      format: 'unstructured',
+      rawText: INVALID_VERDICT_AGAIN,
+      degradation: { degraded: true, missingSlots: [1], reasons: [{ slot: 1, round: 0, code: 'invalid_output' }] },
+    });
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(s.status).toBe('partial');
+    expect(ended(r.events)).toMatchObject([{ status: 'partial', error: 'budget_exceeded: 360 tokens used, the budget is 360' }]);
+  });
+});
+
+describe("the verdict's repair", () => {
+  it('an invalid verdict repaired: the repair is the verdict, and the session is complete', async () => {
+    const repaired = JSON.stringify({ ...JSON.parse(verdictJson(1)), summary: 'The repaired verdict.' });
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'synthesis') return answer(p, request, call, INVALID_VERDICT);
+      if (call.stage === 'repair') return answer(p, request, call, repaired);
+      return undefined;
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({ format: 'structured', summary: 'The repaired verdict.', degradation: { degraded: false } });
+    expect(s.status).toBe('completed');
+  });
+
+  it("a repair that is invalid again: the raw text kept is the repair's, and an unstructured verdict has no dissent", async () => {
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' || call.stage === 'repair' ? answer(p, request, call, invalidText(call.stage)) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({ format: 'unstructured', rawText: INVALID_VERDICT_AGAIN });
+    expect(s.verdict?.dissent).toEqual([]);
+    expect(s.status).toBe('partial');
+  });
+});
+
+describe('what a deep debate reports as it goes', () => {
+  it('the consensus and verdict events carry what the session keeps; a new round is empty until answers finish; no empty delta', async () => {
+    const r = recorder();
+    const snapshots: Session[] = [];
+    const s = await engine().deep(net.open().question, {
+      rounds: 3,
+      onLog: (log, snapshot) => {
+        r.onLog(log);
+        log.subscribe((ev) => {
+          // The first delta of each round (copied: the session object goes on changing): the round has started and nothing in it has finished.
+          if (ev.type === 'answer.delta' && snapshots.length < ev.round) snapshots.push(structuredClone(snapshot()));
+        });
+      },
+    });
+    expect(s.status).toBe('completed');
+    const one = <T extends DebateEvent['type']>(type: T) => {
+      const found = r.events.filter((ev): ev is Extract<DebateEvent, { type: T }> => ev.type === type);
+      expect(found, type).toHaveLength(1);
+      return found[0]!;
+    };
+    expect(one('consensus').consensus).toEqual(s.consensus);
+    expect(one('verdict').verdict).toEqual(s.verdict);
+    expect(snapshots.map((x) => x.rounds.at(-1))).toEqual([
+      { number: 1, kind: 'independent', answers: [], missingSlots: [] },
+      { number: 2, kind: 'critique', answers: [], missingSlots: [] },
+      { number: 3, kind: 'final', answers: [], missingSlots: [] },
+    ]);
+    // The final round streams only the position out of its JSON: the deltas are the position, none empty.
+    const deltas = r.events.filter((ev) => ev.type === 'answer.delta');
+    expect(deltas.filter((ev) => ev.delta === '')).toEqual([]);
+    for (const a of s.rounds[2]!.answers) {
+      expect(
+        deltas
+          .filter((ev) => ev.round === 3 && ev.slot === a.slot)
+          .map((ev) => ev.delta)
+          .join(''),
+      ).toBe(a.text);
+    }
+  });
+});
+
+describe('a verdict from given answers, more cases', () => {
+  it('rounds are quoted in round order even when the first answer given is from a later round', async () => {
+    const c = net.open();
+    await engine().synthesizeAnswers(c.question, [
+      { slot: 3, round: 2, text: 'Three, later.' },
+      { slot: 1, round: 1, text: 'One, first.' },
+    ]);
+    const prompt = promptOf(c.calls[0]!);
+    expect(prompt).toContain(
+      '## Round 1\n\nSlot 1 (anthropic) said:\n```text\nOne, first.\n```\n\n## Round 2\n\nSlot 3 (deepseek) said:\n```text\nThree, later.\n```',
+    );
+  });
+
+  it('a caller going away while the verdict is written: cancelled, nobody else asked, no error named', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request) => {
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 2, text: 'Two.' }], { signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(s.verdict).toBeUndefined();
+    expect(c.calls.map((x) => x.slot)).toEqual([1]);
+    expect(ended(r.events)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+
+  it('an unusable verdict by a fallback synthesizer is partial, not failed', async () => {
+    const c = net.open((call, request, p) => {
+      if (call.slot === 1) return serverError(call, request, p);
+      return call.stage === 'synthesis' || call.stage === 'repair'
+        ? answer(p, request, call, invalidText(call.stage))
+        : undefined;
+    });
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 2, text: 'Two.' }]);
+    expect(s.verdict).toMatchObject({ format: 'unstructured', synthesizer: { slot: 2, reason: 'fallback' } });
+    expect(s.status).toBe('partial');
+  });
+});
+
+describe('cancellation of the last possible synthesizer', () => {
+  it('the only healthy slot is writing the verdict when the caller goes away: cancelled, no no_synthesizer error', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'final' && call.slot !== 1) return serverError(call, request, p);
+      if (call.stage !== 'synthesis') return undefined;
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().deep(c.question, { rounds: 2, quorum: 1, signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(ended(r.events)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
     expect(ended(r.events)[0]).not.toHaveProperty('error');
   });
 });
