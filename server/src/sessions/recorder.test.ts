@@ -140,3 +140,139 @@ describe('a store that stays down', () => {
     expect(await store.get(log.sessionId)).toBeUndefined();
   });
 });
+
+describe('what the store holds as a run is recorded', () => {
+  /** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
+  function pass(d: FakeDebate, log: EventLog, from: number): number {
+    for (const e of d.raised.slice(from)) {
+      const { v: _v, sessionId: _s, seq: _q, ts: _t, ...body } = e;
+      log.emit(body as EventBody);
+    }
+    return d.raised.length;
+  }
+
+  it('after each step commits, the session reads back as the run had it then: rounds, answers, failures, consensus, verdict, end', async () => {
+    openGate();
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    let from = 0;
+    const check = async (what: string) => {
+      from = pass(d, log, from);
+      await recorder.settled();
+      expect(await store.get(d.session.id), what).toEqual(d.session);
+      expect(cache.get(d.session.id), what).toEqual(d.session);
+      expect(
+        (await store.events(d.session.id, 0)).map((e) => e.seq),
+        what,
+      ).toEqual(d.raised.map((e) => e.seq));
+    };
+    d.start();
+    await check('started');
+    for (const n of [1, 2]) {
+      d.startRound(n);
+      await check(`round ${n} started`);
+      d.answer(n, 1);
+      await check(`round ${n}: slot 1 answered`);
+      d.fail(n, 2);
+      await check(`round ${n}: slot 2 failed`);
+      d.answer(n, 3);
+      d.endRound(n);
+      await check(`round ${n} ended`);
+    }
+    d.consensus();
+    await check('consensus');
+    d.verdict();
+    await check('verdict');
+    d.end('partial');
+    await check('ended');
+    expect(await live.done).toBeUndefined();
+    expect(recorder.live(d.session.id)).toBeUndefined();
+    expect(recorder.running).toBe(0);
+  });
+
+  it('events raised while a write is in flight go in the next one, and the end waits for all of them', async () => {
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    const writes: Step[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      writes.push(step);
+      return write(step);
+    };
+    // The first step is held at the gate; everything after it is raised meanwhile.
+    d.start();
+    let from = pass(d, log, 0);
+    d.startRound(1);
+    d.answer(1, 1);
+    d.answer(1, 2);
+    d.endRound(1);
+    d.consensus();
+    d.verdict();
+    d.end();
+    from = pass(d, log, from);
+    expect(recorder.running).toBe(1);
+    openGate();
+    await live.done;
+    expect(writes.length).toBe(2);
+    expect(writes[1]).toMatchObject({ rounds: [1], consensus: true, verdict: true });
+    expect(await store.get(d.session.id)).toEqual(d.session);
+    expect(recorder.running).toBe(0);
+    expect(from).toBe(d.raised.length);
+  });
+
+  it('a step whose write failed is written whole by the retry: its rounds, consensus and verdict too', async () => {
+    openGate();
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5, retryMs: 10 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 1 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    d.start();
+    let from = pass(d, log, 0);
+    await live.settled();
+    let failures = 0;
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      if (failures++ < 2) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    d.startRound(1);
+    d.answer(1, 1);
+    d.fail(1, 2);
+    d.endRound(1);
+    d.consensus();
+    d.verdict();
+    d.end('partial');
+    from = pass(d, log, from);
+    await live.done;
+    expect(failures).toBeGreaterThan(2);
+    expect(await store.get(d.session.id)).toEqual(d.session);
+    expect((await store.events(d.session.id, 0)).map((e) => e.seq)).toEqual(d.raised.map((e) => e.seq));
+  });
+
+  it('a listener that throws does not keep the event from the others', async () => {
+    const { log, seen, live } = record();
+    live.subscribe(() => {
+      throw new Error('closed stream');
+    });
+    const late: DebateEvent[] = [];
+    live.subscribe((e) => late.push(e));
+    log.emit(answerDelta(1));
+    expect(seen.map((e) => e.seq)).toEqual([1]);
+    expect(late.map((e) => e.seq)).toEqual([1]);
+    const unsubscribe = live.subscribe((e) => late.push(e));
+    unsubscribe();
+    log.emit(answerDelta(2));
+    expect(late.map((e) => e.seq)).toEqual([1, 2]);
+    openGate();
+  });
+});
