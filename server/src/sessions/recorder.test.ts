@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
+import type { Logger } from '../config/log.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
@@ -274,5 +275,118 @@ describe('what the store holds as a run is recorded', () => {
     log.emit(answerDelta(2));
     expect(late.map((e) => e.seq)).toEqual([1, 2]);
     openGate();
+  });
+});
+
+/** A logger that keeps what it is given. */
+function keptLog() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      lines.push({ level, msg, ...(fields && { fields }) });
+    };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { lines, logger };
+}
+
+describe('timing and what the operator is told', () => {
+  it('deltas wait for the flush interval (200 ms by default) when no step comes', async () => {
+    openGate();
+    const recorder = new SessionRecorder({ store, cache: new SessionCache() });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await recorder.live(log.sessionId)!.settled();
+    const raised = Date.now();
+    log.emit(answerDelta(2));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A timer of 200 ms cannot have fired yet, however slow the machine.
+    expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1]);
+    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+    expect(Date.now() - raised).toBeGreaterThanOrEqual(190);
+    log.emit(ended());
+    await recorder.live(log.sessionId)!.done;
+  });
+
+  it('a failed write is logged and retried no sooner than the flush interval, even when the retry wait is shorter', async () => {
+    openGate();
+    const { lines, logger } = keptLog();
+    const recorder = new SessionRecorder({ store, cache: new SessionCache(), logger, flushMs: 150, retryMs: 1 });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const attempts: number[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      attempts.push(Date.now());
+      if (attempts.length === 1) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    log.emit(ended());
+    await recorder.live(log.sessionId)!.done;
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(140);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        msg: 'session write failed; retrying',
+        fields: { sessionId: log.sessionId, events: 1, error: 'SQLITE_BUSY: database is locked' },
+      },
+    ]);
+  });
+
+  it('gives up after 30 s of failing writes by default (retrying each second), naming how long and why', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      openGate();
+      const { lines, logger } = keptLog();
+      const recorder = new SessionRecorder({ store, cache: new SessionCache(), logger });
+      const d = new FakeDebate({ owner: 'local' });
+      const log = new EventLog(d.session.id);
+      const cancel = new AbortController();
+      recorder.hook(cancel)(log, () => d.session);
+      const live = recorder.live(log.sessionId)!;
+      const seen: DebateEvent[] = [];
+      live.subscribe((e) => seen.push(e));
+      // Down for every write but the one carrying the end, which the give-up raises.
+      const write = store.write.bind(store);
+      store.write = async (step: Step) => {
+        if (!step.events.some((e) => e.type === 'session.ended')) throw 'disk gone';
+        return write(step);
+      };
+      log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
+      await vi.advanceTimersByTimeAsync(29_500);
+      expect(cancel.signal.aborted).toBe(false);
+      const retries = lines.filter((l) => l.msg === 'session write failed; retrying');
+      expect(retries.length).toBeGreaterThanOrEqual(29);
+      expect(retries.length).toBeLessThanOrEqual(30);
+      expect(retries[0]?.fields).toEqual({ sessionId: log.sessionId, events: 1, error: 'disk gone' });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(cancel.signal.aborted).toBe(true);
+      const error = 'store_unavailable: the session store failed for 30 s (disk gone); the run was stopped';
+      expect(cancel.signal.reason).toEqual(new Error(error));
+      expect(lines.at(-1)).toEqual({
+        level: 'error',
+        msg: 'session store unavailable; run stopped',
+        fields: { sessionId: log.sessionId, error },
+      });
+      expect(await live.done).toMatchObject({ status: 'failed', missingSlots: [1, 2] });
+      expect(seen.at(-1)).toMatchObject({ type: 'session.ended', seq: 2, status: 'failed', error });
+      await live.settled();
+      vi.useRealTimers();
+      // That last write stored the run's events and its end, and the failed session whole.
+      const stored = await store.get(log.sessionId);
+      expect(stored).toMatchObject({ status: 'failed', missingSlots: [1, 2] });
+      expect(stored?.completedAt).toBe(stored?.updatedAt);
+      expect((await store.events(log.sessionId, 0)).map((e) => [e.seq, e.type])).toEqual([
+        [1, 'round.started'],
+        [2, 'session.ended'],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
