@@ -65,17 +65,20 @@ afterAll(async () => {
   await server.close();
 });
 
+/** One query giving the row count of every table, as one comparable string (built once: the tables don't change). */
+let countSql: string | undefined;
+
 /** Row counts of every table, as one comparable string. */
 async function rowCounts(): Promise<string> {
   const all = <T>(sql: string) =>
     new Promise<T[]>((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
-  const tables = await all<{ name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-  );
-  const counts = await Promise.all(
-    tables.map(async ({ name }) => `${name}=${(await all<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`))[0]!.n}`),
-  );
-  return counts.join(' ');
+  if (countSql === undefined) {
+    const tables = await all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    );
+    countSql = `SELECT ${tables.map(({ name }) => `'${name}=' || (SELECT count(*) FROM "${name}")`).join(" || ' ' || ")} AS counts`;
+  }
+  return (await all<{ counts: string }>(countSql))[0]!.counts;
 }
 
 /** Waits until the row counts stop changing (a debate's last writes may land just after its response). */
@@ -89,9 +92,16 @@ async function settledRowCounts(): Promise<string> {
   }
 }
 
+/** Each schema's JSON Schema, converted once: converting per sample was most of the fuzzer's own CPU. */
+const jsonSchemas = new WeakMap<z.ZodType, unknown>();
+
 /** A value valid for `schema`, drawn deterministically from `seed`. */
 function validFor(schema: z.ZodType, seed: number): unknown {
-  const json = z.toJSONSchema(schema, { target: 'draft-7', unrepresentable: 'any', io: 'input' });
+  let json = jsonSchemas.get(schema);
+  if (json === undefined) {
+    json = z.toJSONSchema(schema, { target: 'draft-7', unrepresentable: 'any', io: 'input' });
+    jsonSchemas.set(schema, json);
+  }
   return sampleJson(json as never, seededRng(String(seed)), ['fuzz', 'sessions', 'owner']);
 }
 
