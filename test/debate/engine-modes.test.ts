@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import type { PriceTable } from '../../server/src/config/prices.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { DebateEngine } from '../../server/src/debate/engine.js';
+import { type CallFailure, DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
 import {
   answer,
@@ -707,5 +707,133 @@ describe('cancellation of the last possible synthesizer', () => {
     expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
     expect(ended(r.events)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
     expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+});
+
+describe('early stop', () => {
+  const ASKS_POSITION = 'End with one line of its own: "POSITION: unchanged"';
+  const unchanged = (slot: number, round: number) => `${prose(slot, round)}\nPOSITION: unchanged`;
+  /** Every critique answer reports its position unchanged, except those `changed` names. */
+  const holding =
+    (changed: (call: Call) => boolean = () => false): Responder =>
+    (call, request, p) =>
+      call.stage === 'middle' && !changed(call) ? answer(p, request, call, unchanged(call.slot, call.round)) : undefined;
+
+  it('a critique round in which every model holds its position goes straight to the final round, and records what it saved', async () => {
+    const c = net.open(holding());
+    const s = await engine().deep(c.question, { rounds: 5, earlyStop: true });
+    expect(s.rounds.map((r) => [r.number, r.kind])).toEqual([
+      [1, 'independent'],
+      [2, 'critique'],
+      [3, 'final'],
+    ]);
+    // Five answers of 30 tokens each, for each of the two rounds saved.
+    expect(s.earlyStop).toEqual({ afterRound: 2, roundsSaved: 2, callsSaved: 10, tokensSaved: 300 });
+    expect(s.status).toBe('completed');
+    expect(s.consensus?.round).toBe(3);
+    expect(s.verdict?.positionChanges.filter((x) => 'round' in x).map((x) => x.round)).toEqual([3, 3, 3, 3, 3]);
+    // Critique prompts ask for the position line; the final round's does not.
+    expect(promptOf(c.callsOf(1, 'middle')[0]!)).toContain(ASKS_POSITION);
+    expect(promptOf(c.callsOf(1, 'final')[0]!)).not.toContain(ASKS_POSITION);
+  });
+
+  it('goes on when one model changed, when one is missing, when not asked to, and never for the last critique round', async () => {
+    const one = await engine().deep(net.open(holding((call) => call.slot === 4)).question, { rounds: 4, earlyStop: true });
+    expect(one.rounds).toHaveLength(4);
+    expect(one).not.toHaveProperty('earlyStop');
+
+    const missing = net.open((call, request, p) =>
+      call.stage === 'middle' && call.slot === 5 ? serverError(call, request, p) : holding()(call, request, p),
+    );
+    expect((await engine().deep(missing.question, { rounds: 4, earlyStop: true })).rounds).toHaveLength(4);
+
+    const unasked = net.open(holding());
+    const s = await engine().deep(unasked.question, { rounds: 4 });
+    expect(s.rounds).toHaveLength(4);
+    expect(promptOf(unasked.callsOf(1, 'middle')[0]!)).not.toContain(ASKS_POSITION);
+
+    // Round 2 of 3 is followed by the final round anyway: nothing to save, nothing asked.
+    const three = net.open(holding());
+    const t = await engine().deep(three.question, { rounds: 3, earlyStop: true });
+    expect(t.rounds).toHaveLength(3);
+    expect(t).not.toHaveProperty('earlyStop');
+    expect(promptOf(three.callsOf(1, 'middle')[0]!)).not.toContain(ASKS_POSITION);
+  });
+});
+
+describe('a run in a thread, from a source, and what it reports as it goes', () => {
+  it('a follow-up carries its thread and parent, and every prompt, the verdict included, shows the thread so far', async () => {
+    const c = net.open();
+    const thread = { threadId: 'ses_ROOT', parentId: 'ses_PARENT', context: 'Earlier: should we cache? Verdict: yes.' };
+    const s = await engine().deep(c.question, { rounds: 2, thread });
+    expect(s).toMatchObject({ threadId: 'ses_ROOT', parentId: 'ses_PARENT' });
+    for (const call of c.calls) expect(promptOf(call)).toContain(thread.context);
+    const single = await engine().parallel(net.open().question, [1]);
+    expect(single).not.toHaveProperty('threadId');
+    expect(single).not.toHaveProperty('parentId');
+  });
+
+  it('a synthesis records the session it was made from', async () => {
+    const s = await engine().synthesizeAnswers(net.open().question, [{ slot: 1, text: 'One.' }], {
+      sourceSessionId: 'ses_SOURCE',
+    });
+    expect(s.sourceSessionId).toBe('ses_SOURCE');
+    expect(await engine().synthesizeAnswers(net.open().question, [{ slot: 1, text: 'One.' }])).not.toHaveProperty(
+      'sourceSessionId',
+    );
+  });
+
+  it('each failed attempt is reported with its session, round, slot, provider and model; round 0 is the verdict', async () => {
+    const failures: CallFailure[] = [];
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 30_000,
+      maxRetries: 0,
+      prices: {},
+      owner: 'test',
+      onCallFailed: (f) => failures.push(f),
+    });
+    const c = net.open((call, request, p) =>
+      (call.slot === 3 && call.stage === 'round1') || (call.slot === 1 && call.stage === 'synthesis')
+        ? serverError(call, request, p)
+        : undefined,
+    );
+    const s = await e.deep(c.question, { rounds: 2 });
+    expect(failures.map((f) => [f.sessionId, f.round, f.slot, f.provider, f.model, f.code, f.attempt, f.retrying])).toEqual([
+      [s.id, 1, 3, 'deepseek', PANEL[2]!.slot.model, 'upstream_error', 1, false],
+      [s.id, 0, 1, 'anthropic', PANEL[0]!.slot.model, 'upstream_error', 1, false],
+    ]);
+  });
+
+  it("the verdict's summary and answer stream as verdict.delta events that add up to them", async () => {
+    const r = recorder();
+    const s = await engine().deep(net.open().question, { rounds: 2, onLog: r.onLog });
+    const deltas = r.events.filter((ev) => ev.type === 'verdict.delta');
+    expect(new Set(deltas.map((ev) => [ev.slot, ev.attempt].join()))).toEqual(new Set(['1,1']));
+    const field = (name: string) =>
+      deltas
+        .filter((ev) => ev.field === name)
+        .map((ev) => ev.delta)
+        .join('');
+    expect(field('summary')).toBe(s.verdict?.summary);
+    expect(field('answer')).toBe(s.verdict?.answer);
+  });
+
+  it('an action listed twice, whatever its case and spacing, is kept once at its highest priority', async () => {
+    const action = (title: string) => ({ title, rationale: 'Why.', supportingSlots: [1], supportingRounds: [1] });
+    const draft = {
+      ...JSON.parse(verdictJson(1)),
+      actions: {
+        P0: [action('Ship it')],
+        P1: [action('  SHIP IT '), action('Measure')],
+        P2: [action('measure'), action('Wait')],
+      },
+    };
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' ? answer(p, request, call, JSON.stringify(draft)) : undefined,
+    );
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 1, text: 'One.' }]);
+    expect(s.verdict?.actions).toEqual({ P0: [action('Ship it')], P1: [action('Measure')], P2: [action('Wait')] });
   });
 });
