@@ -17,7 +17,7 @@ import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
 import { ALL_OWNERS, BadCursorError, decodeCursor, encodeCursor, Sessions } from './sessions.js';
 import { SqliteSessionStore } from './sqlite/store.js';
-import { type Step, summaryOf } from './store.js';
+import { type SessionStore, type Step, summaryOf } from './store.js';
 
 const ALICE = 'usr_alice';
 const BOB = 'usr_bob';
@@ -159,6 +159,7 @@ describe('owners are isolated in the sessions layer', () => {
     // The owner's delete cancels the run, waits for its end, then removes it.
     const deleting = sessions.delete(log.sessionId, ALICE);
     await expect.poll(() => run.signal.aborted).toBe(true);
+    expect(run.signal.reason).toEqual(new Error('The session was deleted.'));
     log.emit({
       type: 'session.ended',
       status: 'cancelled',
@@ -190,6 +191,7 @@ describe('cursors', () => {
       b64('2026-01-01T10:00:00.000Z|'), // no id
       b64('2026-01-01T10:00:00.000Z|usr_01ABCdef'), // not a session id
       b64('2026-01-01T10:00:00.000Z|ses_01ABC-def'), // not an id of ours
+      b64('2026-01-01T10:00:00.000Z|xses_01ABCdef'), // nor is this
       b64('2026-01-01T10:00:00.000Z|ses_01ABCdef\n'), // something after the id
       `${encodeCursor(position)}=`, // the same bytes, spelled otherwise
       Buffer.from('2026-01-01T10:00:00.000Z|ses_01ABCdef').toString('base64'),
@@ -262,10 +264,105 @@ describe('threads', () => {
     expect(await sessions.threadUpTo(second)).toEqual([marked, second]);
     expect(await sessions.threadUpTo(third)).toEqual([marked, second, third]);
 
+    // The session itself as given (a running follow-up is newer than its stored copy), the rest read.
+    const newer = { ...third, question: 'Third question, as it stands now?' };
+    expect(await sessions.threadUpTo(newer)).toEqual([marked, second, newer]);
     // A follow-up to a session already in a thread joins that thread and leaves its parent as it was.
     const next = await sessions.followUp(second);
     expect(next).toEqual({ threadId: root.id, parentId: second.id, context: threadContext([marked, second]) });
     expect(await store.get(second.id)).toEqual(second);
+  });
+});
+
+describe("another owner's session in a thread", () => {
+  it('is left out of what the owner sees of the thread up to their session', async () => {
+    const write = async (owner: string, question: string, minute: number, link?: object) => {
+      const d = new FakeDebate({ owner, question, createdAt: new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString() });
+      if (link) Object.assign(d.session, link);
+      for (const step of debateSteps(d, 1, 1)) await store.write(step);
+      return d.session;
+    };
+    const root = await write(ALICE, 'Mine?', 0);
+    await sessions.followUp(root);
+    // An admin followed up in Alice's thread: that session is the admin's.
+    const admins = await write(BOB, 'Theirs?', 1, { threadId: root.id, parentId: root.id });
+    const mine = await write(ALICE, 'Mine again?', 2, { threadId: root.id, parentId: admins.id });
+    expect((await sessions.threadUpTo(mine)).map((x) => x.id)).toEqual([root.id, mine.id]);
+  });
+});
+
+/** The test's SQLite store with what a store shared by several instances adds (PostgreSQL's `onChange`, `watch`). */
+function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStore {
+  return {
+    kind: store.kind,
+    accounts: store.accounts,
+    write: (step) => store.write(step),
+    get: (id) => store.get(id),
+    list: (query) => store.list(query),
+    thread: (id) => store.thread(id),
+    delete: (id) => store.delete(id),
+    events: (id, after) => store.events(id, after),
+    recoverInterrupted: (now) => store.recoverInterrupted(now),
+    backup: (to) => store.backup(to),
+    close: async () => {},
+    ...extra,
+  };
+}
+
+describe('a store that reports changes made by other instances', () => {
+  it("drops the changed session from this instance's cache", async () => {
+    let changed: ((id: string) => void) | undefined;
+    const watching = alongside({
+      onChange: (listener: (id: string) => void) => {
+        changed = listener;
+        return () => undefined;
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const a = await stored(ALICE, 'Cached?', '2026-01-01T10:00:00.000Z');
+    await mine.get(a.id, ALICE);
+    expect(cache.get(a.id)).toEqual(a);
+    changed!(a.id);
+    expect(cache.get(a.id)).toBeUndefined();
+  });
+
+  it("follows a session running on another instance through the store's watch, until it ends", async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Elsewhere?' });
+    await store.write(d.start().step());
+    let push: ((e: DebateEvent) => void) | undefined;
+    let stopped = false;
+    const watching = alongside({
+      watch: async (id: string, listener: (e: DebateEvent) => void) => {
+        expect(id).toBe(d.session.id);
+        push = listener;
+        return async () => {
+          stopped = true;
+        };
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const sent: DebateEvent[] = [];
+    const following = mine.follow(
+      (await mine.get(d.session.id, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e);
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    d.startRound(1);
+    d.end();
+    for (const e of d.raised.slice(1)) push!(e);
+    await following;
+    expect(sent.map((e) => e.type)).toEqual(['session.started', 'round.started', 'session.ended']);
+    expect(stopped).toBe(true);
+    // A finished session is not watched.
+    push = undefined;
+    await mine.follow({ ...d.session, status: 'completed' }, 0, async () => {}, new AbortController().signal);
+    expect(push).toBeUndefined();
   });
 });
 
@@ -362,6 +459,31 @@ describe('follow: stored events, then live ones, each once and in order', () => 
     r.log.emit(ended());
     await f.following;
     expect(f.sent.map((e) => e.seq)).toEqual([4, 5]);
+  });
+
+  it('a slow client still gets everything that arrived while it was being sent to, up to the end', async () => {
+    const r = running();
+    r.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await r.live.settled();
+    const sent: DebateEvent[] = [];
+    const following = sessions.follow(
+      (await sessions.get(r.log.sessionId, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e);
+        // While the first live event is being sent, the rest of the run arrives.
+        if (e.seq === 2) {
+          r.log.emit(delta('y'));
+          r.log.emit(ended());
+          await r.live.done;
+        }
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    r.log.emit(delta('x'));
+    await following;
+    expect(sent.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
   it('stops when its signal aborts, before the session ends, and stops listening', async () => {
