@@ -765,7 +765,8 @@ describe('a run in a thread, from a source, and what it reports as it goes', () 
   it('a follow-up carries its thread and parent, and every prompt, the verdict included, shows the thread so far', async () => {
     const c = net.open();
     const thread = { threadId: 'ses_ROOT', parentId: 'ses_PARENT', context: 'Earlier: should we cache? Verdict: yes.' };
-    const s = await engine().deep(c.question, { rounds: 2, thread });
+    const s = await engine().deep(c.question, { rounds: 3, thread });
+    expect(new Set(c.calls.map((x) => x.stage))).toEqual(new Set(['round1', 'middle', 'final', 'synthesis']));
     expect(s).toMatchObject({ threadId: 'ses_ROOT', parentId: 'ses_PARENT' });
     for (const call of c.calls) expect(promptOf(call)).toContain(thread.context);
     const single = await engine().parallel(net.open().question, [1]);
