@@ -17,7 +17,7 @@
  * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,8 @@ interface ServerUnderTest {
   url: string;
   /** User + system CPU ms of the server process so far. */
   cpuMs(): number;
+  /** The same by thread kind: `main` (JavaScript, and `main (kernel)` its system time), `libuv` (the pool: SQLite, DNS, zlib), `v8` (GC, compilers), other. */
+  threadCpuMs(): Record<string, number>;
   /** Log lines it wrote (it logs every request at info, as it does by default). */
   lines: () => number;
   stop(): Promise<void>;
@@ -141,14 +143,33 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     });
     child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
   });
-  const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticksOf = (stat: string) => {
+    const fields = stat.split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  };
+  const cpuMs = () => ticksOf(readFileSync(`/proc/${child.pid}/stat`, 'utf8'));
+  const threadCpuMs = () => {
+    const byKind: Record<string, number> = {};
+    for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+      try {
+        const comm = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
+        const kind =
+          tid === String(child.pid) ? 'main' : comm.startsWith('libuv') ? 'libuv' : /^V8|^node$/.test(comm) ? 'v8' : 'other';
+        const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
+        byKind[kind] = (byKind[kind] ?? 0) + ticksOf(stat);
+        // The main thread's kernel share: syscalls (socket reads and writes, epoll), not JavaScript.
+        if (kind === 'main') byKind['main (kernel)'] = Number(stat.split(') ')[1]!.split(' ')[12]) * CLOCK_TICK_MS;
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return byKind;
   };
   return {
     child,
     url,
     cpuMs,
+    threadCpuMs,
     lines: () => lines,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
@@ -254,16 +275,24 @@ export async function benchProviders(): Promise<void> {
   try {
     await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
-    for (let i = 0; i < 2; i++) await debate(server.url, -1 - i);
+    // `BENCH_WARMUP` more (in batches of 10) lets the JIT settle before (1): the first debates of a process run colder code.
+    const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+    for (let i = 0; i < warmup; i += 10)
+      await Promise.all(Array.from({ length: Math.min(10, warmup - i) }, (_, j) => debate(server.url, -1 - i - j)));
     await sim.ask('log');
 
     // (1) One at a time.
     const single: DebateRun[] = [];
     const singleCpus: number[] = [];
+    const singleThreads: Record<string, number> = {};
     for (let i = 0; i < Number(process.env.BENCH_SINGLE ?? 5); i++) {
       const cpu0 = server.cpuMs();
+      const threads0 = server.threadCpuMs();
       single.push(await debate(server.url, i));
       singleCpus.push(server.cpuMs() - cpu0);
+      const threads1 = server.threadCpuMs();
+      for (const [kind, ms] of Object.entries(threads1))
+        singleThreads[kind] = (singleThreads[kind] ?? 0) + ms - (threads0[kind] ?? 0);
     }
     const singleCpu = percentile(singleCpus, 50);
     if (process.env.BENCH_DEBUG) console.log('CPU per single debate:', singleCpus.join(' '));
@@ -295,12 +324,18 @@ export async function benchProviders(): Promise<void> {
       )}`,
     );
     report('1 debate: server CPU per debate, p50', singleCpu, 'ms', `(${CLOCK_TICK_MS} ms ticks); errors ${singleErrors.length}`);
+    console.log(
+      `  server CPU per debate by thread (ms, mean): ${Object.entries(singleThreads)
+        .map(([kind, ms]) => `${kind} ${(ms / single.length).toFixed(1)}`)
+        .join(', ')}`,
+    );
     for (const e of singleErrors.slice(0, 3)) console.log(`  error: ${e.why}`);
 
     // (2) Concurrent, repeated.
     for (let r = 0; r < repeat; r++) {
       const base = 1000 * (r + 1);
       const before = server.cpuMs();
+      const threadsBefore = server.threadCpuMs();
       const simBefore = (await sim.ask<{ cpu: NodeJS.CpuUsage }>('cpu')).cpu;
       const lines0 = server.lines();
       const started = nowMs();
@@ -339,6 +374,11 @@ export async function benchProviders(): Promise<void> {
         'ms',
         `goal ≤ 25 ms; simulator ${ms((simAfter.user + simAfter.system - simBefore.user - simBefore.system) / 1000 / concurrency)}/debate; ${((server.lines() - lines0) / concurrency).toFixed(1)} log lines/debate`,
       );
+      const threadsAfter = server.threadCpuMs();
+      const threads = Object.entries(threadsAfter)
+        .map(([kind, ms]) => `${kind} ${((ms - (threadsBefore[kind] ?? 0)) / concurrency).toFixed(1)}`)
+        .join(', ');
+      console.log(`  server CPU per debate by thread (ms): ${threads}`);
       for (const e of errors.slice(0, 3)) console.log(`  error: ${e.why}`);
     }
   } finally {

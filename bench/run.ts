@@ -1,5 +1,6 @@
-/** `npm run bench [-- http|wiki|debate|sessions|size|providers|ui]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/** `npm run bench [-- http|wiki|debate|sessions|size|providers|ui|generate]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
 import { benchDebate } from './debate.js';
+import { benchGenerate } from './generate.js';
 import { benchHttp } from './http.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   size: benchSize,
   providers: benchProviders,
   ui: benchUi,
+  generate: benchGenerate,
 };
 const names = process.argv.slice(2);
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateAll } from './generate.js';
+import type { Worker } from 'node:worker_threads';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -37,18 +37,26 @@ export function compareTrees(expectedRoot: string, actualRoot: string, folders: 
   return problems.sort();
 }
 
-async function main(args: string[]): Promise<number> {
+/**
+ * `npm run generate [-- --check] [--contract file]`; returns the exit code. `heyApi` is hey-api's
+ * worker when `generator/run.mjs` spawned it before loading tsx; the generator itself is imported
+ * only now, so that a worker spawned here starts before the generator's modules load.
+ */
+export async function main(args: string[], heyApi?: Worker): Promise<number> {
+  const { startHeyApi } = await import('./sdk.js');
+  const worker = startHeyApi(heyApi);
+  const { generateAll } = await import('./generate.js');
   const check = args.includes('--check');
   const contractIndex = args.indexOf('--contract');
   const contract = contractIndex >= 0 ? args[contractIndex + 1] : undefined;
   if (!check) {
-    const folders = await generateAll(repoRoot, contract);
+    const folders = await generateAll(repoRoot, contract, undefined, worker);
     console.log(`generated: ${folders.join(', ')}`);
     return 0;
   }
   const scratch = mkdtempSync(join(tmpdir(), 'consilium-generate-'));
   try {
-    const folders = await generateAll(scratch, contract);
+    const folders = await generateAll(scratch, contract, undefined, worker);
     const problems = compareTrees(scratch, repoRoot, folders);
     if (problems.length === 0) {
       console.log(`generate:check: ${folders.length} generated folders are up to date`);

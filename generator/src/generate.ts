@@ -7,7 +7,7 @@ import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
-import { generateHeyApi } from './sdk.js';
+import { type HeyApiWorker, startHeyApi } from './sdk.js';
 
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
@@ -27,19 +27,27 @@ export async function generateAll(
   root: string,
   contractFile = contractPath,
   catalogueFile = cataloguePath,
+  /** hey-api's worker, if started already (`generator/run.mjs` starts it before loading tsx). */
+  heyApiWorker: HeyApiWorker = startHeyApi(),
 ): Promise<readonly string[]> {
-  for (const folder of GENERATED_FOLDERS) rmSync(join(root, folder), { recursive: true, force: true });
-  // The contract is parsed once; hey-api runs in a worker meanwhile (it is most of the time).
-  const doc = loadContract(contractFile);
-  const heyApi = generateHeyApi(doc, join(root, 'sdk/src/generated'), join(root, 'server/src/generated/schemas'));
-  heyApi.catch(() => {}); // awaited below; no unhandled rejection while the main thread works
-  write(join(root, 'server/src/generated/routes.ts'), emitRoutes(doc, './schemas/zod.gen.js'));
-  write(join(root, 'test/generated/openapi-paths.ts'), await generatePathTypes(structuredClone(doc)));
-  const wiki = emitWikiModules(catalogueFile);
-  // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
-  await heyApi;
-  for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
-  write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
+  // hey-api (most of the time, mainly its import) runs in a worker, spawned before anything else so
+  // its import overlaps the main thread's: parsing the contract once, then the routes, paths and wiki modules.
+  let heyApi: Promise<void> | undefined;
+  try {
+    for (const folder of GENERATED_FOLDERS) rmSync(join(root, folder), { recursive: true, force: true });
+    const doc = loadContract(contractFile);
+    heyApi = heyApiWorker.run(doc, join(root, 'sdk/src/generated'), join(root, 'server/src/generated/schemas'));
+    heyApi.catch(() => {}); // awaited below; no unhandled rejection while the main thread works
+    write(join(root, 'server/src/generated/routes.ts'), emitRoutes(doc, './schemas/zod.gen.js'));
+    write(join(root, 'test/generated/openapi-paths.ts'), await generatePathTypes(structuredClone(doc)));
+    const wiki = emitWikiModules(catalogueFile);
+    // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
+    await heyApi;
+    for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
+    write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
+  } finally {
+    if (heyApi === undefined) heyApiWorker.stop();
+  }
   return GENERATED_FOLDERS;
 }
 

@@ -39,12 +39,27 @@ export function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir
   ];
 }
 
-/** Runs hey-api in a worker thread; resolves once both outputs are written. */
-export function generateHeyApi(contract: object, sdkDir: string, serverSchemasDir: string): Promise<void> {
-  const worker = new Worker(new URL('./hey-api-worker.mjs', import.meta.url), {
-    workerData: { configs: heyApiConfigs(contract, sdkDir, serverSchemasDir) },
-  });
-  return new Promise((resolve, reject) => {
+/** The worker's script. */
+export const heyApiWorkerUrl = new URL('./hey-api-worker.mjs', import.meta.url);
+
+/** A hey-api worker, started before the contract is parsed so its import overlaps the main thread's work. */
+export interface HeyApiWorker {
+  /** Sends the jobs; resolves once both outputs are written. */
+  run(contract: object, sdkDir: string, serverSchemasDir: string): Promise<void>;
+  /** Ends the worker without running it (generation failed before `run`). */
+  stop(): void;
+}
+
+/**
+ * Spawns the worker. A worker inherits the parent's flags, `--import tsx` among them, and tsx's
+ * loader would then see every one of hey-api's imports for nothing (the worker is plain JavaScript):
+ * the flags are passed on without tsx (so `--cpu-prof` and the like still apply).
+ */
+export function startHeyApi(
+  /** The worker on `hey-api-worker.mjs`, if spawned already (`generator/run.mjs` does, before loading tsx). */
+  worker = new Worker(heyApiWorkerUrl, { execArgv: withoutTsx(process.execArgv) }),
+): HeyApiWorker {
+  const done = new Promise<void>((resolve, reject) => {
     worker.once('message', (message: { ok: boolean; error?: string }) => {
       void worker.terminate();
       if (message.ok) resolve();
@@ -53,6 +68,36 @@ export function generateHeyApi(contract: object, sdkDir: string, serverSchemasDi
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0 && code !== 1) reject(new Error(`hey-api worker exited with ${code}`));
+      else reject(new Error('hey-api worker ended before writing its output'));
     });
   });
+  done.catch(() => {}); // awaited by run(); no unhandled rejection when stopped
+  return {
+    run(contract, sdkDir, serverSchemasDir) {
+      worker.postMessage({ configs: heyApiConfigs(contract, sdkDir, serverSchemasDir) });
+      return done;
+    },
+    stop: () => void worker.terminate(),
+  };
+}
+
+/** Node flags without those that load tsx (`--import tsx`, `--import=tsx`, `--require tsx/cjs`, …). */
+export function withoutTsx(flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]!;
+    const loads = /^--(?:import|require|loader|experimental-loader)$/.test(flag) || flag === '-r';
+    if (loads && /^tsx(?:\/|$)/.test(flags[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    if (/^--(?:import|require|loader|experimental-loader)=tsx(?:\/|$)/.test(flag)) continue;
+    out.push(flag);
+  }
+  return out;
+}
+
+/** Runs hey-api in a worker thread; resolves once both outputs are written. */
+export function generateHeyApi(contract: object, sdkDir: string, serverSchemasDir: string): Promise<void> {
+  return startHeyApi().run(contract, sdkDir, serverSchemasDir);
 }

@@ -61,7 +61,13 @@ export type DocParams<K extends OperationId, In extends 'path' | 'query' | 'head
  * `required: true`), always present once the server has applied the default. The server test
  * checks these lists against the zod schemas' input/output, so they cannot go stale.
  */
-export type BodyDefaults = { runDeepDebate: 'rounds' | 'detach'; streamDeepDebate: 'rounds' | 'detach' };
+export type BodyDefaults = {
+  askProvider: 'detach';
+  runParallel: 'detach';
+  runDeepDebate: 'rounds' | 'detach';
+  streamDeepDebate: 'rounds' | 'detach';
+  askFollowUp: 'detach';
+};
 export type QueryDefaults = { listSessions: 'limit'; listProviders: 'check' };
 export type DefaultedKeys<K, Table> = K extends keyof Table ? Table[K] : never;
 

@@ -98,6 +98,7 @@ import type {
   DocSuccessBodies,
   OperationId,
   ResponseBody,
+  WithOptional,
 } from './openapi-types.js';
 
 /** No error responses: hey-api emits no `…Errors` type. */
@@ -224,8 +225,9 @@ describe('debate events', () => {
   });
 
   test('spot checks, straight through `paths`', () => {
+    // `detach` has a default, so openapi-typescript makes it required; a client may leave it out.
     expectTypeOf<AskProviderData['body']>().toEqualTypeOf<
-      paths['/ask/{provider}']['post']['requestBody']['content']['application/json']
+      WithOptional<paths['/ask/{provider}']['post']['requestBody']['content']['application/json'], 'detach'>
     >();
     expectTypeOf<GetHealthResponses[200]>().toEqualTypeOf<ResponseBody<paths['/health']['get']['responses'][200]>>();
   });

@@ -104,3 +104,68 @@ describe('POST /consilium/deep/stream with detach', () => {
     expect((await startAnother(server)).status).toBe(200);
   });
 });
+
+/** Starts a JSON operation, waits until its session runs, then drops the connection; the session's id. */
+async function startJsonAndLeave(s: RunningServer, path: string, body: object): Promise<string> {
+  const client = new AbortController();
+  const request = s
+    .fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: client.signal,
+    })
+    .catch(() => undefined);
+  let id: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const page = (await (await s.fetch('/sessions?limit=5')).json()) as { items: { id: string; status: string }[] };
+        id = page.items.find((i) => i.status === 'running')?.id;
+        return id;
+      },
+      { timeout: 10_000, interval: 20 },
+    )
+    .toBeDefined();
+  client.abort();
+  await request;
+  return id!;
+}
+
+describe('detach on single, parallel and follow-up runs', () => {
+  const finished = async (s: RunningServer, id: string) => {
+    const events = await replay(s, id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    return events.at(-1)!;
+  };
+
+  it('a detached run outlives its client and is recorded whole; without detach, leaving cancels it', async () => {
+    server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6' });
+    const single = await startJsonAndLeave(server, '/ask/openai', { question: 'Tabs or spaces?', detach: true });
+    expect(await finished(server, single)).toMatchObject({ type: 'session.ended', status: 'completed' });
+
+    const parallel = await startJsonAndLeave(server, '/consilium', { question: 'Vim or Emacs?', detach: true });
+    expect(await finished(server, parallel)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    const stored = (await (await server.fetch(`/sessions/${parallel}`)).json()) as { rounds: { answers: unknown[] }[] };
+    expect(stored.rounds[0]!.answers).toHaveLength(5);
+
+    const followUp = await startJsonAndLeave(server, `/sessions/${parallel}/follow-ups`, {
+      question: 'And for a team of two?',
+      mode: 'single',
+      detach: true,
+    });
+    expect(await finished(server, followUp)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    expect(await (await server.fetch(`/sessions/${followUp}`)).json()).toMatchObject({ parentId: parallel });
+
+    const attached = await startJsonAndLeave(server, '/consilium', { question: 'Leave and cancel?' });
+    expect(await finished(server, attached)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
+  });
+
+  it('a detached run holds the running slot until it ends, and DELETE cancels it', async () => {
+    server = await startServer({ ...ENV, CONSILIUM_OFFLINE_TOKEN_MS: '6' });
+    const id = await startJsonAndLeave(server, '/consilium', { question: 'Held?', detach: true });
+    expect((await startAnother(server)).status).toBe(429);
+    expect((await server.fetch(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
+    await expect.poll(async () => (await startAnother(server!)).status, { timeout: 10_000 }).toBe(200);
+  });
+});

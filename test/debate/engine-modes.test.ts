@@ -152,8 +152,16 @@ describe('budget', () => {
     expect(s.cost).toEqual({ usd: 10, priced: true });
     expect(ended(r.events)[0]).toMatchObject({ error: 'budget_exceeded: $10.0000 spent, the budget is $10' });
 
+    // Each answer carries its own call's cost, on the stored session and on its `answer.completed` event.
+    expect(s.rounds[0]!.answers.map((a) => a.cost)).toEqual(Array(5).fill({ usd: 2, priced: true }));
+    const completed = r.events.filter((e) => e.type === 'answer.completed');
+    expect(completed.map((e) => (e.type === 'answer.completed' ? e.answer.cost : undefined))).toEqual(
+      Array(5).fill({ usd: 2, priced: true }),
+    );
+
     const unpriced = await engine().parallel(net.open().question, [1]);
     expect(unpriced.cost).toEqual({ usd: 0, priced: false });
+    expect(unpriced.rounds[0]!.answers[0]!.cost).toEqual({ usd: 0, priced: false });
   });
 
   it('no budget: the whole debate runs', async () => {

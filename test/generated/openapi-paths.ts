@@ -590,7 +590,7 @@ export type components = {
             retryable: boolean;
             attempts: number;
         };
-        /** @description One model's answer in one round. */
+        /** @description One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it. */
         Answer: {
             slot: components["schemas"]["SlotNumber"];
             provider: components["schemas"]["ProviderId"];
@@ -603,6 +603,7 @@ export type components = {
             usage: components["schemas"]["Usage"];
             latencyMs: number;
             finishReason: components["schemas"]["FinishReason"];
+            cost?: components["schemas"]["Cost"];
             error?: components["schemas"]["AnswerError"];
         };
         /**
@@ -761,6 +762,11 @@ export type components = {
             quorum?: number;
             /** @description For `deep`, as in `DeepRequest`. */
             earlyStop?: boolean;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
@@ -790,6 +796,11 @@ export type components = {
         AskRequest: {
             question: components["schemas"]["Question"];
             maxOutputTokens?: number;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         AskResult: {
             sessionId: components["schemas"]["SessionId"];
@@ -800,6 +811,11 @@ export type components = {
             /** @description Ask only these slots (a repeated slot is asked once); all five by default. */
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
+            /**
+             * @description Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+             * @default false
+             */
+            detach: boolean;
         };
         ParallelResult: {
             sessionId: components["schemas"]["SessionId"];

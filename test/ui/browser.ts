@@ -50,3 +50,27 @@ export async function newContext(browser: Browser, options: { phone?: boolean; d
     ...(options.phone && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
   });
 }
+
+/**
+ * Records every Content Security Policy violation in the context's pages: the `securitypolicyviolation` events of every
+ * document (reported through a binding, so reloads lose none) and Chromium's console reports of blocked resources.
+ */
+export async function watchCsp(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeBinding('__cspViolation', (_source, text: string) => {
+    violations.push(text);
+  });
+  await context.addInitScript(() => {
+    addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { __cspViolation(text: string): void }).__cspViolation;
+      report(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} in ${e.documentURI} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
+  const watch = (page: import('playwright-core').Page) =>
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(`console: ${message.text()}`);
+    });
+  for (const page of context.pages()) watch(page);
+  context.on('page', watch);
+  return violations;
+}

@@ -90,7 +90,8 @@ export async function startLongModel(
         );
         res.end('data: [DONE]\n\n');
       };
-      const delay = options.chunkDelayMs ?? 0;
+      // A question that asks to be answered "slowly" streams at a quarter of the pace: long enough to reload mid-run.
+      const delay = (options.chunkDelayMs ?? 0) * (/\bslowly\b/.test(body) ? 4 : 1);
       if (delay === 0) {
         res.write(pieces.map((piece) => chunk({ content: piece })).join(''));
         return finish();

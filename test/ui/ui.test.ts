@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
-import { launchChromium, newContext } from './browser.js';
+import { launchChromium, newContext, watchCsp } from './browser.js';
 import { HOSTILE_TEXT, startHostileModel } from './hostile-model.js';
 import { startLongModel } from './long-model.js';
 import { ask, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
@@ -23,6 +23,8 @@ let closeBrowser: () => Promise<void>;
 let context: BrowserContext;
 let page: Page;
 let adminCookie: string;
+/** Every CSP violation in the main context's pages, over the whole run (see the last test). */
+let csp: string[];
 /** The first deep debate's session, used by later tests. */
 let debateId: string;
 const QUESTION = 'Should we move the billing service to event sourcing?';
@@ -54,8 +56,13 @@ beforeAll(async () => {
     slots[`CONSILIUM_SLOT${n}_MODEL`] = `panel-model-${n}`;
     slots[`CONSILIUM_SLOT${n}_BASE_URL`] = panel.baseUrl;
   }
+  // Slots 1-4 have a price, slot 5 none: its cost, and every sum it is in, is a lower bound ("≥").
+  slots.CONSILIUM_PRICES = JSON.stringify(
+    Object.fromEntries([1, 2, 3, 4].map((n) => [`panel${n}/panel-model-${n}`, { inputPerMTok: 3 * n, outputPerMTok: 15 }])),
+  );
   [server, { browser, close: closeBrowser }] = await Promise.all([startUiServer(slots), launchChromium()]);
   context = await newContext(browser);
+  csp = await watchCsp(context);
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
 }, 120_000);
@@ -175,6 +182,71 @@ describe('the web UI', () => {
       for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
   });
 
+  it('reloading mid-run resumes a parallel run and a follow-up too: they run on, no text duplicated or missing', async () => {
+    const reloadMidRun = async (started: () => Promise<unknown>) => {
+      const previous = page.url();
+      await started();
+      await page.waitForURL((url) => url.href !== previous && /#\/sessions\/ses_/.test(url.hash));
+      const id = await sessionIdOf(page);
+      await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+      await page.reload();
+      expect(page.url()).toContain(`#/sessions/${id}`);
+      await waitForStatus(page, 'completed');
+      const stored = (await (await api(`/sessions/${id}`)).json()) as {
+        status: string;
+        rounds: { answers: { round: number; slot: number; text: string }[] }[];
+      };
+      // The reload did not cancel it, and every answer is shown once, whole.
+      expect(stored.status).toBe('completed');
+      const shown = await shownAnswers(page);
+      expect(Object.keys(shown)).toHaveLength(stored.rounds.reduce((n, r) => n + r.answers.length, 0));
+      for (const round of stored.rounds)
+        for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+      return { id, stored };
+    };
+    const parallel = await reloadMidRun(() =>
+      ask(page, server.baseUrl, 'Should we answer slowly about log retention?', { mode: 'parallel' }),
+    );
+    expect(parallel.stored.rounds[0]!.answers).toHaveLength(5);
+    const followUp = await reloadMidRun(async () => {
+      await page.fill('#follow-up', 'And slowly: how long for audit logs?');
+      await page.selectOption('#follow-up-mode', 'single');
+      await page.click('button:has-text("Ask follow-up")');
+    });
+    expect(((await (await api(`/sessions/${followUp.id}`)).json()) as { parentId: string }).parentId).toBe(parallel.id);
+  });
+
+  it('shows usage and cost per model, per round and in total, as the API reports them', async () => {
+    await page.goto(`${server.baseUrl}/#/sessions/${debateId}`);
+    await waitForStatus(page, 'completed');
+    const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
+      cost: { usd: number; priced: boolean };
+      rounds: { number: number; answers: { round: number; slot: number; cost: { usd: number; priced: boolean } }[] }[];
+    };
+    const money = (c: { usd: number; priced: boolean }) => `${c.priced ? '' : '≥ '}$${c.usd.toFixed(c.usd < 0.01 ? 4 : 2)}`;
+    const cell = (slot: number, column: number) =>
+      page.textContent(`[data-testid=usage-table] tbody tr[data-slot="${slot}"] td:nth-of-type(${column})`);
+    for (const round of stored.rounds) {
+      for (const a of round.answers) {
+        // Slots 1-4 are priced, slot 5 is not.
+        expect(a.cost.priced).toBe(a.slot !== 5);
+        expect(await cell(a.slot, a.round)).toContain(money(a.cost));
+      }
+      const roundCost = round.answers.reduce((n, a) => n + a.cost.usd, 0);
+      expect(await page.textContent(`[data-testid=usage-table] tfoot td[data-round="${round.number}"]`)).toContain(
+        money({ usd: roundCost, priced: false }),
+      );
+    }
+    // Slot 2's total is its rounds summed; slot 5's is a lower bound; the session's is the API's.
+    const slot2 = stored.rounds.flatMap((r) => r.answers).filter((a) => a.slot === 2);
+    expect(await cell(2, stored.rounds.length + 2)).toContain(
+      money({ usd: slot2.reduce((n, a) => n + a.cost.usd, 0), priced: true }),
+    );
+    expect(await cell(5, stored.rounds.length + 2)).toContain('≥');
+    expect(stored.cost.priced).toBe(false);
+    expect(await page.textContent('[data-testid=total-cost]')).toBe(money(stored.cost));
+  });
+
   it('cancels a running debate with DELETE /sessions/{id}, also after a reload', async () => {
     await ask(page, server.baseUrl, 'Do we need a service mesh?', { mode: 'deep', rounds: 3 });
     const id = await sessionIdOf(page);
@@ -239,8 +311,8 @@ describe('the web UI', () => {
       expect.stringContaining('migrate the existing consumers'),
     ]);
     await page.click(`[data-testid=thread] a[href="#/sessions/${debateId}"]`);
-    await waitForStatus(page, 'completed');
-    expect(await page.textContent('.question')).toContain('event sourcing');
+    // The follow-up's page was completed too: wait for the parent's question, not only a status.
+    await page.waitForSelector('.session[data-status=completed] .question:has-text("event sourcing")');
   });
 
   it("checks each slot's reachability on the providers page, as the API reports it", async () => {
@@ -303,6 +375,11 @@ describe('the web UI', () => {
     await page.reload();
     await page.waitForSelector('#username');
     expect((await context.cookies()).find((c) => c.name === 'consilium_session')?.value ?? '').toBe('');
+  });
+
+  it('violated no Content Security Policy directive on any view this run visited', () => {
+    // Sign-in, asking in every mode, live and reloaded sessions, history, export, threads, providers, tokens, sign-out.
+    expect(csp).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Every main view, in the light and the dark theme: axe-core finds no serious or critical violation, and screenshots
+ * Every main view, in the light and the dark theme: axe-core finds no serious or critical violation, no CSP directive
+ * is violated, and screenshots
  * (desktop and a 375 px phone) are saved to `test/ui/artifacts/` for a person to look at.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
-import { launchChromium, newContext } from './browser.js';
+import { launchChromium, newContext, watchCsp } from './browser.js';
 import { signIn, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
 
@@ -78,6 +79,7 @@ describe.each([
     const found: Record<string, Violation[]> = {};
     for (const phone of [false, true]) {
       const context = await newContext(browser, { dark, phone });
+      const csp = await watchCsp(context);
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
       const device = phone ? 'phone' : 'desktop';
@@ -89,6 +91,12 @@ describe.each([
       for (const view of VIEWS) {
         await page.goto(`${server.baseUrl}/${view.hash || `#/sessions/${sessionId}`}`);
         await page.waitForSelector(view.ready);
+        // Off-screen answers skip rendering (content-visibility) until scrolled to; a full-page screenshot shows them
+        // as a reader scrolling down would see them.
+        await page.evaluate(() => {
+          for (const e of document.querySelectorAll<HTMLElement>('.answer, .md-part, .stream-block'))
+            e.style.contentVisibility = 'visible';
+        });
         await page.screenshot({ path: join(ARTIFACTS, `${view.name}-${theme}-${device}.png`), fullPage: true });
         if (!phone) found[view.name] = await seriousViolations(page);
         else {
@@ -97,8 +105,23 @@ describe.each([
         }
       }
       await context.close();
+      // The views work under the strict CSP: nothing they load or run is blocked.
+      expect(csp, `${theme} ${phone ? 'phone' : 'desktop'}`).toEqual([]);
     }
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
+  });
+});
+
+describe('the CSP watch', () => {
+  it('sees a violation when there is one (an inline script the page did not ship)', async () => {
+    const context = await newContext(browser);
+    const csp = await watchCsp(context);
+    const page = await context.newPage();
+    await page.goto(`${server.baseUrl}/`);
+    await page.waitForSelector('#username');
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('script'), { textContent: '1' })));
+    await expect.poll(() => csp.length).toBeGreaterThan(0);
+    await context.close();
   });
 });
 

@@ -57,6 +57,45 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
+/** Source characters per part of a long text: one part is parsed and sanitized in a few milliseconds. */
+const PART = 1500;
+
+/**
+ * Long untrusted Markdown as a list of parts, each sanitized HTML (or `undefined`: render the part as text), so a long
+ * answer can be turned into HTML one part per task. The whole text is lexed once (reference links resolve across
+ * parts); each part is a run of whole top-level blocks, parsed and sanitized on its own when `part(i)` is called.
+ */
+export interface MarkdownParts {
+  count: number;
+  /** Part `i` as sanitized HTML (`undefined`: nothing to show, or plain text when the whole text is one part). */
+  part(i: number): string | undefined;
+  /** Part `i`'s source, to show as text until it is rendered. */
+  raw(i: number): string;
+}
+
+export function markdownParts(text: string): MarkdownParts {
+  if (cache.has(text) || text.length <= PART) return { count: 1, part: () => renderMarkdown(text), raw: () => text };
+  const tokens = marked.lexer(text);
+  const groups: (typeof tokens)[] = [];
+  let size = PART;
+  for (const token of tokens) {
+    if (size >= PART) {
+      groups.push(Object.assign([], { links: tokens.links }) as unknown as typeof tokens);
+      size = 0;
+    }
+    groups.at(-1)!.push(token);
+    size += token.raw.length;
+  }
+  return {
+    count: groups.length,
+    part: (i) => {
+      const html = purify.sanitize(marked.parser(groups[i]!));
+      return html === '' ? undefined : html;
+    },
+    raw: (i) => groups[i]!.map((t) => t.raw).join(''),
+  };
+}
+
 /** Text with nothing Markdown or HTML would act on: shown as it is, with no parse or sanitize pass. */
 const PLAIN = /^[^<>&*_`[\]!#|~\\\n]*$/;
 

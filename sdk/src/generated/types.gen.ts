@@ -205,7 +205,7 @@ export type AnswerError = {
 };
 
 /**
- * One model's answer in one round.
+ * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
 export type Answer = {
     slot: SlotNumber;
@@ -223,6 +223,7 @@ export type Answer = {
     usage: Usage;
     latencyMs: number;
     finishReason: FinishReason;
+    cost?: Cost;
     error?: AnswerError;
 };
 
@@ -425,6 +426,10 @@ export type FollowUpRequest = {
      * For `deep`, as in `DeepRequest`.
      */
     earlyStop?: boolean;
+    /**
+     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     */
+    detach?: boolean;
 };
 
 export type SessionSummary = {
@@ -460,6 +465,10 @@ export type Budget = {
 export type AskRequest = {
     question: Question;
     maxOutputTokens?: number;
+    /**
+     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     */
+    detach?: boolean;
 };
 
 export type AskResult = {
@@ -474,6 +483,10 @@ export type ParallelRequest = {
      */
     slots?: Array<SlotNumber>;
     maxOutputTokens?: number;
+    /**
+     * Keep running when this connection closes, as `DeepRequest`'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.
+     */
+    detach?: boolean;
 };
 
 export type ParallelResult = {

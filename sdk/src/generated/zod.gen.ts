@@ -178,7 +178,7 @@ export const zAnswerError = z.object({
 });
 
 /**
- * One model's answer in one round.
+ * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
 export const zAnswer = z.object({
     slot: zSlotNumber,
@@ -190,6 +190,7 @@ export const zAnswer = z.object({
     usage: zUsage,
     latencyMs: z.int().check(z.gte(0)),
     finishReason: zFinishReason,
+    cost: z.optional(zCost),
     error: z.optional(zAnswerError)
 });
 
@@ -364,7 +365,8 @@ export const zFollowUpRequest = z.strictObject({
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
     rounds: z.optional(z.int().check(z.gte(2), z.lte(5))),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
-    earlyStop: z.optional(z.boolean())
+    earlyStop: z.optional(z.boolean()),
+    detach: z._default(z.optional(z.boolean()), false)
 });
 
 export const zSessionSummary = z.object({
@@ -404,7 +406,8 @@ export const zBudget = z.strictObject({
 
 export const zAskRequest = z.strictObject({
     question: zQuestion,
-    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
+    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
+    detach: z._default(z.optional(z.boolean()), false)
 });
 
 export const zAskResult = z.object({
@@ -415,7 +418,8 @@ export const zAskResult = z.object({
 export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
-    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000)))
+    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
+    detach: z._default(z.optional(z.boolean()), false)
 });
 
 export const zParallelResult = z.object({

@@ -24,7 +24,9 @@
 import type { BuildOptions, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import type { Validated } from './validate/context.js';
-import { implodeMultiValue, validateParam } from './validate/index.js';
+import { validateParam } from './validate/core.js';
+import { implodeMultiValue } from './validate/multi.js';
+import { withAllTypes } from './validate/registry.js';
 
 /** What the rest of the query tells a module's `info` conditions. */
 export interface QueryContext {
@@ -111,7 +113,12 @@ function absentValuesFor(spec: ModuleSpec, highLimits: boolean): AbsentValues {
         return;
       }
       const options = { apihighlimits: highLimits };
-      const validated = validateParam(settings, undefined, { param: settings.name, module: spec.path, options });
+      const validated = validateParam(settings, undefined, {
+        param: settings.name,
+        module: spec.path,
+        options,
+        types: spec.types,
+      });
       if (validated.warnings.length > 0) {
         volatile.push(position);
       } else {
@@ -391,13 +398,28 @@ export function buildModuleParams(
   input: Readonly<Record<string, unknown>>,
   options: BuildModuleOptions,
 ): BuiltModule {
-  const built = buildModule(spec, input, options);
+  const built = buildModule(withEveryType(spec), input, options);
   const values: Record<string, unknown> = {};
   for (const name in built.values) values[name] = built.values[name];
   return { ...built, values };
 }
 
-/** {@link buildModuleParams}, with the absent parameters' values inherited (read them, do not enumerate them). */
+/** A descriptor given to a public entry point, completed with every built-in type (once per descriptor). */
+const completed = new WeakMap<ModuleSpec, ModuleSpec>();
+export function withEveryType(spec: ModuleSpec): ModuleSpec {
+  let full = completed.get(spec);
+  if (full === undefined) {
+    const types = withAllTypes(spec.types);
+    full = types === spec.types ? spec : Object.freeze({ ...spec, types });
+    completed.set(spec, full);
+  }
+  return full;
+}
+
+/**
+ * {@link buildModuleParams} as `query()` runs it: the descriptor supplies its own non-core types
+ * (`spec.types`), and the absent parameters' values are inherited (read them, do not enumerate them).
+ */
 export function buildModule(
   spec: ModuleSpec,
   input: Readonly<Record<string, unknown>>,
@@ -438,7 +460,7 @@ export function buildModule(
     const named = settings.name === name ? settings : { ...settings, name };
     let validated: Validated;
     try {
-      validated = validateParam(named, raw, { param, module, options, site: options?.site });
+      validated = validateParam(named, raw, { param, module, options, site: options?.site, types: spec.types });
     } catch (e) {
       if (e instanceof WikiParamError) e.warnings = e.warnings.map((w) => apiWarning(w, spec, prefix, raw));
       throw e;

@@ -173,7 +173,7 @@ function fastParam(spec: ModuleSpec, settings: ParamInfo, position: number): Fas
 /** What `max` is sent as, asked of the validator itself; `undefined` (full path) if it would warn. */
 function limitMax(spec: ModuleSpec, settings: ParamInfo, apihighlimits: boolean): string | undefined {
   const param = spec.prefix + settings.name;
-  const validated = validateParam(settings, 'max', { param, module: spec.path, options: { apihighlimits } });
+  const validated = validateParam(settings, 'max', { param, module: spec.path, options: { apihighlimits }, types: spec.types });
   return validated.warnings.length > 0 ? undefined : serialize(validated.value, settings);
 }
 
@@ -183,7 +183,12 @@ function isEligible(spec: ModuleSpec, byName: ReadonlyMap<string, FastParam>, ap
     if (settings.required || settings.default === undefined) continue;
     // A timestamp default moves with the clock (and may warn): the full path reads it on every build.
     if (settings.type === 'timestamp') return false;
-    const validated = validateParam(settings, undefined, { param: settings.name, module: spec.path, options: { apihighlimits } });
+    const validated = validateParam(settings, undefined, {
+      param: settings.name,
+      module: spec.path,
+      options: { apihighlimits },
+      types: spec.types,
+    });
     if (validated.warnings.length > 0) return false;
   }
   for (const settings of spec.templatedparameters ?? []) {

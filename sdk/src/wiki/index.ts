@@ -29,6 +29,7 @@ export {
 export { encodeForm } from './form.js';
 export {
   defineModule,
+  defineTypedModule,
   type GeneratorUse,
   type ListUse,
   type MetaUse,
@@ -45,15 +46,21 @@ export {
   type QueryInput,
   query,
 } from './query.js';
+export { applyRules } from './rules.js';
 export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export {
   type BuildOptions,
   type ModuleGroup,
   type ModuleSpec,
   type ParamInfo,
+  type RuleApplier,
   type WikiLimit,
   WikiParamError,
   type WikiTimestamp,
   type WikiWarning,
 } from './types.js';
-export type { SiteContext, SiteNamespace } from './validate/context.js';
+export type { SiteContext, SiteNamespace, TypeDef } from './validate/context.js';
+export { timestampDef } from './validate/timestamp.js';
+export { titleDef } from './validate/title.js';
+export { booleanWordsDef } from './validate/typedefs.js';
+export { userDef } from './validate/user.js';

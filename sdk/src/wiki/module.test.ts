@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { allpages, allpagesSpec, deletedrevs, revisions } from '../../../test/wiki/fixtures/query-specs.js';
-import { defineModule } from './module.js';
-import { WikiParamError } from './types.js';
+import { defineModule, defineTypedModule } from './module.js';
+import { applyRules } from './rules.js';
+import { type ModuleSpec, WikiParamError } from './types.js';
+import { timestampDef } from './validate/timestamp.js';
 
 describe('defineModule', () => {
   it('is callable and returns a frozen use carrying the spec, group and parameters', () => {
@@ -51,5 +53,57 @@ describe('defineModule', () => {
     const m = defineModule<object, 'meta', false>({ name: 'x', path: 'query+x', group: 'meta', prefix: 'x', parameters: [] });
     expect((m as unknown as Record<string, unknown>).asGenerator).toBeUndefined();
     expect(m.build().params.meta).toBe('x');
+  });
+});
+
+describe('defineTypedModule and the validators a descriptor supplies', () => {
+  const stamped: ModuleSpec = {
+    name: 'stamped',
+    path: 'query+stamped',
+    group: 'list',
+    prefix: 's',
+    parameters: [{ name: 'start', type: 'timestamp' }],
+  };
+  const ruled: ModuleSpec = {
+    name: 'ruled',
+    path: 'query+ruled',
+    group: 'list',
+    prefix: 'r',
+    parameters: [
+      { name: 'a', type: 'string' },
+      { name: 'b', type: 'string' },
+    ],
+    rules: [{ rule: 'only-one-of', params: ['a', 'b'], source: 'a test' }],
+  };
+
+  it('validates a non-core type with the validator the descriptor gives', () => {
+    const m = defineTypedModule<{ start?: string }, 'list', false>({ ...stamped, types: { timestamp: timestampDef } });
+    expect(m.build({ start: '2024-01-02T03:04:05Z' }).params.sstart).toBe('2024-01-02T03:04:05Z');
+    expect(() => m.build({ start: 'yesterday-ish' })).toThrow(expect.objectContaining({ code: 'badtimestamp' }));
+  });
+
+  it('refuses to build a non-core type it has no validator for, rather than send it unchecked', () => {
+    const m = defineTypedModule<{ start?: string }, 'list', false>(stamped);
+    expect(() => m.build({ start: 'yesterday-ish' })).toThrow(TypeError);
+    expect(() => m.build({ start: 'yesterday-ish' })).toThrow(/No validator for type "timestamp"/);
+  });
+
+  it('defineModule completes a hand-written descriptor with every validator and the rule checker', () => {
+    const m = defineModule<{ start?: string }, 'list', false>(stamped);
+    expect(m.spec).not.toBe(stamped);
+    expect(() => m.build({ start: 'yesterday-ish' })).toThrow(expect.objectContaining({ code: 'badtimestamp' }));
+    const r = defineModule<{ a?: string; b?: string }, 'list', false>(ruled);
+    expect(r.spec.applyRules).toBe(applyRules);
+    expect(() => r.build({ a: 'x', b: 'y' })).toThrow(expect.objectContaining({ code: 'invalidparammix' }));
+    // A descriptor that needs nothing more is kept as it is.
+    const plain = { ...ruled, rules: undefined };
+    expect(defineModule(plain).spec).toBe(plain);
+  });
+
+  it('refuses rules it has no checker for', () => {
+    const r = defineTypedModule<{ a?: string; b?: string }, 'list', false>(ruled);
+    expect(() => r.build({ a: 'x', b: 'y' })).toThrow(/has rules but no applyRules/);
+    const checked = defineTypedModule<{ a?: string; b?: string }, 'list', false>({ ...ruled, applyRules });
+    expect(() => checked.build({ a: 'x', b: 'y' })).toThrow(expect.objectContaining({ code: 'invalidparammix' }));
   });
 });

@@ -10,8 +10,11 @@
  * on generator modules) is a {@link GeneratorUse} whose parameters take the `g` prefix (`gapfrom`);
  * `allpages.build({…})` builds a standalone request carrying just this module.
  */
+import { withEveryType } from './build.js';
 import { type BuiltQuery, query } from './query.js';
+import { applyRules } from './rules.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec } from './types.js';
+import { SUPPLIED_TYPES } from './validate/core.js';
 
 /** Parameters as a caller gives them, unprefixed (`from`, not `apfrom`). */
 export type ModuleParams = Readonly<Record<string, unknown>>;
@@ -60,8 +63,42 @@ export type WikiModule<P extends object, G extends ModuleGroup, Gen extends bool
 /**
  * Wraps a module's descriptor in a typed, callable handle. `P` is the module's unprefixed
  * parameters, `G` its group, `Gen` whether it can be a generator (`asGenerator` exists only then).
+ *
+ * Any descriptor works (any wiki's paraminfo): one that does not supply the validators of the types
+ * it uses (`spec.types`) or the rule checker of its rules (`spec.applyRules`) gets them here, and then
+ * the handle's `spec` is a completed copy. That brings every validator into a bundle; generated
+ * modules use {@link defineTypedModule} instead.
  */
 export function defineModule<P extends object, G extends ModuleGroup, Gen extends boolean>(
+  spec: ModuleSpec,
+): WikiModule<P, G, Gen> {
+  return defineTypedModule(completeSpec(spec));
+}
+
+/** Descriptors completed by {@link defineModule}, so that one descriptor always gives the same (cached) copy. */
+const completedSpecs = new WeakMap<ModuleSpec, ModuleSpec>();
+
+/** `spec`, or a copy with every validator (and `applyRules` if it has rules) when it lacks what its parameters need. */
+export function completeSpec(spec: ModuleSpec): ModuleSpec {
+  let full = completedSpecs.get(spec);
+  if (full !== undefined) return full;
+  const needsTypes = [...spec.parameters, ...(spec.templatedparameters ?? [])].some(
+    (p) => typeof p.type === 'string' && SUPPLIED_TYPES.includes(p.type) && !(spec.types && Object.hasOwn(spec.types, p.type)),
+  );
+  const needsRules = spec.rules !== undefined && spec.rules.length > 0 && spec.applyRules === undefined;
+  full = needsTypes ? withEveryType(spec) : spec;
+  if (needsRules) full = Object.freeze({ ...full, applyRules });
+  completedSpecs.set(spec, full);
+  return full;
+}
+
+/**
+ * {@link defineModule} for a descriptor that supplies what its parameters need beyond the core
+ * validators: `types` (`{ timestamp: timestampDef, … }`) and, with rules, `applyRules`. The generator
+ * emits this, so a module's bundle carries only its own validators. A missing validator is a
+ * `TypeError` when the module is built, never a value let through unchecked.
+ */
+export function defineTypedModule<P extends object, G extends ModuleGroup, Gen extends boolean>(
   spec: ModuleSpec,
 ): WikiModule<P, G, Gen> {
   const group = spec.group as G;

@@ -26,9 +26,9 @@ import { type BuiltModule, buildModule, type QueryContext, withWarnings } from '
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
-import { applyRules } from './rules.js';
-import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
+import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
+import { userDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
 export const POST_THRESHOLD_BYTES = 8000;
@@ -125,7 +125,15 @@ const TOP_LEVEL: readonly ParamInfo[] = [
   { name: 'ascii', type: 'boolean' },
 ];
 
-const TOP_LEVEL_SPEC: ModuleSpec = { name: 'query', path: 'query', group: 'meta', prefix: '', parameters: TOP_LEVEL };
+// `assertuser` is the one parameter of a type beyond the core ones: every query carries the user validator.
+const TOP_LEVEL_SPEC: ModuleSpec = {
+  name: 'query',
+  path: 'query',
+  group: 'meta',
+  prefix: '',
+  parameters: TOP_LEVEL,
+  types: { user: userDef },
+};
 
 /**
  * Names that shape the request itself: a module parameter spelled the same always collides. The
@@ -480,7 +488,7 @@ function buildQueryInto(
           });
         }
       }
-      if (rules !== undefined && rules.length > 0) applyRules(use.spec, rules, use.params, use.prefix, options?.site);
+      if (rules !== undefined && rules.length > 0) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site);
       continue;
     }
     // A full-path module's templated names are not among the declared ones: from now on, compare every key.
@@ -498,7 +506,7 @@ function buildQueryInto(
       // The rules read the values as the module does (multi values split), for the parameters given.
       const given: Record<string, unknown> = {};
       for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-      applyRules(use.spec, rules, given, use.prefix, options?.site);
+      rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site);
     }
     for (const k in built.params) {
       const v = built.params[k]!;
@@ -546,6 +554,17 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/**
+ * The rule checker a descriptor with rules carries (`applyRules`, which the generator and `defineModule()`
+ * give): the runtime does not import it, so a bundle without such a module does not carry it.
+ */
+function rulesOf(spec: ModuleSpec): RuleApplier {
+  if (spec.applyRules === undefined) {
+    throw new TypeError(`Module "${spec.name}" has rules but no applyRules: define it with defineModule().`);
+  }
+  return spec.applyRules;
+}
 
 /**
  * The options the full path validates a module with: warnings are collected from every module first,

@@ -4,7 +4,7 @@
  * wiki's modules, not just the catalogue's.
  */
 import type { ModuleRule } from './rules.js';
-import type { SiteContext } from './validate/context.js';
+import type { SiteContext, TypeDef } from './validate/context.js';
 
 /** One parameter as paraminfo describes it, with its unprefixed `name`. Empty markers are `true`. */
 export interface ParamInfo {
@@ -58,7 +58,24 @@ export interface ModuleSpec {
   templatedparameters?: readonly ParamInfo[];
   /** The module's own request checks (`catalogue/rules.json`), applied by `query()` unless `rules: false`. */
   rules?: readonly ModuleRule[];
+  /**
+   * The validators of the built-in types beyond the core ones that the parameters use (`timestamp`,
+   * `user`, `title`, `boolean(BooleanDef)`), by type name. The generator lists exactly those a module
+   * needs, so a bundle carries no other; `defineModule()` completes a hand-written descriptor with all of them.
+   */
+  types?: Readonly<Record<string, TypeDef>>;
+  /** What checks {@link ModuleSpec.rules}: `applyRules` from the runtime, given only by descriptors that have rules. */
+  applyRules?: RuleApplier;
 }
+
+/** The signature of the runtime's `applyRules` (`rules.ts`). */
+export type RuleApplier = (
+  spec: ModuleSpec,
+  rules: readonly ModuleRule[],
+  values: Readonly<Record<string, unknown>>,
+  prefix: string,
+  site: SiteContext | undefined,
+) => void;
 
 /** A timestamp as a caller may give it: a `Date`, or any form MediaWiki accepts. */
 export type WikiTimestamp = Date | string;

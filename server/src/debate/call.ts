@@ -15,6 +15,8 @@ import { classifyError, type Failure, providerRequestId, systemCause } from './e
 import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
+import { SseDecoder } from './sse-decoder.js';
+import { type ByteSource, claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -247,7 +249,13 @@ function promptOf(input: AnswerInput & { system?: string }): LanguageModelV3Prom
 
 async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal: AbortSignal): Promise<Attempt> {
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
-  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
+  const model = options.model.languageModel;
+  const { wire, quietCalls } = model as { wire?: WireFormat; quietCalls?: Set<string> };
+  // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts);
+  // for a call shape that raised no warnings before, the SDK stops right there.
+  const shape = wire !== undefined ? callShape(options, call) : '';
+  const claim = wire !== undefined ? claimStream(signal, quietCalls?.has(shape) === true) : undefined;
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const { stream, response } = await options.model.languageModel.doStream({
       prompt: call.prompt,
@@ -260,11 +268,137 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     const requestId = providerRequestId(response?.headers);
     if (requestId !== undefined) attempt.requestId = requestId;
   } catch (error) {
-    // An HTTP error (APICallError) or the abort of a request still waiting for its response.
-    if (signal.aborted) attempt.aborted = true;
-    else attempt.failure = error;
-    return attempt;
+    if (!(error instanceof StreamHandedOver && claim?.body !== undefined)) {
+      // An HTTP error (APICallError) or the abort of a request still waiting for its response.
+      if (signal.aborted) attempt.aborted = true;
+      else attempt.failure = error;
+      return attempt;
+    }
+  } finally {
+    if (claim !== undefined) releaseStream(signal);
   }
+  if (claim?.body !== undefined) {
+    if (attempt.requestId === undefined) {
+      const requestId = providerRequestId(claim.headers);
+      if (requestId !== undefined) attempt.requestId = requestId;
+    }
+    if (reader !== undefined) {
+      // The SDK's own stream has an empty body: it carries only the call's warnings.
+      let warned = false;
+      try {
+        for (;;) {
+          const { done, value: part } = await reader.read();
+          if (done) break;
+          if (part.type === 'stream-start') {
+            warned = part.warnings.length > 0;
+            logWarnings(part.warnings, model);
+          }
+        }
+        if (!warned) quietCalls?.add(shape);
+      } catch {
+        // Nothing of the answer is in it; the body read below reports the real outcome.
+      }
+    }
+    await readWire(claim.body, wire!, model.provider, options, signal, attempt);
+  } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
+  if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
+    await parseOutput(attempt, call.output.schema);
+  }
+  return attempt;
+}
+
+const schemaIds = new WeakMap<object, number>();
+let schemaCount = 0;
+
+/** What decides a provider's warnings for a call: which options are set, and the output schema. */
+function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
+  let schema = 0;
+  if (call.output !== undefined) {
+    schema = schemaIds.get(call.output) ?? 0;
+    if (schema === 0) {
+      schema = ++schemaCount;
+      schemaIds.set(call.output, schema);
+    }
+  }
+  return `${schema}|${options.maxOutputTokens !== undefined}|${options.temperature !== undefined}`;
+}
+
+/**
+ * Reads a provider's event stream straight from the response body (Chat Completions or Anthropic
+ * Messages): deltas to `onDelta` as their frames arrive, the finish and usage when the body ends.
+ */
+async function readWire<T>(
+  body: ByteSource,
+  format: WireFormat,
+  provider: string,
+  options: StreamAnswerOptions<T>,
+  signal: AbortSignal,
+  attempt: Attempt,
+): Promise<void> {
+  // Set once the caller aborted or its callback threw: the rest of a read's frames are dropped.
+  let stopped = false;
+  let callbackError: { error: unknown } | undefined;
+  const frames = wireFrames(
+    format,
+    {
+      text: (delta) => {
+        if (stopped) return;
+        attempt.text += delta;
+        attempt.deltas++;
+        try {
+          options.onDelta?.(delta);
+        } catch (error) {
+          callbackError = { error };
+          stopped = true;
+        }
+        if (signal.aborted) stopped = true;
+      },
+      error: (error) => {
+        attempt.failure ??= error;
+      },
+    },
+    provider.split('.')[0],
+  );
+  const sse = new SseDecoder((event, data) => {
+    if (!stopped) frames.frame(event, data);
+  });
+  let settled = false;
+  try {
+    for (;;) {
+      const { done, value } = await body.read();
+      if (done) {
+        settled = true;
+        sse.end();
+        if (callbackError) throw callbackError.error;
+        attempt.finish = frames.finish();
+        break;
+      }
+      if (!signal.aborted) sse.push(value);
+      if (callbackError) throw callbackError.error;
+      if (signal.aborted) {
+        attempt.aborted = true;
+        break;
+      }
+    }
+  } catch (error) {
+    // The caller's bug, not the provider's: it propagates (after `finally` cancels the body).
+    if (callbackError) throw callbackError.error;
+    // A body cut mid-stream (ECONNRESET, undici's "terminated"), or the abort of the fetch.
+    settled = true;
+    if (signal.aborted) attempt.aborted = true;
+    else attempt.failure ??= error;
+  } finally {
+    if (!settled) body.cancel();
+  }
+}
+
+/** Reads the SDK's stream parts (Google, or a stream the SDK kept: see `takeStreams`). */
+async function readParts<T>(
+  reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
+  options: StreamAnswerOptions<T>,
+  signal: AbortSignal,
+  attempt: Attempt,
+): Promise<void> {
   // Whether the stream finished or failed by itself; otherwise `finally` cancels it.
   let settled = false;
   let callbackError: { error: unknown } | undefined;
@@ -306,10 +440,6 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     // Releases the provider's response body (and its fetch) when the attempt stops reading early.
     if (!settled) reader.cancel().catch(() => {});
   }
-  if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
-    await parseOutput(attempt, call.output.schema);
-  }
-  return attempt;
 }
 
 /** Why an attempt produced no answer, or `undefined` when it did. */

@@ -158,14 +158,13 @@ class Run {
     return this.budgetStop.signal.aborted;
   }
 
-  account(usage: Usage, slot: PanelSlot): void {
+  /** Adds one call's usage to the session's; returns that call's cost. */
+  account(usage: Usage, slot: PanelSlot): Cost {
     this.usage = addUsage(this.usage, usage);
-    this.cost = addCost(
-      this.cost,
-      costOf(usage, slot.model.provider, slot.model.model, slot.model.offline, this.engine.settings.prices),
-    );
+    const cost = costOf(usage, slot.model.provider, slot.model.model, slot.model.offline, this.engine.settings.prices);
+    this.cost = addCost(this.cost, cost);
     const b = this.budget;
-    if (!b || this.overBudget) return;
+    if (!b || this.overBudget) return cost;
     const tokens = b.maxTokens !== undefined && this.usage.totalTokens >= b.maxTokens;
     const dollars = b.maxCostUsd !== undefined && this.cost.usd >= b.maxCostUsd;
     if (tokens || dollars) {
@@ -174,6 +173,7 @@ class Run {
         : `budget_exceeded: $${this.cost.usd.toFixed(4)} spent, the budget is $${b.maxCostUsd}`;
       this.budgetStop.abort(new Error(this.error));
     }
+    return cost;
   }
 
   fail(slot: SlotNumber, round: number, error: AnswerError): void {
@@ -469,7 +469,7 @@ export class DebateEngine {
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
       ...this.#reportFailures(run, seat, n),
     });
-    run.account(result.usage, seat);
+    const cost = run.account(result.usage, seat);
     const error = stoppedError(run, result);
     const final = result.object as FinalPosition | undefined;
     if (final && finals) finals.set(slot, final);
@@ -484,6 +484,7 @@ export class DebateEngine {
       usage: result.usage,
       latencyMs: Math.round(result.latencyMs),
       finishReason: result.finishReason,
+      cost,
       ...(error && { error }),
     };
     if (!error) {

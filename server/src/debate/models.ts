@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../config/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
+import { takeStreams, type WireFormat } from './wire.js';
 
 /** A slot's model, ready for `streamAnswer`, with what an `Answer` reports about it. */
 export interface SlotModel {
@@ -25,6 +26,8 @@ type ProviderSettings = { apiKey: string; baseURL?: string; fetch?: typeof fetch
 interface NativeProvider {
   /** `LanguageModelV3.provider` of the model `load` makes, known before its package loads. */
   name: string;
+  /** The streaming format `streamAnswer` reads itself (`wire.ts`); without one, the SDK reads its stream. */
+  wire?: WireFormat;
   load: (settings: ProviderSettings, modelId: string) => Promise<LanguageModelV3>;
 }
 
@@ -38,15 +41,24 @@ interface NativeProvider {
 const NATIVE: Record<string, NativeProvider> = {
   anthropic: {
     name: 'anthropic.messages',
+    wire: 'anthropic-messages',
     load: async (s, id) => (await import('@ai-sdk/anthropic')).createAnthropic(s)(id),
   },
-  openai: { name: 'openai.chat', load: async (s, id) => (await import('@ai-sdk/openai')).createOpenAI(s).chat(id) },
-  deepseek: { name: 'deepseek.chat', load: async (s, id) => (await import('@ai-sdk/deepseek')).createDeepSeek(s)(id) },
+  openai: {
+    name: 'openai.chat',
+    wire: 'chat-completions',
+    load: async (s, id) => (await import('@ai-sdk/openai')).createOpenAI(s).chat(id),
+  },
+  deepseek: {
+    name: 'deepseek.chat',
+    wire: 'chat-completions',
+    load: async (s, id) => (await import('@ai-sdk/deepseek')).createDeepSeek(s)(id),
+  },
   google: {
     name: 'google.generative-ai',
     load: async (s, id) => (await import('@ai-sdk/google')).createGoogleGenerativeAI(s)(id),
   },
-  xai: { name: 'xai.chat', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
+  xai: { name: 'xai.chat', wire: 'chat-completions', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
 };
 
 /** A provider's model whose package is imported on the first call, then called directly. */
@@ -58,7 +70,12 @@ export class LazyLanguageModel implements LanguageModelV3 {
     readonly provider: string,
     readonly modelId: string,
     private readonly factory: () => Promise<LanguageModelV3>,
+    /** Set when the provider's fetch is `takeStreams`: `streamAnswer` may then read the response body itself. */
+    readonly wire?: WireFormat,
   ) {}
+
+  /** Call shapes (see `streamAnswer`) for which the provider raised no warnings: their SDK work stops at the response. */
+  readonly quietCalls = new Set<string>();
 
   get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
     return this.loaded().then((model) => model.supportedUrls);
@@ -99,7 +116,8 @@ export function createSlotModel(
 ): SlotModel {
   const apiKey = env[slot.apiKeyEnv] || undefined;
   const base = { slot: slot.slot, provider: slot.provider };
-  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+  // Every live provider's fetch: `takeStreams` passes requests through unless a call claimed its stream.
+  const fetchOption = { fetch: takeStreams(options.fetch) };
   const baseURL = slot.baseUrl !== undefined ? { baseURL: slot.baseUrl } : {};
 
   if (slot.api === 'openai-compatible') {
@@ -113,8 +131,11 @@ export function createSlotModel(
       supportsStructuredOutputs: true,
       ...fetchOption,
     };
-    const languageModel = new LazyLanguageModel(`${slot.provider}.chat`, slot.model, async () =>
-      (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(slot.model),
+    const languageModel = new LazyLanguageModel(
+      `${slot.provider}.chat`,
+      slot.model,
+      async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(slot.model),
+      'chat-completions',
     );
     return { ...base, model: slot.model, offline: false, languageModel };
   }
@@ -126,6 +147,6 @@ export function createSlotModel(
     return { ...base, model: languageModel.modelId, offline: true, languageModel };
   }
   const settings = { apiKey, ...baseURL, ...fetchOption };
-  const languageModel = new LazyLanguageModel(native.name, slot.model, () => native.load(settings, slot.model));
+  const languageModel = new LazyLanguageModel(native.name, slot.model, () => native.load(settings, slot.model), native.wire);
   return { ...base, model: slot.model, offline: false, languageModel };
 }

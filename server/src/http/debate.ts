@@ -1,16 +1,16 @@
 /**
  * The five debate operations over HTTP. A client that goes away cancels its run: the request's
- * signal (or the SSE stream's abort) stops every model call in flight. A deep debate started with
- * `detach` is the exception: it runs on, recorded, until it ends or its session is deleted, so a
+ * signal (or the SSE stream's abort) stops every model call in flight. A run started with `detach`
+ * (any mode) is the exception: it runs on, recorded, until it ends or its session is deleted, so a
  * page that reloads can resume it from the session's events.
  */
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, DebateDeps } from './env.js';
+import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
@@ -56,6 +56,11 @@ export function debateHandlers({
   };
   /** The run's result once all of it is stored, so a read right after the response finds it (or how it failed, if the store stayed down). */
   const stored = async (session: Session) => (await sessions.recorder.live(session.id)?.done) ?? session;
+  /** A detached run outlives its response: it holds a running slot until it settles (see debate-limits). */
+  const held = <T>(c: Context, detach: boolean | undefined, run: Promise<T>): Promise<T> => {
+    if (detach) c.set('detachedRun', run);
+    return run;
+  };
 
   return {
     askProvider: async (c) => {
@@ -66,11 +71,16 @@ export function debateHandlers({
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
-      const session = await stored(
-        await engine.ask(seat, body.question, {
-          ...recorded(c),
-          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-        }),
+      const session = await held(
+        c,
+        body.detach,
+        (async () =>
+          stored(
+            await engine.ask(seat, body.question, {
+              ...recorded(c, undefined, undefined, body.detach),
+              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+            }),
+          ))(),
       );
       const answer = session.rounds[0]?.answers[0];
       if (!answer || answer.error) {
@@ -84,11 +94,16 @@ export function debateHandlers({
 
     runParallel: async (c) => {
       const body = c.req.valid('json');
-      const session = await stored(
-        await engine.parallel(body.question, body.slots, {
-          ...recorded(c),
-          ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
-        }),
+      const session = await held(
+        c,
+        body.detach,
+        (async () =>
+          stored(
+            await engine.parallel(body.question, body.slots, {
+              ...recorded(c, undefined, undefined, body.detach),
+              ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+            }),
+          ))(),
       );
       return c.json(
         {
@@ -107,8 +122,7 @@ export function debateHandlers({
       const body = c.req.valid('json');
       const run = (async () =>
         stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c, undefined, undefined, body.detach) })))();
-      if (body.detach) c.set('detachedRun', run);
-      return c.json(await run, 200);
+      return c.json(await held(c, body.detach, run), 200);
     },
 
     streamDeepDebate: (c) => {
@@ -117,7 +131,7 @@ export function debateHandlers({
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
       if (detach) c.set('detachedRun', new Promise<void>((resolve) => (ended = resolve)));
-      return streamSSE(c, async (stream) => {
+      return eventStream(c, async (stream) => {
         const cancel = new AbortController();
         // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
         let gone = false;
@@ -126,23 +140,15 @@ export function debateHandlers({
           cancel.abort();
         };
         stream.onAbort(leave);
-        let writing: Promise<unknown> = Promise.resolve();
-        // Events are written as they happen, those of one turn of the event loop in one write: each
-        // write crosses a web stream and a socket, which under load cost more than the event itself.
-        let pending = '';
-        const flush = () => {
-          if (pending === '') return;
-          const text = pending;
-          pending = '';
-          if (gone) return;
-          writing = writing.then(() => (gone ? undefined : stream.write(text))).catch(leave);
-        };
-        const queue = (text: string) => {
-          if (pending === '') setImmediate(flush);
-          pending += text;
-        };
-        const send = (event: DebateEvent) => queue(sseMessage(event));
-        const heartbeat = setInterval(() => queue(': heartbeat\n\n'), heartbeatMs);
+        // Events go out as they happen, gathered into few writes (see WriteBatcher): each write
+        // reaches the socket, which costs more than the event itself.
+        const batcher = new WriteBatcher((text) => {
+          if (!gone) stream.write(text);
+        });
+        stream.onAbort(() => batcher.stop());
+        const send = (event: DebateEvent) =>
+          batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
+        const heartbeat = setInterval(() => batcher.queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
             await engine.deep(body.question, {
@@ -151,8 +157,7 @@ export function debateHandlers({
               ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send), detach),
             }),
           );
-          flush();
-          await writing;
+          batcher.flush();
         } finally {
           clearInterval(heartbeat);
           ended?.();
@@ -221,14 +226,16 @@ export function debateHandlers({
       if (mode === 'single' && !seat) {
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}".` });
       }
-      const options = { ...recorded(c), thread: await sessions.followUp(parent) };
-      const session =
-        mode === 'single'
-          ? await engine.ask(seat!, body.question, options)
-          : mode === 'parallel'
-            ? await engine.parallel(body.question, body.slots, options)
-            : await engine.deep(body.question, { ...deepOptions(body), ...options });
-      return c.json(await stored(session), 200);
+      const options = { ...recorded(c, undefined, undefined, body.detach), thread: await sessions.followUp(parent) };
+      const run = async () =>
+        stored(
+          mode === 'single'
+            ? await engine.ask(seat!, body.question, options)
+            : mode === 'parallel'
+              ? await engine.parallel(body.question, body.slots, options)
+              : await engine.deep(body.question, { ...deepOptions(body), ...options }),
+        );
+      return c.json(await held(c, body.detach, run()), 200);
     },
   };
 }

@@ -13,10 +13,10 @@
 
 import { parseParamInfoDocument } from '../../../sdk/src/wiki/codegen/document.js';
 import { planModules } from '../../../sdk/src/wiki/codegen/emit.js';
-import type { GeneratorUse, ModuleUse } from '../../../sdk/src/wiki/module.js';
+import { defineModule, type GeneratorUse, type ModuleUse } from '../../../sdk/src/wiki/module.js';
 import { query } from '../../../sdk/src/wiki/query.js';
 import { type RuleTable, rulesFor } from '../../../sdk/src/wiki/rules.js';
-import type { ModuleSpec, ParamInfo } from '../../../sdk/src/wiki/types.js';
+import type { ModuleGroup, ModuleSpec, ParamInfo } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import type { SiteContext } from '../../../sdk/src/wiki/validate/context.js';
 
@@ -285,7 +285,9 @@ function needsPages(spec: ModuleSpec): boolean {
 
 /** The builder's verdict on a case. */
 export function builderVerdict(spec: ModuleSpec, c: Case, site: SiteContext): Verdict {
-  const use = { kind: c.generator ? 'generator' : 'module', group: spec.group, spec, params: c.params };
+  // A descriptor read from paraminfo: defineModule() gives it every validator and the rule checker.
+  const module = defineModule<Record<string, unknown>, ModuleGroup, true>(spec);
+  const use = c.generator ? module.asGenerator(c.params) : module(c.params);
   const input: Record<string, unknown> = needsPages(spec) ? { titles: [PAGE] } : {};
   if (c.generator) input.generator = use as GeneratorUse;
   else input[spec.group] = [use as ModuleUse];

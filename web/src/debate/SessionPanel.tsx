@@ -1,13 +1,25 @@
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import type { Action, SlotInfo } from '../../../sdk/src/index.js';
+import type { Action, Cost, SlotInfo, Usage } from '../../../sdk/src/index.js';
 import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
 import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { Exports } from './Exports.js';
 import { Markdown } from './Markdown.js';
-import { type AnswerView, isFinished, type RoundView, type SessionView, usageBySlot, usageOfRound } from './model.js';
+import {
+  type AnswerView,
+  costOfRound,
+  costOfSlot,
+  isFinished,
+  type RoundView,
+  type SessionView,
+  sumCosts,
+  usageBySlot,
+  usageOfRound,
+  verdictSpend,
+} from './model.js';
 import type { Run } from './runner.js';
+import { StreamingText } from './StreamingText.js';
 import { ThreadPanel } from './Thread.js';
 
 const KIND_LABEL = { independent: 'independent answers', critique: 'critique', final: 'final positions' } as const;
@@ -48,14 +60,15 @@ export function SessionPanel({ run }: { run: Run }) {
         <ErrorNote error={run.failure} />
         {view.error && <p class="error">Ended: {view.error}</p>}
       </header>
+      {/* Sections that change only with the debate's shape skip the frames where only text streamed in. */}
       {view.slots.length > 0 && <Panel slots={view.slots} />}
-      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} /> : null}
+      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} shape={view.shape} /> : null}
       {view.rounds.map((round) => (
         <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
       ))}
-      {view.consensus && <ConsensusMatrix view={view} />}
+      {view.consensus && <ConsensusMatrix view={view} shape={view.shape} />}
       {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
-      {view.rounds.length > 0 && <UsageTable view={view} />}
+      {view.rounds.length > 0 && <UsageTable view={view} shape={view.shape} />}
       {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
     </div>
   );
@@ -74,7 +87,7 @@ function Connection({ run }: { run: Run }) {
 }
 
 /** The panel: each slot's colour, shape, provider, model, strength and whether it is a real model. */
-function Panel({ slots }: { slots: SlotInfo[] }) {
+const Panel = memo(function Panel({ slots }: { slots: SlotInfo[] }) {
   return (
     <section class="card" aria-label="The panel">
       <ul class="panel">
@@ -89,10 +102,12 @@ function Panel({ slots }: { slots: SlotInfo[] }) {
       </ul>
     </section>
   );
-}
+});
 
 /** Rounds as a timeline: one row per model, a cell per round, and where each model changed its position and why. */
-function Timeline({ view }: { view: SessionView }) {
+const sameShape = (a: { shape: number }, b: { shape: number }) => a.shape === b.shape;
+
+const Timeline = memo(function Timeline({ view }: { view: SessionView; shape: number }) {
   const changes = new Map((view.verdict?.positionChanges ?? []).map((p) => [p.slot, p]));
   return (
     <section class="card" aria-labelledby="timeline-h">
@@ -151,12 +166,13 @@ function Timeline({ view }: { view: SessionView }) {
       </div>
     </section>
   );
-}
+}, sameShape);
 
 function RoundSection({ round, view, latest }: { round: RoundView; view: SessionView; latest: boolean }) {
-  // Earlier rounds start folded, so a long session opens fast; their cards render only when opened.
-  const [open, setOpen] = useState(latest || round.answers.size <= 1);
-  const shown = open || latest;
+  // Only the latest round is unfolded unless the reader says otherwise: a long session opens (and a replay runs)
+  // rendering five answers, not all of them; a folded round's cards render only when it is opened.
+  const [open, setOpen] = useState<boolean | undefined>(undefined);
+  const shown = latest || (open ?? round.answers.size <= 1);
   return (
     <section class="card round" aria-labelledby={`round-${round.number}`}>
       <h2 id={`round-${round.number}`}>
@@ -202,11 +218,12 @@ const AnswerCard = memo(
           <Markdown text={answer.text} class="answer-text" />
         ) : (
           // While streaming: plain text, cheap to update every frame; Markdown once it is complete.
-          <div class="answer-text streaming">{answer.text}</div>
+          <StreamingText text={answer.text} class="answer-text" />
         )}
         {answer.answer && (
           <p class="muted small">
-            {formatUsage(answer.answer.usage)} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
+            {formatUsage(answer.answer.usage)}
+            {answer.answer.cost ? ` · ${formatCost(answer.answer.cost)}` : ''} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
           </p>
         )}
       </article>
@@ -216,7 +233,7 @@ const AnswerCard = memo(
 );
 
 /** Statements × models: who holds each agreement, and each side of each disagreement. */
-function ConsensusMatrix({ view }: { view: SessionView }) {
+const ConsensusMatrix = memo(function ConsensusMatrix({ view }: { view: SessionView; shape: number }) {
   const consensus = view.consensus!;
   const slots = view.slots.map((s) => s.slot);
   const info = (slot: number) => view.slots.find((s) => s.slot === slot);
@@ -285,7 +302,7 @@ function ConsensusMatrix({ view }: { view: SessionView }) {
       {consensus.agreements.length === 0 && consensus.disagreements.length === 0 && <p class="muted">No statements reported.</p>}
     </section>
   );
-}
+}, sameShape);
 
 function Supporters({
   slots,
@@ -384,13 +401,28 @@ function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo: (s: n
   );
 }
 
-function UsageTable({ view }: { view: SessionView }) {
+/** Tokens and cost in one cell: cost from the server's price table, "≥" when some of it had no price. */
+function Spend({ usage, cost }: { usage?: Usage; cost?: Cost }) {
+  return (
+    <>
+      {formatTokens(usage?.totalTokens ?? 0)}
+      <br />
+      <span class="muted small cost">{formatCost(cost)}</span>
+    </>
+  );
+}
+
+const UsageTable = memo(function UsageTable({ view }: { view: SessionView; shape: number }) {
   const bySlot = usageBySlot(view);
+  const verdict = verdictSpend(view);
+  const synth = view.verdict?.synthesizer.slot ?? view.synthesizer?.slot;
+  const addUsage = (a: Usage | undefined, b: Usage | undefined) =>
+    a && b ? { inputTokens: 0, outputTokens: 0, totalTokens: a.totalTokens + b.totalTokens } : (a ?? b);
   return (
     <section class="card" aria-labelledby="usage-h">
       <h2 id="usage-h">Usage and cost</h2>
       <div class="scroll-x">
-        <table class="usage">
+        <table class="usage" data-testid="usage-table">
           <thead>
             <tr>
               <th scope="col">Model</th>
@@ -399,29 +431,58 @@ function UsageTable({ view }: { view: SessionView }) {
                   R{r.number}
                 </th>
               ))}
+              {verdict && <th scope="col">Verdict</th>}
               <th scope="col">Total</th>
             </tr>
           </thead>
           <tbody>
-            {view.slots.map((s) => (
-              <tr key={s.slot}>
-                <th scope="row">
-                  <SlotName slot={s.slot} info={s} />
-                </th>
-                {view.rounds.map((r) => (
-                  <td key={r.number}>{formatTokens(r.answers.get(s.slot)?.answer?.usage.totalTokens ?? 0)}</td>
-                ))}
-                <td>{formatTokens(bySlot.get(s.slot)?.totalTokens ?? 0)}</td>
-              </tr>
-            ))}
+            {view.slots.map((s) => {
+              const writes = verdict && s.slot === synth;
+              return (
+                <tr key={s.slot} data-slot={s.slot}>
+                  <th scope="row">
+                    <SlotName slot={s.slot} info={s} />
+                  </th>
+                  {view.rounds.map((r) => {
+                    const a = r.answers.get(s.slot)?.answer;
+                    return <td key={r.number}>{a ? <Spend usage={a.usage} cost={a.cost} /> : '—'}</td>;
+                  })}
+                  {verdict && <td>{writes ? <Spend usage={verdict.usage} cost={verdict.cost} /> : '—'}</td>}
+                  <td>
+                    <Spend
+                      usage={writes ? addUsage(bySlot.get(s.slot), verdict.usage) : bySlot.get(s.slot)}
+                      cost={writes ? sumCosts([costOfSlot(view, s.slot), verdict.cost]) : costOfSlot(view, s.slot)}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
           <tfoot>
             <tr>
               <th scope="row">All models</th>
               {view.rounds.map((r) => (
-                <td key={r.number}>{formatTokens(usageOfRound(r).totalTokens)}</td>
+                <td key={r.number} data-round={r.number}>
+                  <Spend usage={usageOfRound(r)} cost={costOfRound(r)} />
+                </td>
               ))}
-              <td>{formatTokens(view.usage?.totalTokens ?? [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0))}</td>
+              {verdict && (
+                <td>
+                  <Spend usage={verdict.usage} cost={verdict.cost} />
+                </td>
+              )}
+              <td>
+                <Spend
+                  usage={
+                    view.usage ?? {
+                      inputTokens: 0,
+                      outputTokens: 0,
+                      totalTokens: [...bySlot.values()].reduce((n, u) => n + u.totalTokens, 0),
+                    }
+                  }
+                  cost={view.cost}
+                />
+              </td>
             </tr>
           </tfoot>
         </table>
@@ -430,8 +491,9 @@ function UsageTable({ view }: { view: SessionView }) {
         Total: {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
       </p>
       <p class="muted small">
-        Tokens per model and round; cost is the session's total from the server's price table (≥ means some usage had no price).
+        Tokens, then cost, per model and round, from the server's price table; "≥" means some usage had no price (offline or
+        unpriced models), so the figure is a lower bound; "—" means not reported.
       </p>
     </section>
   );
-}
+}, sameShape);

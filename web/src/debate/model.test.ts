@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Answer, DebateEvent } from '../../../sdk/src/index.js';
-import { apply, emptySession, isFinished, usageBySlot } from './model.js';
+import { apply, costOfRound, costOfSlot, emptySession, isFinished, sumCosts, usageBySlot, verdictSpend } from './model.js';
 
 const base = { v: 1, sessionId: 'ses_1', ts: '2026-11-23T20:00:00Z' };
 let seq = 0;
@@ -105,5 +105,90 @@ describe('the session view folded from events', () => {
     );
     expect(view.verdictText.summary).toBe('');
     expect(view.synthesizer?.slot).toBe(2);
+  });
+});
+
+describe('cost per model, per round and for the verdict', () => {
+  const priced = (usd: number, ok = true) => ({ usd, priced: ok });
+  const costed = (slot: number, round: number, usd: number, ok = true): Answer => ({
+    ...answer(slot, round, 'x'),
+    cost: priced(usd, ok),
+  });
+  function run(costs: { slot: number; round: number; usd: number; priced?: boolean }[], total: { usd: number; priced: boolean }) {
+    seq = 0;
+    const view = emptySession();
+    const events = [
+      ev({ type: 'session.started', mode: 'deep', question: 'Q?', roundsRequested: 2, slots: [] }),
+      ...costs.map((c) => ev({ type: 'answer.completed', answer: costed(c.slot, c.round, c.usd, c.priced ?? true) })),
+      ev({
+        type: 'synthesis.started',
+        synthesizer: { slot: 1, provider: 'p1', model: 'm1', reason: 'default', participated: true },
+      }),
+      ev({
+        type: 'session.ended',
+        status: 'completed',
+        missingSlots: [],
+        usage: { inputTokens: 10 * costs.length + 7, outputTokens: 5 * costs.length + 3, totalTokens: 15 * costs.length + 10 },
+        cost: total,
+      }),
+    ];
+    for (const e of events) apply(view, e);
+    return view;
+  }
+
+  it('sums each model over its rounds and each round over its models; the verdict is the rest', () => {
+    const view = run(
+      [
+        { slot: 1, round: 1, usd: 0.5 },
+        { slot: 2, round: 1, usd: 0.25 },
+        { slot: 1, round: 2, usd: 1 },
+        { slot: 2, round: 2, usd: 2 },
+      ],
+      priced(4),
+    );
+    expect(costOfSlot(view, 1)).toEqual(priced(1.5));
+    expect(costOfSlot(view, 2)).toEqual(priced(2.25));
+    expect(costOfRound(view.rounds[0]!)).toEqual(priced(0.75));
+    expect(costOfRound(view.rounds[1]!)).toEqual(priced(3));
+    expect(verdictSpend(view)).toEqual({
+      usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 },
+      cost: priced(0.25),
+    });
+  });
+
+  it('an unpriced answer makes its model, its round and the verdict lower bounds', () => {
+    const view = run(
+      [
+        { slot: 1, round: 1, usd: 0.5 },
+        { slot: 2, round: 1, usd: 0, priced: false },
+      ],
+      priced(0.5, false),
+    );
+    expect(costOfSlot(view, 1)).toEqual(priced(0.5));
+    expect(costOfSlot(view, 2)).toEqual(priced(0, false));
+    expect(costOfRound(view.rounds[0]!)).toEqual(priced(0.5, false));
+    expect(verdictSpend(view)?.cost).toEqual(priced(0, false));
+  });
+
+  it('answers stored before costs were reported: unknown, not zero', () => {
+    expect(sumCosts([priced(1), undefined])).toBeUndefined();
+    const view = emptySession();
+    seq = 0;
+    apply(view, ev({ type: 'answer.completed', answer: answer(1, 1, 'old') }));
+    expect(costOfSlot(view, 1)).toBeUndefined();
+  });
+});
+
+describe('shape', () => {
+  it("changes with every event but a text delta, and with an answer's first delta (its status)", () => {
+    const view = emptySession();
+    const events = debate();
+    const shapes: number[] = [];
+    for (const e of events) {
+      apply(view, e);
+      shapes.push(view.shape);
+    }
+    // started, round.started, first delta of 1, first delta of 2, a further delta of 1 (no change), completed, ...
+    expect(shapes.slice(0, 6)).toEqual([1, 2, 3, 4, 4, 5]);
   });
 });

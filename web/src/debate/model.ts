@@ -66,6 +66,8 @@ export interface SessionView {
   /** The `seq` of the last event applied: the `Last-Event-ID` to resume from. */
   lastSeq: number;
   rev: number;
+  /** Counts events other than text deltas: what the timeline, matrix and usage table show changed. */
+  shape: number;
   /** Event types this UI does not know (a newer server): counted, not fatal. */
   unknownEvents: number;
   /** Any other field a newer contract adds to the session (e.g. early stop, thread), kept for display. */
@@ -80,6 +82,7 @@ export const emptySession = (): SessionView => ({
   missingSlots: [],
   lastSeq: 0,
   rev: 0,
+  shape: 0,
   unknownEvents: 0,
   extra: {},
 });
@@ -109,6 +112,7 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
   if (typeof event.seq === 'number' && event.seq <= view.lastSeq) return false;
   view.lastSeq = event.seq;
   view.rev++;
+  if (event.type !== 'answer.delta' && (event as { type: string }).type !== 'verdict.delta') view.shape++;
   const e = event as DebateEvent & Record<string, unknown>;
   switch (event.type) {
     case 'session.started':
@@ -129,6 +133,8 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
     case 'answer.delta': {
       const answer = answerOf(roundOf(view, event.round), event.slot);
       answer.text += event.delta;
+      // Its first delta changes its status, which the timeline shows.
+      if (answer.status !== 'streaming') view.shape++;
       answer.status = 'streaming';
       answer.rev++;
       break;
@@ -235,4 +241,42 @@ export function usageOfRound(round: RoundView): Usage {
     total.totalTokens += usage.totalTokens;
   }
   return total;
+}
+
+/** Costs added up; `undefined` when one is unknown (an answer stored before answers reported their cost). */
+export function sumCosts(costs: (Cost | undefined)[]): Cost | undefined {
+  let total: Cost = { usd: 0, priced: true };
+  for (const cost of costs) {
+    if (!cost) return undefined;
+    total = { usd: total.usd + cost.usd, priced: total.priced && cost.priced };
+  }
+  return total;
+}
+
+const answered = (round: RoundView) => [...round.answers.values()].filter((a) => a.answer);
+
+export const costOfRound = (round: RoundView) => sumCosts(answered(round).map((a) => a.answer!.cost));
+
+export const costOfSlot = (view: SessionView, slot: number) =>
+  sumCosts(
+    view.rounds.flatMap((r) =>
+      answered(r)
+        .filter((a) => a.slot === slot)
+        .map((a) => a.answer!.cost),
+    ),
+  );
+
+/**
+ * What the verdict's calls used and cost: the session's totals less every answer's (the verdict is the only other
+ * call). Its cost is a lower bound unless the session's is priced.
+ */
+export function verdictSpend(view: SessionView): { usage: Usage; cost: Cost | undefined } | undefined {
+  if (!view.usage || !view.cost || !(view.synthesizer || view.verdict)) return undefined;
+  const answers = view.rounds.flatMap(answered).map((a) => a.answer!);
+  const tokens = (k: keyof Usage) => Math.max(0, view.usage![k] - answers.reduce((n, a) => n + a.usage[k], 0));
+  const spent = sumCosts(answers.map((a) => a.cost));
+  return {
+    usage: { inputTokens: tokens('inputTokens'), outputTokens: tokens('outputTokens'), totalTokens: tokens('totalTokens') },
+    cost: spent && { usd: Math.max(0, view.cost.usd - spent.usd), priced: view.cost.priced },
+  };
 }

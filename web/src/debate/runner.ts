@@ -2,7 +2,7 @@
  * Drives a `SessionView` from the API: starts a debate (deep: its event stream; single and parallel: the request, then
  * the session's event stream once its id is known) or follows a stored one. A dropped stream is resumed with
  * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
- * Deep debates start detached: the page leaving (a reload, lost network) does not cancel them, so the page at
+ * Every run starts detached: the page leaving (a reload, lost network) does not cancel it, so the page at
  * `#/sessions/{id}` picks the run up again; only the cancel button (DELETE /sessions/{id}) stops one.
  */
 import {
@@ -100,7 +100,7 @@ class Runner implements Run {
   cancel() {
     const id = this.view.id;
     if (id === undefined) {
-      // A detached deep debate outlives its request: wait for its id to delete it (see `start`).
+      // A detached run outlives its request: wait for its id to delete it (see `start`).
       this.cancelling = true;
       if (!this.detachedStart) this.stop();
       return;
@@ -116,7 +116,7 @@ class Runner implements Run {
     );
     this.stop();
   }
-  /** True while a detached deep debate is being started. */
+  /** True while a detached run is being started. */
   private detachedStart = false;
   private stop() {
     this.running.abort();
@@ -214,15 +214,21 @@ class Runner implements Run {
         if (this.view.id) return await this.follow(this.view.id);
         throw failed ?? new Error('The debate stream ended before it started.');
       }
-      // Single, parallel and follow-ups answer in one response; meanwhile their session streams like any other.
+      // Single, parallel and follow-ups answer in one response; meanwhile their session streams like any other. They
+      // start detached too, so a reload resumes them rather than cancelling them.
+      this.detachedStart = true;
       const startedAt = new Date(Date.now() - 1000).toISOString();
       const question = input.mode === 'follow-up' ? input.request.question : input.question;
       const request: Promise<{ sessionId?: string; id?: string }> =
         input.mode === 'single'
-          ? unwrap(askProvider({ client, path: { provider: input.provider }, body: { question }, signal }))
+          ? unwrap(askProvider({ client, path: { provider: input.provider }, body: { question, detach: true }, signal }))
           : input.mode === 'parallel'
-            ? unwrap(runParallel({ client, body: { question, ...(input.slots && { slots: input.slots }) }, signal }))
-            : unwrap(askFollowUp({ client, path: { sessionId: input.parentId }, body: input.request, signal }));
+            ? unwrap(
+                runParallel({ client, body: { question, detach: true, ...(input.slots && { slots: input.slots }) }, signal }),
+              )
+            : unwrap(
+                askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true }, signal }),
+              );
       let found: string | undefined;
       const finder = (async () => {
         // The session id comes with the response; until then it is the newest running session asking this question.
@@ -235,7 +241,9 @@ class Runner implements Run {
           );
           if (match && !found) {
             found = match.id;
+            this.view.id ??= match.id;
             onSessionId(match.id);
+            if (this.cancelling) return this.cancel();
             void this.follow(match.id);
             return;
           }
@@ -245,7 +253,9 @@ class Runner implements Run {
       const result = await request;
       if (!found) {
         found = (result.sessionId ?? result.id)!;
+        this.view.id ??= found;
         onSessionId(found);
+        if (this.cancelling) return this.cancel();
         await this.follow(found);
       }
       await finder;

@@ -88,10 +88,14 @@ describe('emitModules', () => {
 
   it('imports only the runtime names a file uses, from the given specifier', () => {
     const files = emitModules(edgeCases(), { runtimeImport: '../../wiki/index.js' });
-    expect(file(files, 'tokens.ts')).toContain("import { defineModule, type WikiModule } from '../../wiki/index.js';\n");
-    expect(file(files, 'legacyfeed.ts')).toContain(
-      "import { defineModule, type WikiLimit, type WikiModule, type WikiTimestamp } from '../../wiki/index.js';\n",
+    expect(file(files, 'tokens.ts')).toContain("import { defineTypedModule, type WikiModule } from '../../wiki/index.js';\n");
+    expect(file(files, 'tokens.ts')).not.toContain('types:');
+    // The validators of the non-core types it uses, and those only, named in `types`.
+    const legacyfeed = file(files, 'legacyfeed.ts');
+    expect(legacyfeed).toContain(
+      "import {\n  defineTypedModule,\n  timestampDef,\n  titleDef,\n  userDef,\n  type WikiLimit,\n  type WikiModule,\n  type WikiTimestamp,\n} from '../../wiki/index.js';\n",
     );
+    expect(legacyfeed).toContain('  types: { timestamp: timestampDef, user: userDef, title: titleDef },\n});');
   });
 
   it('gives a module without parameters a type that admits none', () => {

@@ -1,6 +1,6 @@
 /**
  * The wiki module emitter: one TypeScript file per `query+*` module of a paraminfo document, each
- * with a parameters interface and a `defineModule()` descriptor, plus an `index.ts` that re-exports
+ * with a parameters interface and a `defineTypedModule()` descriptor, plus an `index.ts` that re-exports
  * them all. Pure (no I/O), deterministic: modules and parameters keep the document's order.
  *
  * Type mapping (paraminfo → TypeScript):
@@ -19,7 +19,7 @@ import type { ModuleGroup, ParamInfo } from '../types.js';
 import type { ParamInfoDocument, ParamInfoModule } from './document.js';
 
 export interface EmitOptions {
-  /** The specifier generated files import `defineModule` and the shared types from. */
+  /** The specifier generated files import `defineTypedModule`, the validators and the shared types from. */
   runtimeImport: string;
   /** Comment lines at the top of every file (a do-not-edit notice); each line should start with `//`. */
   header?: readonly string[];
@@ -55,6 +55,13 @@ const LINE_WIDTH = 130;
 const DOC_WIDTH = 120;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
+const SUPPLIED_VALIDATORS: Readonly<Record<string, string>> = {
+  timestamp: 'timestampDef',
+  user: 'userDef',
+  title: 'titleDef',
+  'boolean(BooleanDef)': 'booleanWordsDef',
+};
 /**
  * Names a generated file must not bind: reserved words (and strict-mode/module restricted names) and
  * the runtime names every file imports. A module whose camelCased name is one of these gets `Module`
@@ -65,6 +72,9 @@ const RESERVED = new Set([
    if import in instanceof new null return super switch this throw true try typeof var void while with implements interface
    let package private protected public static yield await arguments eval undefined NaN Infinity`.split(/\s+/),
   'defineModule',
+  'defineTypedModule',
+  'applyRules',
+  ...Object.values(SUPPLIED_VALIDATORS),
   'WikiLimit',
   'WikiModule',
   'WikiTimestamp',
@@ -183,7 +193,14 @@ function emitModule(
 
   used.add('WikiModule');
   const types = ['WikiLimit', 'WikiModule', 'WikiTimestamp'].filter((n) => used.has(n));
-  const names = ['defineModule', ...types.map((n) => `type ${n}`)];
+  // The validators beyond the core ones that this module's parameters use, and the rule checker if it
+  // has rules: imported by name, so a bundle of this module carries those and no other.
+  const validators = Object.entries(SUPPLIED_VALIDATORS).filter(([type]) =>
+    [...params, ...templated].some((p) => p.type === type),
+  );
+  const rules = ruleTable ? rulesFor(module, ruleTable) : [];
+  const runtimeNames = [...(rules.length > 0 ? ['applyRules'] : []), 'defineTypedModule', ...validators.map(([, v]) => v)];
+  const names = [...runtimeNames.sort(), ...types.map((n) => `type ${n}`)];
   const lines: string[] = [...header, ...importLine(names, runtimeImport), ''];
   const where = `\`${group}=${module.name}\``;
   lines.push(...jsdoc(moduleDoc(planned, helpformat), ''));
@@ -205,15 +222,20 @@ function emitModule(
   if (module.internal) spec.push(['internal', true]);
   spec.push(['parameters', params.map(runtimeParam)]);
   if (templated.length > 0) spec.push(['templatedparameters', templated.map(runtimeParam)]);
-  const rules = ruleTable ? rulesFor(module, ruleTable) : [];
   if (rules.length > 0) spec.push(['rules', rules]);
   // The annotation, not type arguments on the call, gives the module its type: declaration files
   // then name it `WikiModule<…>` (whatever the runtime calls its parts, and under isolatedDeclarations),
-  // and TypeScript infers defineModule's type arguments from it.
+  // and TypeScript infers defineTypedModule's type arguments from it.
   lines.push(
-    `export const ${identifier}: WikiModule<${typeName}, ${quote(group)}, ${module.generator === true}> = defineModule({`,
+    `export const ${identifier}: WikiModule<${typeName}, ${quote(group)}, ${module.generator === true}> = defineTypedModule({`,
   );
   for (const [key, value] of spec) lines.push(...entry(key, value, '  '));
+  if (validators.length > 0) {
+    const types = `  types: { ${validators.map(([type, v]) => `${propertyKey(type)}: ${v}`).join(', ')} },`;
+    if (types.length <= LINE_WIDTH) lines.push(types);
+    else lines.push('  types: {', ...validators.map(([type, v]) => `    ${propertyKey(type)}: ${v},`), '  },');
+  }
+  if (rules.length > 0) lines.push('  applyRules,');
   lines.push('});', '');
   return lines.join('\n');
 }

@@ -75,6 +75,12 @@ export interface ValidateContext {
   parseLimit?: boolean;
   /** Extra or replacement type definitions by type name, like `ParamValidator::addTypeDef()`. */
   typeDefs?: Readonly<Record<string, TypeDef>>;
+  /**
+   * The built-in definitions beyond the core ones (`timestamp`, `user`, `title`, `boolean(BooleanDef)`)
+   * that the parameters may use, as a module's descriptor supplies them. The exported `validateParam`
+   * supplies all of them; the request builder, only the module's.
+   */
+  types?: Readonly<Record<string, TypeDef>>;
 }
 
 export interface Validated {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
 import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
-import { validateParam } from './core.js';
+import { validateParam } from './registry.js';
 
 const ctx: ValidateContext = { param: 'apfoo', module: 'query+allpages' };
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });

@@ -16,10 +16,7 @@ import {
 } from './context.js';
 import { explodeMultiValue, MULTI_SEPARATOR_ALT } from './multi.js';
 import { integerDef, limitDef } from './numeric.js';
-import { timestampDef } from './timestamp.js';
-import { titleDef } from './title.js';
 import {
-  booleanWordsDef,
   enumDef,
   namespaceDef,
   nullTypeDef,
@@ -28,13 +25,17 @@ import {
   stringTypeDef,
   submoduleDef,
 } from './typedefs.js';
-import { userDef } from './user.js';
 
 /** The type name of the REST API's true/false-word boolean (BooleanDef); `boolean` is the Action API's presence boolean. */
 export const BOOLEAN_WORDS_TYPE = 'boolean(BooleanDef)';
 
-/** Built-in type definitions by paraminfo type name. */
-export const TYPE_DEFS: Readonly<Record<string, TypeDef>> = Object.freeze({
+/**
+ * The core type definitions, always at hand: those the query module's own parameters need, and the
+ * cheap ones. The others (`timestamp`, `user`, `title`, the REST API's boolean) come with the module
+ * that uses them ({@link ValidateContext.types}, a module descriptor's `types`), so a bundle carries
+ * only the validators its modules' parameters need; `registry.ts` has them all.
+ */
+const CORE_DEFS: Readonly<Record<string, TypeDef>> = /* @__PURE__ */ Object.freeze({
   string: stringTypeDef,
   text: stringTypeDef,
   raw: stringTypeDef,
@@ -44,21 +45,38 @@ export const TYPE_DEFS: Readonly<Record<string, TypeDef>> = Object.freeze({
   limit: limitDef,
   boolean: presenceBooleanDef,
   checkbox: presenceBooleanDef,
-  [BOOLEAN_WORDS_TYPE]: booleanWordsDef,
-  timestamp: timestampDef,
   enum: enumDef,
   submodule: submoduleDef,
   namespace: namespaceDef,
-  user: userDef,
-  title: titleDef,
 });
+
+/** The built-in types that are not core: a descriptor whose parameters use one must supply it. */
+export const SUPPLIED_TYPES: readonly string[] = ['timestamp', 'user', 'title', BOOLEAN_WORDS_TYPE];
 
 const NO_SITE: SiteContext = Object.freeze({});
 
-/** The type definition for a parameter: enums by their value list, unknown types pass through. */
-export function typeDefFor(settings: ParamInfo, custom?: Readonly<Record<string, TypeDef>>): TypeDef {
+/**
+ * The type definition for a parameter: `custom` first, then `types` (the module's), then the core
+ * ones; enums by their value list; types this port does not check pass through. A built-in type
+ * that is neither core nor supplied is a programming error, not a value to let through unchecked.
+ */
+export function resolveTypeDef(
+  settings: ParamInfo,
+  custom: Readonly<Record<string, TypeDef>> | undefined,
+  types: Readonly<Record<string, TypeDef>> | undefined,
+): TypeDef {
   const name = Array.isArray(settings.type) ? 'enum' : String(settings.type);
-  return custom?.[name] ?? (Object.hasOwn(TYPE_DEFS, name) ? TYPE_DEFS[name]! : passThroughDef);
+  const def =
+    custom?.[name] ??
+    (types !== undefined && Object.hasOwn(types, name) ? types[name] : undefined) ??
+    (Object.hasOwn(CORE_DEFS, name) ? CORE_DEFS[name] : undefined);
+  if (def !== undefined) return def;
+  if (SUPPLIED_TYPES.includes(name)) {
+    throw new TypeError(
+      `No validator for type "${name}" (parameter "${settings.name}"): give it in the module's \`types\` (the generator does), or define the module with defineModule().`,
+    );
+  }
+  return passThroughDef;
 }
 
 function defaultAsString(value: unknown): string | undefined {
@@ -109,17 +127,25 @@ class ParamContext implements TypeContext {
   }
 }
 
+interface Prepared {
+  def: TypeDef;
+  settings: ParamInfo;
+  /** The `types` it was resolved with. */
+  types: Readonly<Record<string, TypeDef>> | undefined;
+}
+
 /** Each settings object's type definition and normalized settings, for calls without custom types. */
-const prepared = new WeakMap<ParamInfo, { def: TypeDef; settings: ParamInfo }>();
+const prepared = new WeakMap<ParamInfo, Prepared>();
 
 function prepare(
   settings: ParamInfo,
   custom: Readonly<Record<string, TypeDef>> | undefined,
-): { def: TypeDef; settings: ParamInfo } {
+  types: Readonly<Record<string, TypeDef>> | undefined,
+): Prepared {
   const hit = custom ? undefined : prepared.get(settings);
-  if (hit) return hit;
-  const def = typeDefFor(settings, custom);
-  const result = { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings };
+  if (hit && hit.types === types) return hit;
+  const def = resolveTypeDef(settings, custom, types);
+  const result = { def, settings: def.normalizeSettings ? def.normalizeSettings(settings) : settings, types };
   if (!custom) prepared.set(settings, result);
   return result;
 }
@@ -192,7 +218,7 @@ function validateValue(def: TypeDef, s: ParamInfo, value: string, ctx: ParamCont
  * `missingparam` when required, or `undefined`.
  */
 export function validateParam(settings: ParamInfo, raw: string | undefined, ctx: ValidateContext): Validated {
-  const { def, settings: s } = prepare(settings, ctx.typeDefs);
+  const { def, settings: s } = prepare(settings, ctx.typeDefs, ctx.types);
   const fallback = raw === undefined ? defaultAsString(settings.default) : undefined;
   // Absent, optional and without a default: nothing to validate (the common case, so no context is built).
   if (raw === undefined && fallback === undefined && !settings.required) {

@@ -14,11 +14,12 @@ export {
   type ValidateContext,
   type Validated,
 } from './context.js';
-export { BOOLEAN_WORDS_TYPE, TYPE_DEFS, typeDefFor, validateParam } from './core.js';
+export { BOOLEAN_WORDS_TYPE } from './core.js';
 export { isIPAddress, isValidIP, isValidRange, sanitizeIP } from './ip.js';
 export { explodeMultiValue, implodeMultiValue, MULTI_SEPARATOR_ALT } from './multi.js';
 export { INT64_MAX, INT64_MIN, integerValue, parseInteger } from './numeric.js';
-export { formatIsoTimestamp, parseTimestamp, toMwTimestamp } from './timestamp.js';
+export { TYPE_DEFS, typeDefFor, validateParam, withAllTypes } from './registry.js';
+export { formatIsoTimestamp, parseTimestamp, timestampDef, toMwTimestamp } from './timestamp.js';
 export {
   CANONICAL_NAMESPACES,
   decodeCharReferences,
@@ -26,5 +27,7 @@ export {
   type ParsedTitle,
   parseTitle,
   prefixedText,
+  titleDef,
 } from './title.js';
-export { canonicalUserName, isValidUserName, processUser, type UserForm, type UserSubtype } from './user.js';
+export { booleanWordsDef } from './typedefs.js';
+export { canonicalUserName, isValidUserName, processUser, type UserForm, type UserSubtype, userDef } from './user.js';

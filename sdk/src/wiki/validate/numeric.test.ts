@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
 import { LIBRARY_POLICY, type ValidateContext } from './context.js';
-import { validateParam } from './core.js';
 import { INT64_MAX, integerValue, parseInteger } from './numeric.js';
+import { validateParam } from './registry.js';
 
 const int = (extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'n', type: 'integer', ...extra });
 const limit = (extra: Partial<ParamInfo> = {}): ParamInfo => ({

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
-import { validateParam } from './core.js';
 import { CANONICAL_NAMESPACES, LIBRARY_POLICY, type ValidateContext } from './index.js';
+import { validateParam } from './registry.js';
 import { formatIsoTimestamp, parseTimestamp } from './timestamp.js';
 
 const SETTINGS: ParamInfo[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WikiParamError } from '../types.js';
-import { validateParam } from './core.js';
+import { validateParam } from './registry.js';
 import { formatIsoTimestamp, parseTimestamp, toMwTimestamp } from './timestamp.js';
 
 const iso = (value: string): string | undefined => {

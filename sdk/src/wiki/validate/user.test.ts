@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WikiParamError } from '../types.js';
 import type { SiteContext } from './context.js';
-import { validateParam } from './core.js';
+import { validateParam } from './registry.js';
 import { processUser } from './user.js';
 
 const user = (value: string, subtypes?: string[], site?: SiteContext): string | undefined => {

@@ -244,7 +244,7 @@ export const zAnswerError = z.object({
 });
 
 /**
- * One model's answer in one round.
+ * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
 export const zAnswer = z.object({
     slot: zSlotNumber,
@@ -260,9 +260,10 @@ export const zAnswer = z.object({
     usage: zUsage,
     latencyMs: z.int().gte(0),
     finishReason: zFinishReason,
+    cost: zCost.optional(),
     error: zAnswerError.optional()
 }).register(z.globalRegistry, {
-    description: 'One model\'s answer in one round.'
+    description: 'One model\'s answer in one round. `cost` is what its call cost, from the server\'s price table (`priced: false` when its model has no price); answers stored before it was reported lack it.'
 });
 
 /**
@@ -474,7 +475,10 @@ export const zFollowUpRequest = z.strictObject({
     quorum: z.int().gte(1).lte(5).optional(),
     earlyStop: z.boolean().register(z.globalRegistry, {
         description: 'For `deep`, as in `DeepRequest`.'
-    }).optional()
+    }).optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+    }).optional().default(false)
 });
 
 export const zSessionSummary = z.object({
@@ -520,7 +524,10 @@ export const zBudget = z.strictObject({
 
 export const zAskRequest = z.strictObject({
     question: zQuestion,
-    maxOutputTokens: z.int().gte(1).lte(32000).optional()
+    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+    }).optional().default(false)
 });
 
 export const zAskResult = z.object({
@@ -533,7 +540,10 @@ export const zParallelRequest = z.strictObject({
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
         description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
     }).optional(),
-    maxOutputTokens: z.int().gte(1).lte(32000).optional()
+    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Keep running when this connection closes, as `DeepRequest`\'s `detach`: the run is recorded, its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: a client going away cancels the run.'
+    }).optional().default(false)
 });
 
 export const zParallelResult = z.object({

@@ -1,0 +1,220 @@
+import { APICallError, JSONParseError } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { claimStream, releaseStream, takeStreams, type WireFormat, wireFrames } from './wire.js';
+
+/** Runs `frames` (SSE data strings, event names as Anthropic sends them) through a reader. */
+function read(format: WireFormat, frames: [event: string, data: string][], provider = '') {
+  const text: string[] = [];
+  const errors: unknown[] = [];
+  const reader = wireFrames(format, { text: (d) => text.push(d), error: (e) => errors.push(e) }, provider);
+  for (const [event, data] of frames) reader.frame(event, data);
+  return { text, errors, finish: reader.finish() };
+}
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const usageChunk = (usage: Record<string, unknown>) => JSON.stringify({ id: 'c1', choices: [], usage });
+
+describe('Chat Completions frames', () => {
+  it('text from delta.content, the finish reason, the usage chunk after it, [DONE]', () => {
+    const r = read('chat-completions', [
+      ['message', chunk({ role: 'assistant', content: '' })],
+      ['message', chunk({ content: 'Ship ' })],
+      ['message', chunk({ content: 'it.' })],
+      ['message', chunk({}, 'stop')],
+      ['message', usageChunk({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 })],
+      ['message', '[DONE]'],
+    ]);
+    expect(r).toEqual({
+      text: ['Ship ', 'it.'],
+      errors: [],
+      finish: { reason: 'stop', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+    });
+  });
+
+  it.each([
+    ['length', 'length'],
+    ['content_filter', 'content-filter'],
+    ['tool_calls', 'other'],
+    ['something_new', 'other'],
+  ])('maps finish_reason %s to %s', (wire, reason) => {
+    expect(read('chat-completions', [['message', chunk({ content: 'x' }, wire)]]).finish.reason).toBe(reason);
+  });
+
+  it('a refusal turns stop into content-filter; no finish at all is other with zero usage', () => {
+    expect(
+      read('chat-completions', [
+        ['message', chunk({ refusal: 'I cannot help with that.' })],
+        ['message', chunk({}, 'stop')],
+      ]).finish.reason,
+    ).toBe('content-filter');
+    expect(read('chat-completions', [['message', chunk({ content: 'cut' })]]).finish).toEqual({
+      reason: 'other',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
+  });
+
+  it('reasoning deltas are not answer text', () => {
+    const r = read('chat-completions', [
+      ['message', chunk({ reasoning_content: 'thinking…' })],
+      ['message', chunk({ content: 'Answer.' })],
+    ]);
+    expect(r.text).toEqual(['Answer.']);
+  });
+
+  it('xAI: reasoning tokens count as output, cached tokens left out of the prompt count as input', () => {
+    const usage = {
+      prompt_tokens: 10,
+      completion_tokens: 4,
+      prompt_tokens_details: { cached_tokens: 20 },
+      completion_tokens_details: { reasoning_tokens: 6 },
+    };
+    expect(read('chat-completions', [['message', usageChunk(usage)]], 'xai').finish.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 10,
+      totalTokens: 40,
+    });
+    // Others report reasoning inside completion_tokens, cached inside prompt_tokens.
+    expect(read('chat-completions', [['message', usageChunk(usage)]], 'openai').finish.usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 4,
+      totalTokens: 14,
+    });
+  });
+
+  it('an error chunk mid-stream goes to the sink as the provider sent it, and the reason becomes error', () => {
+    const error = { message: 'The server had an error', type: 'server_error', code: null };
+    const r = read('chat-completions', [
+      ['message', chunk({ content: 'Half' })],
+      ['message', JSON.stringify({ error })],
+    ]);
+    expect(r.text).toEqual(['Half']);
+    expect(r.errors).toEqual([error]);
+    expect(r.finish.reason).toBe('error');
+  });
+
+  it('a frame that is not JSON, or not an object, is a JSONParseError with the text', () => {
+    const r = read('chat-completions', [
+      ['message', '{"choices": ['],
+      ['message', '42'],
+    ]);
+    expect(r.errors).toHaveLength(2);
+    expect(JSONParseError.isInstance(r.errors[0])).toBe(true);
+    expect((r.errors[0] as JSONParseError).text).toBe('{"choices": [');
+    expect(JSONParseError.isInstance(r.errors[1])).toBe(true);
+  });
+});
+
+const anthropic = (value: Record<string, unknown>): [string, string] => [String(value.type), JSON.stringify(value)];
+const start = (usage: Record<string, unknown>) =>
+  anthropic({ type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], stop_reason: null, usage } });
+const textDelta = (text: string) => anthropic({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+
+describe('Anthropic Messages frames', () => {
+  it('text deltas, the stop reason and output tokens from message_delta, input with cache reads and writes', () => {
+    const r = read('anthropic-messages', [
+      start({ input_tokens: 20, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 1 }),
+      anthropic({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      anthropic({ type: 'ping' }),
+      textDelta('Ship '),
+      textDelta('it.'),
+      anthropic({ type: 'content_block_stop', index: 0 }),
+      anthropic({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
+      anthropic({ type: 'message_stop' }),
+    ]);
+    expect(r).toEqual({
+      text: ['Ship ', 'it.'],
+      errors: [],
+      finish: { reason: 'stop', usage: { inputTokens: 27, outputTokens: 9, totalTokens: 36 } },
+    });
+  });
+
+  it.each([
+    ['max_tokens', 'length'],
+    ['model_context_window_exceeded', 'length'],
+    ['stop_sequence', 'stop'],
+    ['pause_turn', 'stop'],
+    ['refusal', 'content-filter'],
+    ['tool_use', 'other'],
+  ])('maps stop_reason %s to %s', (wire, reason) => {
+    const r = read('anthropic-messages', [
+      start({ input_tokens: 1, output_tokens: 1 }),
+      anthropic({ type: 'message_delta', delta: { stop_reason: wire }, usage: { output_tokens: 2 } }),
+    ]);
+    expect(r.finish.reason).toBe(reason);
+  });
+
+  it('thinking and signature deltas are not answer text', () => {
+    const r = read('anthropic-messages', [
+      anthropic({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } }),
+      anthropic({ type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+      textDelta('Yes.'),
+    ]);
+    expect(r.text).toEqual(['Yes.']);
+  });
+
+  it('an error event mid-stream goes to the sink as its error object', () => {
+    const r = read('anthropic-messages', [
+      start({ input_tokens: 3, output_tokens: 1 }),
+      textDelta('Half'),
+      anthropic({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    ]);
+    expect(r.text).toEqual(['Half']);
+    expect(r.errors).toEqual([{ type: 'overloaded_error', message: 'Overloaded' }]);
+    expect(r.finish.usage.inputTokens).toBe(3);
+  });
+});
+
+describe('takeStreams', () => {
+  const sse = (status = 200, type = 'text/event-stream') =>
+    new Response('data: [DONE]\n\n', { status, headers: { 'content-type': type, 'x-request-id': 'req_1' } });
+
+  it('hands a claimed event stream to the claim and gives the SDK the status and headers with an empty body', async () => {
+    const controller = new AbortController();
+    const claim = claimStream(controller.signal);
+    const fetched = await takeStreams(async () => sse())('http://p/v1/chat/completions', {
+      method: 'POST',
+      body: '{"stream":true}',
+      signal: controller.signal,
+    });
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get('x-request-id')).toBe('req_1');
+    expect(await fetched.text()).toBe('');
+    const read = await claim.body!.read();
+    expect(new TextDecoder().decode(read.value)).toBe('data: [DONE]\n\n');
+    expect(claim.headers?.['x-request-id']).toBe('req_1');
+    releaseStream(controller.signal);
+  });
+
+  it('leaves unclaimed requests, HTTP errors, JSON bodies and requests with tools to the SDK', async () => {
+    const controller = new AbortController();
+    const unclaimed = await takeStreams(async () => sse())('http://p', { signal: controller.signal });
+    expect(await unclaimed.text()).toBe('data: [DONE]\n\n');
+
+    for (const [response, body] of [
+      [sse(500), '{}'],
+      [sse(200, 'application/json'), '{}'],
+      [sse(), '{"tools":[],"tool_choice":{"type":"tool","name":"json"}}'],
+    ] as const) {
+      const claim = claimStream(controller.signal);
+      const fetched = await takeStreams(async () => response)('http://p', { method: 'POST', body, signal: controller.signal });
+      expect(claim.body).toBeUndefined();
+      expect(await fetched.text()).toBe('data: [DONE]\n\n');
+    }
+    releaseStream(controller.signal);
+    const released = await takeStreams(async () => sse())('http://p', { signal: controller.signal });
+    expect(await released.text()).toBe('data: [DONE]\n\n');
+  });
+
+  it('passes network errors through, for the SDK to wrap', async () => {
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    const controller = new AbortController();
+    claimStream(controller.signal);
+    await expect(
+      takeStreams(async () => {
+        throw refused;
+      })('http://p', { signal: controller.signal }),
+    ).rejects.toBe(refused);
+    expect(APICallError.isInstance(refused)).toBe(false);
+  });
+});

@@ -1,0 +1,387 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { JSONParseError } from '@ai-sdk/provider';
+import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
+
+/**
+ * The two streaming wire formats read here rather than by the provider SDKs: OpenAI Chat
+ * Completions chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers) and Anthropic Messages
+ * events. Google's `streamGenerateContent` stays with its SDK (see `models.ts`).
+ *
+ * How it fits: the SDK still builds and sends the request (prompt conversion, JSON schema,
+ * per-model quirks, warnings) and still turns an HTTP error into an `APICallError`; the `fetch` it
+ * is given (`takeStreams`) hands a successful event stream's body to the call that asked for it
+ * (`claimStream`, keyed by the call's abort signal, which the SDK passes to `fetch` unchanged) and
+ * gives the SDK an empty body instead. The call then reads the body with `SseDecoder` and a
+ * `WireFrames` below: one `JSON.parse` per frame, no web stream per stage, no zod per chunk.
+ */
+export type WireFormat = 'chat-completions' | 'anthropic-messages';
+
+/** What the frames of one response report, as they come. */
+export interface FrameSink {
+  text(delta: string): void;
+  /** An error the provider streamed, or a frame that is not JSON. The first one is the cause. */
+  error(error: unknown): void;
+}
+
+export interface WireFinish {
+  reason: FinishReason;
+  usage: Usage;
+}
+
+/** One response's frames: `frame` for each SSE event, `finish` when the body ended. */
+export interface WireFrames {
+  frame(event: string, data: string): void;
+  /** The finish reason and usage as reported (`other` and zeros when the stream never said). */
+  finish(): WireFinish;
+}
+
+export function wireFrames(format: WireFormat, sink: FrameSink, provider = ''): WireFrames {
+  return format === 'anthropic-messages' ? new AnthropicFrames(sink) : new ChatFrames(sink, provider === 'xai');
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** Parses one frame's data; a frame that is not a JSON object goes to the sink as the SDKs reported it. */
+function parse(data: string, sink: FrameSink): Json | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (cause) {
+    sink.error(new JSONParseError({ text: data, cause }));
+    return undefined;
+  }
+  if (isObject(value)) return value;
+  sink.error(new JSONParseError({ text: data, cause: new TypeError('A stream frame is not a JSON object') }));
+  return undefined;
+}
+
+function usageOf(input: number, output: number): Usage {
+  return { inputTokens: input, outputTokens: output, totalTokens: input + output };
+}
+
+/**
+ * Chat Completions chunks: `choices[0].delta.content` is text, `choices[0].finish_reason` the
+ * reason, a chunk with `usage` (the last one, with `stream_options.include_usage`) the counts,
+ * `data: [DONE]` the end, and `{ "error": … }` an error the server streamed.
+ */
+class ChatFrames implements WireFrames {
+  #reason: FinishReason = 'other';
+  #refused = false;
+  #input = 0;
+  #output = 0;
+
+  /** xAI counts reasoning tokens apart from completion tokens, and may leave cached ones out of the prompt's. */
+  constructor(
+    private readonly sink: FrameSink,
+    private readonly xai: boolean,
+  ) {}
+
+  frame(_event: string, data: string): void {
+    if (data === '[DONE]') return;
+    const value = parse(data, this.sink);
+    if (value === undefined) return;
+    if ('error' in value) {
+      this.#reason = 'error';
+      this.sink.error(value.error ?? value);
+      return;
+    }
+    if (isObject(value.usage)) this.#usage(value.usage);
+    const choice = Array.isArray(value.choices) ? value.choices[0] : undefined;
+    if (!isObject(choice)) return;
+    if (typeof choice.finish_reason === 'string') this.#reason = chatReason(choice.finish_reason);
+    const delta = choice.delta;
+    if (!isObject(delta)) return;
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') this.#refused = true;
+    const content = delta.content;
+    if (typeof content === 'string' && content !== '') this.sink.text(content);
+  }
+
+  #usage(u: Json): void {
+    const prompt = count(u.prompt_tokens);
+    const completion = count(u.completion_tokens);
+    if (!this.xai) {
+      this.#input = prompt;
+      this.#output = completion;
+      return;
+    }
+    const cached = count(isObject(u.prompt_tokens_details) ? u.prompt_tokens_details.cached_tokens : 0);
+    const reasoning = count(isObject(u.completion_tokens_details) ? u.completion_tokens_details.reasoning_tokens : 0);
+    this.#input = cached <= prompt ? prompt : prompt + cached;
+    this.#output = completion + reasoning;
+  }
+
+  finish(): WireFinish {
+    const reason = this.#reason === 'stop' && this.#refused ? 'content-filter' : this.#reason;
+    return { reason, usage: usageOf(this.#input, this.#output) };
+  }
+}
+
+/** The SDKs' mapping; tool calls (which the debate never asks for) count as `other`. */
+function chatReason(reason: string): FinishReason {
+  if (reason === 'stop' || reason === 'length') return reason;
+  return reason === 'content_filter' ? 'content-filter' : 'other';
+}
+
+/**
+ * Anthropic Messages events: `message_start` (input tokens, cache reads and writes),
+ * `content_block_delta` with a `text_delta`, `message_delta` (stop reason, output tokens),
+ * `error` (e.g. `overloaded_error`) mid-stream; `ping`, `message_stop` and block starts and stops
+ * carry nothing the answer needs.
+ */
+class AnthropicFrames implements WireFrames {
+  #reason: FinishReason = 'other';
+  #input = 0;
+  #cacheRead = 0;
+  #cacheWrite = 0;
+  #output = 0;
+
+  constructor(private readonly sink: FrameSink) {}
+
+  frame(_event: string, data: string): void {
+    const value = parse(data, this.sink);
+    if (value === undefined) return;
+    switch (value.type) {
+      case 'content_block_delta': {
+        const delta = value.delta;
+        if (isObject(delta) && delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '')
+          this.sink.text(delta.text);
+        return;
+      }
+      case 'message_start': {
+        const message = isObject(value.message) ? value.message : {};
+        if (isObject(message.usage)) this.#usage(message.usage);
+        if (typeof message.stop_reason === 'string') this.#reason = anthropicReason(message.stop_reason);
+        return;
+      }
+      case 'message_delta': {
+        if (isObject(value.usage)) this.#usage(value.usage);
+        const delta = value.delta;
+        if (isObject(delta)) this.#reason = typeof delta.stop_reason === 'string' ? anthropicReason(delta.stop_reason) : 'other';
+        return;
+      }
+      case 'error':
+        this.sink.error(value.error ?? value);
+        return;
+      default:
+    }
+  }
+
+  /** Counts as they come: `message_delta`'s are cumulative and replace `message_start`'s where given. */
+  #usage(u: Json): void {
+    if (u.input_tokens != null) this.#input = count(u.input_tokens);
+    if (u.output_tokens != null) this.#output = count(u.output_tokens);
+    if (u.cache_read_input_tokens != null) this.#cacheRead = count(u.cache_read_input_tokens);
+    if (u.cache_creation_input_tokens != null) this.#cacheWrite = count(u.cache_creation_input_tokens);
+  }
+
+  finish(): WireFinish {
+    return { reason: this.#reason, usage: usageOf(this.#input + this.#cacheRead + this.#cacheWrite, this.#output) };
+  }
+}
+
+function anthropicReason(reason: string): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+    case 'pause_turn':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+/** A response body read chunk by chunk, as a web stream's reader reads. */
+export interface ByteSource {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  /** Stops reading and releases the connection. */
+  cancel(): void;
+}
+
+/** A call's claim on its response body, keyed by the call's abort signal. */
+export interface StreamClaim {
+  body?: ByteSource;
+  /** The response's headers, lowercase names (for the provider's request id). */
+  headers?: Record<string, string>;
+  /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
+  handover: boolean;
+}
+
+/**
+ * Thrown through the SDK by `takeStreams` once the body is handed over: the SDK passes an error
+ * that is neither an abort nor a network failure on unchanged, and builds none of its per-call
+ * stream machinery. The call then has the body, but not the SDK's warnings for the call (its
+ * `stream-start`), so `streamAnswer` does this only for call shapes known to raise none.
+ */
+export class StreamHandedOver extends Error {
+  override name = 'StreamHandedOver';
+}
+
+const claims = new WeakMap<AbortSignal, StreamClaim>();
+
+/**
+ * Node's own `fetch`, as it was when this module loaded. When something has replaced the global
+ * `fetch` since (a proxy agent, a recorder, a test's interceptor such as msw), every request goes
+ * through that replacement rather than `node:http`.
+ */
+const nodeFetch = globalThis.fetch;
+
+/** Asks `takeStreams` to hand over the event stream of the request sent with `signal`. */
+export function claimStream(signal: AbortSignal, handover = false): StreamClaim {
+  const claim: StreamClaim = { handover };
+  claims.set(signal, claim);
+  return claim;
+}
+
+export function releaseStream(signal: AbortSignal): void {
+  claims.delete(signal);
+}
+
+/**
+ * The `fetch` a provider SDK is given: a successful event stream whose request's signal was
+ * claimed goes to the claim, and the SDK gets the same status and headers with an empty body.
+ * Everything else (HTTP errors, a JSON body, a request with tools, which the debate never sends
+ * and whose streams only the SDK reads) reaches the SDK untouched. `fetchImpl` is looked up per
+ * call, so a test's interceptor installed later is still used.
+ */
+export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const claim = init?.signal ? claims.get(init.signal) : undefined;
+    const withTools = typeof init?.body === 'string' && init.body.includes('"tool_choice"');
+    // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
+    if (
+      claim?.handover &&
+      fetchImpl === undefined &&
+      globalThis.fetch === nodeFetch &&
+      !withTools &&
+      typeof init?.body === 'string'
+    )
+      return requestDirect(String(input instanceof Request ? input.url : input), init, claim);
+    const response = await (fetchImpl ?? globalThis.fetch)(input, init);
+    if (
+      claim === undefined ||
+      !response.ok ||
+      response.body === null ||
+      !response.headers.get('content-type')?.includes('text/event-stream') ||
+      withTools
+    )
+      return response;
+    const reader = response.body.getReader();
+    claim.body = {
+      read: () => reader.read() as ReturnType<ByteSource['read']>,
+      cancel: () => {
+        reader.cancel().catch(() => {});
+      },
+    };
+    claim.headers = Object.fromEntries(response.headers);
+    if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
+    return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/**
+ * The request as `fetch` would send it, over `node:http(s)` with a keep-alive agent: undici's
+ * `fetch` cost about a millisecond of CPU per call and a web stream per body. A successful event
+ * stream goes to the claim (and the SDK gets `StreamHandedOver`); any other answer is read whole
+ * and given to the SDK as a `Response`, so HTTP errors become its `APICallError`s as before.
+ * Network errors reject with Node's own (`ECONNREFUSED`, `ENOTFOUND`, TLS codes), which the SDK
+ * and `classifyError` name by their code; an abort rejects with the signal's `AbortError`.
+ */
+function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Promise<Response> {
+  const target = new URL(url);
+  const secure = target.protocol === 'https:';
+  const headers = Object.fromEntries(new Headers(init.headers));
+  return new Promise((resolve, reject) => send(false, resolve, reject));
+  function send(retry: boolean, resolve: (response: Response) => void, reject: (error: unknown) => void): void {
+    let answered = false;
+    const request = (secure ? httpsRequest : httpRequest)(
+      target,
+      { method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http, signal: init.signal ?? undefined },
+      (res) => {
+        answered = true;
+        const status = res.statusCode ?? 0;
+        const responseHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
+          claim.body = nodeBody(res);
+          claim.headers = responseHeaders;
+          reject(new StreamHandedOver('The response body went to the call that claimed it'));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const empty = status === 204 || status === 304;
+          resolve(
+            new Response(empty ? null : Buffer.concat(chunks), {
+              status,
+              statusText: res.statusMessage ?? '',
+              headers: responseHeaders,
+            }),
+          );
+        });
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the provider closed while it sat idle fails the next request before any answer: the
+      // provider never saw it, so it is sent once more on a fresh connection rather than through a retry's backoff.
+      if (!retry && !answered && request.reusedSocket && error.code === 'ECONNRESET' && !init.signal?.aborted) {
+        send(true, resolve, reject);
+      } else reject(error);
+    });
+    request.end(init.body as string);
+  }
+}
+
+/** A Node response body as a `ByteSource`: chunks queue until read; a close before the end is a dropped connection. */
+export function nodeBody(res: IncomingMessage): ByteSource {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: unknown;
+  type Waiter = { resolve: (r: Awaited<ReturnType<ByteSource['read']>>) => void; reject: (e: unknown) => void };
+  let waiter: Waiter | undefined;
+  const settle = (w: Waiter) => {
+    if (queue.length > 0) w.resolve({ done: false, value: queue.length === 1 ? queue.pop()! : Buffer.concat(queue.splice(0)) });
+    else if (failure !== undefined) w.reject(failure);
+    else if (ended) w.resolve({ done: true });
+    else waiter = w;
+  };
+  const wake = () => {
+    const w = waiter;
+    waiter = undefined;
+    if (w) settle(w);
+  };
+  res.on('data', (chunk: Buffer) => {
+    queue.push(chunk);
+    wake();
+  });
+  res.on('end', () => {
+    ended = true;
+    wake();
+  });
+  res.on('error', (error) => {
+    failure ??= error;
+    wake();
+  });
+  res.on('close', () => {
+    if (!ended && failure === undefined)
+      failure = Object.assign(new Error('The provider closed the connection mid-stream'), { code: 'ECONNRESET' });
+    wake();
+  });
+  return {
+    read: () => new Promise((resolve, reject) => settle({ resolve, reject })),
+    cancel: () => res.destroy(),
+  };
+}
