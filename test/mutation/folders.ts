@@ -32,8 +32,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/sessions/sqlite.test.ts',
     ],
   },
-  // The HTTP layer: problems, host check, security headers, unread bodies, text checks, owner resolution.
-  // (Accounts and sign-in join here once the auth branch lands.)
+  // The HTTP/auth layer: problems, host check, security headers, unread bodies, text checks, owner
+  // resolution, authentication and authorization (`auth.ts`), the account endpoints and rate limits.
   http: {
     mutate: [
       'server/src/http/problem.ts',
@@ -42,6 +42,9 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/unread-body.ts',
       'server/src/http/faithful-text.ts',
       'server/src/http/owner.ts',
+      'server/src/http/auth.ts',
+      'server/src/http/accounts.ts',
+      'server/src/http/rate-limit.ts',
     ],
     tests: [
       'server/src/http/problem.test.ts',
@@ -49,16 +52,48 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/security-headers.test.ts',
       'server/src/http/unread-body.test.ts',
       'server/src/http/faithful-text.test.ts',
+      'server/src/http/rate-limit.test.ts',
+      'server/src/http/owner.test.ts',
       'test/server/http.test.ts',
+      'test/auth/contract.test.ts',
+      'test/auth/flows.test.ts',
     ],
   },
-  // The wiki validator's core: dispatch and settings, multi values, numbers.
+  // The auth layer alone (a subset of `http`) with only the tests that exercise it over a real server:
+  // the run a shared machine can afford, since every mutant that runs while the test server starts
+  // (module constants, the security table compiled once) reruns all of the folder's tests.
+  auth: {
+    mutate: ['server/src/http/auth.ts', 'server/src/http/owner.ts', 'server/src/http/accounts.ts'],
+    tests: ['server/src/http/owner.test.ts', 'test/auth/contract.test.ts', 'test/auth/flows.test.ts'],
+  },
+  // The accounts domain module under the auth layer (users, sign-ins, tokens, password hashing): where
+  // the auth decisions (expiry, revocation, disabled users, the last admin) are made; the middleware only
+  // turns a cookie or a token into a call to it. A folder of its own because it is domain, not HTTP
+  // (it knows nothing of requests), so its own unit tests on a real SQLite store measure it; through
+  // the server every mutant it runs while a test server starts would rerun all the HTTP tests.
+  // Not the `users` CLI (`cli.ts`, a front end with its own tests) nor the store's types.
+  accounts: {
+    mutate: ['server/src/accounts/accounts.ts', 'server/src/accounts/passwords.ts', 'server/src/accounts/secrets.ts'],
+    tests: ['server/src/accounts/accounts.test.ts', 'server/src/accounts/passwords.test.ts'],
+  },
+  // The wiki validator's core: dispatch and settings, multi values, numbers, and the simple TypeDefs (string,
+  // enum, boolean, namespace) every catalogue module uses. Titles, users, IPs and timestamps have their own
+  // unit tests and are not in this folder.
   wiki: {
-    mutate: ['sdk/src/wiki/validate/core.ts', 'sdk/src/wiki/validate/multi.ts', 'sdk/src/wiki/validate/numeric.ts'],
+    mutate: [
+      'sdk/src/wiki/validate/core.ts',
+      // Every built-in type in one table, since main's per-module validator imports (not yet measured).
+      'sdk/src/wiki/validate/registry.ts',
+      'sdk/src/wiki/validate/multi.ts',
+      'sdk/src/wiki/validate/numeric.ts',
+      'sdk/src/wiki/validate/typedefs.ts',
+    ],
     tests: [
       'sdk/src/wiki/validate/core.test.ts',
+      'sdk/src/wiki/validate/messages.test.ts',
       'sdk/src/wiki/validate/multi.test.ts',
       'sdk/src/wiki/validate/numeric.test.ts',
+      'sdk/src/wiki/validate/property.test.ts',
       'test/wiki/conformance.test.ts',
       'test/wiki/property-valid.test.ts',
     ],

@@ -45,7 +45,9 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
       htmlReporter: { fileName: `reports/mutation/${label}.html` },
     }),
   );
-  const args = ['stryker', 'run', config];
+  // CONSILIUM_MUTATE_IGNORE_STATIC=1: leave out static mutants (those that run while tests load or a
+  // server starts, each of which reruns every test); they are then counted as not valid, so say so.
+  const args = ['stryker', 'run', config, ...(process.env.CONSILIUM_MUTATE_IGNORE_STATIC === '1' ? ['--ignoreStatic'] : [])];
   const run = spawnSync('npx', args, {
     stdio: 'inherit',
     env: { ...process.env, CONSILIUM_MUTATE_TESTS: folder.tests.join(',') },

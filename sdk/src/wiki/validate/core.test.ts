@@ -146,3 +146,32 @@ describe('strict mode', () => {
     expect([err.code, err.data]).toEqual(['unrecognizedvalues', { values: ['x'] }]);
   });
 });
+
+describe('defaults and warnings, exactly', () => {
+  it('read defaults given as numbers, booleans or strings; null and objects are no default', () => {
+    expect(validateParam(p('integer', { default: 7 }), undefined, ctx).value).toBe(7);
+    expect(validateParam(p('string', { default: 7 }), undefined, ctx).value).toBe('7');
+    expect(validateParam(p('string', { default: true }), undefined, ctx).value).toBe('true');
+    expect(validateParam(p('string', { default: 'x' }), undefined, ctx).value).toBe('x');
+    expect(validateParam(p('string', { default: null } as unknown as Partial<ParamInfo>), undefined, ctx).value).toBeUndefined();
+    expect(
+      validateParam(p('string', { default: { a: 1 } } as unknown as Partial<ParamInfo>), undefined, ctx).value,
+    ).toBeUndefined();
+    // A default is read only when the value is absent.
+    expect(validateParam(p('string', { default: 'x' }), 'y', ctx).value).toBe('y');
+  });
+
+  it('warnings carry module and data keys only when there is one', () => {
+    const deprecated = validateParam(p('string', { deprecated: true }), 'x', { param: 'xxfoo' }).warnings;
+    expect(deprecated).toStrictEqual([{ code: 'param-deprecated', param: 'xxfoo' }]);
+    const withModule = validateParam(p('string', { deprecated: true }), 'x', ctx).warnings;
+    expect(withModule).toStrictEqual([{ code: 'param-deprecated', param: 'apfoo', module: 'query+allpages' }]);
+  });
+
+  it('an error after a warning carries the warning first; an error alone carries none', () => {
+    const e = error(() => validateParam(p(['a'], { deprecated: true }), 'b', ctx));
+    expect(e.code).toBe('badvalue');
+    expect(e.warnings.map((w) => w.code)).toEqual(['param-deprecated']);
+    expect(error(() => validateParam(p(['a']), 'b', ctx)).warnings).toEqual([]);
+  });
+});

@@ -97,3 +97,31 @@ describe('limit', () => {
     expect(code(() => validateParam(limit(), '5|6', ctx()))).toBe('badinteger');
   });
 });
+
+describe('bounds (NumericDef::normalizeSettings)', () => {
+  it('reads bounds given as decimal strings or bigints, as numbers', () => {
+    const strict = ctx({ policy: LIBRARY_POLICY });
+    for (const max of [10, '10', 10n] as unknown[]) {
+      expect(validateParam(int({ max } as unknown as Partial<ParamInfo>), '10', strict).value, String(max)).toBe(10);
+      expect(() => validateParam(int({ max } as unknown as Partial<ParamInfo>), '11', strict), String(max)).toThrow(
+        WikiParamError,
+      );
+    }
+    // Bounds that are no integer at all are no bounds.
+    expect(validateParam(int({ max: 'ten' } as unknown as Partial<ParamInfo>), '11', strict).value).toBe(11);
+    expect(validateParam(int({ max: Number.NaN }), '11', strict).value).toBe(11);
+  });
+
+  it('highmax applies only with apihighlimits, is at least max, and is max when absent', () => {
+    const high = ctx({ options: { apihighlimits: true } });
+    expect(validateParam(limit(), 'max', high).value).toBe(5000);
+    expect(validateParam(limit(), '600', high).value).toBe(600);
+    expect(validateParam(limit(), '600', ctx()).value).toBe(500);
+    // highmax below max: max.
+    expect(validateParam(limit({ highmax: 100 }), 'max', high).value).toBe(500);
+    expect(validateParam(limit({ highmax: 100 }), '400', high).value).toBe(400);
+    // No highmax: max, with or without apihighlimits.
+    expect(validateParam(limit({ highmax: undefined }), 'max', high).value).toBe(500);
+    expect(validateParam(limit({ highmax: undefined }), '600', high).value).toBe(500);
+  });
+});
