@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import type { PriceTable } from '../../server/src/config/prices.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { DebateEngine } from '../../server/src/debate/engine.js';
+import { type CallFailure, DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
 import {
   answer,
@@ -17,6 +17,8 @@ import {
   FaultNet,
   finalJson,
   INVALID_VERDICT,
+  INVALID_VERDICT_AGAIN,
+  invalidText,
   LIVE_ENV,
   PANEL,
   prose,
@@ -551,5 +553,296 @@ describe('cancellation in other places', () => {
     expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
     expect(r.events.filter((ev) => ev.type === 'synthesis.started')).toHaveLength(1);
     expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+});
+
+describe('the budget and the last rounds', () => {
+  // A 2-round debate spends 150 tokens a round; each verdict call (try or repair) spends 30.
+  it('a budget reached by the final round itself: partial, no consensus and no verdict', async () => {
+    const r = recorder();
+    const c = net.open();
+    const s = await engine().deep(c.question, { rounds: 2, budget: { maxTokens: 300 }, onLog: r.onLog });
+    expect(s.rounds.map((x) => [x.number, x.missingSlots])).toEqual([
+      [1, []],
+      [2, []],
+    ]);
+    expect(s.status).toBe('partial');
+    // Every final position arrived, but a debate stopped by its budget reports no consensus.
+    expect(s.consensus).toBeUndefined();
+    expect(r.events.filter((ev) => ev.type === 'consensus')).toEqual([]);
+    expect(s.verdict).toBeUndefined();
+    expect(c.calls.filter((x) => x.stage === 'synthesis')).toEqual([]);
+    expect(ended(r.events)).toMatchObject([{ status: 'partial', error: 'budget_exceeded: 300 tokens used, the budget is 300' }]);
+  });
+
+  it('a verdict call that fails for its own reason as the budget runs out keeps that reason', async () => {
+    // The verdict is invalid twice over; the repair's 30 tokens reach the budget.
+    const r = recorder();
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' || call.stage === 'repair' ? answer(p, request, call, invalidText(call.stage)) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 2, budget: { maxTokens: 360 }, onLog: r.onLog });
+    expect(s.usage.totalTokens).toBe(360);
+    expect(s.verdict).toMatchObject({
+      format: 'unstructured',
+      rawText: INVALID_VERDICT_AGAIN,
+      degradation: { degraded: true, missingSlots: [1], reasons: [{ slot: 1, round: 0, code: 'invalid_output' }] },
+    });
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(s.status).toBe('partial');
+    expect(ended(r.events)).toMatchObject([{ status: 'partial', error: 'budget_exceeded: 360 tokens used, the budget is 360' }]);
+  });
+});
+
+describe("the verdict's repair", () => {
+  it('an invalid verdict repaired: the repair is the verdict, and the session is complete', async () => {
+    const repaired = JSON.stringify({ ...JSON.parse(verdictJson(1)), summary: 'The repaired verdict.' });
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'synthesis') return answer(p, request, call, INVALID_VERDICT);
+      if (call.stage === 'repair') return answer(p, request, call, repaired);
+      return undefined;
+    });
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({ format: 'structured', summary: 'The repaired verdict.', degradation: { degraded: false } });
+    expect(s.status).toBe('completed');
+  });
+
+  it("a repair that is invalid again: the raw text kept is the repair's, and an unstructured verdict has no dissent", async () => {
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' || call.stage === 'repair' ? answer(p, request, call, invalidText(call.stage)) : undefined,
+    );
+    const s = await engine().deep(c.question, { rounds: 2 });
+    expect(s.verdict).toMatchObject({ format: 'unstructured', rawText: INVALID_VERDICT_AGAIN });
+    expect(s.verdict?.dissent).toEqual([]);
+    expect(s.status).toBe('partial');
+  });
+});
+
+describe('what a deep debate reports as it goes', () => {
+  it('the consensus and verdict events carry what the session keeps; a new round is empty until answers finish; no empty delta', async () => {
+    const r = recorder();
+    const snapshots: Session[] = [];
+    const s = await engine().deep(net.open().question, {
+      rounds: 3,
+      onLog: (log, snapshot) => {
+        r.onLog(log);
+        log.subscribe((ev) => {
+          // The first delta of each round (copied: the session object goes on changing): the round has started and nothing in it has finished.
+          if (ev.type === 'answer.delta' && snapshots.length < ev.round) snapshots.push(structuredClone(snapshot()));
+        });
+      },
+    });
+    expect(s.status).toBe('completed');
+    const one = <T extends DebateEvent['type']>(type: T) => {
+      const found = r.events.filter((ev): ev is Extract<DebateEvent, { type: T }> => ev.type === type);
+      expect(found, type).toHaveLength(1);
+      return found[0]!;
+    };
+    expect(one('consensus').consensus).toEqual(s.consensus);
+    expect(one('verdict').verdict).toEqual(s.verdict);
+    expect(snapshots.map((x) => x.rounds.at(-1))).toEqual([
+      { number: 1, kind: 'independent', answers: [], missingSlots: [] },
+      { number: 2, kind: 'critique', answers: [], missingSlots: [] },
+      { number: 3, kind: 'final', answers: [], missingSlots: [] },
+    ]);
+    // The final round streams only the position out of its JSON: the deltas are the position, none empty.
+    const deltas = r.events.filter((ev) => ev.type === 'answer.delta');
+    expect(deltas.filter((ev) => ev.delta === '')).toEqual([]);
+    for (const a of s.rounds[2]!.answers) {
+      expect(
+        deltas
+          .filter((ev) => ev.round === 3 && ev.slot === a.slot)
+          .map((ev) => ev.delta)
+          .join(''),
+      ).toBe(a.text);
+    }
+  });
+});
+
+describe('a verdict from given answers, more cases', () => {
+  it('rounds are quoted in round order even when the first answer given is from a later round', async () => {
+    const c = net.open();
+    await engine().synthesizeAnswers(c.question, [
+      { slot: 3, round: 2, text: 'Three, later.' },
+      { slot: 1, round: 1, text: 'One, first.' },
+    ]);
+    const prompt = promptOf(c.calls[0]!);
+    expect(prompt).toContain(
+      '## Round 1\n\nSlot 1 (anthropic) said:\n```text\nOne, first.\n```\n\n## Round 2\n\nSlot 3 (deepseek) said:\n```text\nThree, later.\n```',
+    );
+  });
+
+  it('a caller going away while the verdict is written: cancelled, nobody else asked, no error named', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request) => {
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 2, text: 'Two.' }], { signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(s.verdict).toBeUndefined();
+    expect(c.calls.map((x) => x.slot)).toEqual([1]);
+    expect(ended(r.events)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+
+  it('an unusable verdict by a fallback synthesizer is partial, not failed', async () => {
+    const c = net.open((call, request, p) => {
+      if (call.slot === 1) return serverError(call, request, p);
+      return call.stage === 'synthesis' || call.stage === 'repair'
+        ? answer(p, request, call, invalidText(call.stage))
+        : undefined;
+    });
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 2, text: 'Two.' }]);
+    expect(s.verdict).toMatchObject({ format: 'unstructured', synthesizer: { slot: 2, reason: 'fallback' } });
+    expect(s.status).toBe('partial');
+  });
+});
+
+describe('cancellation of the last possible synthesizer', () => {
+  it('the only healthy slot is writing the verdict when the caller goes away: cancelled, no no_synthesizer error', async () => {
+    const stop = new AbortController();
+    const r = recorder();
+    const c = net.open((call, request, p) => {
+      if (call.stage === 'final' && call.slot !== 1) return serverError(call, request, p);
+      if (call.stage !== 'synthesis') return undefined;
+      setImmediate(() => stop.abort());
+      return stallUntilAborted(request, call.observed);
+    });
+    const s = await engine().deep(c.question, { rounds: 2, quorum: 1, signal: stop.signal, onLog: r.onLog });
+    expect(s.status).toBe('cancelled');
+    expect(c.calls.filter((x) => x.stage === 'synthesis').map((x) => x.slot)).toEqual([1]);
+    expect(ended(r.events)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
+    expect(ended(r.events)[0]).not.toHaveProperty('error');
+  });
+});
+
+describe('early stop', () => {
+  const ASKS_POSITION = 'End with one line of its own: "POSITION: unchanged"';
+  const unchanged = (slot: number, round: number) => `${prose(slot, round)}\nPOSITION: unchanged`;
+  /** Every critique answer reports its position unchanged, except those `changed` names. */
+  const holding =
+    (changed: (call: Call) => boolean = () => false): Responder =>
+    (call, request, p) =>
+      call.stage === 'middle' && !changed(call) ? answer(p, request, call, unchanged(call.slot, call.round)) : undefined;
+
+  it('a critique round in which every model holds its position goes straight to the final round, and records what it saved', async () => {
+    const c = net.open(holding());
+    const s = await engine().deep(c.question, { rounds: 5, earlyStop: true });
+    expect(s.rounds.map((r) => [r.number, r.kind])).toEqual([
+      [1, 'independent'],
+      [2, 'critique'],
+      [3, 'final'],
+    ]);
+    // Five answers of 30 tokens each, for each of the two rounds saved.
+    expect(s.earlyStop).toEqual({ afterRound: 2, roundsSaved: 2, callsSaved: 10, tokensSaved: 300 });
+    expect(s.status).toBe('completed');
+    expect(s.consensus?.round).toBe(3);
+    expect(s.verdict?.positionChanges.filter((x) => 'round' in x).map((x) => x.round)).toEqual([3, 3, 3, 3, 3]);
+    // Critique prompts ask for the position line; the final round's does not.
+    expect(promptOf(c.callsOf(1, 'middle')[0]!)).toContain(ASKS_POSITION);
+    expect(promptOf(c.callsOf(1, 'final')[0]!)).not.toContain(ASKS_POSITION);
+  });
+
+  it('goes on when one model changed, when one is missing, when not asked to, and never for the last critique round', async () => {
+    const one = await engine().deep(net.open(holding((call) => call.slot === 4)).question, { rounds: 4, earlyStop: true });
+    expect(one.rounds).toHaveLength(4);
+    expect(one).not.toHaveProperty('earlyStop');
+
+    const missing = net.open((call, request, p) =>
+      call.stage === 'middle' && call.slot === 5 ? serverError(call, request, p) : holding()(call, request, p),
+    );
+    expect((await engine().deep(missing.question, { rounds: 4, earlyStop: true })).rounds).toHaveLength(4);
+
+    const unasked = net.open(holding());
+    const s = await engine().deep(unasked.question, { rounds: 4 });
+    expect(s.rounds).toHaveLength(4);
+    expect(promptOf(unasked.callsOf(1, 'middle')[0]!)).not.toContain(ASKS_POSITION);
+
+    // Round 2 of 3 is followed by the final round anyway: nothing to save, nothing asked.
+    const three = net.open(holding());
+    const t = await engine().deep(three.question, { rounds: 3, earlyStop: true });
+    expect(t.rounds).toHaveLength(3);
+    expect(t).not.toHaveProperty('earlyStop');
+    expect(promptOf(three.callsOf(1, 'middle')[0]!)).not.toContain(ASKS_POSITION);
+  });
+});
+
+describe('a run in a thread, from a source, and what it reports as it goes', () => {
+  it('a follow-up carries its thread and parent, and every prompt, the verdict included, shows the thread so far', async () => {
+    const c = net.open();
+    const thread = { threadId: 'ses_ROOT', parentId: 'ses_PARENT', context: 'Earlier: should we cache? Verdict: yes.' };
+    const s = await engine().deep(c.question, { rounds: 3, thread });
+    expect(new Set(c.calls.map((x) => x.stage))).toEqual(new Set(['round1', 'middle', 'final', 'synthesis']));
+    expect(s).toMatchObject({ threadId: 'ses_ROOT', parentId: 'ses_PARENT' });
+    for (const call of c.calls) expect(promptOf(call)).toContain(thread.context);
+    const single = await engine().parallel(net.open().question, [1]);
+    expect(single).not.toHaveProperty('threadId');
+    expect(single).not.toHaveProperty('parentId');
+  });
+
+  it('a synthesis records the session it was made from', async () => {
+    const s = await engine().synthesizeAnswers(net.open().question, [{ slot: 1, text: 'One.' }], {
+      sourceSessionId: 'ses_SOURCE',
+    });
+    expect(s.sourceSessionId).toBe('ses_SOURCE');
+    expect(await engine().synthesizeAnswers(net.open().question, [{ slot: 1, text: 'One.' }])).not.toHaveProperty(
+      'sourceSessionId',
+    );
+  });
+
+  it('each failed attempt is reported with its session, round, slot, provider and model; round 0 is the verdict', async () => {
+    const failures: CallFailure[] = [];
+    const e = new DebateEngine({
+      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
+      quorum: 3,
+      callTimeoutMs: 30_000,
+      maxRetries: 0,
+      prices: {},
+      owner: 'test',
+      onCallFailed: (f) => failures.push(f),
+    });
+    const c = net.open((call, request, p) =>
+      (call.slot === 3 && call.stage === 'round1') || (call.slot === 1 && call.stage === 'synthesis')
+        ? serverError(call, request, p)
+        : undefined,
+    );
+    const s = await e.deep(c.question, { rounds: 2 });
+    expect(failures.map((f) => [f.sessionId, f.round, f.slot, f.provider, f.model, f.code, f.attempt, f.retrying])).toEqual([
+      [s.id, 1, 3, 'deepseek', PANEL[2]!.slot.model, 'upstream_error', 1, false],
+      [s.id, 0, 1, 'anthropic', PANEL[0]!.slot.model, 'upstream_error', 1, false],
+    ]);
+  });
+
+  it("the verdict's summary and answer stream as verdict.delta events that add up to them", async () => {
+    const r = recorder();
+    const s = await engine().deep(net.open().question, { rounds: 2, onLog: r.onLog });
+    const deltas = r.events.filter((ev) => ev.type === 'verdict.delta');
+    expect(new Set(deltas.map((ev) => [ev.slot, ev.attempt].join()))).toEqual(new Set(['1,1']));
+    const field = (name: string) =>
+      deltas
+        .filter((ev) => ev.field === name)
+        .map((ev) => ev.delta)
+        .join('');
+    expect(field('summary')).toBe(s.verdict?.summary);
+    expect(field('answer')).toBe(s.verdict?.answer);
+  });
+
+  it('an action listed twice, whatever its case and spacing, is kept once at its highest priority', async () => {
+    const action = (title: string) => ({ title, rationale: 'Why.', supportingSlots: [1], supportingRounds: [1] });
+    const draft = {
+      ...JSON.parse(verdictJson(1)),
+      actions: {
+        P0: [action('Ship it')],
+        P1: [action('  SHIP IT '), action('Measure')],
+        P2: [action('measure'), action('Wait')],
+      },
+    };
+    const c = net.open((call, request, p) =>
+      call.stage === 'synthesis' ? answer(p, request, call, JSON.stringify(draft)) : undefined,
+    );
+    const s = await engine().synthesizeAnswers(c.question, [{ slot: 1, text: 'One.' }]);
+    expect(s.verdict?.actions).toEqual({ P0: [action('Ship it')], P1: [action('Measure')], P2: [action('Wait')] });
   });
 });

@@ -15,13 +15,15 @@ export const FOLDERS: Record<string, MutationFolder> = {
     mutate: ['server/src/debate/engine.ts'],
     tests: ['server/src/debate/engine.test.ts', 'test/debate/protocol.test.ts', 'test/debate/engine-modes.test.ts'],
   },
-  // The session layer in front of the stores, and the SQLite store.
+  // The session layer in front of the stores, and the SQLite store with the accounts it keeps beside the
+  // sessions (the store contract in sqlite.test.ts covers both; the HTTP side of accounts is `http`'s).
   sessions: {
     mutate: [
       'server/src/sessions/sessions.ts',
       'server/src/sessions/cache.ts',
       'server/src/sessions/recorder.ts',
       'server/src/sessions/sqlite/store.ts',
+      'server/src/sessions/sqlite/accounts.ts',
     ],
     tests: [
       'server/src/sessions/sessions.test.ts',

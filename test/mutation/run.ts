@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { FOLDERS } from './folders.js';
 
 interface Report {
@@ -29,16 +30,19 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
   const folder = { ...FOLDERS[name]!, ...(only && { mutate: only }) };
   const started = Date.now();
   // One configuration per folder: the shared settings plus what to mutate and where its reports go.
+  // A partial run keeps reports of its own (named by its files), so it never overwrites the whole
+  // folder's or another part's: a folder too slow for one sitting can be measured part by part.
+  const label = only ? `${name}.part-${only.map((f) => basename(f, '.ts')).join('+')}` : name;
   mkdirSync('reports/mutation', { recursive: true });
-  const config = `reports/mutation/${name}.stryker.json`;
+  const config = `reports/mutation/${label}.stryker.json`;
   writeFileSync(
     config,
     JSON.stringify({
       ...base,
       mutate: folder.mutate,
-      incrementalFile: `reports/mutation/${name}.incremental.json`,
-      jsonReporter: { fileName: `reports/mutation/${name}.json` },
-      htmlReporter: { fileName: `reports/mutation/${name}.html` },
+      incrementalFile: `reports/mutation/${label}.incremental.json`,
+      jsonReporter: { fileName: `reports/mutation/${label}.json` },
+      htmlReporter: { fileName: `reports/mutation/${label}.html` },
     }),
   );
   // CONSILIUM_MUTATE_IGNORE_STATIC=1: leave out static mutants (those that run while tests load or a
@@ -51,10 +55,10 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
   const seconds = Math.round((Date.now() - started) / 1000);
   if (run.status !== 0) {
     failed = true;
-    rows.push(`${name.padEnd(10)} Stryker exited with ${run.status} after ${seconds} s`);
+    rows.push(`${label.padEnd(10)} Stryker exited with ${run.status} after ${seconds} s`);
     continue;
   }
-  const report = JSON.parse(readFileSync(`reports/mutation/${name}.json`, 'utf8')) as Report;
+  const report = JSON.parse(readFileSync(`reports/mutation/${label}.json`, 'utf8')) as Report;
   const count = { detected: 0, undetected: 0, other: 0 };
   for (const file of Object.values(report.files)) {
     for (const m of file.mutants) {
@@ -65,7 +69,7 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
   }
   const score = (100 * count.detected) / Math.max(1, count.detected + count.undetected);
   rows.push(
-    `${name.padEnd(10)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
+    `${label.padEnd(10)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
       `not valid ${count.other}  (${seconds} s)`,
   );
 }

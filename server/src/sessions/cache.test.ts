@@ -78,6 +78,30 @@ describe('SessionCache', () => {
     expect(cache.get('ses_a')).toBeUndefined();
   });
 
+  it('two reads of one session in flight: a write while the second is still out keeps the written copy', async () => {
+    const cache = new SessionCache(2);
+    const first = deferred<Session>();
+    const second = deferred<Session>();
+    const a = cache.load('ses_a', () => first.promise);
+    const b = cache.load('ses_a', () => second.promise);
+    first.resolve(session('ses_a', 'read'));
+    await a;
+    cache.set(session('ses_a', 'written'));
+    second.resolve(session('ses_a', 'stale'));
+    await b;
+    expect(cache.get('ses_a')?.question).toBe('written');
+    // Once no read is out, a read caches what it finds again.
+    cache.delete('ses_a');
+    await cache.load('ses_a', async () => session('ses_a', 'fresh'));
+    expect(cache.get('ses_a')?.question).toBe('fresh');
+  });
+
+  it('a read that finds nothing caches nothing', async () => {
+    const cache = new SessionCache(2);
+    expect(await cache.load('ses_a', async () => undefined)).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
   it('with capacity 0 caches nothing', () => {
     const cache = new SessionCache(0);
     cache.set(session('ses_a'));

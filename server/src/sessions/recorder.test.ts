@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
+import type { Logger } from '../config/log.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
@@ -138,5 +139,262 @@ describe('a store that stays down', () => {
     cancel.signal.addEventListener('abort', () => log.emit(ended()));
     expect(await sessions.delete(log.sessionId, 'local')).toBe(true);
     expect(await store.get(log.sessionId)).toBeUndefined();
+  });
+});
+
+describe('what the store holds as a run is recorded', () => {
+  /** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
+  function pass(d: FakeDebate, log: EventLog, from: number): number {
+    for (const e of d.raised.slice(from)) {
+      const { v: _v, sessionId: _s, seq: _q, ts: _t, ...body } = e;
+      log.emit(body as EventBody);
+    }
+    return d.raised.length;
+  }
+
+  it('after each step commits, the session reads back as the run had it then: rounds, answers, failures, consensus, verdict, end', async () => {
+    openGate();
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    let from = 0;
+    const check = async (what: string) => {
+      from = pass(d, log, from);
+      await recorder.settled();
+      expect(await store.get(d.session.id), what).toEqual(d.session);
+      expect(cache.get(d.session.id), what).toEqual(d.session);
+      expect(
+        (await store.events(d.session.id, 0)).map((e) => e.seq),
+        what,
+      ).toEqual(d.raised.map((e) => e.seq));
+    };
+    d.start();
+    await check('started');
+    for (const n of [1, 2]) {
+      d.startRound(n);
+      await check(`round ${n} started`);
+      d.answer(n, 1);
+      await check(`round ${n}: slot 1 answered`);
+      d.fail(n, 2);
+      // As the engine does: a round's missing slots are set when it ends.
+      const missing = d.round(n).missingSlots.splice(0);
+      await check(`round ${n}: slot 2 failed`);
+      d.answer(n, 3);
+      await check(`round ${n}: slot 3 answered`);
+      d.round(n).missingSlots.push(...missing);
+      d.endRound(n);
+      await check(`round ${n} ended`);
+    }
+    d.consensus();
+    await check('consensus');
+    d.verdict();
+    await check('verdict');
+    d.end('partial');
+    await check('ended');
+    expect(await live.done).toBeUndefined();
+    expect(recorder.live(d.session.id)).toBeUndefined();
+    expect(recorder.running).toBe(0);
+  });
+
+  it('events raised while a write is in flight go in the next one, and the end waits for all of them', async () => {
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    const writes: Step[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      writes.push(step);
+      return write(step);
+    };
+    // The first step is held at the gate; everything after it is raised meanwhile.
+    d.start();
+    let from = pass(d, log, 0);
+    d.startRound(1);
+    d.answer(1, 1);
+    d.answer(1, 2);
+    d.endRound(1);
+    d.consensus();
+    d.verdict();
+    d.end();
+    from = pass(d, log, from);
+    expect(recorder.running).toBe(1);
+    openGate();
+    await live.done;
+    expect(writes.length).toBe(2);
+    expect(writes[1]).toMatchObject({ rounds: [1], consensus: true, verdict: true });
+    expect(await store.get(d.session.id)).toEqual(d.session);
+    expect(recorder.running).toBe(0);
+    expect(from).toBe(d.raised.length);
+  });
+
+  it('a step whose write failed is written whole by the retry: its rounds, consensus and verdict too', async () => {
+    openGate();
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5, retryMs: 10 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 1 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    d.start();
+    let from = pass(d, log, 0);
+    await live.settled();
+    let failures = 0;
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      if (failures++ < 2) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    d.startRound(1);
+    d.answer(1, 1);
+    d.fail(1, 2);
+    d.endRound(1);
+    d.consensus();
+    d.verdict();
+    d.end('partial');
+    from = pass(d, log, from);
+    await live.done;
+    expect(failures).toBeGreaterThan(2);
+    expect(await store.get(d.session.id)).toEqual(d.session);
+    expect((await store.events(d.session.id, 0)).map((e) => e.seq)).toEqual(d.raised.map((e) => e.seq));
+  });
+
+  it('a listener that throws does not keep the event from the others', async () => {
+    const { log, seen, live } = record();
+    live.subscribe(() => {
+      throw new Error('closed stream');
+    });
+    const late: DebateEvent[] = [];
+    live.subscribe((e) => late.push(e));
+    log.emit(answerDelta(1));
+    expect(seen.map((e) => e.seq)).toEqual([1]);
+    expect(late.map((e) => e.seq)).toEqual([1]);
+    const unsubscribe = live.subscribe((e) => late.push(e));
+    unsubscribe();
+    log.emit(answerDelta(2));
+    expect(late.map((e) => e.seq)).toEqual([1, 2]);
+    openGate();
+  });
+});
+
+/** A logger that keeps what it is given. */
+function keptLog() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      lines.push({ level, msg, ...(fields && { fields }) });
+    };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { lines, logger };
+}
+
+describe('timing and what the operator is told', () => {
+  it('deltas wait for the flush interval (200 ms by default) when no step comes', async () => {
+    openGate();
+    const recorder = new SessionRecorder({ store, cache: new SessionCache() });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await recorder.live(log.sessionId)!.settled();
+    let written: number | undefined;
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      written ??= Date.now();
+      return write(step);
+    };
+    const raised = Date.now();
+    log.emit(answerDelta(2));
+    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+    // Written by the timer, no sooner than 200 ms after it was raised (a lower bound holds however slow the machine).
+    expect(written! - raised).toBeGreaterThanOrEqual(195);
+    log.emit(ended());
+    await recorder.live(log.sessionId)!.done;
+  });
+
+  it('a failed write is logged and retried no sooner than the flush interval, even when the retry wait is shorter', async () => {
+    openGate();
+    const { lines, logger } = keptLog();
+    const recorder = new SessionRecorder({ store, cache: new SessionCache(), logger, flushMs: 150, retryMs: 1 });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const attempts: number[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      attempts.push(Date.now());
+      if (attempts.length === 1) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    log.emit(ended());
+    await recorder.live(log.sessionId)!.done;
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(140);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        msg: 'session write failed; retrying',
+        fields: { sessionId: log.sessionId, events: 1, error: 'SQLITE_BUSY: database is locked' },
+      },
+    ]);
+  });
+
+  it('gives up after 30 s of failing writes by default (retrying each second), naming how long and why', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      openGate();
+      const { lines, logger } = keptLog();
+      const recorder = new SessionRecorder({ store, cache: new SessionCache(), logger });
+      const d = new FakeDebate({ owner: 'local' });
+      const log = new EventLog(d.session.id);
+      const cancel = new AbortController();
+      recorder.hook(cancel)(log, () => d.session);
+      const live = recorder.live(log.sessionId)!;
+      const seen: DebateEvent[] = [];
+      live.subscribe((e) => seen.push(e));
+      // Down for every write but the one carrying the end, which the give-up raises.
+      const write = store.write.bind(store);
+      store.write = async (step: Step) => {
+        if (!step.events.some((e) => e.type === 'session.ended')) throw 'disk gone';
+        return write(step);
+      };
+      log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
+      await vi.advanceTimersByTimeAsync(29_500);
+      expect(cancel.signal.aborted).toBe(false);
+      const retries = lines.filter((l) => l.msg === 'session write failed; retrying');
+      expect(retries.length).toBeGreaterThanOrEqual(29);
+      expect(retries.length).toBeLessThanOrEqual(30);
+      expect(retries[0]?.fields).toEqual({ sessionId: log.sessionId, events: 1, error: 'disk gone' });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(cancel.signal.aborted).toBe(true);
+      const error = 'store_unavailable: the session store failed for 30 s (disk gone); the run was stopped';
+      expect(cancel.signal.reason).toEqual(new Error(error));
+      expect(lines.at(-1)).toEqual({
+        level: 'error',
+        msg: 'session store unavailable; run stopped',
+        fields: { sessionId: log.sessionId, error },
+      });
+      expect(await live.done).toMatchObject({ status: 'failed', missingSlots: [1, 2] });
+      expect(seen.at(-1)).toMatchObject({ type: 'session.ended', seq: 2, status: 'failed', error });
+      await live.settled();
+      vi.useRealTimers();
+      // That last write stored the run's events and its end, and the failed session whole.
+      const stored = await store.get(log.sessionId);
+      expect(stored).toMatchObject({ status: 'failed', missingSlots: [1, 2] });
+      expect(stored?.completedAt).toBe(stored?.updatedAt);
+      expect((await store.events(log.sessionId, 0)).map((e) => [e.seq, e.type])).toEqual([
+        [1, 'round.started'],
+        [2, 'session.ended'],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
 import { debateSteps, FakeDebate } from '../../../test/sessions/store-contract.js';
-import { EventLog } from '../debate/events.js';
+import { type EventBody, EventLog } from '../debate/events.js';
+import { threadContext } from '../debate/thread.js';
 import { SessionCache } from './cache.js';
 import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
-import { ALL_OWNERS, Sessions } from './sessions.js';
+import { ALL_OWNERS, BadCursorError, decodeCursor, encodeCursor, Sessions } from './sessions.js';
 import { SqliteSessionStore } from './sqlite/store.js';
+import { type SessionStore, type Step, summaryOf } from './store.js';
 
 const ALICE = 'usr_alice';
 const BOB = 'usr_bob';
@@ -30,7 +32,10 @@ beforeEach(async () => {
   const cache = new SessionCache(50);
   sessions = new Sessions({ store, cache, recorder: new SessionRecorder({ store, cache, flushMs: 5 }) });
 });
+/** Lets writes a test held go through. */
+let unhold = () => {};
 afterEach(async () => {
+  unhold();
   await sessions.close(100);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -154,6 +159,7 @@ describe('owners are isolated in the sessions layer', () => {
     // The owner's delete cancels the run, waits for its end, then removes it.
     const deleting = sessions.delete(log.sessionId, ALICE);
     await expect.poll(() => run.signal.aborted).toBe(true);
+    expect(run.signal.reason).toEqual(new Error('The session was deleted.'));
     log.emit({
       type: 'session.ended',
       status: 'cancelled',
@@ -163,5 +169,384 @@ describe('owners are isolated in the sessions layer', () => {
     });
     expect(await deleting).toBe(true);
     expect(await store.get(log.sessionId)).toBeUndefined();
+  });
+});
+
+describe('cursors', () => {
+  const position = { createdAt: '2026-01-01T10:00:00.000Z', id: 'ses_01ABCdef' };
+
+  it('a cursor is the position, opaque, and reads back as it was given', () => {
+    const cursor = encodeCursor(position);
+    expect(cursor).toBe(Buffer.from('2026-01-01T10:00:00.000Z|ses_01ABCdef').toString('base64url'));
+    expect(decodeCursor(cursor)).toEqual(position);
+  });
+
+  it('refuses anything this server did not give out, with one stable message', () => {
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    const refused = [
+      '',
+      'not a cursor',
+      b64('2026-01-01T10:00:00.000Z'), // no separator
+      b64('yesterday|ses_01ABCdef'), // not a time
+      b64('2026-01-01T10:00:00.000Z|'), // no id
+      b64('2026-01-01T10:00:00.000Z|usr_01ABCdef'), // not a session id
+      b64('2026-01-01T10:00:00.000Z|ses_01ABC-def'), // not an id of ours
+      b64('2026-01-01T10:00:00.000Z|xses_01ABCdef'), // nor is this
+      b64('2026-01-01T10:00:00.000Z|ses_01ABCdef\n'), // something after the id
+      `${encodeCursor(position)}=`, // the same bytes, spelled otherwise
+      Buffer.from('2026-01-01T10:00:00.000Z|ses_01ABCdef').toString('base64'),
+    ];
+    for (const cursor of refused) {
+      expect(() => decodeCursor(cursor), JSON.stringify(cursor)).toThrow(
+        new BadCursorError('`cursor` is not a cursor this server gave out; start again without one.'),
+      );
+    }
+    expect(new BadCursorError('x').name).toBe('BadCursorError');
+  });
+
+  it('a list refuses a bad cursor and reads nothing', async () => {
+    await expect(sessions.list(ALICE, { cursor: 'bogus' })).rejects.toBeInstanceOf(BadCursorError);
+  });
+});
+
+describe('pages', () => {
+  it('a page holds 20 sessions unless asked otherwise; the cursor continues where it ended', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const d = new FakeDebate({ owner: ALICE, createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() });
+      await store.write(d.start().end().step());
+      ids.unshift(d.session.id);
+    }
+    const first = await sessions.list(ALICE, {});
+    expect(first.items.map((s) => s.id)).toEqual(ids.slice(0, 20));
+    expect(first.nextCursor).toBe(encodeCursor({ createdAt: first.items[19]!.createdAt, id: ids[19]! }));
+    const rest = await sessions.list(ALICE, { cursor: first.nextCursor! });
+    expect(rest.items.map((s) => s.id)).toEqual(ids.slice(20));
+    expect(rest).not.toHaveProperty('nextCursor');
+    expect((await sessions.list(ALICE, { limit: 3, q: '' })).items).toHaveLength(3);
+  });
+});
+
+describe('threads', () => {
+  /** A finished session of Alice's, written whole; `link` puts it in a thread after `parent`. */
+  async function write(question: string, minute: number, link?: { threadId: string; parentId: string }): Promise<Session> {
+    const d = new FakeDebate({ owner: ALICE, question, createdAt: new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString() });
+    if (link) Object.assign(d.session, link);
+    for (const step of debateSteps(d, 1, 1)) await store.write(step);
+    return d.session;
+  }
+
+  it('a session without follow-ups is a thread of one; the owner alone may read a thread', async () => {
+    const alone = await write('Alone?', 0);
+    expect(await sessions.thread(alone.id, ALICE)).toEqual({ threadId: alone.id, sessions: [summaryOf(alone)] });
+    expect(await sessions.threadUpTo(alone)).toEqual([alone]);
+    expect(await sessions.thread(alone.id, BOB)).toBeUndefined();
+    expect(await sessions.thread('ses_00000000000000000000000000', ALICE)).toBeUndefined();
+  });
+
+  it('the first follow-up makes its parent the start of the thread; later ones join it, each seeing the thread so far', async () => {
+    const root = await write('First question?', 0);
+    const link = await sessions.followUp(root);
+    const marked = { ...root, threadId: root.id };
+    expect(link).toEqual({ threadId: root.id, parentId: root.id, context: threadContext([marked]) });
+    // Marked in the store and in the cache alike.
+    expect(await store.get(root.id)).toEqual(marked);
+    expect(sessions.cache.get(root.id)).toEqual(marked);
+
+    const second = await write('Second question?', 1, { threadId: root.id, parentId: root.id });
+    const third = await write('Third question?', 2, { threadId: root.id, parentId: second.id });
+    expect(await sessions.thread(third.id, ALICE)).toEqual({
+      threadId: root.id,
+      sessions: [marked, second, third].map(summaryOf),
+    });
+    expect(await sessions.thread(root.id, BOB)).toBeUndefined();
+    // Up to a session: the ones before it and itself, whole, oldest first.
+    expect(await sessions.threadUpTo(second)).toEqual([marked, second]);
+    expect(await sessions.threadUpTo(third)).toEqual([marked, second, third]);
+
+    // The session itself as given (a running follow-up is newer than its stored copy), the rest read.
+    const newer = { ...third, question: 'Third question, as it stands now?' };
+    expect(await sessions.threadUpTo(newer)).toEqual([marked, second, newer]);
+    // A follow-up to a session already in a thread joins that thread and leaves its parent as it was.
+    const next = await sessions.followUp(second);
+    expect(next).toEqual({ threadId: root.id, parentId: second.id, context: threadContext([marked, second]) });
+    expect(await store.get(second.id)).toEqual(second);
+  });
+});
+
+describe("another owner's session in a thread", () => {
+  it('is left out of what the owner sees of the thread up to their session', async () => {
+    const write = async (owner: string, question: string, minute: number, link?: object) => {
+      const d = new FakeDebate({ owner, question, createdAt: new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString() });
+      if (link) Object.assign(d.session, link);
+      for (const step of debateSteps(d, 1, 1)) await store.write(step);
+      return d.session;
+    };
+    const root = await write(ALICE, 'Mine?', 0);
+    await sessions.followUp(root);
+    // An admin followed up in Alice's thread: that session is the admin's.
+    const admins = await write(BOB, 'Theirs?', 1, { threadId: root.id, parentId: root.id });
+    const mine = await write(ALICE, 'Mine again?', 2, { threadId: root.id, parentId: admins.id });
+    expect((await sessions.threadUpTo(mine)).map((x) => x.id)).toEqual([root.id, mine.id]);
+  });
+});
+
+/** The test's SQLite store with what a store shared by several instances adds (PostgreSQL's `onChange`, `watch`). */
+function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStore {
+  return {
+    kind: store.kind,
+    accounts: store.accounts,
+    write: (step) => store.write(step),
+    get: (id) => store.get(id),
+    list: (query) => store.list(query),
+    thread: (id) => store.thread(id),
+    delete: (id) => store.delete(id),
+    events: (id, after) => store.events(id, after),
+    recoverInterrupted: (now) => store.recoverInterrupted(now),
+    backup: (to) => store.backup(to),
+    close: async () => {},
+    ...extra,
+  };
+}
+
+describe('a store that reports changes made by other instances', () => {
+  it("drops the changed session from this instance's cache", async () => {
+    let changed: ((id: string) => void) | undefined;
+    const watching = alongside({
+      onChange: (listener: (id: string) => void) => {
+        changed = listener;
+        return () => undefined;
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const a = await stored(ALICE, 'Cached?', '2026-01-01T10:00:00.000Z');
+    await mine.get(a.id, ALICE);
+    expect(cache.get(a.id)).toEqual(a);
+    changed!(a.id);
+    expect(cache.get(a.id)).toBeUndefined();
+  });
+
+  it("follows a session running on another instance through the store's watch, until it ends", async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Elsewhere?' });
+    await store.write(d.start().step());
+    let push: ((e: DebateEvent) => void) | undefined;
+    let stopped = false;
+    const watching = alongside({
+      watch: async (id: string, listener: (e: DebateEvent) => void) => {
+        expect(id).toBe(d.session.id);
+        push = listener;
+        return async () => {
+          stopped = true;
+        };
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const sent: DebateEvent[] = [];
+    const following = mine.follow(
+      (await mine.get(d.session.id, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e);
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    d.startRound(1);
+    d.end();
+    for (const e of d.raised.slice(1)) push!(e);
+    await following;
+    expect(sent.map((e) => e.type)).toEqual(['session.started', 'round.started', 'session.ended']);
+    expect(stopped).toBe(true);
+    // A finished session is not watched.
+    push = undefined;
+    await mine.follow({ ...d.session, status: 'completed' }, 0, async () => {}, new AbortController().signal);
+    expect(push).toBeUndefined();
+  });
+});
+
+describe('follow: stored events, then live ones, each once and in order', () => {
+  const ended = (): EventBody => ({
+    type: 'session.ended',
+    status: 'completed',
+    missingSlots: [],
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    cost: { usd: 0, priced: true },
+  });
+  const delta = (text: string): EventBody => ({ type: 'answer.delta', round: 1, slot: 1, delta: text });
+
+  /** A run of Alice's being recorded; its writes wait while `hold()` is in force. */
+  function running() {
+    const d = new FakeDebate({ owner: ALICE, question: 'Live?' });
+    const log = new EventLog(d.session.id);
+    const run = new AbortController();
+    let gate: Promise<void> = Promise.resolve();
+    let open = () => {};
+    // Whatever a test leaves held is written before the store closes.
+    unhold = () => open();
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      await gate;
+      return write(step);
+    };
+    sessions.recorder.hook(run)(log, () => d.session);
+    return {
+      log,
+      run,
+      live: sessions.recorder.live(log.sessionId)!,
+      hold: () => {
+        gate = new Promise((resolve) => (open = resolve));
+      },
+      release: () => open(),
+    };
+  }
+
+  async function follow(session: Session, afterSeq: number, signal = new AbortController().signal) {
+    const sent: DebateEvent[] = [];
+    const following = sessions.follow(
+      session,
+      afterSeq,
+      async (e) => {
+        sent.push(e);
+      },
+      signal,
+    );
+    return { sent, following };
+  }
+
+  it('from a seq: what is stored after it, what is shown but not yet stored, then what comes, up to the end', async () => {
+    const r = running();
+    r.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await r.live.settled();
+    r.log.emit(delta('a'));
+    // Written now rather than at the next flush.
+    await sessions.recorder.settled();
+    // Shown to subscribers but held from the store.
+    r.hold();
+    r.log.emit(delta('b'));
+    r.log.emit(delta('c'));
+    expect(r.live.released.map((e) => e.seq)).toEqual([3, 4]);
+
+    const session = (await sessions.get(r.log.sessionId, ALICE))!;
+    expect(session.status).toBe('running');
+    const f = await follow(session, 1);
+    await expect.poll(() => f.sent.map((e) => e.seq)).toEqual([2, 3, 4]);
+    r.log.emit(delta('d'));
+    await expect.poll(() => f.sent.map((e) => e.seq)).toEqual([2, 3, 4, 5]);
+    r.release();
+    r.log.emit(ended());
+    await f.following;
+    expect(f.sent.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6]);
+    expect(f.sent.at(-1)?.type).toBe('session.ended');
+    // Replayed afterwards from the store: the same events.
+    const again = await follow((await sessions.get(r.log.sessionId, ALICE))!, 0);
+    await again.following;
+    expect(again.sent.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('from a seq among those shown but not yet stored: only the ones after it', async () => {
+    const r = running();
+    r.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await r.live.settled();
+    r.hold();
+    r.log.emit(delta('a'));
+    r.log.emit(delta('b'));
+    r.log.emit(delta('c'));
+    expect(r.live.released.map((e) => e.seq)).toEqual([2, 3, 4]);
+    const f = await follow((await sessions.get(r.log.sessionId, ALICE))!, 3);
+    r.release();
+    r.log.emit(ended());
+    await f.following;
+    expect(f.sent.map((e) => e.seq)).toEqual([4, 5]);
+  });
+
+  it('a slow client still gets everything that arrived while it was being sent to, up to the end', async () => {
+    const r = running();
+    r.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await r.live.settled();
+    const sent: DebateEvent[] = [];
+    const following = sessions.follow(
+      (await sessions.get(r.log.sessionId, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e);
+        // While the first live event is being sent, the rest of the run arrives.
+        if (e.seq === 2) {
+          r.log.emit(delta('y'));
+          r.log.emit(ended());
+          await r.live.done;
+        }
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    r.log.emit(delta('x'));
+    await following;
+    expect(sent.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('stops when its signal aborts, before the session ends, and stops listening', async () => {
+    const r = running();
+    r.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await r.live.settled();
+    const stop = new AbortController();
+    const f = await follow((await sessions.get(r.log.sessionId, ALICE))!, 0, stop.signal);
+    await expect.poll(() => f.sent.length).toBe(1);
+    stop.abort();
+    await f.following;
+    r.log.emit(delta('after'));
+    expect(f.sent.map((e) => e.seq)).toEqual([1]);
+    r.log.emit(ended());
+    await r.live.done;
+  });
+
+  it('a finished session is replayed from the store and the follow ends', async () => {
+    const a = await stored(ALICE, 'Done?', '2026-01-01T10:00:00.000Z');
+    const all = await store.events(a.id, 0);
+    const f = await follow(a, 3);
+    await f.following;
+    expect(f.sent).toEqual(all.filter((e) => e.seq > 3));
+  });
+});
+
+describe('close', () => {
+  it('past the grace period, writes what a running debate raised so far before closing the store', async () => {
+    // Deltas wait up to a minute for a step here: only the close writes them.
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store, cache, recorder: new SessionRecorder({ store, cache, flushMs: 60_000 }) });
+    const d = new FakeDebate({ owner: ALICE });
+    const log = new EventLog(d.session.id);
+    mine.recorder.hook(new AbortController())(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await mine.recorder.live(log.sessionId)!.settled();
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'half an answer' });
+    await mine.close(0);
+    const reopened = await SqliteSessionStore.open(store.file);
+    expect((await reopened.get(log.sessionId))?.status).toBe('running');
+    expect((await reopened.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'answer.delta']);
+    await reopened.close();
+  });
+
+  it('waits for a running debate to record its end, within the grace period', async () => {
+    const d = new FakeDebate({ owner: ALICE });
+    const log = new EventLog(d.session.id);
+    sessions.recorder.hook(new AbortController())(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    setTimeout(() => {
+      d.session.status = 'completed';
+      log.emit({
+        type: 'session.ended',
+        status: 'completed',
+        missingSlots: [],
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        cost: { usd: 0, priced: true },
+      });
+    }, 50);
+    await sessions.close(5000);
+    const reopened = await SqliteSessionStore.open(store.file);
+    expect((await reopened.get(log.sessionId))?.status).toBe('completed');
+    expect((await reopened.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'session.ended']);
+    await reopened.close();
   });
 });
