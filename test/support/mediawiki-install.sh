@@ -8,10 +8,14 @@ set -euo pipefail
 have_mediawiki() {
   [ -f "${MW_INSTALL_PATH:-/usr/share/mediawiki}/maintenance/install.php" ] || return 1
   command -v php >/dev/null || return 1
-  php -m 2>/dev/null | grep -qi '^pdo_sqlite$' || return 1
-  php -m 2>/dev/null | grep -qi '^intl$' || return 1
-  php -m 2>/dev/null | grep -qi '^mbstring$' || return 1
-  php -m 2>/dev/null | grep -qi '^xml$'
+  # Listed once into a variable: `php -m | grep -q` under pipefail fails at random, when grep exits at its
+  # match before php has written the rest (SIGPIPE).
+  local modules
+  modules="$(php -m 2>/dev/null)" || return 1
+  local module
+  for module in pdo_sqlite intl mbstring xml; do
+    grep -qix "$module" <<<"$modules" || return 1
+  done
 }
 
 have_mediawiki && exit 0
