@@ -429,6 +429,7 @@ console.log(JSON.stringify({
 const CONSUMER_TS = `import {
   type Client,
   createConsiliumClient,
+  type DebateAccepted,
   type DebateEvent,
   getHealth,
   type Health,
@@ -463,8 +464,12 @@ if (debate.error) {
   assertType<Equals<typeof debate.error, Problem>>(true);
   const code: ProblemCode = debate.error.code;
   console.log(code, debate.error.errors?.map((e) => e.path));
-} else {
+} else if ('rounds' in debate.data) {
   console.log(debate.data.id, debate.data.rounds.length);
+} else {
+  // Only a request with \`detach: true\` gets the 202: the run goes on, and its session can be followed.
+  assertType<Equals<typeof debate.data, DebateAccepted>>(true);
+  console.log(debate.data.sessionId, debate.data.status);
 }
 
 // @ts-expect-error rounds is a number
