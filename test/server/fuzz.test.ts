@@ -44,8 +44,8 @@ let server: RunningServer;
 let db: sqlite3.Database;
 /** Whether the last request was accepted, so its writes may still be landing. */
 let lastAccepted = true;
-/** Ids of sessions that exist, so path parameters hit real rows as well as missing ones. */
-const sessionIds: string[] = [];
+/** Ids of sessions, a user and a token that exist, so path parameters hit real rows as well as missing ones. */
+const knownIds: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
@@ -56,8 +56,19 @@ beforeAll(async () => {
       headers: { 'content-type': 'application/json', ...credentials() },
       body: JSON.stringify({ question }),
     });
-    sessionIds.push(((await res.json()) as { sessionId: string }).sessionId);
+    knownIds.push(((await res.json()) as { sessionId: string }).sessionId);
   }
+  const post = (path: string, body: unknown) =>
+    server.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...credentials() },
+      body: JSON.stringify(body),
+    });
+  knownIds.push(
+    ((await (await post('/users', { username: 'fuzzed', role: 'user' })).json()) as { user: { id: string } }).user.id,
+  );
+  knownIds.push(((await (await post('/auth/tokens', { name: 'fuzzed' })).json()) as { id: string }).id);
+  expect(knownIds.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
   db = new sqlite3.Database(server.config.database, sqlite3.OPEN_READONLY);
 });
 afterAll(async () => {
@@ -172,7 +183,7 @@ function pathValue(name: string, schema: z.ZodType | undefined) {
   const valid = schema && (schema as z.ZodObject).shape?.[name];
   return fc
     .oneof(
-      fc.constantFrom(...sessionIds, 'anthropic', 'openai', 'ses_000000000000', 'tok_abcdef'),
+      fc.constantFrom(...knownIds, 'anthropic', 'openai', 'ses_000000000000', 'tok_abcdef'),
       valid ? fc.integer().map((seed) => String(validFor(valid as z.ZodType, seed))) : fc.constant('x'),
       fc.constantFrom(...HOSTILE_STRINGS).filter((s) => s !== ''),
       fc.string({ minLength: 1 }),

@@ -351,6 +351,8 @@ describe('the web UI', () => {
     expect(me.status).toBe(200);
     // Shown once: a fresh visit lists it by prefix only.
     await page.goto(`${server.baseUrl}/#/providers`);
+    // Waited for, so the tokens view really unmounts: two quick hash changes can render only the last.
+    await page.waitForSelector('table.providers');
     await page.goto(`${server.baseUrl}/#/tokens`);
     await page.waitForSelector('table.tokens');
     expect(await page.$('[data-testid=new-token]')).toBeNull();
