@@ -35,7 +35,7 @@ export const BOOLEAN_WORDS_TYPE = 'boolean(BooleanDef)';
  * that uses them ({@link ValidateContext.types}, a module descriptor's `types`), so a bundle carries
  * only the validators its modules' parameters need; `registry.ts` has them all.
  */
-const CORE_DEFS: Readonly<Record<string, TypeDef>> = /* @__PURE__ */ Object.freeze({
+export const CORE_DEFS: Readonly<Record<string, TypeDef>> = /* @__PURE__ */ Object.freeze({
   string: stringTypeDef,
   text: stringTypeDef,
   raw: stringTypeDef,

@@ -6,37 +6,17 @@
  */
 import type { ParamInfo } from '../types.js';
 import type { TypeDef, ValidateContext, Validated } from './context.js';
-import { BOOLEAN_WORDS_TYPE, resolveTypeDef, validateParam as validateWith } from './core.js';
-import { integerDef, limitDef } from './numeric.js';
+import { BOOLEAN_WORDS_TYPE, CORE_DEFS, resolveTypeDef, validateParam as validateWith } from './core.js';
 import { timestampDef } from './timestamp.js';
 import { titleDef } from './title.js';
-import {
-  booleanWordsDef,
-  enumDef,
-  namespaceDef,
-  nullTypeDef,
-  presenceBooleanDef,
-  stringTypeDef,
-  submoduleDef,
-} from './typedefs.js';
+import { booleanWordsDef } from './typedefs.js';
 import { userDef } from './user.js';
 
-/** Built-in type definitions by paraminfo type name. */
+/** Built-in type definitions by paraminfo type name: the core ones and those a descriptor supplies. */
 export const TYPE_DEFS: Readonly<Record<string, TypeDef>> = /* @__PURE__ */ Object.freeze({
-  string: stringTypeDef,
-  text: stringTypeDef,
-  raw: stringTypeDef,
-  password: stringTypeDef,
-  NULL: nullTypeDef,
-  integer: integerDef,
-  limit: limitDef,
-  boolean: presenceBooleanDef,
-  checkbox: presenceBooleanDef,
+  ...CORE_DEFS,
   [BOOLEAN_WORDS_TYPE]: booleanWordsDef,
   timestamp: timestampDef,
-  enum: enumDef,
-  submodule: submoduleDef,
-  namespace: namespaceDef,
   user: userDef,
   title: titleDef,
 });
