@@ -375,6 +375,20 @@ describe('the web UI', () => {
     expect(await otherPage.textContent('main')).not.toContain(QUESTION);
     await otherPage.goto(`${server.baseUrl}/#/sessions`);
     await otherPage.waitForSelector('text=No sessions yet.');
+
+    // The 404 may arrive before the page subscribes to its run (a slow machine did this in CI). Force that order:
+    // with the clock paused, Preact's effects (run on the next frame or a timeout) wait while the 404 comes back.
+    await otherPage.clock.install();
+    await otherPage.clock.pauseAt(Date.now() + 60_000);
+    const refused = otherPage.waitForResponse((r) => r.url().includes(`/sessions/${debateId}`) && r.status() === 404);
+    await otherPage.evaluate((id) => {
+      location.hash = `#/sessions/${id}`;
+    }, debateId);
+    await refused;
+    // Real time (the page's is paused) for the page to read the refusal and fail the run, unseen so far.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await otherPage.clock.runFor(1000);
+    await otherPage.waitForSelector('text=Session not found');
     await other.close();
   });
 

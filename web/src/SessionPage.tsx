@@ -9,7 +9,13 @@ export function SessionPage({ id }: { id: string }) {
   useEffect(() => () => (run.owned ? undefined : run.detach()), [run]);
   // A 404 may arrive after the first render and must replace the panel; other changes are the panel's to show.
   const [, failed] = useReducer((n: number) => n + 1, 0);
-  useEffect(() => run.subscribe(() => run.failure && failed(0)), [run]);
+  const failedAtRender = run.failure !== undefined;
+  useEffect(() => {
+    const unsubscribe = run.subscribe(() => run.failure && failed(0));
+    // It may have failed between the render and this subscription; no change would announce it again.
+    if (run.failure && !failedAtRender) failed(0);
+    return unsubscribe;
+  }, [run]);
   if (run.failure?.code === 'not_found' || run.failure?.status === 404) {
     return (
       <section class="card">
