@@ -10,7 +10,7 @@ import { SessionCache } from './cache.js';
 import { SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
 import { Sessions } from './sessions.js';
 import { SqliteSessionStore } from './sqlite/store.js';
-import type { Step } from './store.js';
+import { type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 let dir: string;
 let store: SqliteSessionStore;
@@ -52,6 +52,16 @@ const ended = (): EventBody => ({
 });
 const answerDelta = (seq: number) => ({ type: 'answer.delta', round: 1, slot: 1, delta: `t${seq}` }) as const;
 
+/** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
+function pass(d: FakeDebate, log: EventLog, from: number): number {
+  for (const e of d.raised.slice(from)) {
+    const { v: _v, sessionId: _s, seq: _q, ts: _t, ...body } = e;
+    log.emit(body as EventBody);
+  }
+  return d.raised.length;
+}
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 it('shows every event at once but the end, which waits for its commit', async () => {
   const { log, seen, live } = record();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
@@ -68,6 +78,80 @@ it('shows every event at once but the end, which waits for its commit', async ()
   await live.done;
   expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
   expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+});
+
+it('keeps a run live, its `done` pending, until the step carrying its end commits', async () => {
+  const { recorder, log, live } = record();
+  let finished = false;
+  void live.done.then(() => {
+    finished = true;
+  });
+  openGate();
+  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+  await live.settled();
+  await pause(20);
+  // A step committed with nothing else pending is not the end of the run.
+  expect(finished).toBe(false);
+  expect(recorder.live(log.sessionId)).toBe(live);
+  expect(recorder.running).toBe(1);
+  log.emit(ended());
+  await live.done;
+  expect(recorder.live(log.sessionId)).toBeUndefined();
+  expect(recorder.running).toBe(0);
+});
+
+it('writes a session one step at a time: nothing starts while a write is in flight, even on `settled()`', async () => {
+  const { recorder, log, live } = record();
+  let inFlight = 0;
+  let most = 0;
+  const write = store.write.bind(store);
+  store.write = async (step: Step) => {
+    most = Math.max(most, ++inFlight);
+    try {
+      return await write(step);
+    } finally {
+      inFlight--;
+    }
+  };
+  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+  log.emit(answerDelta(2));
+  log.emit({ type: 'round.ended', round: 1, missingSlots: [], quorumMet: true });
+  void recorder.settled();
+  await pause(20);
+  expect(inFlight).toBe(1);
+  log.emit(ended());
+  openGate();
+  await live.done;
+  expect(most).toBe(1);
+  expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+});
+
+it('writes deltas raised while a step is being written after it, with no further event to carry them', async () => {
+  const { log, live } = record();
+  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+  log.emit(answerDelta(2));
+  // Long enough for the delta's flush timer (5 ms) to fire while the first write is still held.
+  await pause(30);
+  openGate();
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  log.emit(ended());
+  await live.done;
+});
+
+it(`shows events up to ${UNSAVED_SEQ_LIMIT} above the last commit, and holds the rest until commits catch up`, async () => {
+  const { log, seen, live } = record();
+  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+  // Held at the gate, so nothing is committed: seq 2 … UNSAVED_SEQ_LIMIT + 2 are raised meanwhile.
+  for (let seq = 2; seq <= UNSAVED_SEQ_LIMIT + 2; seq++) log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
+  expect(seen).toHaveLength(UNSAVED_SEQ_LIMIT);
+  expect(seen.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
+  expect(live.released.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
+  openGate();
+  log.emit(ended());
+  await live.done;
+  // Every commit released what it allowed, in order, with nothing skipped or repeated, the end last.
+  expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: UNSAVED_SEQ_LIMIT + 3 }, (_, i) => i + 1));
+  expect(seen.at(-1)?.type).toBe('session.ended');
 });
 
 it('holds the end while its write fails, until a retry commits it', async () => {
@@ -123,6 +207,71 @@ describe('a store that stays down', () => {
     expect(recorder.live(log.sessionId)).toBeUndefined();
   });
 
+  it('keeps a given-up run live until the run itself ends, whatever it raises before that', async () => {
+    failingAfterFirst();
+    const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await live.settled();
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
+    await live.done;
+    // The run has not stopped yet: a late delta does not make it anybody else's.
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'y' });
+    expect(recorder.live(log.sessionId)).toBe(live);
+    expect(recorder.running).toBe(1);
+    log.emit(ended());
+    expect(recorder.live(log.sessionId)).toBeUndefined();
+    expect(recorder.running).toBe(0);
+  });
+
+  it('stores the failed session whole on giving up (rounds, consensus, verdict) in the store and the cache, once', async () => {
+    openGate();
+    // Down for every write but the one carrying the end, which the give-up raises.
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      if (!step.events.some((e) => e.type === 'session.ended')) throw new Error('SQLITE_IOERR: disk I/O error');
+      return write(step);
+    };
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
+    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const live = recorder.live(log.sessionId)!;
+    const seen: DebateEvent[] = [];
+    live.subscribe((e) => seen.push(e));
+    d.start();
+    for (const n of [1, 2]) {
+      d.startRound(n);
+      d.answer(n, 1);
+      d.fail(n, 2);
+      d.endRound(n);
+    }
+    d.consensus();
+    d.verdict();
+    pass(d, log, 0);
+    const failed = (await live.done)!;
+    await live.settled();
+    expect(failed).toMatchObject({
+      status: 'failed',
+      rounds: d.session.rounds,
+      consensus: d.session.consensus,
+      verdict: d.session.verdict,
+    });
+    expect(failed.rounds).toHaveLength(2);
+    expect(await store.get(d.session.id)).toEqual(failed);
+    expect(cache.get(d.session.id)).toEqual(failed);
+    const end = d.raised.length + 1;
+    expect((await store.events(d.session.id, 0)).map((e) => e.seq)).toEqual([...d.raised.map((e) => e.seq), end]);
+    // Settling again (as a shutdown would, before the run's own end) writes nothing more and ends nothing twice.
+    await recorder.settled();
+    expect(seen.filter((e) => e.type === 'session.ended')).toHaveLength(1);
+    expect((await store.events(d.session.id, 0)).at(-1)?.seq).toBe(end);
+  });
+
   it('lets a delete of the session finish instead of waiting for writes that will not come', async () => {
     failingAfterFirst();
     const cache = new SessionCache();
@@ -143,15 +292,6 @@ describe('a store that stays down', () => {
 });
 
 describe('what the store holds as a run is recorded', () => {
-  /** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
-  function pass(d: FakeDebate, log: EventLog, from: number): number {
-    for (const e of d.raised.slice(from)) {
-      const { v: _v, sessionId: _s, seq: _q, ts: _t, ...body } = e;
-      log.emit(body as EventBody);
-    }
-    return d.raised.length;
-  }
-
   it('after each step commits, the session reads back as the run had it then: rounds, answers, failures, consensus, verdict, end', async () => {
     openGate();
     const cache = new SessionCache();
