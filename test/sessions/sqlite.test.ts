@@ -4,7 +4,7 @@
  * `npm run backup` CLI) that are consistent even while debates are being written.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +43,7 @@ describe('connection settings', () => {
     const file = freshFile();
     const store = await SqliteSessionStore.open(file);
     try {
+      expect(store.kind).toBe('sqlite');
       expect(await store.pragmas()).toStrictEqual({ journalMode: 'wal', foreignKeys: true, busyTimeoutMs: 5000, synchronous: 1 });
       // WAL is a property of the file, seen by any connection.
       const other = await raw(file);
@@ -99,7 +100,55 @@ describe('connection settings', () => {
     const store = await SqliteSessionStore.open(freshFile());
     await store.close();
     const d = new FakeDebate({ owner: 'usr_closed' });
-    expect(await rejection(store.write(d.start().step()))).toMatchObject({ code: 'unavailable' });
+    expect(await rejection(store.write(d.start().step()))).toMatchObject({
+      name: 'StoreError',
+      code: 'unavailable',
+      message: 'the session store is closed',
+    });
+  });
+
+  it('finishes the writes queued before close, then closes', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file);
+    const d = new FakeDebate({ owner: 'usr_closing' });
+    const writes = debateSteps(d, 1).map((step) => store.write(step));
+    await store.close();
+    await Promise.all(writes);
+    const again = await SqliteSessionStore.open(file);
+    try {
+      expect(await again.get(d.session.id)).toStrictEqual(d.session);
+      expect(await again.events(d.session.id, 0)).toStrictEqual(d.raised);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('fails a delete as unavailable while another writer holds the lock past busy_timeout, and deletes once it is released', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file, { busyTimeoutMs: 100 });
+    const other = await raw(file);
+    try {
+      const d = await writeDebate(store, 'usr_locked');
+      await other.exec('BEGIN IMMEDIATE');
+      expect(await rejection(store.delete(d.session.id))).toMatchObject({ name: 'StoreError', code: 'unavailable' });
+      await other.exec('COMMIT');
+      expect(await store.get(d.session.id)).toStrictEqual(d.session);
+      expect(await store.delete(d.session.id)).toBe(true);
+      expect(await store.get(d.session.id)).toBeUndefined();
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
+
+  it('recovers nothing, and says so, when no session was left running', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      await writeDebate(store, 'usr_finished');
+      expect(await store.recoverInterrupted(new Date())).toStrictEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
 
@@ -338,6 +387,49 @@ describe('backup', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('refuses a destination another database has open (it has a -wal file), touching neither', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    const dest = freshFile('in-use');
+    const busy = await SqliteSessionStore.open(dest);
+    try {
+      const mine = await writeDebate(store, 'usr_mine');
+      const theirs = await writeDebate(busy, 'usr_theirs');
+      expect(existsSync(`${dest}-wal`)).toBe(true);
+      const error = await rejection(store.backup(dest));
+      expect(error).toMatchObject({ name: 'StoreError', code: 'unavailable' });
+      expect((error as Error).message).toBe(`${dest} is in use (it has a -wal file); choose another destination`);
+      expect(await busy.get(theirs.session.id)).toStrictEqual(theirs.session);
+      expect(await busy.get(mine.session.id)).toBeUndefined();
+    } finally {
+      await busy.close();
+      await store.close();
+    }
+  });
+
+  it('fails as the rename failed when the copy cannot take the destination, leaving no temporary file', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    const dest = join(dir, 'backup-onto-folder', 'copy.db');
+    // A folder with something in it where the copy should go: the copy is made, the rename fails.
+    mkdirSync(join(dest, 'occupied'), { recursive: true });
+    try {
+      await writeDebate(store, 'usr_folder');
+      expect(await rejection(store.backup(dest))).toMatchObject({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) });
+      expect(readdirSync(dirname(dest))).toStrictEqual(['copy.db']);
+      expect(readdirSync(dest)).toStrictEqual(['occupied']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('closes the connection it copies through: once the store closes, the database is checkpointed and its -wal gone', async () => {
+    const file = freshFile();
+    const store = await SqliteSessionStore.open(file);
+    await writeDebate(store, 'usr_tidy');
+    await store.backup(join(dir, 'tidy', 'copy.db'));
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
   describe('npm run backup', () => {

@@ -406,6 +406,24 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         await check(d.step());
       });
 
+      it('writes the consensus and verdict only when a step flags them, and clears a flagged one the session lacks', async () => {
+        const d = new FakeDebate({ owner: owner('trip') });
+        d.start();
+        d.consensus();
+        d.verdict();
+        await store.write(d.step({ consensus: true, verdict: true }));
+        const { consensus, verdict } = d.session;
+        // Gone from the session in memory, but no step says so yet: the stored ones stay.
+        delete d.session.consensus;
+        delete d.session.verdict;
+        await store.write(d.step());
+        expect(await store.get(d.session.id)).toStrictEqual({ ...d.session, consensus, verdict });
+        await store.write(d.step({ consensus: true }));
+        expect(await store.get(d.session.id)).toStrictEqual({ ...d.session, verdict });
+        await store.write(d.step({ verdict: true }));
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+      });
+
       it('keeps an unstructured verdict and a session without rounds', async () => {
         const d = new FakeDebate({ owner: owner('trip'), mode: 'synthesis', roundsRequested: 1 });
         d.start();
