@@ -458,6 +458,31 @@ describe('timing and what the operator is told', () => {
     await recorder.live(log.sessionId)!.done;
   });
 
+  it('deltas (answer or verdict) raised while a step is written still wait the flush interval, not just the commit', async () => {
+    const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 200 });
+    const d = new FakeDebate({ owner: 'local' });
+    const log = new EventLog(d.session.id);
+    recorder.hook(new AbortController())(log, () => d.session);
+    const writes: { at: number; seqs: number[] }[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      writes.push({ at: Date.now(), seqs: step.events.map((e) => e.seq) });
+      return write(step);
+    };
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    // Raised while that step is held at the gate; then it commits at once.
+    const raised = Date.now();
+    log.emit(answerDelta(2));
+    log.emit({ type: 'verdict.delta', slot: 1, attempt: 1, field: 'summary', delta: 'Shard' });
+    openGate();
+    await expect.poll(() => writes.length, { timeout: 5000 }).toBe(2);
+    expect(writes[1]!.seqs).toEqual([2, 3]);
+    // A lower bound, so it holds however slow the machine.
+    expect(writes[1]!.at - raised).toBeGreaterThanOrEqual(195);
+    log.emit(ended());
+    await recorder.live(log.sessionId)!.done;
+  });
+
   it('a failed write is logged and retried no sooner than the flush interval, even when the retry wait is shorter', async () => {
     openGate();
     const { lines, logger } = keptLog();
