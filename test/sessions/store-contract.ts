@@ -894,7 +894,8 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         const erin = user('erin', 9);
         await store.accounts.createUser(dave);
         await store.accounts.createUser(erin);
-        const older = token(dave, 'older', 10, { expiresAt: at(40) });
+        // One created with an expiry and a last use (an imported token), one with neither.
+        const older = token(dave, 'older', 10, { expiresAt: at(40), lastUsedAt: at(10) });
         const newer = token(dave, 'newer', 11);
         await store.accounts.createToken(older);
         await store.accounts.createToken(newer);
