@@ -423,6 +423,18 @@ describe('backup', () => {
     }
   });
 
+  it('fails with the SQLite error when the copy cannot even be created (no temporary file to remove)', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      // /proc exists, but no file can be created in it.
+      const error = await rejection(store.backup('/proc/consilium-backup.db'));
+      expect(error).toMatchObject({ name: 'StoreError', code: 'unavailable' });
+      expect((error as Error).message).toMatch(/SQLITE_CANTOPEN/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('closes the connection it copies through: once the store closes, the database is checkpointed and its -wal gone', async () => {
     const file = freshFile();
     const store = await SqliteSessionStore.open(file);
