@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { unfaithful, unfaithfulFields } from './faithful-text.js';
 
@@ -43,10 +44,10 @@ describe('unfaithful', () => {
 describe('text that cannot be stored faithfully, over HTTP', () => {
   let server: RunningServer;
   // No cache: what is read back comes from the database, as after a restart.
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({ CONSILIUM_SESSION_CACHE: '0' });
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   const postRaw = (path: string, json: string) =>
     server.fetch(`${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { hostNames, parseHost } from './host-check.js';
@@ -33,11 +34,11 @@ describe('host names', () => {
 describe('Host check over HTTP', () => {
   let server: RunningServer;
   let port: number;
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({ CONSILIUM_PUBLIC_ORIGIN: 'https://consilium.example.com', CONSILIUM_ALLOWED_HOSTS: 'box:1234' });
     port = Number(new URL(server.baseUrl).port);
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   const get = (host: string, path = '/health') => rawRequest(`${server.baseUrl}${path}`, { headers: { host } });
 

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { readSse } from '../../../test/support/sse.js';
 import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
@@ -81,14 +82,14 @@ async function expect429(res: Response, retryAfter?: number): Promise<void> {
 
 describe('sign-in attempts over HTTP', () => {
   let server: RunningServer;
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({
       CONSILIUM_RATE_LIMITS: 'on',
       CONSILIUM_LIMIT_LOGIN_PER_ACCOUNT: '3/1h',
       CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '8/1h',
     });
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
   const login = (username: string) =>
     server.fetch(`/auth/login`, {
       method: 'POST',

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { CONTENT_SECURITY_POLICY, isPublicPath } from './security-headers.js';
 
 let server: RunningServer;
 let sessionId: string;
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   const res = await server.fetch(`/consilium`, {
     method: 'POST',
@@ -14,7 +15,7 @@ beforeAll(async () => {
   });
   sessionId = ((await res.json()) as { sessionId: string }).sessionId;
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 const json = { 'content-type': 'application/json' };
 

@@ -1,17 +1,18 @@
 import { Agent } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { MAX_BODY_BYTES } from './app.js';
 
 let server: RunningServer;
 let port: number;
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   port = Number(new URL(server.baseUrl).port);
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 /** Longer than @hono/node-server's 500 ms drain, after which it destroys a socket whose body was not read. */
 const PAST_DRAIN_MS = 700;
