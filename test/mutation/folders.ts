@@ -54,6 +54,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/faithful-text.test.ts',
       'server/src/http/rate-limit.test.ts',
       'server/src/http/owner.test.ts',
+      'server/src/http/auth.test.ts',
       'test/server/http.test.ts',
       'test/auth/contract.test.ts',
       'test/auth/flows.test.ts',
@@ -64,7 +65,12 @@ export const FOLDERS: Record<string, MutationFolder> = {
   // (module constants, the security table compiled once) reruns all of the folder's tests.
   auth: {
     mutate: ['server/src/http/auth.ts', 'server/src/http/owner.ts', 'server/src/http/accounts.ts'],
-    tests: ['server/src/http/owner.test.ts', 'test/auth/contract.test.ts', 'test/auth/flows.test.ts'],
+    tests: [
+      'server/src/http/owner.test.ts',
+      'server/src/http/auth.test.ts',
+      'test/auth/contract.test.ts',
+      'test/auth/flows.test.ts',
+    ],
   },
   // The accounts domain module under the auth layer (users, sign-ins, tokens, password hashing): where
   // the auth decisions (expiry, revocation, disabled users, the last admin) are made; the middleware only
