@@ -55,6 +55,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/rate-limit.test.ts',
       'server/src/http/owner.test.ts',
       'server/src/http/auth.test.ts',
+      'server/src/http/accounts.test.ts',
       'test/server/http.test.ts',
       'test/auth/contract.test.ts',
       'test/auth/flows.test.ts',
@@ -68,6 +69,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
     tests: [
       'server/src/http/owner.test.ts',
       'server/src/http/auth.test.ts',
+      'server/src/http/accounts.test.ts',
       'test/auth/contract.test.ts',
       'test/auth/flows.test.ts',
     ],
