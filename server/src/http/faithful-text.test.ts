@@ -10,6 +10,8 @@ describe('unfaithful', () => {
     expect(unfaithful('a\udc00')).toMatch(/lone surrogate \(U\+DC00\) at index 1/);
     expect(unfaithful('\udc00\ud800')).toMatch(/U\+DC00\) at index 0/);
     expect(unfaithful('ab\0')).toMatch(/NUL character \(U\+0000\) at index 2/);
+    expect(unfaithful('a\ud800b')).toBe('Contains a lone surrogate (U+D800) at index 1, which cannot be stored as UTF-8.');
+    expect(unfaithful('\0a')).toBe('Contains a NUL character (U+0000) at index 0, which cannot be stored.');
   });
 
   it('accepts every well-formed string without NUL, pairs included', () => {
@@ -29,6 +31,14 @@ describe('unfaithful', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('skips what is no string, and walks nested arrays', () => {
+    expect(unfaithfulFields({ a: null, b: 3, c: true, d: undefined, e: ['ok', ['\0']] }, 'query')).toEqual([
+      { path: 'query.e.1.0', message: expect.stringMatching(/NUL/), code: 'invalid_text' },
+    ]);
+    expect(unfaithfulFields('\0', 'header')).toEqual([{ path: 'header', message: expect.any(String), code: 'invalid_text' }]);
+    expect(unfaithfulFields(null, 'body')).toEqual([]);
   });
 
   it('walks objects and arrays, naming each field by its path', () => {
