@@ -92,6 +92,7 @@ describe('closeOnUnreadBody on its own', () => {
     app.use(closeOnUnreadBody());
     app.all('*', (c) => c.text('ok'));
     const res = await app.request('http://localhost/x', { method: 'POST', headers }, incoming && { incoming });
+    expect(`${res.status} ${await res.text()}`).toBe('200 ok');
     return res.headers.get('connection');
   }
   const unread = { readableEnded: false };
@@ -105,7 +106,6 @@ describe('closeOnUnreadBody on its own', () => {
   it('leaves it alone when there was no body, it was read, or the request came from no socket', async () => {
     expect(await connection({}, unread)).toBeNull();
     expect(await connection({ 'content-length': '0' }, unread)).toBeNull();
-    expect(await connection({ 'content-length': ' 0 ' }, unread)).toBeNull();
     expect(await connection({ 'content-length': '5' }, { readableEnded: true })).toBeNull();
     expect(await connection({ 'transfer-encoding': 'chunked' }, { readableEnded: true })).toBeNull();
     expect(await connection({ 'content-length': '5' })).toBeNull();
