@@ -7,7 +7,7 @@ import { type RunningServer, startServer } from '../../../test/support/server.js
 import { readSse } from '../../../test/support/sse.js';
 import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
 import { ConfigError } from '../config/slots.js';
-import { ConcurrencyLimiter, loginRateLimit, RateLimiter } from './rate-limit.js';
+import { ConcurrencyLimiter, clientAddress, loginRateLimit, RateLimiter } from './rate-limit.js';
 
 describe('RateLimiter', () => {
   it('allows `count` at once, then one more per period/count, and says how long to wait', () => {
@@ -299,6 +299,13 @@ describe('loginRateLimit on its own', () => {
     expect((await attempt({ username: 'f' })).status).toBe(429);
   });
 
+  it('folds case as lower case does: ß is not ss', async () => {
+    const { attempt } = limited({ perAccount: hour(1) });
+    expect((await attempt({ username: 'straße' })).status).toBe(401);
+    expect((await attempt({ username: 'STRASSE' })).status).toBe(401);
+    expect((await attempt({ username: 'Strasse' })).status).toBe(429);
+  });
+
   it('only a JSON body with a string username is counted per account', async () => {
     const { attempt } = limited({ perAccount: hour(1) });
     for (const [body, type] of [
@@ -308,6 +315,7 @@ describe('loginRateLimit on its own', () => {
       ['username=ada', 'application/x-www-form-urlencoded'],
       [{ username: 'ada' }, 'text/plain'],
       [{ username: 'ada' }, 'application/jsonx'],
+      [{ username: 'ada' }, 'text/plain; note=application/json'],
       [null, 'application/json'],
     ] as const) {
       expect((await attempt(body, { type })).status, `${type} ${JSON.stringify(body)}`).toBe(401);
@@ -328,6 +336,21 @@ describe('loginRateLimit on its own', () => {
       const { attempt } = limited({ perAccount: hour(1) }, status);
       await attempt({ username: 'ada' });
       expect((await attempt({ username: 'ada' })).status === 429, String(status)).toBe(!reset);
+    }
+  });
+});
+
+describe('clientAddress', () => {
+  it('is the socket’s remote address, or "unknown" when there is none', async () => {
+    const address = async (env?: object) => {
+      const app = new Hono();
+      app.get('*', (c) => c.text(clientAddress(c)));
+      const res = await app.request('http://localhost/', {}, env);
+      return `${res.status} ${await res.text()}`;
+    };
+    expect(await address({ incoming: { socket: { remoteAddress: '10.1.2.3' } } })).toBe('200 10.1.2.3');
+    for (const env of [undefined, {}, { incoming: {} }, { incoming: { socket: {} } }]) {
+      expect(await address(env), JSON.stringify(env)).toBe('200 unknown');
     }
   });
 });
