@@ -61,9 +61,9 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/auth/flows.test.ts',
     ],
   },
-  // The auth layer alone (a subset of `http`) with only the tests that exercise it over a real server:
-  // the run a shared machine can afford, since every mutant that runs while the test server starts
-  // (module constants, the security table compiled once) reruns all of the folder's tests.
+  // The auth layer alone (a subset of `http`) with only its unit tests and those that exercise it over a real
+  // server. Its tests start their servers in `beforeFirstTest`, not `beforeAll`, so only module-level code is
+  // static (each such mutant reruns all of the folder's tests); `http` is measured file by file the same way.
   auth: {
     mutate: ['server/src/http/auth.ts', 'server/src/http/owner.ts', 'server/src/http/accounts.ts'],
     tests: [
