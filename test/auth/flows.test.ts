@@ -398,3 +398,27 @@ describe('account problems, exactly', () => {
     }
   });
 });
+
+describe('published over HTTPS (CONSILIUM_PUBLIC_ORIGIN=https://…)', () => {
+  it('the session cookie is Secure, set and cleared, even though this hop is plain http', async () => {
+    const published = await startServer({ CONSILIUM_PUBLIC_ORIGIN: 'https://consilium.example.com' });
+    try {
+      const res = await fetch(`${published.baseUrl}/auth/login`, {
+        method: 'POST',
+        headers: { ...json, origin: 'https://consilium.example.com' },
+        body: JSON.stringify({ username: published.user.username, password: published.password }),
+      });
+      expect(res.status).toBe(200);
+      const set = res.headers.get('set-cookie')!;
+      expect(set).toMatch(/; Secure/);
+      const out = await fetch(`${published.baseUrl}/auth/logout`, {
+        method: 'POST',
+        headers: { cookie: set.split(';')[0]!, origin: 'https://consilium.example.com' },
+      });
+      expect(out.status).toBe(204);
+      expect(out.headers.get('set-cookie')).toBe('consilium_session=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax');
+    } finally {
+      await published.close();
+    }
+  });
+});
