@@ -393,6 +393,12 @@ describe('account problems, exactly', () => {
         detail: 'This is the last enabled admin; make another admin first.',
       });
       expect(body.errors).toBeUndefined();
+      // The lists, on this server of its own: a test that starts one is the only one StrykerJS credits with the
+      // handlers' construction (see test/README.md, "Mutation testing"), so an emptied handler is caught here too.
+      const users = (await (await admin.fetch('/users')).json()) as { items: { id: string }[] };
+      expect(users.items.map((u) => u.id).sort()).toEqual([admin.user.id, lone.user.id].sort());
+      const tokens = (await (await admin.fetch('/auth/tokens')).json()) as { items: { name: string }[] };
+      expect(tokens.items.map((t) => t.name)).toEqual(['tests']);
     } finally {
       await lone.close();
     }
