@@ -72,8 +72,16 @@ export class Accounts {
     return (await this.store.createFirstUser(user, options.adopt)) ? { username: FIRST_ADMIN, password } : undefined;
   }
 
-  /** A new user; without `password` one is generated and returned once. */
-  async createUser(input: { username: string; role?: Role; password?: string }): Promise<{ user: User; password?: string }> {
+  /**
+   * A new user; without `password` one is generated and returned once. With `adopt`, an admin created on a store
+   * with no users yet is its first user, as `bootstrap`'s would be, and takes the sessions `adopt` owned.
+   */
+  async createUser(input: {
+    username: string;
+    role?: Role;
+    password?: string;
+    adopt?: string;
+  }): Promise<{ user: User; password?: string }> {
     if (!USERNAME.test(input.username)) {
       throw new AccountError(
         'invalid',
@@ -83,7 +91,8 @@ export class Accounts {
     const password = input.password ?? randomPassword();
     checkPassword(password);
     const record = await this.#record(input.username, input.role ?? 'user', password);
-    await this.store.createUser(record);
+    const first = input.adopt !== undefined && record.role === 'admin' && (await this.store.createFirstUser(record, input.adopt));
+    if (!first) await this.store.createUser(record);
     return { user: publicUser(record), ...(input.password === undefined && { password }) };
   }
 

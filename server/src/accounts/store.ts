@@ -97,6 +97,9 @@ export class AccountError extends Error {
   }
 }
 
+/** Who owned sessions before accounts existed; the first admin adopts them (`createFirstUser`). */
+export const LOCAL_OWNER = 'local';
+
 /** Why a change to the last enabled admin is refused: nobody could manage users any more. */
 export const LAST_ADMIN = 'This is the last enabled admin; make another admin first.';
 
