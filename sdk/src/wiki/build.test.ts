@@ -9,7 +9,9 @@ import {
   requiredSpec,
   revisionsSpec,
 } from '../../../test/wiki/fixtures/query-specs.js';
-import { buildModuleParams, checkInfoConditions, formatTimestamp, templateVariables, toRaw } from './build.js';
+import { buildModuleParams, formatTimestamp, toRaw } from './build.js';
+import { checkInfoConditions } from './info.js';
+import { templateVariables } from './templated.js';
 import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 import { explodeMultiValue } from './validate/index.js';

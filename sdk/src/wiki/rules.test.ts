@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { allpages } from '../generated/wiki/allpages.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
+import * as generated from '../generated/wiki/index.js';
 import { recentchanges } from '../generated/wiki/recentchanges.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
 import { query } from './query.js';
-import { isPlainTitle, type RuleTable, rulesFor } from './rules.js';
+import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
+import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
@@ -105,6 +107,39 @@ describe('isPlainTitle', () => {
     );
     for (const s of ['', 'a', ' a', 'a ', 'a'.repeat(201), 'a'.repeat(202), 'Foo (bar)', 'a\n', '-a', 'a-']) {
       expect(isPlainTitle(s)).toBe(PLAIN_TITLE.test(s));
+    }
+  });
+});
+
+describe('ruleApplier', () => {
+  const outcome = (f: () => void): string => {
+    try {
+      f();
+      return 'ok';
+    } catch (e) {
+      if (e instanceof WikiParamError) return `${e.code} ${e.param} ${e.libraryCode}`;
+      throw e;
+    }
+  };
+
+  it('refuses a kind of rule it has no check for, rather than skip it', () => {
+    const spec = allpages.spec;
+    const only = ruleApplier({ continue: continueRule });
+    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined)).toThrow(/has a "title-part" rule but no check/);
+  });
+
+  it("each generated module's applier checks every rule it has, as applyRules does", () => {
+    const specs = Object.values(generated)
+      .map((m) => (m as { spec?: ModuleSpec }).spec)
+      .filter((s): s is ModuleSpec => s?.rules !== undefined && s.rules.length > 0);
+    expect(specs.length).toBeGreaterThan(15);
+    for (const spec of specs) {
+      expect(spec.applyRules).not.toBe(applyRules);
+      // Every parameter a rule names given (as `x`, `['x']` for multi), then none: same outcome either way.
+      for (const given of [{}, Object.fromEntries(spec.parameters.map((p) => [p.name, p.multi ? ['x|y'] : 'x|y']))]) {
+        const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, spec.prefix, undefined));
+        expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, spec.prefix, undefined)));
+      }
     }
   });
 });
