@@ -66,6 +66,8 @@ interface ModulePlan {
   known: ReadonlySet<string>;
   /** Name → position in `parameters` (templated ones excluded). */
   position: ReadonlyMap<string, number>;
+  /** Whether any parameter carries `info` conditions. */
+  hasInfo: boolean;
   /** Per apihighlimits: every parameter's value when absent, for those whose absent value is fixed. */
   absent: [AbsentValues | undefined, AbsentValues | undefined];
 }
@@ -92,6 +94,7 @@ function planFor(spec: ModuleSpec): ModulePlan {
     plan = {
       known: new Set([...spec.parameters.map((p) => p.name), ...templated.map((p) => p.name)]),
       position: new Map(spec.parameters.map((p, i) => [p.name, i])),
+      hasInfo: spec.parameters.some(hasInfo),
       absent: [undefined, undefined],
     };
     plans.set(spec, plan);
@@ -255,7 +258,7 @@ export function buildModule(
   const values: Record<string, unknown> = Object.create(absent.values);
   const given = new Set<string>();
   const module = spec.path;
-  const { known, position } = planFor(spec);
+  const { known, position, hasInfo: hasInfoConditions } = planFor(spec);
 
   // The parameters to read, in the module's order: those given, and those whose absence needs a look.
   let toRead: number[] | undefined;
@@ -309,7 +312,7 @@ export function buildModule(
     if (spec.templatedparameters !== undefined && spec.templatedparameters.length > 0) {
       need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, read);
     }
-    if (spec.parameters.some(hasInfo)) {
+    if (hasInfoConditions) {
       warnings.push(...need(spec, spec.checkInfo, '`info` conditions', 'checkInfo')(spec, prefix, given, values, context));
     }
   } catch (e) {
