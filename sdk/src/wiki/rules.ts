@@ -153,11 +153,19 @@ export type RuleChecks = { readonly [K in ModuleRule['rule']]?: RuleCheck<K> };
  * code. A rule of a kind without a check is a programming error (a `TypeError`), never skipped.
  */
 export function ruleApplier(checks: RuleChecks): RuleApplier {
+  // A module's rules are one array, given on every request: its checks are looked up once.
+  let known: readonly ModuleRule[] | undefined;
+  let found: (RuleCheck | undefined)[] = [];
   return (spec, rules, params, prefix, site) => {
-    for (const rule of rules) {
+    if (rules !== known) {
+      found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
+      known = rules;
+    }
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
       if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
         continue;
-      const check = checks[rule.rule] as RuleCheck | undefined;
+      const check = found[i];
       if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
       check(rule, spec, params, prefix, site);
     }
