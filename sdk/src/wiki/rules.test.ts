@@ -128,18 +128,40 @@ describe('ruleApplier', () => {
     expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined)).toThrow(/has a "title-part" rule but no check/);
   });
 
-  it("each generated module's applier checks every rule it has, as applyRules does", () => {
+  it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {
     const specs = Object.values(generated)
       .map((m) => (m as { spec?: ModuleSpec }).spec)
       .filter((s): s is ModuleSpec => s?.rules !== undefined && s.rules.length > 0);
     expect(specs.length).toBeGreaterThan(15);
+    // Values that pass and fail each kind of rule: plain and odd titles, `|`-parted continuations,
+    // enum values (so `when` and `requires … equals` conditions meet), numbers, booleans, lists.
+    const scalar = fc.oneof(
+      fc.constantFrom('Foo', 'A|B', 'A|B|C', 'Talk:Foo', 'Foo#bar', 'a/b', '<x>', '', 'File:X.png', 'Category:Y', 'x:y'),
+      fc.integer({ min: -2, max: 20 }),
+      fc.boolean(),
+    );
+    let cases = 0;
     for (const spec of specs) {
       expect(spec.applyRules).not.toBe(applyRules);
-      // Every parameter a rule names given (as `x`, `['x']` for multi), then none: same outcome either way.
-      for (const given of [{}, Object.fromEntries(spec.parameters.map((p) => [p.name, p.multi ? ['x|y'] : 'x|y']))]) {
-        const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, spec.prefix, undefined));
-        expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, spec.prefix, undefined)));
-      }
+      const value = (p: ModuleSpec['parameters'][number]) =>
+        Array.isArray(p.type)
+          ? p.multi
+            ? fc.subarray([...p.type])
+            : fc.constantFrom(...p.type)
+          : p.multi
+            ? fc.array(scalar, { maxLength: 3 })
+            : scalar;
+      const params = fc.record(Object.fromEntries(spec.parameters.map((p) => [p.name, value(p)])), { requiredKeys: [] });
+      fc.assert(
+        fc.property(params, fc.boolean(), (given, generator) => {
+          cases++;
+          const prefix = generator ? `g${spec.prefix}` : spec.prefix;
+          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined));
+          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined)));
+        }),
+        { numRuns: 300 },
+      );
     }
+    expect(cases).toBe(specs.length * 300);
   });
 });
