@@ -100,6 +100,33 @@ function anthropicStream(deltas: string[], tail?: string[]): string {
   ].join('');
 }
 
+/** Gemini `streamGenerateContent?alt=sse` as Google sends it: `data:` frames ended by CRLF CRLF, usage on every frame. */
+function geminiStream(deltas: string[], tail?: string[]): string {
+  const frame = (v: unknown) => `data: ${JSON.stringify(v)}\r\n\r\n`;
+  const meta = { modelVersion: 'gemini-2.5-flash', responseId: 'resp-wire' };
+  return [
+    ...deltas.map((text, i) =>
+      frame({
+        candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }],
+        usageMetadata: { promptTokenCount: 14, totalTokenCount: 14 + i },
+        ...meta,
+      }),
+    ),
+    ...(tail ?? [
+      frame({
+        candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 9, thoughtsTokenCount: 4, totalTokenCount: 27 },
+        ...meta,
+      }),
+    ]),
+  ].join('');
+}
+
+function googleModel() {
+  const env = { GOOGLE_GENERATIVE_AI_API_KEY: 'g-wire', CONSILIUM_SLOT4_BASE_URL: `${base}/v1beta` };
+  return createSlotModel(slotsFromEnv(env)[3]!, env);
+}
+
 function compatibleModel() {
   const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: `${base}/v1`, CONSILIUM_SLOT5_API_KEY: 'k' };
   return createSlotModel(slotsFromEnv(env)[4]!, env);
@@ -239,6 +266,56 @@ describe('Anthropic Messages read from the wire', () => {
     };
     const r = await ask(anthropicModel());
     expect(r.error).toMatchObject({ code: 'upstream_error', status: 529, retryable: true, providerRequestId: 'req_ant_9' });
+  });
+});
+
+describe('Gemini streamGenerateContent read from the wire', () => {
+  it.each([1, 4, 13, 100_000])('the same answer with the bytes cut every %i bytes (CRLF frames)', async (size) => {
+    respond = streamPieces(cut(geminiStream(DELTAS), size));
+    const r = await ask(googleModel());
+    expect(r.deltas).toEqual(size === 100_000 ? DELTAS : expect.any(Array));
+    expect(r.deltas.join('')).toBe(DELTAS.join(''));
+    expect(r).toMatchObject({
+      text: DELTAS.join(''),
+      finishReason: 'stop',
+      usage: { inputTokens: 14, outputTokens: 13, totalTokens: 27 },
+      attempts: 1,
+    });
+    expect(bodies.at(-1)).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Which city?' }] }] });
+  });
+
+  it('calls after the first are handed over (node:http) and answer the same; a streamed error keeps the text and request id', async () => {
+    const model = googleModel();
+    const quiet = (model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls;
+    for (let i = 0; i < 2; i++) {
+      respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
+      expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
+      expect(quiet.size).toBe(1);
+    }
+    const tail = [`data: ${JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })}\r\n\r\n`];
+    respond = streamPieces(cut(geminiStream(DELTAS.slice(0, 1), tail), 5));
+    expect(await ask(model)).toMatchObject({
+      text: DELTAS[0],
+      finishReason: 'error',
+      error: { code: 'upstream_error', status: 503, retryable: true, providerRequestId: 'req_wire_1' },
+    });
+  });
+
+  it('structured output: JSON split across parts is parsed and validated', async () => {
+    const json = JSON.stringify({ round: 3, agreements: [{ statement: 'Zürich 🚀', slots: [1, 2] }], disagreements: [] });
+    const pieces = [json.slice(0, 17), json.slice(17, 40), json.slice(40)];
+    respond = streamPieces(cut(geminiStream(pieces), 11));
+    const r = await ask(googleModel(), { output: zConsensus });
+    expect(r.object).toEqual(JSON.parse(json));
+    expect(bodies.at(-1)).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
+  });
+
+  it('an HTTP error is still the SDK’s APICallError: status, message', async () => {
+    respond = async (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }));
+    };
+    expect((await ask(googleModel())).error).toMatchObject({ code: 'rate_limited', status: 429 });
   });
 });
 

@@ -392,7 +392,7 @@ async function readWire<T>(
   }
 }
 
-/** Reads the SDK's stream parts (Google, or a stream the SDK kept: see `takeStreams`). */
+/** Reads the SDK's stream parts (a stream the SDK kept: see `takeStreams`). */
 async function readParts<T>(
   reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
   options: StreamAnswerOptions<T>,

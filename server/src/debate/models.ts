@@ -56,6 +56,7 @@ const NATIVE: Record<string, NativeProvider> = {
   },
   google: {
     name: 'google.generative-ai',
+    wire: 'gemini-generate-content',
     load: async (s, id) => (await import('@ai-sdk/google')).createGoogleGenerativeAI(s)(id),
   },
   xai: { name: 'xai.chat', wire: 'chat-completions', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
