@@ -92,8 +92,19 @@ async function rowCounts(): Promise<string> {
   return (await all<{ counts: string }>(countSql))[0]!.counts;
 }
 
-/** Waits until the row counts stop changing (a debate's last writes may land just after its response). */
+/**
+ * Waits until no debate runs and the row counts stop changing. A detached start (202) runs on after its response, and
+ * a debate's last writes may land just after it; a pause between two writes is no proof that it has ended (on a loaded
+ * machine one lasted more than the 10 ms below, and its writes were charged to the next, rejected, request).
+ */
 async function settledRowCounts(): Promise<string> {
+  const running = () =>
+    new Promise<number>((resolve, reject) =>
+      db.get("SELECT count(*) AS n FROM sessions WHERE status = 'running'", (err, row: { n: number }) =>
+        err ? reject(err) : resolve(row.n),
+      ),
+    );
+  while ((await running()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   let last = await rowCounts();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 10));
