@@ -286,7 +286,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 
   it('calls after the first are handed over (node:http) and answer the same; a streamed error keeps the text and request id', async () => {
     const model = googleModel();
-    const quiet = (model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls;
+    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
     for (let i = 0; i < 2; i++) {
       respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
       expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
@@ -322,7 +322,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 describe('a slot model used for many calls, as the server does', () => {
   it('after a first call without warnings, later calls of that shape skip the SDK stream and answer the same', async () => {
     const model = compatibleModel();
-    const quiet = (model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls;
+    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
     const results = [];
     for (let i = 0; i < 3; i++) {
       respond = streamPieces(cut(chatStream(DELTAS), 6));
@@ -347,7 +347,7 @@ describe('a slot model used for many calls, as the server does', () => {
     expect((await ask(model)).error).toMatchObject({ code: 'upstream_error', message: 'Boom', providerRequestId: 'req_wire_1' });
   });
 
-  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call', async () => {
+  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call, handed over after the first', async () => {
     const env = { DEEPSEEK_API_KEY: 'sk-ds', CONSILIUM_SLOT3_BASE_URL: base };
     const model = createSlotModel(slotsFromEnv(env)[2]!, env);
     const logged: unknown[] = [];
@@ -363,6 +363,10 @@ describe('a slot model used for many calls, as the server does', () => {
       globalThis.AI_SDK_LOG_WARNINGS = previous;
     }
     expect(logged).toHaveLength(2);
+    expect(logged[1]).toEqual(logged[0]);
+    expect(logged[0]).toMatchObject({ provider: 'deepseek.chat', warnings: [{ feature: 'responseFormat JSON schema' }] });
+    const known = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
+    expect([...known.values()]).toEqual([(logged[0] as { warnings: unknown[] }).warnings]);
   });
 });
 
@@ -382,7 +386,7 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     const model = createSlotModel(slotsFromEnv(env)[4]!, env);
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
-    expect((model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls.size).toBe(1);
+    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
     // The second call of the shape is handed over, and goes over node:http.
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
