@@ -317,6 +317,57 @@ describe('Gemini streamGenerateContent read from the wire', () => {
     };
     expect((await ask(googleModel())).error).toMatchObject({ code: 'rate_limited', status: 429 });
   });
+
+  /** A first response that stops with CONTINUATION and `token`, then `second` for the request that goes on. */
+  function continued(second: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+    const first = `data: ${JSON.stringify({
+      candidates: [
+        {
+          content: { parts: [{ text: 'Zürich ' }], role: 'model' },
+          index: 0,
+          finishReason: 'CONTINUATION',
+          continuationToken: 'tok-7',
+        },
+      ],
+      usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 2, totalTokenCount: 16 },
+    })}\r\n\r\n`;
+    let calls = 0;
+    respond = (req, res) => (calls++ === 0 ? streamPieces(cut(first, 10))(req, res) : second(req, res));
+  }
+
+  it('a CONTINUATION is followed by a second request with its token, on the fetch path and handed over', async () => {
+    const model = googleModel();
+    for (let i = 0; i < 2; i++) {
+      const sent = bodies.length;
+      continued(streamPieces(cut(geminiStream(DELTAS.slice(1)), 7)));
+      const r = await ask(model);
+      expect(r).toMatchObject({
+        text: `Zürich ${DELTAS.slice(1).join('')}`,
+        finishReason: 'stop',
+        usage: { inputTokens: 28, outputTokens: 15, totalTokens: 43 },
+        attempts: 1,
+      });
+      expect(r.deltas).toEqual(['Zürich ', ...DELTAS.slice(1)]);
+      // The same request again, with the token: the question, the generation settings and all.
+      expect(bodies.slice(sent)).toHaveLength(2);
+      expect(bodies.at(-1)).toEqual({ ...bodies.at(-2), continuationToken: 'tok-7' });
+    }
+    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
+  });
+
+  it('a continuation refused (HTTP 503) fails the answer with the text so far, not retried', async () => {
+    continued(async (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }));
+    });
+    const r = await ask(googleModel());
+    expect(r).toMatchObject({
+      text: 'Zürich ',
+      finishReason: 'error',
+      error: { code: 'upstream_error', status: 503, message: 'The model is overloaded.' },
+      attempts: 1,
+    });
+  });
 });
 
 describe('a slot model used for many calls, as the server does', () => {

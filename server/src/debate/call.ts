@@ -16,7 +16,15 @@ import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { SseDecoder } from './sse-decoder.js';
-import { type ByteSource, claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
+import {
+  type ByteSource,
+  claimStream,
+  releaseStream,
+  type StreamClaim,
+  StreamHandedOver,
+  type WireFormat,
+  wireFrames,
+} from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -298,7 +306,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
         // Nothing of the answer is in it; the body read below reports the real outcome.
       }
     } else if (known !== undefined) logWarnings(known, model);
-    await readWire(claim.body, wire!, model.provider, options, signal, attempt);
+    await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
   } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
   if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
@@ -331,7 +339,8 @@ function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
  * Messages): deltas to `onDelta` as their frames arrive, the finish and usage when the body ends.
  */
 async function readWire<T>(
-  body: ByteSource,
+  first: ByteSource,
+  resend: StreamClaim['resend'],
   format: WireFormat,
   provider: string,
   options: StreamAnswerOptions<T>,
@@ -362,9 +371,12 @@ async function readWire<T>(
     },
     provider.split('.')[0],
   );
-  const sse = new SseDecoder((event, data) => {
-    if (!stopped) frames.frame(event, data);
-  });
+  const decoder = () =>
+    new SseDecoder((event, data) => {
+      if (!stopped) frames.frame(event, data);
+    });
+  let sse = decoder();
+  let body = first;
   let settled = false;
   try {
     for (;;) {
@@ -373,6 +385,14 @@ async function readWire<T>(
         settled = true;
         sse.end();
         if (callbackError) throw callbackError.error;
+        // A Gemini answer continued in another request: its frames follow on the same reader.
+        const token = frames.continuation?.();
+        if (token !== undefined && resend !== undefined && !signal.aborted && attempt.failure === undefined) {
+          body = await resend({ continuationToken: token });
+          settled = false;
+          sse = decoder();
+          continue;
+        }
         attempt.finish = frames.finish();
         break;
       }

@@ -257,6 +257,41 @@ describe('Gemini streamGenerateContent frames', () => {
     });
   });
 
+  it('a CONTINUATION with its token: the token is taken once, and the counts of both requests add up', () => {
+    const reader = wireFrames('gemini-generate-content', { text: () => {}, error: () => {} });
+    const feed = (frames: [string, string][]) => {
+      for (const [event, data] of frames) reader.frame(event, data);
+    };
+    feed([
+      gemini(candidate([{ text: 'Long ' }])),
+      gemini({
+        candidates: [
+          {
+            content: { parts: [{ text: 'part' }], role: 'model' },
+            index: 0,
+            finishReason: 'CONTINUATION',
+            continuationToken: 'tok-1',
+          },
+        ],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 1, totalTokenCount: 15 },
+      }),
+    ]);
+    expect(reader.finish().reason).toBe('length');
+    expect(reader.continuation!()).toBe('tok-1');
+    expect(reader.continuation!()).toBeUndefined();
+    feed([
+      gemini({
+        ...candidate([{ text: ' two.' }], 'STOP'),
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 },
+      }),
+    ]);
+    expect(reader.continuation!()).toBeUndefined();
+    expect(reader.finish()).toEqual({ reason: 'stop', usage: { inputTokens: 22, outputTokens: 8, totalTokens: 30 } });
+    // Without a token there is nothing to go on with: the answer ends there, as length.
+    const cut = read('gemini-generate-content', [gemini(candidate([{ text: 'x' }], 'CONTINUATION'))]);
+    expect(cut.finish.reason).toBe('length');
+  });
+
   it('a frame that is not JSON is a JSONParseError; frames without candidates or parts carry no text', () => {
     const r = read('gemini-generate-content', [
       ['message', '{"candidates": ['],

@@ -34,6 +34,11 @@ export interface WireFrames {
   frame(event: string, data: string): void;
   /** The finish reason and usage as reported (`other` and zeros when the stream never said). */
   finish(): WireFinish;
+  /**
+   * When the body ended, the token of a request that goes on with the answer (Gemini's
+   * `CONTINUATION`), taken once; the frames of that request's body then follow on the same reader.
+   */
+  continuation?(): string | undefined;
 }
 
 export function wireFrames(format: WireFormat, sink: FrameSink, provider = ''): WireFrames {
@@ -208,14 +213,16 @@ function anthropicReason(reason: string): FinishReason {
  * given: thoughts count as output, cached tokens are within the prompt's), a confirmed
  * `promptFeedback.blockReason` a content filter, and `{ "error": … }` an error the server streamed
  * (an `APICallError` with the HTTP status its `code` or `status` names, as the SDK makes it).
- * A `CONTINUATION` finish (a long answer the server means to go on with in a new request, which
- * the SDK sends) is not followed here: the answer ends there as `length`, the SDK's name for it
- * when continuing fails.
+ * A `CONTINUATION` finish with a `continuationToken` is a long answer the server goes on with in
+ * another request, which the reader sends (`continuation`); each request's counts are added up.
  */
 class GeminiFrames implements WireFrames {
   #reason: FinishReason = 'other';
   #blocked = false;
   #usage: Json | undefined;
+  /** The counts of the requests before this one, when the answer was continued. */
+  #earlier = { input: 0, output: 0 };
+  #token: string | undefined;
 
   constructor(private readonly sink: FrameSink) {}
 
@@ -241,14 +248,28 @@ class GeminiFrames implements WireFrames {
       if (isObject(part) && typeof part.text === 'string' && part.text !== '' && part.thought !== true) this.sink.text(part.text);
     }
     if (typeof candidate.finishReason === 'string') this.#reason = geminiReason(candidate.finishReason);
+    if (candidate.finishReason === 'CONTINUATION' && typeof candidate.continuationToken === 'string') {
+      this.#token = candidate.continuationToken;
+      const { input, output } = this.#counts();
+      this.#earlier = { input: this.#earlier.input + input, output: this.#earlier.output + output };
+      this.#usage = undefined;
+    }
+  }
+
+  #counts(): { input: number; output: number } {
+    const u = this.#usage ?? {};
+    return { input: count(u.promptTokenCount), output: count(u.candidatesTokenCount) + count(u.thoughtsTokenCount) };
+  }
+
+  continuation(): string | undefined {
+    const token = this.#token;
+    this.#token = undefined;
+    return token;
   }
 
   finish(): WireFinish {
-    const u = this.#usage ?? {};
-    return {
-      reason: this.#reason,
-      usage: usageOf(count(u.promptTokenCount), count(u.candidatesTokenCount) + count(u.thoughtsTokenCount)),
-    };
+    const { input, output } = this.#counts();
+    return { reason: this.#reason, usage: usageOf(this.#earlier.input + input, this.#earlier.output + output) };
   }
 }
 
@@ -330,6 +351,12 @@ export interface StreamClaim {
   headers?: Record<string, string>;
   /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
   handover: boolean;
+  /**
+   * Sends the claimed request again with `patch` merged into its JSON body (a Gemini continuation)
+   * by the same route, and gives that response's event stream; an HTTP error rejects as the SDK's
+   * `APICallError` would.
+   */
+  resend?: (patch: Record<string, unknown>) => Promise<ByteSource>;
 }
 
 /**
@@ -375,14 +402,13 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
     // A request with a non-empty `tools` list (every format names it so) or a tool choice.
     const withTools = typeof init?.body === 'string' && (init.body.includes('"tool_choice"') || init.body.includes('"tools":[{'));
     // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
-    if (
-      claim?.handover &&
-      fetchImpl === undefined &&
-      globalThis.fetch === nodeFetch &&
-      !withTools &&
-      typeof init?.body === 'string'
-    )
-      return requestDirect(String(input instanceof Request ? input.url : input), init, claim);
+    const direct = fetchImpl === undefined && globalThis.fetch === nodeFetch;
+    const url = String(input instanceof Request ? input.url : input);
+    if (claim !== undefined && typeof init?.body === 'string') {
+      const sent = init;
+      claim.resend = (patch) => resendStream(url, sent, patch, direct ? undefined : (fetchImpl ?? globalThis.fetch));
+    }
+    if (claim?.handover && direct && !withTools && typeof init?.body === 'string') return requestDirect(url, init, claim);
     const response = await (fetchImpl ?? globalThis.fetch)(input, init);
     if (
       claim === undefined ||
@@ -392,17 +418,65 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
       withTools
     )
       return response;
-    const reader = response.body.getReader();
-    claim.body = {
-      read: () => reader.read() as ReturnType<ByteSource['read']>,
-      cancel: () => {
-        reader.cancel().catch(() => {});
-      },
-    };
+    claim.body = webBody(response.body);
     claim.headers = Object.fromEntries(response.headers);
     if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** A web stream's body as a `ByteSource`. */
+function webBody(body: ReadableStream<Uint8Array>): ByteSource {
+  const reader = body.getReader();
+  return {
+    read: () => reader.read() as ReturnType<ByteSource['read']>,
+    cancel: () => {
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/**
+ * The request sent once more with `patch` merged into its JSON body, over `node:http(s)` (no
+ * `fetchImpl`) or through `fetchImpl`: its event stream, or, for any other answer, the
+ * `APICallError` an SDK makes of it (Google's: the message from `{ "error": { "message" } }`).
+ */
+async function resendStream(
+  url: string,
+  init: RequestInit,
+  patch: Record<string, unknown>,
+  fetchImpl: typeof fetch | undefined,
+): Promise<ByteSource> {
+  const again: RequestInit = { ...init, body: JSON.stringify({ ...(JSON.parse(init.body as string) as Json), ...patch }) };
+  let response: Response;
+  if (fetchImpl === undefined) {
+    const claim: StreamClaim = { handover: true };
+    try {
+      response = await requestDirect(url, again, claim);
+    } catch (error) {
+      if (error instanceof StreamHandedOver && claim.body !== undefined) return claim.body;
+      throw error;
+    }
+  } else {
+    response = await fetchImpl(url, again);
+    if (response.ok && response.body !== null && response.headers.get('content-type')?.includes('text/event-stream'))
+      return webBody(response.body);
+  }
+  const text = await response.text();
+  let message: unknown;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+  } catch {
+    // Not JSON: the status text says it.
+  }
+  throw new APICallError({
+    message: typeof message === 'string' ? message : response.statusText || `HTTP ${response.status}`,
+    url,
+    requestBodyValues: patch,
+    statusCode: response.status,
+    responseHeaders: Object.fromEntries(response.headers),
+    responseBody: text,
+  });
 }
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
