@@ -22,6 +22,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/sessions/sessions.ts',
       'server/src/sessions/cache.ts',
       'server/src/sessions/recorder.ts',
+      // The recorder's copy of a running session (what each step stores).
+      'server/src/sessions/snapshot.ts',
       'server/src/sessions/sqlite/store.ts',
       'server/src/sessions/sqlite/accounts.ts',
     ],
@@ -29,6 +31,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/sessions/sessions.test.ts',
       'server/src/sessions/cache.test.ts',
       'server/src/sessions/recorder.test.ts',
+      'server/src/sessions/snapshot.test.ts',
       'test/sessions/sqlite.test.ts',
     ],
   },
