@@ -175,3 +175,34 @@ describe('defaults and warnings, exactly', () => {
     expect(error(() => validateParam(p(['a']), 'b', ctx)).warnings).toEqual([]);
   });
 });
+
+describe('a default that does not validate', () => {
+  it('comes back as given, without the warnings its validation raised before failing', () => {
+    // 999 clamps with a warning, then x fails: the server applies its own default, so neither is reported.
+    expect(validateParam(p('integer', { multi: true, max: 10, default: '1|999|x' }), undefined, ctx)).toEqual({
+      value: '1|999|x',
+      warnings: [],
+    });
+    expect(validateParam(p('string', { default: 'toolong', maxbytes: 3 }), undefined, ctx)).toEqual({
+      value: 'toolong',
+      warnings: [],
+    });
+  });
+
+  it('lets an error that is not a WikiParamError through', () => {
+    const broken: TypeDef = {
+      validate: () => {
+        throw new RangeError('bug');
+      },
+    };
+    expect(() => validateParam(p('string', { default: 'x' }), undefined, { ...ctx, typeDefs: { string: broken } })).toThrow(
+      RangeError,
+    );
+  });
+
+  it('a default that validates with a warning keeps the warning', () => {
+    expect(validateParam(p('integer', { default: 99, max: 10 }), undefined, ctx).warnings.map((w) => w.code)).toEqual([
+      'outofrange',
+    ]);
+  });
+});
