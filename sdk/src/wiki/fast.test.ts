@@ -473,3 +473,49 @@ describe('modules as a whole', () => {
     expectFast(spec, { l: 'max' }, [['mml', '500']], { apihighlimits: true });
   });
 });
+
+describe('the edges the first mutation run found untested', () => {
+  it('a type the fast path does not know leaves, whatever the value (numbers too)', () => {
+    expectSlow(one({ type: 'expiry' }), { p: [0] });
+    expectSlow(one({ type: 'timestamp', multi: true }), { p: [0, 1] });
+  });
+
+  it('only enums and namespaces have an all-specifier: * is no integer', () => {
+    expectSlow(one({ type: 'integer', multi: true }), { p: '*' });
+    expect(full(one({ type: 'integer', multi: true }), { p: '*' })).toBe('badinteger');
+  });
+
+  it('a leading empty value counts as two only when alone', () => {
+    const capped = one({ type: 'string', multi: true, lowlimit: 2 });
+    expectSlow(capped, { p: ['', 'a', 'b'] });
+    expectFast(capped, { p: ['', 'a'] }, [['mmp', '|a']]);
+  });
+
+  it('with apihighlimits too: duplicate names and defaults that warn leave', () => {
+    const twice = mod([
+      { name: 'a', type: 'string' },
+      { name: 'a', type: 'integer' },
+    ]);
+    expectSlow(twice, { a: 'x' }, { apihighlimits: true });
+    const warns = mod([
+      { name: 'a', type: 'string' },
+      { name: 'c', type: 'integer', default: 50, max: 10 },
+    ]);
+    expectSlow(warns, { a: 'v' }, { apihighlimits: true });
+  });
+
+  it('out of order: null reads as absent, and a parameter for the full path still leaves', () => {
+    const spec = mod([
+      { name: 'a', type: 'string' },
+      { name: 'b', type: 'integer' },
+      { name: 'c', type: 'boolean' },
+      { name: 'd', type: 'integer', multi: true, deprecated: true },
+    ]);
+    expectFast(spec, { c: true, a: 'x', b: null }, [
+      ['mma', 'x'],
+      ['mmc', '1'],
+    ]);
+    expectSlow(spec, { d: [1], a: 'x' });
+    expectSlow(spec, { a: 'x', d: [1] });
+  });
+});
