@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
 import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
-import { validateParam } from './registry.js';
+import { validateParam as coreValidateParam } from './core.js';
+import { TYPE_DEFS, validateParam } from './registry.js';
 
 const ctx: ValidateContext = { param: 'apfoo', module: 'query+allpages' };
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
@@ -204,5 +205,43 @@ describe('a default that does not validate', () => {
     expect(validateParam(p('integer', { default: 99, max: 10 }), undefined, ctx).warnings.map((w) => w.code)).toEqual([
       'outofrange',
     ]);
+  });
+});
+
+describe('what is remembered per settings object', () => {
+  it('is never a custom definition, nor one resolved with other types', () => {
+    const settings = p('user');
+    const upper: TypeDef = { validate: (v) => v.toUpperCase() };
+    expect(coreValidateParam(settings, 'foo', { param: 'u', typeDefs: { user: upper } }).value).toBe('FOO');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: TYPE_DEFS }).value).toBe('Foo');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: { user: upper } }).value).toBe('FOO');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: TYPE_DEFS }).value).toBe('Foo');
+  });
+});
+
+describe('edges of multi values and errors', () => {
+  it('an all-specifier given as true is *', () => {
+    expect(
+      validateParam(p(['a', 'b'], { multi: true, allspecifier: true } as unknown as Partial<ParamInfo>), '*', ctx).value,
+    ).toEqual(['a', 'b']);
+  });
+
+  it('an error that is not a WikiParamError comes through a given value unchanged', () => {
+    const bug = new RangeError('bug');
+    const broken: TypeDef = {
+      validate: () => {
+        throw bug;
+      },
+    };
+    for (const settings of [p('string'), p('string', { deprecated: true })]) {
+      let thrown: unknown;
+      try {
+        validateParam(settings, 'x', { ...ctx, typeDefs: { string: broken } });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBe(bug);
+      expect(Object.keys(bug)).toEqual([]);
+    }
   });
 });

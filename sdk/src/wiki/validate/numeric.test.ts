@@ -125,3 +125,16 @@ describe('bounds (NumericDef::normalizeSettings)', () => {
     expect(validateParam(limit({ highmax: undefined }), '600', high).value).toBe(500);
   });
 });
+
+describe('bounds that are not numbers', () => {
+  it('null, objects and text that is no integer are no bound', () => {
+    for (const bad of [null, {}, 'abc', true]) {
+      const settings = int({ min: bad, max: bad, highmax: bad } as unknown as Partial<ParamInfo>);
+      expect(validateParam(settings, '-1', ctx())).toEqual({ value: -1, warnings: [] });
+      expect(validateParam(settings, '99', ctx({ options: { apihighlimits: true } }))).toEqual({ value: 99, warnings: [] });
+      expect(validateParam(limit({ max: bad, highmax: bad } as unknown as Partial<ParamInfo>), 'max', ctx()).value).toBe(
+        '9223372036854775807',
+      );
+    }
+  });
+});

@@ -177,3 +177,14 @@ describe('namespaces', () => {
     expect(refusal(ns, '*').code).toBe('badvalue');
   });
 });
+
+describe('refusals list what is allowed', () => {
+  it('a namespace without the wiki’s namespaces lists nothing; a parameter typed "enum" allows nothing', () => {
+    expect(refusal(p('namespace'), '-1').message).toBe(
+      'Unrecognized value for parameter "xxfoo": -1. Only one value may be given. Allowed: .',
+    );
+    expect(refusal(p('enum' as ParamInfo['type']), 'x').message).toBe(
+      'Unrecognized value for parameter "xxfoo": x. Only one value may be given. Allowed: .',
+    );
+  });
+});
