@@ -517,5 +517,7 @@ describe('the edges the first mutation run found untested', () => {
     ]);
     expectSlow(spec, { d: [1], a: 'x' });
     expectSlow(spec, { a: 'x', d: [1] });
+    // Out of order first, then the deprecated one: the collecting pass must leave too.
+    expectSlow(spec, { c: true, a: 'x', d: [1] });
   });
 });
