@@ -1,6 +1,7 @@
 /**
  * A provider simulator in its own process: OpenAI-compatible Chat Completions SSE
- * (`POST …/chat/completions`) and Anthropic Messages SSE (`POST …/messages`) over loopback HTTP,
+ * (`POST …/chat/completions`), Anthropic Messages SSE (`POST …/messages`) and Gemini
+ * `POST …/models/<model>:streamGenerateContent?alt=sse` over loopback HTTP,
  * with fixed per-model latencies (first token, then the rest spread evenly to the model's total).
  * Asked for JSON with a schema, it streams a value drawn from that schema, so the final round
  * and the verdict parse. Every call is logged (start, first byte, end, debate tag) so the bench
@@ -36,7 +37,7 @@ const CHUNKS = 24;
 export interface SimCall {
   /** `#bench-<n>` found in the prompt: which debate the call belongs to. */
   tag: string | undefined;
-  wire: 'openai' | 'anthropic';
+  wire: 'openai' | 'anthropic' | 'google';
   model: string;
   structured: boolean;
   /** Epoch ms (fractional, from `performance.timeOrigin`) when the request arrived, its first token left, its last byte left. */
@@ -56,6 +57,8 @@ function schemaOf(body: Record<string, unknown>): JSONSchema7 | undefined {
   if (openai) return openai;
   const anthropic = (body.output_format as { schema?: JSONSchema7 } | undefined)?.schema;
   if (anthropic) return anthropic;
+  const gemini = (body.generationConfig as { responseSchema?: JSONSchema7 } | undefined)?.responseSchema;
+  if (gemini) return gemini;
   const config = (body.output_config as { format?: { schema?: JSONSchema7 } } | undefined)?.format?.schema;
   if (config) return config;
   // DeepSeek: `response_format: json_object`, the schema in a system message.
@@ -196,6 +199,27 @@ function anthropicFrames(model: string, text: string): { head: string[]; frames:
   };
 }
 
+/** Gemini `GenerateContentResponse` frames, CRLF-terminated as Google sends them, usage on each. */
+function googleFrames(model: string, text: string): { head: string[]; frames: string[]; tail: string[] } {
+  const frame = (value: unknown) => `data: ${JSON.stringify(value)}\r\n\r\n`;
+  const meta = { modelVersion: model, responseId: 'resp-sim' };
+  const chunk = (
+    text: string,
+    finishReason?: string,
+    usage: Record<string, number> = { promptTokenCount: 400, totalTokenCount: 400 },
+  ) =>
+    frame({
+      candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0, ...(finishReason && { finishReason }) }],
+      usageMetadata: usage,
+      ...meta,
+    });
+  return {
+    head: [],
+    frames: split(text, CHUNKS).map((t) => chunk(t)),
+    tail: [chunk('', 'STOP', { promptTokenCount: 400, candidatesTokenCount: 160, totalTokenCount: 560 })],
+  };
+}
+
 export function startSimulator(port = 0, host = '127.0.0.1') {
   const calls: SimCall[] = [];
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -203,20 +227,32 @@ export function startSimulator(port = 0, host = '127.0.0.1') {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = req.url ?? '';
-    const wire = url.endsWith('/chat/completions') ? 'openai' : url.endsWith('/messages') ? 'anthropic' : undefined;
+    const gemini = /\/models\/([^/:]+):streamGenerateContent\?alt=sse$/.exec(url);
+    const wire = url.endsWith('/chat/completions')
+      ? 'openai'
+      : url.endsWith('/messages')
+        ? 'anthropic'
+        : gemini
+          ? 'google'
+          : undefined;
     if (req.method !== 'POST' || wire === undefined) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }
     const raw = Buffer.concat(chunks).toString('utf8');
     const body = JSON.parse(raw) as Record<string, unknown>;
-    const model = String(body.model);
+    const model = gemini ? decodeURIComponent(gemini[1]!) : String(body.model);
     const timing = SIM_TIMINGS[model] ?? { firstTokenMs: 200, totalMs: 1000 };
     const tag = /#bench-\d+/.exec(raw)?.[0];
     const { text, structured } = answerText(body, tag);
     const call: SimCall = { tag, wire, model, structured, start, firstToken: 0, end: 0 };
     calls.push(call);
-    const { head, frames, tail } = wire === 'openai' ? openaiFrames(model, text) : anthropicFrames(model, text);
+    const { head, frames, tail } =
+      wire === 'openai'
+        ? openaiFrames(model, text)
+        : wire === 'anthropic'
+          ? anthropicFrames(model, text)
+          : googleFrames(model, text);
     await pace(res, call, timing, frames, head, tail);
   });
   server.keepAliveTimeout = 60_000;

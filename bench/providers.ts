@@ -1,7 +1,7 @@
 /**
  * Speed with real HTTP providers: the server as `npm start` runs it (`dist/server.mjs`, a child
- * process) calls a provider simulator in another process (`provider-sim.ts`: Anthropic Messages
- * and OpenAI Chat Completions SSE over loopback, fixed latencies) through its normal
+ * process) calls a provider simulator in another process (`provider-sim.ts`: Anthropic Messages,
+ * OpenAI Chat Completions and Gemini streamGenerateContent SSE over loopback, fixed latencies) through its normal
  * configuration (`CONSILIUM_SLOT<N>_BASE_URL`, keys). The client (this process) streams
  * `POST /consilium/deep/stream` 3-round debates.
  *
@@ -118,9 +118,11 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     DEEPSEEK_API_KEY: 'sk-sim',
     CONSILIUM_SLOT3_BASE_URL: `${sim}/deepseek`,
     CONSILIUM_SLOT3_MODEL: 'sim-deepseek',
-    // Slot 4: an OpenAI-compatible server (the simulator does not speak Gemini's format).
-    CONSILIUM_SLOT4_PROVIDER: 'sim-gemini',
-    CONSILIUM_SLOT4_BASE_URL: `${sim}/compatible/v1`,
+    // Slot 4: Google's own SDK, Gemini streamGenerateContent SSE; `BENCH_SLOT4=compatible` makes it an
+    // OpenAI-compatible server instead, as the figures before 24 Nov 02:30 UTC were taken.
+    ...(process.env.BENCH_SLOT4 === 'compatible'
+      ? { CONSILIUM_SLOT4_PROVIDER: 'sim-gemini', CONSILIUM_SLOT4_BASE_URL: `${sim}/compatible/v1` }
+      : { GOOGLE_GENERATIVE_AI_API_KEY: 'g-sim', CONSILIUM_SLOT4_BASE_URL: `${sim}/google/v1beta` }),
     CONSILIUM_SLOT4_MODEL: 'sim-gemini',
     XAI_API_KEY: 'xai-sim',
     CONSILIUM_SLOT5_BASE_URL: `${sim}/xai/v1`,
@@ -266,7 +268,7 @@ export async function benchProviders(): Promise<void> {
   const repeat = Number(process.env.BENCH_REPEAT ?? 3);
   const profDir = process.env.BENCH_CPU_PROF;
   console.log(
-    `providers: the bundle \`npm start\` runs, five live slots against a simulator process (Anthropic + Chat Completions SSE, ` +
+    `providers: the bundle \`npm start\` runs, five live slots against a simulator process (Anthropic, Chat Completions and Gemini SSE, ` +
       `200 ms to first token, 600–1500 ms per call); ${ROUNDS}-round streamed debates. Shared machine: timings are noisy, CPU less so.`,
   );
   const bundle = await bundleServer();

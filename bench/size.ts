@@ -82,6 +82,43 @@ function richestModule(): { name: string; types: string[] } {
   return best;
 }
 
+const specOf = (name: string): ModuleSpec => (modules as unknown as Record<string, { spec: ModuleSpec }>)[name]!.spec;
+const typesOf = (spec: ModuleSpec): string[] =>
+  [...spec.parameters, ...(spec.templatedparameters ?? [])].map((p) => (typeof p.type === 'string' ? p.type : 'enum'));
+
+/** `list: [a(p)], prop: [b(p), c(p)]`: the modules' uses by group. */
+function groupsOf(names: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const m of names) groups.set(specOf(m).group, [...(groups.get(specOf(m).group) ?? []), `${m}(p)`]);
+  return [...groups].map(([g, uses]) => `${g}: [${uses.join(', ')}]`).join(', ');
+}
+
+/** Every parameter type the catalogue's modules use, sorted. */
+function catalogueTypes(): string[] {
+  const types = new Set<string>();
+  for (const value of Object.values(modules)) {
+    const spec = (value as { spec?: ModuleSpec }).spec;
+    if (spec) for (const t of typesOf(spec)) types.add(t);
+  }
+  return [...types].sort();
+}
+
+/** `richest`, `revisions` (templated, info, rules), and for each type still missing the first module that has it. */
+function everyTypeModules(richest: string): string[] {
+  const chosen = [richest, 'revisions'];
+  const covered = new Set(chosen.flatMap((m) => typesOf(specOf(m))));
+  for (const [name, value] of Object.entries(modules)) {
+    const spec = (value as { spec?: ModuleSpec }).spec;
+    if (!spec || chosen.includes(name) || chosen.some((m) => specOf(m).group === spec.group && specOf(m).prefix === spec.prefix))
+      continue;
+    if (typesOf(spec).some((t) => !covered.has(t))) {
+      chosen.push(name);
+      for (const t of typesOf(spec)) covered.add(t);
+    }
+  }
+  return chosen;
+}
+
 export async function benchSize(): Promise<void> {
   console.log('size: esbuild --bundle --minify (ESM, browser), gzip -9');
   const wiki = (name: string, group: string) =>
@@ -90,6 +127,24 @@ export async function benchSize(): Promise<void> {
   const rich = richestModule();
   const richGroup = (modules as unknown as Record<string, { spec: ModuleSpec }>)[rich.name]!.spec.group;
   print(`wiki: ${rich.name} builder + query() (types: ${rich.types.join(', ')})`, await measure(wiki(rich.name, richGroup)));
+  // No catalogue module uses every type (`title` only `prop=info`): the fewest modules that do, with
+  // templated parameters, `info` conditions and rules too (`prop=revisions`).
+  const every = everyTypeModules(rich.name);
+  print(
+    `wiki: every parameter type (${catalogueTypes().join(', ')}) and feature: ${every.join(' + ')} + query()`,
+    await measure(
+      `import { query } from './wiki/index.js';\n${every.map((m) => `import { ${m} } from './generated/wiki/${m}.js';`).join('\n')}\n` +
+        `export const build = (p) => query({ ${groupsOf(every)} });\n`,
+    ),
+  );
+  // What the validators of the reference implementation that allpages + query() uses weigh on their
+  // own, without the request builder, the fast path or any descriptor: a floor for any bundle built on them.
+  print(
+    'for information: the reference validators alone (validate/core with its core types, user, title, ip)',
+    await measure(
+      "export { validateParam } from './wiki/validate/core.js';\nexport { userDef } from './wiki/validate/user.js';\n",
+    ),
+  );
   const debate =
     "export { createConsiliumClient } from './client.js';\nexport { streamDeepDebate } from './generated/sdk.gen.js';\n";
   const baseline = await measure(debate, true);

@@ -100,6 +100,33 @@ function anthropicStream(deltas: string[], tail?: string[]): string {
   ].join('');
 }
 
+/** Gemini `streamGenerateContent?alt=sse` as Google sends it: `data:` frames ended by CRLF CRLF, usage on every frame. */
+function geminiStream(deltas: string[], tail?: string[]): string {
+  const frame = (v: unknown) => `data: ${JSON.stringify(v)}\r\n\r\n`;
+  const meta = { modelVersion: 'gemini-2.5-flash', responseId: 'resp-wire' };
+  return [
+    ...deltas.map((text, i) =>
+      frame({
+        candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }],
+        usageMetadata: { promptTokenCount: 14, totalTokenCount: 14 + i },
+        ...meta,
+      }),
+    ),
+    ...(tail ?? [
+      frame({
+        candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 9, thoughtsTokenCount: 4, totalTokenCount: 27 },
+        ...meta,
+      }),
+    ]),
+  ].join('');
+}
+
+function googleModel() {
+  const env = { GOOGLE_GENERATIVE_AI_API_KEY: 'g-wire', CONSILIUM_SLOT4_BASE_URL: `${base}/v1beta` };
+  return createSlotModel(slotsFromEnv(env)[3]!, env);
+}
+
 function compatibleModel() {
   const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: `${base}/v1`, CONSILIUM_SLOT5_API_KEY: 'k' };
   return createSlotModel(slotsFromEnv(env)[4]!, env);
@@ -242,10 +269,111 @@ describe('Anthropic Messages read from the wire', () => {
   });
 });
 
+describe('Gemini streamGenerateContent read from the wire', () => {
+  it.each([1, 4, 13, 100_000])('the same answer with the bytes cut every %i bytes (CRLF frames)', async (size) => {
+    respond = streamPieces(cut(geminiStream(DELTAS), size));
+    const r = await ask(googleModel());
+    expect(r.deltas).toEqual(size === 100_000 ? DELTAS : expect.any(Array));
+    expect(r.deltas.join('')).toBe(DELTAS.join(''));
+    expect(r).toMatchObject({
+      text: DELTAS.join(''),
+      finishReason: 'stop',
+      usage: { inputTokens: 14, outputTokens: 13, totalTokens: 27 },
+      attempts: 1,
+    });
+    expect(bodies.at(-1)).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Which city?' }] }] });
+  });
+
+  it('calls after the first are handed over (node:http) and answer the same; a streamed error keeps the text and request id', async () => {
+    const model = googleModel();
+    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
+    for (let i = 0; i < 2; i++) {
+      respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
+      expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
+      expect(quiet.size).toBe(1);
+    }
+    const tail = [`data: ${JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })}\r\n\r\n`];
+    respond = streamPieces(cut(geminiStream(DELTAS.slice(0, 1), tail), 5));
+    expect(await ask(model)).toMatchObject({
+      text: DELTAS[0],
+      finishReason: 'error',
+      error: { code: 'upstream_error', status: 503, retryable: true, providerRequestId: 'req_wire_1' },
+    });
+  });
+
+  it('structured output: JSON split across parts is parsed and validated', async () => {
+    const json = JSON.stringify({ round: 3, agreements: [{ statement: 'Zürich 🚀', slots: [1, 2] }], disagreements: [] });
+    const pieces = [json.slice(0, 17), json.slice(17, 40), json.slice(40)];
+    respond = streamPieces(cut(geminiStream(pieces), 11));
+    const r = await ask(googleModel(), { output: zConsensus });
+    expect(r.object).toEqual(JSON.parse(json));
+    expect(bodies.at(-1)).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
+  });
+
+  it('an HTTP error is still the SDK’s APICallError: status, message', async () => {
+    respond = async (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }));
+    };
+    expect((await ask(googleModel())).error).toMatchObject({ code: 'rate_limited', status: 429 });
+  });
+
+  /** A first response that stops with CONTINUATION and `token`, then `second` for the request that goes on. */
+  function continued(second: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+    const first = `data: ${JSON.stringify({
+      candidates: [
+        {
+          content: { parts: [{ text: 'Zürich ' }], role: 'model' },
+          index: 0,
+          finishReason: 'CONTINUATION',
+          continuationToken: 'tok-7',
+        },
+      ],
+      usageMetadata: { promptTokenCount: 14, candidatesTokenCount: 2, totalTokenCount: 16 },
+    })}\r\n\r\n`;
+    let calls = 0;
+    respond = (req, res) => (calls++ === 0 ? streamPieces(cut(first, 10))(req, res) : second(req, res));
+  }
+
+  it('a CONTINUATION is followed by a second request with its token, on the fetch path and handed over', async () => {
+    const model = googleModel();
+    for (let i = 0; i < 2; i++) {
+      const sent = bodies.length;
+      continued(streamPieces(cut(geminiStream(DELTAS.slice(1)), 7)));
+      const r = await ask(model);
+      expect(r).toMatchObject({
+        text: `Zürich ${DELTAS.slice(1).join('')}`,
+        finishReason: 'stop',
+        usage: { inputTokens: 28, outputTokens: 15, totalTokens: 43 },
+        attempts: 1,
+      });
+      expect(r.deltas).toEqual(['Zürich ', ...DELTAS.slice(1)]);
+      // The same request again, with the token: the question, the generation settings and all.
+      expect(bodies.slice(sent)).toHaveLength(2);
+      expect(bodies.at(-1)).toEqual({ ...bodies.at(-2), continuationToken: 'tok-7' });
+    }
+    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
+  });
+
+  it('a continuation refused (HTTP 503) fails the answer with the text so far, not retried', async () => {
+    continued(async (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }));
+    });
+    const r = await ask(googleModel());
+    expect(r).toMatchObject({
+      text: 'Zürich ',
+      finishReason: 'error',
+      error: { code: 'upstream_error', status: 503, message: 'The model is overloaded.' },
+      attempts: 1,
+    });
+  });
+});
+
 describe('a slot model used for many calls, as the server does', () => {
   it('after a first call without warnings, later calls of that shape skip the SDK stream and answer the same', async () => {
     const model = compatibleModel();
-    const quiet = (model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls;
+    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
     const results = [];
     for (let i = 0; i < 3; i++) {
       respond = streamPieces(cut(chatStream(DELTAS), 6));
@@ -270,7 +398,7 @@ describe('a slot model used for many calls, as the server does', () => {
     expect((await ask(model)).error).toMatchObject({ code: 'upstream_error', message: 'Boom', providerRequestId: 'req_wire_1' });
   });
 
-  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call', async () => {
+  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call, handed over after the first', async () => {
     const env = { DEEPSEEK_API_KEY: 'sk-ds', CONSILIUM_SLOT3_BASE_URL: base };
     const model = createSlotModel(slotsFromEnv(env)[2]!, env);
     const logged: unknown[] = [];
@@ -286,6 +414,10 @@ describe('a slot model used for many calls, as the server does', () => {
       globalThis.AI_SDK_LOG_WARNINGS = previous;
     }
     expect(logged).toHaveLength(2);
+    expect(logged[1]).toEqual(logged[0]);
+    expect(logged[0]).toMatchObject({ provider: 'deepseek.chat', warnings: [{ feature: 'responseFormat JSON schema' }] });
+    const known = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
+    expect([...known.values()]).toEqual([(logged[0] as { warnings: unknown[] }).warnings]);
   });
 });
 
@@ -305,7 +437,7 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     const model = createSlotModel(slotsFromEnv(env)[4]!, env);
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
-    expect((model.languageModel as unknown as { quietCalls: Set<string> }).quietCalls.size).toBe(1);
+    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
     // The second call of the shape is handed over, and goes over node:http.
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));

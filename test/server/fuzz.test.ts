@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import sqlite3 from 'sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { zProblem } from '../../sdk/src/generated/zod.gen.js';
 import { sampleJson } from '../../server/src/debate/json-sample.js';
@@ -44,32 +44,37 @@ let server: RunningServer;
 let db: sqlite3.Database;
 /** Whether the last request was accepted, so its writes may still be landing. */
 let lastAccepted = true;
-/** Ids of sessions, a user and a token that exist, so path parameters hit real rows as well as missing ones. */
-const knownIds: string[] = [];
+/**
+ * Ids of sessions, a user and a token that exist when an operation's run starts, so path parameters hit real rows as
+ * well as missing ones. Made afresh for each operation: one run may delete or revoke them (deleteUser once removed the
+ * only user early, leaving updateUser and resetUserPassword, run after it, with missing ids alone).
+ */
+let knownIds: string[] = [];
+let made = 0;
 
 beforeAll(async () => {
   server = await startServer();
   authorization = (await server.admin()).headers;
-  for (const question of ['Fuzz one?', 'Fuzz two?']) {
-    const res = await server.fetch(`/consilium`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...credentials() },
-      body: JSON.stringify({ question }),
-    });
-    knownIds.push(((await res.json()) as { sessionId: string }).sessionId);
-  }
-  const post = (path: string, body: unknown) =>
-    server.fetch(path, {
+  db = new sqlite3.Database(server.config.database, sqlite3.OPEN_READONLY);
+});
+beforeEach(async () => {
+  const post = async (path: string, body: unknown) => {
+    const res = await server.fetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...credentials() },
       body: JSON.stringify(body),
     });
-  knownIds.push(
-    ((await (await post('/users', { username: 'fuzzed', role: 'user' })).json()) as { user: { id: string } }).user.id,
-  );
-  knownIds.push(((await (await post('/auth/tokens', { name: 'fuzzed' })).json()) as { id: string }).id);
+    expect(res.status, `${path}: ${res.status}`).toBeLessThan(300);
+    return (await res.json()) as { sessionId?: string; user?: { id: string }; id?: string };
+  };
+  made++;
+  knownIds = [
+    (await post('/consilium', { question: `Fuzz ${made}, one?` })).sessionId!,
+    (await post('/consilium', { question: `Fuzz ${made}, two?` })).sessionId!,
+    (await post('/users', { username: `fuzzed-${made}`, role: 'user' })).user!.id,
+    (await post('/auth/tokens', { name: `fuzzed-${made}` })).id!,
+  ];
   expect(knownIds.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
-  db = new sqlite3.Database(server.config.database, sqlite3.OPEN_READONLY);
 });
 afterAll(async () => {
   await new Promise((resolve) => db.close(resolve));
@@ -92,8 +97,19 @@ async function rowCounts(): Promise<string> {
   return (await all<{ counts: string }>(countSql))[0]!.counts;
 }
 
-/** Waits until the row counts stop changing (a debate's last writes may land just after its response). */
+/**
+ * Waits until no debate runs and the row counts stop changing. A detached start (202) runs on after its response, and
+ * a debate's last writes may land just after it; a pause between two writes is no proof that it has ended (on a loaded
+ * machine one lasted more than the 10 ms below, and its writes were charged to the next, rejected, request).
+ */
 async function settledRowCounts(): Promise<string> {
+  const running = () =>
+    new Promise<number>((resolve, reject) =>
+      db.get("SELECT count(*) AS n FROM sessions WHERE status = 'running'", (err, row: { n: number }) =>
+        err ? reject(err) : resolve(row.n),
+      ),
+    );
+  while ((await running()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   let last = await rowCounts();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 10));

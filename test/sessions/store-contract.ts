@@ -23,7 +23,7 @@ import type {
   SessionStatus,
   Verdict,
 } from '../../sdk/src/generated/types.gen.js';
-import { AccountError, type TokenRecord, type UserRecord } from '../../server/src/accounts/store.js';
+import { AccountError, LAST_ADMIN, type TokenRecord, type UserRecord } from '../../server/src/accounts/store.js';
 import {
   type ListPage,
   type SessionStore,
@@ -843,6 +843,56 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         expect(await store.accounts.deleteUser(bob.id)).toBe(false);
         expect(await store.accounts.findSignIn(signIn.secretHash)).toBeUndefined();
         expect(await store.accounts.listTokens(bob.id)).toStrictEqual([]);
+      });
+
+      it('refuses, in the change itself, to leave no enabled admin: of two admins going at once, one stays', async () => {
+        const enabledAdmins = async () =>
+          (await store.accounts.listUsers()).filter((u) => u.role === 'admin' && !u.disabled).map((u) => u.id);
+        const cy = user('cy', 7, 'admin');
+        const dee = user('dee', 7, 'admin');
+        await store.accounts.createUser(cy);
+        await store.accounts.createUser(dee);
+        // With two others, the first admin may step down; then cy and dee are the only enabled admins.
+        expect(await store.accounts.updateUser(admin.id, { role: 'user', updatedAt: at(8) })).toBe(true);
+        expect((await enabledAdmins()).sort()).toStrictEqual([cy.id, dee.id].sort());
+
+        for (const [demoteCy, removeDee] of [
+          [() => store.accounts.updateUser(cy.id, { role: 'user', updatedAt: at(9) }), () => store.accounts.deleteUser(dee.id)],
+          [
+            () => store.accounts.updateUser(cy.id, { disabled: true, updatedAt: at(9) }),
+            () => store.accounts.updateUser(dee.id, { disabled: true, updatedAt: at(9) }),
+          ],
+        ] as const) {
+          const outcomes = await Promise.allSettled([demoteCy(), removeDee()]);
+          const refused = outcomes.filter((o) => o.status === 'rejected');
+          expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+          expect(refused).toHaveLength(1);
+          const error = (refused[0] as PromiseRejectedResult).reason as AccountError;
+          expect(error).toBeInstanceOf(AccountError);
+          expect([error.code, error.message]).toStrictEqual(['conflict', LAST_ADMIN]);
+          expect(await enabledAdmins()).toHaveLength(1);
+          // Put the two back for the second pair (re-creating dee if the first pair removed her).
+          if (!(await store.accounts.getUser(dee.id))) await store.accounts.createUser(dee);
+          await store.accounts.updateUser(cy.id, { role: 'admin', disabled: false, updatedAt: at(10) });
+          await store.accounts.updateUser(dee.id, { role: 'admin', disabled: false, updatedAt: at(10) });
+          expect(await enabledAdmins()).toHaveLength(2);
+        }
+
+        // The last one alone: refused, and nothing of the change stays.
+        await store.accounts.updateUser(cy.id, { disabled: true, updatedAt: at(11) });
+        const before = await store.accounts.getUser(dee.id);
+        for (const change of [
+          () => store.accounts.updateUser(dee.id, { role: 'user', passwordHash: 'scrypt$changed', updatedAt: at(12) }),
+          () => store.accounts.deleteUser(dee.id),
+        ]) {
+          expect(await change().catch((e: AccountError) => [e.code, e.message])).toStrictEqual(['conflict', LAST_ADMIN]);
+          expect(await store.accounts.getUser(dee.id)).toStrictEqual(before);
+        }
+        // A change that leaves her an enabled admin is fine; so is any change to a user who is not one.
+        expect(await store.accounts.updateUser(dee.id, { passwordHash: 'scrypt$new', updatedAt: at(13) })).toBe(true);
+        expect(await store.accounts.deleteUser(cy.id)).toBe(true);
+        // Back as the later tests expect: the first admin an admin again.
+        expect(await store.accounts.updateUser(admin.id, { role: 'admin', updatedAt: at(14) })).toBe(true);
       });
 
       it('keeps sign-ins by secret hash, touches them, and ends one or all of a user', async () => {

@@ -1,15 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  alldeletedrevisionsSpec,
-  allpagesSpec,
-  categorymembersSpec,
-  deletedrevsSpec,
-  infoSpec,
-  requiredSpec,
-  revisionsSpec,
-} from '../../../test/wiki/fixtures/query-specs.js';
-import { buildModuleParams, checkInfoConditions, formatTimestamp, templateVariables, toRaw } from './build.js';
+import { allpagesSpec, categorymembersSpec, requiredSpec } from '../../../test/wiki/fixtures/query-specs.js';
+import { buildModuleParams, formatTimestamp, toRaw } from './build.js';
 import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 import { explodeMultiValue } from './validate/index.js';
@@ -55,11 +47,6 @@ describe('typed value → raw string', () => {
   it('formats timestamps as MediaWiki answers them', () => {
     expect(formatTimestamp(new Date('2001-02-03T04:05:06.999Z'))).toBe('2001-02-03T04:05:06Z');
     expect(formatTimestamp(new Date(Number.NaN))).toBe('Invalid Date');
-  });
-
-  it('lists template variables in name order', () => {
-    expect(templateVariables('recursivetemplate-{m}-{t}')).toEqual(['m', 't']);
-    expect(templateVariables('plain')).toEqual([]);
   });
 });
 
@@ -148,158 +135,5 @@ describe('buildModuleParams', () => {
 
   it('applies the generator prefix when asked', () => {
     expect(buildModuleParams(allpagesSpec, { from: 'B' }, { prefix: 'gap' }).params).toEqual({ gapfrom: 'B' });
-  });
-});
-
-describe('templated parameters', () => {
-  it('expand from the values of their target: rvslots=main + contentformat-{slot}.main', () => {
-    const out = build(revisionsSpec, { slots: ['main'], 'contentformat-{slot}': { main: 'text/x-wiki' } });
-    expect(out.params).toEqual({ rvslots: 'main', 'rvcontentformat-main': 'text/x-wiki' });
-    expect(out.warnings).toEqual([]);
-  });
-
-  it('a key whose variable value is not among the given values is never read: unrecognizedparams', () => {
-    const out = build(revisionsSpec, { slots: ['main'], 'contentformat-{slot}': { mediainfo: 'text/plain' } });
-    expect(out.params).toEqual({ rvslots: 'main' });
-    expect(out.warnings.map((w) => [w.code, w.param])).toEqual([['unrecognizedparams', 'rvcontentformat-mediainfo']]);
-  });
-
-  it('validates expanded values with the templated settings', () => {
-    expect(thrown(() => build(revisionsSpec, { slots: ['main'], 'contentformat-{slot}': { main: 'text/nope' } }))).toMatchObject({
-      code: 'badvalue',
-      param: 'rvcontentformat-main',
-    });
-  });
-
-  // api/extractRequestParams/templated parameters (ApiBaseTest), from the shared conformance data.
-  it('matches ApiBase::extractRequestParams on the conformance case', () => {
-    const spec: ModuleSpec = {
-      name: 'xx',
-      path: 'query+xx',
-      group: 'list',
-      prefix: 'xx',
-      parameters: [
-        { name: 'notexists', type: 'string' },
-        { name: 'exists', type: 'string' },
-        { name: 'multi', type: 'string', multi: true, lowlimit: 50, highlimit: 500 },
-        { name: 'empty', type: 'string', multi: true, lowlimit: 50, highlimit: 500 },
-      ],
-      templatedparameters: [
-        { name: 'template-{m}', type: 'string', multi: true, lowlimit: 50, highlimit: 500, templatevars: { m: 'multi' } },
-        { name: 'recursivetemplate-{m}-{t}', type: 'string', templatevars: { t: 'template-{m}', m: 'multi' } },
-        { name: 'emptytemplate-{m}', type: 'string', multi: true, templatevars: { m: 'empty' } },
-        { name: 'badtemplate-{e}', type: 'string', templatevars: { e: 'exists' } },
-        { name: 'badtemplate2-{e}', type: 'string', templatevars: { e: 'badtemplate2-{e}' } },
-        { name: 'badtemplate3-{x}', type: 'string', templatevars: { x: 'foo' } },
-      ],
-    };
-    const out = build(spec, {
-      exists: 'exists!',
-      multi: ['a', 'b', 'c', 'd', '{bad}'],
-      empty: [],
-      'template-{m}': { a: ['A!'], b: ['B1', 'B2', 'B3'], c: [] },
-      'recursivetemplate-{m}-{t}': { b: { B1: 'X', B3: 'Y', B4: '?' } },
-      'emptytemplate-{m}': { '': 'nope' },
-    });
-    const expected: Record<string, unknown> = {
-      notexists: null,
-      exists: 'exists!',
-      multi: ['a', 'b', 'c', 'd', '{bad}'],
-      empty: [],
-      'template-a': ['A!'],
-      'template-b': ['B1', 'B2', 'B3'],
-      'template-c': [],
-      'template-d': null,
-      'recursivetemplate-a-A!': null,
-      'recursivetemplate-b-B1': 'X',
-      'recursivetemplate-b-B2': null,
-      'recursivetemplate-b-B3': 'Y',
-    };
-    const values = Object.fromEntries(Object.entries(out.values).map(([k, v]) => [k, v ?? null]));
-    expect(values).toEqual(expected);
-    expect(out.warnings.filter((w) => w.code === 'ignoring-invalid-templated-value')).toHaveLength(1);
-    // The keys MediaWiki never reads are the main module's unrecognized parameters.
-    expect(
-      out.warnings
-        .filter((w) => w.code === 'unrecognizedparams')
-        .map((w) => w.param)
-        .sort(),
-    ).toEqual(['xxemptytemplate-', 'xxrecursivetemplate-b-B4']);
-    expect(Object.keys(out.params).sort()).toEqual(
-      [
-        'xxempty',
-        'xxexists',
-        'xxmulti',
-        'xxrecursivetemplate-b-B1',
-        'xxrecursivetemplate-b-B3',
-        'xxtemplate-a',
-        'xxtemplate-b',
-        'xxtemplate-c',
-      ].sort(),
-    );
-  });
-});
-
-describe('info conditions', () => {
-  const ctx = { pageCount: 0, revidCount: 0, generator: false };
-
-  it('useronly / nonuseronly: invalidparammix, as alldeletedrevisions dies', () => {
-    expect(thrown(() => build(alldeletedrevisionsSpec, { start: '2024-01-01T00:00:00Z' }))).toMatchObject({
-      code: 'invalidparammix',
-      param: 'adrstart',
-    });
-    expect(thrown(() => build(alldeletedrevisionsSpec, { user: 'Example', from: 'A' }))).toMatchObject({
-      code: 'invalidparammix',
-      param: 'adrfrom',
-    });
-    expect(build(alldeletedrevisionsSpec, { user: 'Example', start: '2024-01-01T00:00:00Z' }).params.adrstart).toBe(
-      '2024-01-01T00:00:00Z',
-    );
-    expect(build(alldeletedrevisionsSpec, { from: 'A', prefix: 'B' }).warnings).toEqual([]);
-  });
-
-  it('modes (deletedrevs): 1 = pages given, 2 = user, 3 = neither', () => {
-    // start is for modes 1 and 2: an error in mode 3
-    expect(thrown(() => build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z' }))).toMatchObject({
-      code: 'badparams',
-      param: 'drstart',
-    });
-    expect(build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z', user: 'Example' }).warnings).toEqual([]);
-    expect(build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z' }, { context: { ...ctx, pageCount: 1 } }).warnings).toEqual([]);
-    // from is for mode 3 only
-    expect(thrown(() => build(deletedrevsSpec, { from: 'A' }, { context: { ...ctx, pageCount: 1 } })).code).toBe('badparams');
-    expect(thrown(() => build(deletedrevsSpec, { from: 'A', user: 'Example' })).code).toBe('badparams');
-    expect(build(deletedrevsSpec, { from: 'A' }).warnings).toEqual([]);
-    // parameters with a default are not enforced by the module: it ignores them, and so does the API's answer
-    expect(build(deletedrevsSpec, { unique: true, user: 'Example' }).warnings).toEqual([]);
-    expect(build(deletedrevsSpec, { dir: 'older', user: 'Example' }).warnings).toEqual([]);
-  });
-
-  it('singlepageonly: invalidparammix with revids or several pages, as ApiQueryRevisions::run dies (1.39)', () => {
-    expect(thrown(() => build(revisionsSpec, { limit: 5 }, { context: { ...ctx, revidCount: 2 } }))).toMatchObject({
-      code: 'invalidparammix',
-      param: 'rvlimit',
-    });
-    expect(build(revisionsSpec, { limit: 5 }, { context: { ...ctx, pageCount: 1 } }).warnings).toEqual([]);
-    expect(thrown(() => build(revisionsSpec, { limit: 5 }, { context: { ...ctx, pageCount: 2 } }))).toMatchObject({
-      code: 'invalidparammix',
-      param: 'rvlimit',
-      data: { condition: 'singlepageonly', pages: 2 },
-    });
-    // a generator's page count is the wiki's: the builder cannot know it, and says nothing
-    expect(build(revisionsSpec, { limit: 5 }, { context: { ...ctx, generator: true } }).warnings).toEqual([]);
-    // dir at its default is not enumeration mode
-    expect(build(revisionsSpec, { dir: 'older' }, { context: { ...ctx, revidCount: 1 } }).warnings).toEqual([]);
-  });
-
-  it('preloadcontentonly / editintroonly: silently ignored when prop lacks the value, as info does', () => {
-    expect(build(infoSpec, { preloadcustom: 'Template:X' }).warnings).toEqual([]);
-    expect(build(infoSpec, { prop: ['preloadcontent'], preloadcustom: 'Template:X' }).warnings).toEqual([]);
-    expect(build(infoSpec, { editintrostyle: 'lessframes' }).warnings).toEqual([]);
-    expect(build(infoSpec, { prop: ['editintro'], editintrostyle: 'lessframes' }).warnings).toEqual([]);
-  });
-
-  it('checkInfoConditions ignores parameters that were not given', () => {
-    expect(checkInfoConditions(alldeletedrevisionsSpec, 'adr', new Set(), { start: null }, ctx)).toEqual([]);
   });
 });

@@ -19,23 +19,28 @@
  * `*`, and a timestamp meaning "now" (`now`, and `''`/`0` with their `unclearnowtimestamp`
  * warning) is sent as `now`, so the server's clock decides and continuation stays stable.
  *
- * The `info` conditions (see {@link checkInfoConditions}) report what the modules do at run time.
+ * Templated parameters and the `info` conditions are read by `templated.ts` and `info.ts`, which a
+ * descriptor that needs them carries (`readTemplated`, `checkInfo`): other modules' bundles do without.
  */
-import type { BuildOptions, ModuleSpec, ParamInfo, WikiWarning } from './types.js';
+import { checkInfoConditions } from './info.js';
+import { readTemplated } from './templated.js';
+import type { BuildOptions, ModuleSpec, ParamInfo, QueryContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import type { Validated } from './validate/context.js';
 import { validateParam } from './validate/core.js';
 import { implodeMultiValue } from './validate/multi.js';
 import { withAllTypes } from './validate/registry.js';
 
-/** What the rest of the query tells a module's `info` conditions. */
-export interface QueryContext {
-  /** Number of titles plus page IDs given (after validation); `revids` counted apart. */
-  pageCount: number;
-  /** Number of revision IDs given. */
-  revidCount: number;
-  /** A generator supplies the pages (for a module that is not itself the generator). */
-  generator: boolean;
+export type { QueryContext } from './types.js';
+
+const hasInfo = (p: ParamInfo): boolean => p.info !== undefined && p.info.length > 0;
+
+/** A descriptor's feature its parameters need; missing, a programming error rather than a check skipped. */
+function need<F>(spec: ModuleSpec, feature: F | undefined, what: string, key: string): F {
+  if (feature === undefined) {
+    throw new TypeError(`Module "${spec.name}" has ${what} but no \`${key}\`: define it with defineModule().`);
+  }
+  return feature;
 }
 
 export interface BuildModuleOptions {
@@ -61,10 +66,8 @@ interface ModulePlan {
   known: ReadonlySet<string>;
   /** Name → position in `parameters` (templated ones excluded). */
   position: ReadonlyMap<string, number>;
-  /** The parameters that carry `info` conditions. */
-  withInfo: readonly ParamInfo[];
-  /** Each templated parameter's variables, in the order they appear in its name. */
-  templateVars: ReadonlyMap<ParamInfo, readonly string[]>;
+  /** Whether any parameter carries `info` conditions. */
+  hasInfo: boolean;
   /** Per apihighlimits: every parameter's value when absent, for those whose absent value is fixed. */
   absent: [AbsentValues | undefined, AbsentValues | undefined];
 }
@@ -91,8 +94,7 @@ function planFor(spec: ModuleSpec): ModulePlan {
     plan = {
       known: new Set([...spec.parameters.map((p) => p.name), ...templated.map((p) => p.name)]),
       position: new Map(spec.parameters.map((p, i) => [p.name, i])),
-      withInfo: spec.parameters.filter((p) => p.info && p.info.length > 0),
-      templateVars: new Map(templated.map((p) => [p, templateVariables(p.name)])),
+      hasInfo: spec.parameters.some(hasInfo),
       absent: [undefined, undefined],
     };
     plans.set(spec, plan);
@@ -200,195 +202,6 @@ function serializeScalar(value: unknown, settings: ParamInfo): string {
   return String(value);
 }
 
-/** Placeholder names in a templated name, in the order they appear (`a-{m}-{t}` → `m`, `t`). */
-export function templateVariables(name: string): string[] {
-  return [...name.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-interface Expansion {
-  /** Unprefixed expanded name. */
-  name: string;
-  /** Placeholder → value. */
-  bindings: Record<string, string>;
-}
-
-/**
- * MediaWiki's expansion of one templated parameter against the values already read (ApiBase's
- * queue: a variable whose target is not read yet waits; a target without values ends it).
- */
-function expandTemplate(
-  settings: ParamInfo,
-  values: Record<string, unknown>,
-  onInvalid: (target: string, value: string) => void,
-): Expansion[] {
-  const out: Expansion[] = [];
-  const queue: { name: string; targets: Record<string, string>; bindings: Record<string, string> }[] = [
-    { name: settings.name, targets: { ...(settings.templatevars ?? {}) }, bindings: {} },
-  ];
-  while (queue.length > 0) {
-    const { name, targets, bindings } = queue.shift()!;
-    for (const [placeholder, target] of Object.entries(targets)) {
-      if (!(target in values)) continue;
-      const targetValues = values[target];
-      if (!Array.isArray(targetValues) || targetValues.length === 0) break;
-      const rest = { ...targets };
-      delete rest[placeholder];
-      const token = `{${placeholder}}`;
-      for (const raw of targetValues) {
-        const value = String(raw);
-        if (/[{}]/.test(value)) {
-          onInvalid(target, value);
-          continue;
-        }
-        const newName = name.replaceAll(token, value);
-        const newBindings = { ...bindings, [placeholder]: value };
-        if (Object.keys(rest).length === 0) {
-          out.push({ name: newName, bindings: newBindings });
-        } else {
-          const newTargets: Record<string, string> = {};
-          for (const [k, v] of Object.entries(rest)) newTargets[k] = v.replaceAll(token, value);
-          queue.push({ name: newName, targets: newTargets, bindings: newBindings });
-        }
-      }
-      break;
-    }
-  }
-  return out;
-}
-
-/**
- * Every expanded name a caller's nested record spells (`{main: 'x'}` under `contentformat-{slot}` →
- * `contentformat-main`), nesting in the order the variables appear in the name.
- */
-function givenTemplatedValues(
-  settings: ParamInfo,
-  vars: readonly string[],
-  given: unknown,
-  param: string,
-  module: string,
-): { name: string; bindings: Record<string, string>; value: unknown }[] {
-  const out: { name: string; bindings: Record<string, string>; value: unknown }[] = [];
-  const walk = (node: unknown, depth: number, bindings: Record<string, string>) => {
-    if (depth === vars.length) {
-      let name = settings.name;
-      for (const [k, v] of Object.entries(bindings)) name = name.replaceAll(`{${k}}`, v);
-      out.push({ name, bindings, value: node });
-      return;
-    }
-    if (node === undefined || node === null) return;
-    if (!isRecord(node)) {
-      throw new WikiParamError(
-        'badvalue',
-        param,
-        `Templated parameter "${param}" takes a record keyed by the values of "${settings.templatevars?.[vars[depth]!] ?? vars[depth]}".`,
-        module,
-      );
-    }
-    for (const [key, child] of Object.entries(node)) walk(child, depth + 1, { ...bindings, [vars[depth]!]: key });
-  };
-  walk(given, 0, {});
-  return out;
-}
-
-/** Whether a parameter counts as used: given, and (when it has a default) not at its default. */
-function isUsed(settings: ParamInfo, given: boolean, value: unknown): boolean {
-  if (!given || value === undefined || value === null || value === false) return false;
-  if (settings.default === undefined) return true;
-  const def = settings.default;
-  if (Array.isArray(value)) return value.map(String).join('|') !== String(def);
-  return String(value) !== String(def);
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
-}
-
-/**
- * The `info` conditions of paraminfo, read as the modules enforce them (MediaWiki 1.39–1.46). Only
- * what the API itself reports is reported: where a module silently ignores a parameter, so does this.
- * - `useronly` / `nonuseronly` (alldeletedrevisions): used without / with the module's `user` →
- *   error `invalidparammix`, as the module dies.
- * - `modes` (deletedrevs): mode 1 = pages given (titles/pageids/revids or a generator), else mode 2 =
- *   `user` given, else mode 3. A parameter without a default used outside its modes → error
- *   `badparams` (the module dies for exactly those: from/to/prefix, start/end); one with a default
- *   set to another value is ignored by the module, silently.
- * - `singlepageonly` (ApiQueryRevisions::run): with `revids` → error `invalidparammix`; with more than
- *   one title/page ID → error `invalidparammix` (the module dies when more than one of them exists;
- *   the builder assumes they do). With a generator the page count is the wiki's: not checked.
- * - `preloadcontentonly` / `editintroonly` (info): ignored by the module when `prop` lacks
- *   `preloadcontent` / `editintro`, silently.
- */
-export function checkInfoConditions(
-  spec: ModuleSpec,
-  prefix: string,
-  given: ReadonlySet<string>,
-  values: Record<string, unknown>,
-  context: QueryContext,
-): WikiWarning[] {
-  const warnings: WikiWarning[] = [];
-  if (planFor(spec).withInfo.length === 0) return warnings;
-  const userGiven = present(values.user);
-  const mode = context.pageCount + context.revidCount > 0 || context.generator ? 1 : userGiven ? 2 : 3;
-  const fail = (code: string, param: string, message: string, data: Record<string, unknown>) => {
-    throw new WikiParamError(code, prefix + param, message, spec.path, data);
-  };
-  for (const settings of planFor(spec).withInfo) {
-    const name = settings.name;
-    if (!isUsed(settings, given.has(name), values[name])) continue;
-    for (const cond of settings.info ?? []) {
-      switch (cond.name) {
-        case 'useronly':
-          if (!userGiven)
-            fail('invalidparammix', name, `The "${prefix}${name}" parameter must be used with "${prefix}user".`, {
-              condition: 'useronly',
-              with: `${prefix}user`,
-            });
-          break;
-        case 'nonuseronly':
-          if (userGiven)
-            fail('invalidparammix', name, `The "${prefix}${name}" parameter cannot be used with "${prefix}user".`, {
-              condition: 'nonuseronly',
-              with: `${prefix}user`,
-            });
-          break;
-        case 'modes': {
-          const modes = (cond.values ?? []).map(Number);
-          if (modes.includes(mode)) break;
-          if (settings.default === undefined) {
-            fail('badparams', name, `The "${prefix}${name}" parameter cannot be used in mode ${mode}.`, {
-              condition: 'modes',
-              modes,
-              mode,
-            });
-          }
-          break;
-        }
-        case 'singlepageonly':
-          if (context.revidCount > 0) {
-            fail('invalidparammix', name, `The "${prefix}${name}" parameter cannot be used with revids.`, {
-              condition: 'singlepageonly',
-              revids: context.revidCount,
-            });
-          }
-          if (context.pageCount > 1) {
-            fail('invalidparammix', name, `The "${prefix}${name}" parameter may only be used with a single page.`, {
-              condition: 'singlepageonly',
-              pages: context.pageCount,
-            });
-          }
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  return warnings;
-}
-
 /**
  * Validates and serializes one module's parameters. Throws `WikiParamError` on MediaWiki's errors
  * (and, with `options.strict`, on the first warning).
@@ -404,13 +217,26 @@ export function buildModuleParams(
   return { ...built, values };
 }
 
-/** A descriptor given to a public entry point, completed with every built-in type (once per descriptor). */
+/**
+ * A descriptor given to a public entry point, completed with every built-in type and, when its
+ * parameters need them, the templated-parameter reader and the `info` checker (once per descriptor).
+ */
 const completed = new WeakMap<ModuleSpec, ModuleSpec>();
 export function withEveryType(spec: ModuleSpec): ModuleSpec {
   let full = completed.get(spec);
   if (full === undefined) {
     const types = withAllTypes(spec.types);
-    full = types === spec.types ? spec : Object.freeze({ ...spec, types });
+    const readsTemplated = spec.readTemplated === undefined && (spec.templatedparameters?.length ?? 0) > 0;
+    const checksInfo = spec.checkInfo === undefined && spec.parameters.some(hasInfo);
+    full =
+      types === spec.types && !readsTemplated && !checksInfo
+        ? spec
+        : Object.freeze({
+            ...spec,
+            types,
+            ...(readsTemplated ? { readTemplated } : {}),
+            ...(checksInfo ? { checkInfo: checkInfoConditions } : {}),
+          });
     completed.set(spec, full);
   }
   return full;
@@ -432,7 +258,7 @@ export function buildModule(
   const values: Record<string, unknown> = Object.create(absent.values);
   const given = new Set<string>();
   const module = spec.path;
-  const { known, position, templateVars } = planFor(spec);
+  const { known, position, hasInfo: hasInfoConditions } = planFor(spec);
 
   // The parameters to read, in the module's order: those given, and those whose absence needs a look.
   let toRead: number[] | undefined;
@@ -483,48 +309,14 @@ export function buildModule(
       const settings = spec.parameters[at]!;
       read(settings, settings.name, input[settings.name]);
     }
-    readTemplated();
-    warnings.push(...checkInfoConditions(spec, prefix, given, values, context));
+    if (spec.templatedparameters !== undefined && spec.templatedparameters.length > 0) {
+      need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, read);
+    }
+    if (hasInfoConditions) {
+      warnings.push(...need(spec, spec.checkInfo, '`info` conditions', 'checkInfo')(spec, prefix, given, values, context));
+    }
   } catch (e) {
     throw withWarnings(e, warnings);
-  }
-
-  function readTemplated(): void {
-    // One warning per (target, value) across all templated parameters, as ApiBase keeps one `$warned`.
-    const warned = new Set<string>();
-    for (const settings of spec.templatedparameters ?? []) {
-      const expansions = expandTemplate(settings, values, (target, value) => {
-        const key = `${target}\u0000${value}`;
-        if (warned.has(key)) return;
-        warned.add(key);
-        warnings.push({
-          code: 'ignoring-invalid-templated-value',
-          param: prefix + target,
-          module,
-          data: { value, template: prefix + settings.name },
-        });
-      });
-      const byName = new Map(expansions.map((e) => [e.name, e]));
-      const supplied = givenTemplatedValues(
-        settings,
-        templateVars.get(settings)!,
-        input[settings.name],
-        prefix + settings.name,
-        module,
-      );
-      const suppliedByName = new Map(supplied.map((s) => [s.name, s.value]));
-      for (const s of supplied) {
-        if (!byName.has(s.name) && s.value !== undefined) {
-          warnings.push({
-            code: 'unrecognizedparams',
-            param: prefix + s.name,
-            module: 'main',
-            data: { params: [prefix + s.name], module, template: prefix + settings.name, bindings: s.bindings },
-          });
-        }
-      }
-      for (const e of expansions) read(settings, e.name, suppliedByName.get(e.name));
-    }
   }
 
   if (options?.strict && warnings.length > 0) {

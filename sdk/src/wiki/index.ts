@@ -27,6 +27,7 @@ export {
   type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
+export { checkInfoConditions } from './info.js';
 export {
   defineModule,
   defineTypedModule,
@@ -46,14 +47,28 @@ export {
   type QueryInput,
   query,
 } from './query.js';
-export { applyRules } from './rules.js';
+export {
+  applyRules,
+  continueRule,
+  exclusiveValuesRule,
+  oneOfRule,
+  type RuleCheck,
+  type RuleChecks,
+  requiresRule,
+  ruleApplier,
+  titlePartRule,
+  titleRule,
+} from './rules.js';
 export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
+export { readTemplated } from './templated.js';
 export {
   type BuildOptions,
+  type InfoChecker,
   type ModuleGroup,
   type ModuleSpec,
   type ParamInfo,
   type RuleApplier,
+  type TemplatedReader,
   type WikiLimit,
   WikiParamError,
   type WikiTimestamp,

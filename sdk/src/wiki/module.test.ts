@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { allpages, allpagesSpec, deletedrevs, revisions } from '../../../test/wiki/fixtures/query-specs.js';
+import {
+  alldeletedrevisionsSpec,
+  allpages,
+  allpagesSpec,
+  deletedrevs,
+  revisions,
+  revisionsSpec,
+} from '../../../test/wiki/fixtures/query-specs.js';
+import { checkInfoConditions } from './info.js';
 import { defineModule, defineTypedModule } from './module.js';
 import { applyRules } from './rules.js';
+import { readTemplated } from './templated.js';
 import { type ModuleSpec, WikiParamError } from './types.js';
 import { timestampDef } from './validate/timestamp.js';
 
@@ -105,5 +114,23 @@ describe('defineTypedModule and the validators a descriptor supplies', () => {
     expect(() => r.build({ a: 'x', b: 'y' })).toThrow(/has rules but no applyRules/);
     const checked = defineTypedModule<{ a?: string; b?: string }, 'list', false>({ ...ruled, applyRules });
     expect(() => checked.build({ a: 'x', b: 'y' })).toThrow(expect.objectContaining({ code: 'invalidparammix' }));
+  });
+
+  it('refuses templated parameters and `info` conditions it has no reader for; defineModule supplies both', () => {
+    const bare = { ...revisionsSpec, types: { ...defineModule(revisionsSpec).spec.types } };
+    const m = defineTypedModule<{ slots?: string[]; 'contentformat-{slot}'?: Record<string, string> }, 'prop', true>(bare);
+    // Thrown where the templated parameters are read: on the full path, which a templated value takes.
+    expect(() => m.build({ slots: ['main'], 'contentformat-{slot}': { main: 'text/x-wiki' } })).toThrow(
+      /has templated parameters but no `readTemplated`/,
+    );
+    const adr = defineTypedModule<{ user?: string; excludeuser?: string }, 'list', true>({
+      ...alldeletedrevisionsSpec,
+      types: { ...defineModule(alldeletedrevisionsSpec).spec.types },
+    });
+    expect(() => adr.build({ excludeuser: 'X' })).toThrow(/has `info` conditions but no `checkInfo`/);
+    const full = defineModule(revisionsSpec).spec;
+    expect(full.readTemplated).toBe(readTemplated);
+    expect(full.checkInfo).toBe(checkInfoConditions);
+    expect(defineModule(alldeletedrevisionsSpec).spec.checkInfo).toBe(checkInfoConditions);
   });
 });

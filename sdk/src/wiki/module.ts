@@ -78,7 +78,10 @@ export function defineModule<P extends object, G extends ModuleGroup, Gen extend
 /** Descriptors completed by {@link defineModule}, so that one descriptor always gives the same (cached) copy. */
 const completedSpecs = new WeakMap<ModuleSpec, ModuleSpec>();
 
-/** `spec`, or a copy with every validator (and `applyRules` if it has rules) when it lacks what its parameters need. */
+/**
+ * `spec`, or a copy with every validator (and `applyRules`, `readTemplated`, `checkInfo` if it has
+ * rules, templated parameters, `info` conditions) when it lacks what its parameters need.
+ */
 export function completeSpec(spec: ModuleSpec): ModuleSpec {
   let full = completedSpecs.get(spec);
   if (full !== undefined) return full;
@@ -86,7 +89,10 @@ export function completeSpec(spec: ModuleSpec): ModuleSpec {
     (p) => typeof p.type === 'string' && SUPPLIED_TYPES.includes(p.type) && !(spec.types && Object.hasOwn(spec.types, p.type)),
   );
   const needsRules = spec.rules !== undefined && spec.rules.length > 0 && spec.applyRules === undefined;
-  full = needsTypes ? withEveryType(spec) : spec;
+  const needsReaders =
+    (spec.readTemplated === undefined && (spec.templatedparameters?.length ?? 0) > 0) ||
+    (spec.checkInfo === undefined && spec.parameters.some((p) => p.info !== undefined && p.info.length > 0));
+  full = needsTypes || needsReaders ? withEveryType(spec) : spec;
   if (needsRules) full = Object.freeze({ ...full, applyRules });
   completedSpecs.set(spec, full);
   return full;

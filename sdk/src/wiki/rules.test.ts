@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { allpages } from '../generated/wiki/allpages.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
+import * as generated from '../generated/wiki/index.js';
 import { recentchanges } from '../generated/wiki/recentchanges.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
 import { query } from './query.js';
-import { isPlainTitle, type RuleTable, rulesFor } from './rules.js';
+import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
+import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
@@ -106,5 +108,60 @@ describe('isPlainTitle', () => {
     for (const s of ['', 'a', ' a', 'a ', 'a'.repeat(201), 'a'.repeat(202), 'Foo (bar)', 'a\n', '-a', 'a-']) {
       expect(isPlainTitle(s)).toBe(PLAIN_TITLE.test(s));
     }
+  });
+});
+
+describe('ruleApplier', () => {
+  const outcome = (f: () => void): string => {
+    try {
+      f();
+      return 'ok';
+    } catch (e) {
+      if (e instanceof WikiParamError) return `${e.code} ${e.param} ${e.libraryCode}`;
+      throw e;
+    }
+  };
+
+  it('refuses a kind of rule it has no check for, rather than skip it', () => {
+    const spec = allpages.spec;
+    const only = ruleApplier({ continue: continueRule });
+    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined)).toThrow(/has a "title-part" rule but no check/);
+  });
+
+  it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {
+    const specs = Object.values(generated)
+      .map((m) => (m as { spec?: ModuleSpec }).spec)
+      .filter((s): s is ModuleSpec => s?.rules !== undefined && s.rules.length > 0);
+    expect(specs.length).toBeGreaterThan(15);
+    // Values that pass and fail each kind of rule: plain and odd titles, `|`-parted continuations,
+    // enum values (so `when` and `requires … equals` conditions meet), numbers, booleans, lists.
+    const scalar = fc.oneof(
+      fc.constantFrom('Foo', 'A|B', 'A|B|C', 'Talk:Foo', 'Foo#bar', 'a/b', '<x>', '', 'File:X.png', 'Category:Y', 'x:y'),
+      fc.integer({ min: -2, max: 20 }),
+      fc.boolean(),
+    );
+    let cases = 0;
+    for (const spec of specs) {
+      expect(spec.applyRules).not.toBe(applyRules);
+      const value = (p: ModuleSpec['parameters'][number]) =>
+        Array.isArray(p.type)
+          ? p.multi
+            ? fc.subarray([...p.type])
+            : fc.constantFrom(...p.type)
+          : p.multi
+            ? fc.array(scalar, { maxLength: 3 })
+            : scalar;
+      const params = fc.record(Object.fromEntries(spec.parameters.map((p) => [p.name, value(p)])), { requiredKeys: [] });
+      fc.assert(
+        fc.property(params, fc.boolean(), (given, generator) => {
+          cases++;
+          const prefix = generator ? `g${spec.prefix}` : spec.prefix;
+          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined));
+          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined)));
+        }),
+        { numRuns: 300 },
+      );
+    }
+    expect(cases).toBe(specs.length * 300);
   });
 });

@@ -6,7 +6,7 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleSpec, ParamInfo } from './types.js';
+import type { ModuleSpec, ParamInfo, RuleApplier } from './types.js';
 import { WikiParamError } from './types.js';
 import type { SiteContext } from './validate/context.js';
 import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
@@ -135,141 +135,175 @@ function settingsOf(spec: ModuleSpec, name: string): ParamInfo | undefined {
   return spec.parameters.find((p) => p.name === name);
 }
 
-/**
- * Applies a module's rules to the parameters as given (typed, unprefixed). Throws the first
- * failing rule's `WikiParamError`, with the API's code.
- */
-export function applyRules(
+/** One kind of rule's check: throws the API's `WikiParamError` when the rule fails. */
+export type RuleCheck<K extends ModuleRule['rule'] = ModuleRule['rule']> = (
+  rule: Extract<ModuleRule, { rule: K }>,
   spec: ModuleSpec,
-  rules: readonly ModuleRule[],
   params: Readonly<Record<string, unknown>>,
   prefix: string,
-  site?: SiteContext,
-): void {
-  for (const rule of rules) {
-    if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals) continue;
-    switch (rule.rule) {
-      case 'exclusive-values': {
-        const value = params[rule.param];
-        if (!Array.isArray(value)) break;
-        const set = new Set(value.map(String));
-        const pair = rule.pairs.find(([a, b]) => set.has(a) && set.has(b));
-        if (pair) {
-          fail(
-            rule.code,
-            prefix + rule.param,
-            'Incorrect parameter - mutually exclusive values may not be supplied.',
-            spec,
-            rule,
-            {
-              values: pair,
-            },
-          );
-        }
-        break;
-      }
-      case 'only-one-of':
-      case 'max-one-of': {
-        const given = rule.params.filter((p) => isGiven(params[p]));
-        const names = rule.params.map((p) => `"${prefix}${p}"`);
-        if (given.length > 1) {
-          const used = given.map((p) => `"${prefix}${p}"`).join(' and ');
-          fail('invalidparammix', prefix + given[1]!, `The parameters ${used} can not be used together.`, spec, rule, {
-            params: given.map((p) => prefix + p),
-          });
-        }
-        if (given.length === 0 && rule.rule === 'only-one-of') {
-          fail('missingparam', prefix + rule.params[0]!, `One of the parameters ${names.join(', ')} is required.`, spec, rule, {
-            params: rule.params.map((p) => prefix + p),
-          });
-        }
-        break;
-      }
-      case 'continue': {
-        const value = params[rule.param];
-        if (!isGiven(value)) break;
-        if (String(value).split('|').length !== rule.parts) {
-          fail(
-            'badcontinue',
-            prefix + rule.param,
-            'Invalid continue param. You should pass the original value returned by the previous query.',
-            spec,
-            rule,
-            { parts: rule.parts },
-          );
-        }
-        break;
-      }
-      case 'title': {
-        for (const name of rule.params) {
-          const value = params[name];
-          if (!isGiven(value)) continue;
-          // A plain title is in the main namespace; only a namespace requirement needs the parser.
-          if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
-          const ns = titleNamespace(String(value), 0, site);
-          if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
-          if (rule.namespace !== undefined && ns !== rule.namespace) {
-            fail(
-              rule.code ?? 'invalidtitle',
-              prefix + name,
-              `"${String(value)}" is not in namespace ${rule.namespace}.`,
-              spec,
-              rule,
-            );
-          }
-        }
-        break;
-      }
-      case 'requires': {
-        const { param, equals } = rule.requires;
-        const other = equals === undefined ? params[param] : readValue(params, settingsOf(spec, param), param);
-        const met = equals === undefined ? isGiven(other) : String(other) === equals;
-        if (met) break;
-        let used: string | undefined;
-        for (let i = 0; i < rule.params.length && used === undefined; i++) {
-          if (isGiven(params[rule.params[i]!])) used = rule.params[i];
-        }
-        if (used !== undefined) {
-          const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
-          fail(
-            rule.code ?? 'invalidparammix',
-            prefix + used,
-            `The "${prefix}${used}" parameter may only be used with "${need}".`,
-            spec,
-            rule,
-            {
-              with: need,
-            },
-          );
-        }
-        break;
-      }
-      case 'title-part': {
-        for (const name of rule.params) {
-          const value = params[name];
-          if (!isGiven(value)) continue;
-          // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
-          // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
-          if (isPlainTitle(String(value))) continue;
-          // Read only for a part that is not plain: the common request never needs it.
-          const nsValue = rule.namespaceParam
-            ? readValue(params, settingsOf(spec, rule.namespaceParam), rule.namespaceParam)
-            : undefined;
-          const namespace = rule.namespace ?? (nsValue === undefined ? 0 : Number(nsValue));
-          const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
-          if (nsName === undefined) continue;
-          const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;
-          let ok = false;
-          try {
-            const t = parseTitle(text, 0, site);
-            ok = !t.interwiki && !t.fragment && t.namespace === namespace;
-          } catch (e) {
-            if (!(e instanceof MalformedTitleError)) throw e;
-          }
-          if (!ok) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
-        }
-        break;
-      }
+  site: SiteContext | undefined,
+) => void;
+
+/** A check per kind of rule: the generator gives each module the checks of its own rules' kinds only. */
+export type RuleChecks = { readonly [K in ModuleRule['rule']]?: RuleCheck<K> };
+
+/**
+ * The rule applier for the kinds in `checks`: applies a module's rules to the parameters as given
+ * (typed, unprefixed), in order; throws the first failing rule's `WikiParamError`, with the API's
+ * code. A rule of a kind without a check is a programming error (a `TypeError`), never skipped.
+ */
+export function ruleApplier(checks: RuleChecks): RuleApplier {
+  // A module's rules are one array, given on every request: its checks are looked up once.
+  let known: readonly ModuleRule[] | undefined;
+  let found: (RuleCheck | undefined)[] = [];
+  return (spec, rules, params, prefix, site) => {
+    if (rules !== known) {
+      found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
+      known = rules;
+    }
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
+      if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
+        continue;
+      const check = found[i];
+      if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
+      check(rule, spec, params, prefix, site);
+    }
+  };
+}
+
+/** `exclusive-values`: two values of a multi parameter that may not be given together. */
+export const exclusiveValuesRule: RuleCheck<'exclusive-values'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!Array.isArray(value)) return;
+  const set = new Set(value.map(String));
+  const pair = rule.pairs.find(([a, b]) => set.has(a) && set.has(b));
+  if (pair) {
+    fail(rule.code, prefix + rule.param, 'Incorrect parameter - mutually exclusive values may not be supplied.', spec, rule, {
+      values: pair,
+    });
+  }
+};
+
+/** `only-one-of` (exactly one) and `max-one-of` (at most one) of a group of parameters. */
+export const oneOfRule: RuleCheck<'only-one-of'> & RuleCheck<'max-one-of'> = (
+  rule: Extract<ModuleRule, { rule: 'only-one-of' | 'max-one-of' }>,
+  spec: ModuleSpec,
+  params: Readonly<Record<string, unknown>>,
+  prefix: string,
+) => {
+  const given = rule.params.filter((p) => isGiven(params[p]));
+  if (given.length > 1) {
+    const used = given.map((p) => `"${prefix}${p}"`).join(' and ');
+    fail('invalidparammix', prefix + given[1]!, `The parameters ${used} can not be used together.`, spec, rule, {
+      params: given.map((p) => prefix + p),
+    });
+  }
+  if (given.length === 0 && rule.rule === 'only-one-of') {
+    const names = rule.params.map((p) => `"${prefix}${p}"`);
+    fail('missingparam', prefix + rule.params[0]!, `One of the parameters ${names.join(', ')} is required.`, spec, rule, {
+      params: rule.params.map((p) => prefix + p),
+    });
+  }
+};
+
+/** `continue`: the value has as many `|`-separated parts as the module's continuation. */
+export const continueRule: RuleCheck<'continue'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  if (String(value).split('|').length !== rule.parts) {
+    fail(
+      'badcontinue',
+      prefix + rule.param,
+      'Invalid continue param. You should pass the original value returned by the previous query.',
+      spec,
+      rule,
+      { parts: rule.parts },
+    );
+  }
+};
+
+/** `title`: a valid title (Title::newFromText), in a given namespace when the rule names one. */
+export const titleRule: RuleCheck<'title'> = (rule, spec, params, prefix, site) => {
+  for (const name of rule.params) {
+    const value = params[name];
+    if (!isGiven(value)) continue;
+    // A plain title is in the main namespace; only a namespace requirement needs the parser.
+    if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
+    const ns = titleNamespace(String(value), 0, site);
+    if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
+    if (rule.namespace !== undefined && ns !== rule.namespace) {
+      fail(rule.code ?? 'invalidtitle', prefix + name, `"${String(value)}" is not in namespace ${rule.namespace}.`, spec, rule);
     }
   }
-}
+};
+
+/** `requires`: parameters that may only be used with another one (or with it at a value). */
+export const requiresRule: RuleCheck<'requires'> = (rule, spec, params, prefix) => {
+  const { param, equals } = rule.requires;
+  const other = equals === undefined ? params[param] : readValue(params, settingsOf(spec, param), param);
+  const met = equals === undefined ? isGiven(other) : String(other) === equals;
+  if (met) return;
+  let used: string | undefined;
+  for (let i = 0; i < rule.params.length && used === undefined; i++) {
+    if (isGiven(params[rule.params[i]!])) used = rule.params[i];
+  }
+  if (used !== undefined) {
+    const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
+    fail(
+      rule.code ?? 'invalidparammix',
+      prefix + used,
+      `The "${prefix}${used}" parameter may only be used with "${need}".`,
+      spec,
+      rule,
+      {
+        with: need,
+      },
+    );
+  }
+};
+
+/** `title-part`: titlePartToKey, the part of a title behind a namespace's name. */
+export const titlePartRule: RuleCheck<'title-part'> = (rule, spec, params, prefix, site) => {
+  for (const name of rule.params) {
+    const value = params[name];
+    if (!isGiven(value)) continue;
+    // titlePartToKey: Title::makeTitleSafe($namespace, $part . 'x'), that is the part behind the
+    // namespace's name: valid, no fragment, still in that namespace, not an interwiki link.
+    if (isPlainTitle(String(value))) continue;
+    // Read only for a part that is not plain: the common request never needs it.
+    const nsValue = rule.namespaceParam
+      ? readValue(params, settingsOf(spec, rule.namespaceParam), rule.namespaceParam)
+      : undefined;
+    const namespace = rule.namespace ?? (nsValue === undefined ? 0 : Number(nsValue));
+    const nsName = namespace === 0 ? '' : namespaceName(namespace, site);
+    if (nsName === undefined) continue;
+    const text = nsName ? `${nsName}:${String(value)}x` : `${String(value)}x`;
+    let ok = false;
+    try {
+      const t = parseTitle(text, 0, site);
+      ok = !t.interwiki && !t.fragment && t.namespace === namespace;
+    } catch (e) {
+      if (!(e instanceof MalformedTitleError)) throw e;
+    }
+    if (!ok) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
+  }
+};
+
+/** The check of each kind of rule, by kind. */
+export const RULE_CHECKS: RuleChecks = {
+  'exclusive-values': exclusiveValuesRule,
+  'only-one-of': oneOfRule,
+  'max-one-of': oneOfRule,
+  continue: continueRule,
+  title: titleRule,
+  requires: requiresRule,
+  'title-part': titlePartRule,
+};
+
+/**
+ * Applies a module's rules to the parameters as given (typed, unprefixed), every kind of rule
+ * included: for hand-written descriptors (`defineModule()`). Throws the first failing rule's
+ * `WikiParamError`, with the API's code.
+ */
+export const applyRules: RuleApplier = /* @__PURE__ */ ruleApplier(RULE_CHECKS);

@@ -66,6 +66,10 @@ export interface ModuleSpec {
   types?: Readonly<Record<string, TypeDef>>;
   /** What checks {@link ModuleSpec.rules}: `applyRules` from the runtime, given only by descriptors that have rules. */
   applyRules?: RuleApplier;
+  /** What reads {@link ModuleSpec.templatedparameters}: `readTemplated` from the runtime, given only by descriptors that have them. */
+  readTemplated?: TemplatedReader;
+  /** What checks the parameters' `info` conditions: `checkInfoConditions` from the runtime, given only by descriptors that have them. */
+  checkInfo?: InfoChecker;
 }
 
 /** The signature of the runtime's `applyRules` (`rules.ts`). */
@@ -76,6 +80,35 @@ export type RuleApplier = (
   prefix: string,
   site: SiteContext | undefined,
 ) => void;
+
+/** What the rest of the query tells a module's `info` conditions. */
+export interface QueryContext {
+  /** Number of titles plus page IDs given (after validation); `revids` counted apart. */
+  pageCount: number;
+  /** Number of revision IDs given. */
+  revidCount: number;
+  /** A generator supplies the pages (for a module that is not itself the generator). */
+  generator: boolean;
+}
+
+/** The signature of the runtime's `readTemplated` (`templated.ts`): reads each expansion through `read`. */
+export type TemplatedReader = (
+  spec: ModuleSpec,
+  prefix: string,
+  input: Readonly<Record<string, unknown>>,
+  values: Record<string, unknown>,
+  warnings: WikiWarning[],
+  read: (settings: ParamInfo, name: string, typed: unknown) => void,
+) => void;
+
+/** The signature of the runtime's `checkInfoConditions` (`info.ts`): throws, or returns warnings. */
+export type InfoChecker = (
+  spec: ModuleSpec,
+  prefix: string,
+  given: ReadonlySet<string>,
+  values: Readonly<Record<string, unknown>>,
+  context: QueryContext,
+) => WikiWarning[];
 
 /** A timestamp as a caller may give it: a `Date`, or any form MediaWiki accepts. */
 export type WikiTimestamp = Date | string;

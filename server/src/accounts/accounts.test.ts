@@ -167,6 +167,25 @@ describe('users', () => {
     expect(await errorCode(accounts.deleteUser('usr_none'))).toBe('not_found');
   });
 
+  it('keeps an enabled admin when two admins demote each other at the same moment', async () => {
+    await accounts.bootstrap({ password: 'admin-password', adopt: 'local' });
+    const first = (await accounts.findUser(FIRST_ADMIN))!;
+    const second = (await accounts.createUser({ username: 'hal', role: 'admin', password: 'hal-password' })).user;
+    // Each reads "another enabled admin exists" before either writes: the store decides, in the change's transaction.
+    const outcome = (work: Promise<unknown>) =>
+      work.then(
+        () => 'done',
+        (e: AccountError) => e.code,
+      );
+    const outcomes = await Promise.all([
+      outcome(accounts.updateUser(first.id, { role: 'user' })),
+      outcome(accounts.updateUser(second.id, { disabled: true })),
+    ]);
+    expect(outcomes.sort()).toStrictEqual(['conflict', 'done']);
+    const admins = (await accounts.listUsers()).filter((u) => u.role === 'admin' && !u.disabled);
+    expect(admins).toHaveLength(1);
+  });
+
   it('users who are not enabled admins are disabled and deleted freely, even with no enabled admin at all', async () => {
     // No bootstrap: no admin exists (as before the first start, or after the store was edited by hand).
     const plain = (await accounts.createUser({ username: 'walt', password: 'walt-password' })).user;

@@ -72,8 +72,16 @@ export class Accounts {
     return (await this.store.createFirstUser(user, options.adopt)) ? { username: FIRST_ADMIN, password } : undefined;
   }
 
-  /** A new user; without `password` one is generated and returned once. */
-  async createUser(input: { username: string; role?: Role; password?: string }): Promise<{ user: User; password?: string }> {
+  /**
+   * A new user; without `password` one is generated and returned once. With `adopt`, an admin created on a store
+   * with no users yet is its first user, as `bootstrap`'s would be, and takes the sessions `adopt` owned.
+   */
+  async createUser(input: {
+    username: string;
+    role?: Role;
+    password?: string;
+    adopt?: string;
+  }): Promise<{ user: User; password?: string }> {
     if (!USERNAME.test(input.username)) {
       throw new AccountError(
         'invalid',
@@ -83,7 +91,8 @@ export class Accounts {
     const password = input.password ?? randomPassword();
     checkPassword(password);
     const record = await this.#record(input.username, input.role ?? 'user', password);
-    await this.store.createUser(record);
+    const first = input.adopt !== undefined && record.role === 'admin' && (await this.store.createFirstUser(record, input.adopt));
+    if (!first) await this.store.createUser(record);
     return { user: publicUser(record), ...(input.password === undefined && { password }) };
   }
 
@@ -104,9 +113,7 @@ export class Accounts {
   /** Disables, enables or changes the role of a user. Disabling ends their sign-ins at once. */
   async updateUser(id: string, change: { disabled?: boolean; role?: Role }): Promise<User> {
     const user = await this.#existing(id);
-    if ((change.disabled === true || change.role === 'user') && user.role === 'admin' && !user.disabled) {
-      await this.#keepAnAdmin(id);
-    }
+    // The store refuses a change that leaves no enabled admin (atomically: see `AccountStore.updateUser`).
     const patch: UserPatch = { updatedAt: this.#iso() };
     if (change.disabled !== undefined) patch.disabled = change.disabled;
     if (change.role !== undefined) patch.role = change.role;
@@ -117,8 +124,7 @@ export class Accounts {
 
   /** Removes a user with their sign-ins and tokens; their stored sessions stay. */
   async deleteUser(id: string): Promise<void> {
-    const user = await this.#existing(id);
-    if (user.role === 'admin' && !user.disabled) await this.#keepAnAdmin(id);
+    await this.#existing(id);
     await this.store.deleteUser(id);
   }
 
@@ -241,12 +247,6 @@ export class Accounts {
     const user = await this.store.getUser(id);
     if (!user) throw new AccountError('not_found', `No user "${id}".`);
     return user;
-  }
-
-  /** Refuses a change that would leave no enabled admin: nobody could manage users any more. */
-  async #keepAnAdmin(leaving: string): Promise<void> {
-    const others = (await this.store.listUsers()).filter((u) => u.role === 'admin' && !u.disabled && u.id !== leaving);
-    if (others.length === 0) throw new AccountError('conflict', 'This is the last enabled admin; make another admin first.');
   }
 
   #iso(): string {

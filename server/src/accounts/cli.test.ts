@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeDebate } from '../../../test/sessions/store-contract.js';
 import { SqliteSessionStore } from '../sessions/sqlite/store.js';
 import { EXIT, printable, usersCli } from './cli.js';
 import { openAccounts } from './open.js';
+import { LOCAL_OWNER } from './store.js';
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 let dir: string;
@@ -56,6 +58,20 @@ describe('usersCli', () => {
     expect(await store.accounts.countUsers()).toBe(0);
     expect((await run(['add', 'root', '--role', 'admin'])).code).toBe(EXIT.ok);
     expect((await run(['add', 'bob'])).code).toBe(EXIT.ok);
+  });
+
+  it('makes the first admin added to an empty store its first user: it takes the sessions from before accounts', async () => {
+    const before = new FakeDebate({ owner: LOCAL_OWNER });
+    await store.write(before.start().step());
+    expect((await run(['add', 'root', '--role', 'admin'])).code).toBe(EXIT.ok);
+    const root = (await store.accounts.getUserByName('root'))!;
+    expect((await store.get(before.session.id))?.owner).toBe(root.id);
+    // Only the first: a later admin takes nothing (here, a session left with the old owner by hand).
+    const later = new FakeDebate({ owner: LOCAL_OWNER });
+    await store.write(later.start().step());
+    expect((await run(['add', 'ruth', '--role', 'admin'])).code).toBe(EXIT.ok);
+    expect((await store.get(later.session.id))?.owner).toBe(LOCAL_OWNER);
+    expect((await store.accounts.listUsers()).map((u) => u.username)).toStrictEqual(['root', 'ruth']);
   });
 
   it('reads a password from stdin without its line end, and refuses an empty one', async () => {

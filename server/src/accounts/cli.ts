@@ -5,7 +5,7 @@
  */
 import type { ApiToken, User } from '../../../sdk/src/generated/types.gen.js';
 import type { Accounts } from './accounts.js';
-import { AccountError, type Role } from './store.js';
+import { AccountError, LOCAL_OWNER, type Role } from './store.js';
 
 /** Exit codes, stable for scripts. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, refused: 4, config: 78 } as const;
@@ -73,6 +73,8 @@ const COMMANDS: Record<string, Command> = {
         username: username!,
         role,
         ...(password !== undefined && { password }),
+        // The first admin, added here before the server's first start, takes the sessions from before accounts.
+        adopt: LOCAL_OWNER,
       });
       io.out(`added ${user.role} "${user.username}" (${user.id})`);
       if (generated !== undefined) io.out(`password: ${generated}\n  (shown only this once; stored hashed)`);

@@ -59,9 +59,13 @@ export interface AccountStore {
   getUserByName(username: string): Promise<UserRecord | undefined>;
   /** Oldest first. */
   listUsers(): Promise<UserRecord[]>;
-  /** False when there is no such user. */
+  /**
+   * False when there is no such user. Throws `AccountError('conflict', LAST_ADMIN)`, changing nothing, when the user is
+   * an enabled admin and the change leaves no enabled admin: checked in the change's own transaction, so two admins
+   * demoting each other at once cannot both succeed.
+   */
   updateUser(id: string, patch: UserPatch): Promise<boolean>;
-  /** Deletes the user with their sign-ins and tokens; false when there was none. */
+  /** Deletes the user with their sign-ins and tokens; false when there was none. Refuses the last enabled admin as `updateUser` does. */
   deleteUser(id: string): Promise<boolean>;
 
   createSignIn(signIn: SignInRecord): Promise<void>;
@@ -92,6 +96,12 @@ export class AccountError extends Error {
     this.name = 'AccountError';
   }
 }
+
+/** Who owned sessions before accounts existed; the first admin adopts them (`createFirstUser`). */
+export const LOCAL_OWNER = 'local';
+
+/** Why a change to the last enabled admin is refused: nobody could manage users any more. */
+export const LAST_ADMIN = 'This is the last enabled admin; make another admin first.';
 
 /** Usernames are compared without case: this is the form they are unique in. */
 export const foldUsername = (username: string): string => username.toLowerCase();

@@ -16,7 +16,15 @@ import type { SlotModel } from './models.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { SseDecoder } from './sse-decoder.js';
-import { type ByteSource, claimStream, releaseStream, StreamHandedOver, type WireFormat, wireFrames } from './wire.js';
+import {
+  type ByteSource,
+  claimStream,
+  releaseStream,
+  type StreamClaim,
+  StreamHandedOver,
+  type WireFormat,
+  wireFrames,
+} from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -250,11 +258,12 @@ function promptOf(input: AnswerInput & { system?: string }): LanguageModelV3Prom
 async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal: AbortSignal): Promise<Attempt> {
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
   const model = options.model.languageModel;
-  const { wire, quietCalls } = model as { wire?: WireFormat; quietCalls?: Set<string> };
+  const { wire, callWarnings } = model as { wire?: WireFormat; callWarnings?: Map<string, SharedV3Warning[]> };
   // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts);
-  // for a call shape that raised no warnings before, the SDK stops right there.
+  // for a call shape seen before, the SDK stops right there, and its warnings then are logged again.
   const shape = wire !== undefined ? callShape(options, call) : '';
-  const claim = wire !== undefined ? claimStream(signal, quietCalls?.has(shape) === true) : undefined;
+  const known = callWarnings?.get(shape);
+  const claim = wire !== undefined ? claimStream(signal, known !== undefined) : undefined;
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const { stream, response } = await options.model.languageModel.doStream({
@@ -284,22 +293,20 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     }
     if (reader !== undefined) {
       // The SDK's own stream has an empty body: it carries only the call's warnings.
-      let warned = false;
       try {
         for (;;) {
           const { done, value: part } = await reader.read();
           if (done) break;
           if (part.type === 'stream-start') {
-            warned = part.warnings.length > 0;
             logWarnings(part.warnings, model);
+            callWarnings?.set(shape, part.warnings);
           }
         }
-        if (!warned) quietCalls?.add(shape);
       } catch {
         // Nothing of the answer is in it; the body read below reports the real outcome.
       }
-    }
-    await readWire(claim.body, wire!, model.provider, options, signal, attempt);
+    } else if (known !== undefined) logWarnings(known, model);
+    await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
   } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
   if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
@@ -310,7 +317,10 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
 const schemaIds = new WeakMap<object, number>();
 let schemaCount = 0;
 
-/** What decides a provider's warnings for a call: which options are set, and the output schema. */
+/**
+ * What decides a provider's warnings for a call: which options are set, the output schema, and the
+ * prompt's form (a system message, a conversation). The same shape gets the same warnings.
+ */
 function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
   let schema = 0;
   if (call.output !== undefined) {
@@ -320,7 +330,8 @@ function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
       schemaIds.set(call.output, schema);
     }
   }
-  return `${schema}|${options.maxOutputTokens !== undefined}|${options.temperature !== undefined}`;
+  const roles = call.prompt.map((m) => m.role[0]).join('');
+  return `${schema}|${options.maxOutputTokens !== undefined}|${options.temperature !== undefined}|${roles}`;
 }
 
 /**
@@ -328,7 +339,8 @@ function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
  * Messages): deltas to `onDelta` as their frames arrive, the finish and usage when the body ends.
  */
 async function readWire<T>(
-  body: ByteSource,
+  first: ByteSource,
+  resend: StreamClaim['resend'],
   format: WireFormat,
   provider: string,
   options: StreamAnswerOptions<T>,
@@ -359,9 +371,12 @@ async function readWire<T>(
     },
     provider.split('.')[0],
   );
-  const sse = new SseDecoder((event, data) => {
-    if (!stopped) frames.frame(event, data);
-  });
+  const decoder = () =>
+    new SseDecoder((event, data) => {
+      if (!stopped) frames.frame(event, data);
+    });
+  let sse = decoder();
+  let body = first;
   let settled = false;
   try {
     for (;;) {
@@ -370,6 +385,14 @@ async function readWire<T>(
         settled = true;
         sse.end();
         if (callbackError) throw callbackError.error;
+        // A Gemini answer continued in another request: its frames follow on the same reader.
+        const token = frames.continuation?.();
+        if (token !== undefined && resend !== undefined && !signal.aborted && attempt.failure === undefined) {
+          body = await resend({ continuationToken: token });
+          settled = false;
+          sse = decoder();
+          continue;
+        }
         attempt.finish = frames.finish();
         break;
       }
@@ -392,7 +415,7 @@ async function readWire<T>(
   }
 }
 
-/** Reads the SDK's stream parts (Google, or a stream the SDK kept: see `takeStreams`). */
+/** Reads the SDK's stream parts (a stream the SDK kept: see `takeStreams`). */
 async function readParts<T>(
   reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
   options: StreamAnswerOptions<T>,

@@ -19,8 +19,22 @@ export interface EventLogOptions {
   retain?: boolean;
 }
 
-/** Each event's SSE message, built once however many streams (or replays) send it. */
-const messages = new WeakMap<DebateEvent, string>();
+/** Each event's JSON and SSE message, built once however many streams, replays or writes use it. */
+const texts = new WeakMap<DebateEvent, { json: string; message?: string }>();
+
+/** `JSON.stringify(event)`, made once per event: the stream and the session store both need it. */
+export function eventJson(event: DebateEvent): string {
+  return textsOf(event).json;
+}
+
+function textsOf(event: DebateEvent): { json: string; message?: string } {
+  let text = texts.get(event);
+  if (text === undefined) {
+    text = { json: JSON.stringify(event) };
+    texts.set(event, text);
+  }
+  return text;
+}
 
 /**
  * The event as one `text/event-stream` message, byte for byte what Hono's `writeSSE({ event, data,
@@ -28,12 +42,9 @@ const messages = new WeakMap<DebateEvent, string>();
  * string skips `writeSSE`'s per-message split, join and callback resolution.
  */
 export function sseMessage(event: DebateEvent): string {
-  let message = messages.get(event);
-  if (message === undefined) {
-    message = `event: ${event.type}\ndata: ${JSON.stringify(event)}\nid: ${event.seq}\n\n`;
-    messages.set(event, message);
-  }
-  return message;
+  const text = textsOf(event);
+  text.message ??= `event: ${event.type}\ndata: ${text.json}\nid: ${event.seq}\n\n`;
+  return text.message;
 }
 
 export class EventLog {

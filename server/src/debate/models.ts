@@ -1,4 +1,4 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3CallOptions, SharedV3Warning } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../config/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
 import { takeStreams, type WireFormat } from './wire.js';
@@ -56,6 +56,7 @@ const NATIVE: Record<string, NativeProvider> = {
   },
   google: {
     name: 'google.generative-ai',
+    wire: 'gemini-generate-content',
     load: async (s, id) => (await import('@ai-sdk/google')).createGoogleGenerativeAI(s)(id),
   },
   xai: { name: 'xai.chat', wire: 'chat-completions', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
@@ -74,8 +75,11 @@ export class LazyLanguageModel implements LanguageModelV3 {
     readonly wire?: WireFormat,
   ) {}
 
-  /** Call shapes (see `streamAnswer`) for which the provider raised no warnings: their SDK work stops at the response. */
-  readonly quietCalls = new Set<string>();
+  /**
+   * The SDK's warnings for each call shape seen (see `streamAnswer`), most often none: later calls
+   * of a known shape stop the SDK's work at the response and log these again themselves.
+   */
+  readonly callWarnings = new Map<string, SharedV3Warning[]>();
 
   get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
     return this.loaded().then((model) => model.supportedUrls);

@@ -1,12 +1,12 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { JSONParseError } from '@ai-sdk/provider';
+import { APICallError, JSONParseError } from '@ai-sdk/provider';
 import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 
 /**
- * The two streaming wire formats read here rather than by the provider SDKs: OpenAI Chat
- * Completions chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers) and Anthropic Messages
- * events. Google's `streamGenerateContent` stays with its SDK (see `models.ts`).
+ * The streaming wire formats read here rather than by the provider SDKs: OpenAI Chat Completions
+ * chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers), Anthropic Messages events and
+ * Gemini's `streamGenerateContent?alt=sse` responses (Google).
  *
  * How it fits: the SDK still builds and sends the request (prompt conversion, JSON schema,
  * per-model quirks, warnings) and still turns an HTTP error into an `APICallError`; the `fetch` it
@@ -15,7 +15,7 @@ import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.j
  * gives the SDK an empty body instead. The call then reads the body with `SseDecoder` and a
  * `WireFrames` below: one `JSON.parse` per frame, no web stream per stage, no zod per chunk.
  */
-export type WireFormat = 'chat-completions' | 'anthropic-messages';
+export type WireFormat = 'chat-completions' | 'anthropic-messages' | 'gemini-generate-content';
 
 /** What the frames of one response report, as they come. */
 export interface FrameSink {
@@ -34,10 +34,17 @@ export interface WireFrames {
   frame(event: string, data: string): void;
   /** The finish reason and usage as reported (`other` and zeros when the stream never said). */
   finish(): WireFinish;
+  /**
+   * When the body ended, the token of a request that goes on with the answer (Gemini's
+   * `CONTINUATION`), taken once; the frames of that request's body then follow on the same reader.
+   */
+  continuation?(): string | undefined;
 }
 
 export function wireFrames(format: WireFormat, sink: FrameSink, provider = ''): WireFrames {
-  return format === 'anthropic-messages' ? new AnthropicFrames(sink) : new ChatFrames(sink, provider === 'xai');
+  if (format === 'anthropic-messages') return new AnthropicFrames(sink);
+  if (format === 'gemini-generate-content') return new GeminiFrames(sink);
+  return new ChatFrames(sink, provider === 'xai');
 }
 
 type Json = Record<string, unknown>;
@@ -199,6 +206,137 @@ function anthropicReason(reason: string): FinishReason {
   }
 }
 
+/**
+ * Gemini `GenerateContentResponse` frames, as `@ai-sdk/google` reads them: the first candidate's
+ * text parts are the answer (parts marked `thought` are reasoning, left out as the SDK leaves them
+ * out of the text), its `finishReason` the reason, `usageMetadata` the counts (the last one
+ * given: thoughts count as output, cached tokens are within the prompt's), a confirmed
+ * `promptFeedback.blockReason` a content filter, and `{ "error": … }` an error the server streamed
+ * (an `APICallError` with the HTTP status its `code` or `status` names, as the SDK makes it).
+ * A `CONTINUATION` finish with a `continuationToken` is a long answer the server goes on with in
+ * another request, which the reader sends (`continuation`); each request's counts are added up.
+ */
+class GeminiFrames implements WireFrames {
+  #reason: FinishReason = 'other';
+  #blocked = false;
+  #usage: Json | undefined;
+  /** The counts of the requests before this one, when the answer was continued. */
+  #earlier = { input: 0, output: 0 };
+  #token: string | undefined;
+
+  constructor(private readonly sink: FrameSink) {}
+
+  frame(_event: string, data: string): void {
+    const value = parse(data, this.sink);
+    if (value === undefined) return;
+    if (value.error != null) {
+      this.#reason = 'error';
+      this.sink.error(geminiError(value.error));
+      return;
+    }
+    if (isObject(value.usageMetadata)) this.#usage = value.usageMetadata;
+    const feedback = value.promptFeedback;
+    if (!this.#blocked && isObject(feedback) && confirmedBlock(feedback.blockReason)) {
+      this.#blocked = true;
+      this.#reason = 'content-filter';
+    }
+    if (this.#blocked) return;
+    const candidate = Array.isArray(value.candidates) ? value.candidates[0] : undefined;
+    if (!isObject(candidate)) return;
+    const parts = isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+    for (const part of parts) {
+      if (isObject(part) && typeof part.text === 'string' && part.text !== '' && part.thought !== true) this.sink.text(part.text);
+    }
+    if (typeof candidate.finishReason === 'string') this.#reason = geminiReason(candidate.finishReason);
+    if (candidate.finishReason === 'CONTINUATION' && typeof candidate.continuationToken === 'string') {
+      this.#token = candidate.continuationToken;
+      const { input, output } = this.#counts();
+      this.#earlier = { input: this.#earlier.input + input, output: this.#earlier.output + output };
+      this.#usage = undefined;
+    }
+  }
+
+  #counts(): { input: number; output: number } {
+    const u = this.#usage ?? {};
+    return { input: count(u.promptTokenCount), output: count(u.candidatesTokenCount) + count(u.thoughtsTokenCount) };
+  }
+
+  continuation(): string | undefined {
+    const token = this.#token;
+    this.#token = undefined;
+    return token;
+  }
+
+  finish(): WireFinish {
+    const { input, output } = this.#counts();
+    return { reason: this.#reason, usage: usageOf(this.#earlier.input + input, this.#earlier.output + output) };
+  }
+}
+
+/** A streamed `{ error: { code, message, status } }` as the SDK reports it: an `APICallError` with the HTTP status it stands for. */
+function geminiError(error: unknown): APICallError {
+  const e = isObject(error) ? error : {};
+  return new APICallError({
+    message: typeof e.message === 'string' ? e.message : JSON.stringify(error),
+    url: '',
+    requestBodyValues: {},
+    statusCode: typeof e.code === 'number' ? e.code : typeof e.status === 'string' ? GEMINI_STATUS[e.status] : undefined,
+    responseBody: JSON.stringify({ error }),
+    data: error,
+  });
+}
+
+/** Google's error statuses as HTTP statuses (the SDK's `mapGoogleErrorStatusToHttpStatusCode`). */
+const GEMINI_STATUS: Record<string, number> = {
+  CANCELLED: 499,
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  DEADLINE_EXCEEDED: 504,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ABORTED: 409,
+  PERMISSION_DENIED: 403,
+  UNAUTHENTICATED: 401,
+  RESOURCE_EXHAUSTED: 429,
+  UNIMPLEMENTED: 501,
+  UNKNOWN: 500,
+  INTERNAL: 500,
+  DATA_LOSS: 500,
+  UNAVAILABLE: 503,
+};
+
+function confirmedBlock(reason: unknown): boolean {
+  return (
+    typeof reason === 'string' &&
+    reason !== '' &&
+    reason !== 'BLOCK_REASON_UNSPECIFIED' &&
+    reason !== 'BLOCKED_REASON_UNSPECIFIED'
+  );
+}
+
+/** The SDK's mapping (`mapGoogleGenerativeAIFinishReason`, without tool calls). */
+function geminiReason(reason: string): FinishReason {
+  switch (reason) {
+    case 'STOP':
+      return 'stop';
+    case 'MAX_TOKENS':
+    case 'CONTINUATION':
+      return 'length';
+    case 'IMAGE_SAFETY':
+    case 'RECITATION':
+    case 'SAFETY':
+    case 'BLOCKLIST':
+    case 'PROHIBITED_CONTENT':
+    case 'SPII':
+      return 'content-filter';
+    case 'MALFORMED_FUNCTION_CALL':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
 /** A response body read chunk by chunk, as a web stream's reader reads. */
 export interface ByteSource {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
@@ -213,6 +351,12 @@ export interface StreamClaim {
   headers?: Record<string, string>;
   /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
   handover: boolean;
+  /**
+   * Sends the claimed request again with `patch` merged into its JSON body (a Gemini continuation)
+   * by the same route, and gives that response's event stream; an HTTP error rejects as the SDK's
+   * `APICallError` would.
+   */
+  resend?: (patch: Record<string, unknown>) => Promise<ByteSource>;
 }
 
 /**
@@ -255,16 +399,16 @@ export function releaseStream(signal: AbortSignal): void {
 export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const claim = init?.signal ? claims.get(init.signal) : undefined;
-    const withTools = typeof init?.body === 'string' && init.body.includes('"tool_choice"');
+    // A request with a non-empty `tools` list (every format names it so) or a tool choice.
+    const withTools = typeof init?.body === 'string' && (init.body.includes('"tool_choice"') || init.body.includes('"tools":[{'));
     // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
-    if (
-      claim?.handover &&
-      fetchImpl === undefined &&
-      globalThis.fetch === nodeFetch &&
-      !withTools &&
-      typeof init?.body === 'string'
-    )
-      return requestDirect(String(input instanceof Request ? input.url : input), init, claim);
+    const direct = fetchImpl === undefined && globalThis.fetch === nodeFetch;
+    const url = String(input instanceof Request ? input.url : input);
+    if (claim !== undefined && typeof init?.body === 'string') {
+      const sent = init;
+      claim.resend = (patch) => resendStream(url, sent, patch, direct ? undefined : (fetchImpl ?? globalThis.fetch));
+    }
+    if (claim?.handover && direct && !withTools && typeof init?.body === 'string') return requestDirect(url, init, claim);
     const response = await (fetchImpl ?? globalThis.fetch)(input, init);
     if (
       claim === undefined ||
@@ -274,17 +418,65 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
       withTools
     )
       return response;
-    const reader = response.body.getReader();
-    claim.body = {
-      read: () => reader.read() as ReturnType<ByteSource['read']>,
-      cancel: () => {
-        reader.cancel().catch(() => {});
-      },
-    };
+    claim.body = webBody(response.body);
     claim.headers = Object.fromEntries(response.headers);
     if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** A web stream's body as a `ByteSource`. */
+function webBody(body: ReadableStream<Uint8Array>): ByteSource {
+  const reader = body.getReader();
+  return {
+    read: () => reader.read() as ReturnType<ByteSource['read']>,
+    cancel: () => {
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/**
+ * The request sent once more with `patch` merged into its JSON body, over `node:http(s)` (no
+ * `fetchImpl`) or through `fetchImpl`: its event stream, or, for any other answer, the
+ * `APICallError` an SDK makes of it (Google's: the message from `{ "error": { "message" } }`).
+ */
+async function resendStream(
+  url: string,
+  init: RequestInit,
+  patch: Record<string, unknown>,
+  fetchImpl: typeof fetch | undefined,
+): Promise<ByteSource> {
+  const again: RequestInit = { ...init, body: JSON.stringify({ ...(JSON.parse(init.body as string) as Json), ...patch }) };
+  let response: Response;
+  if (fetchImpl === undefined) {
+    const claim: StreamClaim = { handover: true };
+    try {
+      response = await requestDirect(url, again, claim);
+    } catch (error) {
+      if (error instanceof StreamHandedOver && claim.body !== undefined) return claim.body;
+      throw error;
+    }
+  } else {
+    response = await fetchImpl(url, again);
+    if (response.ok && response.body !== null && response.headers.get('content-type')?.includes('text/event-stream'))
+      return webBody(response.body);
+  }
+  const text = await response.text();
+  let message: unknown;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+  } catch {
+    // Not JSON: the status text says it.
+  }
+  throw new APICallError({
+    message: typeof message === 'string' ? message : response.statusText || `HTTP ${response.status}`,
+    url,
+    requestBodyValues: patch,
+    statusCode: response.status,
+    responseHeaders: Object.fromEntries(response.headers),
+    responseBody: text,
+  });
 }
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };

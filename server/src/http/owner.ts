@@ -3,8 +3,7 @@ import type { Context } from 'hono';
 import { ALL_OWNERS, type OwnerScope } from '../sessions/sessions.js';
 import type { AppEnv } from './env.js';
 
-/** Who owned sessions before accounts existed; the first admin adopts them. */
-export const LOCAL_OWNER = 'local';
+export { LOCAL_OWNER } from '../accounts/store.js';
 
 /** The caller's user id: the owner of the sessions they start. */
 export const ownerOf = (c: Context): string => {

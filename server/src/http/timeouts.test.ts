@@ -91,7 +91,12 @@ describe('slow clients', () => {
     socket.write(request);
     await new Promise((resolve) => setTimeout(resolve, HEADERS_MS / 2));
     socket.write(request);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until both answers are in (or the server hangs up): a fixed wait failed on a loaded machine.
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const both = (async () => {
+      while ((data.match(/HTTP\/1\.1 200 OK/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    })();
+    await Promise.race([both, closed]);
     socket.destroy();
     expect(data.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
   });

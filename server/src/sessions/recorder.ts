@@ -15,6 +15,7 @@ import type { DebateEvent, Session, SessionEndedEvent } from '../../../sdk/src/g
 import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
 import type { SessionCache } from './cache.js';
+import { copyOf } from './snapshot.js';
 import { incompleteSlots, type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 export interface RecorderOptions {
@@ -253,7 +254,7 @@ export class SessionRecorder {
     }
     if (r.writing || r.pending.length === 0) return;
     // Taken in one synchronous moment, so the session and the events describe the same instant.
-    const session = structuredClone(r.snapshot());
+    const session = copyOf(r.snapshot());
     const step: Step = {
       session,
       rounds: [...r.changes.rounds],
@@ -313,7 +314,7 @@ export class SessionRecorder {
     const seconds = Math.round((Date.now() - (r.failingSince ?? Date.now())) / 1000);
     const error = `${STORE_UNAVAILABLE}: the session store failed for ${seconds} s (${message}); the run was stopped`;
     const ts = new Date().toISOString();
-    const running = structuredClone(r.snapshot());
+    const running = copyOf(r.snapshot());
     const session: Session = {
       ...running,
       status: 'failed',

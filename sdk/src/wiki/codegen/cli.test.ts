@@ -226,6 +226,10 @@ describe('consilium-wiki (in process)', () => {
     expect(body(backlinks)).toBe(body(readFileSync(join(repoRoot, 'sdk/src/generated/wiki/backlinks.ts'), 'utf8')));
     expect(rulesOf(backlinks)).toContain("rule: 'only-one-of'");
     expect(rulesOf(backlinks)?.match(/ rule: '/g)).toHaveLength(expectedRules.length);
+    // Checked by an applier made of the checks of its own kinds of rules only.
+    const kinds = [...new Set(expectedRules.map((r) => r.rule))];
+    const applier = /\n {2}applyRules: ruleApplier\(\{ (.*) \}\),\n/.exec(backlinks)?.[1];
+    expect(applier?.split(', ').map((c) => c.split(':')[0]!.replaceAll("'", ''))).toEqual(kinds);
     // A module with no rules in the table gets none.
     expect(moduleRules.modules.alllinks).toBeUndefined();
     expect(readFileSync(join(dir, 'full', 'alllinks.ts'), 'utf8')).not.toMatch(/\brules:/);

@@ -93,9 +93,13 @@ describe('emitModules', () => {
     // The validators of the non-core types it uses, and those only, named in `types`.
     const legacyfeed = file(files, 'legacyfeed.ts');
     expect(legacyfeed).toContain(
-      "import {\n  defineTypedModule,\n  timestampDef,\n  titleDef,\n  userDef,\n  type WikiLimit,\n  type WikiModule,\n  type WikiTimestamp,\n} from '../../wiki/index.js';\n",
+      "import {\n  checkInfoConditions,\n  defineTypedModule,\n  readTemplated,\n  timestampDef,\n  titleDef,\n  userDef,\n  type WikiLimit,\n  type WikiModule,\n  type WikiTimestamp,\n} from '../../wiki/index.js';\n",
     );
-    expect(legacyfeed).toContain('  types: { timestamp: timestampDef, user: userDef, title: titleDef },\n});');
+    // With templated parameters and `info` conditions, their readers; a module without them has neither.
+    expect(legacyfeed).toContain(
+      '  types: { timestamp: timestampDef, user: userDef, title: titleDef },\n  readTemplated,\n  checkInfo: checkInfoConditions,\n});',
+    );
+    expect(file(files, 'tokens.ts')).not.toMatch(/readTemplated|checkInfo/);
   });
 
   it('gives a module without parameters a type that admits none', () => {

@@ -14,7 +14,7 @@
  *   template variable's value (nested, one level per variable, in the order they occur in the name);
  * - `required` parameters are not optional; a module without parameters gets `Record<string, undefined>`.
  */
-import { type RuleTable, rulesFor } from '../rules.js';
+import { type ModuleRule, type RuleTable, rulesFor } from '../rules.js';
 import type { ModuleGroup, ParamInfo } from '../types.js';
 import type { ParamInfoDocument, ParamInfoModule } from './document.js';
 
@@ -55,6 +55,17 @@ const LINE_WIDTH = 130;
 const DOC_WIDTH = 120;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** The check a generated module imports for each kind of rule it has (`rules.ts`), given to `ruleApplier`. */
+const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
+  'exclusive-values': 'exclusiveValuesRule',
+  'only-one-of': 'oneOfRule',
+  'max-one-of': 'oneOfRule',
+  continue: 'continueRule',
+  title: 'titleRule',
+  requires: 'requiresRule',
+  'title-part': 'titlePartRule',
+};
+
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
 const SUPPLIED_VALIDATORS: Readonly<Record<string, string>> = {
   timestamp: 'timestampDef',
@@ -74,6 +85,10 @@ const RESERVED = new Set([
   'defineModule',
   'defineTypedModule',
   'applyRules',
+  'ruleApplier',
+  ...Object.values(RULE_CHECK_NAMES),
+  'readTemplated',
+  'checkInfoConditions',
   ...Object.values(SUPPLIED_VALIDATORS),
   'WikiLimit',
   'WikiModule',
@@ -199,7 +214,16 @@ function emitModule(
     [...params, ...templated].some((p) => p.type === type),
   );
   const rules = ruleTable ? rulesFor(module, ruleTable) : [];
-  const runtimeNames = [...(rules.length > 0 ? ['applyRules'] : []), 'defineTypedModule', ...validators.map(([, v]) => v)];
+  // Likewise the readers of templated parameters and of `info` conditions, which few modules have.
+  const hasInfo = params.some((p) => Array.isArray(p.info) && p.info.length > 0);
+  const runtimeNames = [
+    // Rules: an applier made of the checks of this module's kinds of rules only.
+    ...new Set(rules.length > 0 ? ['ruleApplier', ...rules.map((r) => RULE_CHECK_NAMES[r.rule])] : []),
+    ...(hasInfo ? ['checkInfoConditions'] : []),
+    'defineTypedModule',
+    ...(templated.length > 0 ? ['readTemplated'] : []),
+    ...validators.map(([, v]) => v),
+  ];
   const names = [...runtimeNames.sort(), ...types.map((n) => `type ${n}`)];
   const lines: string[] = [...header, ...importLine(names, runtimeImport), ''];
   const where = `\`${group}=${module.name}\``;
@@ -235,7 +259,15 @@ function emitModule(
     if (types.length <= LINE_WIDTH) lines.push(types);
     else lines.push('  types: {', ...validators.map(([type, v]) => `    ${propertyKey(type)}: ${v},`), '  },');
   }
-  if (rules.length > 0) lines.push('  applyRules,');
+  if (rules.length > 0) {
+    const kinds = [...new Set(rules.map((r) => r.rule))];
+    const checks = kinds.map((k) => `${propertyKey(k)}: ${RULE_CHECK_NAMES[k]}`);
+    const one = `  applyRules: ruleApplier({ ${checks.join(', ')} }),`;
+    if (one.length <= LINE_WIDTH) lines.push(one);
+    else lines.push('  applyRules: ruleApplier({', ...checks.map((c) => `    ${c},`), '  }),');
+  }
+  if (templated.length > 0) lines.push('  readTemplated,');
+  if (hasInfo) lines.push('  checkInfo: checkInfoConditions,');
   lines.push('});', '');
   return lines.join('\n');
 }

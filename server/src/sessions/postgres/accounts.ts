@@ -4,6 +4,7 @@ import {
   AccountError,
   type AccountStore,
   foldUsername,
+  LAST_ADMIN,
   type SignInRecord,
   type TokenRecord,
   type UserPatch,
@@ -83,17 +84,23 @@ export class PostgresAccountStore implements AccountStore {
     return rows.map(userOf);
   }
 
-  async updateUser(id: string, patch: UserPatch): Promise<boolean> {
-    const result = await this.#db.query(
-      `UPDATE users SET role = coalesce($2, role), disabled = coalesce($3, disabled),
-         password_hash = coalesce($4, password_hash), updated_at = $5 WHERE id = $1`,
-      [id, patch.role ?? null, patch.disabled ?? null, patch.passwordHash ?? null, patch.updatedAt],
+  updateUser(id: string, patch: UserPatch): Promise<boolean> {
+    return this.#db.transaction((client) =>
+      keepingAnAdmin(client, id, async () => {
+        const result = await client.query(
+          `UPDATE users SET role = coalesce($2, role), disabled = coalesce($3, disabled),
+             password_hash = coalesce($4, password_hash), updated_at = $5 WHERE id = $1`,
+          [id, patch.role ?? null, patch.disabled ?? null, patch.passwordHash ?? null, patch.updatedAt],
+        );
+        return (result.rowCount ?? 0) > 0;
+      }),
     );
-    return (result.rowCount ?? 0) > 0;
   }
 
-  async deleteUser(id: string): Promise<boolean> {
-    return ((await this.#db.query('DELETE FROM users WHERE id = $1', [id])).rowCount ?? 0) > 0;
+  deleteUser(id: string): Promise<boolean> {
+    return this.#db.transaction((client) =>
+      keepingAnAdmin(client, id, async () => ((await client.query('DELETE FROM users WHERE id = $1', [id])).rowCount ?? 0) > 0),
+    );
   }
 
   async createSignIn(s: SignInRecord): Promise<void> {
@@ -219,4 +226,21 @@ function tokenOf(row: TokenRow): TokenRecord {
     ...(row.last_used_at !== null && { lastUsedAt: row.last_used_at.toISOString() }),
     ...(row.expires_at !== null && { expiresAt: row.expires_at.toISOString() }),
   };
+}
+
+/**
+ * Makes `change` to user `id` in the caller's transaction, refusing it (the throw rolls it back) when the user was an
+ * enabled admin and none is left. The table lock serializes such changes: under READ COMMITTED two of them, on two
+ * different admins, would otherwise each count the other as still there.
+ */
+async function keepingAnAdmin(client: PoolClient, id: string, change: () => Promise<boolean>): Promise<boolean> {
+  await client.query('LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
+  const enabledAdmin = "role = 'admin' AND NOT disabled";
+  const was = await client.query(`SELECT 1 FROM users WHERE id = $1 AND ${enabledAdmin}`, [id]);
+  const changed = await change();
+  if ((was.rowCount ?? 0) > 0) {
+    const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM users WHERE ${enabledAdmin}`);
+    if (Number(rows[0]!.n) === 0) throw new AccountError('conflict', LAST_ADMIN);
+  }
+  return changed;
 }

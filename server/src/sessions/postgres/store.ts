@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
   type ListPage,
@@ -251,7 +252,9 @@ export class PostgresSessionStore implements SessionStore {
         } else await client.query('DELETE FROM verdicts WHERE session_id = $1', [s.id]);
       }
       if (step.events.length > 0) {
-        const inserted = await client.query(named('insert_events', INSERT_EVENTS, [s.id, JSON.stringify(step.events)]));
+        const inserted = await client.query(
+          named('insert_events', INSERT_EVENTS, [s.id, `[${step.events.map(eventJson).join(',')}]`]),
+        );
         if (inserted.rowCount !== step.events.length) {
           throw new StoreError('conflict', `Session ${s.id}: an event's seq is not above every stored event's.`);
         }

@@ -3,6 +3,7 @@ import {
   AccountError,
   type AccountStore,
   foldUsername,
+  LAST_ADMIN,
   type SignInRecord,
   type TokenRecord,
   type UserPatch,
@@ -59,25 +60,29 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   updateUser(id: string, patch: UserPatch): Promise<boolean> {
-    return this.#transact(async (db) => {
-      const result = await db.run(
-        `UPDATE users SET role = coalesce(?2, role), disabled = coalesce(?3, disabled),
+    return this.#transact((db) =>
+      keepingAnAdmin(db, id, async () => {
+        const result = await db.run(
+          `UPDATE users SET role = coalesce(?2, role), disabled = coalesce(?3, disabled),
            password_hash = coalesce(?4, password_hash), updated_at = ?5 WHERE id = ?1`,
-        [
-          id,
-          patch.role ?? null,
-          patch.disabled === undefined ? null : Number(patch.disabled),
-          patch.passwordHash ?? null,
-          patch.updatedAt,
-        ],
-      );
-      return result.changes > 0;
-    });
+          [
+            id,
+            patch.role ?? null,
+            patch.disabled === undefined ? null : Number(patch.disabled),
+            patch.passwordHash ?? null,
+            patch.updatedAt,
+          ],
+        );
+        return result.changes > 0;
+      }),
+    );
   }
 
   deleteUser(id: string): Promise<boolean> {
     // Sign-ins and tokens go with it (ON DELETE CASCADE).
-    return this.#transact(async (db) => (await db.run('DELETE FROM users WHERE id = ?1', [id])).changes > 0);
+    return this.#transact((db) =>
+      keepingAnAdmin(db, id, async () => (await db.run('DELETE FROM users WHERE id = ?1', [id])).changes > 0),
+    );
   }
 
   async createSignIn(s: SignInRecord): Promise<void> {
@@ -197,4 +202,18 @@ function tokenOf(row: Row): TokenRecord {
     ...(row.last_used_at !== null && { lastUsedAt: row.last_used_at as string }),
     ...(row.expires_at !== null && { expiresAt: row.expires_at as string }),
   };
+}
+
+/**
+ * Makes `change` to user `id`, refusing it (the throw rolls the job's savepoint back) when the user was an enabled
+ * admin and none is left. Jobs run one at a time in the store's write transaction, so no other change interleaves.
+ */
+async function keepingAnAdmin(db: Connection, id: string, change: () => Promise<boolean>): Promise<boolean> {
+  const enabledAdmin = "role = 'admin' AND disabled = 0";
+  const was = await db.first(`SELECT 1 AS yes FROM users WHERE id = ?1 AND ${enabledAdmin}`, [id]);
+  const changed = await change();
+  if (was && (await db.first<{ n: number }>(`SELECT count(*) AS n FROM users WHERE ${enabledAdmin}`))!.n === 0) {
+    throw new AccountError('conflict', LAST_ADMIN);
+  }
+  return changed;
 }

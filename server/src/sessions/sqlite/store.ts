@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Round, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
   type ListPage,
@@ -91,7 +92,12 @@ const insertEvents = (a: string) => `
  * transaction is one `exec`, one trip.
  */
 function literal(value: unknown): string {
-  return `'${JSON.stringify(value).replaceAll("'", "''")}'`;
+  return quoted(JSON.stringify(value));
+}
+
+/** A JSON text as an SQL string literal (see `literal`). */
+function quoted(json: string): string {
+  return `'${json.replaceAll("'", "''")}'`;
 }
 
 // The whole session in one statement, so it is one consistent snapshot without an explicit transaction.
@@ -399,7 +405,8 @@ function stepsSql(steps: readonly Step[]): string {
     consensus: { set: [] as object[], cleared: [] as string[] },
     verdicts: { set: [] as object[], cleared: [] as string[] },
   };
-  const events: { s: string; e: DebateEvent }[] = [];
+  // Each `{ s, e }` from the event's own JSON, made once for its stream too.
+  const events: string[] = [];
   for (const { session: s, ...step } of steps) {
     const { rounds: all, consensus, verdict, parentId, sourceSessionId, earlyStop, ...header } = s;
     const links = { parentId, sourceSessionId, earlyStop };
@@ -421,7 +428,8 @@ function stepsSql(steps: readonly Step[]): string {
       if (verdict) bodies.verdicts.set.push({ s: s.id, b: verdict });
       else bodies.verdicts.cleared.push(s.id);
     }
-    for (const e of step.events) events.push({ s: s.id, e });
+    const id = JSON.stringify(s.id);
+    for (const e of step.events) events.push(`{"s":${id},"e":${eventJson(e)}}`);
   }
   const sql = [upsertSessions(literal(headers))];
   if (roundKeys.length > 0) sql.push(deleteRounds(literal(roundKeys)));
@@ -433,7 +441,7 @@ function stepsSql(steps: readonly Step[]): string {
     if (set.length > 0) sql.push(upsertBody(table, literal(set)));
     if (cleared.length > 0) sql.push(deleteBody(table, literal(cleared)));
   }
-  if (events.length > 0) sql.push(insertEvents(literal(events)));
+  if (events.length > 0) sql.push(insertEvents(quoted(`[${events.join(',')}]`)));
   return sql.join('\n');
 }
 

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { alldeletedrevisionsSpec, deletedrevsSpec, infoSpec, revisionsSpec } from '../../../test/wiki/fixtures/query-specs.js';
+import { buildModuleParams } from './build.js';
+import { checkInfoConditions } from './info.js';
+import type { ModuleSpec } from './types.js';
+import { WikiParamError } from './types.js';
+
+const NOW = Date.UTC(2024, 0, 2, 3, 4, 5);
+const options = { now: () => NOW };
+
+function build(spec: ModuleSpec, input: Record<string, unknown>, extra: Partial<Parameters<typeof buildModuleParams>[2]> = {}) {
+  return buildModuleParams(spec, input, { prefix: spec.prefix, options, ...extra });
+}
+
+function thrown(fn: () => unknown): WikiParamError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof WikiParamError) return e;
+    throw e;
+  }
+  throw new Error('expected a WikiParamError');
+}
+
+describe('info conditions', () => {
+  const ctx = { pageCount: 0, revidCount: 0, generator: false };
+
+  it('useronly / nonuseronly: invalidparammix, as alldeletedrevisions dies', () => {
+    expect(thrown(() => build(alldeletedrevisionsSpec, { start: '2024-01-01T00:00:00Z' }))).toMatchObject({
+      code: 'invalidparammix',
+      param: 'adrstart',
+    });
+    expect(thrown(() => build(alldeletedrevisionsSpec, { user: 'Example', from: 'A' }))).toMatchObject({
+      code: 'invalidparammix',
+      param: 'adrfrom',
+    });
+    expect(build(alldeletedrevisionsSpec, { user: 'Example', start: '2024-01-01T00:00:00Z' }).params.adrstart).toBe(
+      '2024-01-01T00:00:00Z',
+    );
+    expect(build(alldeletedrevisionsSpec, { from: 'A', prefix: 'B' }).warnings).toEqual([]);
+  });
+
+  it('modes (deletedrevs): 1 = pages given, 2 = user, 3 = neither', () => {
+    // start is for modes 1 and 2: an error in mode 3
+    expect(thrown(() => build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z' }))).toMatchObject({
+      code: 'badparams',
+      param: 'drstart',
+    });
+    expect(build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z', user: 'Example' }).warnings).toEqual([]);
+    expect(build(deletedrevsSpec, { start: '2024-01-01T00:00:00Z' }, { context: { ...ctx, pageCount: 1 } }).warnings).toEqual([]);
+    // from is for mode 3 only
+    expect(thrown(() => build(deletedrevsSpec, { from: 'A' }, { context: { ...ctx, pageCount: 1 } })).code).toBe('badparams');
+    expect(thrown(() => build(deletedrevsSpec, { from: 'A', user: 'Example' })).code).toBe('badparams');
+    expect(build(deletedrevsSpec, { from: 'A' }).warnings).toEqual([]);
+    // parameters with a default are not enforced by the module: it ignores them, and so does the API's answer
+    expect(build(deletedrevsSpec, { unique: true, user: 'Example' }).warnings).toEqual([]);
+    expect(build(deletedrevsSpec, { dir: 'older', user: 'Example' }).warnings).toEqual([]);
+  });
+
+  it('singlepageonly: invalidparammix with revids or several pages, as ApiQueryRevisions::run dies (1.39)', () => {
+    expect(thrown(() => build(revisionsSpec, { limit: 5 }, { context: { ...ctx, revidCount: 2 } }))).toMatchObject({
+      code: 'invalidparammix',
+      param: 'rvlimit',
+    });
+    expect(build(revisionsSpec, { limit: 5 }, { context: { ...ctx, pageCount: 1 } }).warnings).toEqual([]);
+    expect(thrown(() => build(revisionsSpec, { limit: 5 }, { context: { ...ctx, pageCount: 2 } }))).toMatchObject({
+      code: 'invalidparammix',
+      param: 'rvlimit',
+      data: { condition: 'singlepageonly', pages: 2 },
+    });
+    // a generator's page count is the wiki's: the builder cannot know it, and says nothing
+    expect(build(revisionsSpec, { limit: 5 }, { context: { ...ctx, generator: true } }).warnings).toEqual([]);
+    // dir at its default is not enumeration mode
+    expect(build(revisionsSpec, { dir: 'older' }, { context: { ...ctx, revidCount: 1 } }).warnings).toEqual([]);
+  });
+
+  it('preloadcontentonly / editintroonly: silently ignored when prop lacks the value, as info does', () => {
+    expect(build(infoSpec, { preloadcustom: 'Template:X' }).warnings).toEqual([]);
+    expect(build(infoSpec, { prop: ['preloadcontent'], preloadcustom: 'Template:X' }).warnings).toEqual([]);
+    expect(build(infoSpec, { editintrostyle: 'lessframes' }).warnings).toEqual([]);
+    expect(build(infoSpec, { prop: ['editintro'], editintrostyle: 'lessframes' }).warnings).toEqual([]);
+  });
+
+  it('checkInfoConditions ignores parameters that were not given', () => {
+    expect(checkInfoConditions(alldeletedrevisionsSpec, 'adr', new Set(), { start: null }, ctx)).toEqual([]);
+  });
+});
