@@ -245,3 +245,20 @@ describe('edges of multi values and errors', () => {
     }
   });
 });
+
+describe('the per-settings memory and custom definitions', () => {
+  it('a call with a custom definition leaves nothing behind for the next call', () => {
+    const settings = p('user');
+    const upper: TypeDef = { validate: (v) => v.toUpperCase() };
+    expect(validateParam(settings, 'foo', { param: 'u', typeDefs: { user: upper } }).value).toBe('FOO');
+    expect(validateParam(settings, 'foo', { param: 'u' }).value).toBe('Foo');
+  });
+
+  it('a type neither core nor supplied is a programming error that says what to do', () => {
+    expect(() => coreValidateParam(p('user'), 'foo', { param: 'u' })).toThrow(
+      new TypeError(
+        'No validator for type "user" (parameter "foo"): give it in the module\'s `types` (the generator does), or define the module with defineModule().',
+      ),
+    );
+  });
+});

@@ -138,3 +138,18 @@ describe('bounds that are not numbers', () => {
     }
   });
 });
+
+describe('highmax without max', () => {
+  it('is no bound: max stays the 64-bit maximum, and errors report no highmax', () => {
+    const noMax = limit({ max: undefined, highmax: 5000 });
+    expect(validateParam(noMax, 'max', ctx({ options: { apihighlimits: true } })).value).toBe('9223372036854775807');
+    expect(validateParam(noMax, '6000', ctx({ options: { apihighlimits: true } }))).toEqual({ value: 6000, warnings: [] });
+    let data: unknown;
+    try {
+      validateParam(int({ min: 1, highmax: 5 }), '0', ctx({ policy: LIBRARY_POLICY }));
+    } catch (e) {
+      data = (e as WikiParamError).data;
+    }
+    expect(data).toEqual({ min: 1, curmax: null, max: null, highmax: null });
+  });
+});

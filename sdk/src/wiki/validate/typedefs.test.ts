@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
-import type { SiteContext, ValidateContext } from './context.js';
+import type { SiteContext, TypeContext, ValidateContext } from './context.js';
 import { validateParam } from './registry.js';
+import { presenceBooleanDef, submoduleDef } from './typedefs.js';
 
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
 const ctx: ValidateContext = { param: 'xxfoo' };
@@ -186,5 +187,15 @@ describe('refusals list what is allowed', () => {
     expect(refusal(p('enum' as ParamInfo['type']), 'x').message).toBe(
       'Unrecognized value for parameter "xxfoo": x. Only one value may be given. Allowed: .',
     );
+  });
+});
+
+describe('definitions used directly', () => {
+  const typeCtx = {} as TypeContext;
+
+  it('a submodule definition reads a list type as its names; a presence boolean validates to true', () => {
+    expect(submoduleDef.enumValues!(p(['a', 'b'], { submodules: { c: 'x/c' } }), typeCtx)).toEqual(['a', 'b']);
+    expect(submoduleDef.enumValues!(p('submodule' as ParamInfo['type'], { submodules: { c: 'x/c' } }), typeCtx)).toEqual(['c']);
+    expect(presenceBooleanDef.validate('', p('boolean'), typeCtx)).toBe(true);
   });
 });
