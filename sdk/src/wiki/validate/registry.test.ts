@@ -47,7 +47,9 @@ describe('validateParam (every built-in type)', () => {
     expect(validateParam(p(BOOLEAN_WORDS_TYPE as ParamInfo['type']), 'Yes', { param: 'xxb' }).value).toBe(true);
     expect(validateParam(p('timestamp'), '2024-06-01T00:00:00Z', { param: 'xxts' }).value).toBe('2024-06-01T00:00:00Z');
     // The core alone refuses to guess what they are.
-    expect(() => coreValidateParam(p('user'), 'foo', { param: 'xxuser' })).toThrow(TypeError);
+    for (const type of ['timestamp', 'user', 'title', BOOLEAN_WORDS_TYPE]) {
+      expect(() => coreValidateParam(p(type as ParamInfo['type']), 'foo', { param: 'xx' }), type).toThrow(TypeError);
+    }
   });
 
   it('uses every built-in type whatever `types` the context gives; `typeDefs` still come first', () => {
