@@ -4,11 +4,12 @@
  * user's resources. Each answer is checked against the operation's declared `security` and
  * responses. An operation added to the contract is covered with no new test code.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { hashSecret, randomId, randomSecret } from '../../server/src/accounts/secrets.js';
 import { operationSecurity, routes } from '../../server/src/generated/routes.js';
 import { SESSION_COOKIE } from '../../server/src/http/auth.js';
+import { beforeFirstTest } from '../support/lazy.js';
 import { type Caller, type RunningServer, startServer } from '../support/server.js';
 
 type OperationId = keyof typeof routes;
@@ -33,7 +34,7 @@ const resources: Record<string, string> = { provider: 'anthropic' };
 let revoked: string;
 let expiredCookie: string;
 
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   alice = await server.newUser();
   bob = await server.newUser();

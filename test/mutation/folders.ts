@@ -56,17 +56,25 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/faithful-text.test.ts',
       'server/src/http/rate-limit.test.ts',
       'server/src/http/owner.test.ts',
+      'server/src/http/auth.test.ts',
+      'server/src/http/accounts.test.ts',
       'test/server/http.test.ts',
       'test/auth/contract.test.ts',
       'test/auth/flows.test.ts',
     ],
   },
-  // The auth layer alone (a subset of `http`) with only the tests that exercise it over a real server:
-  // the run a shared machine can afford, since every mutant that runs while the test server starts
-  // (module constants, the security table compiled once) reruns all of the folder's tests.
+  // The auth layer alone (a subset of `http`) with only its unit tests and those that exercise it over a real
+  // server. Its tests start their servers in `beforeFirstTest`, not `beforeAll`, so only module-level code is
+  // static (each such mutant reruns all of the folder's tests); `http` is measured file by file the same way.
   auth: {
     mutate: ['server/src/http/auth.ts', 'server/src/http/owner.ts', 'server/src/http/accounts.ts'],
-    tests: ['server/src/http/owner.test.ts', 'test/auth/contract.test.ts', 'test/auth/flows.test.ts'],
+    tests: [
+      'server/src/http/owner.test.ts',
+      'server/src/http/auth.test.ts',
+      'server/src/http/accounts.test.ts',
+      'test/auth/contract.test.ts',
+      'test/auth/flows.test.ts',
+    ],
   },
   // The accounts domain module under the auth layer (users, sign-ins, tokens, password hashing): where
   // the auth decisions (expiry, revocation, disabled users, the last admin) are made; the middleware only

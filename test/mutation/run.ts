@@ -47,7 +47,15 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
   );
   // CONSILIUM_MUTATE_IGNORE_STATIC=1: leave out static mutants (those that run while tests load or a
   // server starts, each of which reruns every test); they are then counted as not valid, so say so.
-  const args = ['stryker', 'run', config, ...(process.env.CONSILIUM_MUTATE_IGNORE_STATIC === '1' ? ['--ignoreStatic'] : [])];
+  // CONSILIUM_MUTATE_FORCE=1: test every mutant again. Incremental mode reuses a static mutant's result even when
+  // tests were added or changed (it is covered by no test in particular, so none counts as new for it).
+  const args = [
+    'stryker',
+    'run',
+    config,
+    ...(process.env.CONSILIUM_MUTATE_IGNORE_STATIC === '1' ? ['--ignoreStatic'] : []),
+    ...(process.env.CONSILIUM_MUTATE_FORCE === '1' ? ['--force'] : []),
+  ];
   const run = spawnSync('npx', args, {
     stdio: 'inherit',
     env: { ...process.env, ...folder.env, CONSILIUM_MUTATE_TESTS: folder.tests.join(',') },

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Problem, ProblemCode } from '../../sdk/src/generated/types.gen.js';
 import { routes } from '../../server/src/generated/routes.js';
 import { zProblem, zProviderCatalogue } from '../../server/src/generated/schemas/zod.gen.js';
 import { MAX_BODY_BYTES } from '../../server/src/http/app.js';
 import { PROBLEM_MEDIA_TYPE, problemType } from '../../server/src/http/problem.js';
+import { beforeFirstTest } from '../support/lazy.js';
 import { type Caller, type RunningServer, startServer } from '../support/server.js';
 
 /** What this test reads of a generated route. */
@@ -92,7 +93,7 @@ const post = (body: unknown, headers: Record<string, string> = JSON_HEADERS): Re
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   admin = await server.admin();
 });
@@ -340,7 +341,7 @@ describe('/providers with keys in the environment', () => {
   };
   const baseUrl = 'http://admin:base-url-password@10.9.8.7:11434/v1';
   let keyed: RunningServer;
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     keyed = await startServer({ ...secrets, CONSILIUM_SLOT5_PROVIDER: 'ollama-qwen', CONSILIUM_SLOT5_BASE_URL: baseUrl });
   });
   afterAll(() => keyed?.close());

@@ -8,6 +8,7 @@ import type { User } from '../../sdk/src/generated/types.gen.js';
 import { type Client, createConsiliumClient } from '../../sdk/src/index.js';
 import type { Accounts } from '../../server/src/accounts/accounts.js';
 import { openAccounts } from '../../server/src/accounts/open.js';
+import type { ScryptParams } from '../../server/src/accounts/passwords.js';
 import type { Role } from '../../server/src/accounts/store.js';
 import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
@@ -38,6 +39,8 @@ export interface RunningServer extends Caller {
   accounts: Accounts;
   /** The SDK with no credentials. */
   anonymous: Client;
+  /** The scrypt parameters its passwords are hashed with (`TEST_SCRYPT`). */
+  scrypt: ScryptParams;
   /** The first admin's password (`admin` when this server created it). */
   adminPassword: string;
   /** Another user with a token of their own; `role` defaults to `user`. */
@@ -46,6 +49,13 @@ export interface RunningServer extends Caller {
   admin(): Promise<Caller>;
   close(): Promise<void>;
 }
+
+/**
+ * The cost test servers hash passwords with: 2^10 instead of production's 2^15 (`DEFAULT_SCRYPT`), since every
+ * server start, sign-in and new user hashes one, and mutation testing reruns them thousands of times. Real
+ * scrypt all the same, through `openAccounts`' own parameter; each hash records it, so it verifies as any other.
+ */
+export const TEST_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
 
 /**
  * The real app on a real HTTP server on loopback, on a free port, storing sessions in a fresh SQLite
@@ -65,7 +75,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   };
   const config = loadConfig(all);
   const sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize });
-  const accounts = openAccounts(sessions.store.accounts, config);
+  const accounts = openAccounts(sessions.store.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;
   await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });
   // Slot keys come from `env` only, never from the machine running the tests.
@@ -101,6 +111,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     config,
     sessions,
     accounts,
+    scrypt: TEST_SCRYPT,
     anonymous: createConsiliumClient({ baseUrl }),
     adminPassword,
     newUser,

@@ -28,7 +28,7 @@ export interface AccountHandlerDeps {
 }
 
 /** An account operation the domain refused, as the problem a client can act on. */
-function accountProblem(c: Context, error: unknown, field?: string): Response {
+export function accountProblem(c: Context, error: unknown, field?: string): Response {
   if (!(error instanceof AccountError)) throw error;
   if (error.code === 'not_found') return problem(c, 404, 'not_found', { detail: error.message });
   if (error.code === 'conflict') return problem(c, 409, 'conflict', { detail: error.message });

@@ -10,7 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import type { Accounts, Principal } from '../accounts/accounts.js';
-import { operationSecurity, type SecurityRequirement } from '../generated/routes.js';
+import { type OperationSecurity, operationSecurity, type SecurityRequirement } from '../generated/routes.js';
 import type { AppEnv } from './env.js';
 import { problem } from './problem.js';
 
@@ -33,7 +33,7 @@ interface CompiledOperation {
 }
 
 /** The security table as matchers: `{param}` matches one path segment. */
-export function compileSecurity(table: typeof operationSecurity = operationSecurity): CompiledOperation[] {
+export function compileSecurity(table: Readonly<Record<string, OperationSecurity>> = operationSecurity): CompiledOperation[] {
   return Object.entries(table).map(([operationId, op]) => ({
     operationId,
     method: op.method,
@@ -57,6 +57,8 @@ export interface AuthOptions {
   accounts: Accounts;
   /** `CONSILIUM_PUBLIC_ORIGIN`: also the service's own origin for CSRF checks, and https there makes cookies Secure. */
   publicOrigin?: URL | undefined;
+  /** The operations and their security: the contract's, unless a test reaches what the contract does not declare. */
+  table?: Readonly<Record<string, OperationSecurity>>;
 }
 
 /** Whether the request came over HTTPS, or the service is published over it: then cookies are `Secure`. */
@@ -73,8 +75,8 @@ export function sameOrigin(c: Context, publicOrigin?: URL): boolean {
   return c.req.header('sec-fetch-site') === 'same-origin';
 }
 
-export function authenticate({ accounts, publicOrigin }: AuthOptions): MiddlewareHandler<AppEnv> {
-  const operations = compileSecurity();
+export function authenticate({ accounts, publicOrigin, table }: AuthOptions): MiddlewareHandler<AppEnv> {
+  const operations = compileSecurity(table);
   const unauthorized = (c: Context<AppEnv>, detail: string) => {
     c.header('www-authenticate', 'Bearer');
     return problem(c, 401, 'unauthorized', { detail });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { unfaithful, unfaithfulFields } from './faithful-text.js';
 
@@ -9,6 +10,8 @@ describe('unfaithful', () => {
     expect(unfaithful('a\udc00')).toMatch(/lone surrogate \(U\+DC00\) at index 1/);
     expect(unfaithful('\udc00\ud800')).toMatch(/U\+DC00\) at index 0/);
     expect(unfaithful('ab\0')).toMatch(/NUL character \(U\+0000\) at index 2/);
+    expect(unfaithful('a\ud800b')).toBe('Contains a lone surrogate (U+D800) at index 1, which cannot be stored as UTF-8.');
+    expect(unfaithful('\0a')).toBe('Contains a NUL character (U+0000) at index 0, which cannot be stored.');
   });
 
   it('accepts every well-formed string without NUL, pairs included', () => {
@@ -30,6 +33,14 @@ describe('unfaithful', () => {
     );
   });
 
+  it('skips what is no string, and walks nested arrays', () => {
+    expect(unfaithfulFields({ a: null, b: 3, c: true, d: undefined, e: ['ok', ['\0']] }, 'query')).toEqual([
+      { path: 'query.e.1.0', message: expect.stringMatching(/NUL/), code: 'invalid_text' },
+    ]);
+    expect(unfaithfulFields('\0', 'header')).toEqual([{ path: 'header', message: expect.any(String), code: 'invalid_text' }]);
+    expect(unfaithfulFields(null, 'body')).toEqual([]);
+  });
+
   it('walks objects and arrays, naming each field by its path', () => {
     expect(
       unfaithfulFields({ question: 'ok', answers: [{ text: 'x' }, { text: 'y\ud800' }], n: 3, nested: { a: '\0' } }, 'body'),
@@ -43,10 +54,10 @@ describe('unfaithful', () => {
 describe('text that cannot be stored faithfully, over HTTP', () => {
   let server: RunningServer;
   // No cache: what is read back comes from the database, as after a restart.
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({ CONSILIUM_SESSION_CACHE: '0' });
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   const postRaw = (path: string, json: string) =>
     server.fetch(`${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });

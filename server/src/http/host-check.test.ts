@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
-import { hostNames, parseHost } from './host-check.js';
+import { type HostName, hostCheck, hostNames, parseHost } from './host-check.js';
 
 describe('host names', () => {
   it('parses name and port, lowercases, drops a trailing dot, refuses what is not a host', () => {
@@ -28,16 +30,96 @@ describe('host names', () => {
     ]);
     expect(hostNames({ listenHost: '0.0.0.0', allowedHosts: [] })).toHaveLength(3);
   });
+
+  it('a wildcard or loopback listening address adds nothing; a specific IPv6 one is bracketed once', () => {
+    for (const listenHost of ['', '0.0.0.0', '::', '[::]', '127.0.0.1', 'LOCALHOST', '::1', '[::1]']) {
+      expect(hostNames({ listenHost, allowedHosts: [] }), listenHost).toHaveLength(3);
+    }
+    expect(hostNames({ listenHost: 'fd00::5', allowedHosts: [] })[3]).toEqual({ hostname: '[fd00::5]', port: 'local' });
+    expect(hostNames({ listenHost: '[FD00::6]', allowedHosts: [] })[3]).toEqual({ hostname: '[fd00::6]', port: 'local' });
+  });
+
+  it('the public origin on its own port, else its scheme’s; extra hosts that are no host are skipped', () => {
+    const at = (origin: string) => hostNames({ listenHost: '0.0.0.0', publicOrigin: new URL(origin), allowedHosts: [] })[3];
+    expect(at('http://Public.Example')).toEqual({ hostname: 'public.example', port: 80 });
+    expect(at('https://public.example')).toEqual({ hostname: 'public.example', port: 443 });
+    expect(at('https://public.example:8443')).toEqual({ hostname: 'public.example', port: 8443 });
+    expect(hostNames({ listenHost: '0.0.0.0', allowedHosts: ['not a host', 'ok'] }).slice(3)).toEqual([
+      { hostname: 'ok', port: undefined },
+    ]);
+  });
+});
+
+describe('hostCheck', () => {
+  const names: HostName[] = [
+    { hostname: 'localhost', port: 'local' },
+    { hostname: 'anyport', port: undefined },
+    { hostname: 'intranet', port: 9000 },
+    { hostname: 'plain', port: 80 },
+    { hostname: 'secure', port: 443 },
+  ];
+  /** The status and problem detail for `Host: host`, on a connection whose local port is `localPort` (none: not known). */
+  async function check(host: string | undefined, env?: unknown, allowAny?: boolean) {
+    const app = new Hono();
+    app.use(allowAny === undefined ? hostCheck(names) : hostCheck(names, allowAny));
+    app.get('*', (c) => c.text('ok'));
+    app.onError((error, c) => c.text(`error: ${error.message}`, 500));
+    const res = await app.request('http://x/health', { headers: host === undefined ? {} : { host } }, env as object);
+    const text = await res.text();
+    return { status: res.status, detail: res.status === 421 ? (JSON.parse(text) as { detail: string }).detail : text };
+  }
+  const socket = (localPort: number) => ({ incoming: { socket: { localPort } } });
+
+  it('a name with port `local` answers on the port the connection reached, or any when that is not known', async () => {
+    expect((await check('localhost:8787', socket(8787))).status).toBe(200);
+    expect((await check('localhost:8788', socket(8787))).status).toBe(421);
+    expect((await check('localhost', socket(80))).status).toBe(200);
+    for (const env of [undefined, {}, { incoming: {} }, { incoming: { socket: {} } }]) {
+      expect(await check('localhost:8788', env), JSON.stringify(env)).toEqual({ status: 200, detail: 'ok' });
+    }
+  });
+
+  it('a name without a port answers on any; one with a port on it only, or with none sent only for 443', async () => {
+    expect((await check('anyport:5555', socket(1))).status).toBe(200);
+    expect((await check('anyport', socket(1))).status).toBe(200);
+    expect((await check('intranet:9000', socket(1))).status).toBe(200);
+    expect((await check('intranet', socket(1))).status).toBe(421);
+    expect((await check('plain', socket(1))).status).toBe(200);
+    expect((await check('plain:80', socket(1))).status).toBe(200);
+    expect((await check('secure', socket(1))).status).toBe(200);
+    expect((await check('secure:443', socket(1))).status).toBe(200);
+    expect((await check('secure:80', socket(1))).status).toBe(421);
+  });
+
+  it('says which host it refused, up to 100 characters, and how to allow it', async () => {
+    const advice = 'add it to CONSILIUM_ALLOWED_HOSTS or set CONSILIUM_PUBLIC_ORIGIN.';
+    expect(await check('evil.example', socket(1))).toEqual({
+      status: 421,
+      detail: `This server does not answer to the host "evil.example"; ${advice}`,
+    });
+    expect(await check(undefined, socket(1))).toEqual({
+      status: 421,
+      detail: `This server does not answer to the host ""; ${advice}`,
+    });
+    const long = `${'a'.repeat(150)}.example`;
+    expect((await check(long, socket(1))).detail).toBe(`This server does not answer to the host "${'a'.repeat(100)}"; ${advice}`);
+  });
+
+  it('is on unless told otherwise', async () => {
+    expect((await check('evil.example', socket(1), false)).status).toBe(421);
+    expect((await check('evil.example', socket(1), true)).status).toBe(200);
+    expect((await check(undefined, socket(1), true)).status).toBe(200);
+  });
 });
 
 describe('Host check over HTTP', () => {
   let server: RunningServer;
   let port: number;
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({ CONSILIUM_PUBLIC_ORIGIN: 'https://consilium.example.com', CONSILIUM_ALLOWED_HOSTS: 'box:1234' });
     port = Number(new URL(server.baseUrl).port);
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   const get = (host: string, path = '/health') => rawRequest(`${server.baseUrl}${path}`, { headers: { host } });
 

@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { readSse } from '../../../test/support/sse.js';
 import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
 import { ConfigError } from '../config/slots.js';
-import { ConcurrencyLimiter, loginRateLimit, RateLimiter } from './rate-limit.js';
+import { ConcurrencyLimiter, clientAddress, loginRateLimit, RateLimiter } from './rate-limit.js';
 
 describe('RateLimiter', () => {
   it('allows `count` at once, then one more per period/count, and says how long to wait', () => {
@@ -81,14 +82,14 @@ async function expect429(res: Response, retryAfter?: number): Promise<void> {
 
 describe('sign-in attempts over HTTP', () => {
   let server: RunningServer;
-  beforeAll(async () => {
+  beforeFirstTest(async () => {
     server = await startServer({
       CONSILIUM_RATE_LIMITS: 'on',
       CONSILIUM_LIMIT_LOGIN_PER_ACCOUNT: '3/1h',
       CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '8/1h',
     });
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
   const login = (username: string) =>
     server.fetch(`/auth/login`, {
       method: 'POST',
@@ -181,6 +182,176 @@ describe('debate starts over HTTP', () => {
       expect(status).toBe(200);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('RateLimiter, at its edges', () => {
+  it('refills evenly but never past `count`, and rounds a wait up to whole seconds (at least one)', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ count: 2, periodMs: 10_000 }, () => now);
+    expect(limiter.take('a')).toBeUndefined();
+    expect(limiter.take('a')).toBeUndefined();
+    expect(limiter.take('a')).toBe(5);
+    now = 4_001;
+    expect(limiter.take('a')).toBe(1);
+    now = 1_000_000; // long idle: the bucket holds 2, not 200
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([undefined, undefined, 5]);
+    const slow = new RateLimiter({ count: 1, periodMs: 3_600_000 }, () => now);
+    slow.take('b');
+    expect(slow.take('b')).toBe(3600);
+    const fast = new RateLimiter({ count: 100, periodMs: 1000 }, () => now);
+    for (let i = 0; i < 100; i++) fast.take('c');
+    expect(fast.take('c')).toBe(1);
+  });
+
+  it('forgets the least recently used key past 100,000, and only it', () => {
+    const limiter = new RateLimiter({ count: 1, periodMs: 3_600_000 }, () => 0);
+    limiter.take('first');
+    limiter.take('second');
+    expect(limiter.take('first')).toBe(3600); // a refused take does not make it recent
+    for (let i = 0; i < 99_998; i++) limiter.take(`k${i}`);
+    // 100,000 keys: all remembered.
+    expect(limiter.take('first')).toBe(3600);
+    limiter.take('one-more');
+    // 100,001: the oldest, `first`, is forgotten and starts again with a full bucket; `second` is still held.
+    expect(limiter.take('second')).toBe(3600);
+    expect(limiter.take('first')).toBeUndefined();
+  });
+
+  it('a reset key starts again full; other keys keep their state', () => {
+    const limiter = new RateLimiter({ count: 1, periodMs: 60_000 }, () => 0);
+    limiter.take('a');
+    limiter.take('b');
+    limiter.reset('a');
+    expect(limiter.take('a')).toBeUndefined();
+    expect(limiter.take('b')).toBe(60);
+  });
+});
+
+describe('ConcurrencyLimiter, counting', () => {
+  it('counts per key and frees a key entirely when its last run ends', () => {
+    const limiter = new ConcurrencyLimiter(3);
+    const releases = [limiter.acquire('u'), limiter.acquire('u'), limiter.acquire('u')];
+    expect(limiter.running('u')).toBe(3);
+    expect(limiter.acquire('u')).toBeUndefined();
+    expect(limiter.running('v')).toBe(0);
+    releases[0]?.();
+    expect(limiter.running('u')).toBe(2);
+    releases[1]?.();
+    releases[2]?.();
+    expect(limiter.running('u')).toBe(0);
+    const again = [limiter.acquire('u'), limiter.acquire('u'), limiter.acquire('u')];
+    expect(again.every(Boolean)).toBe(true);
+    expect(limiter.acquire('u')).toBeUndefined();
+  });
+});
+
+describe('loginRateLimit on its own', () => {
+  /** An app whose login answers `status`, behind the limiter; requests come from `address` (none: unknown). */
+  function limited(limits: Parameters<typeof loginRateLimit>[0], status = 401) {
+    const app = new Hono();
+    let reached = 0;
+    app.post('/auth/login', loginRateLimit(limits), async (c) => {
+      reached++;
+      const body = JSON.stringify({ body: await c.req.json().catch(() => null) });
+      return new Response(status === 204 ? null : body, { status, headers: { 'content-type': 'application/json' } });
+    });
+    const attempt = async (body: unknown, { address, type = 'application/json' }: { address?: string; type?: string } = {}) => {
+      const env = address === undefined ? undefined : { incoming: { socket: { remoteAddress: address } } };
+      const res = await app.request(
+        'http://localhost/auth/login',
+        { method: 'POST', headers: { 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) },
+        env,
+      );
+      const text = await res.text();
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: text ? JSON.parse(text) : null };
+    };
+    return { attempt, reached: () => reached };
+  }
+  const hour = (count: number) => ({ count, periodMs: 3_600_000 });
+
+  it('per account: the name case-folded and NFC-normalized, with its own detail and Retry-After', async () => {
+    const { attempt, reached } = limited({ perAccount: hour(2) });
+    expect((await attempt({ username: 'Zoé', password: 'x' })).status).toBe(401);
+    expect((await attempt({ username: 'ZOE\u0301', password: 'x' })).status).toBe(401);
+    const refused = await attempt({ username: 'zoé', password: 'x' });
+    expect(refused).toMatchObject({
+      status: 429,
+      retryAfter: '1800',
+      body: { code: 'rate_limited', detail: 'Too many sign-in attempts for this account.' },
+    });
+    expect(reached()).toBe(2);
+    // The handler still reads the body the limiter parsed.
+    expect((await attempt({ username: 'other', password: 'y' })).body).toEqual({ body: { username: 'other', password: 'y' } });
+  });
+
+  it('per address, before the account; unknown addresses share one bucket', async () => {
+    const { attempt } = limited({ perAddress: hour(2), perAccount: hour(100) });
+    expect((await attempt({ username: 'a' }, { address: '10.0.0.1' })).status).toBe(401);
+    expect((await attempt({ username: 'b' }, { address: '10.0.0.1' })).status).toBe(401);
+    expect(await attempt({ username: 'c' }, { address: '10.0.0.1' })).toMatchObject({
+      status: 429,
+      body: { detail: 'Too many sign-in attempts from this address.' },
+    });
+    expect((await attempt({ username: 'c' }, { address: '10.0.0.2' })).status).toBe(401);
+    expect((await attempt({ username: 'd' })).status).toBe(401);
+    expect((await attempt({ username: 'e' })).status).toBe(401);
+    expect((await attempt({ username: 'f' })).status).toBe(429);
+  });
+
+  it('folds case as lower case does: ß is not ss', async () => {
+    const { attempt } = limited({ perAccount: hour(1) });
+    expect((await attempt({ username: 'straße' })).status).toBe(401);
+    expect((await attempt({ username: 'STRASSE' })).status).toBe(401);
+    expect((await attempt({ username: 'Strasse' })).status).toBe(429);
+  });
+
+  it('only a JSON body with a string username is counted per account', async () => {
+    const { attempt } = limited({ perAccount: hour(1) });
+    for (const [body, type] of [
+      ['{"username":"ada"', 'application/json'],
+      [{ username: 42 }, 'application/json'],
+      [{ name: 'ada' }, 'application/json'],
+      ['username=ada', 'application/x-www-form-urlencoded'],
+      [{ username: 'ada' }, 'text/plain'],
+      [{ username: 'ada' }, 'application/jsonx'],
+      [{ username: 'ada' }, 'text/plain; note=application/json'],
+      [null, 'application/json'],
+    ] as const) {
+      expect((await attempt(body, { type })).status, `${type} ${JSON.stringify(body)}`).toBe(401);
+      expect((await attempt(body, { type })).status, `${type} ${JSON.stringify(body)}`).toBe(401);
+    }
+    expect((await attempt({ username: 'vendor' }, { type: 'application/vnd.x+json; charset=utf-8' })).status).toBe(401);
+    expect((await attempt({ username: 'vendor' }, { type: 'APPLICATION/JSON' })).status).toBe(429);
+  });
+
+  it('gives the account its attempts back on a 2xx only', async () => {
+    for (const [status, reset] of [
+      [200, true],
+      [204, true],
+      [299, true],
+      [300, false],
+      [400, false],
+    ] as const) {
+      const { attempt } = limited({ perAccount: hour(1) }, status);
+      await attempt({ username: 'ada' });
+      expect((await attempt({ username: 'ada' })).status === 429, String(status)).toBe(!reset);
+    }
+  });
+});
+
+describe('clientAddress', () => {
+  it('is the socket’s remote address, or "unknown" when there is none', async () => {
+    const address = async (env?: object) => {
+      const app = new Hono();
+      app.get('*', (c) => c.text(clientAddress(c)));
+      const res = await app.request('http://localhost/', {}, env);
+      return `${res.status} ${await res.text()}`;
+    };
+    expect(await address({ incoming: { socket: { remoteAddress: '10.1.2.3' } } })).toBe('200 10.1.2.3');
+    for (const env of [undefined, {}, { incoming: {} }, { incoming: { socket: {} } }]) {
+      expect(await address(env), JSON.stringify(env)).toBe('200 unknown');
     }
   });
 });

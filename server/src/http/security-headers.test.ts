@@ -1,11 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
-import { CONTENT_SECURITY_POLICY, isPublicPath } from './security-headers.js';
+import { CONTENT_SECURITY_POLICY, isPublicPath, SECURITY_HEADERS, securityHeaders } from './security-headers.js';
 
 let server: RunningServer;
 let sessionId: string;
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   const res = await server.fetch(`/consilium`, {
     method: 'POST',
@@ -14,7 +16,7 @@ beforeAll(async () => {
   });
   sessionId = ((await res.json()) as { sessionId: string }).sessionId;
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 const json = { 'content-type': 'application/json' };
 
@@ -79,8 +81,57 @@ describe('security headers', () => {
   });
 
   it('public paths are only those that carry nobody data', () => {
-    for (const p of ['/health', '/openapi.json', '/', '/assets/app.js']) expect(isPublicPath(p), p).toBe(true);
-    for (const p of ['/sessions', '/providers', '/auth/me', '/healthz', '/openapi.json/x'])
+    for (const p of ['/health', '/openapi.json', '/', '/index.html', '/favicon.ico', '/assets/app.js', '/docs/', '/docs/api/x'])
+      expect(isPublicPath(p), p).toBe(true);
+    for (const p of [
+      '/sessions',
+      '/providers',
+      '/auth/me',
+      '/healthz',
+      '/openapi.json/x',
+      '/index.htm',
+      '/favicon.svg',
+      '/assets',
+      '/x/assets/a',
+      '/docs',
+      '/x/docs/a',
+    ])
       expect(isPublicPath(p), p).toBe(false);
+  });
+});
+
+describe('securityHeaders on its own', () => {
+  /** The headers of a response to `path` whose handler set `cacheControl` (if any). */
+  async function headersFor(path: string, cacheControl?: string, isPublic?: (path: string) => boolean) {
+    const app = new Hono();
+    app.use(isPublic ? securityHeaders(isPublic) : securityHeaders());
+    app.get('*', (c) => {
+      if (cacheControl) c.header('cache-control', cacheControl);
+      c.header('x-frame-options', 'SAMEORIGIN');
+      return c.text('ok');
+    });
+    return (await app.request(`http://localhost${path}`)).headers;
+  }
+
+  it('sets every header of the table, over what a handler said', async () => {
+    const headers = await headersFor('/sessions');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(headers.get(name), name).toBe(value);
+    expect(SECURITY_HEADERS).toEqual({
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-resource-policy': 'same-origin',
+    });
+  });
+
+  it('a public path keeps its handler’s Cache-Control (else no-cache); any other is no-store whatever it said', async () => {
+    expect((await headersFor('/assets/app.js', 'public, max-age=31536000, immutable')).get('cache-control')).toBe(
+      'public, max-age=31536000, immutable',
+    );
+    expect((await headersFor('/assets/app.js')).get('cache-control')).toBe('no-cache');
+    expect((await headersFor('/sessions', 'public, max-age=60')).get('cache-control')).toBe('no-store');
+    expect((await headersFor('/sessions', 'public, max-age=60', () => true)).get('cache-control')).toBe('public, max-age=60');
+    expect((await headersFor('/health', undefined, () => false)).get('cache-control')).toBe('no-store');
   });
 });

@@ -1,17 +1,20 @@
 import { Agent } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import { afterAll, describe, expect, it } from 'vitest';
+import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { rawRequest } from '../../../test/support/raw-http.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
 import { MAX_BODY_BYTES } from './app.js';
+import { closeOnUnreadBody } from './unread-body.js';
 
 let server: RunningServer;
 let port: number;
-beforeAll(async () => {
+beforeFirstTest(async () => {
   server = await startServer();
   port = Number(new URL(server.baseUrl).port);
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 /** Longer than @hono/node-server's 500 ms drain, after which it destroys a socket whose body was not read. */
 const PAST_DRAIN_MS = 700;
@@ -79,5 +82,32 @@ describe('a body refused before it is read', () => {
     await closed;
     expect(data).toMatch(/^HTTP\/1\.1 415 /);
     expect(data).toMatch(/\r\nconnection: close\r\n/i);
+  });
+});
+
+describe('closeOnUnreadBody on its own', () => {
+  /** The `Connection` header answered to a request with `headers`, whose body the server has read to its end or not. */
+  async function connection(headers: Record<string, string>, incoming?: { readableEnded: boolean }) {
+    const app = new Hono();
+    app.use(closeOnUnreadBody());
+    app.all('*', (c) => c.text('ok'));
+    const res = await app.request('http://localhost/x', { method: 'POST', headers }, incoming && { incoming });
+    expect(`${res.status} ${await res.text()}`).toBe('200 ok');
+    return res.headers.get('connection');
+  }
+  const unread = { readableEnded: false };
+
+  it('closes when a declared body was left unread', async () => {
+    expect(await connection({ 'content-length': '5' }, unread)).toBe('close');
+    expect(await connection({ 'transfer-encoding': 'chunked' }, unread)).toBe('close');
+    expect(await connection({ 'content-length': ' 10 ' }, unread)).toBe('close');
+  });
+
+  it('leaves it alone when there was no body, it was read, or the request came from no socket', async () => {
+    expect(await connection({}, unread)).toBeNull();
+    expect(await connection({ 'content-length': '0' }, unread)).toBeNull();
+    expect(await connection({ 'content-length': '5' }, { readableEnded: true })).toBeNull();
+    expect(await connection({ 'transfer-encoding': 'chunked' }, { readableEnded: true })).toBeNull();
+    expect(await connection({ 'content-length': '5' })).toBeNull();
   });
 });
