@@ -92,7 +92,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
   wiki: {
     mutate: [
       'sdk/src/wiki/validate/core.ts',
-      // Every built-in type in one table, since main's per-module validator imports (not yet measured).
+      // Every built-in type in one table (`validateParam` with all of them, `withAllTypes`).
       'sdk/src/wiki/validate/registry.ts',
       'sdk/src/wiki/validate/multi.ts',
       'sdk/src/wiki/validate/numeric.ts',
