@@ -58,7 +58,7 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
   ];
   const run = spawnSync('npx', args, {
     stdio: 'inherit',
-    env: { ...process.env, CONSILIUM_MUTATE_TESTS: folder.tests.join(',') },
+    env: { ...process.env, ...folder.env, CONSILIUM_MUTATE_TESTS: folder.tests.join(',') },
   });
   const seconds = Math.round((Date.now() - started) / 1000);
   if (run.status !== 0) {

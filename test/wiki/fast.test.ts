@@ -26,12 +26,14 @@ import {
   FIXED_NOW,
   MODULES,
   optionsArb,
+  propertyRuns,
   typedArb,
   validParamsArb,
 } from './property-arbitraries.js';
 
-const MODULE_RUNS = 60;
-const QUERY_RUNS = 600;
+const MODULE_RUNS = propertyRuns(60);
+const QUERY_RUNS = propertyRuns(600);
+const PLAIN_RUNS = propertyRuns(25);
 
 const show = (v: unknown): string => {
   try {
@@ -167,7 +169,7 @@ describe('fastModule: the same params as buildModule, or no answer', () => {
           const took = compareModule(mod.spec, params, asGenerator, { apihighlimits, now: () => FIXED_NOW });
           expect(took, `${mod.spec.name}: plain input ${show(params)} left the fast path`).toBe(true);
         }),
-        { numRuns: 25 },
+        { numRuns: PLAIN_RUNS },
       );
     }
   });

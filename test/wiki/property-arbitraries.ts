@@ -24,6 +24,19 @@ export const MODULES: readonly AnyModule[] = (Object.values(generated) as unknow
   .filter((m): m is AnyModule => typeof m === 'function' && 'spec' in m)
   .sort((a, b) => a.spec.name.localeCompare(b.spec.name));
 
+/**
+ * A property's number of runs, scaled by `CONSILIUM_PROPERTY_RUNS_SCALE` (a fraction in (0, 1]; 1 when
+ * unset, as in `npm test`). Mutation testing sets it (`test/mutation/folders.ts`): every mutant of the
+ * fast path reruns these properties, and a tenth of the runs is what a shared machine affords there.
+ */
+export function propertyRuns(runs: number): number {
+  const raw = process.env.CONSILIUM_PROPERTY_RUNS_SCALE;
+  if (raw === undefined || raw === '') return runs;
+  const scale = Number(raw);
+  if (!(scale > 0 && scale <= 1)) throw new Error(`CONSILIUM_PROPERTY_RUNS_SCALE must be in (0, 1], not "${raw}"`);
+  return Math.max(1, Math.ceil(runs * scale));
+}
+
 /** The clock every build and validation in these tests reads (`now`). */
 export const FIXED_NOW = Date.UTC(2024, 5, 1, 12, 34, 56, 789);
 

@@ -14,10 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { type BuiltQuery, query } from '../../sdk/src/wiki/query.js';
 import type { BuildOptions, ModuleSpec, ParamInfo } from '../../sdk/src/wiki/types.js';
 import { validateParam } from '../../sdk/src/wiki/validate/index.js';
-import { type AnyModule, FIXED_NOW, MODULES } from './property-arbitraries.js';
+import { type AnyModule, FIXED_NOW, MODULES, propertyRuns } from './property-arbitraries.js';
 
-const RUNS_PER_MODULE = 60;
-const RUNS_PER_PARAMETER = 6;
+const RUNS_PER_MODULE = propertyRuns(60);
+const RUNS_PER_PARAMETER = propertyRuns(6);
 
 /** A valid typed value and what must be sent for it (`undefined`: nothing), and read back where it is simple. */
 interface Case {

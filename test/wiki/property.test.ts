@@ -31,13 +31,14 @@ import {
   FIXED_NOW,
   MODULES,
   optionsArb,
+  propertyRuns,
   templateTargetValues,
   validParamsArb,
 } from './property-arbitraries.js';
 
-const ROUND_TRIP_RUNS = 40;
-const ROBUSTNESS_RUNS = 40;
-const QUERY_RUNS = 400;
+const ROUND_TRIP_RUNS = propertyRuns(40);
+const ROBUSTNESS_RUNS = propertyRuns(40);
+const QUERY_RUNS = propertyRuns(400);
 
 /** Warnings that valid input must never produce. */
 const INVALID_INPUT_WARNINGS = new Set([

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ParamInfo, WikiParamError } from '../types.js';
 import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
-import { validateParam } from './registry.js';
+import { validateParam as coreValidateParam } from './core.js';
+import { TYPE_DEFS, validateParam } from './registry.js';
 
 const ctx: ValidateContext = { param: 'apfoo', module: 'query+allpages' };
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
@@ -173,5 +174,91 @@ describe('defaults and warnings, exactly', () => {
     expect(e.code).toBe('badvalue');
     expect(e.warnings.map((w) => w.code)).toEqual(['param-deprecated']);
     expect(error(() => validateParam(p(['a']), 'b', ctx)).warnings).toEqual([]);
+  });
+});
+
+describe('a default that does not validate', () => {
+  it('comes back as given, without the warnings its validation raised before failing', () => {
+    // 999 clamps with a warning, then x fails: the server applies its own default, so neither is reported.
+    expect(validateParam(p('integer', { multi: true, max: 10, default: '1|999|x' }), undefined, ctx)).toEqual({
+      value: '1|999|x',
+      warnings: [],
+    });
+    expect(validateParam(p('string', { default: 'toolong', maxbytes: 3 }), undefined, ctx)).toEqual({
+      value: 'toolong',
+      warnings: [],
+    });
+  });
+
+  it('lets an error that is not a WikiParamError through', () => {
+    const broken: TypeDef = {
+      validate: () => {
+        throw new RangeError('bug');
+      },
+    };
+    expect(() => validateParam(p('string', { default: 'x' }), undefined, { ...ctx, typeDefs: { string: broken } })).toThrow(
+      RangeError,
+    );
+  });
+
+  it('a default that validates with a warning keeps the warning', () => {
+    expect(validateParam(p('integer', { default: 99, max: 10 }), undefined, ctx).warnings.map((w) => w.code)).toEqual([
+      'outofrange',
+    ]);
+  });
+});
+
+describe('what is remembered per settings object', () => {
+  it('is never a custom definition, nor one resolved with other types', () => {
+    const settings = p('user');
+    const upper: TypeDef = { validate: (v) => v.toUpperCase() };
+    expect(coreValidateParam(settings, 'foo', { param: 'u', typeDefs: { user: upper } }).value).toBe('FOO');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: TYPE_DEFS }).value).toBe('Foo');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: { user: upper } }).value).toBe('FOO');
+    expect(coreValidateParam(settings, 'foo', { param: 'u', types: TYPE_DEFS }).value).toBe('Foo');
+  });
+});
+
+describe('edges of multi values and errors', () => {
+  it('an all-specifier given as true is *', () => {
+    expect(
+      validateParam(p(['a', 'b'], { multi: true, allspecifier: true } as unknown as Partial<ParamInfo>), '*', ctx).value,
+    ).toEqual(['a', 'b']);
+  });
+
+  it('an error that is not a WikiParamError comes through a given value unchanged', () => {
+    const bug = new RangeError('bug');
+    const broken: TypeDef = {
+      validate: () => {
+        throw bug;
+      },
+    };
+    for (const settings of [p('string'), p('string', { deprecated: true })]) {
+      let thrown: unknown;
+      try {
+        validateParam(settings, 'x', { ...ctx, typeDefs: { string: broken } });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBe(bug);
+      expect(Object.keys(bug)).toEqual([]);
+    }
+  });
+});
+
+describe('the per-settings memory and custom definitions', () => {
+  it('a call with a custom definition leaves nothing behind for the next call', () => {
+    const settings = p('user');
+    const upper: TypeDef = { validate: (v) => v.toUpperCase() };
+    expect(validateParam(settings, 'foo', { param: 'u', typeDefs: { user: upper } }).value).toBe('FOO');
+    expect(validateParam(settings, 'foo', { param: 'u' }).value).toBe('Foo');
+  });
+
+  it('a type neither core nor supplied is a programming error that says what to do', () => {
+    expect(() => coreValidateParam(p('user'), 'foo', { param: 'u' })).toThrow(
+      new TypeError(
+        'No validator for type "user" (parameter "foo"): give it in the module\'s `types` (the generator does), or define the module with defineModule().',
+      ),
+    );
   });
 });

@@ -125,3 +125,31 @@ describe('bounds (NumericDef::normalizeSettings)', () => {
     expect(validateParam(limit({ highmax: undefined }), '600', high).value).toBe(500);
   });
 });
+
+describe('bounds that are not numbers', () => {
+  it('null, objects and text that is no integer are no bound', () => {
+    for (const bad of [null, {}, 'abc', true]) {
+      const settings = int({ min: bad, max: bad, highmax: bad } as unknown as Partial<ParamInfo>);
+      expect(validateParam(settings, '-1', ctx())).toEqual({ value: -1, warnings: [] });
+      expect(validateParam(settings, '99', ctx({ options: { apihighlimits: true } }))).toEqual({ value: 99, warnings: [] });
+      expect(validateParam(limit({ max: bad, highmax: bad } as unknown as Partial<ParamInfo>), 'max', ctx()).value).toBe(
+        '9223372036854775807',
+      );
+    }
+  });
+});
+
+describe('highmax without max', () => {
+  it('is no bound: max stays the 64-bit maximum, and errors report no highmax', () => {
+    const noMax = limit({ max: undefined, highmax: 5000 });
+    expect(validateParam(noMax, 'max', ctx({ options: { apihighlimits: true } })).value).toBe('9223372036854775807');
+    expect(validateParam(noMax, '6000', ctx({ options: { apihighlimits: true } }))).toEqual({ value: 6000, warnings: [] });
+    let data: unknown;
+    try {
+      validateParam(int({ min: 1, highmax: 5 }), '0', ctx({ policy: LIBRARY_POLICY }));
+    } catch (e) {
+      data = (e as WikiParamError).data;
+    }
+    expect(data).toEqual({ min: 1, curmax: null, max: null, highmax: null });
+  });
+});
