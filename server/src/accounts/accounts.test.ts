@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeDebate } from '../../../test/sessions/store-contract.js';
 import { SqliteSessionStore } from '../sessions/sqlite/store.js';
 import { Accounts, FIRST_ADMIN, MAX_PASSWORD, MIN_PASSWORD, TOKEN_PREFIX } from './accounts.js';
 import { hashPassword } from './passwords.js';
 import { hashSecret } from './secrets.js';
-import { AccountError } from './store.js';
+import { AccountError, LOCAL_OWNER } from './store.js';
 
 const SMALL = { N: 16, r: 1, p: 1 };
 const MINUTE = 60_000;
@@ -165,6 +166,32 @@ describe('users', () => {
     expect((await accounts.updateUser(admin.id, { role: 'user' })).role).toBe('user');
     expect(await errorCode(accounts.deleteUser(third.id))).toBe('conflict');
     expect(await errorCode(accounts.deleteUser('usr_none'))).toBe('not_found');
+  });
+
+  it('an admin created with `adopt` on an empty store is its first user and takes the sessions of that owner', async () => {
+    const sessionOf = async (owner: string) => {
+      const d = new FakeDebate({ owner });
+      await store.write(d.start().step());
+      return d.session.id;
+    };
+    const ownerOf = async (id: string) => (await store.get(id))?.owner;
+    // A plain user never adopts.
+    const early = await sessionOf(LOCAL_OWNER);
+    const plain = (await accounts.createUser({ username: 'ida', password: 'ida-password', adopt: LOCAL_OWNER })).user;
+    expect(await ownerOf(early)).toBe(LOCAL_OWNER);
+    await accounts.deleteUser(plain.id);
+    expect(await store.accounts.countUsers()).toBe(0);
+
+    const first = (await accounts.createUser({ username: 'kim', role: 'admin', password: 'kim-password', adopt: LOCAL_OWNER }))
+      .user;
+    expect(await store.accounts.getUser(first.id)).toMatchObject({ username: 'kim', role: 'admin' });
+    expect(await ownerOf(early)).toBe(first.id);
+    // Once users exist, `adopt` is a plain creation: the user is made once, and takes nothing.
+    const late = await sessionOf(LOCAL_OWNER);
+    const second = (await accounts.createUser({ username: 'lou', role: 'admin', password: 'lou-password', adopt: LOCAL_OWNER }))
+      .user;
+    expect(await ownerOf(late)).toBe(LOCAL_OWNER);
+    expect((await accounts.listUsers()).map((u) => u.id)).toStrictEqual([first.id, second.id]);
   });
 
   it('keeps an enabled admin when two admins demote each other at the same moment', async () => {
