@@ -1,27 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { build, NOW, options, thrown } from '../../../test/wiki/fixtures/build.js';
 import { allpagesSpec, categorymembersSpec, requiredSpec } from '../../../test/wiki/fixtures/query-specs.js';
 import { buildModuleParams, formatTimestamp, toRaw } from './build.js';
 import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 import { explodeMultiValue } from './validate/index.js';
-
-const NOW = Date.UTC(2024, 0, 2, 3, 4, 5);
-const options = { now: () => NOW };
-
-function build(spec: ModuleSpec, input: Record<string, unknown>, extra: Partial<Parameters<typeof buildModuleParams>[2]> = {}) {
-  return buildModuleParams(spec, input, { prefix: spec.prefix, options, ...extra });
-}
-
-function thrown(fn: () => unknown): WikiParamError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('expected a WikiParamError');
-}
 
 const multiString: ModuleSpec = {
   name: 'ms',

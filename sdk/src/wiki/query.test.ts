@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrown } from '../../../test/wiki/fixtures/build.js';
 import {
   allpages,
   categorymembers,
@@ -16,17 +17,6 @@ import {
   tokens,
 } from '../../../test/wiki/fixtures/query-specs.js';
 import { encodedLength, POST_THRESHOLD_BYTES, query } from './query.js';
-import { WikiParamError } from './types.js';
-
-function thrown(fn: () => unknown): WikiParamError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('expected a WikiParamError');
-}
 
 describe('query()', () => {
   it('composes list, prop and meta modules with the fixed format parameters', () => {

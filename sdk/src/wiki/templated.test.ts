@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { build, thrown } from '../../../test/wiki/fixtures/build.js';
 import { revisionsSpec } from '../../../test/wiki/fixtures/query-specs.js';
-import { buildModuleParams } from './build.js';
 import { templateVariables } from './templated.js';
 import type { ModuleSpec } from './types.js';
-import { WikiParamError } from './types.js';
-
-const NOW = Date.UTC(2024, 0, 2, 3, 4, 5);
-const options = { now: () => NOW };
-
-function build(spec: ModuleSpec, input: Record<string, unknown>, extra: Partial<Parameters<typeof buildModuleParams>[2]> = {}) {
-  return buildModuleParams(spec, input, { prefix: spec.prefix, options, ...extra });
-}
-
-function thrown(fn: () => unknown): WikiParamError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('expected a WikiParamError');
-}
 
 describe('templated parameters (through buildModuleParams)', () => {
   it('lists template variables in name order', () => {

@@ -9,7 +9,7 @@
  * them carries {@link readTemplated} (the generator and `defineModule()` give it), so no other
  * module's bundle does.
  */
-import type { ModuleSpec, ParamInfo, TemplatedReader, WikiWarning } from './types.js';
+import type { ParamInfo, TemplatedReader } from './types.js';
 import { WikiParamError } from './types.js';
 
 /** Placeholder names in a templated name, in the order they appear (`a-{m}-{t}` → `m`, `t`). */
@@ -113,14 +113,7 @@ const variables = new WeakMap<ParamInfo, readonly string[]>();
  * Reads a module's templated parameters once the others are read (`values`): warns, and calls
  * `read` for each expansion with the caller's value for it (or `undefined`).
  */
-export const readTemplated: TemplatedReader = (
-  spec: ModuleSpec,
-  prefix: string,
-  input: Readonly<Record<string, unknown>>,
-  values: Record<string, unknown>,
-  warnings: WikiWarning[],
-  read: (settings: ParamInfo, name: string, typed: unknown) => void,
-) => {
+export const readTemplated: TemplatedReader = (spec, prefix, input, values, warnings, read) => {
   const module = spec.path;
   // One warning per (target, value) across all templated parameters, as ApiBase keeps one `$warned`.
   const warned = new Set<string>();
