@@ -7,7 +7,7 @@ import { FakeDebate } from '../../../test/sessions/store-contract.js';
 import type { Logger } from '../config/log.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
-import { SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
+import { type RecorderOptions, SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
 import { Sessions } from './sessions.js';
 import { SqliteSessionStore } from './sqlite/store.js';
 import { type Step, UNSAVED_SEQ_LIMIT } from './store.js';
@@ -33,14 +33,22 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function record() {
-  const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 5 });
-  const debate = new FakeDebate({ owner: 'local' });
+/**
+ * A recorder on the test store (its own cache unless given one; a 5 ms flush interval unless `options` are given)
+ * hooked to a run of `debate`, with the run's cancel controller and every event its subscriber saw.
+ */
+function record(
+  options: Omit<RecorderOptions, 'store' | 'cache'> & { cache?: SessionCache } = { flushMs: 5 },
+  debate = new FakeDebate({ owner: 'local' }),
+) {
+  const recorder = new SessionRecorder({ store, cache: new SessionCache(), ...options });
   const log = new EventLog(debate.session.id);
-  recorder.hook(new AbortController())(log, () => debate.session);
+  const cancel = new AbortController();
+  recorder.hook(cancel)(log, () => debate.session);
+  const live = recorder.live(log.sessionId)!;
   const seen: DebateEvent[] = [];
-  recorder.live(log.sessionId)!.subscribe((e) => seen.push(e));
-  return { recorder, log, seen, live: recorder.live(log.sessionId)! };
+  live.subscribe((e) => seen.push(e));
+  return { recorder, debate, log, live, seen, cancel };
 }
 
 const ended = (): EventBody => ({
@@ -184,14 +192,7 @@ describe('a store that stays down', () => {
 
   it('retries for a bounded time, then stops the run and ends it failed with a stable reason, last', async () => {
     failingAfterFirst();
-    const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
-    const debate = new FakeDebate({ owner: 'local' });
-    const log = new EventLog(debate.session.id);
-    const cancel = new AbortController();
-    recorder.hook(cancel)(log, () => debate.session);
-    const live = recorder.live(log.sessionId)!;
-    const seen: DebateEvent[] = [];
-    live.subscribe((e) => seen.push(e));
+    const { recorder, log, live, seen, cancel } = record({ flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
     await live.settled();
     log.emit({ type: 'answer.delta', round: 1, slot: 2, delta: 'half an answer' });
@@ -209,11 +210,7 @@ describe('a store that stays down', () => {
 
   it('keeps a given-up run live until the run itself ends, whatever it raises before that', async () => {
     failingAfterFirst();
-    const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
-    const d = new FakeDebate({ owner: 'local' });
-    const log = new EventLog(d.session.id);
-    recorder.hook(new AbortController())(log, () => d.session);
-    const live = recorder.live(log.sessionId)!;
+    const { recorder, log, live } = record({ flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
     await live.settled();
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
@@ -236,13 +233,13 @@ describe('a store that stays down', () => {
       return write(step);
     };
     const cache = new SessionCache();
-    const recorder = new SessionRecorder({ store, cache, flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
-    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
-    const log = new EventLog(d.session.id);
-    recorder.hook(new AbortController())(log, () => d.session);
-    const live = recorder.live(log.sessionId)!;
-    const seen: DebateEvent[] = [];
-    live.subscribe((e) => seen.push(e));
+    const {
+      recorder,
+      debate: d,
+      log,
+      live,
+      seen,
+    } = record({ cache, flushMs: 5, giveUpAfterMs: 100, retryMs: 10 }, new FakeDebate({ owner: 'local', roundsRequested: 2 }));
     d.start();
     for (const n of [1, 2]) {
       d.startRound(n);
@@ -295,11 +292,12 @@ describe('what the store holds as a run is recorded', () => {
   it('after each step commits, the session reads back as the run had it then: rounds, answers, failures, consensus, verdict, end', async () => {
     openGate();
     const cache = new SessionCache();
-    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
-    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
-    const log = new EventLog(d.session.id);
-    recorder.hook(new AbortController())(log, () => d.session);
-    const live = recorder.live(log.sessionId)!;
+    const {
+      recorder,
+      debate: d,
+      log,
+      live,
+    } = record({ cache, flushMs: 5 }, new FakeDebate({ owner: 'local', roundsRequested: 2 }));
     let from = 0;
     const check = async (what: string) => {
       from = pass(d, log, from);
@@ -341,11 +339,12 @@ describe('what the store holds as a run is recorded', () => {
 
   it('events raised while a write is in flight go in the next one, and the end waits for all of them', async () => {
     const cache = new SessionCache();
-    const recorder = new SessionRecorder({ store, cache, flushMs: 5 });
-    const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
-    const log = new EventLog(d.session.id);
-    recorder.hook(new AbortController())(log, () => d.session);
-    const live = recorder.live(log.sessionId)!;
+    const {
+      recorder,
+      debate: d,
+      log,
+      live,
+    } = record({ cache, flushMs: 5 }, new FakeDebate({ owner: 'local', roundsRequested: 2 }));
     const writes: Step[] = [];
     const write = store.write.bind(store);
     store.write = async (step: Step) => {
@@ -376,11 +375,11 @@ describe('what the store holds as a run is recorded', () => {
   it('a step whose write failed is written whole by the retry: its rounds, consensus and verdict too', async () => {
     openGate();
     const cache = new SessionCache();
-    const recorder = new SessionRecorder({ store, cache, flushMs: 5, retryMs: 10 });
-    const d = new FakeDebate({ owner: 'local', roundsRequested: 1 });
-    const log = new EventLog(d.session.id);
-    recorder.hook(new AbortController())(log, () => d.session);
-    const live = recorder.live(log.sessionId)!;
+    const {
+      debate: d,
+      log,
+      live,
+    } = record({ cache, flushMs: 5, retryMs: 10 }, new FakeDebate({ owner: 'local', roundsRequested: 1 }));
     d.start();
     let from = pass(d, log, 0);
     await live.settled();
@@ -516,14 +515,7 @@ describe('timing and what the operator is told', () => {
     try {
       openGate();
       const { lines, logger } = keptLog();
-      const recorder = new SessionRecorder({ store, cache: new SessionCache(), logger });
-      const d = new FakeDebate({ owner: 'local' });
-      const log = new EventLog(d.session.id);
-      const cancel = new AbortController();
-      recorder.hook(cancel)(log, () => d.session);
-      const live = recorder.live(log.sessionId)!;
-      const seen: DebateEvent[] = [];
-      live.subscribe((e) => seen.push(e));
+      const { log, live, seen, cancel } = record({ logger });
       // Down for every write but the one carrying the end, which the give-up raises.
       const write = store.write.bind(store);
       store.write = async (step: Step) => {
