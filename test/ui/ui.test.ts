@@ -86,20 +86,27 @@ describe('the web UI', () => {
   });
 
   it('streams a 3-round deep debate: five colours, the agreement matrix, a verdict streaming in with P0/P1/P2', async () => {
-    // Record, inside the page, whether the verdict was ever shown while being written.
+    // Record, inside the page, on every change of the DOM, whether answers and the verdict were shown while being
+    // written. (Polled from here, the running window could be missed on a slow machine: the debate ends within seconds.)
     await context.addInitScript(() => {
-      const seen = { verdictStream: false };
+      const seen = { answerStream: false, verdictStream: false };
       (window as unknown as { __seen: typeof seen }).__seen = seen;
       addEventListener('DOMContentLoaded', () =>
         new MutationObserver(() => {
+          if (document.querySelector('.session[data-status=running] article.answer[data-round="1"] .answer-text:not(:empty)')) {
+            seen.answerStream = true;
+          }
           if (document.querySelector('[data-testid=verdict-stream]')) seen.verdictStream = true;
         }).observe(document.body, { childList: true, subtree: true, characterData: true }),
       );
     });
+    const seen = () => page.evaluate(() => (window as unknown as { __seen: Record<string, boolean> }).__seen);
     await page.reload();
     await ask(page, server.baseUrl, QUESTION, { mode: 'deep', rounds: 3 });
     debateId = await sessionIdOf(page);
-    await page.waitForSelector('.session[data-status=running] article.answer[data-round="1"] .answer-text:not(:empty)');
+    await waitForStatus(page, 'completed');
+    expect(await seen()).toEqual({ answerStream: true, verdictStream: true });
+    await unfoldRounds(page);
     const colours = await page.$$eval('article.answer[data-round="1"] .slot-name', (names) =>
       names.map((n) => getComputedStyle(n).color),
     );
@@ -109,21 +116,16 @@ describe('the web UI', () => {
     const shapes = await page.$$eval('article.answer[data-round="1"] .slot-name .shape', (s) => s.map((x) => x.textContent));
     expect(new Set(shapes).size).toBe(5);
 
-    await waitForStatus(page, 'completed');
     expect(await page.$$eval('article.answer', (a) => a.length)).toBeGreaterThanOrEqual(5);
     const matrix = await page.$('[data-testid=consensus-matrix]');
     expect(matrix).not.toBeNull();
     expect(await page.$$eval('[data-testid=consensus-matrix] td.held', (cells) => cells.length)).toBeGreaterThan(0);
     for (const p of ['P0', 'P1', 'P2']) expect(await page.$(`.priority-${p}`)).not.toBeNull();
-    expect(await page.evaluate(() => (window as unknown as { __seen: { verdictStream: boolean } }).__seen.verdictStream)).toBe(
-      true,
-    );
 
     // What is shown is what the API stored, answer for answer.
     const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
       rounds: { answers: { round: number; slot: number; text: string }[] }[];
     };
-    await unfoldRounds(page);
     const shown = await shownAnswers(page);
     for (const round of stored.rounds)
       for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));

@@ -188,6 +188,7 @@ describe('users', () => {
     expect(await ownerOf(early)).toBe(first.id);
     // Once users exist, `adopt` is a plain creation: the user is made once, and takes nothing.
     const late = await sessionOf(LOCAL_OWNER);
+    clock += MINUTE; // users list oldest first: created at the same instant, they would come in id order
     const second = (await accounts.createUser({ username: 'lou', role: 'admin', password: 'lou-password', adopt: LOCAL_OWNER }))
       .user;
     expect(await ownerOf(late)).toBe(LOCAL_OWNER);
