@@ -7,9 +7,8 @@ import { HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
-import type { PriceTable } from '../../server/src/config/prices.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { type CallFailure, DebateEngine } from '../../server/src/debate/engine.js';
+import { type CallFailure, DebateEngine, type EngineSettings } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
 import {
   answer,
@@ -36,14 +35,16 @@ afterAll(() => msw.close());
 
 const SLOTS = [1, 2, 3, 4, 5] as const;
 
-function engine(prices: PriceTable = {}) {
+/** The live panel on the loopback providers: quorum 3, no retries, no prices, unless `settings` say otherwise. */
+function engine(settings: Partial<EngineSettings> = {}) {
   return new DebateEngine({
     panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
     quorum: 3,
     callTimeoutMs: 30_000,
     maxRetries: 0,
-    prices,
+    prices: {},
     owner: 'test',
+    ...settings,
   });
 }
 
@@ -146,7 +147,7 @@ describe('budget', () => {
       PANEL.map((p) => [`${p.slot.provider}/${p.slot.model}`, { inputPerMTok: 100_000, outputPerMTok: 0 }]),
     );
     const r = recorder();
-    const s = await engine(prices).deep(net.open().question, { rounds: 3, budget: { maxCostUsd: 10 }, onLog: r.onLog });
+    const s = await engine({ prices }).deep(net.open().question, { rounds: 3, budget: { maxCostUsd: 10 }, onLog: r.onLog });
     expect(s.status).toBe('partial');
     expect(s.rounds).toHaveLength(1);
     expect(s.cost).toEqual({ usd: 10, priced: true });
@@ -352,13 +353,8 @@ describe('what each call is given, and what the run reports as it goes', () => {
 
   it('retries wait through the injected sleep, in rounds and for the verdict', async () => {
     const waits: number[] = [];
-    const e = new DebateEngine({
-      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
-      quorum: 3,
-      callTimeoutMs: 30_000,
+    const e = engine({
       maxRetries: 1,
-      prices: {},
-      owner: 'test',
       sleep: async (ms) => {
         waits.push(ms);
       },
@@ -381,14 +377,7 @@ describe('what each call is given, and what the run reports as it goes', () => {
   });
 
   it('a call past its deadline fails as a timeout', async () => {
-    const e = new DebateEngine({
-      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
-      quorum: 3,
-      callTimeoutMs: 400,
-      maxRetries: 0,
-      prices: {},
-      owner: 'test',
-    });
+    const e = engine({ callTimeoutMs: 400 });
     const c = net.open((call, request) => (call.slot === 3 ? stallUntilAborted(request, call.observed) : undefined));
     const s = await e.parallel(c.question, [1, 3]);
     expect(s.rounds[0]!.answers.find((a) => a.slot === 3)?.error?.code).toBe('timeout');
@@ -442,15 +431,7 @@ describe('what each call is given, and what the run reports as it goes', () => {
 describe('session fields and events', () => {
   it("times come from the engine's clock; the owner is the run's or the engine's", async () => {
     const at = Date.UTC(2026, 0, 2, 3, 4, 5);
-    const e = new DebateEngine({
-      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
-      quorum: 3,
-      callTimeoutMs: 30_000,
-      maxRetries: 0,
-      prices: {},
-      owner: 'engine-owner',
-      now: () => at,
-    });
+    const e = engine({ owner: 'engine-owner', now: () => at });
     const r = recorder();
     const s = await e.parallel(net.open().question, [1], { onLog: r.onLog });
     const iso = new Date(at).toISOString();
@@ -794,15 +775,7 @@ describe('a run in a thread, from a source, and what it reports as it goes', () 
 
   it('each failed attempt is reported with its session, round, slot, provider and model; round 0 is the verdict', async () => {
     const failures: CallFailure[] = [];
-    const e = new DebateEngine({
-      panel: slotsFromEnv(LIVE_ENV).map((config) => ({ config, model: createSlotModel(config, LIVE_ENV) })),
-      quorum: 3,
-      callTimeoutMs: 30_000,
-      maxRetries: 0,
-      prices: {},
-      owner: 'test',
-      onCallFailed: (f) => failures.push(f),
-    });
+    const e = engine({ onCallFailed: (f) => failures.push(f) });
     const c = net.open((call, request, p) =>
       (call.slot === 3 && call.stage === 'round1') || (call.slot === 1 && call.stage === 'synthesis')
         ? serverError(call, request, p)
