@@ -24,6 +24,7 @@ import type {
   Verdict,
 } from '../../sdk/src/generated/types.gen.js';
 import { AccountError, LAST_ADMIN, type TokenRecord, type UserRecord } from '../../server/src/accounts/store.js';
+import type { EventBody } from '../../server/src/debate/events.js';
 import {
   type ListPage,
   type SessionStore,
@@ -48,6 +49,15 @@ const PROVIDERS = [
 export function sessionId(): string {
   return `ses_${randomUUID().replaceAll('-', '').toUpperCase()}`;
 }
+
+/** The body of a run's `session.ended` event, with nothing used and nothing missing, as a test emits it on a log. */
+export const endedBody = (status: 'completed' | 'cancelled' = 'completed'): EventBody => ({
+  type: 'session.ended',
+  status,
+  missingSlots: [],
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  cost: { usd: 0, priced: true },
+});
 
 /** Builds a session the way the engine does, raising its events; `step()` cuts what changed into a Step. */
 export class FakeDebate {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { thrown } from '../../../test/wiki/fixtures/build.js';
 import { allpages } from '../generated/wiki/allpages.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
@@ -13,16 +14,6 @@ import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
-
-const thrown = (f: () => unknown): WikiParamError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('did not throw');
-};
 
 describe('catalogue/rules.json', () => {
   it('names the MediaWiki source of every rule, and every rule matches its catalogue module', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { thrown } from '../../../test/wiki/fixtures/build.js';
 import { allpages } from '../generated/wiki/allpages.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
 import { query } from './query.js';
 import { hasApiHighLimits, siteContextFromSiteinfo } from './site.js';
-import { WikiParamError } from './types.js';
 
 /** A trimmed `meta=siteinfo&siprop=general|namespaces|namespacealiases|interwikimap` answer (formatversion 2). */
 const siteinfo = {
@@ -21,16 +21,6 @@ const siteinfo = {
     namespacealiases: [{ id: 14, alias: 'Cat' }],
     interwikimap: [{ prefix: 'wikipedia', url: 'https://en.wikipedia.org/wiki/$1' }],
   },
-};
-
-const thrown = (f: () => unknown): WikiParamError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('did not throw');
 };
 
 describe('siteContextFromSiteinfo', () => {

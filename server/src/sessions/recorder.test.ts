@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
-import { FakeDebate } from '../../../test/sessions/store-contract.js';
+import { endedBody, FakeDebate } from '../../../test/sessions/store-contract.js';
 import type { Logger } from '../config/log.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
@@ -51,13 +51,6 @@ function record(
   return { recorder, debate, log, live, seen, cancel };
 }
 
-const ended = (): EventBody => ({
-  type: 'session.ended',
-  status: 'completed',
-  missingSlots: [],
-  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-  cost: { usd: 0, priced: true },
-});
 const answerDelta = (seq: number) => ({ type: 'answer.delta', round: 1, slot: 1, delta: `t${seq}` }) as const;
 
 /** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
@@ -77,7 +70,7 @@ it('shows every event at once but the end, which waits for its commit', async ()
   expect(seen.map((e) => e.seq)).toEqual([1, 2]);
   expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
 
-  log.emit(ended());
+  log.emit(endedBody());
   // Not committed yet: a client that saw the end could not read the session back.
   expect(seen.map((e) => e.seq)).toEqual([1, 2]);
   expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
@@ -102,7 +95,7 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
   expect(finished).toBe(false);
   expect(recorder.live(log.sessionId)).toBe(live);
   expect(recorder.running).toBe(1);
-  log.emit(ended());
+  log.emit(endedBody());
   await live.done;
   expect(recorder.live(log.sessionId)).toBeUndefined();
   expect(recorder.running).toBe(0);
@@ -127,7 +120,7 @@ it('writes a session one step at a time: nothing starts while a write is in flig
   void recorder.settled();
   await pause(20);
   expect(inFlight).toBe(1);
-  log.emit(ended());
+  log.emit(endedBody());
   openGate();
   await live.done;
   expect(most).toBe(1);
@@ -142,7 +135,7 @@ it('writes deltas raised while a step is being written after it, with no further
   await pause(30);
   openGate();
   await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
-  log.emit(ended());
+  log.emit(endedBody());
   await live.done;
 });
 
@@ -155,7 +148,7 @@ it(`shows events up to ${UNSAVED_SEQ_LIMIT} above the last commit, and holds the
   expect(seen.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
   expect(live.released.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
   openGate();
-  log.emit(ended());
+  log.emit(endedBody());
   await live.done;
   // Every commit released what it allowed, in order, with nothing skipped or repeated, the end last.
   expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: UNSAVED_SEQ_LIMIT + 3 }, (_, i) => i + 1));
@@ -171,7 +164,7 @@ it('holds the end while its write fails, until a retry commits it', async () => 
     return write(step);
   };
   openGate();
-  log.emit(ended());
+  log.emit(endedBody());
   await live.settled();
   expect(seen).toEqual([]);
   fail = false;
@@ -203,7 +196,7 @@ describe('a store that stays down', () => {
     expect(end).toMatchObject({ type: 'session.ended', status: 'failed', seq: 3, missingSlots: [1, 2] });
     expect(end.type === 'session.ended' && end.error?.startsWith(`${STORE_UNAVAILABLE}:`)).toBe(true);
     // The run's own end, raised as it stops, is not shown after it.
-    log.emit(ended());
+    log.emit(endedBody());
     expect(seen.at(-1)).toBe(end);
     expect(recorder.live(log.sessionId)).toBeUndefined();
   });
@@ -219,7 +212,7 @@ describe('a store that stays down', () => {
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'y' });
     expect(recorder.live(log.sessionId)).toBe(live);
     expect(recorder.running).toBe(1);
-    log.emit(ended());
+    log.emit(endedBody());
     expect(recorder.live(log.sessionId)).toBeUndefined();
     expect(recorder.running).toBe(0);
   });
@@ -282,7 +275,7 @@ describe('a store that stays down', () => {
     await recorder.live(log.sessionId)!.settled();
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
     // The run stops when cancelled, as the engine's does.
-    cancel.signal.addEventListener('abort', () => log.emit(ended()));
+    cancel.signal.addEventListener('abort', () => log.emit(endedBody()));
     expect(await sessions.delete(log.sessionId, 'local')).toBe(true);
     expect(await store.get(log.sessionId)).toBeUndefined();
   });
@@ -453,7 +446,7 @@ describe('timing and what the operator is told', () => {
     await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
     // Written by the timer, no sooner than 200 ms after it was raised (a lower bound holds however slow the machine).
     expect(written! - raised).toBeGreaterThanOrEqual(195);
-    log.emit(ended());
+    log.emit(endedBody());
     await recorder.live(log.sessionId)!.done;
   });
 
@@ -478,7 +471,7 @@ describe('timing and what the operator is told', () => {
     expect(writes[1]!.seqs).toEqual([2, 3]);
     // A lower bound, so it holds however slow the machine.
     expect(writes[1]!.at - raised).toBeGreaterThanOrEqual(195);
-    log.emit(ended());
+    log.emit(endedBody());
     await recorder.live(log.sessionId)!.done;
   });
 
@@ -497,7 +490,7 @@ describe('timing and what the operator is told', () => {
       return write(step);
     };
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
-    log.emit(ended());
+    log.emit(endedBody());
     await recorder.live(log.sessionId)!.done;
     expect(attempts).toHaveLength(2);
     expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(140);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
-import { debateSteps, FakeDebate } from '../../../test/sessions/store-contract.js';
+import { debateSteps, endedBody, FakeDebate } from '../../../test/sessions/store-contract.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { threadContext } from '../debate/thread.js';
 import { SessionCache } from './cache.js';
@@ -160,13 +160,7 @@ describe('owners are isolated in the sessions layer', () => {
     const deleting = sessions.delete(log.sessionId, ALICE);
     await expect.poll(() => run.signal.aborted).toBe(true);
     expect(run.signal.reason).toEqual(new Error('The session was deleted.'));
-    log.emit({
-      type: 'session.ended',
-      status: 'cancelled',
-      missingSlots: [],
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      cost: { usd: 0, priced: true },
-    });
+    log.emit(endedBody('cancelled'));
     expect(await deleting).toBe(true);
     expect(await store.get(log.sessionId)).toBeUndefined();
   });
@@ -367,13 +361,6 @@ describe('a store that reports changes made by other instances', () => {
 });
 
 describe('follow: stored events, then live ones, each once and in order', () => {
-  const ended = (): EventBody => ({
-    type: 'session.ended',
-    status: 'completed',
-    missingSlots: [],
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    cost: { usd: 0, priced: true },
-  });
   const delta = (text: string): EventBody => ({ type: 'answer.delta', round: 1, slot: 1, delta: text });
 
   /** A run of Alice's being recorded; its writes wait while `hold()` is in force. */
@@ -435,7 +422,7 @@ describe('follow: stored events, then live ones, each once and in order', () => 
     r.log.emit(delta('d'));
     await expect.poll(() => f.sent.map((e) => e.seq)).toEqual([2, 3, 4, 5]);
     r.release();
-    r.log.emit(ended());
+    r.log.emit(endedBody());
     await f.following;
     expect(f.sent.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6]);
     expect(f.sent.at(-1)?.type).toBe('session.ended');
@@ -456,7 +443,7 @@ describe('follow: stored events, then live ones, each once and in order', () => 
     expect(r.live.released.map((e) => e.seq)).toEqual([2, 3, 4]);
     const f = await follow((await sessions.get(r.log.sessionId, ALICE))!, 3);
     r.release();
-    r.log.emit(ended());
+    r.log.emit(endedBody());
     await f.following;
     expect(f.sent.map((e) => e.seq)).toEqual([4, 5]);
   });
@@ -474,7 +461,7 @@ describe('follow: stored events, then live ones, each once and in order', () => 
         // While the first live event is being sent, the rest of the run arrives.
         if (e.seq === 2) {
           r.log.emit(delta('y'));
-          r.log.emit(ended());
+          r.log.emit(endedBody());
           await r.live.done;
         }
       },
@@ -497,7 +484,7 @@ describe('follow: stored events, then live ones, each once and in order', () => 
     await f.following;
     r.log.emit(delta('after'));
     expect(f.sent.map((e) => e.seq)).toEqual([1]);
-    r.log.emit(ended());
+    r.log.emit(endedBody());
     await r.live.done;
   });
 
@@ -535,13 +522,7 @@ describe('close', () => {
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
     setTimeout(() => {
       d.session.status = 'completed';
-      log.emit({
-        type: 'session.ended',
-        status: 'completed',
-        missingSlots: [],
-        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-        cost: { usd: 0, priced: true },
-      });
+      log.emit(endedBody());
     }, 50);
     await sessions.close(5000);
     const reopened = await SqliteSessionStore.open(store.file);

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type ParamInfo, WikiParamError } from '../types.js';
+import { thrown as error } from '../../../../test/wiki/fixtures/build.js';
+import type { ParamInfo } from '../types.js';
 import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
 import { validateParam as coreValidateParam } from './core.js';
 import { TYPE_DEFS, validateParam } from './registry.js';
 
 const ctx: ValidateContext = { param: 'apfoo', module: 'query+allpages' };
 const p = (type: ParamInfo['type'], extra: Partial<ParamInfo> = {}): ParamInfo => ({ name: 'foo', type, ...extra });
-
-function error(fn: () => unknown): WikiParamError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WikiParamError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 describe('absent parameters', () => {
   it('take the default, validated as a default, or fail when required', () => {
