@@ -357,6 +357,14 @@ export interface StreamClaim {
    * `APICallError` would.
    */
   resend?: (patch: Record<string, unknown>) => Promise<ByteSource>;
+  /** Set by `learnTemplate`: the request is recorded here instead of sent, and answered with an empty event stream. */
+  capture?: { request?: { url: string; method?: string; headers?: HeadersInit; body?: unknown } };
+  /**
+   * What a request sent without the SDK (a template's) got when it was not an event stream to
+   * hand over: the SDK's own request then gets this answer instead of being sent, so it makes of
+   * it exactly the error (or the stream) it always did.
+   */
+  replay?: { response: Response } | { error: unknown };
 }
 
 /**
@@ -399,6 +407,22 @@ export function releaseStream(signal: AbortSignal): void {
 export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const claim = init?.signal ? claims.get(init.signal) : undefined;
+    if (claim?.capture !== undefined) {
+      const url = String(input instanceof Request ? input.url : input);
+      claim.capture.request = {
+        url,
+        ...(init?.method !== undefined && { method: init.method }),
+        ...(init?.headers !== undefined && { headers: init.headers }),
+        body: init?.body,
+      };
+      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (claim?.replay !== undefined) {
+      const replay = claim.replay;
+      claim.replay = undefined;
+      if ('error' in replay) throw replay.error;
+      return replay.response;
+    }
     // A request with a non-empty `tools` list (every format names it so) or a tool choice.
     const withTools = typeof init?.body === 'string' && (init.body.includes('"tool_choice"') || init.body.includes('"tools":[{'));
     // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
@@ -479,6 +503,15 @@ async function resendStream(
   });
 }
 
+/** Header records already in `fetch`'s form (lowercase names, no duplicates): a template's, sent as they are. */
+const ready = new WeakSet<object>();
+
+/** Marks `headers` as normalized, so `requestDirect` sends it without building a `Headers` per call. */
+export function readyHeaders<T extends Record<string, string>>(headers: T): T {
+  ready.add(headers);
+  return headers;
+}
+
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
 /**
@@ -492,7 +525,9 @@ const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent
 function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Promise<Response> {
   const target = new URL(url);
   const secure = target.protocol === 'https:';
-  const headers = Object.fromEntries(new Headers(init.headers));
+  const headers = ready.has(init.headers as object)
+    ? (init.headers as Record<string, string>)
+    : Object.fromEntries(new Headers(init.headers));
   return new Promise((resolve, reject) => send(false, resolve, reject));
   function send(retry: boolean, resolve: (response: Response) => void, reject: (error: unknown) => void): void {
     let answered = false;
