@@ -137,8 +137,9 @@ function anthropicModel() {
 }
 
 /**
- * How many requests the slot's SDK has built from now on: one per call shape (its template,
- * `request-template.ts`), and one more for each answer that was not an event stream.
+ * How many requests the slot's SDK has built from now on: two per call shape (its template, from
+ * two kinds of placeholders: `request-template.ts`), and one more for each answer that was not an
+ * event stream.
  */
 async function sdkBuilds(model: ReturnType<typeof compatibleModel>) {
   return vi.spyOn(await (model.languageModel as LazyLanguageModel).loaded(), 'doStream');
@@ -298,7 +299,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
     for (let i = 0; i < 2; i++) {
       respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
       expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
-      expect(builds).toHaveBeenCalledTimes(1);
+      expect(builds).toHaveBeenCalledTimes(2);
     }
     const tail = [`data: ${JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })}\r\n\r\n`];
     respond = streamPieces(cut(geminiStream(DELTAS.slice(0, 1), tail), 5));
@@ -361,7 +362,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
       expect(bodies.slice(sent)).toHaveLength(2);
       expect(bodies.at(-1)).toEqual({ ...bodies.at(-2), continuationToken: 'tok-7' });
     }
-    expect(builds).toHaveBeenCalledTimes(1);
+    expect(builds).toHaveBeenCalledTimes(2);
   });
 
   it('a continuation refused (HTTP 503) fails the answer with the text so far, not retried', async () => {
@@ -387,7 +388,7 @@ describe('a slot model used for many calls, as the server does', () => {
     for (let i = 0; i < 3; i++) {
       respond = streamPieces(cut(chatStream(DELTAS), 6));
       results.push(await ask(model));
-      expect(builds).toHaveBeenCalledTimes(1);
+      expect(builds).toHaveBeenCalledTimes(2);
     }
     for (const r of results) {
       expect(r).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { inputTokens: 21, outputTokens: 8 } });
@@ -401,7 +402,7 @@ describe('a slot model used for many calls, as the server does', () => {
     };
     const sent = bodies.length;
     expect((await ask(model)).error).toMatchObject({ code: 'rate_limited', status: 429, providerRequestId: 'req_429' });
-    expect(builds).toHaveBeenCalledTimes(2);
+    expect(builds).toHaveBeenCalledTimes(3);
     expect(bodies.length).toBe(sent + 1);
     // And a streamed error after the hand-over carries the response's request id.
     respond = streamPieces(
@@ -429,7 +430,7 @@ describe('a slot model used for many calls, as the server does', () => {
     expect(logged).toHaveLength(2);
     expect(logged[1]).toEqual(logged[0]);
     expect(logged[0]).toMatchObject({ provider: 'deepseek.chat', warnings: [{ feature: 'responseFormat JSON schema' }] });
-    expect(builds).toHaveBeenCalledTimes(1);
+    expect(builds).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -454,7 +455,7 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
     expect(viaFetch).toEqual([false, false]);
-    expect(builds).toHaveBeenCalledTimes(1);
+    expect(builds).toHaveBeenCalledTimes(2);
     const close = () =>
       new Promise<void>((r) => {
         own.closeAllConnections();

@@ -56,29 +56,56 @@ const escaped = (text: string): string => {
 
 let learned = 0;
 
-/** Each placeholder starts with a space, so it cannot match from inside an escape sequence. */
-function placeholder(nonce: string, i: number): string {
-  return ` \t\n"\\\u0000\u2028é😀<${nonce}:${i}>\r `;
+/**
+ * Each placeholder starts with a space, so it cannot match from inside an escape sequence; the
+ * two variants differ in length and content, so a body that derives anything from a text (a
+ * length, a slice, a hash) differs between them outside the placeholders.
+ */
+function placeholder(nonce: string, i: number, variant = 0): string {
+  return variant === 0 ? ` \t\n"\\\u0000\u2028é😀<${nonce}:${i}>\r ` : ` <${nonce}:${i}>\u001f'\\x\n\n🚀\u00a0ü  `;
 }
 
 /**
  * Builds the request of one call shape with `model` (an SDK model whose `fetch` is `takeStreams`)
  * and makes a template of it; `undefined` when the SDK does not copy every text as it is, or adds
- * tools. The SDK's own errors (an unsupported option, a failed import) reject.
+ * tools. It asks twice, with two kinds of placeholders, and keeps the template only if both
+ * requests agree on everything else. The SDK's own errors (an unsupported option, a failed
+ * import) reject.
  */
 export async function learnTemplate(
   model: LanguageModelV3,
   options: ShapeOptions,
   prompt: LanguageModelV3Prompt,
 ): Promise<RequestTemplate | undefined> {
+  const [a, b] = await Promise.all([probe(model, options, prompt, 0), probe(model, options, prompt, 1)]);
+  if (a === undefined || b === undefined || a.url !== b.url) return undefined;
+  if (JSON.stringify(a.headers) !== JSON.stringify(b.headers) || JSON.stringify(a.warnings) !== JSON.stringify(b.warnings))
+    return undefined;
+  const pieces = a.pieces;
+  if (pieces.literal.length !== b.pieces.literal.length) return undefined;
+  for (let i = 0; i < pieces.literal.length; i++) if (pieces.literal[i] !== b.pieces.literal[i]) return undefined;
+  if (pieces.order.join() !== b.pieces.order.join()) return undefined;
+  const { literal, order } = pieces;
+  const body = (texts: readonly string[]) => {
+    let out = literal[0]!;
+    for (let i = 0; i < order.length; i++) out += escaped(texts[order[i]!]!) + literal[i + 1]!;
+    return out;
+  };
+  return { url: a.url, headers: readyHeaders(a.headers), warnings: a.warnings, body };
+}
+
+/** One request of the shape as the SDK builds it, with placeholders for the texts. */
+async function probe(model: LanguageModelV3, options: ShapeOptions, prompt: LanguageModelV3Prompt, variant: number) {
   const nonce = `consilium-${process.pid}-${++learned}`;
   let n = 0;
-  const probe: LanguageModelV3Prompt = prompt.map((message) =>
+  const texts: LanguageModelV3Prompt = prompt.map((message) =>
     message.role === 'system'
-      ? { role: 'system', content: placeholder(nonce, n++) }
+      ? { role: 'system', content: placeholder(nonce, n++, variant) }
       : {
           ...message,
-          content: message.content.map((part) => (part.type === 'text' ? { ...part, text: placeholder(nonce, n++) } : part)),
+          content: message.content.map((part) =>
+            part.type === 'text' ? { ...part, text: placeholder(nonce, n++, variant) } : part,
+          ),
         },
   ) as LanguageModelV3Prompt;
   const controller = new AbortController();
@@ -86,7 +113,7 @@ export async function learnTemplate(
   claim.capture = {};
   let warnings: SharedV3Warning[] = [];
   try {
-    const { stream } = await model.doStream({ ...options, prompt: probe, abortSignal: controller.signal });
+    const { stream } = await model.doStream({ ...options, prompt: texts, abortSignal: controller.signal });
     const reader = stream.getReader();
     try {
       for (;;) {
@@ -103,38 +130,40 @@ export async function learnTemplate(
   }
   const request = claim.capture.request;
   if (request === undefined || (request.method ?? 'POST') !== 'POST' || typeof request.body !== 'string') return undefined;
-  const headers = readyHeaders(Object.fromEntries(new Headers(request.headers)));
-  const body = templateBody(request.body, nonce, n);
-  return body && { url: request.url, headers, warnings, body };
+  const pieces = templatePieces(request.body, nonce, n, variant);
+  if (pieces === undefined) return undefined;
+  return { url: request.url, headers: Object.fromEntries(new Headers(request.headers)), warnings, pieces };
 }
 
 /**
- * The body with the `count` placeholders cut out, as a function of the texts; `undefined` when a
- * placeholder is not there exactly once, the nonce appears anywhere else, or tools were added.
+ * The body cut at the `count` placeholders: the literal pieces around them and which text goes in
+ * each gap; `undefined` when a placeholder is not there exactly once, the nonce appears anywhere
+ * else, or tools were added.
  */
-export function templateBody(body: string, nonce: string, count: number): RequestTemplate['body'] | undefined {
+export function templatePieces(
+  body: string,
+  nonce: string,
+  count: number,
+  variant = 0,
+): { literal: string[]; order: number[] } | undefined {
   if (body.includes('"tools":[{') || body.includes('"tool_choice"')) return undefined;
   const at: { index: number; text: number; length: number }[] = [];
   for (let i = 0; i < count; i++) {
-    const mark = escaped(placeholder(nonce, i));
+    const mark = escaped(placeholder(nonce, i, variant));
     const index = body.indexOf(mark);
     if (index === -1 || body.indexOf(mark, index + 1) !== -1) return undefined;
     at.push({ index, text: i, length: mark.length });
   }
   if (body.split(nonce).length - 1 !== count) return undefined;
-  at.sort((a, b) => a.index - b.index);
-  const pieces: string[] = [];
+  at.sort((x, y) => x.index - y.index);
+  const literal: string[] = [];
   const order: number[] = [];
   let from = 0;
   for (const { index, text, length } of at) {
-    pieces.push(body.slice(from, index));
+    literal.push(body.slice(from, index));
     order.push(text);
     from = index + length;
   }
-  pieces.push(body.slice(from));
-  return (texts) => {
-    let out = pieces[0]!;
-    for (let i = 0; i < order.length; i++) out += escaped(texts[order[i]!]!) + pieces[i + 1]!;
-    return out;
-  };
+  literal.push(body.slice(from));
+  return { literal, order };
 }
