@@ -377,6 +377,9 @@ export class StreamHandedOver extends Error {
   override name = 'StreamHandedOver';
 }
 
+/** One instance for every hand-over: it is a signal, not a failure, and an `Error` per call captured a stack trace each time. */
+const HANDED_OVER = new StreamHandedOver('The response body went to the call that claimed it');
+
 const claims = new WeakMap<AbortSignal, StreamClaim>();
 
 /**
@@ -444,7 +447,7 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
       return response;
     claim.body = webBody(response.body);
     claim.headers = Object.fromEntries(response.headers);
-    if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
+    if (claim.handover) throw HANDED_OVER;
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
@@ -543,7 +546,7 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
         if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
           claim.body = nodeBody(res);
           claim.headers = responseHeaders;
-          reject(new StreamHandedOver('The response body went to the call that claimed it'));
+          reject(HANDED_OVER);
           return;
         }
         const chunks: Buffer[] = [];
