@@ -8,12 +8,13 @@ import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.j
  * chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers), Anthropic Messages events and
  * Gemini's `streamGenerateContent?alt=sse` responses (Google).
  *
- * How it fits: the SDK still builds and sends the request (prompt conversion, JSON schema,
- * per-model quirks, warnings) and still turns an HTTP error into an `APICallError`; the `fetch` it
- * is given (`takeStreams`) hands a successful event stream's body to the call that asked for it
- * (`claimStream`, keyed by the call's abort signal, which the SDK passes to `fetch` unchanged) and
- * gives the SDK an empty body instead. The call then reads the body with `SseDecoder` and a
- * `WireFrames` below: one `JSON.parse` per frame, no web stream per stage, no zod per chunk.
+ * How it fits: the SDK builds each call shape's request once (`request-template.ts`, through a
+ * `capture` claim) and still turns an HTTP error into an `APICallError` (a `replay` claim hands it
+ * the answer its request got); the `fetch` it is given (`takeStreams`) sends requests, and hands
+ * a successful event stream's body to the call that asked for it (`claimStream`, keyed by the
+ * call's abort signal, which the SDK passes to `fetch` unchanged). The call then reads the body
+ * with `SseDecoder` and a `WireFrames` below: one `JSON.parse` per frame, no web stream per stage,
+ * no zod per chunk.
  */
 export type WireFormat = 'chat-completions' | 'anthropic-messages' | 'gemini-generate-content';
 
