@@ -28,7 +28,7 @@ import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
-import { userDef } from './validate/user.js';
+import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
 export const POST_THRESHOLD_BYTES = 8000;
@@ -125,14 +125,15 @@ const TOP_LEVEL: readonly ParamInfo[] = [
   { name: 'ascii', type: 'boolean' },
 ];
 
-// `assertuser` is the one parameter of a type beyond the core ones: every query carries the user validator.
+// `assertuser` is the one parameter of a type beyond the core ones: every query carries a user validator,
+// the one for its subtypes only (`name`, `temp`; equal to `userDef` there, `user.test.ts`).
 const TOP_LEVEL_SPEC: ModuleSpec = {
   name: 'query',
   path: 'query',
   group: 'meta',
   prefix: '',
   parameters: TOP_LEVEL,
-  types: { user: userDef },
+  types: { user: nameOrTempUserDef },
 };
 
 /**

@@ -131,3 +131,18 @@ export const userDef: TypeDef = {
     return ctx.fail('baduser', `Invalid value "${value}" for user parameter "${ctx.param}".`);
   },
 };
+
+/**
+ * {@link userDef} for a parameter whose subtypes are `name` and `temp` (the query module's
+ * `assertuser`): the same verdict and canonical name, without the forms such a parameter refuses
+ * anyway (`id`, `interwiki`, `ip`, `cidr`), so a bundle carries no more of the user validator than
+ * it needs. `user.test.ts` proves it equal to `userDef` with those subtypes.
+ */
+export const nameOrTempUserDef: TypeDef = {
+  validate(value, _settings, ctx) {
+    // An ID (`#42`) or an interwiki name (`m>Foo`) has no canonical name: `#` and `>` are not in titles.
+    return (
+      canonicalUserName(value, ctx.site) ?? ctx.fail('baduser', `Invalid value "${value}" for user parameter "${ctx.param}".`)
+    );
+  },
+};
