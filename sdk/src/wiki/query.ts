@@ -22,7 +22,7 @@
  *   full ParamValidator port), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
-import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
+import { type BuiltModule, buildModule, type QueryContext, strictError, withWarnings } from './build.js';
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
@@ -522,13 +522,7 @@ function buildQueryInto(
   }
 
   if (warnings.length > 0) withDeprecationHelp(warnings);
-  if (options?.strict && warnings.length > 0) {
-    const w = warnings[0]!;
-    throw new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
-      ...(w.data ?? {}),
-      warnings: [...warnings],
-    });
-  }
+  if (options?.strict && warnings.length > 0) throw strictError(warnings, [...warnings]);
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;
   return finishQuery(params, warnings, continuation, ordered ? encoded : undefined);
 }
