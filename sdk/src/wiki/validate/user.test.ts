@@ -25,6 +25,11 @@ describe('user', () => {
     expect(processUser('::1')).toEqual(['ip', '0:0:0:0:0:0:0:1']);
     expect(processUser('192.168.000.001')).toEqual(['ip', '192.168.0.1']);
     expect(processUser('1.2.3.xxx')).toEqual(['ip', '1.2.3.xxx']);
+    // UseMod's `x.x.x.xxx`: three IP bytes (a leading zero allowed), then `xxx` in lower case.
+    expect(processUser('001.02.255.xxx')).toEqual(['ip', '001.02.255.xxx']);
+    expect(processUser('256.1.1.xxx')).toBeUndefined();
+    expect(processUser('1.2.3.XXX')).toEqual(['name-or-temp', '1.2.3.XXX']);
+    expect(processUser('1.2.xxx')).toEqual(['name-or-temp', '1.2.xxx']);
     expect(processUser('2001:db8::/32')).toEqual(['cidr', '2001:DB8:0:0:0:0:0:0/32']);
     expect(processUser('m>Foo_bar')).toEqual(['interwiki', 'm>Foo_bar']);
     expect(processUser('#42')).toEqual(['id', '#42']);
