@@ -100,8 +100,9 @@ export class LazyLanguageModel implements LanguageModelV3 {
   }
 
   /**
-   * The SDK's warnings for each call shape seen (see `streamAnswer`), most often none: later calls
-   * of a known shape stop the SDK's work at the response and log these again themselves.
+   * For calls the SDK builds (a shape without a template, see `template`): its warnings for each
+   * call shape seen, most often none; later calls of a known shape stop the SDK's work at the
+   * response and log these again themselves.
    */
   readonly callWarnings = new Map<string, SharedV3Warning[]>();
 
