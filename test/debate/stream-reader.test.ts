@@ -6,10 +6,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { type AnswerResult, streamAnswer } from '../../server/src/debate/call.js';
-import { createSlotModel } from '../../server/src/debate/models.js';
+import { createSlotModel, type LazyLanguageModel } from '../../server/src/debate/models.js';
 import { zConsensus } from '../../server/src/generated/schemas/zod.gen.js';
 
 /** What the next request gets: the response's byte pieces, each written and flushed on its own. */
@@ -134,6 +134,15 @@ function compatibleModel() {
 function anthropicModel() {
   const env = { ANTHROPIC_API_KEY: 'sk-ant-wire', CONSILIUM_SLOT1_BASE_URL: `${base}/v1` };
   return createSlotModel(slotsFromEnv(env)[0]!, env);
+}
+
+/**
+ * How many requests the slot's SDK has built from now on: two per call shape (its template, from
+ * two kinds of placeholders: `request-template.ts`), and one more for each answer that was not an
+ * event stream.
+ */
+async function sdkBuilds(model: ReturnType<typeof compatibleModel>) {
+  return vi.spyOn(await (model.languageModel as LazyLanguageModel).loaded(), 'doStream');
 }
 
 async function ask(model: ReturnType<typeof compatibleModel>, extra: { output?: typeof zConsensus } = {}) {
@@ -314,13 +323,13 @@ describe('Gemini streamGenerateContent read from the wire', () => {
     expect(bodies.at(-1)).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Which city?' }] }] });
   });
 
-  it('calls after the first are handed over (node:http) and answer the same; a streamed error keeps the text and request id', async () => {
+  it('every call is sent from the template (node:http) and answers the same; a streamed error keeps the text and request id', async () => {
     const model = googleModel();
-    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
+    const builds = await sdkBuilds(model);
     for (let i = 0; i < 2; i++) {
       respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
       expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
-      expect(quiet.size).toBe(1);
+      expect(builds).toHaveBeenCalledTimes(2);
     }
     const tail = [`data: ${JSON.stringify({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } })}\r\n\r\n`];
     respond = streamPieces(cut(geminiStream(DELTAS.slice(0, 1), tail), 5));
@@ -365,8 +374,9 @@ describe('Gemini streamGenerateContent read from the wire', () => {
     respond = (req, res) => (calls++ === 0 ? streamPieces(cut(first, 10))(req, res) : second(req, res));
   }
 
-  it('a CONTINUATION is followed by a second request with its token, on the fetch path and handed over', async () => {
+  it('a CONTINUATION is followed by a second request with its token, the same request each time', async () => {
     const model = googleModel();
+    const builds = await sdkBuilds(model);
     for (let i = 0; i < 2; i++) {
       const sent = bodies.length;
       continued(streamPieces(cut(geminiStream(DELTAS.slice(1)), 7)));
@@ -382,7 +392,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
       expect(bodies.slice(sent)).toHaveLength(2);
       expect(bodies.at(-1)).toEqual({ ...bodies.at(-2), continuationToken: 'tok-7' });
     }
-    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
+    expect(builds).toHaveBeenCalledTimes(2);
   });
 
   it('a continuation refused (HTTP 503) fails the answer with the text so far, not retried', async () => {
@@ -401,26 +411,29 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 });
 
 describe('a slot model used for many calls, as the server does', () => {
-  it('after a first call without warnings, later calls of that shape skip the SDK stream and answer the same', async () => {
+  it('the SDK builds a call shape once; every call of it is sent from the template and answers the same', async () => {
     const model = compatibleModel();
-    const quiet = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
+    const builds = await sdkBuilds(model);
     const results = [];
     for (let i = 0; i < 3; i++) {
       respond = streamPieces(cut(chatStream(DELTAS), 6));
       results.push(await ask(model));
-      // The first call learned that this shape raises no warnings.
-      expect(quiet.size).toBe(1);
+      expect(builds).toHaveBeenCalledTimes(2);
     }
     for (const r of results) {
       expect(r).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { inputTokens: 21, outputTokens: 8 } });
       expect(r.deltas).toEqual(DELTAS);
     }
-    // A handed-over call still fails as the SDK would have it fail: an HTTP error is not taken.
+    // A call sent from the template still fails as the SDK would have it fail: the HTTP error goes
+    // to the SDK as the answer to its own request (one more build, nothing sent again).
     respond = async (_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '120', 'x-request-id': 'req_429' });
       res.end(JSON.stringify({ error: { message: 'Slow down', type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' } }));
     };
+    const sent = bodies.length;
     expect((await ask(model)).error).toMatchObject({ code: 'rate_limited', status: 429, providerRequestId: 'req_429' });
+    expect(builds).toHaveBeenCalledTimes(3);
+    expect(bodies.length).toBe(sent + 1);
     // And a streamed error after the hand-over carries the response's request id.
     respond = streamPieces(
       cut(chatStream(['Half'], { tail: [data({ error: { message: 'Boom', type: 'server_error', code: null } })] }), 7),
@@ -428,9 +441,10 @@ describe('a slot model used for many calls, as the server does', () => {
     expect((await ask(model)).error).toMatchObject({ code: 'upstream_error', message: 'Boom', providerRequestId: 'req_wire_1' });
   });
 
-  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call, handed over after the first', async () => {
+  it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call, built once', async () => {
     const env = { DEEPSEEK_API_KEY: 'sk-ds', CONSILIUM_SLOT3_BASE_URL: base };
     const model = createSlotModel(slotsFromEnv(env)[2]!, env);
+    const builds = await sdkBuilds(model);
     const logged: unknown[] = [];
     const previous = globalThis.AI_SDK_LOG_WARNINGS;
     globalThis.AI_SDK_LOG_WARNINGS = (w) => logged.push(w);
@@ -446,8 +460,7 @@ describe('a slot model used for many calls, as the server does', () => {
     expect(logged).toHaveLength(2);
     expect(logged[1]).toEqual(logged[0]);
     expect(logged[0]).toMatchObject({ provider: 'deepseek.chat', warnings: [{ feature: 'responseFormat JSON schema' }] });
-    const known = (model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings;
-    expect([...known.values()]).toEqual([(logged[0] as { warnings: unknown[] }).warnings]);
+    expect(builds).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -465,13 +478,14 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     const port = (own.address() as AddressInfo).port;
     const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: `http://127.0.0.1:${port}/v1` };
     const model = createSlotModel(slotsFromEnv(env)[4]!, env);
+    const builds = await sdkBuilds(model);
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
-    expect((model.languageModel as unknown as { callWarnings: Map<string, unknown[]> }).callWarnings.size).toBe(1);
-    // The second call of the shape is handed over, and goes over node:http.
+    // Every call, the first too, is sent from the shape's template, over node:http.
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
-    expect(viaFetch).toEqual([true, false]);
+    expect(viaFetch).toEqual([false, false]);
+    expect(builds).toHaveBeenCalledTimes(2);
     const close = () =>
       new Promise<void>((r) => {
         own.closeAllConnections();

@@ -319,12 +319,15 @@ export function buildModule(
     throw withWarnings(e, warnings);
   }
 
-  if (options?.strict && warnings.length > 0) {
-    const w = warnings[0]!;
-    throw new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
-      ...(w.data ?? {}),
-      warnings,
-    });
-  }
+  if (options?.strict && warnings.length > 0) throw strictError(warnings, warnings);
   return { params, warnings, values };
+}
+
+/** The error `strict` makes of the first warning, listing `listed` in its data (`query()` lists a copy). */
+export function strictError(warnings: readonly WikiWarning[], listed: WikiWarning[]): WikiParamError {
+  const w = warnings[0]!;
+  return new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
+    ...(w.data ?? {}),
+    warnings: listed,
+  });
 }

@@ -397,49 +397,33 @@ export function fastModule(
   const high = apihighlimits ? 1 : 0;
   if (!plan.eligible[high]) return undefined;
   const g = generator ? 1 : 0;
-  const out: string[] = [];
-  let last = -1;
-  let required = 0;
-  // One pass, encoding as it goes, while the keys come in the module's order (the usual case).
-  for (const name of Object.keys(input)) {
-    const value = input[name];
-    if (value === undefined) continue;
-    const p = plan.byName.get(name);
-    if (p === undefined) return undefined;
-    // `null` reads as absent.
-    if (value === null) continue;
-    if (p.kind === SLOW) return undefined;
-    if (p.position < last) return fastUnordered(plan, input, g, high, ns);
-    last = p.position;
-    if (p.required) required++;
-    if (!encodeValue(p, value, g, high, out, ns)) return undefined;
+  let names = Object.keys(input);
+  // One pass, encoding as it goes, while the keys come in the module's order (the usual case); keys
+  // out of that order are sorted into it and the pass starts again (the result does not depend on the
+  // order the values are checked in, only on the order they are sent in).
+  for (;;) {
+    const out: string[] = [];
+    let last = -1;
+    let required = 0;
+    let sorted = true;
+    for (const name of names) {
+      const value = input[name];
+      if (value === undefined) continue;
+      const p = plan.byName.get(name);
+      if (p === undefined) return undefined;
+      // `null` reads as absent.
+      if (value === null) continue;
+      if (p.kind === SLOW) return undefined;
+      if (p.position < last) {
+        sorted = false;
+        break;
+      }
+      last = p.position;
+      if (p.required) required++;
+      if (!encodeValue(p, value, g, high, out, ns)) return undefined;
+    }
+    if (sorted) return required < plan.required ? undefined : out;
+    const position = (name: string) => plan.byName.get(name)?.position ?? -1;
+    names = names.sort((a, b) => position(a) - position(b));
   }
-  return required < plan.required ? undefined : out;
-}
-
-/** {@link fastModule} for keys given out of the module's order: collected, then sorted. */
-function fastUnordered(
-  plan: FastPlan,
-  input: Readonly<Record<string, unknown>>,
-  g: number,
-  high: number,
-  ns: ReadonlySet<number> | undefined,
-): string[] | undefined {
-  const given: { p: FastParam; value: unknown }[] = [];
-  let required = 0;
-  for (const name of Object.keys(input)) {
-    const value = input[name];
-    if (value === undefined) continue;
-    const p = plan.byName.get(name);
-    if (p === undefined) return undefined;
-    if (value === null) continue;
-    if (p.kind === SLOW) return undefined;
-    if (p.required) required++;
-    given.push({ p, value });
-  }
-  if (required < plan.required) return undefined;
-  given.sort((a, b) => a.p.position - b.p.position);
-  const out: string[] = [];
-  for (const { p, value } of given) if (!encodeValue(p, value, g, high, out, ns)) return undefined;
-  return out;
 }

@@ -22,13 +22,13 @@
  *   full ParamValidator port), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
-import { type BuiltModule, buildModule, type QueryContext, withWarnings } from './build.js';
+import { type BuiltModule, buildModule, type QueryContext, strictError, withWarnings } from './build.js';
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
-import { userDef } from './validate/user.js';
+import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
 export const POST_THRESHOLD_BYTES = 8000;
@@ -125,14 +125,15 @@ const TOP_LEVEL: readonly ParamInfo[] = [
   { name: 'ascii', type: 'boolean' },
 ];
 
-// `assertuser` is the one parameter of a type beyond the core ones: every query carries the user validator.
+// `assertuser` is the one parameter of a type beyond the core ones: every query carries a user validator,
+// the one for its subtypes only (`name`, `temp`; equal to `userDef` there, `user.test.ts`).
 const TOP_LEVEL_SPEC: ModuleSpec = {
   name: 'query',
   path: 'query',
   group: 'meta',
   prefix: '',
   parameters: TOP_LEVEL,
-  types: { user: userDef },
+  types: { user: nameOrTempUserDef },
 };
 
 /**
@@ -396,15 +397,16 @@ function buildQueryInto(
   // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
   let checkKeys = checkCollisions(uses);
 
-  // The main module's own parameters: `[key, wire, encoded, …]` from the fast path, or the full path's result.
-  let topFast: readonly string[] | undefined;
-  if (fast) topFast = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  // The main module's own parameters as `[key, wire, encoded, …]`: from the fast path, or the full path's result.
+  let top: readonly string[] | undefined;
+  if (fast) top = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
   const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
-  if (topFast === undefined) {
+  if (top === undefined) {
     topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) });
     warnings.push(...topBuilt.warnings);
+    top = triples(topBuilt.params);
   }
 
   if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
@@ -423,16 +425,12 @@ function buildQueryInto(
   let encoded = HEAD;
   let ordered = fast;
 
-  if (topFast !== undefined) {
-    for (let i = 0; i < topFast.length; i += 3) {
-      if (topFast[i] === 'errorformat') {
-        params.errorformat = topFast[i + 1]!;
-        encoded += topFast[i + 2]!;
-      }
+  // `errorformat` first, then the modules, then the main module's other parameters.
+  for (let i = 0; i < top.length; i += 3) {
+    if (top[i] === 'errorformat') {
+      params.errorformat = top[i + 1]!;
+      encoded += top[i + 2]!;
     }
-  } else if (topBuilt!.params.errorformat !== undefined) {
-    params.errorformat = topBuilt!.params.errorformat;
-    encoded += `&errorformat=${encodeFormComponent(params.errorformat)}`;
   }
   let generatorUse: Use | undefined;
   for (const group of GROUPS) {
@@ -452,69 +450,49 @@ function buildQueryInto(
     params.generator = generatorUse.spec.name;
     encoded += `&generator=${encodeFormComponent(params.generator)}`;
   }
-  if (topFast !== undefined) {
-    for (let i = 0; i < topFast.length; i += 3) {
-      if (topFast[i] === 'errorformat') continue;
-      params[topFast[i]!] = topFast[i + 1]!;
-      encoded += topFast[i + 2]!;
-    }
-  } else {
-    const top = topBuilt!.params;
-    for (const k in top) {
-      if (k === 'errorformat') continue;
-      params[k] = top[k]!;
-      encoded += pair(k, top[k]!);
-    }
+  for (let i = 0; i < top.length; i += 3) {
+    if (top[i] === 'errorformat') continue;
+    params[top[i]!] = top[i + 1]!;
+    encoded += top[i + 2]!;
   }
 
   const applyModuleRules = options?.rules !== false;
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()).
-    const rules = applyModuleRules ? use.spec.rules : undefined;
-    const moduleFast = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
-    if (moduleFast !== undefined) {
-      for (let i = 0; i < moduleFast.length; i += 3) {
-        const k = moduleFast[i]!;
-        const v = moduleFast[i + 1]!;
-        const prev = checkKeys ? params[k] : undefined;
-        if (prev === undefined) {
-          params[k] = v;
-          encoded += moduleFast[i + 2]!;
-        } else if (prev !== v) {
-          throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
-            param: k,
-            modules: ['query', use.spec.name],
-          });
-        }
+    const rules = applyModuleRules && use.spec.rules !== undefined && use.spec.rules.length > 0 ? use.spec.rules : undefined;
+    let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
+    const viaFast = out !== undefined;
+    if (out === undefined) {
+      // A full-path module's templated names are not among the declared ones: from now on, compare every key.
+      checkKeys = true;
+      // What the page set tells the modules' `info` conditions (after a fast top level, the full path
+      // gives the same values, without a warning).
+      pageContext ??= pageContextOf(
+        topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }),
+      );
+      const built = buildModule(use.spec, use.params, {
+        prefix: use.prefix,
+        context: { ...pageContext, generator: !use.generator && generatorUse !== undefined },
+        options: nonStrict(options),
+      });
+      warnings.push(...built.warnings);
+      if (rules !== undefined) {
+        // The rules read the values as the module does (multi values split), for the parameters given.
+        const given: Record<string, unknown> = {};
+        for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site);
       }
-      if (rules !== undefined && rules.length > 0) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site);
-      continue;
+      out = triples(built.params);
+      ordered &&= Object.keys(built.params).every(keepsPlace);
     }
-    // A full-path module's templated names are not among the declared ones: from now on, compare every key.
-    checkKeys = true;
-    // What the page set tells the modules' `info` conditions (after a fast top level, the full path
-    // gives the same values, without a warning).
-    pageContext ??= pageContextOf(topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }));
-    const built = buildModule(use.spec, use.params, {
-      prefix: use.prefix,
-      context: { ...pageContext, generator: !use.generator && generatorUse !== undefined },
-      options: nonStrict(options),
-    });
-    warnings.push(...built.warnings);
-    if (rules !== undefined && rules.length > 0) {
-      // The rules read the values as the module does (multi values split), for the parameters given.
-      const given: Record<string, unknown> = {};
-      for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-      rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site);
-    }
-    for (const k in built.params) {
-      const v = built.params[k]!;
-      const prev = params[k];
+    for (let i = 0; i < out.length; i += 3) {
+      const k = out[i]!;
+      const v = out[i + 1]!;
+      const prev = checkKeys ? params[k] : undefined;
       if (prev === undefined) {
         params[k] = v;
-        encoded += pair(k, v);
-        ordered &&= keepsPlace(k);
+        encoded += out[i + 2]!;
       } else if (prev !== v) {
         throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
           param: k,
@@ -522,6 +500,8 @@ function buildQueryInto(
         });
       }
     }
+    // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
+    if (viaFast && rules !== undefined) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site);
   }
 
   if (input.continue) {
@@ -542,13 +522,7 @@ function buildQueryInto(
   }
 
   if (warnings.length > 0) withDeprecationHelp(warnings);
-  if (options?.strict && warnings.length > 0) {
-    const w = warnings[0]!;
-    throw new WikiParamError(w.code, w.param, `Warning treated as an error (strict): ${w.code} on "${w.param}".`, w.module, {
-      ...(w.data ?? {}),
-      warnings: [...warnings],
-    });
-  }
+  if (options?.strict && warnings.length > 0) throw strictError(warnings, [...warnings]);
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;
   return finishQuery(params, warnings, continuation, ordered ? encoded : undefined);
 }
@@ -587,8 +561,12 @@ function multisourceError(input: QueryInput): WikiParamError {
   );
 }
 
-/** `&name=value`, form-encoded. */
-const pair = (k: string, v: string): string => `&${encodeFormComponent(k)}=${encodeFormComponent(v)}`;
+/** The full path's params as the fast path gives them: `[key, wire, '&' + encoded key + '=' + encoded wire, …]`. */
+function triples(params: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  for (const k in params) out.push(k, params[k]!, `&${encodeFormComponent(k)}=${encodeFormComponent(params[k]!)}`);
+  return out;
+}
 
 function pageContextOf(top: BuiltModule): QueryContext {
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);

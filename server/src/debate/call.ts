@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { AnswerError, FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 import { classifyError, type Failure, providerRequestId, systemCause } from './errors.js';
 import type { SlotModel } from './models.js';
+import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { SseDecoder } from './sse-decoder.js';
@@ -201,14 +202,22 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
   };
 
   try {
-    const call: Call = { prompt: promptOf(options) };
+    const prompt = promptOf(options);
+    let output: StructuredOutput | undefined;
     if (options.output !== undefined) {
       try {
-        call.output = await structuredOutput(options.output as z.ZodType<unknown>);
+        output = await structuredOutput(options.output as z.ZodType<unknown>);
       } catch (error) {
         return finish({ text: '', deltas: 0, aborted: false, failure: error }, 1, classifyError(error));
       }
     }
+    const callOptions: ShapeOptions = {
+      ...(output !== undefined && { responseFormat: output.responseFormat }),
+      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature !== undefined && { temperature: options.temperature }),
+    };
+    const call: Call = { prompt, texts: promptTexts(prompt), options: callOptions, shape: callShape(options, prompt, output) };
+    if (output !== undefined) call.output = output;
     for (let attempts = 1; ; attempts++) {
       const attempt = await runAttempt(options, call, controller.signal);
       const failure = failureOf(attempt, stopped);
@@ -243,7 +252,13 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
 /** What every attempt of one call sends. */
 interface Call {
   prompt: LanguageModelV3Prompt;
+  /** The prompt's texts in order (what a request template takes). */
+  texts: string[];
   output?: StructuredOutput;
+  /** The call's options but the prompt: output format, limits. */
+  options: ShapeOptions;
+  /** What decides the request's form and the SDK's warnings, all but the texts (see `callShape`). */
+  shape: string;
 }
 
 /** The prompt as `streamText` would hand it to the provider: the system message, then text parts. */
@@ -259,18 +274,45 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
   const attempt: Attempt = { text: '', deltas: 0, aborted: false };
   const model = options.model.languageModel;
   const { wire, callWarnings } = model as { wire?: WireFormat; callWarnings?: Map<string, SharedV3Warning[]> };
+  // A call shape with a template is sent without its SDK; what is not an event stream (an HTTP
+  // error, a network failure) then goes to the SDK as the answer to its own request (`replay`).
+  let replay: StreamClaim['replay'];
+  const direct = wire !== undefined ? await templateOf(model, call) : undefined;
+  if (direct !== undefined) {
+    const { template, send } = direct;
+    const claim = claimStream(signal, true);
+    try {
+      const init = { method: 'POST', headers: template.headers, body: template.body(call.texts), signal };
+      replay = { response: await send(template.url, init) };
+    } catch (error) {
+      if (error instanceof StreamHandedOver && claim.body !== undefined) {
+        releaseStream(signal);
+        logWarnings(template.warnings, model);
+        const requestId = providerRequestId(claim.headers);
+        if (requestId !== undefined) attempt.requestId = requestId;
+        await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
+        return parsed(attempt, call);
+      }
+      if (signal.aborted) {
+        releaseStream(signal);
+        attempt.aborted = true;
+        return attempt;
+      }
+      replay = { error };
+    } finally {
+      releaseStream(signal);
+    }
+  }
   // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts);
   // for a call shape seen before, the SDK stops right there, and its warnings then are logged again.
-  const shape = wire !== undefined ? callShape(options, call) : '';
-  const known = callWarnings?.get(shape);
+  const known = replay === undefined ? callWarnings?.get(call.shape) : undefined;
   const claim = wire !== undefined ? claimStream(signal, known !== undefined) : undefined;
+  if (claim !== undefined && replay !== undefined) claim.replay = replay;
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const { stream, response } = await options.model.languageModel.doStream({
       prompt: call.prompt,
-      ...(call.output !== undefined && { responseFormat: call.output.responseFormat }),
-      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-      ...(options.temperature !== undefined && { temperature: options.temperature }),
+      ...call.options,
       abortSignal: signal,
     });
     reader = stream.getReader();
@@ -299,7 +341,7 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
           if (done) break;
           if (part.type === 'stream-start') {
             logWarnings(part.warnings, model);
-            callWarnings?.set(shape, part.warnings);
+            callWarnings?.set(call.shape, part.warnings);
           }
         }
       } catch {
@@ -308,30 +350,63 @@ async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal
     } else if (known !== undefined) logWarnings(known, model);
     await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
   } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
+  return parsed(attempt, call);
+}
+
+/** The attempt with its structured output parsed and validated, when it finished well. */
+async function parsed(attempt: Attempt, call: Call): Promise<Attempt> {
   if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
   }
   return attempt;
 }
 
+/** A model that builds requests from templates (`LazyLanguageModel`). */
+interface Templated {
+  send: typeof fetch;
+  template(shape: string, options: ShapeOptions, prompt: LanguageModelV3Prompt): Promise<RequestTemplate | undefined>;
+}
+
+/** The call's template and how to send it, or `undefined` when the SDK builds this call's request (see `request-template.ts`). */
+async function templateOf(
+  model: LanguageModelV3,
+  call: Call,
+): Promise<{ template: RequestTemplate; send: typeof fetch } | undefined> {
+  const { template, send } = model as Partial<Templated>;
+  if (typeof template !== 'function' || send === undefined || !fillable(call.texts)) return undefined;
+  try {
+    const made = await template.call(model, call.shape, call.options, call.prompt);
+    return made && { template: made, send };
+  } catch {
+    // The SDK could not build the request (a package that would not load): its own call says why.
+    return undefined;
+  }
+}
+
 const schemaIds = new WeakMap<object, number>();
 let schemaCount = 0;
 
 /**
- * What decides a provider's warnings for a call: which options are set, the output schema, and the
- * prompt's form (a system message, a conversation). The same shape gets the same warnings.
+ * What decides a provider's request and warnings for a call besides the prompt's texts: the
+ * options and their values (a temperature may be clamped, a token limit capped, each with its own
+ * warning), the output schema, and the prompt's form (a system message, a conversation).
  */
-function callShape<T>(options: StreamAnswerOptions<T>, call: Call): string {
+function callShape<T>(
+  options: StreamAnswerOptions<T>,
+  prompt: LanguageModelV3Prompt,
+  output: StructuredOutput | undefined,
+): string {
   let schema = 0;
-  if (call.output !== undefined) {
-    schema = schemaIds.get(call.output) ?? 0;
+  if (output !== undefined) {
+    schema = schemaIds.get(output) ?? 0;
     if (schema === 0) {
       schema = ++schemaCount;
-      schemaIds.set(call.output, schema);
+      schemaIds.set(output, schema);
     }
   }
-  const roles = call.prompt.map((m) => m.role[0]).join('');
-  return `${schema}|${options.maxOutputTokens !== undefined}|${options.temperature !== undefined}|${roles}`;
+  let roles = '';
+  for (const m of prompt) roles += m.role[0];
+  return `${schema}|${options.maxOutputTokens ?? ''}|${options.temperature ?? ''}|${roles}`;
 }
 
 /**

@@ -95,3 +95,49 @@ describe('createSlotModel', () => {
     expect(r.error).toMatchObject({ code: 'upstream_error', status: 400, message: 'proxy says no' });
   });
 });
+
+describe('LazyLanguageModel.template', () => {
+  const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];
+
+  /** A compatible slot's model whose SDK's `doStream` is counted, and fails while `failing` is set. */
+  async function counted() {
+    const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: 'http://127.0.0.1:9/v1' };
+    const model = createSlotModel(slotsFromEnv(env)[4]!, env).languageModel as LazyLanguageModel;
+    const sdk = await model.loaded();
+    const state = { builds: 0, failing: false };
+    const doStream = sdk.doStream.bind(sdk);
+    sdk.doStream = (options) => {
+      state.builds++;
+      return state.failing ? Promise.reject(new Error('the SDK refused')) : doStream(options);
+    };
+    return { model, state };
+  }
+
+  it('learns a shape once for every call waiting for it, and each shape apart', async () => {
+    const { model, state } = await counted();
+    const [a, b] = await Promise.all([model.template('s1', {}, prompt), model.template('s1', {}, prompt)]);
+    expect(a).toBeDefined();
+    expect(b).toBe(a);
+    expect(state.builds).toBe(2);
+    const c = await model.template('s2', { maxOutputTokens: 7 }, prompt);
+    expect(c?.body(['x'])).toContain('"max_tokens":7');
+    expect(state.builds).toBe(4);
+  });
+
+  it('does not keep a failure to learn: the next call of the shape tries again', async () => {
+    const { model, state } = await counted();
+    state.failing = true;
+    await expect(model.template('s', {}, prompt)).rejects.toThrow('the SDK refused');
+    state.failing = false;
+    expect(await model.template('s', {}, prompt)).toBeDefined();
+  });
+
+  it('keeps at most 256 shapes, starting over past that', async () => {
+    const { model, state } = await counted();
+    for (let i = 0; i < 257; i++) await model.template(`s${i}`, {}, prompt);
+    expect(state.builds).toBe(2 * 257);
+    await model.template('s256', {}, prompt);
+    await model.template('s0', {}, prompt);
+    expect(state.builds).toBe(2 * 258);
+  });
+});

@@ -1,6 +1,7 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, SharedV3Warning } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../config/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
+import { learnTemplate, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { takeStreams, type WireFormat } from './wire.js';
 
 /** A slot's model, ready for `streamAnswer`, with what an `Answer` reports about it. */
@@ -73,11 +74,35 @@ export class LazyLanguageModel implements LanguageModelV3 {
     private readonly factory: () => Promise<LanguageModelV3>,
     /** Set when the provider's fetch is `takeStreams`: `streamAnswer` may then read the response body itself. */
     readonly wire?: WireFormat,
+    /** That fetch (`takeStreams`), which sends a template's requests as it sends the SDK's. */
+    readonly send?: typeof fetch,
   ) {}
 
+  /** Each call shape's request as the SDK builds it (`request-template.ts`), or `undefined` where the SDK must build every one. */
+  readonly #templates = new Map<string, Promise<RequestTemplate | undefined>>();
+
   /**
-   * The SDK's warnings for each call shape seen (see `streamAnswer`), most often none: later calls
-   * of a known shape stop the SDK's work at the response and log these again themselves.
+   * The template for the calls of `shape` (a key saying everything but the prompt's texts:
+   * options, values, schema, roles), learned from the SDK on the shape's first call and shared by
+   * the calls waiting for it. A failure to learn (the package would not load, the SDK refused the
+   * options) is not kept: that call goes through the SDK, which reports it as before.
+   */
+  template(shape: string, options: ShapeOptions, prompt: LanguageModelV3Prompt): Promise<RequestTemplate | undefined> {
+    let template = this.#templates.get(shape);
+    if (template === undefined) {
+      // A bound for callers that vary their options without end (every maxOutputTokens value is a shape).
+      if (this.#templates.size >= 256) this.#templates.clear();
+      template = this.loaded().then((model) => learnTemplate(model, options, prompt));
+      template.catch(() => this.#templates.delete(shape));
+      this.#templates.set(shape, template);
+    }
+    return template;
+  }
+
+  /**
+   * For calls the SDK builds (a shape without a template, see `template`): its warnings for each
+   * call shape seen, most often none; later calls of a known shape stop the SDK's work at the
+   * response and log these again themselves.
    */
   readonly callWarnings = new Map<string, SharedV3Warning[]>();
 
@@ -140,6 +165,7 @@ export function createSlotModel(
       slot.model,
       async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(slot.model),
       'chat-completions',
+      fetchOption.fetch,
     );
     return { ...base, model: slot.model, offline: false, languageModel };
   }
@@ -151,6 +177,12 @@ export function createSlotModel(
     return { ...base, model: languageModel.modelId, offline: true, languageModel };
   }
   const settings = { apiKey, ...baseURL, ...fetchOption };
-  const languageModel = new LazyLanguageModel(native.name, slot.model, () => native.load(settings, slot.model), native.wire);
+  const languageModel = new LazyLanguageModel(
+    native.name,
+    slot.model,
+    () => native.load(settings, slot.model),
+    native.wire,
+    fetchOption.fetch,
+  );
   return { ...base, model: slot.model, offline: false, languageModel };
 }

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { APICallError, JSONParseError } from '@ai-sdk/provider';
 import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 
@@ -8,12 +9,13 @@ import type { FinishReason, Usage } from '../../../sdk/src/generated/types.gen.j
  * chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers), Anthropic Messages events and
  * Gemini's `streamGenerateContent?alt=sse` responses (Google).
  *
- * How it fits: the SDK still builds and sends the request (prompt conversion, JSON schema,
- * per-model quirks, warnings) and still turns an HTTP error into an `APICallError`; the `fetch` it
- * is given (`takeStreams`) hands a successful event stream's body to the call that asked for it
- * (`claimStream`, keyed by the call's abort signal, which the SDK passes to `fetch` unchanged) and
- * gives the SDK an empty body instead. The call then reads the body with `SseDecoder` and a
- * `WireFrames` below: one `JSON.parse` per frame, no web stream per stage, no zod per chunk.
+ * How it fits: the SDK builds each call shape's request once (`request-template.ts`, through a
+ * `capture` claim) and still turns an HTTP error into an `APICallError` (a `replay` claim hands it
+ * the answer its request got); the `fetch` it is given (`takeStreams`) sends requests, and hands
+ * a successful event stream's body to the call that asked for it (`claimStream`, keyed by the
+ * call's abort signal, which the SDK passes to `fetch` unchanged). The call then reads the body
+ * with `SseDecoder` and a `WireFrames` below: one `JSON.parse` per frame, no web stream per stage,
+ * no zod per chunk.
  */
 export type WireFormat = 'chat-completions' | 'anthropic-messages' | 'gemini-generate-content';
 
@@ -357,6 +359,14 @@ export interface StreamClaim {
    * `APICallError` would.
    */
   resend?: (patch: Record<string, unknown>) => Promise<ByteSource>;
+  /** Set by `learnTemplate`: the request is recorded here instead of sent, and answered with an empty event stream. */
+  capture?: { request?: { url: string; method?: string; headers?: HeadersInit; body?: unknown } };
+  /**
+   * What a request sent without the SDK (a template's) got when it was not an event stream to
+   * hand over: the SDK's own request then gets this answer instead of being sent, so it makes of
+   * it exactly the error (or the stream) it always did.
+   */
+  replay?: { response: Response } | { error: unknown };
 }
 
 /**
@@ -368,6 +378,9 @@ export interface StreamClaim {
 export class StreamHandedOver extends Error {
   override name = 'StreamHandedOver';
 }
+
+/** One instance for every hand-over: it is a signal, not a failure, and an `Error` per call captured a stack trace each time. */
+const HANDED_OVER = new StreamHandedOver('The response body went to the call that claimed it');
 
 const claims = new WeakMap<AbortSignal, StreamClaim>();
 
@@ -399,6 +412,22 @@ export function releaseStream(signal: AbortSignal): void {
 export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const claim = init?.signal ? claims.get(init.signal) : undefined;
+    if (claim?.capture !== undefined) {
+      const url = String(input instanceof Request ? input.url : input);
+      claim.capture.request = {
+        url,
+        ...(init?.method !== undefined && { method: init.method }),
+        ...(init?.headers !== undefined && { headers: init.headers }),
+        body: init?.body,
+      };
+      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (claim?.replay !== undefined) {
+      const replay = claim.replay;
+      claim.replay = undefined;
+      if ('error' in replay) throw replay.error;
+      return replay.response;
+    }
     // A request with a non-empty `tools` list (every format names it so) or a tool choice.
     const withTools = typeof init?.body === 'string' && (init.body.includes('"tool_choice"') || init.body.includes('"tools":[{'));
     // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
@@ -420,7 +449,7 @@ export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
       return response;
     claim.body = webBody(response.body);
     claim.headers = Object.fromEntries(response.headers);
-    if (claim.handover) throw new StreamHandedOver('The response body went to the call that claimed it');
+    if (claim.handover) throw HANDED_OVER;
     return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
@@ -479,6 +508,15 @@ async function resendStream(
   });
 }
 
+/** Header records already in `fetch`'s form (lowercase names, no duplicates): a template's, sent as they are. */
+const ready = new WeakSet<object>();
+
+/** Marks `headers` as normalized, so `requestDirect` sends it without building a `Headers` per call. */
+export function readyHeaders<T extends Record<string, string>>(headers: T): T {
+  ready.add(headers);
+  return headers;
+}
+
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
 /**
@@ -490,15 +528,20 @@ const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent
  * and `classifyError` name by their code; an abort rejects with the signal's `AbortError`.
  */
 function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Promise<Response> {
-  const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  const headers = Object.fromEntries(new Headers(init.headers));
+  const { secure, options } = target(url);
+  const headers = ready.has(init.headers as object)
+    ? (init.headers as Record<string, string>)
+    : Object.fromEntries(new Headers(init.headers));
+  const signal = init.signal ?? undefined;
   return new Promise((resolve, reject) => send(false, resolve, reject));
   function send(retry: boolean, resolve: (response: Response) => void, reject: (error: unknown) => void): void {
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
     let answered = false;
     const request = (secure ? httpsRequest : httpRequest)(
-      target,
-      { method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http, signal: init.signal ?? undefined },
+      { ...options, method: init.method ?? 'POST', headers, agent: secure ? agents.https : agents.http },
       (res) => {
         answered = true;
         const status = res.statusCode ?? 0;
@@ -508,7 +551,7 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
         if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
           claim.body = nodeBody(res);
           claim.headers = responseHeaders;
-          reject(new StreamHandedOver('The response body went to the call that claimed it'));
+          reject(HANDED_OVER);
           return;
         }
         const chunks: Buffer[] = [];
@@ -526,15 +569,45 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
         });
       },
     );
+    if (signal !== undefined) {
+      // What the `signal` option does, without the stream bookkeeping (`eos`) it sets up per request:
+      // an abort destroys the request and its response; the listener goes when the request closes.
+      const onAbort = () => request.destroy(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      request.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
     request.on('error', (error: NodeJS.ErrnoException) => {
       // A kept-alive socket the provider closed while it sat idle fails the next request before any answer: the
       // provider never saw it, so it is sent once more on a fresh connection rather than through a retry's backoff.
-      if (!retry && !answered && request.reusedSocket && error.code === 'ECONNRESET' && !init.signal?.aborted) {
+      if (!retry && !answered && request.reusedSocket && error.code === 'ECONNRESET' && !signal?.aborted) {
         send(true, resolve, reject);
       } else reject(error);
     });
     request.end(init.body as string);
   }
+}
+
+/** Where each provider URL goes, parsed once: a `URL` and its conversion per request were 1 % of the main thread. */
+const targets = new Map<string, { secure: boolean; options: ReturnType<typeof urlToHttpOptions> }>();
+
+function target(url: string): { secure: boolean; options: ReturnType<typeof urlToHttpOptions> } {
+  let found = targets.get(url);
+  if (found === undefined) {
+    const parsed = new URL(url);
+    found = { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) };
+    // Provider URLs are a handful per slot; a bound in case a caller's are not.
+    if (targets.size >= 1000) targets.clear();
+    targets.set(url, found);
+  }
+  return found;
+}
+
+/** The error Node's `signal` option rejects a request with. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), {
+    name: 'AbortError',
+    code: 'ABORT_ERR',
+  });
 }
 
 /** A Node response body as a `ByteSource`: chunks queue until read; a close before the end is a dropped connection. */

@@ -23,17 +23,17 @@ export interface Policy {
 }
 
 /** The Action API (`api.php`): what the request builder uses. */
-export const ACTION_API_POLICY: Policy = Object.freeze({
+export const ACTION_API_POLICY: Policy = /* @__PURE__ */ Object.freeze({
   clampRange: true,
   dropUnrecognized: true,
-  multiLimits: Object.freeze([50, 500] as const),
+  multiLimits: /* @__PURE__ */ Object.freeze([50, 500] as const),
 });
 
 /** The bare ParamValidator library (`wikimedia/param-validator`), as its own tests exercise it. */
-export const LIBRARY_POLICY: Policy = Object.freeze({
+export const LIBRARY_POLICY: Policy = /* @__PURE__ */ Object.freeze({
   clampRange: false,
   dropUnrecognized: false,
-  multiLimits: Object.freeze([50, 500] as const),
+  multiLimits: /* @__PURE__ */ Object.freeze([50, 500] as const),
 });
 
 /** One namespace as `meta=siteinfo&siprop=namespaces|namespacealiases` describes it. */

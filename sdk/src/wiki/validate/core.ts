@@ -86,20 +86,43 @@ function defaultAsString(value: unknown): string | undefined {
   return undefined;
 }
 
-/** One validation's {@link TypeContext}; a class so that a call allocates one object, not a set of closures. */
+/**
+ * One validation's {@link TypeContext}; a class so that a call allocates one object, not a set of
+ * closures. Its fields are assigned, not declared (`declare`), so a bundle does not spell them twice.
+ */
 class ParamContext implements TypeContext {
+  declare readonly param: string;
+  declare readonly module: string | undefined;
+  declare readonly options: BuildOptions;
+  declare readonly policy: Policy;
+  declare readonly site: SiteContext;
+  declare readonly parseLimit: boolean;
+  declare readonly isDefault: boolean;
+  declare readonly inMulti: boolean;
+  /** Shared by every context of one call. */
+  declare readonly warnings: WikiWarning[];
+
   constructor(
-    readonly param: string,
-    readonly module: string | undefined,
-    readonly options: BuildOptions,
-    readonly policy: Policy,
-    readonly site: SiteContext,
-    readonly parseLimit: boolean,
-    readonly isDefault: boolean,
-    readonly inMulti: boolean,
-    /** Shared by every context of one call. */
-    readonly warnings: WikiWarning[],
-  ) {}
+    param: string,
+    module: string | undefined,
+    options: BuildOptions,
+    policy: Policy,
+    site: SiteContext,
+    parseLimit: boolean,
+    isDefault: boolean,
+    inMulti: boolean,
+    warnings: WikiWarning[],
+  ) {
+    this.param = param;
+    this.module = module;
+    this.options = options;
+    this.policy = policy;
+    this.site = site;
+    this.parseLimit = parseLimit;
+    this.isDefault = isDefault;
+    this.inMulti = inMulti;
+    this.warnings = warnings;
+  }
 
   get useHighLimits(): boolean {
     return Boolean(this.options.apihighlimits);
