@@ -150,14 +150,28 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
   };
   const cpuMs = () => ticksOf(readFileSync(`/proc/${child.pid}/stat`, 'utf8'));
+  // Node 20 names none of its threads (all are `node`; libuv names its pool `libuv-worker` from
+  // Node 22 on), so they are told apart by the order they were made in: V8's platform (GC and
+  // compiler workers) and Node's own threads start with the process, libuv's pool (SQLite's
+  // statements, fs, crypto; `UV_THREADPOOL_SIZE`, 4 by default) all at once on its first use,
+  // after them: the newest threads are the pool.
+  const poolSize = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
   const threadCpuMs = () => {
     const byKind: Record<string, number> = {};
-    for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+    const tids = readdirSync(`/proc/${child.pid}/task`).sort((a, b) => Number(a) - Number(b));
+    const pool = new Set(tids.filter((t) => t !== String(child.pid)).slice(-poolSize));
+    for (const tid of tids) {
       try {
         const comm = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
-        const kind =
-          tid === String(child.pid) ? 'main' : comm.startsWith('libuv') ? 'libuv' : /^V8|^node$/.test(comm) ? 'v8' : 'other';
         const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
+        const kind =
+          tid === String(child.pid)
+            ? 'main'
+            : comm.startsWith('libuv') || (comm === 'node' && pool.has(tid))
+              ? 'libuv'
+              : /^V8|^node$/.test(comm)
+                ? 'v8'
+                : 'other';
         byKind[kind] = (byKind[kind] ?? 0) + ticksOf(stat);
         // The main thread's kernel share: syscalls (socket reads and writes, epoll), not JavaScript.
         if (kind === 'main') byKind['main (kernel)'] = Number(stat.split(') ')[1]!.split(' ')[12]) * CLOCK_TICK_MS;

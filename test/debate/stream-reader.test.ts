@@ -203,6 +203,35 @@ describe('Chat Completions read from the wire', () => {
     expect((await pending).text).toBe(DELTAS.join(''));
   });
 
+  it('frames that arrive in one read are one delta; frames read apart stay apart', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const text = chatStream(DELTAS);
+    // The first two text frames in one write, the rest (text frames, finish, usage, [DONE]) in another.
+    const split = text.indexOf(DELTAS[2]!) - 40;
+    respond = async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(text.slice(0, split));
+      await held;
+      res.end(text.slice(split));
+    };
+    const deltas: string[] = [];
+    const pending = streamAnswer({
+      model: compatibleModel(),
+      prompt: 'Which city?',
+      timeoutMs: 10_000,
+      onDelta: (d) => deltas.push(d),
+    });
+    // Delivered at once, without waiting for more bytes.
+    await expect.poll(() => deltas).toEqual([DELTAS[0]! + DELTAS[1]!]);
+    release();
+    const r = await pending;
+    expect(deltas).toEqual([DELTAS[0]! + DELTAS[1]!, DELTAS.slice(2).join('')]);
+    expect(r).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { inputTokens: 21 } });
+  });
+
   it('an error chunk mid-stream ends the answer with it, the text so far and the response request id', async () => {
     const tail = [data({ error: { message: 'The model crashed', type: 'server_error', code: null } })];
     respond = streamPieces(cut(chatStream(DELTAS.slice(0, 2), { tail }), 9));
@@ -282,7 +311,8 @@ describe('Gemini streamGenerateContent read from the wire', () => {
   it.each([1, 4, 13, 100_000])('the same answer with the bytes cut every %i bytes (CRLF frames)', async (size) => {
     respond = streamPieces(cut(geminiStream(DELTAS), size));
     const r = await ask(googleModel());
-    expect(r.deltas).toEqual(size === 100_000 ? DELTAS : expect.any(Array));
+    // One read (the whole body in one piece) is one delta.
+    expect(r.deltas).toEqual(size === 100_000 ? [DELTAS.join('')] : expect.any(Array));
     expect(r.deltas.join('')).toBe(DELTAS.join(''));
     expect(r).toMatchObject({
       text: DELTAS.join(''),
@@ -535,8 +565,9 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
         prompt: 'Which city?',
         timeoutMs: 10_000,
         signal: caller.signal,
+        // The first two frames come in one read, so as one delta.
         onDelta: (d) => {
-          if (d === DELTAS[1]) caller.abort();
+          if (d.endsWith(DELTAS[1]!)) caller.abort();
         },
       });
       expect(r).toMatchObject({ text: DELTAS.slice(0, 2).join(''), finishReason: 'aborted', error: { code: 'aborted' } });

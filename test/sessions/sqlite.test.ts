@@ -186,6 +186,26 @@ describe('writes', () => {
     }
   });
 
+  it('fails a step with a number JSON cannot carry (NaN latency) and keeps what was stored before', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    try {
+      const d = new FakeDebate({ owner: 'usr_nan' });
+      const first = d.start().step();
+      await store.write(first);
+      d.startRound(1);
+      d.answer(1, 1, 'text');
+      const step = d.step({ rounds: [1] });
+      const bad = structuredClone(step);
+      bad.session.rounds[0]!.answers[0]!.latencyMs = Number.NaN;
+      await expect(store.write(bad)).rejects.toThrow();
+      expect(await store.get(d.session.id)).toStrictEqual(first.session);
+      await store.write(step);
+      expect(await store.get(d.session.id)).toStrictEqual(step.session);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('searches questions case-insensitively beyond ASCII (SQLite LIKE alone folds only A-Z)', async () => {
     const store = await SqliteSessionStore.open(freshFile());
     try {

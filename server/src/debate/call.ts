@@ -422,23 +422,32 @@ async function readWire<T>(
   signal: AbortSignal,
   attempt: Attempt,
 ): Promise<void> {
-  // Set once the caller aborted or its callback threw: the rest of a read's frames are dropped.
+  // Set once the caller aborted or its callback threw: nothing more is delivered.
   let stopped = false;
   let callbackError: { error: unknown } | undefined;
+  // The text of one read's frames, delivered as one delta once the read is decoded: frames that
+  // arrived together (in one segment, or while the previous read was being handled) become one
+  // event, one SSE message and one stored row instead of one each; nothing waits for later bytes.
+  let gathered = '';
+  const deliver = () => {
+    if (gathered === '' || stopped) return;
+    const delta = gathered;
+    gathered = '';
+    attempt.text += delta;
+    attempt.deltas++;
+    try {
+      options.onDelta?.(delta);
+    } catch (error) {
+      callbackError = { error };
+      stopped = true;
+    }
+    if (signal.aborted) stopped = true;
+  };
   const frames = wireFrames(
     format,
     {
       text: (delta) => {
-        if (stopped) return;
-        attempt.text += delta;
-        attempt.deltas++;
-        try {
-          options.onDelta?.(delta);
-        } catch (error) {
-          callbackError = { error };
-          stopped = true;
-        }
-        if (signal.aborted) stopped = true;
+        gathered += delta;
       },
       error: (error) => {
         attempt.failure ??= error;
@@ -459,6 +468,7 @@ async function readWire<T>(
       if (done) {
         settled = true;
         sse.end();
+        deliver();
         if (callbackError) throw callbackError.error;
         // A Gemini answer continued in another request: its frames follow on the same reader.
         const token = frames.continuation?.();
@@ -471,7 +481,10 @@ async function readWire<T>(
         attempt.finish = frames.finish();
         break;
       }
-      if (!signal.aborted) sse.push(value);
+      if (!signal.aborted) {
+        sse.push(value);
+        deliver();
+      }
       if (callbackError) throw callbackError.error;
       if (signal.aborted) {
         attempt.aborted = true;

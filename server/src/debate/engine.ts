@@ -454,7 +454,7 @@ export class DebateEngine {
     const position = finals ? new PositionStream() : undefined;
     const onDelta = (text: string) => {
       const delta = position ? position.push(text) : text;
-      if (delta) run.log.emit({ type: 'answer.delta', round: n, slot, delta });
+      if (delta) run.log.answerDelta(n, slot, delta);
     };
     const result = await streamAnswer({
       model,
@@ -617,7 +617,7 @@ export class DebateEngine {
     const slot = seat.config.slot;
     return streamAnswer({
       onDelta: (text) => {
-        for (const { field, delta } of fields.push(text)) run.log.emit({ type: 'verdict.delta', slot, attempt, field, delta });
+        for (const { field, delta } of fields.push(text)) run.log.verdictDelta(slot, attempt, field, delta);
       },
       model: seat.model,
       system: this.#system(seat),

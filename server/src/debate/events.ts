@@ -19,33 +19,35 @@ export interface EventLogOptions {
   retain?: boolean;
 }
 
-/** Each event's JSON and SSE message, built once however many streams, replays or writes use it. */
-const texts = new WeakMap<DebateEvent, { json: string; message?: string }>();
+/**
+ * Each event's JSON, made once however many streams, replays or writes use it. Deltas get theirs
+ * when they are raised (see `EventLog.answerDelta`); any other event on first use.
+ */
+const texts = new WeakMap<DebateEvent, string>();
 
 /** `JSON.stringify(event)`, made once per event: the stream and the session store both need it. */
 export function eventJson(event: DebateEvent): string {
-  return textsOf(event).json;
-}
-
-function textsOf(event: DebateEvent): { json: string; message?: string } {
-  let text = texts.get(event);
-  if (text === undefined) {
-    text = { json: JSON.stringify(event) };
-    texts.set(event, text);
+  let json = texts.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    texts.set(event, json);
   }
-  return text;
+  return json;
 }
 
 /**
  * The event as one `text/event-stream` message, byte for byte what Hono's `writeSSE({ event, data,
  * id })` writes: `JSON.stringify` escapes line breaks, so the data is a single line. Writing this
- * string skips `writeSSE`'s per-message split, join and callback resolution.
+ * string skips `writeSSE`'s per-message split, join and callback resolution. Not kept: a message
+ * is written once (a stream is rarely watched twice), and kept beside the event it would stay
+ * alive as long as the recorder holds the event.
  */
 export function sseMessage(event: DebateEvent): string {
-  const text = textsOf(event);
-  text.message ??= `event: ${event.type}\ndata: ${text.json}\nid: ${event.seq}\n\n`;
-  return text.message;
+  return `event: ${event.type}\ndata: ${eventJson(event)}\nid: ${event.seq}\n\n`;
 }
+
+type AnswerDelta = Extract<DebateEvent, { type: 'answer.delta' }>;
+type VerdictDelta = Extract<DebateEvent, { type: 'verdict.delta' }>;
 
 export class EventLog {
   readonly events: DebateEvent[] = [];
@@ -53,6 +55,10 @@ export class EventLog {
   readonly #listeners = new Set<EventListener>();
   readonly #now: () => number;
   readonly #retain: boolean;
+  /** Every event's JSON up to its `seq`: `{"v":1,"sessionId":"…","seq":`. */
+  readonly #head: string;
+  #lastMs = Number.NaN;
+  #lastTs = '';
 
   constructor(
     readonly sessionId: string,
@@ -60,6 +66,7 @@ export class EventLog {
   ) {
     this.#now = options.now ?? Date.now;
     this.#retain = options.retain ?? false;
+    this.#head = `{"v":1,"sessionId":${JSON.stringify(sessionId)},"seq":`;
   }
 
   get lastSeq(): number {
@@ -67,13 +74,65 @@ export class EventLog {
   }
 
   emit(body: EventBody): DebateEvent {
+    if (body.type === 'answer.delta') return this.answerDelta(body.round, body.slot, body.delta);
+    if (body.type === 'verdict.delta') return this.verdictDelta(body.slot, body.attempt, body.field, body.delta);
     const event = {
       v: 1,
       sessionId: this.sessionId,
       seq: ++this.#seq,
-      ts: new Date(this.#now()).toISOString(),
+      ts: this.#ts(),
       ...body,
     } as DebateEvent;
+    this.#deliver(event);
+    return event;
+  }
+
+  /**
+   * `emit` of an `answer.delta`, the event a debate raises hundreds of times: the event is one
+   * object of a fixed shape, and its JSON is written around `JSON.stringify(delta)` rather than
+   * made by stringifying the object (the same text, key for key: `events.test.ts` checks).
+   */
+  answerDelta(round: AnswerDelta['round'], slot: AnswerDelta['slot'], delta: string): DebateEvent {
+    const seq = ++this.#seq;
+    const ts = this.#ts();
+    const event: AnswerDelta = { v: 1, sessionId: this.sessionId, seq, ts, type: 'answer.delta', round, slot, delta };
+    texts.set(
+      event,
+      `${this.#head}${seq},"ts":"${ts}","type":"answer.delta","round":${round},"slot":${slot},"delta":${JSON.stringify(delta)}}`,
+    );
+    this.#deliver(event);
+    return event;
+  }
+
+  /** `emit` of a `verdict.delta`, made as `answerDelta` makes its event. */
+  verdictDelta(
+    slot: VerdictDelta['slot'],
+    attempt: VerdictDelta['attempt'],
+    field: VerdictDelta['field'],
+    delta: string,
+  ): DebateEvent {
+    const seq = ++this.#seq;
+    const ts = this.#ts();
+    const event: VerdictDelta = { v: 1, sessionId: this.sessionId, seq, ts, type: 'verdict.delta', slot, attempt, field, delta };
+    texts.set(
+      event,
+      `${this.#head}${seq},"ts":"${ts}","type":"verdict.delta","slot":${slot},"attempt":${attempt},"field":${JSON.stringify(field)},"delta":${JSON.stringify(delta)}}`,
+    );
+    this.#deliver(event);
+    return event;
+  }
+
+  /** The clock as an ISO string; events raised in the same millisecond share one. */
+  #ts(): string {
+    const now = this.#now();
+    if (now !== this.#lastMs) {
+      this.#lastMs = now;
+      this.#lastTs = new Date(now).toISOString();
+    }
+    return this.#lastTs;
+  }
+
+  #deliver(event: DebateEvent): void {
     if (this.#retain) this.events.push(event);
     for (const listener of this.#listeners) {
       try {
@@ -82,7 +141,6 @@ export class EventLog {
         // A listener that fails (a closed stream) must not stop the debate or the other listeners.
       }
     }
-    return event;
   }
 
   /** Live events from now on; returns the unsubscribe function. */
