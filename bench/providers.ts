@@ -13,7 +13,8 @@
  * Figures: (1) one debate at a time: overhead, goal ≤ 40 ms; (2) 50 concurrent 3-round debates:
  * overhead p50 ≤ 100 ms and p99 ≤ 300 ms, 0 errors, and the time from POST to the debate's first
  * upstream call; (3) server CPU per 3-round debate (utime + stime of the server process, from
- * /proc), goal ≤ 25 ms. `BENCH_CPU_PROF=<dir>` runs the server with `--cpu-prof` into <dir>;
+ * /proc), goal ≤ 25 ms, and as a ratio to the I/O floor: the same debates served in the same run by
+ * `relay.ts`, which only relays the chunks. `BENCH_CPU_PROF=<dir>` runs the server with `--cpu-prof` into <dir>;
  * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
@@ -128,7 +129,12 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     CONSILIUM_SLOT5_BASE_URL: `${sim}/xai/v1`,
     CONSILIUM_SLOT5_MODEL: 'sim-grok',
   };
-  const child = spawn(process.execPath, [...nodeArgs, bundle], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawnMeasured([...nodeArgs, bundle], env, () => rmSync(dataDir, { recursive: true, force: true }));
+}
+
+/** A child process that prints `{"msg":"listening","url":…}` when it serves, with its CPU readable from /proc. */
+async function spawnMeasured(args: string[], env: NodeJS.ProcessEnv, cleanup: () => void): Promise<ServerUnderTest> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let lines = 0;
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -191,9 +197,15 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      cleanup();
     },
   };
+}
+
+/** The I/O floor (`relay.ts`): the same calls and chunks relayed, nothing else; the baseline for the server's CPU. */
+function startRelay(simPort: number): Promise<ServerUnderTest> {
+  const relay = fileURLToPath(new URL('./relay.ts', import.meta.url));
+  return spawnMeasured(['--import', 'tsx', relay, String(simPort)], process.env, () => {});
 }
 
 interface DebateRun {
@@ -277,6 +289,42 @@ function measure(runs: DebateRun[], calls: SimCall[]): Measured[] {
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
+/**
+ * (3): `relay.ts` serves the same debates (50 at once, as often as (2)): its CPU per debate is the least any
+ * Node server spends on those calls and chunks, and the server's figure is printed as a ratio to it.
+ */
+async function floor(sim: Sim, concurrency: number, repeat: number, serverCpus: readonly number[]): Promise<void> {
+  const relay = await startRelay(sim.port);
+  try {
+    await Promise.all([debate(relay.url, -100), debate(relay.url, -101)]);
+    await sim.ask('log');
+    const cpus: number[] = [];
+    for (let r = 0; r < repeat; r++) {
+      const base = 10_000 * (r + 1);
+      const before = relay.cpuMs();
+      const runs = await Promise.all(Array.from({ length: concurrency }, (_, i) => debate(relay.url, base + i)));
+      cpus.push((relay.cpuMs() - before) / concurrency);
+      const o = measure(runs, (await sim.ask<{ calls: SimCall[] }>('log')).calls).map((m) => m.overhead);
+      const errors = runs.filter((x) => !x.ok).length;
+      report(
+        `floor (relay.ts), ${concurrency} at once, run ${r + 1}: CPU per debate`,
+        cpus[r]!,
+        'ms',
+        `overhead p50 ${ms(percentile(o, 50))}, p99 ${ms(percentile(o, 99))}; errors ${errors}`,
+      );
+    }
+    const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    report(
+      `server CPU per debate / floor, ${concurrency} at once (means)`,
+      mean(serverCpus) / mean(cpus),
+      'x',
+      `server ${ms(mean(serverCpus))} − floor ${ms(mean(cpus))} = ${ms(mean(serverCpus) - mean(cpus))} of Consilium's own work per debate`,
+    );
+  } finally {
+    await relay.stop();
+  }
+}
+
 export async function benchProviders(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
   const repeat = Number(process.env.BENCH_REPEAT ?? 3);
@@ -348,6 +396,7 @@ export async function benchProviders(): Promise<void> {
     for (const e of singleErrors.slice(0, 3)) console.log(`  error: ${e.why}`);
 
     // (2) Concurrent, repeated.
+    const serverCpus: number[] = [];
     for (let r = 0; r < repeat; r++) {
       const base = 1000 * (r + 1);
       const before = server.cpuMs();
@@ -384,6 +433,7 @@ export async function benchProviders(): Promise<void> {
       report(`${label}: POST → first upstream call p50`, percentile(first, 50), 'ms', `p99 ${ms(percentile(first, 99))}`);
       const tails = measured.map((m) => m.tail);
       report(`${label}: last upstream call → session.ended p50`, percentile(tails, 50), 'ms', `p99 ${ms(percentile(tails, 99))}`);
+      serverCpus.push(cpu / concurrency);
       report(
         `${label}: server CPU per debate`,
         cpu / concurrency,
@@ -397,6 +447,9 @@ export async function benchProviders(): Promise<void> {
       console.log(`  server CPU per debate by thread (ms): ${threads}`);
       for (const e of errors.slice(0, 3)) console.log(`  error: ${e.why}`);
     }
+
+    // (3) The I/O floor, as (2), on the same simulator: what relaying the same calls' chunks costs.
+    await floor(sim, concurrency, repeat, serverCpus);
   } finally {
     await server.stop();
     sim.child.send({ type: 'exit' });

@@ -434,7 +434,12 @@ describe('hostile text', () => {
       await ask(p, hostile.baseUrl, `Which is safer? ${HOSTILE_TEXT.replaceAll('\n\n', ' ')} <img src=x onerror=alert(1)>`, {
         mode: 'parallel',
       });
-      await p.waitForSelector('.session:not([data-status=running]):not([data-status=starting])', { timeout: 60_000 });
+      // Under the test's own 60 s, so a run that never ends fails with what the server said.
+      await p
+        .waitForSelector('.session:not([data-status=running]):not([data-status=starting])', { timeout: 45_000 })
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\nat ${p.url()}; the server said:\n${hostile.output()}`);
+        });
       await p.waitForSelector('article.answer[data-slot="5"].answer-done');
       // The payloads are there as text or defused markup, and none of them did anything.
       expect(await p.textContent('article.answer[data-slot="5"]')).toContain('Here is my answer.');
