@@ -565,7 +565,12 @@ function slowest(samples: { ms: number; type: string }[], share: number): string
 
 async function concurrency(): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
+    // `BENCH_CPU_PROF=<dir>` profiles the server (`tsx bench/cpu-profile.ts <file>` summarizes it).
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, [CHILD_ENV]: 'debate-server' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
