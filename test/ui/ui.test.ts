@@ -429,17 +429,14 @@ describe('hostile text', () => {
     p.on('request', (r) => {
       if (!r.url().startsWith(origin) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url());
     });
+    // Every wait ends under the test's own 60 s, so a step that never completes fails with what the server said.
+    p.setDefaultTimeout(45_000);
     try {
       await signIn(p, hostile.baseUrl, ADMIN);
       await ask(p, hostile.baseUrl, `Which is safer? ${HOSTILE_TEXT.replaceAll('\n\n', ' ')} <img src=x onerror=alert(1)>`, {
         mode: 'parallel',
       });
-      // Under the test's own 60 s, so a run that never ends fails with what the server said.
-      await p
-        .waitForSelector('.session:not([data-status=running]):not([data-status=starting])', { timeout: 45_000 })
-        .catch((error: Error) => {
-          throw new Error(`${error.message}\nat ${p.url()}; the server said:\n${hostile.output()}`);
-        });
+      await p.waitForSelector('.session:not([data-status=running]):not([data-status=starting])');
       await p.waitForSelector('article.answer[data-slot="5"].answer-done');
       // The payloads are there as text or defused markup, and none of them did anything.
       expect(await p.textContent('article.answer[data-slot="5"]')).toContain('Here is my answer.');
@@ -458,6 +455,11 @@ describe('hostile text', () => {
       expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
       expect(dialogs).toEqual([]);
       expect(foreign).toEqual([]);
+    } catch (error) {
+      const shown = (await p.innerText('main', { timeout: 1000 }).catch(() => null))?.slice(0, 800);
+      throw new Error(`${(error as Error).message}\nat ${p.url()}, showing: ${shown}\nthe server said:\n${hostile.output()}`, {
+        cause: error,
+      });
     } finally {
       await ctx.close();
       await hostile.close();

@@ -111,8 +111,14 @@ export function lazyComponent<P extends object>(load: () => Promise<(props: P) =
   let loading: Promise<unknown> | undefined;
   const Lazy = (props: P) => {
     const [, setReady] = useState(false);
+    // What this render showed: a load (the idle preload) that ends between the render and the effect
+    // below must still replace "Loading…", or the page stays on it (seen in the UI tests, 1 run in 10).
+    const showedLoading = !loaded;
     useEffect(() => {
-      if (loaded) return;
+      if (loaded) {
+        if (showedLoading) setReady(true);
+        return;
+      }
       loading ??= load().then((component) => {
         loaded = component;
       });
