@@ -645,20 +645,22 @@ export function describeStoreContract(name: string, open: () => Promise<SessionS
         expect(await store.events(d.session.id, all.length)).toStrictEqual([]);
       });
 
-      it('keeps every event body byte for byte: quotes, backslashes, line separators, emoji', async () => {
+      it('keeps every event body byte for byte: quotes, backslashes, line separators, emoji, NUL, a lone surrogate', async () => {
         const d = new FakeDebate({ owner: owner('events-hostile') });
         await store.write(d.start().step());
         d.startRound(1);
-        const hostile = `'; DROP TABLE events; -- '' "q" \\ \u2028\u2029 \n\t 🧮 ${"'".repeat(50)}`;
-        // One delta per character but the emoji's two (PostgreSQL's json refuses a lone surrogate).
+        // NUL and lone surrogates reach the engine from a provider's JSON escapes (`\u0000`, `\ud800`).
+        const hostile = `'; DROP TABLE events; -- '' "q" \\ \u2028\u2029 \n\t \u0000 \ud800 x\udc00 🧮 ${"'".repeat(50)}`;
         d.answer(1, 1, hostile, 1);
-        for (const c of hostile.slice(0, 30)) d.raise({ type: 'answer.delta', round: 1, slot: 2, delta: c });
+        // One delta per UTF-16 unit from the quote on: the NUL, the lone surrogates, and the emoji's halves apart.
+        const units = hostile.slice(30, 49);
+        for (let i = 0; i < units.length; i++) d.raise({ type: 'answer.delta', round: 1, slot: 2, delta: units[i]! });
         // With another session in the same write, as a busy store batches them.
         const other = new FakeDebate({ owner: owner('events-hostile') });
         await Promise.all([store.write(d.step({ rounds: [1] })), store.write(other.start().step())]);
         const stored = await store.events(d.session.id, 0);
         expect(stored).toStrictEqual(d.raised);
-        expect(stored.map((e) => (e.type === 'answer.delta' ? e.delta : '')).join('')).toBe(hostile + hostile.slice(0, 30));
+        expect(stored.map((e) => (e.type === 'answer.delta' ? e.delta : '')).join('')).toBe(hostile + units);
         expect(await store.events(other.session.id, 0)).toStrictEqual(other.raised);
       });
     });

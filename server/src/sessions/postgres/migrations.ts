@@ -141,6 +141,18 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_thread ON sessions (thread_id, created_at) WHERE thread_id IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: 'bodies as json, which keeps any text a model sends',
+    // jsonb refuses `\u0000` and a lone surrogate's escape (it cannot hold them as text), so an answer or
+    // event carrying one failed the whole write; json keeps the escapes as they were sent.
+    sql: `
+      ALTER TABLE answers ALTER COLUMN body TYPE json USING body::json;
+      ALTER TABLE consensus ALTER COLUMN body TYPE json USING body::json;
+      ALTER TABLE verdicts ALTER COLUMN body TYPE json USING body::json;
+      ALTER TABLE events ALTER COLUMN body TYPE json USING body::json;
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryConfig } from 'pg';
-import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
@@ -98,21 +98,46 @@ ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, mode = EXCLUDED.mode, que
   updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at, prompt_version = EXCLUDED.prompt_version,
   writer = EXCLUDED.writer, thread_id = EXCLUDED.thread_id, links = EXCLUDED.links`;
 
+// What PostgreSQL reads out of a step comes as columns of scalars; bodies go in as `json` it only checks, never
+// decodes: decoding text with `\u0000` or a lone surrogate's escape fails ("unsupported Unicode escape sequence").
 const INSERT_ROUNDS = `INSERT INTO rounds (session_id, number, kind, missing_slots)
-SELECT $1, (r->>'number')::int, r->>'kind', ARRAY(SELECT jsonb_array_elements_text(r->'missingSlots')::int)
-FROM jsonb_array_elements($2::jsonb) r`;
+SELECT $1, (r->>'number')::int, r->>'kind', ARRAY(SELECT json_array_elements_text(r->'missingSlots')::int)
+FROM json_array_elements($2::json) r`;
 
 const INSERT_ANSWERS = `INSERT INTO answers (session_id, round, position, slot, provider, model, input_tokens, output_tokens,
   total_tokens, latency_ms, finish_reason, error_code, body)
-SELECT $1, (r->>'number')::int, p - 1, (a->>'slot')::int, a->>'provider', a->>'model', (a->'usage'->>'inputTokens')::bigint,
-  (a->'usage'->>'outputTokens')::bigint, (a->'usage'->>'totalTokens')::bigint, (a->>'latencyMs')::float8,
-  a->>'finishReason', a->'error'->>'code', a
-FROM jsonb_array_elements($2::jsonb) r, jsonb_array_elements(r->'answers') WITH ORDINALITY AS t(a, p)`;
+SELECT $1, t.* FROM unnest($2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
+  $10::float8[], $11::text[], $12::text[], $13::json[]) AS t`;
 
 /** Only events above every stored `seq` go in; fewer rows than events means the step broke that rule. */
 const INSERT_EVENTS = `WITH top AS (SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1)
 INSERT INTO events (session_id, seq, type, body)
-SELECT $1, (e->>'seq')::int, e->>'type', e FROM jsonb_array_elements($2::jsonb) e, top WHERE (e->>'seq')::int > top.seq`;
+SELECT $1, e.seq, e.type, e.body FROM unnest($2::int[], $3::text[], $4::json[]) AS e(seq, type, body), top WHERE e.seq > top.seq`;
+
+/** The answers of `rounds` as INSERT_ANSWERS's column arrays, after the session id. */
+function answerColumns(rounds: readonly Round[]): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  for (const r of rounds) {
+    r.answers.forEach((a, position) => {
+      const row = [
+        r.number,
+        position,
+        a.slot,
+        a.provider,
+        a.model,
+        a.usage.inputTokens,
+        a.usage.outputTokens,
+        a.usage.totalTokens,
+        a.latencyMs,
+        a.finishReason,
+        a.error?.code ?? null,
+        JSON.stringify(a),
+      ];
+      for (let i = 0; i < row.length; i++) columns[i]!.push(row[i]);
+    });
+  }
+  return columns;
+}
 
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
@@ -225,9 +250,10 @@ export class PostgresSessionStore implements SessionStore {
         await client.query(
           named('delete_rounds', 'DELETE FROM rounds WHERE session_id = $1 AND number = ANY($2::int[])', [s.id, numbers]),
         );
-        const rounds = JSON.stringify(s.rounds.filter((r) => numbers.includes(r.number)));
-        await client.query(named('insert_rounds', INSERT_ROUNDS, [s.id, rounds]));
-        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, rounds]));
+        const rounds = s.rounds.filter((r) => numbers.includes(r.number));
+        const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
+        await client.query(named('insert_rounds', INSERT_ROUNDS, [s.id, JSON.stringify(shapes)]));
+        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, ...answerColumns(rounds)]));
       }
       if (step.consensus) {
         if (s.consensus) {
@@ -253,7 +279,12 @@ export class PostgresSessionStore implements SessionStore {
       }
       if (step.events.length > 0) {
         const inserted = await client.query(
-          named('insert_events', INSERT_EVENTS, [s.id, `[${step.events.map(eventJson).join(',')}]`]),
+          named('insert_events', INSERT_EVENTS, [
+            s.id,
+            step.events.map((e) => e.seq),
+            step.events.map((e) => e.type),
+            step.events.map(eventJson),
+          ]),
         );
         if (inserted.rowCount !== step.events.length) {
           throw new StoreError('conflict', `Session ${s.id}: an event's seq is not above every stored event's.`);
