@@ -3,7 +3,7 @@
  * machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
-import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type { Answer, DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
 import type { AccountStore } from '../accounts/store.js';
 
 /**
@@ -105,6 +105,26 @@ export function summaryOf(session: Session): SessionSummary {
     ...(session.threadId !== undefined && { threadId: session.threadId }),
     ...(session.parentId !== undefined && { parentId: session.parentId }),
   };
+}
+
+/**
+ * An answer's scalar columns in the `answers` table, in table order after the session id (both stores): round,
+ * position, slot, provider, model, input/output/total tokens, latency, finish reason, error code.
+ */
+export function answerColumns(round: number, position: number, a: Answer) {
+  return [
+    round,
+    position,
+    a.slot,
+    a.provider,
+    a.model,
+    a.usage.inputTokens,
+    a.usage.outputTokens,
+    a.usage.totalTokens,
+    a.latencyMs,
+    a.finishReason,
+    a.error?.code,
+  ] as const;
 }
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';

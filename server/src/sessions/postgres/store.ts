@@ -11,6 +11,7 @@ import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
+  answerColumns,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -115,26 +116,13 @@ INSERT INTO events (session_id, seq, type, body)
 SELECT $1, e.seq, e.type, e.body FROM unnest($2::int[], $3::text[], $4::json[]) AS e(seq, type, body), top WHERE e.seq > top.seq`;
 
 /** The answers of `rounds` as INSERT_ANSWERS's column arrays, after the session id. */
-function answerColumns(rounds: readonly Round[]): unknown[][] {
+function answerArrays(rounds: readonly Round[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: 12 }, () => []);
   for (const r of rounds) {
-    r.answers.forEach((a, position) => {
-      const row = [
-        r.number,
-        position,
-        a.slot,
-        a.provider,
-        a.model,
-        a.usage.inputTokens,
-        a.usage.outputTokens,
-        a.usage.totalTokens,
-        a.latencyMs,
-        a.finishReason,
-        a.error?.code ?? null,
-        JSON.stringify(a),
-      ];
-      for (let i = 0; i < row.length; i++) columns[i]!.push(row[i]);
-    });
+    for (const [position, a] of r.answers.entries()) {
+      const row = [...answerColumns(r.number, position, a), JSON.stringify(a)];
+      for (let i = 0; i < row.length; i++) columns[i]!.push(row[i] ?? null);
+    }
   }
   return columns;
 }
@@ -253,7 +241,7 @@ export class PostgresSessionStore implements SessionStore {
         const rounds = s.rounds.filter((r) => numbers.includes(r.number));
         const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
         await client.query(named('insert_rounds', INSERT_ROUNDS, [s.id, JSON.stringify(shapes)]));
-        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, ...answerColumns(rounds)]));
+        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, ...answerArrays(rounds)]));
       }
       if (step.consensus) {
         if (s.consensus) {

@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
+  answerColumns,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -453,23 +454,7 @@ function stepsSql(steps: readonly Step[]): string {
       if (!round) continue;
       rounds.push(row(s.id, round.number, round.kind, round.missingSlots));
       for (const [position, a] of round.answers.entries()) {
-        answers.push(
-          row(
-            s.id,
-            round.number,
-            position,
-            a.slot,
-            a.provider,
-            a.model,
-            a.usage.inputTokens,
-            a.usage.outputTokens,
-            a.usage.totalTokens,
-            a.latencyMs,
-            a.finishReason,
-            a.error?.code,
-            a,
-          ),
-        );
+        answers.push(row(s.id, ...answerColumns(round.number, position, a), a));
       }
     }
     if (step.consensus) {
