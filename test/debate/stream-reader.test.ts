@@ -178,18 +178,17 @@ describe('Chat Completions read from the wire', () => {
     expect(r).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { inputTokens: 21 } });
   });
 
-  it('each delta goes to onDelta as its frame completes, before the rest of the body arrives', async () => {
+  /** Answers with `text` cut after `at` characters, the rest held until `release()`; collects the call's deltas. */
+  function streamHeld(text: string, at: number) {
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
     });
-    const text = chatStream(DELTAS);
-    const firstDeltaEnd = text.indexOf(DELTAS[0]!) + 40;
     respond = async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(text.slice(0, firstDeltaEnd));
+      res.write(text.slice(0, at));
       await held;
-      res.end(text.slice(firstDeltaEnd));
+      res.end(text.slice(at));
     };
     const deltas: string[] = [];
     const pending = streamAnswer({
@@ -198,32 +197,21 @@ describe('Chat Completions read from the wire', () => {
       timeoutMs: 10_000,
       onDelta: (d) => deltas.push(d),
     });
+    return { deltas, pending, release };
+  }
+
+  it('each delta goes to onDelta as its frame completes, before the rest of the body arrives', async () => {
+    const text = chatStream(DELTAS);
+    const { deltas, pending, release } = streamHeld(text, text.indexOf(DELTAS[0]!) + 40);
     await expect.poll(() => deltas).toEqual([DELTAS[0]]);
     release();
     expect((await pending).text).toBe(DELTAS.join(''));
   });
 
   it('frames that arrive in one read are one delta; frames read apart stay apart', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
     const text = chatStream(DELTAS);
     // The first two text frames in one write, the rest (text frames, finish, usage, [DONE]) in another.
-    const split = text.indexOf(DELTAS[2]!) - 40;
-    respond = async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(text.slice(0, split));
-      await held;
-      res.end(text.slice(split));
-    };
-    const deltas: string[] = [];
-    const pending = streamAnswer({
-      model: compatibleModel(),
-      prompt: 'Which city?',
-      timeoutMs: 10_000,
-      onDelta: (d) => deltas.push(d),
-    });
+    const { deltas, pending, release } = streamHeld(text, text.indexOf(DELTAS[2]!) - 40);
     // Delivered at once, without waiting for more bytes.
     await expect.poll(() => deltas).toEqual([DELTAS[0]! + DELTAS[1]!]);
     release();
