@@ -59,7 +59,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'consilium-sdk-packed-'));
   consumer = join(work, 'consumer');
 
-  await step('build', () => run(TSC, ['-p', 'tsconfig.build.json'], SDK_DIR));
+  // The package's own build script, as `prepack` and a developer in this repository run it.
+  await step('build', () => run('npm', ['run', '--silent', 'build'], SDK_DIR));
   // The package's `prepack` runs the same build; it has just run, so skip it rather than build twice.
   const { stdout } = await step('pack', () =>
     run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
@@ -268,6 +269,14 @@ main().catch((error: unknown) => { console.error(error); process.exitCode = 1; }
     expect(JSON.parse(asked.stdout)).toMatchObject({ answer: { slot: 3 } });
     const version = await run(bin, ['--version'], dir);
     expect(version.stdout.trim()).toBe(JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')).version);
+  });
+
+  it('in this repository, once built, the workspace links run both bins', async () => {
+    const { version } = JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')) as { version: string };
+    for (const bin of ['consilium', 'consilium-wiki']) {
+      const { stdout } = await run(join(ROOT, 'node_modules', '.bin', bin), ['--version'], ROOT);
+      expect(stdout.trim(), bin).toBe(version);
+    }
   });
 });
 
