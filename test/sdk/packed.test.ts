@@ -281,6 +281,29 @@ main().catch((error: unknown) => { console.error(error); process.exitCode = 1; }
 });
 
 describe('the packed @consilium/sdk', () => {
+  it(
+    'passes publint, attw with only the ESM-first note the README explains, and npm publish --dry-run',
+    async () => {
+      const lint = await run(join(ROOT, 'node_modules', '.bin', 'publint'), ['sdk'], ROOT);
+      expect(lint.stdout).toContain('All good!');
+      // attw lists a problem even when told to ignore it (that only sets its exit code): every kind found must be
+      // CJSResolvesToESM, i.e. no entry unresolvable, untyped or mistyped under node10, node16 or bundler.
+      const attw = await run(
+        join(ROOT, 'node_modules', '.bin', 'attw'),
+        [tarball, '--format', 'json', '--ignore-rules', 'cjs-resolves-to-esm'],
+        work,
+      );
+      expect(Object.keys((JSON.parse(attw.stdout) as { problems: Record<string, unknown> }).problems)).toEqual([
+        'CJSResolvesToESM',
+      ]);
+      const publish = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], SDK_DIR);
+      expect(`${publish.stdout}${publish.stderr}`).toContain(
+        `+ @consilium/sdk@${packed.filename.replace(/^consilium-sdk-|\.tgz$/g, '')}`,
+      );
+    },
+    SLOW,
+  );
+
   it('contains the built entry, its types, package.json and README, and no sources or tests', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball], work);
     const entries = stdout
