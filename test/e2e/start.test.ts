@@ -77,8 +77,9 @@ describe('npm start', () => {
 
   afterAll(() => (run ? stop(run) : undefined));
 
-  it('prints the banner with the health, providers and contract URLs', () => {
-    for (const path of ['/health', '/providers', '/openapi.json']) expect(run.stdout).toContain(`${baseUrl}${path}`);
+  it('prints the banner with the web UI, docs, health, providers and contract URLs', () => {
+    for (const path of ['/', '/docs/', '/health', '/providers', '/openapi.json'])
+      expect(run.stdout).toContain(`${baseUrl}${path}\n`);
   });
 
   it('says in the banner which slots are offline and how to make each live', () => {

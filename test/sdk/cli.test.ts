@@ -103,6 +103,35 @@ describe('consilium', () => {
     expect(viaFlag.code).toBe(0);
   });
 
+  it('login --username signs in with the password on stdin and saves a new API token that works', async () => {
+    const config = join(home, 'password', 'config.json');
+    const env = { CONSILIUM_CONFIG: config, CONSILIUM_URL: '', CONSILIUM_TOKEN: '' };
+    const login = await cli(
+      ['login', '--url', server.baseUrl, '--username', 'admin', '--password-stdin'],
+      env,
+      `${server.adminPassword}\n`,
+    );
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(`as admin; saved to ${config}`);
+    const saved = JSON.parse(readFileSync(config, 'utf8')) as { url: string; token: string };
+    expect(saved).toEqual({ url: server.baseUrl, token: expect.stringMatching(/^csk_/) });
+    expect(saved.token).not.toBe(server.token);
+    const ask = await cli(['ask', 'Hello?', '--json'], env);
+    expect(ask.code, ask.stderr).toBe(0);
+    // A wrong password is an auth failure (exit 3), and nothing is saved.
+    const wrong = await cli(
+      ['login', '--url', server.baseUrl, '--username', 'admin', '--password-stdin'],
+      {
+        ...env,
+        CONSILIUM_CONFIG: join(home, 'wrong', 'config.json'),
+      },
+      'not it\n',
+    );
+    expect(wrong.code).toBe(3);
+    expect(() => statSync(join(home, 'wrong', 'config.json'))).toThrow();
+  });
+
   it('ask answers from the chosen slot, as text or JSON', async () => {
     const text = await cli(['ask', 'What is 2 + 2?', '--slot', '2']);
     expect(text.code, text.stderr).toBe(0);

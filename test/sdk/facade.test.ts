@@ -70,6 +70,20 @@ function droppingFetch(bytes: number) {
 }
 
 describe('Consilium', () => {
+  it('signIn: a username and password become a client with its own API token, named as asked', async () => {
+    const { consilium, token } = await Consilium.signIn({
+      baseUrl: server.baseUrl,
+      username: 'admin',
+      password: server.adminPassword,
+      tokenName: 'facade-sign-in',
+    });
+    expect(token).toMatchObject({ name: 'facade-sign-in', token: expect.stringMatching(/^csk_/) });
+    expect((await consilium.auth.me()).username).toBe('admin');
+    expect((await consilium.auth.tokens.list()).map((t) => t.id)).toContain(token.id);
+    const refused = await rejection(Consilium.signIn({ baseUrl: server.baseUrl, username: 'admin', password: 'not it' }));
+    expect([refused.status, refused.code]).toEqual([401, 'unauthorized']);
+  });
+
   it('returns typed data', async () => {
     const health = await c.health();
     expect(health.status).toBe('ok');

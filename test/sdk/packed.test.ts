@@ -59,7 +59,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'consilium-sdk-packed-'));
   consumer = join(work, 'consumer');
 
-  await step('build', () => run(TSC, ['-p', 'tsconfig.build.json'], SDK_DIR));
+  // The package's own build script, as `prepack` and a developer in this repository run it.
+  await step('build', () => run('npm', ['run', '--silent', 'build'], SDK_DIR));
   // The package's `prepack` runs the same build; it has just run, so skip it rather than build twice.
   const { stdout } = await step('pack', () =>
     run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
@@ -269,9 +270,40 @@ main().catch((error: unknown) => { console.error(error); process.exitCode = 1; }
     const version = await run(bin, ['--version'], dir);
     expect(version.stdout.trim()).toBe(JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')).version);
   });
+
+  it('in this repository, once built, the workspace links run both bins', async () => {
+    const { version } = JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')) as { version: string };
+    for (const bin of ['consilium', 'consilium-wiki']) {
+      const { stdout } = await run(join(ROOT, 'node_modules', '.bin', bin), ['--version'], ROOT);
+      expect(stdout.trim(), bin).toBe(version);
+    }
+  });
 });
 
 describe('the packed @consilium/sdk', () => {
+  it(
+    'passes publint, attw with only the ESM-first note the README explains, and npm publish --dry-run',
+    async () => {
+      const lint = await run(join(ROOT, 'node_modules', '.bin', 'publint'), ['sdk'], ROOT);
+      expect(lint.stdout).toContain('All good!');
+      // attw lists a problem even when told to ignore it (that only sets its exit code): every kind found must be
+      // CJSResolvesToESM, i.e. no entry unresolvable, untyped or mistyped under node10, node16 or bundler.
+      const attw = await run(
+        join(ROOT, 'node_modules', '.bin', 'attw'),
+        [tarball, '--format', 'json', '--ignore-rules', 'cjs-resolves-to-esm'],
+        work,
+      );
+      expect(Object.keys((JSON.parse(attw.stdout) as { problems: Record<string, unknown> }).problems)).toEqual([
+        'CJSResolvesToESM',
+      ]);
+      const publish = await run('npm', ['publish', '--dry-run', '--ignore-scripts'], SDK_DIR);
+      expect(`${publish.stdout}${publish.stderr}`).toContain(
+        `+ @consilium/sdk@${packed.filename.replace(/^consilium-sdk-|\.tgz$/g, '')}`,
+      );
+    },
+    SLOW,
+  );
+
   it('contains the built entry, its types, package.json and README, and no sources or tests', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball], work);
     const entries = stdout

@@ -175,10 +175,13 @@ export class Consilium {
       .getSetCookie()
       .map((c) => c.split(';')[0])
       .join('; ');
+    // A request signed in by cookie must name the service's own origin (the server's CSRF check), as a
+    // browser does by itself; Node's fetch sends no Origin.
+    const origin = new URL(signedIn.url).origin;
     const token = await settle(
       createApiToken({
         client: anonymous.client,
-        headers: { cookie },
+        headers: { cookie, origin },
         body: { name: tokenName, ...(expiresInDays !== undefined && { expiresInDays }) },
       }),
     );

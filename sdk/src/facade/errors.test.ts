@@ -30,7 +30,10 @@ describe('ConsiliumError', () => {
   it('names network failures, aborts and contract breaks', () => {
     const refused = toConsiliumError(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
     expect(refused).toMatchObject({ code: 'network_error', status: undefined });
-    expect(refused.message).toContain('ECONNREFUSED');
+    expect(refused.message).toBe('Network error: fetch failed (ECONNREFUSED)');
+    const badPort = toConsiliumError(new TypeError('fetch failed', { cause: new Error('bad port') }));
+    expect(badPort.message).toBe('Network error: fetch failed (bad port)');
+    expect(toConsiliumError(new TypeError('fetch failed')).message).toBe('Network error: fetch failed');
     const controller = new AbortController();
     controller.abort();
     expect(toConsiliumError(new Error('x'), controller.signal).code).toBe('aborted');

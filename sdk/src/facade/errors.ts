@@ -90,8 +90,10 @@ export function toConsiliumError(error: unknown, signal?: AbortSignal): Consiliu
       cause: error,
     });
   }
-  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
-  const detail = cause?.code ? ` (${cause.code})` : '';
+  // fetch's own message is only "fetch failed": the cause says why (ECONNREFUSED, or undici's "bad port").
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+  const detail = why ? ` (${why})` : '';
   return new ConsiliumError(`Network error: ${(error as Error | undefined)?.message ?? String(error)}${detail}`, {
     code: 'network_error',
     cause: error,

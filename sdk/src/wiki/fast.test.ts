@@ -9,7 +9,7 @@ import { buildModuleParams } from './build.js';
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeFormComponent } from './form.js';
 import { type ModuleSpec, type ParamInfo, WikiParamError } from './types.js';
-import type { SiteContext } from './validate/context.js';
+import type { SiteContext, TypeDef } from './validate/context.js';
 
 const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
@@ -310,6 +310,18 @@ describe('parameters and keys', () => {
     expectSlow(one({ type: 'string', deprecated: true }), { p: 'a' });
     expectSlow(one({ type: 'string', info: [{ name: 'x' }] } as unknown as ParamInfo), { p: 'a' });
     expectFast(one({ type: 'string', info: [] } as unknown as ParamInfo), { p: 'a' }, [['mmp', 'a']]);
+  });
+
+  it('leave a type the descriptor gives its own validator for to the full path, enums too', () => {
+    const strict: TypeDef = { validate: () => ({ value: 7n }) } as unknown as TypeDef;
+    const given = { integer: 1, limit: 1, namespace: 1, string: '1', boolean: true };
+    for (const [type, p] of Object.entries(given)) {
+      expectFast(one({ type }), { p }, [['mmp', '1']]);
+      expectSlow(one({ type }, { types: { [type]: strict } }), { p });
+    }
+    expectFast(one({ type: ['a', 'b'] }), { p: 'a' }, [['mmp', 'a']]);
+    expectSlow(one({ type: ['a', 'b'] }, { types: { enum: strict } }), { p: 'a' });
+    expectFast(one({ type: 'integer' }, { types: { timestamp: strict } }), { p: 1 }, [['mmp', '1']]);
   });
 
   it('send parameters in the module’s order, whatever the order given', () => {

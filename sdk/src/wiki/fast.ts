@@ -9,9 +9,10 @@
  *
  * What sends a module down the full path: a key the module does not know (`unrecognizedparams`),
  * a parameter that is deprecated, carries `info` conditions, is templated, or of another type
- * (`timestamp`, `user`, `title`, …), a value of an unexpected JS type, out of range, not among the
- * enum's values or among its deprecated ones, a value MediaWiki would split or reject (U+001F, `|`
- * in a multi value), more values than the low cap, a missing required parameter; and, for the
+ * (`timestamp`, `user`, `title`, …) or of a type the descriptor's `types` validates itself, a value
+ * of an unexpected JS type, out of range, not among the enum's values or among its deprecated ones,
+ * a value MediaWiki would split or reject (U+001F, `|` in a multi value), more values than the low
+ * cap, a missing required parameter; and, for the
  * whole module, defaults that warn when absent and templated parameters whose expansion could warn.
  *
  * Everything about a parameter that does not depend on the value (its prefixed and encoded keys,
@@ -89,7 +90,9 @@ function isPlainKey(key: string): boolean {
   return !(key in Object.prototype) && !(/^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1);
 }
 
-function kindOf(settings: ParamInfo): number {
+function kindOf(spec: ModuleSpec, settings: ParamInfo): number {
+  // A descriptor's own validator for a type replaces the built-in one the fast path mirrors: let the full path run it.
+  if (spec.types && Object.hasOwn(spec.types, Array.isArray(settings.type) ? 'enum' : String(settings.type))) return SLOW;
   if (settings.deprecated || (settings.info && settings.info.length > 0)) return SLOW;
   if (settings.maxbytes !== undefined || settings.maxchars !== undefined) return SLOW;
   const { type, multi } = settings;
@@ -120,7 +123,7 @@ const toNumber = (n: bigint | undefined, otherwise: number): number => (n === un
 function fastParam(spec: ModuleSpec, settings: ParamInfo, position: number): FastParam {
   const keys = [spec.prefix + settings.name, `g${spec.prefix}${settings.name}`] as const;
   const param: FastParam = {
-    kind: kindOf(settings),
+    kind: kindOf(spec, settings),
     position,
     required: Boolean(settings.required),
     keys,

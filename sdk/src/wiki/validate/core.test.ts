@@ -49,6 +49,11 @@ describe('present parameters', () => {
   it('pass unknown types through', () => {
     expect(validateParam(p('expiry'), '2 weeks', ctx).value).toBe('2 weeks');
   });
+
+  it('pass types named like an object’s own properties through, whatever validators are given', () => {
+    for (const type of ['constructor', 'toString', '__proto__'])
+      expect(validateParam(p(type), 'v', { ...ctx, typeDefs: {} }).value).toBe('v');
+  });
 });
 
 describe('multi-valued parameters', () => {

@@ -67,7 +67,7 @@ export function resolveTypeDef(
 ): TypeDef {
   const name = Array.isArray(settings.type) ? 'enum' : String(settings.type);
   const def =
-    custom?.[name] ??
+    (custom !== undefined && Object.hasOwn(custom, name) ? custom[name] : undefined) ??
     (types !== undefined && Object.hasOwn(types, name) ? types[name] : undefined) ??
     (Object.hasOwn(CORE_DEFS, name) ? CORE_DEFS[name] : undefined);
   if (def !== undefined) return def;
