@@ -1,7 +1,8 @@
 /**
- * `tsx bench/cpu-profile.ts <file.cpuprofile> [top]`: where a V8 CPU profile (`node --cpu-prof`)
+ * `tsx bench/cpu-profile.ts <file.cpuprofile> [top] [fromMs] [toMs]`: where a V8 CPU profile (`node --cpu-prof`)
  * spent its time — self time by package or source file, and the heaviest functions — to profile
- * before optimizing (see README, providers).
+ * before optimizing (see README, providers). `fromMs`/`toMs` keep only the samples in that window,
+ * counted from the profile's start (about the process's start: `providers.ts` prints where each run lies).
  */
 import { readFileSync } from 'node:fs';
 
@@ -14,6 +15,21 @@ interface Profile {
   nodes: Node[];
   samples: number[];
   timeDeltas: number[];
+}
+
+/** The profile's samples from `fromMs` to `toMs` after its start. */
+export function window(profile: Profile, fromMs: number, toMs: number): Profile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let at = 0;
+  for (const [i, id] of profile.samples.entries()) {
+    at += (profile.timeDeltas[i] ?? 0) / 1000;
+    if (at >= fromMs && at < toMs) {
+      samples.push(id);
+      timeDeltas.push(profile.timeDeltas[i] ?? 0);
+    }
+  }
+  return { ...profile, samples, timeDeltas };
 }
 
 /** `node_modules/<pkg>` for dependencies (in the bundle, esbuild keeps no paths: one file), else the file. */
@@ -61,7 +77,9 @@ export function summarize(profile: Profile, top = 25): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [file, top] = process.argv.slice(2);
-  if (!file) throw new Error('usage: tsx bench/cpu-profile.ts <file.cpuprofile> [top]');
-  console.log(summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(top ?? 25)));
+  const [file, top, from, to] = process.argv.slice(2);
+  if (!file) throw new Error('usage: tsx bench/cpu-profile.ts <file.cpuprofile> [top] [fromMs] [toMs]');
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const kept = from !== undefined ? window(profile, Number(from), Number(to ?? Number.POSITIVE_INFINITY)) : profile;
+  console.log(summarize(kept, Number(top ?? 25)));
 }

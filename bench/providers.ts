@@ -15,7 +15,8 @@
  * upstream call; (3) server CPU per 3-round debate (utime + stime of the server process, from
  * /proc), goal ≤ 25 ms, and as a ratio to the I/O floor: the same debates served in the same run by
  * `relay.ts`, which only relays the chunks. `BENCH_CPU_PROF=<dir>` runs the server with `--cpu-prof` into <dir>;
- * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50).
+ * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50); `BENCH_BUNDLE=<path>`
+ * runs that prebuilt bundle instead of building `dist/server.mjs`.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -91,6 +92,8 @@ interface ServerUnderTest {
   threadCpuMs(): Record<string, number>;
   /** Log lines it wrote (it logs every request at info, as it does by default). */
   lines: () => number;
+  /** When it was spawned (ms since the epoch): a CPU profile's clock starts about then. */
+  spawnedAt: number;
   stop(): Promise<void>;
 }
 
@@ -134,6 +137,7 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
 
 /** A child process that prints `{"msg":"listening","url":…}` when it serves, with its CPU readable from /proc. */
 async function spawnMeasured(args: string[], env: NodeJS.ProcessEnv, cleanup: () => void): Promise<ServerUnderTest> {
+  const spawnedAt = nowMs();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let lines = 0;
   let out = '';
@@ -193,6 +197,7 @@ async function spawnMeasured(args: string[], env: NodeJS.ProcessEnv, cleanup: ()
     cpuMs,
     threadCpuMs,
     lines: () => lines,
+    spawnedAt,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -333,7 +338,8 @@ export async function benchProviders(): Promise<void> {
     `providers: the bundle \`npm start\` runs, five live slots against a simulator process (Anthropic, Chat Completions and Gemini SSE, ` +
       `200 ms to first token, 600–1500 ms per call); ${ROUNDS}-round streamed debates. Shared machine: timings are noisy, CPU less so.`,
   );
-  const bundle = await bundleServer();
+  // `BENCH_BUNDLE=<path>` runs a prebuilt bundle instead (an A/B of two builds on the same machine state).
+  const bundle = process.env.BENCH_BUNDLE ?? (await bundleServer());
   const sim = await startSim();
   const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
@@ -399,11 +405,14 @@ export async function benchProviders(): Promise<void> {
     const serverCpus: number[] = [];
     for (let r = 0; r < repeat; r++) {
       const base = 1000 * (r + 1);
+      const label = `${concurrency} at once, run ${r + 1}`;
       const before = server.cpuMs();
       const threadsBefore = server.threadCpuMs();
       const simBefore = (await sim.ask<{ cpu: NodeJS.CpuUsage }>('cpu')).cpu;
       const lines0 = server.lines();
       const started = nowMs();
+      // Where this run lies in the profile, to summarize just its start (`cpu-profile.ts <file> 25 <from> <to>`).
+      if (profDir) console.log(`  ${label} starts ${(started - server.spawnedAt).toFixed(0)} ms after the server was spawned`);
       const runs = await Promise.all(Array.from({ length: concurrency }, (_, i) => debate(server.url, base + i)));
       const took = nowMs() - started;
       const cpu = server.cpuMs() - before;
@@ -412,7 +421,6 @@ export async function benchProviders(): Promise<void> {
       const errors = runs.filter((x) => !x.ok);
       const o = measured.map((m) => m.overhead);
       const first = measured.map((m) => m.toFirstCall);
-      const label = `${concurrency} at once, run ${r + 1}`;
       report(
         `${label}: overhead p50`,
         percentile(o, 50),

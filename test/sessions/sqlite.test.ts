@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import sqlite3 from 'sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../../sdk/src/generated/types.gen.js';
 import { backupCli } from '../../server/src/sessions/backup.js';
 import { Connection } from '../../server/src/sessions/sqlite/connection.js';
@@ -165,6 +165,29 @@ describe('writes', () => {
       expect(await store.get(other.session.id)).toStrictEqual(other.session);
       expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('commits the steps of requests handled in one turn of the event loop in one transaction (a drain starts at the check phase)', async () => {
+    const store = await SqliteSessionStore.open(freshFile());
+    const exec = vi.spyOn(Connection.prototype, 'exec');
+    try {
+      const a = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
+      const b = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
+      exec.mockClear();
+      // Two callbacks of one timers phase, as two requests read in one poll: microtasks run between them.
+      const written = await new Promise<Promise<void>[]>((resolve) => {
+        const both: Promise<void>[] = [];
+        setTimeout(() => both.push(store.write(a)), 0);
+        setTimeout(() => resolve([...both, store.write(b)]), 0);
+      });
+      await Promise.all(written);
+      expect(exec.mock.calls.filter(([sql]) => sql.startsWith('BEGIN IMMEDIATE'))).toHaveLength(1);
+      expect(await store.get(a.session.id)).toBeDefined();
+      expect(await store.get(b.session.id)).toBeDefined();
+    } finally {
+      exec.mockRestore();
       await store.close();
     }
   });

@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { Config } from '../config/config.js';
@@ -11,6 +10,7 @@ import { documentFields, type Handlers, registerContract } from '../generated/ro
 import type { Sessions } from '../sessions/sessions.js';
 import { accountHandlers } from './accounts.js';
 import { authenticate } from './auth.js';
+import { limitBody } from './body-limit.js';
 import { debateHandlers } from './debate.js';
 import { limitDebates } from './debate-limits.js';
 import { mountDocs } from './docs.js';
@@ -93,24 +93,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use(authenticate({ accounts: deps.accounts, publicOrigin }));
   const tooLarge = (c: Context) =>
     problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
-  // A declared length is checked without touching `c.req.raw.body`: on @hono/node-server, reading that getter wraps the
-  // socket in a web stream whose backpressure pauses it, so the unread rest of the body is never drained and the
-  // keep-alive connection is dropped ~500 ms later, failing the client's next request on it.
-  app.use(async (c, next) => {
-    const length = c.req.header('content-length');
-    if (length !== undefined && !c.req.header('transfer-encoding') && Number(length) > MAX_BODY_BYTES) return tooLarge(c);
-    await next();
-  });
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // Only bodies of undeclared length get here, part-read and not drained: the connection cannot be reused.
-      onError: (c) => {
-        c.header('connection', 'close');
-        return tooLarge(c);
-      },
-    }),
-  );
+  app.use(limitBody(MAX_BODY_BYTES, tooLarge));
 
   const { loginPerAccount, loginPerAddress } = deps.config.rateLimits;
   app.on('POST', '/auth/login', loginRateLimit({ perAccount: loginPerAccount, perAddress: loginPerAddress }));

@@ -333,8 +333,10 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async #drain(): Promise<void> {
-    // Yield once, so writes issued together share the first transaction too.
-    await Promise.resolve();
+    // Wait for the event loop's check phase, not just a microtask: every write issued in this turn, and
+    // in the requests read with it (50 debates starting at once), shares the first transaction, and the
+    // provider calls a debate's first events come with go out before that commit's work (bench/README.md, providers).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (this.#queue.length > 0) await this.#commit(this.#queue.splice(0, MAX_BATCH));
     } finally {
