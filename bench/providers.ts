@@ -341,7 +341,13 @@ export async function benchProviders(): Promise<void> {
   // `BENCH_BUNDLE=<path>` runs a prebuilt bundle instead (an A/B of two builds on the same machine state).
   const bundle = process.env.BENCH_BUNDLE ?? (await bundleServer());
   const sim = await startSim();
-  const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  // A server that cannot start must not leave the simulator (and so this process) running.
+  const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []).catch(
+    (error: unknown) => {
+      sim.child.send({ type: 'exit' });
+      throw error;
+    },
+  );
   try {
     await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
