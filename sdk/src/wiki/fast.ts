@@ -12,8 +12,8 @@
  * (`timestamp`, `user`, `title`, …) or of a type the descriptor's `types` validates itself, a value
  * of an unexpected JS type, out of range, not among the enum's values or among its deprecated ones,
  * a value MediaWiki would split or reject (U+001F, `|` in a multi value), more values than the low
- * cap, a missing required parameter; and, for the
- * whole module, defaults that warn when absent and templated parameters whose expansion could warn.
+ * cap, a missing required parameter; and, for the whole module, defaults that warn when absent and
+ * templated parameters whose expansion could warn.
  *
  * Everything about a parameter that does not depend on the value (its prefixed and encoded keys,
  * the accepted enum values with their encoded forms, the integer bounds, what `max` resolves to) is
