@@ -59,9 +59,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'consilium-sdk-packed-'));
   consumer = join(work, 'consumer');
 
-  // The package's own build script, as `prepack` and a developer in this repository run it.
+  // The package's own build script, as its `prepare` runs it (at `npm install` in this repository, and at `npm pack`).
   await step('build', () => run('npm', ['run', '--silent', 'build'], SDK_DIR));
-  // The package's `prepack` runs the same build; it has just run, so skip it rather than build twice.
+  // The package's `prepare` runs the same build; it has just run, so skip it rather than build twice.
   const { stdout } = await step('pack', () =>
     run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
   );
