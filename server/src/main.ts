@@ -77,7 +77,7 @@ async function start(): Promise<void> {
     });
     if (config.logLevel !== 'silent') {
       console.log(
-        `\nConsilium ${version} is serving ${url}\n  web UI:    ${url}/\n  API docs:  ${url}/docs/\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n${offlineBanner(config.slots)}`,
+        `\nConsilium ${version} is serving ${url}\n  web UI:    ${url}/\n  API docs:  ${url}/docs/\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n  accounts:  npm run users -- list | add NAME | reset-password NAME (a lost password too)\n${offlineBanner(config.slots)}`,
       );
     }
   });

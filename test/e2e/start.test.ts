@@ -77,9 +77,11 @@ describe('npm start', () => {
 
   afterAll(() => (run ? stop(run) : undefined));
 
-  it('prints the banner with the web UI, docs, health, providers and contract URLs', () => {
+  it('prints the banner with the web UI, docs, health, providers and contract URLs, and the accounts command', () => {
     for (const path of ['/', '/docs/', '/health', '/providers', '/openapi.json'])
       expect(run.stdout).toContain(`${baseUrl}${path}\n`);
+    // How to manage accounts, a lost admin password included, on every start (the password is shown only on the first).
+    expect(run.stdout).toContain('npm run users -- list | add NAME | reset-password NAME');
   });
 
   it('says in the banner which slots are offline and how to make each live', () => {
