@@ -5,60 +5,35 @@
  * once over keep-alive, like the providers bench's batches. For A/B of two bundles (see README, providers).
  * `BENCH_CPU_PROF=<dir>` profiles the server.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ADMIN_PASSWORD, signIn, spawnMeasured } from './providers.js';
 
 const [bundle, count = '4000'] = process.argv.slice(2);
 if (!bundle) throw new Error('usage: tsx bench/post-cost.ts <bundle> [requests]');
 const dataDir = mkdtempSync(join(tmpdir(), 'consilium-post-cost-'));
 const profDir = process.env.BENCH_CPU_PROF;
-const child = spawn(process.execPath, [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), bundle], {
-  env: {
+const server = await spawnMeasured(
+  [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), bundle],
+  {
     ...process.env,
     PORT: '0',
     CONSILIUM_DATA_DIR: dataDir,
     CONSILIUM_DATABASE: '',
-    CONSILIUM_ADMIN_PASSWORD: 'bench-admin-password',
+    CONSILIUM_ADMIN_PASSWORD: ADMIN_PASSWORD,
     CONSILIUM_RATE_LIMITS: 'off',
     CONSILIUM_LOG_LEVEL: 'info',
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let out = '';
-const url = await new Promise<string>((resolve) => {
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    if (out === undefined) return;
-    out += chunk;
-    const m = /"msg":"listening","url":"([^"]+)"/.exec(out);
-    if (m) resolve(m[1]!);
-  });
-});
-const cpu = () => {
-  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
-const login = await fetch(`${url}/auth/login`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', origin: url },
-  body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }),
-});
-const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-const token = (
-  (await (
-    await fetch(`${url}/auth/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: url, cookie },
-      body: JSON.stringify({ name: 'bench' }),
-    })
-  ).json()) as { token: string }
-).token;
+  () => rmSync(dataDir, { recursive: true, force: true }),
+);
+const { url } = server;
+const auth = await signIn(url);
 const body = JSON.stringify({ question: 'Should we ship the smaller change first?', rounds: 9 });
 const post = async () => {
   const res = await fetch(`${url}/consilium/deep/stream`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', ...auth },
     body,
   });
   await res.arrayBuffer();
@@ -68,13 +43,11 @@ const batch = async (n: number) => {
   for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, post));
 };
 await batch(500); // warm-up
-const before = cpu();
+const before = server.cpuMs();
 const started = performance.now();
 await batch(Number(count));
 const wall = performance.now() - started;
 console.log(
-  `${bundle}: server CPU per POST ${((cpu() - before) / Number(count)).toFixed(3)} ms; wall per batch of 50 ${((wall / Number(count)) * 50).toFixed(1)} ms`,
+  `${bundle}: server CPU per POST ${((server.cpuMs() - before) / Number(count)).toFixed(3)} ms; wall per batch of 50 ${((wall / Number(count)) * 50).toFixed(1)} ms`,
 );
-child.kill('SIGTERM');
-await new Promise((r) => child.once('exit', r));
-rmSync(dataDir, { recursive: true, force: true });
+await server.stop();

@@ -32,12 +32,12 @@ const ROUNDS = 3;
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
 const nowMs = () => performance.timeOrigin + performance.now();
-const ADMIN_PASSWORD = 'bench-admin-password';
+export const ADMIN_PASSWORD = 'bench-admin-password';
 /** `Authorization` for every debate, once `signIn` ran. */
 let auth: Record<string, string> = {};
 
-/** Signs in as the first admin (cookie), then makes an API token for the debates to send. */
-async function signIn(url: string): Promise<void> {
+/** Signs in as the first admin (cookie), then makes an API token; the `Authorization` header that sends it. */
+export async function signIn(url: string): Promise<Record<string, string>> {
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: url },
@@ -52,7 +52,7 @@ async function signIn(url: string): Promise<void> {
   });
   if (created.status !== 201 && created.status !== 200)
     throw new Error(`token failed: HTTP ${created.status} ${await created.text()}`);
-  auth = { authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
+  return { authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
 }
 
 interface Sim {
@@ -83,7 +83,7 @@ async function startSim(): Promise<Sim> {
   return { child, port, ask };
 }
 
-interface ServerUnderTest {
+export interface ServerUnderTest {
   child: ChildProcess;
   url: string;
   /** User + system CPU ms of the server process so far. */
@@ -136,7 +136,7 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
 }
 
 /** A child process that prints `{"msg":"listening","url":…}` when it serves, with its CPU readable from /proc. */
-async function spawnMeasured(args: string[], env: NodeJS.ProcessEnv, cleanup: () => void): Promise<ServerUnderTest> {
+export async function spawnMeasured(args: string[], env: NodeJS.ProcessEnv, cleanup: () => void): Promise<ServerUnderTest> {
   const spawnedAt = nowMs();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let lines = 0;
@@ -349,7 +349,7 @@ export async function benchProviders(): Promise<void> {
     },
   );
   try {
-    await signIn(server.url);
+    auth = await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
     // `BENCH_WARMUP` more (in batches of 10) lets the JIT settle before (1): the first debates of a process run colder code.
     const warmup = Number(process.env.BENCH_WARMUP ?? 2);

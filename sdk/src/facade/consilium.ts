@@ -169,15 +169,15 @@ export class Consilium {
     const anonymous = new Consilium(clientOptions);
     const signedIn = await login({ client: anonymous.client, body: { username, password } }).then(async (r) => {
       await settle(Promise.resolve(r));
-      return r.response;
+      return r;
     });
-    const cookie = signedIn.headers
+    const cookie = signedIn.response.headers
       .getSetCookie()
       .map((c) => c.split(';')[0])
       .join('; ');
     // A request signed in by cookie must name the service's own origin (the server's CSRF check), as a
-    // browser does by itself; Node's fetch sends no Origin.
-    const origin = new URL(signedIn.url).origin;
+    // browser does by itself; Node's fetch sends no Origin. From the request: a custom fetch's Response may have no URL.
+    const origin = new URL(signedIn.request.url).origin;
     const token = await settle(
       createApiToken({
         client: anonymous.client,
