@@ -342,12 +342,15 @@ export async function benchProviders(): Promise<void> {
   const bundle = process.env.BENCH_BUNDLE ?? (await bundleServer());
   const sim = await startSim();
   // A server that cannot start must not leave the simulator (and so this process) running.
-  const server = await startServerUnderTest(bundle, sim.port, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []).catch(
-    (error: unknown) => {
-      sim.child.send({ type: 'exit' });
-      throw error;
-    },
-  );
+  // `BENCH_NODE_ARGS` passes runtime flags to the server (an A/B of V8 or Node options).
+  const nodeArgs = [
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+  ];
+  const server = await startServerUnderTest(bundle, sim.port, nodeArgs).catch((error: unknown) => {
+    sim.child.send({ type: 'exit' });
+    throw error;
+  });
   try {
     auth = await signIn(server.url);
     // Warm-up: provider packages load on their slot's first call.
