@@ -82,6 +82,37 @@ describe('checkSlot asks each provider its free model list, with the key where i
     expect(last().url).toBe('/ollama/v1/models');
     expect(last().headers.authorization).toBeUndefined();
   });
+
+  it('a server on a port the Fetch standard blocks is reached, as the debate calls reach it', async () => {
+    // `fetch` refuses these ports ("bad port"); the calls go over node:http and do not. Some free one is needed.
+    const blocked = [10080, 6665, 6666, 6667, 6668, 6669, 6566, 6697];
+    const onPort = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"qwen2.5"}]}');
+    });
+    let port: number | undefined;
+    for (const candidate of blocked) {
+      const bound = await new Promise<boolean>((resolve) => {
+        onPort.once('error', () => resolve(false));
+        onPort.listen(candidate, '127.0.0.1', () => resolve(true));
+      });
+      if (bound) {
+        port = candidate;
+        break;
+      }
+    }
+    expect(port, `none of the ports ${blocked.join(', ')} was free`).toBeDefined();
+    try {
+      await expect(fetch(`http://127.0.0.1:${port}/v1/models`)).rejects.toThrow('fetch failed');
+      const env = {
+        CONSILIUM_SLOT5_PROVIDER: 'local',
+        CONSILIUM_SLOT5_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        CONSILIUM_SLOT5_MODEL: 'qwen2.5',
+      };
+      expect(await checkSlot(slotsFromEnv(env)[4]!, { env })).toMatchObject({ status: 'ok', modelFound: true });
+    } finally {
+      await new Promise((r) => onPort.close(r));
+    }
+  });
 });
 
 describe('checkSlot failures', () => {

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { APICallError } from '@ai-sdk/provider';
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
@@ -8,6 +10,7 @@ export const HEALTH_TIMEOUT_MS = 5000;
 
 export interface HealthOptions {
   env: Record<string, string | undefined>;
+  /** Replaces the `node:http` GET the check makes (see `nodeGet`). */
   fetch?: typeof fetch;
   timeoutMs?: number;
   now?: () => Date;
@@ -60,6 +63,35 @@ function probeFor(slot: SlotConfig, key: string | undefined): Probe {
   }
 }
 
+/**
+ * A GET over `node:http(s)`, as the debate's own calls go (`wire.ts`), so the check sees what a call would: the
+ * global `fetch` refuses ports the Fetch standard blocks (6000, 6665–6669, 10080, …) with a bare "fetch failed",
+ * where a call to the same address works.
+ */
+function nodeGet(url: string, init: { headers: Record<string, string>; signal: AbortSignal }): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(
+      url,
+      { method: 'GET', headers: init.headers, signal: init.signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const headers: [string, string][] = [];
+          for (const [name, value] of Object.entries(res.headers))
+            if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+          const empty = status === 204 || status === 304;
+          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers }));
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 /** The URL without credentials or query, to show. */
 const shown = (url: string) => {
   const u = new URL(url);
@@ -91,7 +123,8 @@ export async function checkSlot(slot: SlotConfig, options: HealthOptions): Promi
     message: secrets.reduce((text, secret) => text.replaceAll(secret, '***'), error.message),
   });
   try {
-    const res = await (options.fetch ?? fetch)(probe.url, { headers: { accept: 'application/json', ...probe.headers }, signal });
+    const init = { headers: { accept: 'application/json', ...probe.headers }, signal };
+    const res = await (options.fetch ? options.fetch(probe.url, init) : nodeGet(probe.url, init));
     const text = await res.text();
     const latencyMs = elapsed();
     const checkedAt = now().toISOString();
