@@ -57,6 +57,12 @@ describe('classifyError', () => {
     expect(classifyError(raw)).toMatchObject({ code: 'connection_refused', retryable: true });
   });
 
+  it('a fetch refusal without a system code keeps its cause in the message', () => {
+    const raw = new TypeError('fetch failed', { cause: new Error('bad port') });
+    expect(classifyError(raw)).toEqual({ code: 'connection_reset', message: 'fetch failed: bad port', retryable: true });
+    expect(classifyError(new TypeError('fetch failed'))).toMatchObject({ message: 'fetch failed' });
+  });
+
   it.each([
     ['ENOTFOUND', 'getaddrinfo ENOTFOUND api.nowhere.invalid', 'dns_failed', false],
     ['EAI_AGAIN', 'getaddrinfo EAI_AGAIN api.example.com', 'dns_failed', false],

@@ -127,7 +127,10 @@ function networkCause(error: unknown): Failure | undefined {
   }
   for (let e = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
     if (e instanceof TypeError && /fetch failed|terminated/i.test(e.message)) {
-      return { code: 'connection_reset', message: clip(messageOf(error)), retryable: true };
+      // undici's own refusals ("bad port") carry no code: their message is the only cause there is.
+      const outer = messageOf(error);
+      const inner = innermostMessage(error);
+      return { code: 'connection_reset', message: clip(inner === outer ? outer : `${outer}: ${inner}`), retryable: true };
     }
   }
   return undefined;
