@@ -10,7 +10,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT, main } from '../../sdk/src/cli/main.js';
+import { Consilium, ConsiliumError, type DebateEvent } from '../../sdk/src/index.js';
 import { StoreError } from '../../server/src/sessions/store.js';
+import { readEvents } from '../debate/fault-providers.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 /** An OpenAI-compatible model that streams a word every 50 ms until its client hangs up. */
@@ -111,6 +114,22 @@ describe('a store that is down', () => {
     await expectStoreUnavailable(await server.fetch('/sessions'));
     await expectStoreUnavailable(await server.fetch('/consilium/deep', json({ question: 'Shard or not?', rounds: 2 })));
     await expectStoreUnavailable(await server.fetch('/consilium', json({ question: 'Shard or not?', detach: true })));
+
+    // The SDK's typed error carries the code; the CLI reports it and exits with its server-failure code.
+    const sdk = new Consilium({ baseUrl: server.baseUrl, token: server.token });
+    const error = await sdk.sessions.get('ses_00000000000000000000000000').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConsiliumError);
+    expect(error).toMatchObject({ code: 'store_unavailable', status: 503, fromServer: true });
+    let stderr = '';
+    const code = await main(['sessions', 'list'], {
+      stdout: { write: () => undefined },
+      stderr: { write: (text) => void (stderr += text) },
+      env: { CONSILIUM_URL: server.baseUrl, CONSILIUM_TOKEN: server.token, CONSILIUM_CONFIG: '/nonexistent/consilium.json' },
+      readStdin: async () => '',
+      onInterrupt: () => () => undefined,
+    });
+    expect(code).toBe(EXIT.server);
+    expect(stderr).toMatch(/Session store unavailable \(store_unavailable\)/);
   });
 
   it('a bug in the store stays 500 internal_error; the same call failing as unavailable is 503', async () => {
@@ -178,4 +197,32 @@ describe('a detached start', () => {
     expect(model.calls.length).toBe(1);
     expect((await server.fetch(`/sessions/${sessionId}`, { method: 'DELETE' })).status).toBe(204);
   });
+});
+
+describe('a streamed start (not detached) whose first write fails', () => {
+  // Not a 503: the stream's 200 and first events are sent before any write could fail. The events go
+  // on live (the model calls too) while the writes are retried; then the run stops and the stream ends.
+  it('streams, then ends with session.ended failed store_unavailable once the retries give up', async () => {
+    server = await startServer({ CONSILIUM_STORE_RETRY_MS: '1000', CONSILIUM_OFFLINE_TOKEN_MS: '20' });
+    expect((await server.fetch('/sessions')).status).toBe(200);
+    lock = await lockWrites(server.config.database);
+
+    const started = Date.now();
+    const res = await server.fetch('/consilium/deep/stream', {
+      ...json({ question: 'Shard the sessions table?', rounds: 5 }),
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    });
+    expect(res.status).toBe(200);
+    const events: DebateEvent[] = [];
+    for await (const e of readEvents(res.body!)) events.push(e.data as DebateEvent);
+    // The first write waits out the 5 s busy timeout; the retry 1 s later another 5 s; then the give-up.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(events[0]).toMatchObject({ type: 'session.started' });
+    expect(events.filter((e) => e.type === 'session.ended')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({
+      type: 'session.ended',
+      status: 'failed',
+      error: expect.stringMatching(/^store_unavailable: /),
+    });
+  }, 30_000);
 });
