@@ -75,8 +75,8 @@ describe('POST /consilium', () => {
     expect(data!.answers.every((a) => a.offline && a.round === 1 && !a.error)).toBe(true);
     expect(data!.missingSlots).toEqual([]);
     expect(data!.usage.totalTokens).toBe(data!.answers.reduce((n, a) => n + a.usage.totalTokens, 0));
-    // Offline usage has no price: the cost is a lower bound, and says so.
-    expect(data!.cost).toEqual({ usd: 0, priced: false });
+    // The offline stand-in asks no model: its cost is exactly 0, not a lower bound.
+    expect(data!.cost).toEqual({ usd: 0, priced: true });
   });
 
   it('asks only the slots named, each once', async () => {

@@ -570,7 +570,7 @@ export type components = {
         Cost: {
             /** @description Cost in US dollars from the configured price table. */
             usd: number;
-            /** @description False when some usage had no price (offline or unpriced models), so `usd` is a lower bound. */
+            /** @description False when some usage had no price (a live model missing from the price table), so `usd` is a lower bound. The offline stand-in costs exactly 0. */
             priced: boolean;
         };
         /** @enum {string} */

@@ -224,6 +224,12 @@ describe('the web UI', () => {
       await page.click('button:has-text("Ask follow-up")');
     });
     expect(((await (await api(`/sessions/${followUp.id}`)).json()) as { parentId: string }).parentId).toBe(parallel.id);
+    // History marks the follow-up as one, and only it.
+    await page.goto(`${server.baseUrl}/#/sessions`);
+    const pills = (id: string) => page.$$eval(`.history a[href$="${id}"] .pill`, (els) => els.map((e) => e.textContent?.trim()));
+    await page.waitForSelector(`.history a[href$="${followUp.id}"]`);
+    expect(await pills(followUp.id)).toContain('follow-up');
+    expect(await pills(parallel.id)).not.toContain('follow-up');
   });
 
   it('shows usage and cost per model, per round and in total, as the API reports them', async () => {

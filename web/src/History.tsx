@@ -63,6 +63,13 @@ export function History({ q: initial }: { q: string }) {
                 <span class="history-q">{s.question}</span>
                 <span class="history-meta small">
                   <span class={`pill pill-${s.status}`}>{s.status}</span> <span class="pill">{s.mode}</span>{' '}
+                  {s.parentId && (
+                    <>
+                      <span class="pill" title="Asked in an earlier session's thread; its page shows the thread">
+                        follow-up
+                      </span>{' '}
+                    </>
+                  )}
                   <span class="muted">
                     {formatDate(s.createdAt)} · {formatTokens(s.usage.totalTokens)} tokens · {formatCost(s.cost)}
                   </span>

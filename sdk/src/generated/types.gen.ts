@@ -176,7 +176,7 @@ export type Cost = {
      */
     usd: number;
     /**
-     * False when some usage had no price (offline or unpriced models), so `usd` is a lower bound.
+     * False when some usage had no price (a live model missing from the price table), so `usd` is a lower bound. The offline stand-in costs exactly 0.
      */
     priced: boolean;
 };

@@ -9,9 +9,10 @@ describe('costOf', () => {
     expect(costOf(usage, 'openai', 'gpt-4.1', false, prices)).toEqual({ usd: 0.002 + 0.004, priced: true });
   });
 
-  it('is an honest lower bound without a price, and for the offline model', () => {
+  it('is an honest lower bound without a price; the offline stand-in costs exactly 0', () => {
     expect(costOf(usage, 'openai', 'gpt-5', false, prices)).toEqual({ usd: 0, priced: false });
-    expect(costOf(usage, 'openai', 'gpt-4.1', true, prices)).toEqual({ usd: 0, priced: false });
+    expect(costOf(usage, 'openai', 'gpt-4.1', true, prices)).toEqual({ usd: 0, priced: true });
+    expect(costOf(usage, 'openai', 'gpt-5', true, prices)).toEqual({ usd: 0, priced: true });
     // Nothing used: nothing unpriced.
     expect(costOf({ inputTokens: 0, outputTokens: 0, totalTokens: 0 }, 'x', 'y', false, {})).toEqual({ usd: 0, priced: true });
   });

@@ -491,8 +491,8 @@ const UsageTable = memo(function UsageTable({ view }: { view: SessionView; shape
         Total: {formatUsage(view.usage)} · <strong data-testid="total-cost">{formatCost(view.cost)}</strong>
       </p>
       <p class="muted small">
-        Tokens, then cost, per model and round, from the server's price table; "≥" means some usage had no price (offline or
-        unpriced models), so the figure is a lower bound; "—" means not reported.
+        Tokens, then cost, per model and round, from the server's price table; "≥" means some usage had no price (a live model
+        missing from the table), so the figure is a lower bound; the offline stand-in costs nothing; "—" means not reported.
       </p>
     </section>
   );

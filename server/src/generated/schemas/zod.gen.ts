@@ -133,7 +133,7 @@ export const zCost = z.object({
         description: 'Cost in US dollars from the configured price table.'
     }),
     priced: z.boolean().register(z.globalRegistry, {
-        description: 'False when some usage had no price (offline or unpriced models), so `usd` is a lower bound.'
+        description: 'False when some usage had no price (a live model missing from the price table), so `usd` is a lower bound. The offline stand-in costs exactly 0.'
     })
 });
 
