@@ -1257,7 +1257,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A debate start answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`. */
+        /** @description The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`. */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before trying again (a guess; the store's recovery is not known). */

@@ -1845,7 +1845,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "ServiceUnavailable", {
-    "description": "The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A debate start answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.",
+    "description": "The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.",
     "headers": {
       "Retry-After": {
         "description": "Seconds to wait before trying again (a guess; the store's recovery is not known).",
