@@ -123,7 +123,11 @@ describe('a store that is down', () => {
     let stderr = '';
     const code = await main(['sessions', 'list'], {
       stdout: { write: () => undefined },
-      stderr: { write: (text) => void (stderr += text) },
+      stderr: {
+        write: (text) => {
+          stderr += text;
+        },
+      },
       env: { CONSILIUM_URL: server.baseUrl, CONSILIUM_TOKEN: server.token, CONSILIUM_CONFIG: '/nonexistent/consilium.json' },
       readStdin: async () => '',
       onInterrupt: () => () => undefined,
