@@ -489,7 +489,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -1257,6 +1257,28 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again (a guess; the store's recovery is not known). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/store_unavailable",
+                 *       "title": "Session store unavailable",
+                 *       "status": 503,
+                 *       "code": "store_unavailable",
+                 *       "detail": "The session store is unavailable, so the request was not carried out; try again shortly.",
+                 *       "instance": "/sessions",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1331,6 +1353,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     askProvider: {
@@ -1406,6 +1429,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runParallel: {
@@ -1473,6 +1497,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runDeepDebate: {
@@ -1547,6 +1572,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     streamDeepDebate: {
@@ -1593,6 +1619,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     synthesizeVerdict: {
@@ -1675,6 +1702,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSessions: {
@@ -1713,6 +1741,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSession: {
@@ -1763,6 +1792,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteSession: {
@@ -1789,6 +1819,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     streamSessionEvents: {
@@ -1839,6 +1870,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     askFollowUp: {
@@ -1895,6 +1927,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSessionThread: {
@@ -1922,6 +1955,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exportSessionMarkdown: {
@@ -1950,6 +1984,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exportSessionJson: {
@@ -2000,6 +2035,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     login: {
@@ -2047,6 +2083,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
@@ -2068,6 +2105,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changePassword: {
@@ -2100,6 +2138,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCurrentUser: {
@@ -2131,6 +2170,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiTokens: {
@@ -2165,6 +2205,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -2209,6 +2250,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiToken: {
@@ -2235,6 +2277,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -2271,6 +2314,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -2318,6 +2362,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteUser: {
@@ -2345,6 +2390,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUser: {
@@ -2392,6 +2438,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetUserPassword: {
@@ -2430,6 +2477,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

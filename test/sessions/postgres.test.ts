@@ -368,6 +368,32 @@ describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', 
 });
 
 describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
+  it('a server whose store has gone answers 503 store_unavailable with Retry-After, not 500', async () => {
+    const app = await startServer({ CONSILIUM_DATABASE: await server!.createDatabase() });
+    try {
+      expect((await app.fetch('/sessions')).status).toBe(200);
+      // The pool ended under the server: pg says so in words, which the store maps to `unavailable`.
+      await app.sessions.store.close();
+      for (const res of [
+        await app.fetch('/sessions'),
+        await app.fetch('/consilium', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ question: 'Still there?', detach: true }),
+        }),
+      ]) {
+        expect([res.status, res.headers.get('retry-after'), res.headers.get('content-type')]).toEqual([
+          503,
+          '5',
+          'application/problem+json',
+        ]);
+        expect(await res.json()).toMatchObject({ code: 'store_unavailable', status: 503 });
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('reports a server it cannot reach, or a database that does not exist, as unavailable', async () => {
     const dead = new URL(server!.url);
     dead.port = '1';

@@ -74,7 +74,11 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     ...env,
   };
   const config = loadConfig(all);
-  const sessions = await openSessions({ database: config.database, cacheSize: config.sessionCacheSize });
+  const sessions = await openSessions({
+    database: config.database,
+    cacheSize: config.sessionCacheSize,
+    storeRetryMs: config.storeRetryMs,
+  });
   const accounts = openAccounts(sessions.store.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;
   await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });

@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable';
 
 export type FieldError = {
     /**
@@ -850,6 +850,10 @@ export type ListProvidersErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
@@ -900,6 +904,10 @@ export type AskProviderErrors = {
      * The model's provider failed and no answer could be produced.
      */
     502: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type AskProviderError = AskProviderErrors[keyof AskProviderErrors];
@@ -941,6 +949,10 @@ export type RunParallelErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type RunParallelError = RunParallelErrors[keyof RunParallelErrors];
@@ -982,6 +994,10 @@ export type RunDeepDebateErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type RunDeepDebateError = RunDeepDebateErrors[keyof RunDeepDebateErrors];
@@ -1023,6 +1039,10 @@ export type StreamDeepDebateErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type StreamDeepDebateError = StreamDeepDebateErrors[keyof StreamDeepDebateErrors];
@@ -1064,6 +1084,10 @@ export type SynthesizeVerdictErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type SynthesizeVerdictError = SynthesizeVerdictErrors[keyof SynthesizeVerdictErrors];
@@ -1118,6 +1142,10 @@ export type ListSessionsErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ListSessionsError = ListSessionsErrors[keyof ListSessionsErrors];
@@ -1164,6 +1192,10 @@ export type DeleteSessionErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type DeleteSessionError = DeleteSessionErrors[keyof DeleteSessionErrors];
@@ -1206,6 +1238,10 @@ export type GetSessionErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type GetSessionError = GetSessionErrors[keyof GetSessionErrors];
@@ -1254,6 +1290,10 @@ export type StreamSessionEventsErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type StreamSessionEventsError = StreamSessionEventsErrors[keyof StreamSessionEventsErrors];
@@ -1300,6 +1340,10 @@ export type AskFollowUpErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type AskFollowUpError = AskFollowUpErrors[keyof AskFollowUpErrors];
@@ -1346,6 +1390,10 @@ export type GetSessionThreadErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type GetSessionThreadError = GetSessionThreadErrors[keyof GetSessionThreadErrors];
@@ -1388,6 +1436,10 @@ export type ExportSessionMarkdownErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ExportSessionMarkdownError = ExportSessionMarkdownErrors[keyof ExportSessionMarkdownErrors];
@@ -1430,6 +1482,10 @@ export type ExportSessionJsonErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ExportSessionJsonError = ExportSessionJsonErrors[keyof ExportSessionJsonErrors];
@@ -1471,6 +1527,10 @@ export type LoginErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type LoginError = LoginErrors[keyof LoginErrors];
@@ -1504,6 +1564,10 @@ export type LogoutErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type LogoutError = LogoutErrors[keyof LogoutErrors];
@@ -1541,6 +1605,10 @@ export type ChangePasswordErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ChangePasswordError = ChangePasswordErrors[keyof ChangePasswordErrors];
@@ -1570,6 +1638,10 @@ export type GetCurrentUserErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type GetCurrentUserError = GetCurrentUserErrors[keyof GetCurrentUserErrors];
@@ -1599,6 +1671,10 @@ export type ListApiTokensErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ListApiTokensError = ListApiTokensErrors[keyof ListApiTokensErrors];
@@ -1636,6 +1712,10 @@ export type CreateApiTokenErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type CreateApiTokenError = CreateApiTokenErrors[keyof CreateApiTokenErrors];
@@ -1682,6 +1762,10 @@ export type RevokeApiTokenErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type RevokeApiTokenError = RevokeApiTokenErrors[keyof RevokeApiTokenErrors];
@@ -1715,6 +1799,10 @@ export type ListUsersErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ListUsersError = ListUsersErrors[keyof ListUsersErrors];
@@ -1756,6 +1844,10 @@ export type CreateUserErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type CreateUserError = CreateUserErrors[keyof CreateUserErrors];
@@ -1806,6 +1898,10 @@ export type DeleteUserErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type DeleteUserError = DeleteUserErrors[keyof DeleteUserErrors];
@@ -1856,6 +1952,10 @@ export type UpdateUserErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type UpdateUserError = UpdateUserErrors[keyof UpdateUserErrors];
@@ -1902,6 +2002,10 @@ export type ResetUserPasswordErrors = {
      * This server does not provide the capability yet; `detail` names it.
      */
     501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
 };
 
 export type ResetUserPasswordError = ResetUserPasswordErrors[keyof ResetUserPasswordErrors];

@@ -22,7 +22,8 @@ export const zProblemCode = z.enum([
     'budget_exceeded',
     'internal_error',
     'host_not_allowed',
-    'request_timeout'
+    'request_timeout',
+    'store_unavailable'
 ]);
 
 export const zFieldError = z.object({

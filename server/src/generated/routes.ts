@@ -219,6 +219,9 @@ export const listProviders = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -301,6 +304,9 @@ export const askProvider = createRoute({
     },
     502: {
       "$ref": "#/components/responses/BadGateway"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -372,6 +378,9 @@ export const runParallel = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -450,6 +459,9 @@ export const runDeepDebate = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -501,6 +513,9 @@ export const streamDeepDebate = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -590,6 +605,9 @@ export const synthesizeVerdict = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -626,6 +644,9 @@ export const listSessions = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -679,6 +700,9 @@ export const getSession = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -712,6 +736,9 @@ export const deleteSession = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -764,6 +791,9 @@ export const streamSessionEvents = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -828,6 +858,9 @@ export const askFollowUp = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -861,6 +894,9 @@ export const getSessionThread = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -897,6 +933,9 @@ export const exportSessionMarkdown = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -951,6 +990,9 @@ export const exportSessionJson = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1006,6 +1048,9 @@ export const login = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1030,6 +1075,9 @@ export const logout = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1069,6 +1117,9 @@ export const changePassword = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1099,6 +1150,9 @@ export const getCurrentUser = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1132,6 +1186,9 @@ export const listApiTokens = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1180,6 +1237,9 @@ export const createApiToken = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1213,6 +1273,9 @@ export const revokeApiToken = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1262,6 +1325,9 @@ export const listUsers = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1328,6 +1394,9 @@ export const createUser = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1377,6 +1446,9 @@ export const deleteUser = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1443,6 +1515,9 @@ export const updateUser = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1500,6 +1575,9 @@ export const resetUserPassword = createRoute({
     },
     501: {
       "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
     }
   }
 });
@@ -1761,6 +1839,33 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
           "code": "provider_failed",
           "detail": "anthropic answered 529 Overloaded three times.",
           "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "ServiceUnavailable", {
+    "description": "The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.",
+    "headers": {
+      "Retry-After": {
+        "description": "Seconds to wait before trying again (a guess; the store's recovery is not known).",
+        "schema": {
+          "type": "integer"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/store_unavailable",
+          "title": "Session store unavailable",
+          "status": 503,
+          "code": "store_unavailable",
+          "detail": "The session store is unavailable, so the request was not carried out; try again shortly.",
+          "instance": "/sessions",
           "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }

@@ -8,6 +8,7 @@ import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { createSlotModel } from '../debate/models.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
 import type { Sessions } from '../sessions/sessions.js';
+import { StoreError } from '../sessions/store.js';
 import { accountHandlers } from './accounts.js';
 import { authenticate } from './auth.js';
 import { limitBody } from './body-limit.js';
@@ -19,7 +20,7 @@ import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
-import { problem, unfaithfulTextProblem, validationProblem } from './problem.js';
+import { problem, storeUnavailable, unfaithfulTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
@@ -58,6 +59,18 @@ function unsupportedMediaType(c: Context): Response {
   return problem(c, 415, 'unsupported_media_type', {
     detail: `Send the body as ${types.join(' or ')} (Content-Type: ${types[0]}); got ${sent ? JSON.stringify(sent) : 'no Content-Type'}.`,
   });
+}
+
+/**
+ * A store that is down or locked (`StoreError` `unavailable`, also as the cause of another error):
+ * worth retrying. Its other codes (`conflict`: a write that broke a constraint; `corrupt`) are bugs or
+ * need an operator, and stay 500 like any other unexpected error.
+ */
+function storeDown(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof StoreError) return e.code === 'unavailable';
+  }
+  return false;
 }
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
@@ -123,6 +136,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (err instanceof HTTPException && err.status === 415) return unsupportedMediaType(c);
     if (err instanceof HTTPException && err.status < 500) {
       return problem(c, err.status, 'validation_failed', { detail: err.message });
+    }
+    if (storeDown(err)) {
+      // Not a bug: the operator needs the store's own words, not a stack.
+      deps.logger.error('session store unavailable', { requestId: c.get('requestId'), error: String(err?.message ?? err) });
+      return storeUnavailable(c);
     }
     deps.logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
     return problem(c, 500, 'internal_error', { detail: 'An unexpected error occurred; quote the requestId when reporting it.' });

@@ -11,6 +11,7 @@ import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/gen
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
+import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
 import type { AppEnv, DebateDeps } from './env.js';
 import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
@@ -64,13 +65,21 @@ export function debateHandlers({
     return run;
   };
   /**
-   * Starts a detached run and answers `202` once its session is stored as `running`, so a GET or its
-   * events right after find it. `start` gets the run options to use; a run that fails before its
-   * session exists fails the request as it would have attached.
+   * Starts a detached run and answers `202` once its session's first write has committed, so a GET or
+   * its events right after find it. If that write fails, the run is stopped and dropped (no model calls
+   * go on for a session nobody can read) and the store's error fails the request (503 when the store is
+   * down). `start` gets the run options to use; a run that fails before its session exists fails the
+   * request as it would have attached.
    */
   const accepted = async (c: Context, start: (options: ReturnType<typeof recorded>) => Promise<Session>): Promise<Response> => {
     let written!: (id: string) => void;
-    const running = new Promise<string>((resolve) => (written = resolve));
+    let refused!: (error: unknown) => void;
+    const running = new Promise<string>((resolve, reject) => {
+      written = resolve;
+      refused = reject;
+    });
+    // The run may name itself by its result first; a later failure is then nobody's to hear.
+    running.catch(() => undefined);
     const options = recorded(c, undefined, undefined, true);
     const run = start({
       ...options,
@@ -79,7 +88,16 @@ export function debateHandlers({
         // The recorder heard the first event before this listener and began writing it: wait for that write.
         const stop = log.subscribe(() => {
           stop();
-          void (sessions.recorder.live(log.sessionId)?.settled() ?? Promise.resolve()).then(() => written(log.sessionId));
+          const live = sessions.recorder.live(log.sessionId);
+          if (!live) return written(log.sessionId);
+          live.firstWrite.then(
+            () => written(log.sessionId),
+            (error: unknown) => {
+              const why = error instanceof Error ? error.message : String(error);
+              live.discard(new Error(`${STORE_UNAVAILABLE}: the session's first write failed (${why}); the run was stopped`));
+              refused(error);
+            },
+          );
         });
       },
     });

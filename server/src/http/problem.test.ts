@@ -30,6 +30,7 @@ const TITLES: Record<ProblemCode, string> = {
   internal_error: 'Internal server error',
   host_not_allowed: 'Host not allowed',
   request_timeout: 'Request timeout',
+  store_unavailable: 'Session store unavailable',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */

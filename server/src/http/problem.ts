@@ -26,6 +26,7 @@ const TITLES: Record<ProblemCode, string> = {
   internal_error: 'Internal server error',
   host_not_allowed: 'Host not allowed',
   request_timeout: 'Request timeout',
+  store_unavailable: 'Session store unavailable',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;
@@ -39,6 +40,20 @@ export function problemBody(status: number, code: ProblemCode, init: ProblemInit
 export function problem(c: Context, status: number, code: ProblemCode, init: ProblemInit = {}): Response {
   const body = problemBody(status, code, { instance: c.req.path, requestId: c.get('requestId'), ...init });
   return c.body(JSON.stringify(body), status as 400, { 'content-type': PROBLEM_MEDIA_TYPE });
+}
+
+/**
+ * Seconds a client should wait after `store_unavailable`: a guess, since nothing here knows when the
+ * store comes back, but a lock or a database restart usually clears within seconds.
+ */
+export const STORE_RETRY_AFTER_S = 5;
+
+/** 503 `store_unavailable` with `Retry-After`: the store failed, so the request was not carried out. */
+export function storeUnavailable(c: Context): Response {
+  c.header('retry-after', String(STORE_RETRY_AFTER_S));
+  return problem(c, 503, 'store_unavailable', {
+    detail: `The session store is unavailable, so the request was not carried out; try again in ${STORE_RETRY_AFTER_S} seconds.`,
+  });
 }
 
 const LOCATIONS: Record<string, string> = {

@@ -548,3 +548,51 @@ describe('timing and what the operator is told', () => {
     }
   });
 });
+
+describe('the first write (what a detached start waits on)', () => {
+  it('firstWrite resolves once the first step commits, and stays resolved when a later write fails', async () => {
+    const { log, live } = record();
+    let settled = false;
+    void live.firstWrite.then(() => (settled = true));
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Not before the commit: the gate holds it.
+    expect(settled).toBe(false);
+    openGate();
+    await live.firstWrite;
+    expect((await store.get(log.sessionId))?.status).toBe('running');
+    store.write = async () => {
+      throw new Error('SQLITE_IOERR: disk I/O error');
+    };
+    log.emit({ type: 'round.ended', round: 1, missingSlots: [], quorumMet: true });
+    await live.settled();
+    await expect(live.firstWrite).resolves.toBeUndefined();
+  });
+
+  it('firstWrite rejects with the store error; discard stops the run and nothing of it is written, even once the store is back', async () => {
+    const write = store.write.bind(store);
+    let writes = 0;
+    let failing = true;
+    store.write = async (step: Step) => {
+      writes++;
+      if (failing) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    openGate();
+    const { recorder, log, live, seen, cancel } = record({ flushMs: 5, retryMs: 10, giveUpAfterMs: 60_000 });
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await expect(live.firstWrite).rejects.toThrow('SQLITE_BUSY');
+    live.discard(new Error(`${STORE_UNAVAILABLE}: refused`));
+    expect(cancel.signal.aborted).toBe(true);
+    await expect(live.done).resolves.toBeUndefined();
+    failing = false;
+    // What the run raises as it stops (its end) is neither shown nor written, and no retry comes.
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'late' });
+    log.emit(endedBody());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(writes).toBe(1);
+    expect(await store.get(log.sessionId)).toBeUndefined();
+    expect(seen.map((e) => e.type)).toEqual(['round.started']);
+    expect(recorder.live(log.sessionId)).toBeUndefined();
+  });
+});

@@ -45,6 +45,16 @@ export interface LiveSession {
   /** Resolves once everything raised so far is committed (or failed and was logged). */
   settled(): Promise<void>;
   /**
+   * Settles with the outcome of the session's first write: resolves once it has committed, rejects
+   * with the store's error if it failed (even though the recorder goes on retrying it).
+   */
+  readonly firstWrite: Promise<void>;
+  /**
+   * Stops the run and drops everything not yet written, so nothing of it is stored: for a run whose
+   * first write failed and which nobody will be told about (see `firstWrite`).
+   */
+  discard(reason: Error): void;
+  /**
    * Resolves once the run has ended and its last step is committed; or, when the store stayed
    * down, once the recorder gave up, with the session as it ended (`failed`).
    */
@@ -82,6 +92,9 @@ class Recording implements LiveSession {
   abandoned = false;
   readonly done: Promise<Session | undefined>;
   finish!: (failed?: Session) => void;
+  readonly firstWrite: Promise<void>;
+  /** Settles `firstWrite`; later calls do nothing. */
+  firstWritten!: (error?: unknown) => void;
 
   constructor(
     readonly log: EventLog,
@@ -89,6 +102,11 @@ class Recording implements LiveSession {
     readonly controller: AbortController,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
+    this.firstWrite = new Promise((resolve, reject) => {
+      this.firstWritten = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    // Nobody need wait on it: a failure is also handled by the retries.
+    this.firstWrite.catch(() => undefined);
   }
 
   get released(): DebateEvent[] {
@@ -149,6 +167,16 @@ class Recording implements LiveSession {
 
   cancel(reason: Error): void {
     this.controller.abort(reason);
+  }
+
+  discard(reason: Error): void {
+    this.abandoned = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = [];
+    this.held = [];
+    this.cancel(reason);
+    this.finish();
   }
 
   async settled(): Promise<void> {
@@ -269,7 +297,13 @@ export class SessionRecorder {
     r.due = false;
     r.writing = this.#store.write(step).then(
       () => {
+        r.firstWritten();
         r.failingSince = undefined;
+        if (r.abandoned) {
+          // Discarded while this write was in flight (a retry): what it stored stays, nothing more is written.
+          r.writing = undefined;
+          return;
+        }
         this.#cache.set(session);
         r.writing = undefined;
         r.inflight = [];
@@ -282,6 +316,9 @@ export class SessionRecorder {
         else if (r.pending.length > 0) this.#later(r, this.#flushMs);
       },
       (error: unknown) => {
+        r.firstWritten(error ?? new Error('the session store failed'));
+        r.writing = undefined;
+        if (r.abandoned) return;
         // Nothing of the step was written: keep it for the next attempt rather than lose it.
         r.pending = [...step.events, ...r.pending];
         r.inflight = [];

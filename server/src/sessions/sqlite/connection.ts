@@ -12,6 +12,8 @@ export interface RunResult {
 export class Connection {
   readonly #db: Database;
   readonly #statements = new Map<string, Promise<Statement>>();
+  /** Set once `close` starts: node-sqlite3 would answer later calls with SQLITE_MISUSE, which reads as a bug. */
+  #closed = false;
 
   private constructor(db: Database) {
     this.#db = db;
@@ -28,6 +30,7 @@ export class Connection {
 
   /** Runs a statement (prepared once, reused); resolves with the rows it changed. */
   async run(sql: string, params: Params = []): Promise<RunResult> {
+    this.#check();
     const statement = await this.#prepare(sql);
     return new Promise((resolve, reject) => {
       statement.run(params, function (this: SqliteRunResult, error: Error | null) {
@@ -42,6 +45,7 @@ export class Connection {
    * connection's read transaction (and so its stale WAL snapshot) open until the next call.
    */
   async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    this.#check();
     const statement = await this.#prepare(sql);
     return new Promise((resolve, reject) => {
       statement.all<T>(params, (error, rows) => {
@@ -57,18 +61,24 @@ export class Connection {
 
   /** Several statements without parameters, not kept prepared (schema changes, pragmas). */
   exec(sql: string): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
     return new Promise((resolve, reject) => {
       this.#db.exec(sql, (error) => (error ? reject(storeError(error)) : resolve()));
     });
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const statements = await Promise.allSettled(this.#statements.values());
     this.#statements.clear();
     for (const s of statements) {
       if (s.status === 'fulfilled') await new Promise<void>((resolve) => s.value.finalize(() => resolve()));
     }
     await new Promise<void>((resolve, reject) => this.#db.close((error) => (error ? reject(storeError(error)) : resolve())));
+  }
+
+  #check(): void {
+    if (this.#closed) throw closedError();
   }
 
   #prepare(sql: string): Promise<Statement> {
@@ -84,6 +94,9 @@ export class Connection {
     return statement;
   }
 }
+
+/** A call on a closed connection: the store is going away (shutdown) or was closed under a request. */
+const closedError = () => new StoreError('unavailable', 'the database connection is closed');
 
 /**
  * SQLite's result codes as StoreError codes a caller can act on: a locked or failing disk is
