@@ -35,6 +35,12 @@ export async function startLongModel(
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
   let calls = 0;
   const server: Server = createServer((req, res) => {
+    // No model list (as some OpenAI-compatible servers): a reachability check finds the server but fails, with a cause.
+    if (req.method === 'GET') {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"This server lists no models."}}');
+      return;
+    }
     let body = '';
     req.on('data', (chunk) => {
       body += chunk;

@@ -341,12 +341,18 @@ describe('the web UI', () => {
       cells.map((c) => ({ status: c.getAttribute('data-status'), text: c.textContent ?? '' })),
     );
     const checked = (await (await api('/providers?check=true')).json()) as {
-      slots: { slot: number; health: { status: string; latencyMs?: number; error?: { code: string } } }[];
+      slots: { slot: number; health: { status: string; latencyMs?: number; error?: { code: string; message: string } } }[];
     };
     expect(shown.map((s) => s.status)).toEqual(checked.slots.map((s) => s.health.status));
+    // The panel's model server lists no models: every check fails, so each cell must show why.
+    expect(checked.slots.filter((s) => s.health.error)).toHaveLength(5);
     for (const [i, s] of checked.slots.entries()) {
       if (s.health.latencyMs !== undefined) expect(shown[i]!.text).toMatch(/\d+ ms/);
-      if (s.health.error) expect(shown[i]!.text).toContain(s.health.error.code);
+      if (s.health.error) {
+        expect(shown[i]!.text).toContain(s.health.error.code);
+        // The cause itself, not only its code.
+        expect(shown[i]!.text).toContain(s.health.error.message);
+      }
     }
   });
 

@@ -74,7 +74,7 @@ export function Providers() {
   );
 }
 
-/** One slot's check: status, latency, and the error's code (the message, which quotes the provider, only as text). */
+/** One slot's check: status, latency, the error's code and its message (which quotes the provider: only ever text). */
 function HealthCell({ health }: { health: SlotHealth | undefined }) {
   if (!health) return <td class="muted">not checked</td>;
   return (
@@ -85,11 +85,15 @@ function HealthCell({ health }: { health: SlotHealth | undefined }) {
       {health.latencyMs !== undefined && <span class="muted"> · {health.latencyMs} ms</span>}
       {health.modelFound === false && <span> · model not listed</span>}
       {health.error && (
-        <span title={health.error.message}>
+        <>
           {' · '}
           <code>{health.error.code}</code>
           {health.error.status !== undefined && ` (HTTP ${health.error.status})`}
-        </span>
+          {/* The cause is what an operator acts on: the refused address, the host that does not resolve. */}
+          <div class="muted small health-message" title={health.endpoint}>
+            {health.error.message}
+          </div>
+        </>
       )}
     </td>
   );
