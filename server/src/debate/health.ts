@@ -4,6 +4,7 @@ import { APICallError } from '@ai-sdk/provider';
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { classifyError } from './errors.js';
+import { wholeResponse } from './wire.js';
 
 /** How long one slot's check may take; the checks run at once, so this bounds the whole answer. */
 export const HEALTH_TIMEOUT_MS = 5000;
@@ -73,19 +74,7 @@ function nodeGet(url: string, init: { headers: Record<string, string>; signal: A
     const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(
       url,
       { method: 'GET', headers: init.headers, signal: init.signal },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const headers: [string, string][] = [];
-          for (const [name, value] of Object.entries(res.headers))
-            if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
-          const empty = status === 204 || status === 304;
-          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers }));
-        });
-      },
+      (res) => wholeResponse(res).then(resolve, reject),
     );
     request.on('error', reject);
     request.end();

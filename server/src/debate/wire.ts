@@ -545,28 +545,14 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
       (res) => {
         answered = true;
         const status = res.statusCode ?? 0;
-        const responseHeaders: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers))
-          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        const responseHeaders = flatHeaders(res);
         if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
           claim.body = nodeBody(res);
           claim.headers = responseHeaders;
           reject(HANDED_OVER);
           return;
         }
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const empty = status === 204 || status === 304;
-          resolve(
-            new Response(empty ? null : Buffer.concat(chunks), {
-              status,
-              statusText: res.statusMessage ?? '',
-              headers: responseHeaders,
-            }),
-          );
-        });
+        wholeResponse(res, responseHeaders).then(resolve, reject);
       },
     );
     if (signal !== undefined) {
@@ -585,6 +571,28 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
     });
     request.end(init.body as string);
   }
+}
+
+/** A Node response's headers, one string each (repeated ones joined), as a web `Headers` init. */
+function flatHeaders(res: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return headers;
+}
+
+/** A Node response read to its end, as a web `Response`. */
+export function wholeResponse(res: IncomingMessage, headers = flatHeaders(res)): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      const status = res.statusCode ?? 0;
+      const empty = status === 204 || status === 304;
+      resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers }));
+    });
+  });
 }
 
 /** Where each provider URL goes, parsed once: a `URL` and its conversion per request were 1 % of the main thread. */
