@@ -1,8 +1,8 @@
 /**
  * Usage totals and their cost. Prices are USD per million tokens, per `provider/model`, from the
- * configuration (`CONSILIUM_PRICES`, JSON); a model without a price, or the offline one, costs 0
- * and makes the total a lower bound (`priced: false`), never a guess. The offline stand-in asks no model:
- * its cost is known, exactly 0, so an offline answer leaves a total exact.
+ * configuration (`CONSILIUM_PRICES`, JSON); a model without a price costs 0 and makes the total a
+ * lower bound (`priced: false`), never a guess. The offline stand-in asks no model: its cost is known,
+ * exactly 0, so an offline answer leaves a total exact.
  */
 import type { Cost, Usage } from '../../../sdk/src/generated/types.gen.js';
 import type { PriceTable } from '../config/prices.js';
