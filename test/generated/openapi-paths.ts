@@ -245,7 +245,7 @@ export type paths = {
         };
         /**
          * Export a session as a readable Markdown document
-         * @description The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.
+         * @description The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. A session in a thread brings the thread up to it, and names the sessions that followed it. Served as an attachment.
          */
         get: operations["exportSessionMarkdown"];
         put?: never;

@@ -89,6 +89,13 @@ describe('follow-up questions', () => {
     expect(at('# Which one costs less to run?')).toBeGreaterThan(at('# And how would we migrate later?'));
     expect(markdown).not.toContain('One word?');
     expect(markdown).toContain(`- Follows up: \`${second.id}\``);
+    // What came after is named, not included: the root's export says the thread went on.
+    expect(markdown).toContain(`_Followed up later in this thread: \`${fourth!.id}\`.`);
+    const rootMarkdown = await (await server.fetch(`/sessions/${first!.id}/export/markdown`)).text();
+    expect(rootMarkdown).toContain(`_Followed up later in this thread: \`${second.id}\`, \`${third!.id}\`, \`${fourth!.id}\`.`);
+    expect(rootMarkdown).not.toContain('# And how would we migrate later?');
+    const lastMarkdown = await (await server.fetch(`/sessions/${fourth!.id}/export/markdown`)).text();
+    expect(lastMarkdown).not.toContain('Followed up later');
 
     // Replay and resume: each session of the thread replays whole and resumes after any id.
     for (const s of [first!, second]) {

@@ -249,7 +249,7 @@ export const getSessionThread = <ThrowOnError extends boolean = false>(options: 
 /**
  * Export a session as a readable Markdown document
  *
- * The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.
+ * The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. A session in a thread brings the thread up to it, and names the sessions that followed it. Served as an attachment.
  */
 export const exportSessionMarkdown = <ThrowOnError extends boolean = false>(options: Options<ExportSessionMarkdownData, ThrowOnError>) => (options.client ?? client).get<ExportSessionMarkdownResponses, ExportSessionMarkdownErrors, ThrowOnError>({
     responseValidator: async (data) => await zExportSessionMarkdownResponse.parseAsync(data),

@@ -906,7 +906,7 @@ export const exportSessionMarkdown = createRoute({
   path: "/sessions/{sessionId}/export/markdown",
   operationId: "exportSessionMarkdown",
   summary: "Export a session as a readable Markdown document",
-  description: "The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. Served as an attachment.",
+  description: "The question, every round per model, the consensus, and the verdict with its P0/P1/P2 actions. A session in a thread brings the thread up to it, and names the sessions that followed it. Served as an attachment.",
   tags: [
     "sessions"
   ],

@@ -109,11 +109,18 @@ export function sessionMarkdown(session: Session): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
-/** A thread's sessions (oldest first) as one document; a lone session as itself. */
-export function threadMarkdown(sessions: readonly Session[]): string {
-  if (sessions.length <= 1) return sessions[0] ? sessionMarkdown(sessions[0]) : '';
+/**
+ * A thread's sessions up to the one exported (oldest first) as one document; a lone session as itself.
+ * `later` names the thread's sessions after it, so a reader knows the thread went on.
+ */
+export function threadMarkdown(sessions: readonly Session[], later: readonly string[] = []): string {
+  const next =
+    later.length > 0
+      ? `\n---\n\n_Followed up later in this thread: ${later.map((id) => `\`${id}\``).join(', ')}. Export the latest session for the whole thread._\n`
+      : '';
+  if (sessions.length <= 1) return (sessions[0] ? sessionMarkdown(sessions[0]) : '') + next;
   const head = `_A thread of ${sessions.length} sessions, oldest first; each follows up on the one before._\n\n`;
-  return head + sessions.map((s) => sessionMarkdown(s)).join('\n---\n\n');
+  return head + sessions.map((s) => sessionMarkdown(s)).join('\n---\n\n') + next;
 }
 
 /** Slots whose text came from the offline stand-in: their answers say so, and so does its model id. */

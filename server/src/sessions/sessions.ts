@@ -76,6 +76,15 @@ export class Sessions {
     return { threadId: session.threadId, sessions: await this.store.thread(session.threadId) };
   }
 
+  /** The ids of the thread's sessions after `session` that its owner may read, oldest first. */
+  async laterInThread(session: Session): Promise<string[]> {
+    if (!session.threadId) return [];
+    const summaries = await this.store.thread(session.threadId);
+    const later = summaries.slice(summaries.findIndex((s) => s.id === session.id) + 1);
+    const readable = await Promise.all(later.map(async (s) => ((await this.get(s.id, session.owner)) ? s.id : undefined)));
+    return readable.filter((id): id is string => id !== undefined);
+  }
+
   /** The thread's sessions up to and including `session`, oldest first, whole. */
   async threadUpTo(session: Session): Promise<Session[]> {
     if (!session.threadId) return [session];
