@@ -90,7 +90,7 @@ function HealthCell({ health }: { health: SlotHealth | undefined }) {
           <code>{health.error.code}</code>
           {health.error.status !== undefined && ` (HTTP ${health.error.status})`}
           {/* The cause is what an operator acts on: the refused address, the host that does not resolve. */}
-          <div class="muted small health-message" title={health.endpoint}>
+          <div class="muted small" title={health.endpoint}>
             {health.error.message}
           </div>
         </>

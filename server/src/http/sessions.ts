@@ -96,7 +96,7 @@ export function sessionHandlers({
       const session = await sessions.get(sessionId, scopeOf(c));
       if (!session) return notFound(c, sessionId);
       // A follow-up's export carries the thread up to it, and names what came after.
-      const [upTo, later] = await Promise.all([sessions.threadUpTo(session), sessions.laterInThread(session)]);
+      const { upTo, later } = await sessions.threadAround(session);
       return c.body(threadMarkdown(upTo, later), 200, {
         'content-type': 'text/markdown; charset=utf-8',
         'content-disposition': attachment(session.id, 'md'),

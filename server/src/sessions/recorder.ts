@@ -325,7 +325,6 @@ export class SessionRecorder {
         for (const n of step.rounds ?? []) r.changes.rounds.add(n);
         r.changes.consensus ||= step.consensus === true;
         r.changes.verdict ||= step.verdict === true;
-        r.writing = undefined;
         r.failingSince ??= Date.now();
         const message = error instanceof Error ? error.message : String(error);
         if (Date.now() - r.failingSince >= this.#giveUpAfterMs) return this.#abandon(r, message);

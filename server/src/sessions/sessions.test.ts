@@ -283,8 +283,8 @@ describe("another owner's session in a thread", () => {
     const mine = await write(ALICE, 'Mine again?', 2, { threadId: root.id, parentId: admins.id });
     expect((await sessions.threadUpTo(mine)).map((x) => x.id)).toEqual([root.id, mine.id]);
     // Nor is it named among what came after.
-    expect(await sessions.laterInThread({ ...root, threadId: root.id })).toEqual([mine.id]);
-    expect(await sessions.laterInThread(mine)).toEqual([]);
+    expect((await sessions.threadAround({ ...root, threadId: root.id })).later).toEqual([mine.id]);
+    expect((await sessions.threadAround(mine)).later).toEqual([]);
   });
 });
 

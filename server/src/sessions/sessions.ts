@@ -76,22 +76,26 @@ export class Sessions {
     return { threadId: session.threadId, sessions: await this.store.thread(session.threadId) };
   }
 
-  /** The ids of the thread's sessions after `session` that its owner may read, oldest first. */
-  async laterInThread(session: Session): Promise<string[]> {
-    if (!session.threadId) return [];
-    const summaries = await this.store.thread(session.threadId);
-    const later = summaries.slice(summaries.findIndex((s) => s.id === session.id) + 1);
-    const readable = await Promise.all(later.map(async (s) => ((await this.get(s.id, session.owner)) ? s.id : undefined)));
-    return readable.filter((id): id is string => id !== undefined);
-  }
-
   /** The thread's sessions up to and including `session`, oldest first, whole. */
   async threadUpTo(session: Session): Promise<Session[]> {
-    if (!session.threadId) return [session];
+    return (await this.threadAround(session, false)).upTo;
+  }
+
+  /**
+   * `threadUpTo`, and the ids of the thread's sessions after `session` (when `later` is asked for),
+   * from one read of the thread. Only sessions `session`'s owner may read are included.
+   */
+  async threadAround(session: Session, later = true): Promise<{ upTo: Session[]; later: string[] }> {
+    if (!session.threadId) return { upTo: [session], later: [] };
     const summaries = await this.store.thread(session.threadId);
-    const upTo = summaries.slice(0, summaries.findIndex((s) => s.id === session.id) + 1);
-    const whole = await Promise.all(upTo.map((s) => (s.id === session.id ? session : this.get(s.id, session.owner))));
-    return whole.filter((s): s is Session => s !== undefined);
+    const at = summaries.findIndex((s) => s.id === session.id) + 1;
+    const read = async (ids: string[]) =>
+      (await Promise.all(ids.map((id) => (id === session.id ? session : this.get(id, session.owner))))).filter(
+        (s): s is Session => s !== undefined,
+      );
+    const ids = summaries.map((s) => s.id);
+    const [upTo, after] = await Promise.all([read(ids.slice(0, at)), later ? read(ids.slice(at)) : []]);
+    return { upTo, later: after.map((s) => s.id) };
   }
 
   /**
