@@ -4,8 +4,11 @@
  * module's builder with `query()` ≤ 5 kB; the debate client with streaming and response validation
  * ≤ 15 kB. Sizes are exact and repeatable (no timing involved); each is also given as a ratio to its goal.
  */
+
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import ts from 'typescript';
 import * as modules from '../sdk/src/generated/wiki/index.js';
 import type { ModuleSpec } from '../sdk/src/wiki/types.js';
 import { report } from './stats.js';
@@ -20,17 +23,50 @@ interface Measured {
   parts: [string, number][];
 }
 
-async function measure(source: string, fullZod = false): Promise<Measured> {
+/**
+ * The same exports with no body: each function returns its first argument, each class is an empty
+ * `Error`, each constant an empty object. Not runnable; it only shows what a part weighs in a bundle.
+ */
+function stubOf(file: string): string {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const out: string[] = [];
+  const exported = (n: ts.Node) =>
+    ts.canHaveModifiers(n) && ts.getModifiers(n)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  for (const node of sf.statements) {
+    if (!exported(node)) continue;
+    if (ts.isFunctionDeclaration(node) && node.name) out.push(`export function ${node.name.text}(a) { return a; }`);
+    else if (ts.isClassDeclaration(node) && node.name) out.push(`export class ${node.name.text} extends Error {}`);
+    else if (ts.isVariableStatement(node))
+      for (const d of node.declarationList.declarations)
+        if (ts.isIdentifier(d.name)) out.push(`export const ${d.name.text} = {};`);
+  }
+  return out.join('\n');
+}
+
+/** Replaces the given SDK source files (relative to `sdk/src/`) by {@link stubOf} them. */
+function stubPlugin(files: readonly string[]): Plugin {
+  const paths = new Set(files.map((f) => SDK + f));
+  return {
+    name: 'stub',
+    setup: (b) =>
+      b.onLoad({ filter: /\.ts$/ }, (args) => (paths.has(args.path) ? { contents: stubOf(args.path), loader: 'js' } : undefined)),
+  };
+}
+
+async function measure(source: string, fullZod = false, stubbed: readonly string[] = []): Promise<Measured> {
   const result = await build({
-    // The baseline: the same SDK code validating with the server's full-zod schemas, as the SDK did before zod/mini.
-    plugins: fullZod
-      ? [
-          {
-            name: 'full-zod',
-            setup: (b) => b.onResolve({ filter: /^\.\/zod\.gen\.js$/ }, () => ({ path: SERVER_SCHEMAS })),
-          },
-        ]
-      : [],
+    plugins: [
+      // The baseline: the same SDK code validating with the server's full-zod schemas, as the SDK did before zod/mini.
+      ...(fullZod
+        ? [
+            {
+              name: 'full-zod',
+              setup: (b) => b.onResolve({ filter: /^\.\/zod\.gen\.js$/ }, () => ({ path: SERVER_SCHEMAS })),
+            } as Plugin,
+          ]
+        : []),
+      ...(stubbed.length > 0 ? [stubPlugin(stubbed)] : []),
+    ],
     stdin: { contents: source, resolveDir: SDK, loader: 'ts' },
     bundle: true,
     minify: true,
@@ -119,11 +155,47 @@ function everyTypeModules(richest: string): string[] {
   return chosen;
 }
 
+/**
+ * Where allpages + `query()`'s bytes go: each part stubbed out (its exports kept, its bodies gone), and what
+ * that saves. The last row is the request builder with no validation at all: what any validator adds to.
+ */
+const PARTS: [string, string[]][] = [
+  ['title parsing (title-part rule, assertuser)', ['wiki/validate/title.ts', 'wiki/validate/ip.ts', 'wiki/validate/user.ts']],
+  ['the fast path (the wiki speed goal)', ['wiki/fast.ts']],
+  [
+    'the full path (the ParamValidator port)',
+    [
+      'wiki/build.ts',
+      'wiki/validate/core.ts',
+      'wiki/validate/typedefs.ts',
+      'wiki/validate/numeric.ts',
+      'wiki/validate/multi.ts',
+      'wiki/validate/text.ts',
+    ],
+  ],
+  ['the module rules', ['wiki/rules.ts']],
+];
+
+async function printParts(source: string, whole: Measured): Promise<void> {
+  const all: string[] = [];
+  for (const [name, files] of PARTS) {
+    all.push(...files);
+    const without = await measure(source, false, files);
+    console.log(`    ${name}: ${kB(whole.gzipped - without.gzipped)} kB gzip (${files.join(', ')})`);
+  }
+  const floor = await measure(source, false, all);
+  console.log(
+    `    left with all of them stubbed (request building, no validation): ${kB(floor.gzipped)} kB gzip, ${kB(floor.minified)} kB minified`,
+  );
+}
+
 export async function benchSize(): Promise<void> {
   console.log('size: esbuild --bundle --minify (ESM, browser), gzip -9');
   const wiki = (name: string, group: string) =>
     `import { query } from './wiki/index.js';\nimport { ${name} } from './generated/wiki/${name}.js';\nexport const build = (p) => query({ ${group}: [${name}(p)] });\n`;
-  print('wiki: allpages builder + query()', await measure(wiki('allpages', 'list')), 5);
+  const allpages = await measure(wiki('allpages', 'list'));
+  print('wiki: allpages builder + query()', allpages, 5);
+  await printParts(wiki('allpages', 'list'), allpages);
   const rich = richestModule();
   const richGroup = (modules as unknown as Record<string, { spec: ModuleSpec }>)[rich.name]!.spec.group;
   print(`wiki: ${rich.name} builder + query() (types: ${rich.types.join(', ')})`, await measure(wiki(rich.name, richGroup)));
