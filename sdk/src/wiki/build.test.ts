@@ -117,6 +117,15 @@ describe('buildModuleParams', () => {
     });
   });
 
+  it('reads a given timestamp once: one unclearnowtimestamp for "" or "0", as the API', () => {
+    const spec: ModuleSpec = { ...multiString, parameters: [{ name: 'start', type: 'timestamp' }] };
+    for (const start of ['', '0']) {
+      const out = buildModuleParams(spec, { start }, { prefix: 'ms', options });
+      expect(out.warnings).toEqual([{ code: 'unclearnowtimestamp', param: 'msstart', module: 'query+ms' }]);
+      expect(out.params).toEqual({ msstart: 'now' });
+    }
+  });
+
   it('applies the generator prefix when asked', () => {
     expect(buildModuleParams(allpagesSpec, { from: 'B' }, { prefix: 'gap' }).params).toEqual({ gapfrom: 'B' });
   });

@@ -305,7 +305,11 @@ export function buildModule(
   };
 
   try {
+    let last = -1;
     for (const at of positions) {
+      // A given parameter may also be a volatile absent one: read it once (its warnings once).
+      if (at === last) continue;
+      last = at;
       const settings = spec.parameters[at]!;
       read(settings, settings.name, input[settings.name]);
     }
