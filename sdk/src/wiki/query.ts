@@ -481,7 +481,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings);
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -501,7 +501,7 @@ function buildQueryInto(
       }
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site);
+    if (viaFast && rules !== undefined) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings);
   }
 
   if (input.continue) {

@@ -79,6 +79,8 @@ export type RuleApplier = (
   values: Readonly<Record<string, unknown>>,
   prefix: string,
   site: SiteContext | undefined,
+  /** Where the rules that warn (rather than fail) push their warnings. */
+  warnings: WikiWarning[],
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */
