@@ -28,6 +28,7 @@ import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
+import type { SiteContext } from './validate/context.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -470,6 +471,7 @@ function buildQueryInto(
       // gives the same values, without a warning).
       pageContext ??= pageContextOf(
         topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }),
+        options?.site,
       );
       const built = buildModule(use.spec, use.params, {
         prefix: use.prefix,
@@ -568,10 +570,18 @@ function triples(params: Readonly<Record<string, string>>): string[] {
   return out;
 }
 
-function pageContextOf(top: BuiltModule): QueryContext {
+function pageContextOf(top: BuiltModule, site: SiteContext | undefined): QueryContext {
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const { values } = top;
-  return { pageCount: count(values.titles) + count(values.pageids), revidCount: count(values.revids), generator: false };
+  const context: QueryContext = {
+    pageCount: count(values.titles) + count(values.pageids),
+    revidCount: count(values.revids),
+    generator: false,
+  };
+  if (Array.isArray(values.titles)) context.titles = values.titles;
+  if (Array.isArray(values.pageids)) context.pageids = values.pageids;
+  if (site !== undefined) context.site = site;
+  return context;
 }
 
 /** The main module's parameters when the input gives none of them (`errorformat=plaintext`), per apihighlimits. */
