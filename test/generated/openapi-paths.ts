@@ -210,7 +210,7 @@ export type paths = {
         put?: never;
         /**
          * Ask a follow-up question on a finished session, in the same thread
-         * @description Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+         * @description Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session. Fields that do not apply to the mode are refused (`400`): `provider` is for `single`, `slots` for `parallel`, `rounds`, `quorum` and `earlyStop` for `deep`. Only the session's owner may follow it up: an admin, who may read it, gets `403` for another user's session (ask a new question, or synthesize it, instead).
          */
         post: operations["askFollowUp"];
         delete?: never;
@@ -489,7 +489,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -511,7 +511,7 @@ export type components = {
         ProviderId: string;
         /** @description A session's id. */
         SessionId: string;
-        /** @description The question put to the models. */
+        /** @description The question put to the models; it must hold a character other than white space. */
         Question: string;
         SlotInfo: {
             slot: components["schemas"]["SlotNumber"];
@@ -779,6 +779,8 @@ export type components = {
         };
         SessionSummary: {
             id: components["schemas"]["SessionId"];
+            /** @description The id of the user whose session it is (in `owner=all` lists, tells whose each row is). */
+            owner: string;
             mode: components["schemas"]["SessionMode"];
             question: components["schemas"]["Question"];
             status: components["schemas"]["SessionStatus"];
@@ -1154,7 +1156,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin). */
+        /** @description Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1194,7 +1196,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many attempts; `Retry-After` says when to try again. */
+        /** @description Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again. */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait. */
@@ -1216,22 +1218,43 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This server does not provide the capability yet; `detail` names it. */
-        NotImplemented: {
+        /** @description The request body is larger than the server accepts (1 MiB); nothing was read or stored. */
+        PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "type": "https://consilium.dev/problems/not_implemented",
-                 *       "title": "Not implemented",
-                 *       "status": 501,
-                 *       "code": "not_implemented",
-                 *       "detail": "Session history arrives with session storage.",
-                 *       "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44",
-                 *       "capability": "sessions"
+                 *       "type": "https://consilium.dev/problems/payload_too_large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "code": "payload_too_large",
+                 *       "detail": "Request bodies are limited to 1048576 bytes.",
+                 *       "instance": "/consilium",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is. */
+        UnsupportedMediaType: {
+            headers: {
+                /** @description The media types this operation accepts (`Accept-Patch` for PATCH). */
+                "Accept-Post"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/unsupported_media_type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "code": "unsupported_media_type",
+                 *       "detail": "Send the body as application/json (Content-Type: application/json); got \"text/plain\".",
+                 *       "instance": "/consilium",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -1427,7 +1450,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1496,7 +1521,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1571,7 +1598,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1618,7 +1647,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1701,7 +1732,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1740,7 +1774,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1791,7 +1824,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1818,7 +1850,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1869,7 +1900,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1924,9 +1954,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1954,7 +1987,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1983,7 +2015,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2034,7 +2065,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2081,8 +2111,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2104,7 +2135,6 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2137,7 +2167,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2169,7 +2200,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2204,7 +2234,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2249,7 +2278,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2276,7 +2306,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2313,7 +2342,6 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2361,7 +2389,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2389,7 +2418,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2437,7 +2465,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2476,7 +2505,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

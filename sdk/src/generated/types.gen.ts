@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed';
 
 export type FieldError = {
     /**
@@ -95,7 +95,7 @@ export type ProviderId = string;
 export type SessionId = string;
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space.
  */
 export type Question = string;
 
@@ -445,6 +445,10 @@ export type FollowUpRequest = {
 
 export type SessionSummary = {
     id: SessionId;
+    /**
+     * The id of the user whose session it is (in `owner=all` lists, tells whose each row is).
+     */
+    owner: string;
     mode: SessionMode;
     question: Question;
     status: SessionStatus;
@@ -889,7 +893,7 @@ export type AskProviderErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -897,9 +901,17 @@ export type AskProviderErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The model's provider failed and no answer could be produced.
      */
@@ -942,13 +954,21 @@ export type RunParallelErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -987,13 +1007,21 @@ export type RunDeepDebateErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1032,13 +1060,21 @@ export type StreamDeepDebateErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1073,7 +1109,7 @@ export type SynthesizeVerdictErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1081,9 +1117,21 @@ export type SynthesizeVerdictErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
+     * The model's provider failed and no answer could be produced.
+     */
+    502: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1135,13 +1183,9 @@ export type ListSessionsErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1181,17 +1225,13 @@ export type DeleteSessionErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1234,10 +1274,6 @@ export type GetSessionErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1287,10 +1323,6 @@ export type StreamSessionEventsErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1329,6 +1361,10 @@ export type AskFollowUpErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -1337,9 +1373,17 @@ export type AskFollowUpErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1387,10 +1431,6 @@ export type GetSessionThreadErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1432,10 +1472,6 @@ export type ExportSessionMarkdownErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1479,10 +1515,6 @@ export type ExportSessionJsonErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1516,17 +1548,21 @@ export type LoginErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * Too many attempts; `Retry-After` says when to try again.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
      */
     429: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1557,13 +1593,9 @@ export type LogoutErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1598,13 +1630,17 @@ export type ChangePasswordErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1635,10 +1671,6 @@ export type GetCurrentUserErrors = {
      */
     401: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1667,10 +1699,6 @@ export type ListApiTokensErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1705,13 +1733,17 @@ export type CreateApiTokenErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1751,17 +1783,13 @@ export type RevokeApiTokenErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1792,13 +1820,9 @@ export type ListUsersErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1833,7 +1857,7 @@ export type CreateUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1841,9 +1865,13 @@ export type CreateUserErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1883,7 +1911,7 @@ export type DeleteUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1894,10 +1922,6 @@ export type DeleteUserErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1937,7 +1961,7 @@ export type UpdateUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1949,9 +1973,13 @@ export type UpdateUserErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1991,7 +2019,7 @@ export type ResetUserPasswordErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1999,9 +2027,13 @@ export type ResetUserPasswordErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */

@@ -23,7 +23,8 @@ export const zProblemCode = z.enum([
     'internal_error',
     'host_not_allowed',
     'request_timeout',
-    'store_unavailable'
+    'store_unavailable',
+    'method_not_allowed'
 ]);
 
 export const zFieldError = z.object({
@@ -82,9 +83,9 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space.
  */
-export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000));
+export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/\S/));
 
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
@@ -380,6 +381,7 @@ export const zFollowUpRequest = z.strictObject({
 
 export const zSessionSummary = z.object({
     id: zSessionId,
+    owner: z.string(),
     mode: zSessionMode,
     question: zQuestion,
     status: zSessionStatus,

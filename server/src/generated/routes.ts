@@ -115,7 +115,7 @@ export const documentFields = {
     "title": "Consilium",
     "version": "0.1.0",
     "summary": "One question, five models from five providers, a debate in rounds, and a verdict with prioritized actions.",
-    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n",
+    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n\nBesides the statuses each operation lists, any request may get:\n`405 method_not_allowed` when its path exists but not with that method (`Allow` lists the ones it has);\n`408 request_timeout` when its headers or body arrive too slowly;\n`421 host_not_allowed` when its `Host` is not a name this server answers to (DNS-rebinding defence);\n`500 internal_error` for a bug (quote the `requestId`).\n\nAdmins may read every user's sessions (`GET /sessions?owner=all`, and any session by id) and synthesize\none into a verdict of their own, but a follow-up continues one's own thread only: an admin's follow-up\nto another user's session gets `403 forbidden`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -299,8 +299,14 @@ export const askProvider = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     502: {
       "$ref": "#/components/responses/BadGateway"
@@ -376,8 +382,14 @@ export const runParallel = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -457,8 +469,14 @@ export const runDeepDebate = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -511,8 +529,14 @@ export const streamDeepDebate = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -603,8 +627,17 @@ export const synthesizeVerdict = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
+    },
+    502: {
+      "$ref": "#/components/responses/BadGateway"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -641,9 +674,6 @@ export const listSessions = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -698,9 +728,6 @@ export const getSession = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -733,9 +760,6 @@ export const deleteSession = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -789,9 +813,6 @@ export const streamSessionEvents = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -803,7 +824,7 @@ export const askFollowUp = createRoute({
   path: "/sessions/{sessionId}/follow-ups",
   operationId: "askFollowUp",
   summary: "Ask a follow-up question on a finished session, in the same thread",
-  description: "Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.",
+  description: "Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session. Fields that do not apply to the mode are refused (`400`): `provider` is for `single`, `slots` for `parallel`, `rounds`, `quorum` and `earlyStop` for `deep`. Only the session's owner may follow it up: an admin, who may read it, gets `403` for another user's session (ask a new question, or synthesize it, instead).",
   tags: [
     "sessions"
   ],
@@ -850,14 +871,23 @@ export const askFollowUp = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     404: {
       "$ref": "#/components/responses/NotFound"
     },
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -891,9 +921,6 @@ export const getSessionThread = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -930,9 +957,6 @@ export const exportSessionMarkdown = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -988,9 +1012,6 @@ export const exportSessionJson = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1043,11 +1064,14 @@ export const login = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
     429: {
       "$ref": "#/components/responses/TooManyRequests"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1072,9 +1096,6 @@ export const logout = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1115,8 +1136,11 @@ export const changePassword = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1147,9 +1171,6 @@ export const getCurrentUser = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1183,9 +1204,6 @@ export const listApiTokens = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1235,8 +1253,11 @@ export const createApiToken = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1270,9 +1291,6 @@ export const revokeApiToken = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1322,9 +1340,6 @@ export const listUsers = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1392,8 +1407,11 @@ export const createUser = createRoute({
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1443,9 +1461,6 @@ export const deleteUser = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1513,8 +1528,11 @@ export const updateUser = createRoute({
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1573,8 +1591,11 @@ export const resetUserPassword = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1741,7 +1762,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "Forbidden", {
-    "description": "Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).",
+    "description": "Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.",
     "content": {
       "application/problem+json": {
         "schema": {
@@ -1779,7 +1800,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "TooManyRequests", {
-    "description": "Too many attempts; `Retry-After` says when to try again.",
+    "description": "Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.",
     "headers": {
       "Retry-After": {
         "description": "Seconds to wait.",
@@ -1805,22 +1826,48 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       }
     }
   });
-  app.openAPIRegistry.registerComponent("responses", "NotImplemented", {
-    "description": "This server does not provide the capability yet; `detail` names it.",
+  app.openAPIRegistry.registerComponent("responses", "PayloadTooLarge", {
+    "description": "The request body is larger than the server accepts (1 MiB); nothing was read or stored.",
     "content": {
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
         },
         "example": {
-          "type": "https://consilium.dev/problems/not_implemented",
-          "title": "Not implemented",
-          "status": 501,
-          "code": "not_implemented",
-          "detail": "Session history arrives with session storage.",
-          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44",
-          "capability": "sessions"
+          "type": "https://consilium.dev/problems/payload_too_large",
+          "title": "Payload too large",
+          "status": 413,
+          "code": "payload_too_large",
+          "detail": "Request bodies are limited to 1048576 bytes.",
+          "instance": "/consilium",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "UnsupportedMediaType", {
+    "description": "The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.",
+    "headers": {
+      "Accept-Post": {
+        "description": "The media types this operation accepts (`Accept-Patch` for PATCH).",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/unsupported_media_type",
+          "title": "Unsupported media type",
+          "status": 415,
+          "code": "unsupported_media_type",
+          "detail": "Send the body as application/json (Content-Type: application/json); got \"text/plain\".",
+          "instance": "/consilium",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }
     }

@@ -31,6 +31,7 @@ const TITLES: Record<ProblemCode, string> = {
   host_not_allowed: 'Host not allowed',
   request_timeout: 'Request timeout',
   store_unavailable: 'Session store unavailable',
+  method_not_allowed: 'Method not allowed',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */
@@ -94,8 +95,9 @@ describe('fieldErrors', () => {
       ],
     });
     const errors = fieldErrors('json', error);
-    expect(errors.map((e) => e.path)).toEqual(['body.question', 'body.answers.1.slot', 'body.answers.1.text']);
-    expect(errors.map((e) => e.code)).toEqual(['too_small', 'too_big', 'too_small']);
+    // An empty question is both too short and without a character other than white space.
+    expect(errors.map((e) => e.path)).toEqual(['body.question', 'body.question', 'body.answers.1.slot', 'body.answers.1.text']);
+    expect(errors.map((e) => e.code)).toEqual(['too_small', 'invalid_format', 'too_big', 'too_small']);
     for (const e of errors) expect(e.message).not.toBe('');
   });
 
@@ -169,6 +171,7 @@ describe('fieldErrors', () => {
     });
     expect(fieldErrors('json', error).map((e) => e.path)).toEqual([
       'body.sessionId',
+      'body.question',
       'body.question',
       'body.answers.0.slot',
       'body.answers.0.text',

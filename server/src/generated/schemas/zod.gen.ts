@@ -23,7 +23,8 @@ export const zProblemCode = z.enum([
     'internal_error',
     'host_not_allowed',
     'request_timeout',
-    'store_unavailable'
+    'store_unavailable',
+    'method_not_allowed'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });
@@ -116,10 +117,10 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space.
  */
-export const zQuestion = z.string().min(1).max(20000).register(z.globalRegistry, {
-    description: 'The question put to the models.'
+export const zQuestion = z.string().min(1).max(20000).regex(/\S/).register(z.globalRegistry, {
+    description: 'The question put to the models; it must hold a character other than white space.'
 });
 
 export const zUsage = z.object({
@@ -496,6 +497,9 @@ export const zFollowUpRequest = z.strictObject({
 
 export const zSessionSummary = z.object({
     id: zSessionId,
+    owner: z.string().register(z.globalRegistry, {
+        description: 'The id of the user whose session it is (in `owner=all` lists, tells whose each row is).'
+    }),
     mode: zSessionMode,
     question: zQuestion,
     status: zSessionStatus,
