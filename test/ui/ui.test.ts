@@ -263,17 +263,25 @@ describe('the web UI', () => {
     expect(await page.textContent('[data-testid=total-cost]')).toBe(money(stored.cost));
   });
 
-  it('cancels a running debate with DELETE /sessions/{id}, also after a reload', async () => {
+  it('cancels a running debate, also after a reload, and keeps it: what was said stays, and exports', async () => {
     await ask(page, server.baseUrl, 'Do we need a service mesh?', { mode: 'deep', rounds: 3 });
     const id = await sessionIdOf(page);
     await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
     await page.reload();
     await page.waitForSelector('.session[data-status=running]');
-    const deleted = page.waitForRequest((r) => r.method() === 'DELETE' && r.url().endsWith(`/sessions/${id}`));
+    const cancelled = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/sessions/${id}/cancel`));
     await page.click('button.danger:has-text("Cancel debate")');
-    await deleted;
+    await cancelled;
     await waitForStatus(page, 'cancelled');
-    await expect.poll(async () => (await api(`/sessions/${id}`)).status).toBe(404);
+    const stored = (await (await api(`/sessions/${id}`)).json()) as {
+      status: string;
+      rounds: { answers: { status: string; text: string }[] }[];
+    };
+    expect(stored.status).toBe('cancelled');
+    // Nothing is left looking live, and the session exports like any other.
+    expect(await page.$$('.session article.answer-streaming, .session article.answer-thinking')).toEqual([]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export JSON")')]);
+    expect(JSON.parse(readFileSync((await download.path())!, 'utf8'))).toMatchObject({ id, status: 'cancelled' });
   });
 
   it('finds a session in the history by its question and reopens it exactly', async () => {
