@@ -1313,7 +1313,7 @@ export type CancelSessionErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1324,10 +1324,6 @@ export type CancelSessionErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */

@@ -801,9 +801,6 @@ export const cancelSession = createRoute({
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
