@@ -533,6 +533,8 @@ export type components = {
         SessionId: string;
         /** @description The question put to the models; it must hold a character other than white space. */
         Question: string;
+        /** @description A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails. */
+        StoredQuestion: string;
         SlotInfo: {
             slot: components["schemas"]["SlotNumber"];
             provider: components["schemas"]["ProviderId"];
@@ -740,7 +742,7 @@ export type components = {
             /** @description The id of the user who ran it. */
             owner: string;
             mode: components["schemas"]["SessionMode"];
-            question: components["schemas"]["Question"];
+            question: components["schemas"]["StoredQuestion"];
             roundsRequested: number;
             rounds: components["schemas"]["Round"][];
             consensus?: components["schemas"]["Consensus"];
@@ -802,7 +804,7 @@ export type components = {
             /** @description The id of the user whose session it is (in `owner=all` lists, tells whose each row is). */
             owner: string;
             mode: components["schemas"]["SessionMode"];
-            question: components["schemas"]["Question"];
+            question: components["schemas"]["StoredQuestion"];
             status: components["schemas"]["SessionStatus"];
             roundsRequested: number;
             usage: components["schemas"]["Usage"];
@@ -993,7 +995,7 @@ export type components = {
             seq: components["schemas"]["EventSeq"];
             ts: components["schemas"]["EventTime"];
             mode: components["schemas"]["SessionMode"];
-            question: components["schemas"]["Question"];
+            question: components["schemas"]["StoredQuestion"];
             roundsRequested: number;
             slots: components["schemas"]["SlotInfo"][];
         };

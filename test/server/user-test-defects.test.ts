@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../sdk/src/generated/types.gen.js';
+import * as sdkZod from '../../sdk/src/generated/zod.gen.js';
 import { routes } from '../../server/src/generated/routes.js';
 import { MAX_BODY_BYTES } from '../../server/src/http/app.js';
 import { DEBATE_STARTS } from '../../server/src/http/debate-limits.js';
@@ -95,6 +96,23 @@ describe('a question of white space alone is refused', () => {
     expect(problem.code).toBe('validation_failed');
     expect(problem.errors?.map((e) => e.path)).toEqual(['body.question']);
     expect(await storedCount()).toBe(before);
+  });
+
+  it('but a blank question stored before the rule still reads: the SDK validates responses without it', () => {
+    const summary = {
+      id: 'ses_0123456789ab',
+      owner: 'usr_abcdef',
+      mode: 'single',
+      question: '   ',
+      status: 'completed',
+      roundsRequested: 1,
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      cost: { usd: 0, priced: true },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(sdkZod.zSessionSummary.safeParse(summary).success).toBe(true);
+    expect(sdkZod.zAskRequest.safeParse({ question: '   ' }).success).toBe(false);
   });
 
   it('on a follow-up too', async () => {

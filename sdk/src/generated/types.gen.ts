@@ -99,6 +99,11 @@ export type SessionId = string;
  */
 export type Question = string;
 
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export type StoredQuestion = string;
+
 export type SlotInfo = {
     slot: SlotNumber;
     provider: ProviderId;
@@ -371,7 +376,7 @@ export type Session = {
      */
     owner: string;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     roundsRequested: number;
     rounds: Array<Round>;
     consensus?: Consensus;
@@ -450,7 +455,7 @@ export type SessionSummary = {
      */
     owner: string;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     status: SessionStatus;
     roundsRequested: number;
     usage: Usage;
@@ -690,7 +695,7 @@ export type SessionStartedEvent = {
     seq: EventSeq;
     ts: EventTime;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     roundsRequested: number;
     slots: Array<SlotInfo>;
 };

@@ -87,6 +87,11 @@ export const zDebateAccepted = z.strictObject({
  */
 export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/\S/));
 
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export const zStoredQuestion = z.string().check(z.maxLength(20000));
+
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
     outputTokens: z.int().check(z.gte(0)),
@@ -345,7 +350,7 @@ export const zSession = z.object({
     id: zSessionId,
     owner: z.string(),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     rounds: z.array(zRound),
     consensus: z.optional(zConsensus),
@@ -383,7 +388,7 @@ export const zSessionSummary = z.object({
     id: zSessionId,
     owner: z.string(),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     status: zSessionStatus,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     usage: zUsage,
@@ -590,7 +595,7 @@ export const zSessionStartedEvent = z.object({
     seq: zEventSeq,
     ts: zEventTime,
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     slots: z.array(zSlotInfo)
 });

@@ -123,6 +123,13 @@ export const zQuestion = z.string().min(1).max(20000).regex(/\S/).register(z.glo
     description: 'The question put to the models; it must hold a character other than white space.'
 });
 
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export const zStoredQuestion = z.string().max(20000).register(z.globalRegistry, {
+    description: 'A session\'s question as it was asked. Without `Question`\'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.'
+});
+
 export const zUsage = z.object({
     inputTokens: z.int().gte(0),
     outputTokens: z.int().gte(0),
@@ -445,7 +452,7 @@ export const zSession = z.object({
         description: 'The id of the user who ran it.'
     }),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().gte(1).lte(5),
     rounds: z.array(zRound),
     consensus: zConsensus.optional(),
@@ -501,7 +508,7 @@ export const zSessionSummary = z.object({
         description: 'The id of the user whose session it is (in `owner=all` lists, tells whose each row is).'
     }),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     status: zSessionStatus,
     roundsRequested: z.int().gte(1).lte(5),
     usage: zUsage,
@@ -752,7 +759,7 @@ export const zSessionStartedEvent = z.object({
     seq: zEventSeq,
     ts: zEventTime,
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().gte(1).lte(5),
     slots: z.array(zSlotInfo)
 });
