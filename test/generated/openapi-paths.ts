@@ -531,7 +531,7 @@ export type components = {
         ProviderId: string;
         /** @description A session's id. */
         SessionId: string;
-        /** @description The question put to the models; it must hold a character other than white space. */
+        /** @description The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.) */
         Question: string;
         /** @description A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails. */
         StoredQuestion: string;

@@ -94,7 +94,7 @@ describe('a question of white space alone is refused', () => {
     const before = await storedCount();
     const problem = await problemOf(await server.fetch(path, json(body)), 400);
     expect(problem.code).toBe('validation_failed');
-    expect(problem.errors?.map((e) => e.path)).toEqual(['body.question']);
+    expect(problem.errors?.map((e) => `${e.path} ${e.code}`)).toEqual(['body.question invalid_format']);
     expect(await storedCount()).toBe(before);
   });
 

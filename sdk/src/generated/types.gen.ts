@@ -95,7 +95,7 @@ export type ProviderId = string;
 export type SessionId = string;
 
 /**
- * The question put to the models; it must hold a character other than white space.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
 export type Question = string;
 

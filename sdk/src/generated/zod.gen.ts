@@ -83,9 +83,9 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models; it must hold a character other than white space.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
-export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/\S/));
+export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/^$|\S/));
 
 /**
  * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.

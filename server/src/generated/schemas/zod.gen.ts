@@ -117,10 +117,10 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models; it must hold a character other than white space.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
-export const zQuestion = z.string().min(1).max(20000).regex(/\S/).register(z.globalRegistry, {
-    description: 'The question put to the models; it must hold a character other than white space.'
+export const zQuestion = z.string().min(1).max(20000).regex(/^$|\S/).register(z.globalRegistry, {
+    description: 'The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)'
 });
 
 /**
