@@ -207,3 +207,62 @@ describe('consilium wiki build', () => {
     expect(JSON.parse(result.stdout).params.apprefix).toBe(prefix);
   });
 });
+
+describe('consilium with its stdout closed', () => {
+  it('stops writing, exits 141 without a word, and closes the debate stream (which cancels it)', async () => {
+    const event = (seq: number) => ({
+      v: 1,
+      sessionId: 'ses_01M870G9Q81X031S7JQKXNW7JA',
+      seq,
+      ts: '2026-11-24T14:49:05.001Z',
+      type: 'answer.delta',
+      round: 1,
+      slot: 1,
+      delta: 'word ',
+    });
+    let streamSignal: AbortSignal | undefined;
+    const endless: typeof fetch = async (input, init) => {
+      streamSignal = (init?.signal ?? (input as Request).signal) as AbortSignal;
+      let seq = 0;
+      return new Response(
+        new ReadableStream({
+          async pull(controller) {
+            await new Promise((r) => setTimeout(r, 5));
+            seq += 1;
+            controller.enqueue(new TextEncoder().encode(`id: ${seq}\ndata: ${JSON.stringify(event(seq))}\n\n`));
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    };
+    let onError: ((error: Error) => void) | undefined;
+    const written: string[] = [];
+    let stderr = '';
+    const io: Io = {
+      stdout: {
+        write: (t) => {
+          written.push(t);
+          // The reader goes away after the first line, as `| head -1` does; the stream reports EPIPE.
+          if (written.length === 1) setTimeout(() => onError?.(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })), 0);
+        },
+        on: (_event, listener) => {
+          onError = listener;
+        },
+      },
+      stderr: {
+        write: (t) => {
+          stderr += t;
+        },
+      },
+      env: { CONSILIUM_URL: 'http://127.0.0.1:1', CONSILIUM_CONFIG: '/nonexistent/config.json' },
+      readStdin: async () => '',
+      onInterrupt: () => () => {},
+      fetch: endless,
+    };
+    const code = await main(['debate', 'q', '--json'], io);
+    expect(code).toBe(EXIT.closed);
+    expect(stderr).toBe('');
+    expect(streamSignal?.aborted).toBe(true);
+    expect(written.length).toBeLessThanOrEqual(2);
+  });
+});
