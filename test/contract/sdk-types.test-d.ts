@@ -12,6 +12,9 @@ import type {
   AskProviderData,
   AskProviderErrors,
   AskProviderResponses,
+  CancelSessionData,
+  CancelSessionErrors,
+  CancelSessionResponses,
   ChangePasswordData,
   ChangePasswordErrors,
   ChangePasswordResponses,
@@ -115,6 +118,7 @@ type Sdk = {
   synthesizeVerdict: { data: SynthesizeVerdictData; responses: SynthesizeVerdictResponses; errors: SynthesizeVerdictErrors };
   listSessions: { data: ListSessionsData; responses: ListSessionsResponses; errors: ListSessionsErrors };
   getSession: { data: GetSessionData; responses: GetSessionResponses; errors: GetSessionErrors };
+  cancelSession: { data: CancelSessionData; responses: CancelSessionResponses; errors: CancelSessionErrors };
   deleteSession: { data: DeleteSessionData; responses: DeleteSessionResponses; errors: DeleteSessionErrors };
   streamSessionEvents: {
     data: StreamSessionEventsData;

@@ -91,6 +91,41 @@ describe('POST /consilium/deep/stream with detach', () => {
     expect((await server.fetch(`/sessions/${id}`)).status).toBe(404);
   });
 
+  it('is stopped by POST /sessions/{id}/cancel, which keeps the session, what it said, and frees the slot', async () => {
+    server = await startServer(ENV);
+    const { id, seen } = await startAndLeave(server, true);
+    expect((await startAnother(server)).status).toBe(429);
+    const follower = replay(server, id);
+
+    const res = await server.fetch(`/sessions/${id}/cancel`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const cancelled = (await res.json()) as { id: string; status: string; verdict?: unknown };
+    expect(cancelled).toMatchObject({ id, status: 'cancelled' });
+    expect(cancelled.verdict).toBeUndefined();
+    // The answer is the session as stored, and a follower's stream ends with it.
+    expect(await (await server.fetch(`/sessions/${id}`)).json()).toEqual(cancelled);
+    const events = await follower;
+    expect(events.slice(0, seen.length)).toEqual(seen);
+    expect(events.at(-1)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
+    expect((await startAnother(server)).status).toBe(200);
+
+    // Cancelling again changes nothing: the session comes back as it ended.
+    const again = await server.fetch(`/sessions/${id}/cancel`, { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(cancelled);
+  });
+
+  it('POST /sessions/{id}/cancel answers 404 for a session that is not the caller’s', async () => {
+    server = await startServer(ENV);
+    const { id } = await startAndLeave(server, true);
+    const bob = await server.newUser();
+    const res = await bob.fetch(`/sessions/${id}/cancel`, { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await (await server.fetch(`/sessions/${id}`)).json()) as { status: string }).status).toBe('running');
+    await server.fetch(`/sessions/${id}/cancel`, { method: 'POST' });
+  });
+
   it('without detach, a client that leaves cancels the run and frees the slot at once', async () => {
     server = await startServer(ENV);
     const { id } = await startAndLeave(server, false);

@@ -110,7 +110,7 @@ export type paths = {
          * @description Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.
          *     Comment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels
          *     the debate and every upstream model call, unless the request sets `detach`: then the debate
-         *     runs on, is recorded, and is cancelled only by DELETE /sessions/{id}.
+         *     runs on, is recorded, and is stopped only by POST /sessions/{id}/cancel (or DELETE /sessions/{id}).
          */
         post: operations["streamDeepDebate"];
         delete?: never;
@@ -172,6 +172,26 @@ export type paths = {
         post?: never;
         /** Delete a session and everything stored with it */
         delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a running debate and keep what it said so far
+         * @description Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, a run is stopped only by the instance running it: any other answers 409.
+         */
+        post: operations["cancelSession"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -772,7 +792,7 @@ export type components = {
             /** @description For `deep`, as in `DeepRequest`. */
             earlyStop?: boolean;
             /**
-             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -806,7 +826,7 @@ export type components = {
             question: components["schemas"]["Question"];
             maxOutputTokens?: number;
             /**
-             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -821,7 +841,7 @@ export type components = {
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
             /**
-             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+             * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
              */
             detach: boolean;
@@ -847,7 +867,7 @@ export type components = {
             /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
             earlyStop?: boolean;
             /**
-             * @description Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
+             * @description Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
              * @default false
              */
             detach: boolean;
@@ -1406,7 +1426,7 @@ export interface operations {
                     "application/json": components["schemas"]["AskResult"];
                 };
             };
-            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection. */
             202: {
                 headers: {
                     /** @description The new session's path, `/sessions/{id}`. */
@@ -1476,7 +1496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ParallelResult"];
                 };
             };
-            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection. */
             202: {
                 headers: {
                     /** @description The new session's path, `/sessions/{id}`. */
@@ -1551,7 +1571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection. */
             202: {
                 headers: {
                     /** @description The new session's path, `/sessions/{id}`. */
@@ -1822,6 +1842,36 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    cancelSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session as stored once its run has stopped (or as it ended, if it already had). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     streamSessionEvents: {
         parameters: {
             query?: never;
@@ -1905,7 +1955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection. */
+            /** @description Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection. */
             202: {
                 headers: {
                     /** @description The new session's path, `/sessions/{id}`. */

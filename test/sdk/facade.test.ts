@@ -166,6 +166,25 @@ describe('Consilium', () => {
     }
   });
 
+  it('sessions.cancel stops a detached run and keeps the session; an unknown id is not_found', async () => {
+    // Slow offline models, so the run is still going when it is cancelled.
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '5' });
+    try {
+      const sc = new Consilium({ baseUrl: slow.baseUrl, ...tokenOf(slow) });
+      const { sessionId } = await sc.debates.run('Cancel me?', { rounds: 3, detach: true });
+      const cancelled = await sc.sessions.cancel(sessionId);
+      expectTypeOf(cancelled).toEqualTypeOf<Session>();
+      expect(cancelled).toMatchObject({ id: sessionId, status: 'cancelled' });
+      expect(await sc.sessions.get(sessionId)).toEqual(cancelled);
+      expect(await rejection(sc.sessions.cancel('ses_00000000000000000000000000'))).toMatchObject({
+        code: 'not_found',
+        status: 404,
+      });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('says network_error when nothing answers', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {

@@ -20,7 +20,8 @@ export const PAYLOADS = [
 
 export const HOSTILE_TEXT = `Here is my answer.\n\n${PAYLOADS.join('\n\n')}\n\nThe end.`;
 
-export async function startHostileModel(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+/** Every answer is `text` (the XSS payloads unless told otherwise). */
+export async function startHostileModel(text = HOSTILE_TEXT): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -33,7 +34,7 @@ export async function startHostileModel(): Promise<{ baseUrl: string; close(): P
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'hostile-1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
-      for (const piece of HOSTILE_TEXT.match(/[\s\S]{1,24}/g) ?? []) res.write(chunk({ content: piece }));
+      for (const piece of text.match(/[\s\S]{1,24}/g) ?? []) res.write(chunk({ content: piece }));
       res.write(chunk({}, 'stop'));
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'hostile-1', choices: [], usage: { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 } })}\n\n`,

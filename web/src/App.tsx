@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { getCurrentUser, logout, type User } from '../../sdk/src/index.js';
 import { Ask } from './Ask.js';
 import { ApiError, client, onUnauthorized, unwrap } from './api.js';
 import { History } from './History.js';
 import { Login } from './Login.js';
 import { Providers } from './Providers.js';
-import { type Route, useRoute } from './router.js';
+import { navSection, type Route, useRoute } from './router.js';
 import { SessionPage } from './SessionPage.js';
 import { Tokens } from './Tokens.js';
 import { applyTheme, storedTheme, type ThemeChoice } from './theme.js';
@@ -17,6 +17,10 @@ type Who = { state: 'loading' } | { state: 'signed-out' } | { state: 'user'; use
 export function App() {
   const [who, setWho] = useState<Who>({ state: 'loading' });
   const route = useRoute();
+  // The last page that was not a session, for the nav to say where a session belongs.
+  const lastPage = useRef<Route['name'] | undefined>(undefined);
+  const section = navSection(route, lastPage.current);
+  if (route.name !== 'session') lastPage.current = route.name;
   useEffect(() => {
     unwrap(getCurrentUser({ client })).then(
       (user) => setWho({ state: 'user', user }),
@@ -43,22 +47,22 @@ export function App() {
           <span aria-hidden="true">⚖</span> Consilium
         </a>
         <nav aria-label="Main">
-          <NavLink route={route} name="ask" href="#/">
+          <NavLink section={section} name="ask" href="#/">
             Ask
           </NavLink>
-          <NavLink route={route} name="history" href="#/sessions">
+          <NavLink section={section} name="history" href="#/sessions">
             History
           </NavLink>
-          <NavLink route={route} name="providers" href="#/providers">
+          <NavLink section={section} name="providers" href="#/providers">
             Providers
           </NavLink>
           {user && (
-            <NavLink route={route} name="tokens" href="#/tokens">
+            <NavLink section={section} name="tokens" href="#/tokens">
               Tokens
             </NavLink>
           )}
           {user?.role === 'admin' && (
-            <NavLink route={route} name="users" href="#/users">
+            <NavLink section={section} name="users" href="#/users">
               Users
             </NavLink>
           )}
@@ -104,8 +108,18 @@ function Page({ route, user }: { route: Route; user?: User }) {
   }
 }
 
-function NavLink({ route, name, href, children }: { route: Route; name: Route['name']; href: string; children: string }) {
-  const current = route.name === name || (name === 'history' && route.name === 'session');
+function NavLink({
+  section,
+  name,
+  href,
+  children,
+}: {
+  section: Route['name'];
+  name: Route['name'];
+  href: string;
+  children: string;
+}) {
+  const current = section === name;
   return (
     <a href={href} aria-current={current ? 'page' : undefined}>
       {children}

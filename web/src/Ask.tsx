@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
+import { DEFAULT_ROUNDS } from './debate/rounds.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
 import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
@@ -13,7 +14,7 @@ export function Ask() {
   const providers = useProviders();
   const [question, setQuestion] = useState('');
   const [mode, setMode] = useState<Mode>('deep');
-  const [rounds, setRounds] = useState(3);
+  const [rounds, setRounds] = useState(DEFAULT_ROUNDS);
   const [provider, setProvider] = useState('');
   const [quorum, setQuorum] = useState('');
   const [maxTokens, setMaxTokens] = useState('');

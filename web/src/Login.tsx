@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { login, type User } from '../../sdk/src/index.js';
 import { type ApiError, client, unwrap } from './api.js';
 import { ErrorNote } from './components.js';
@@ -9,6 +9,9 @@ export function Login({ onSignedIn }: { onSignedIn: (user: User) => void }) {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
+  // The page's one task: start on its first field. (`autofocus` would not do on a form shown again after sign-out.)
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -28,6 +31,7 @@ export function Login({ onSignedIn }: { onSignedIn: (user: User) => void }) {
         <h1 id="login-h">Sign in to Consilium</h1>
         <label for="username">Username</label>
         <input
+          ref={first}
           id="username"
           name="username"
           autocomplete="username"

@@ -1,13 +1,13 @@
 /**
- * Untrusted text (model output, questions) → sanitized HTML. marked parses Markdown (raw HTML in it is passed through
- * by marked, then removed or defused by DOMPurify); DOMPurify keeps only inert markup: no script, no event handler
- * attributes, no `javascript:` or other non-http(s)/mailto link, no images or media that would fetch a foreign URL,
- * no inline style (the CSP forbids it anyway). Links open in a new tab without referrer or opener.
+ * Untrusted Markdown (model output) → sanitized HTML. `markdown-parse.ts` renders Markdown with any raw HTML in it
+ * escaped as text, so the source's tags are never parsed, dropped or run. DOMPurify then checks the result against an
+ * allow-list of inert markup, a second layer that does not trust the parser's escaping: no script, no event handler
+ * attributes, no `javascript:` or other non-http(s)/mailto link (the link stays as its text), no images or media that
+ * would fetch a foreign URL, no inline style (the CSP forbids it anyway). Links open in a new tab without referrer or
+ * opener. Questions are not Markdown: the session view shows them as plain text.
  */
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
-
-const marked = new Marked({ gfm: true, breaks: false, async: false });
+import { markdown as marked } from './markdown-parse.js';
 
 const purify = DOMPurify(window);
 purify.setConfig({

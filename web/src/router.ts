@@ -27,6 +27,16 @@ export function parseRoute(hash: string): Route {
   }
 }
 
+/**
+ * The nav item a route belongs to. A session has no nav item of its own: it belongs to where the reader came from, so
+ * a debate just started from Ask (or a follow-up asked in it) stays under Ask, and one opened from history, a link or a
+ * reload under History. `lastPage` is the last route before it that was not a session.
+ */
+export function navSection(route: Route, lastPage: Route['name'] | undefined): Route['name'] {
+  if (route.name !== 'session') return route.name;
+  return lastPage === 'ask' ? 'ask' : 'history';
+}
+
 export const sessionHref = (id: string) => `#/sessions/${encodeURIComponent(id)}`;
 
 /** Moves to a route without a history entry (a started debate becoming its session's page). */

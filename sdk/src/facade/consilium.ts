@@ -8,6 +8,7 @@ import type { Client } from '../generated/client/index.js';
 import {
   askFollowUp,
   askProvider,
+  cancelSession,
   createApiToken,
   deleteSession,
   exportSessionJson,
@@ -60,7 +61,8 @@ export interface DebateOptions extends DetachOption {
 
 /**
  * `detach: true` starts the run and returns at once with its session's id (`202 Accepted`): the run
- * outlives this client, `sessions.follow(id)` streams it, `sessions.delete(id)` cancels it. Without it
+ * outlives this client, `sessions.follow(id)` streams it, `sessions.cancel(id)` stops it (keeping the
+ * session; `sessions.delete(id)` stops and deletes it). Without it
  * the call returns once the run has ended, and aborting `signal` cancels the run.
  */
 export interface DetachOption {
@@ -262,6 +264,12 @@ export class Consilium {
       };
     },
     get: (id: string): Promise<Session> => settle(getSession({ client: this.client, path: { sessionId: id } })),
+    /**
+     * Stops a running session's run and keeps the session (`cancelled`, with what it said so far); an
+     * ended session comes back as it is.
+     */
+    cancel: (id: string): Promise<Session> => settle(cancelSession({ client: this.client, path: { sessionId: id } })),
+    /** Deletes the session and everything stored with it, stopping its run first if it is running. */
     delete: async (id: string): Promise<void> => {
       await settle(deleteSession({ client: this.client, path: { sessionId: id } }));
     },

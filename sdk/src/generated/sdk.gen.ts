@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
-import { zAskFollowUpResponse, zAskProviderResponse, zChangePasswordResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -111,7 +111,7 @@ export const runDeepDebate = <ThrowOnError extends boolean = false>(options: Opt
  * Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.
  * Comment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels
  * the debate and every upstream model call, unless the request sets `detach`: then the debate
- * runs on, is recorded, and is cancelled only by DELETE /sessions/{id}.
+ * runs on, is recorded, and is stopped only by POST /sessions/{id}/cancel (or DELETE /sessions/{id}).
  *
  */
 export const streamDeepDebate = <ThrowOnError extends boolean = false>(options: Options<StreamDeepDebateData, ThrowOnError, StreamDeepDebateResponse>) => (options.client ?? client).sse.post<StreamDeepDebateResponses, StreamDeepDebateErrors, ThrowOnError>({
@@ -190,6 +190,22 @@ export const getSession = <ThrowOnError extends boolean = false>(options: Option
             type: 'apiKey'
         }],
     url: '/sessions/{sessionId}',
+    ...options
+});
+
+/**
+ * Stop a running debate and keep what it said so far
+ *
+ * Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, a run is stopped only by the instance running it: any other answers 409.
+ */
+export const cancelSession = <ThrowOnError extends boolean = false>(options: Options<CancelSessionData, ThrowOnError>) => (options.client ?? client).post<CancelSessionResponses, CancelSessionErrors, ThrowOnError>({
+    responseValidator: async (data) => await zCancelSessionResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/cancel',
     ...options
 });
 

@@ -438,7 +438,7 @@ export type FollowUpRequest = {
      */
     earlyStop?: boolean;
     /**
-     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -477,7 +477,7 @@ export type AskRequest = {
     question: Question;
     maxOutputTokens?: number;
     /**
-     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -495,7 +495,7 @@ export type ParallelRequest = {
     slots?: Array<SlotNumber>;
     maxOutputTokens?: number;
     /**
-     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+     * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
     detach?: boolean;
 };
@@ -525,7 +525,7 @@ export type DeepRequest = {
      */
     earlyStop?: boolean;
     /**
-     * Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
+     * Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
      */
     detach?: boolean;
 };
@@ -918,7 +918,7 @@ export type AskProviderResponses = {
      */
     200: AskResult;
     /**
-     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -963,7 +963,7 @@ export type RunParallelResponses = {
      */
     200: ParallelResult;
     /**
-     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -1008,7 +1008,7 @@ export type RunDeepDebateResponses = {
      */
     200: Session;
     /**
-     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.
      */
     202: DebateAccepted;
 };
@@ -1255,6 +1255,60 @@ export type GetSessionResponses = {
 
 export type GetSessionResponse = GetSessionResponses[keyof GetSessionResponses];
 
+export type CancelSessionData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/cancel';
+};
+
+export type CancelSessionErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * This server does not provide the capability yet; `detail` names it.
+     */
+    501: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type CancelSessionError = CancelSessionErrors[keyof CancelSessionErrors];
+
+export type CancelSessionResponses = {
+    /**
+     * The session as stored once its run has stopped (or as it ended, if it already had).
+     */
+    200: Session;
+};
+
+export type CancelSessionResponse = CancelSessionResponses[keyof CancelSessionResponses];
+
 export type StreamSessionEventsData = {
     body?: never;
     headers?: {
@@ -1354,7 +1408,7 @@ export type AskFollowUpResponses = {
      */
     200: Session;
     /**
-     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.
+     * Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.
      */
     202: DebateAccepted;
 };

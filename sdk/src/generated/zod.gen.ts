@@ -803,6 +803,15 @@ export const zGetSessionPath = z.object({
  */
 export const zGetSessionResponse = zSession;
 
+export const zCancelSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The session as stored once its run has stopped (or as it ended, if it already had).
+ */
+export const zCancelSessionResponse = zSession;
+
 export const zStreamSessionEventsHeaders = z.object({
     'Last-Event-ID': z.optional(z.string().check(z.regex(/^[0-9]{1,15}$/)))
 });

@@ -271,7 +271,7 @@ export const askProvider = createRoute({
         }
     },
     202: {
-      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.",
       headers: {
         "Location": {
           "description": "The new session's path, `/sessions/{id}`.",
@@ -351,7 +351,7 @@ export const runParallel = createRoute({
         }
     },
     202: {
-      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.",
       headers: {
         "Location": {
           "description": "The new session's path, `/sessions/{id}`.",
@@ -432,7 +432,7 @@ export const runDeepDebate = createRoute({
         }
     },
     202: {
-      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.",
       headers: {
         "Location": {
           "description": "The new session's path, `/sessions/{id}`.",
@@ -471,7 +471,7 @@ export const streamDeepDebate = createRoute({
   path: "/consilium/deep/stream",
   operationId: "streamDeepDebate",
   summary: "Run a deep debate and stream its events as server-sent events",
-  description: "Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.\nComment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels\nthe debate and every upstream model call, unless the request sets `detach`: then the debate\nruns on, is recorded, and is cancelled only by DELETE /sessions/{id}.\n",
+  description: "Each SSE message carries one `DebateEvent` as JSON in `data` and its `seq` as the SSE `id`.\nComment lines (`: heartbeat`) keep idle connections alive. Closing the connection cancels\nthe debate and every upstream model call, unless the request sets `detach`: then the debate\nruns on, is recorded, and is stopped only by POST /sessions/{id}/cancel (or DELETE /sessions/{id}).\n",
   tags: [
     "debate"
   ],
@@ -743,6 +743,49 @@ export const deleteSession = createRoute({
   }
 });
 
+export const cancelSession = createRoute({
+  method: "post",
+  path: "/sessions/{sessionId}/cancel",
+  operationId: "cancelSession",
+  summary: "Stop a running debate and keep what it said so far",
+  description: "Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, a run is stopped only by the instance running it: any other answers 409.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zCancelSessionPath
+  },
+  responses: {
+    200: {
+      description: "The session as stored once its run has stopped (or as it ended, if it already had).",
+      content: {
+          "application/json": { schema: s.zSession }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    501: {
+      "$ref": "#/components/responses/NotImplemented"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
 export const streamSessionEvents = createRoute({
   method: "get",
   path: "/sessions/{sessionId}/events",
@@ -828,7 +871,7 @@ export const askFollowUp = createRoute({
         }
     },
     202: {
-      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, cancel it with DELETE; it outlives this connection.",
+      description: "Sent instead when the request sets `detach`: the run has started and is stored as `running`. Read it at `Location` (GET /sessions/{id}), follow its events at `/sessions/{id}/events` until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.",
       headers: {
         "Location": {
           "description": "The new session's path, `/sessions/{id}`.",
@@ -1583,7 +1626,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -1607,6 +1650,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   listSessions: { method: "GET", path: "/sessions", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   deleteSession: { method: "DELETE", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  cancelSession: { method: "POST", path: "/sessions/{sessionId}/cancel", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   streamSessionEvents: { method: "GET", path: "/sessions/{sessionId}/events", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   askFollowUp: { method: "POST", path: "/sessions/{sessionId}/follow-ups", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSessionThread: { method: "GET", path: "/sessions/{sessionId}/thread", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
@@ -1641,6 +1685,7 @@ export type Handlers<E extends Env = Env> = {
   listSessions: RouteHandler<typeof listSessions, E>;
   getSession: RouteHandler<typeof getSession, E>;
   deleteSession: RouteHandler<typeof deleteSession, E>;
+  cancelSession: RouteHandler<typeof cancelSession, E>;
   streamSessionEvents: RouteHandler<typeof streamSessionEvents, E>;
   askFollowUp: RouteHandler<typeof askFollowUp, E>;
   getSessionThread: RouteHandler<typeof getSessionThread, E>;
@@ -1881,6 +1926,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(listSessions, handlers.listSessions);
   app.openapi(getSession, handlers.getSession);
   app.openapi(deleteSession, handlers.deleteSession);
+  app.openapi(cancelSession, handlers.cancelSession);
   app.openapi(streamSessionEvents, handlers.streamSessionEvents);
   app.openapi(askFollowUp, handlers.askFollowUp);
   app.openapi(getSessionThread, handlers.getSessionThread);

@@ -271,7 +271,7 @@ describe('loginRateLimit on its own', () => {
   }
   const hour = (count: number) => ({ count, periodMs: 3_600_000 });
 
-  it('per account: the name case-folded and NFC-normalized, with its own detail and Retry-After', async () => {
+  it('per account from one address: the name case-folded and NFC-normalized, with its own detail and Retry-After', async () => {
     const { attempt, reached } = limited({ perAccount: hour(2) });
     expect((await attempt({ username: 'Zoé', password: 'x' })).status).toBe(401);
     expect((await attempt({ username: 'ZOE\u0301', password: 'x' })).status).toBe(401);
@@ -279,9 +279,11 @@ describe('loginRateLimit on its own', () => {
     expect(refused).toMatchObject({
       status: 429,
       retryAfter: '1800',
-      body: { code: 'rate_limited', detail: 'Too many sign-in attempts for this account.' },
+      body: { code: 'rate_limited', detail: 'Too many sign-in attempts for this account from this address.' },
     });
     expect(reached()).toBe(2);
+    // Someone else's wrong guesses do not lock the account's owner out where they sign in from.
+    expect((await attempt({ username: 'zoé', password: 'x' }, { address: '10.0.0.9' })).status).toBe(401);
     // The handler still reads the body the limiter parsed.
     expect((await attempt({ username: 'other', password: 'y' })).body).toEqual({ body: { username: 'other', password: 'y' } });
   });

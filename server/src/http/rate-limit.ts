@@ -83,8 +83,10 @@ export interface LoginLimits {
 }
 
 /**
- * Throttles sign-in attempts per account name (from the JSON body's `username`) and per client address,
- * before the credentials are checked. A successful sign-in (2xx) gives the account its attempts back.
+ * Throttles sign-in attempts per client address, and per account name (from the JSON body's `username`)
+ * from that address, before the credentials are checked. Keyed by name alone, anyone could keep an
+ * account (the admin's) locked out with a few wrong passwords; per address, the lock holds only where
+ * the guesses come from. A successful sign-in (2xx) gives the account its attempts from there back.
  */
 export function loginRateLimit(limits: LoginLimits): MiddlewareHandler {
   const byAccount = limits.perAccount && new RateLimiter(limits.perAccount);
@@ -93,10 +95,11 @@ export function loginRateLimit(limits: LoginLimits): MiddlewareHandler {
     const address = clientAddress(c);
     const waitAddress = byAddress?.take(address);
     if (waitAddress !== undefined) return tooManyRequests(c, waitAddress, 'Too many sign-in attempts from this address.');
-    const account = byAccount && (await usernameOf(c));
+    const name = byAccount && (await usernameOf(c));
+    const account = name === undefined ? undefined : `${address}\n${name}`;
     if (account !== undefined) {
       const waitAccount = byAccount?.take(account);
-      if (waitAccount !== undefined) return tooManyRequests(c, waitAccount, 'Too many sign-in attempts for this account.');
+      if (waitAccount !== undefined) return tooManyRequests(c, waitAccount, 'Too many sign-in attempts for this account from this address.');
     }
     await next();
     if (account !== undefined && c.res.status >= 200 && c.res.status < 300) byAccount?.reset(account);

@@ -1,4 +1,4 @@
-/** The session history operations over HTTP: list, get, delete, replay with live follow, export. */
+/** The session history operations over HTTP: list, get, cancel, delete, replay with live follow, export. */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
@@ -12,6 +12,7 @@ import { problem } from './problem.js';
 type SessionOperations =
   | 'listSessions'
   | 'getSession'
+  | 'cancelSession'
   | 'deleteSession'
   | 'streamSessionEvents'
   | 'exportSessionMarkdown'
@@ -58,6 +59,18 @@ export function sessionHandlers({
       const { sessionId } = c.req.valid('param');
       const session = await sessions.get(sessionId, scopeOf(c));
       return session ? c.json(session, 200) : notFound(c, sessionId);
+    },
+
+    cancelSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const session = await sessions.cancel(sessionId, scopeOf(c));
+      if (session === undefined) return notFound(c, sessionId);
+      if (session === 'elsewhere') {
+        return problem(c, 409, 'conflict', {
+          detail: `Session "${sessionId}" is running on another instance of the service; only that one can stop it.`,
+        });
+      }
+      return c.json(session, 200);
     },
 
     deleteSession: async (c) => {

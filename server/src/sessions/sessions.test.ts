@@ -1,7 +1,7 @@
 /**
  * The sessions layer keeps owners apart, without HTTP: one owner's session reads as absent to
  * another — by id (from the store and from the cache), in lists and searches, for replay and
- * export (which start from that read), and for delete, which neither removes nor cancels it.
+ * export (which start from that read), and for cancel and delete, which stop and remove nothing of it.
  * Real SQLite, cache and recorder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -163,6 +163,40 @@ describe('owners are isolated in the sessions layer', () => {
     log.emit(endedBody('cancelled'));
     expect(await deleting).toBe(true);
     expect(await store.get(log.sessionId)).toBeUndefined();
+  });
+
+  it("cancel: another owner's is refused and stops nothing; the owner's stops the run and keeps the session", async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Stop me' });
+    const log = new EventLog(d.session.id);
+    const run = new AbortController();
+    // The engine's session as the recorder snapshots it: running, then as it ended.
+    let now: Session = { ...d.session, id: log.sessionId };
+    sessions.recorder.hook(run)(log, () => now);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await sessions.recorder.live(log.sessionId)!.settled();
+
+    expect(await sessions.cancel(log.sessionId, BOB)).toBeUndefined();
+    expect(run.signal.aborted).toBe(false);
+
+    const cancelling = sessions.cancel(log.sessionId, ALICE);
+    await expect.poll(() => run.signal.aborted).toBe(true);
+    expect(run.signal.reason).toEqual(new Error('The session was cancelled.'));
+    now = { ...now, status: 'cancelled' };
+    log.emit(endedBody('cancelled'));
+    const cancelled = await cancelling;
+    expect(cancelled).toMatchObject({ id: log.sessionId, status: 'cancelled' });
+    expect(await store.get(log.sessionId)).toEqual(cancelled);
+    // Ended: it comes back as it is, and nothing else happens.
+    expect(await sessions.cancel(log.sessionId, ALICE)).toEqual(cancelled);
+  });
+
+  it('cancel: a session running but not in this process (another instance) is `elsewhere`, and left alone', async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Running elsewhere' });
+    await store.write(d.start().step());
+    expect((await store.get(d.session.id))?.status).toBe('running');
+    expect(await sessions.cancel(d.session.id, ALICE)).toBe('elsewhere');
+    expect((await store.get(d.session.id))?.status).toBe('running');
+    expect(await sessions.cancel(a1.id, ALICE)).toEqual(a1);
   });
 });
 

@@ -112,6 +112,22 @@ export class Sessions {
     return { threadId: root.threadId!, parentId: parent.id, context: threadContext(await this.threadUpTo(root)) };
   }
 
+  /**
+   * Stops the session's run when it runs here and keeps the session (`cancelled`, with what was said);
+   * a session that has ended comes back as it is. `undefined` when `owner` has none by that id;
+   * `elsewhere` when it is running but not in this process (another instance on a shared store).
+   */
+  async cancel(id: string, owner: OwnerScope): Promise<Session | 'elsewhere' | undefined> {
+    const session = await this.get(id, owner);
+    if (!session) return undefined;
+    const live = this.recorder.live(id);
+    if (!live) return session.status === 'running' ? 'elsewhere' : session;
+    live.cancel(new Error('The session was cancelled.'));
+    // The run writes its end once its calls have stopped: answer with the session as stored then
+    // (or, when the store gave up on it, as it ended).
+    return (await live.done) ?? (await this.get(id, owner)) ?? session;
+  }
+
   /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */
   async delete(id: string, owner: OwnerScope): Promise<boolean> {
     if (!(await this.get(id, owner))) return false;

@@ -1,5 +1,5 @@
 import { memo } from 'preact/compat';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Action, Cost, SlotInfo, Usage } from '../../../sdk/src/index.js';
 import { ErrorNote, OfflineMark, SlotChip, SlotName, StatusChip, useRun } from '../components.js';
 import { formatCost, formatDate, formatTokens, formatUsage } from '../format.js';
@@ -30,11 +30,21 @@ export function SessionPanel({ run }: { run: Run }) {
   const view = run.view;
   const slotInfo = (slot: number) => view.slots.find((s) => s.slot === slot);
   const running = !isFinished(view);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The view that held focus (the Ask form, a follow-up form, a history link) went away when this one replaced it:
+  // focus the heading once it names the question, so a screen reader reads the question and the debate's status
+  // (its description) rather than nothing. Focus the user put somewhere is left where it is.
+  const named = view.question !== undefined;
+  useEffect(() => {
+    if (named && (document.activeElement === null || document.activeElement === document.body)) heading.current?.focus();
+  }, [named]);
   return (
     <div class="session" data-status={view.status}>
       <header class="card session-head">
         <div class="session-meta">
-          <span class={`pill pill-${view.status}`} data-testid="session-status">
+          {/* A live region: starting → running → completed (or failed, cancelled) is announced as it happens. */}
+          <span class={`pill pill-${view.status}`} data-testid="session-status" id="session-status" role="status">
+            <span class="sr-only">Debate </span>
             {view.status}
           </span>
           {view.mode && <span class="pill">{view.mode}</span>}
@@ -42,12 +52,10 @@ export function SessionPanel({ run }: { run: Run }) {
           <Connection run={run} />
           {view.startedAt && <span class="muted">{formatDate(view.startedAt)}</span>}
         </div>
-        {view.question !== undefined && (
-          <div class="question">
-            <h1 class="sr-only">Session</h1>
-            <Markdown text={view.question} />
-          </div>
-        )}
+        {/* The question is the user's text, not Markdown: shown exactly as typed (line breaks kept), as in history. */}
+        <h1 class="question" ref={heading} tabIndex={-1} aria-describedby="session-status">
+          {view.question ?? <span class="muted">Session</span>}
+        </h1>
         <div class="session-actions">
           {/* Any running session can be cancelled (the server refuses what is not the user's): a reloaded page too. */}
           {running && view.id && (

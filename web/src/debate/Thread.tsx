@@ -4,6 +4,7 @@ import { type ApiError, client, unwrap } from '../api.js';
 import { ErrorNote } from '../components.js';
 import { replaceHash, sessionHref } from '../router.js';
 import { liveRuns } from '../runs.js';
+import { DEFAULT_ROUNDS } from './rounds.js';
 import { startRun } from './runner.js';
 
 /**
@@ -17,7 +18,8 @@ export function ThreadPanel({ sessionId, mode }: { sessionId: string; mode?: str
   const [followMode, setFollowMode] = useState<'single' | 'parallel' | 'deep'>(
     mode === 'single' || mode === 'parallel' ? mode : 'deep',
   );
-  const [rounds, setRounds] = useState(2);
+  // The API's own default (`FollowUpRequest.rounds`: 3 unless given), so the form asks what an API call would.
+  const [rounds, setRounds] = useState(DEFAULT_ROUNDS);
   const [error, setError] = useState<ApiError>();
   useEffect(() => {
     unwrap(getSessionThread({ client, path: { sessionId } })).then(setThread, () => undefined);
@@ -100,7 +102,7 @@ export function ThreadPanel({ sessionId, mode }: { sessionId: string; mode?: str
         {followMode === 'deep' && (
           <label>
             Rounds
-            <select value={String(rounds)} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
+            <select id="follow-up-rounds" value={String(rounds)} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
               {[2, 3, 4, 5].map((n) => (
                 <option key={n} value={n}>
                   {n}

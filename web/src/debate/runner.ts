@@ -2,16 +2,17 @@
  * Drives a `SessionView` from the API: starts a debate or follows a stored one. Every run starts detached: the server
  * answers `202 Accepted` with the session's id at once, and the page then follows `/sessions/{id}/events` like any
  * stored session. The page leaving (a reload, lost network) does not cancel the run, so the page at `#/sessions/{id}`
- * picks it up again; only the cancel button (DELETE /sessions/{id}) stops one. A dropped stream is resumed with
+ * picks it up again; only the cancel button (POST /sessions/{id}/cancel, which keeps the session) stops one. A dropped
+ * stream is resumed with
  * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
  */
 import {
   askFollowUp,
   askProvider,
+  cancelSession,
   type DebateAccepted,
   type DebateEvent,
   type DeepRequest,
-  deleteSession,
   type FollowUpRequest,
   runDeepDebate,
   runParallel,
@@ -27,7 +28,7 @@ export interface Run {
   connection: Connection;
   /** Set when the run could not start or the session cannot be read. */
   failure?: ApiError;
-  /** Stops the debate itself: DELETE /sessions/{id} (which cancels it on the server), and this page's requests. */
+  /** Stops the debate itself on the server (POST /sessions/{id}/cancel), keeping the session and what it said. */
   cancel(): void;
   /** Stops only this page's watching (navigating away). */
   detach(): void;
@@ -71,8 +72,6 @@ class Runner implements Run {
   view = emptySession();
   connection: Connection = 'connecting';
   failure?: ApiError;
-  /** Aborts the request that runs the debate (cancels it). */
-  private readonly running = new AbortController();
   /** Aborts this page's event streams. */
   private readonly watching = new AbortController();
 
@@ -100,25 +99,22 @@ class Runner implements Run {
   cancel() {
     const id = this.view.id;
     if (id === undefined) {
-      // A detached run outlives its request, which may already have reached the server: wait for its id to delete it
+      // A detached run outlives its request, which may already have reached the server: wait for its id to cancel it
       // (see `start`).
       this.cancelling = true;
       return;
     }
-    void unwrap(deleteSession({ client, path: { sessionId: id } })).then(
-      () => {
-        // Deleted, so no `session.ended` will come to this page: say so here.
-        if (!isFinished(this.view)) this.view.status = 'cancelled';
-        this.setConnection('closed');
-        this.changed();
+    void unwrap(cancelSession({ client, path: { sessionId: id } })).then(
+      (session) => {
+        // The event stream brings `session.ended` too, and with it each unfinished answer's end; this covers a page
+        // whose stream is down at the time.
+        if (!isFinished(this.view)) {
+          this.view.status = session.status;
+          this.changed();
+        }
       },
       (err) => this.fail(err),
     );
-    this.stop();
-  }
-  private stop() {
-    this.running.abort();
-    this.watching.abort();
   }
   detach() {
     this.watching.abort();
@@ -182,12 +178,11 @@ class Runner implements Run {
   }
 
   async start(input: AskInput, onSessionId: (id: string) => void) {
-    const signal = this.running.signal;
     try {
-      const id = sessionIdOf(await unwrap(request(input, signal)));
+      const id = sessionIdOf(await unwrap(request(input)));
       this.view.id ??= id;
       onSessionId(id);
-      if (this.cancelling) return this.cancel();
+      if (this.cancelling) this.cancel();
       await this.follow(id);
     } catch (err) {
       this.fail(err);
@@ -198,7 +193,6 @@ class Runner implements Run {
 /** Starts `input` detached: the server answers `202` with the session's id as soon as it is stored as running. */
 function request(
   input: AskInput,
-  signal: AbortSignal,
 ): Promise<{ data?: DebateAccepted | { sessionId: string } | { id: string }; error?: unknown; response?: Response }> {
   switch (input.mode) {
     case 'single':
@@ -206,18 +200,17 @@ function request(
         client,
         path: { provider: input.provider },
         body: { question: input.question, detach: true },
-        signal,
       });
     case 'parallel': {
       const body = { question: input.question, detach: true, ...(input.slots && { slots: input.slots }) };
-      return runParallel({ client, body, signal });
+      return runParallel({ client, body });
     }
     case 'deep': {
       const { mode: _mode, ...body } = input;
-      return runDeepDebate({ client, body: { ...body, detach: true }, signal });
+      return runDeepDebate({ client, body: { ...body, detach: true } });
     }
     case 'follow-up':
-      return askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true }, signal });
+      return askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true } });
   }
 }
 

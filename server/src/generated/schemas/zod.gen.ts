@@ -490,7 +490,7 @@ export const zFollowUpRequest = z.strictObject({
         description: 'For `deep`, as in `DeepRequest`.'
     }).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -539,7 +539,7 @@ export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -555,7 +555,7 @@ export const zParallelRequest = z.strictObject({
     }).optional(),
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only DELETE /sessions/{id} cancels it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
 });
 
@@ -581,7 +581,7 @@ export const zDeepRequest = z.strictObject({
         description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
     }).optional(),
     detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes; cancel with DELETE /sessions/{id}. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
+        description: 'Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
     }).optional().default(false)
 });
 
@@ -984,6 +984,15 @@ export const zGetSessionPath = z.object({
  * The session.
  */
 export const zGetSessionResponse = zSession;
+
+export const zCancelSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The session as stored once its run has stopped (or as it ended, if it already had).
+ */
+export const zCancelSessionResponse = zSession;
 
 export const zStreamSessionEventsHeaders = z.object({
     'Last-Event-ID': z.string().regex(/^[0-9]{1,15}$/).register(z.globalRegistry, {
