@@ -428,6 +428,48 @@ describe('consilium', () => {
     }
   });
 
+  it('Ctrl-C cancels a follow-up on the server and names the session it followed', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
+    try {
+      const env = baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token });
+      const parent = (await (
+        await slow.fetch('/ask/anthropic', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ question: 'First?', maxOutputTokens: 2 }),
+        })
+      ).json()) as { sessionId: string };
+      const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'follow-up', parent.sessionId, 'Then?', '--mode', 'deep'], {
+        cwd: ROOT,
+        env,
+      });
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // Wait until the follow-up runs on the server, then press Ctrl-C.
+      let running: { id: string; status: string } | undefined;
+      for (let i = 0; i < 200 && !running; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const page = (await (await slow.fetch('/sessions')).json()) as { items: { id: string; status: string }[] };
+        running = page.items.find((s) => s.id !== parent.sessionId && s.status === 'running');
+      }
+      expect(running).toBeDefined();
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`cancelled; the follow-up of ${parent.sessionId} stops on the server`);
+      let status = 'running';
+      for (let i = 0; i < 100 && status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await (await slow.fetch(`/sessions/${running!.id}`)).json()).status;
+      }
+      expect(status).toBe('cancelled');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('stops quietly when stdout closes (| head), cancelling the debate on the server', async () => {
     const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
     try {

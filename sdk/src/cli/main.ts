@@ -566,7 +566,7 @@ async function followUp(ctx: Context): Promise<number> {
   } catch (error) {
     if (error instanceof ConsiliumError && error.code === 'aborted') {
       ctx.io.stderr.write(
-        `consilium: cancelled the follow-up of ${oneLine(id)}; consilium sessions list shows it if the server ran it\n`,
+        `consilium: cancelled; the follow-up of ${oneLine(id)} stops on the server (consilium sessions list shows it)\n`,
       );
       return EXIT.interrupted;
     }
