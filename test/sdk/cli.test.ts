@@ -330,9 +330,16 @@ describe('consilium', () => {
   });
 
   it('wiki generate exits 5 when the wiki cannot be reached', async () => {
-    const run = await cli(['wiki', 'generate', '--catalogue', 'http://127.0.0.1:9/api.php', '--out', join(home, 'wiki-out')]);
-    expect(run.code).toBe(5);
-    expect(run.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:9\/api\.php\?action=paraminfo.* failed/);
+    // A port that was just free: the connection is refused (port 9 would be refused by fetch itself, "bad port").
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const api = `http://127.0.0.1:${port}/api.php`;
+    const run = await cli(['wiki', 'generate', '--catalogue', api, '--out', join(home, 'wiki-out')]);
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain(`GET ${api}?action=paraminfo`);
+    expect(run.stderr).toMatch(/failed: fetch failed \(.*ECONNREFUSED.*\)/);
   });
 
   it('exits 3 on an authentication failure and 5 when the server cannot be reached', async () => {
