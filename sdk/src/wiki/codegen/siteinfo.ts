@@ -5,7 +5,7 @@
  */
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
 import type { SiteContext } from '../validate/context.js';
-import { DEFAULT_USER_AGENT } from './fetch.js';
+import { DEFAULT_USER_AGENT, ParamInfoFetchError } from './fetch.js';
 import { loadFs } from './node.js';
 
 export interface LoadSiteinfoOptions {
@@ -20,7 +20,16 @@ export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions 
     const url = new URL(source);
     const params = { action: 'query', meta: 'siteinfo', siprop: SITEINFO_PROPS, format: 'json', formatversion: '2' };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const res = await (options.fetch ?? fetch)(url, { headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT } });
+    let res: Response;
+    try {
+      res = await (options.fetch ?? fetch)(url, { headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT } });
+    } catch (error) {
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new ParamInfoFetchError(`siteinfo from ${source} failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, {
+        cause: error,
+        network: true,
+      });
+    }
     if (!res.ok) throw new Error(`siteinfo from ${source}: HTTP ${res.status}`);
     try {
       json = await res.json();
