@@ -236,6 +236,34 @@ describe('consilium', () => {
     }
   });
 
+  it('sessions cancel stops a detached run and keeps it; an ended session is left as it ended', async () => {
+    // Slow offline models, so the run is still going when it is cancelled.
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '5' });
+    try {
+      const env = { CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token };
+      const started = await slow.fetch('/consilium/deep', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Stop me from the terminal?', rounds: 3, detach: true }),
+      });
+      const { sessionId: id } = (await started.json()) as { sessionId: string };
+      const cancelled = await cli(['sessions', 'cancel', id], env);
+      expect(cancelled, cancelled.stderr).toMatchObject({ code: 0, stdout: `${id} cancelled\n` });
+      expect(((await (await slow.fetch(`/sessions/${id}`)).json()) as { status: string }).status).toBe('cancelled');
+      // Idempotent: cancelling again answers the same.
+      expect((await cli(['sessions', 'cancel', id], env)).stdout).toBe(`${id} cancelled\n`);
+      expect(JSON.parse((await cli(['sessions', 'cancel', id, '--json'], env)).stdout)).toMatchObject({
+        id,
+        status: 'cancelled',
+      });
+      expect((await cli(['sessions', 'cancel', 'ses_00000000000000000000000000'], env)).code).toBe(6);
+    } finally {
+      await slow.close();
+    }
+    const done = JSON.parse((await cli(['ask', 'Already answered?', '--json'])).stdout) as { sessionId: string };
+    expect((await cli(['sessions', 'cancel', done.sessionId])).stdout).toBe(`${done.sessionId} had already ended: completed\n`);
+  });
+
   it('--json and the JSON export escape C1 controls and bidi overrides, keeping the data', async () => {
     const question = 'Is \u202eevil\u202c or \u009b2J here?';
     const asked = await cli(['ask', question, '--json']);

@@ -85,6 +85,7 @@ Commands:
   sessions [list] [--q TEXT] [--limit N]
   sessions show <id>
   sessions export <id> [--format md|json]
+  sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
   sessions delete <id>
   wiki build <module> [--<param> <value>…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL
@@ -629,6 +630,16 @@ async function sessions(ctx: Context): Promise<number> {
       ctx.out(format === 'json' ? escapeJson(text) : ctx.io.stdout.isTTY ? inert(text) : text);
       return EXIT.ok;
     }
+    case 'cancel': {
+      onlyFlags(ctx.parsed, GLOBAL);
+      const session = await c().sessions.cancel(needId());
+      if (ctx.json) ctx.out(jsonLine(session));
+      else
+        ctx.out(
+          `${oneLine(session.id)} ${session.status === 'cancelled' ? 'cancelled' : `had already ended: ${session.status}`}\n`,
+        );
+      return EXIT.ok;
+    }
     case 'delete': {
       onlyFlags(ctx.parsed, GLOBAL);
       await c().sessions.delete(needId());
@@ -636,7 +647,7 @@ async function sessions(ctx: Context): Promise<number> {
       return EXIT.ok;
     }
     default:
-      throw new UsageError(`unknown sessions command: ${sub} (list, show, export, delete)`);
+      throw new UsageError(`unknown sessions command: ${sub} (list, show, export, cancel, delete)`);
   }
 }
 
