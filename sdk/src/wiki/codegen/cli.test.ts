@@ -264,6 +264,24 @@ describe('consilium-wiki (in process)', () => {
     expect(existsSync(join(out, 'gone.ts'))).toBe(false);
     expect(existsSync(join(out, 'mine.ts'))).toBe(true);
   });
+
+  it('writes the --siteinfo snapshot beside meta=siteinfo’s builder, not over it', async () => {
+    const dir = scratch();
+    const siteinfoFile = join(dir, 'siteinfo.json');
+    writeFileSync(
+      siteinfoFile,
+      JSON.stringify({ query: { namespaces: { 0: { id: 0, name: '', canonical: '', case: 'first-letter' } } } }),
+    );
+    const out = join(dir, 'out');
+    const full = join(repoRoot, 'catalogue/paraminfo.json');
+    const result = await run(['generate', '--catalogue', full, '--siteinfo', siteinfoFile, '--out', out, '--ext', 'ts']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toContain('export const siteinfo: WikiModule<');
+    expect(readFileSync(join(out, 'site-context.ts'), 'utf8')).toContain('export const site: SiteContext = {');
+    const index = readFileSync(join(out, 'index.ts'), 'utf8');
+    expect(index.match(/^export \* from '\.\/siteinfo\.js';$/gm)).toHaveLength(1);
+    expect(index).toMatch(/^export \* from '\.\/site-context\.js';$/m);
+  });
 });
 
 // --- from a wiki, through msw -------------------------------------------------------------------

@@ -14,7 +14,7 @@ import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
 import { DEFAULT_USER_AGENT, loadParamInfo, ParamInfoFetchError } from './fetch.js';
 import { loadFs, loadPath, loadUrl, type NodeFs, type NodePath, nodeProcess } from './node.js';
-import { emitSiteinfo, loadSiteinfo } from './siteinfo.js';
+import { emitSiteinfo, loadSiteinfo, SITE_CONTEXT_FILE } from './siteinfo.js';
 
 export const DEFAULT_RUNTIME_IMPORT = '@consilium/sdk/wiki';
 /** The first words of every file the CLI writes; files that start with them are its own to replace. */
@@ -35,7 +35,7 @@ Options:
   --runtime-import <specifier>
                               Where the generated files import defineModule from
                               (default: ${DEFAULT_RUNTIME_IMPORT})
-  --siteinfo <source>         Also write siteinfo.ts: the wiki's namespaces and interwiki prefixes,
+  --siteinfo <source>         Also write site-context.ts (\`site\`): the wiki's namespaces and interwiki prefixes,
                               from a meta=siteinfo JSON file or an api.php URL, for { site }
   --user-agent <text>         The User-Agent for requests to the wiki; Wikimedia wikis ask for
                               contact details in it (default: ${DEFAULT_USER_AGENT})
@@ -188,8 +188,9 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
         ...(io.fetch ? { fetch: io.fetch } : {}),
         ...(parsed.userAgent ? { userAgent: parsed.userAgent } : {}),
       });
-      emitted.set('siteinfo.ts', emitSiteinfo(site, header, parsed.runtimeImport));
-      emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './siteinfo.js';\n`);
+      // A name no module's file can have (identifiers have no `-`): `siteinfo.ts` is meta=siteinfo's builder.
+      emitted.set(`${SITE_CONTEXT_FILE}.ts`, emitSiteinfo(site, header, parsed.runtimeImport));
+      emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './${SITE_CONTEXT_FILE}.js';\n`);
     } catch (error) {
       io.stderr(`consilium-wiki: ${inert((error as Error).message)}\n`);
       return error instanceof ParamInfoFetchError && error.network ? 5 : 1;

@@ -1,7 +1,7 @@
 /**
  * A siteinfo snapshot beside the generated modules: the wiki's site context (namespaces, interwiki
  * prefixes, temporary accounts) read from a `meta=siteinfo` JSON file or fetched from an api.php URL,
- * written as `siteinfo.ts` so callers can validate offline as that wiki would (`{ site }`).
+ * written as `site-context.ts` (exporting `site`) so callers can validate offline as that wiki would (`{ site }`).
  */
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
 import type { SiteContext } from '../validate/context.js';
@@ -49,7 +49,10 @@ export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions 
   return site;
 }
 
-/** `siteinfo.ts`: the snapshot as a typed constant, keys in a fixed order (deterministic output). */
+/** The snapshot's file name, without its extension. */
+export const SITE_CONTEXT_FILE = 'site-context';
+
+/** `site-context.ts`: the snapshot as a typed constant, keys in a fixed order (deterministic output). */
 export function emitSiteinfo(site: SiteContext, header: readonly string[], runtimeImport: string): string {
   const ordered: SiteContext = {
     ...(site.namespaces ? { namespaces: site.namespaces } : {}),
@@ -60,7 +63,7 @@ export function emitSiteinfo(site: SiteContext, header: readonly string[], runti
     ...header,
     `import type { SiteContext } from ${JSON.stringify(runtimeImport)};`,
     '',
-    "/** The wiki's site context when these modules were generated: pass it as `{ site }` to validate as that wiki would. */",
+    "/** The wiki's site context when these modules were generated: `query(input, { site })` or `new WikiClient({ apiUrl, userAgent, site })` validate as that wiki would. */",
     `export const site: SiteContext = ${JSON.stringify(ordered, null, 2)};`,
     '',
   ].join('\n');
