@@ -423,6 +423,38 @@ describe('consilium', () => {
     expect(json).toMatchObject({ method: 'GET', params: { prop: 'revisions', rvprop: 'ids|content' }, warnings: [] });
   });
 
+  it('wiki build takes repeated multi values, API-prefixed names, the page set, and an api.php URL with a query', async () => {
+    const paramsOf = async (args: string[]) => {
+      const run = await cli(['wiki', 'build', ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      return Object.fromEntries(new URL(run.stdout.trim()).searchParams);
+    };
+    expect(await paramsOf(['recentchanges', '--type', 'edit', '--type', 'new', '--rclimit', '5'])).toMatchObject({
+      rctype: 'edit|new',
+      rclimit: '5',
+    });
+    // prop modules read the page set; `links`' own `titles` is `--pltitles`.
+    expect(await paramsOf(['revisions', '--titles', 'History', '--titles', 'Main Page', '--prop', 'content'])).toMatchObject({
+      prop: 'revisions',
+      titles: 'History|Main Page',
+      rvprop: 'content',
+    });
+    expect(await paramsOf(['links', '--pageids', '7', '--pltitles', 'Target'])).toMatchObject({
+      pageids: '7',
+      pltitles: 'Target',
+    });
+    const withQuery = await cli(['wiki', 'build', 'allpages', '--api', 'https://wiki.example/w/api.php?key=1']);
+    expect(withQuery.stdout).toMatch(/^https:\/\/wiki\.example\/w\/api\.php\?key=1&action=query&/);
+    for (const [args, message] of [
+      [['revisions', '--pageids', 'seven'], /--pageids takes page or revision ids/],
+      [['allpages', '--limit', '1', '--aplimit', '2'], /--aplimit given twice/],
+    ] as const) {
+      const refused = await cli(['wiki', 'build', ...args]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+  });
+
   it('wiki generate is consilium-wiki generate', async () => {
     const run = await cli(['wiki', 'generate', '--version']);
     expect(run.code).toBe(0);

@@ -87,7 +87,7 @@ Commands:
   sessions export <id> [--format md|json]
   sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
   sessions delete <id>
-  wiki build <module> [--<param> <value>…] [--api URL] [--highlimits]
+  wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL
                                   (consilium wiki build <module> --help lists its parameters).
   wiki generate --catalogue <file | api.php URL> --out <dir> [options]
@@ -672,6 +672,7 @@ type WikiBuilder = ((params: object) => unknown) & {
   spec: {
     group: string;
     name: string;
+    prefix: string;
     parameters: readonly { name: string; type: string | readonly string[]; multi?: boolean }[];
   };
 };
@@ -685,6 +686,8 @@ function wikiModule(name: string): WikiBuilder {
 
 /** `wiki build` options that are the command's own, not the module's parameters. */
 const WIKI_OWN = new Set(['api', 'json', 'no-color', 'highlimits', 'help']);
+/** The query's page set, for prop modules (each may be given several times). */
+const PAGE_SET = new Set(['titles', 'pageids', 'revids']);
 
 /** `consilium wiki build <module> --help`: the module's parameters and what each takes. */
 function wikiModuleHelp(name: string): string {
@@ -692,12 +695,16 @@ function wikiModuleHelp(name: string): string {
   const lines = mod.spec.parameters.map((p) => {
     const type = typeof p.type === 'string' ? p.type : p.type.map((v) => (v === '' ? "''" : v)).join('|');
     const value = p.type === 'boolean' ? '' : p.multi ? ' <value|value…>' : ' <value>';
-    return `${`  --${p.name}${value}`.padEnd(34)} ${type}${p.multi ? ' (several, separated by |)' : ''}`;
+    // `links`' own `titles` is `--pltitles`: `--titles` is the page set.
+    const flag = PAGE_SET.has(p.name) ? `${mod.spec.prefix}${p.name}` : p.name;
+    return `${`  --${flag}${value}`.padEnd(34)} ${type}${p.multi ? ' (several: repeat it, or separate by |)' : ''}`;
   });
-  return `Usage: consilium wiki build ${name} [--<param> <value>…] [--api URL] [--highlimits] [--json]
+  return `Usage: consilium wiki build ${name} [--<param> <value>…] [--titles T… | --pageids N… | --revids N…] [--api URL] [--highlimits] [--json]
 
-Parameters of ${mod.spec.group}=${mod.spec.name} (a boolean one takes no value):
+Parameters of ${mod.spec.group}=${mod.spec.name}, by name or prefixed (--${mod.spec.prefix}${mod.spec.parameters[0]?.name ?? 'name'}); a boolean one takes no value,
+a multi-valued one may be given several times:
 ${lines.join('\n')}
+  ${'--titles, --pageids, --revids'.padEnd(33)} the pages (each repeatable): ${mod.spec.group === 'prop' ? 'what a prop module reads' : 'for a prop module'}
 `;
 }
 
@@ -722,30 +729,51 @@ function parseWikiArgs(args: readonly string[]): Parsed {
       continue;
     }
     const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq > 0 ? eq : undefined);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    const param = params?.find((p) => p.name === name);
-    if (!WIKI_OWN.has(name) && !param) {
+    const given = arg.slice(2, eq > 0 ? eq : undefined);
+    // `--titles`, `--pageids`, `--revids` are the page set, kept as `@titles`…; a module's own parameter
+    // is `--limit` or, as the API spells it, `--aplimit` (so `links`' own `titles` is `--pltitles`).
+    const pages = moduleName !== undefined && PAGE_SET.has(given);
+    const prefix = moduleName === undefined ? '' : wikiModule(moduleName).spec.prefix;
+    const param = pages
+      ? undefined
+      : (params?.find((p) => p.name === given && !PAGE_SET.has(p.name)) ??
+        (prefix && given.startsWith(prefix) ? params?.find((p) => p.name === given.slice(prefix.length)) : undefined));
+    const name = pages ? `@${given}` : (param?.name ?? given);
+    if (flags.has(name) && !pages && !param?.multi) throw new UsageError(`--${given} given twice`);
+    if (!pages && !WIKI_OWN.has(name) && !param) {
       if (!params) throw new UsageError(`unknown option --${name}`);
-      const known = params.map((p) => `--${p.name}`).join(', ');
+      const known = params.map((p) => `--${PAGE_SET.has(p.name) ? prefix : ''}${p.name}`).join(', ');
       throw new UsageError(`${moduleName} has no parameter --${name}; it has ${known} (see --help)`);
     }
     const standsAlone = param ? param.type === 'boolean' : BOOLEANS.has(name);
     if (standsAlone) {
-      if (eq > 0) throw new UsageError(`--${name} takes no value`);
+      if (eq > 0) throw new UsageError(`--${given} takes no value`);
       flags.set(name, true);
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : args[i + 1];
     if (value === undefined || (eq < 0 && value.startsWith('--'))) {
       throw new UsageError(
-        `--${name} needs a value${param ? ` (${typeof param.type === 'string' ? param.type : param.type.join('|')})` : ''}`,
+        `--${given} needs a value${param ? ` (${typeof param.type === 'string' ? param.type : param.type.join('|')})` : ''}`,
       );
     }
     if (eq < 0) i++;
-    flags.set(name, value);
+    // Several values of a multi-valued parameter (or page set) are joined as MediaWiki's `|` list.
+    const before = flags.get(name);
+    flags.set(name, typeof before === 'string' ? `${before}|${value}` : value);
   }
   return { positionals, flags };
+}
+
+/** `--titles A --titles B` (or `A|B`) as the page set; `--pageids`/`--revids` as numbers. */
+function pageSet(key: string, value: string): string[] | number[] {
+  const values = value.split('|');
+  if (key === 'titles') return values;
+  const numbers = values.map(Number);
+  const bad = values.find((v, i) => !/^\d+$/.test(v) || !Number.isSafeInteger(numbers[i]));
+  if (bad !== undefined)
+    throw new UsageError(`--${key} takes page or revision ids (whole numbers), not ${JSON.stringify(oneLine(bad))}`);
+  return numbers;
 }
 
 async function wiki(ctx: Context): Promise<number> {
@@ -755,14 +783,22 @@ async function wiki(ctx: Context): Promise<number> {
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
   const mod = wikiModule(name);
   const params: Record<string, string | true> = {};
-  for (const [key, value] of ctx.parsed.flags) if (!WIKI_OWN.has(key)) params[key] = value;
+  const pages: Record<string, string[] | number[]> = {};
+  for (const [key, value] of ctx.parsed.flags) {
+    if (WIKI_OWN.has(key)) continue;
+    if (key.startsWith('@')) pages[key.slice(1)] = pageSet(key.slice(1), value as string);
+    else params[key] = value;
+  }
   const api = stringFlag(ctx.parsed, 'api') ?? 'https://en.wikipedia.org/w/api.php';
   if (!/^https?:\/\//i.test(api)) throw new UsageError('--api must be an http(s) URL of api.php');
-  const built = query({ [mod.spec.group]: [mod(params)] } as Parameters<typeof query>[0], {
+  const built = query({ [mod.spec.group]: [mod(params)], ...pages } as Parameters<typeof query>[0], {
     ...(ctx.parsed.flags.has('highlimits') && { apihighlimits: true }),
   });
   const body = built.toString();
-  const url = built.method === 'GET' ? `${api}?${body}` : api;
+  // As WikiClient sends it: after any query string the API URL already has.
+  const target = new URL(api);
+  if (built.method === 'GET') target.search = target.search ? `${target.search}&${body}` : body;
+  const url = target.href;
   if (ctx.json) {
     ctx.out(jsonLine({ method: built.method, url, params: built.params, warnings: built.warnings }));
     return EXIT.ok;
