@@ -17,7 +17,16 @@ afterAll(() => server.close());
 
 describe('the served document', () => {
   it('equals openapi/openapi.yaml: every path, operation, parameter, schema and response', () => {
-    expect(diffDocuments(loadContract(), served)).toEqual([]);
+    // `servers` alone differs, on purpose: the contract names npm start's default, the served copy this server.
+    expect(diffDocuments({ ...loadContract(), servers: served.servers } as ReturnType<typeof loadContract>, served)).toEqual([]);
+    expect(diffDocuments(loadContract(), served)).toEqual([
+      '/servers/0/description: expected "Local server started by `npm start`.", served "The server this document was served from."',
+      `/servers/0/url: expected "http://127.0.0.1:8787", served ${JSON.stringify(server.baseUrl)}`,
+    ]);
+  });
+
+  it('names the server it is served from', () => {
+    expect(served.servers).toEqual([{ url: server.baseUrl, description: 'The server this document was served from.' }]);
   });
 
   it('declares every operation of the contract', () => {
@@ -32,7 +41,7 @@ describe('the served document', () => {
 
 describe('the drift check can fail', () => {
   const altered = (edit: (doc: ReturnType<typeof loadContract>) => void) => {
-    const doc = loadContract();
+    const doc = { ...loadContract(), servers: served.servers } as ReturnType<typeof loadContract>;
     edit(doc);
     return diffDocuments(doc, served);
   };

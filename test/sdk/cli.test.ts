@@ -52,6 +52,19 @@ function cli(args: string[], env: Record<string, string> = {}, stdin?: string): 
   });
 }
 
+/** The bin under a pseudo-terminal (util-linux `script`), with `before` run in its shell first. */
+function underPty(args: string, env: Record<string, string> = {}, before = ''): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const command = `${before} ${process.execPath} --import tsx ${BIN} ${args}`;
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd: ROOT, env: baseEnv({ CONSILIUM_URL: server.baseUrl, TERM: 'xterm-256color', ...tokenEnv(), ...env }) },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
+  });
+}
+
 /** Commands run as the test server's own user. */
 const tokenEnv = (): Record<string, string> => ({ CONSILIUM_TOKEN: server.token });
 
@@ -119,6 +132,25 @@ describe('consilium', () => {
     expect(saved.token).not.toBe(server.token);
     const ask = await cli(['ask', 'Hello?', '--json'], env);
     expect(ask.code, ask.stderr).toBe(0);
+    // Logging in again replaces the token: the first one is revoked, the new one expires in 90 days.
+    const again = await cli(
+      ['login', '--url', server.baseUrl, '--username', 'admin', '--password-stdin'],
+      env,
+      `${server.adminPassword}\n`,
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('revoked the token of the previous login');
+    const second = JSON.parse(readFileSync(config, 'utf8')) as { token: string };
+    expect((await cli(['sessions', '--json'], { ...env, CONSILIUM_TOKEN: saved.token })).code).toBe(3);
+    expect((await cli(['sessions', '--json'], { ...env, CONSILIUM_TOKEN: second.token })).code).toBe(0);
+    const tokens = (await (
+      await fetch(`${server.baseUrl}/auth/tokens`, { headers: { authorization: `Bearer ${second.token}` } })
+    ).json()) as { items: { name: string; prefix: string; expiresAt?: string }[] };
+    const mine = tokens.items.filter((t) => t.name === 'consilium-cli');
+    expect(mine).toHaveLength(1);
+    const days = (Date.parse(mine[0]!.expiresAt!) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89);
+    expect(days).toBeLessThan(91);
     // A wrong password is an auth failure (exit 3), and nothing is saved.
     const wrong = await cli(
       ['login', '--url', server.baseUrl, '--username', 'admin', '--password-stdin'],
@@ -191,9 +223,61 @@ describe('consilium', () => {
     expect((await cli(['sessions', 'export', id, '--format', 'pdf'])).code).toBe(2);
     const deleted = await cli(['sessions', 'delete', id]);
     expect(deleted.stdout).toBe(`Deleted ${id}\n`);
-    const gone = await cli(['sessions', 'show', id]);
-    expect(gone.code).toBe(4);
-    expect(gone.stderr).toMatch(/not_found/);
+    // Not found is a refusal (6), for every command that names a session.
+    for (const args of [
+      ['sessions', 'show', id],
+      ['sessions', 'delete', id],
+      ['sessions', 'export', id],
+      ['follow-up', id, 'q'],
+    ]) {
+      const gone = await cli(args);
+      expect(gone.code, args.join(' ')).toBe(6);
+      expect(gone.stderr).toMatch(/not_found/);
+    }
+  });
+
+  it('sessions cancel stops a detached run and keeps it; an ended session is left as it ended', async () => {
+    // Slow offline models, so the run is still going when it is cancelled.
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '5' });
+    try {
+      const env = { CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token };
+      const started = await slow.fetch('/consilium/deep', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Stop me from the terminal?', rounds: 3, detach: true }),
+      });
+      const { sessionId: id } = (await started.json()) as { sessionId: string };
+      const cancelled = await cli(['sessions', 'cancel', id], env);
+      expect(cancelled, cancelled.stderr).toMatchObject({ code: 0, stdout: `${id} cancelled\n` });
+      expect(((await (await slow.fetch(`/sessions/${id}`)).json()) as { status: string }).status).toBe('cancelled');
+      // Idempotent: cancelling again answers the same.
+      expect((await cli(['sessions', 'cancel', id], env)).stdout).toBe(`${id} cancelled\n`);
+      expect(JSON.parse((await cli(['sessions', 'cancel', id, '--json'], env)).stdout)).toMatchObject({
+        id,
+        status: 'cancelled',
+      });
+      expect((await cli(['sessions', 'cancel', 'ses_00000000000000000000000000'], env)).code).toBe(6);
+    } finally {
+      await slow.close();
+    }
+    const done = JSON.parse((await cli(['ask', 'Already answered?', '--json'])).stdout) as { sessionId: string };
+    expect((await cli(['sessions', 'cancel', done.sessionId])).stdout).toBe(`${done.sessionId} had already ended: completed\n`);
+  });
+
+  it('--json and the JSON export escape C1 controls and bidi overrides, keeping the data', async () => {
+    const question = 'Is \u202eevil\u202c or \u009b2J here?';
+    const asked = await cli(['ask', question, '--json']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    const { sessionId } = JSON.parse(asked.stdout) as { sessionId: string };
+    const shown = await cli(['sessions', 'show', sessionId, '--json']);
+    expect(shown.stdout).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(shown.stdout).toContain('\\u202e');
+    expect(JSON.parse(shown.stdout).question).toBe(question);
+    // On a terminal the export is still the same data, not the text with characters taken out.
+    const exported = await underPty(`sessions export ${sessionId} --format json`);
+    expect(exported).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(JSON.parse(exported).question).toBe(question);
   });
 
   it("follow-up asks again in a finished session's thread and prints the new session, its answers and verdict", async () => {
@@ -249,8 +333,41 @@ describe('consilium', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/validation_failed/);
     const missing = await cli(['follow-up', 'ses_doesnotexist0000000000', 'Why?']);
-    expect(missing.code).toBe(4);
+    expect(missing.code).toBe(6);
     expect(missing.stderr).toMatch(/not_found|No session/);
+  });
+
+  it('a slot the server does not have, or a server URL that is not http(s), is a usage error (2)', async () => {
+    const slot = await cli(['ask', 'q', '--slot', '7']);
+    expect(slot.code).toBe(2);
+    expect(slot.stderr).toMatch(/no slot 7 on this server; its slots are 1 \(anthropic\), 2 \(openai\), .*5 \(xai\)/);
+    for (const url of ['notaurl', 'ftp://127.0.0.1/']) {
+      const run = await cli(['sessions', '--url', url]);
+      expect(run.code, url).toBe(2);
+      expect(run.stderr).toMatch(/--url (is not a URL|must be an http or https URL)/);
+    }
+  });
+
+  it('takes the global options before the command', async () => {
+    const run = await cli(['--url', server.baseUrl, '--token', server.token, '--json', 'ask', 'Before?'], {
+      CONSILIUM_URL: '',
+      CONSILIUM_TOKEN: '',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ answer: { slot: 1 } });
+  });
+
+  it('wiki generate exits 5 when the wiki cannot be reached', async () => {
+    // A port that was just free: the connection is refused (port 9 would be refused by fetch itself, "bad port").
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const api = `http://127.0.0.1:${port}/api.php`;
+    const run = await cli(['wiki', 'generate', '--catalogue', api, '--out', join(home, 'wiki-out')]);
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain(`GET ${api}?action=paraminfo`);
+    expect(run.stderr).toMatch(/failed: fetch failed \(.*ECONNREFUSED.*\)/);
   });
 
   it('exits 3 on an authentication failure and 5 when the server cannot be reached', async () => {
@@ -270,7 +387,7 @@ describe('consilium', () => {
     }
     const offline = await cli(['debate', 'Why?', '--url', 'http://127.0.0.1:9']);
     expect(offline.code).toBe(5);
-    expect(offline.stderr).toMatch(/Network error/);
+    expect(offline.stderr).toMatch(/Network error: .* talking to http:\/\/127\.0\.0\.1:9/);
   });
 
   it('wiki build prints the URL and warnings, and fails on an invalid parameter', async () => {
@@ -304,6 +421,38 @@ describe('consilium', () => {
     );
     const json = JSON.parse((await cli(['wiki', 'build', 'revisions', '--prop', 'ids|content', '--json'])).stdout);
     expect(json).toMatchObject({ method: 'GET', params: { prop: 'revisions', rvprop: 'ids|content' }, warnings: [] });
+  });
+
+  it('wiki build takes repeated multi values, API-prefixed names, the page set, and an api.php URL with a query', async () => {
+    const paramsOf = async (args: string[]) => {
+      const run = await cli(['wiki', 'build', ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      return Object.fromEntries(new URL(run.stdout.trim()).searchParams);
+    };
+    expect(await paramsOf(['recentchanges', '--type', 'edit', '--type', 'new', '--rclimit', '5'])).toMatchObject({
+      rctype: 'edit|new',
+      rclimit: '5',
+    });
+    // prop modules read the page set; `links`' own `titles` is `--pltitles`.
+    expect(await paramsOf(['revisions', '--titles', 'History', '--titles', 'Main Page', '--prop', 'content'])).toMatchObject({
+      prop: 'revisions',
+      titles: 'History|Main Page',
+      rvprop: 'content',
+    });
+    expect(await paramsOf(['links', '--pageids', '7', '--pltitles', 'Target'])).toMatchObject({
+      pageids: '7',
+      pltitles: 'Target',
+    });
+    const withQuery = await cli(['wiki', 'build', 'allpages', '--api', 'https://wiki.example/w/api.php?key=1']);
+    expect(withQuery.stdout).toMatch(/^https:\/\/wiki\.example\/w\/api\.php\?key=1&action=query&/);
+    for (const [args, message] of [
+      [['revisions', '--pageids', 'seven'], /--pageids takes page or revision ids/],
+      [['allpages', '--limit', '1', '--aplimit', '2'], /--aplimit given twice/],
+    ] as const) {
+      const refused = await cli(['wiki', 'build', ...args]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
   });
 
   it('wiki generate is consilium-wiki generate', async () => {
@@ -346,26 +495,105 @@ describe('consilium', () => {
     }
   });
 
-  it('under a terminal: colours per slot, redraws in place, and NO_COLOR turns colour off', async () => {
-    const underPty = (env: Record<string, string>) =>
-      new Promise<string>((resolve, reject) => {
-        const command = `${process.execPath} --import tsx ${BIN} debate 'Tabs or spaces?' --rounds 2`;
-        execFile(
-          'script',
-          ['-qec', command, '/dev/null'],
-          { cwd: ROOT, env: baseEnv({ CONSILIUM_URL: server.baseUrl, TERM: 'xterm-256color', ...tokenEnv(), ...env }) },
-          (error, stdout) => (error ? reject(error) : resolve(stdout)),
-        );
+  it('Ctrl-C cancels a follow-up on the server and names the session it followed', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
+    try {
+      const env = baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token });
+      const parent = (await (
+        await slow.fetch('/ask/anthropic', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ question: 'First?', maxOutputTokens: 2 }),
+        })
+      ).json()) as { sessionId: string };
+      const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'follow-up', parent.sessionId, 'Then?', '--mode', 'deep'], {
+        cwd: ROOT,
+        env,
       });
-    const coloured = await underPty({});
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // Wait until the follow-up runs on the server, then press Ctrl-C.
+      let running: { id: string; status: string } | undefined;
+      for (let i = 0; i < 200 && !running; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const page = (await (await slow.fetch('/sessions')).json()) as { items: { id: string; status: string }[] };
+        running = page.items.find((s) => s.id !== parent.sessionId && s.status === 'running');
+      }
+      expect(running).toBeDefined();
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`cancelled; the follow-up of ${parent.sessionId} stops on the server`);
+      let status = 'running';
+      for (let i = 0; i < 100 && status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await (await slow.fetch(`/sessions/${running!.id}`)).json()).status;
+      }
+      expect(status).toBe('cancelled');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('stops quietly when stdout closes (| head), cancelling the debate on the server', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
+    try {
+      const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', BIN, 'debate', 'Pipe me', '--json'], {
+        cwd: ROOT,
+        env: baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token }),
+      });
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // As `head -1` does: read the first line, then close the pipe.
+      const first = await new Promise<string>((resolve) => {
+        let stdout = '';
+        child.stdout!.on('data', (d) => {
+          stdout += d;
+          if (stdout.includes('\n')) resolve(stdout.split('\n')[0]!);
+        });
+      });
+      child.stdout!.destroy();
+      expect(await exited).toBe(141);
+      expect(stderr).toBe('');
+      const sessionId = (JSON.parse(first) as { sessionId: string }).sessionId;
+      let status = 'running';
+      for (let i = 0; i < 100 && status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await (await slow.fetch(`/sessions/${sessionId}`)).json()).status;
+      }
+      expect(status).toBe('cancelled');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('under a terminal: colours per slot, redraws in place, and NO_COLOR turns colour off', async () => {
+    const debate = "debate 'Tabs or spaces?' --rounds 2";
+    const coloured = await underPty(debate);
     expect(coloured).toContain(`${ESC}[35m1 anthropic`); // slot 1's colour
     expect(coloured).toContain(`${ESC}[32m2 openai`);
     expect(coloured).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // cursor back up to redraw the block
     expect(coloured).toContain(`${ESC}[2K`);
     expect(coloured).toMatch(/Round 2\/2 · 5\/5 answered/);
     expect(coloured).toMatch(/Verdict/);
-    const plain = await underPty({ NO_COLOR: '1' });
+    const plain = await underPty(debate, { NO_COLOR: '1' });
     expect(plain).not.toMatch(new RegExp(`${ESC}\\[\\d+m`));
     expect(plain).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // still live, just without colour
+    // TERM=dumb cannot move the cursor: plain lines, each answer once complete.
+    const dumb = await underPty(debate, { TERM: 'dumb' });
+    expect(dumb).not.toMatch(new RegExp(`${ESC}\\[\\d*[FK]`));
+    expect(dumb).toMatch(/Round 2\/2 · final/);
+    // A terminal that reports 0 columns is drawn 80 wide, not 10.
+    const zero = await underPty(debate, {}, 'stty cols 0;');
+    const widths = zero
+      .split(/\r?\n/)
+      .filter((l) => l.includes(`${ESC}[2K`))
+      .map((l) => l.replace(new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g'), '').length);
+    expect(Math.max(...widths)).toBeGreaterThan(40);
   });
 });

@@ -59,9 +59,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'consilium-sdk-packed-'));
   consumer = join(work, 'consumer');
 
-  // The package's own build script, as its `prepare` runs it (at `npm install` in this repository, and at `npm pack`).
+  // The package's own build script, as its `prepack` runs it at `npm pack` (and the repository's `prepare` at `npm install`).
   await step('build', () => run('npm', ['run', '--silent', 'build'], SDK_DIR));
-  // The package's `prepare` runs the same build; it has just run, so skip it rather than build twice.
+  // The package's `prepack` runs the same build; it has just run, so skip it rather than build twice.
   const { stdout } = await step('pack', () =>
     run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], SDK_DIR),
   );
@@ -316,9 +316,12 @@ describe('the packed @consilium/sdk', () => {
     expect(entries.filter((e) => e.startsWith('src/') || e.includes('/src/'))).toEqual([]);
     expect(entries.filter((e) => /\.test(-d)?\.|(^|\/)(test|tests|__tests__)\//.test(e))).toEqual([]);
     expect(entries.filter((e) => /(^|\/)tsconfig[^/]*\.json$|\.ts$/.test(e) && !e.endsWith('.d.ts'))).toEqual([]);
-    // Everything else is the build: every module with its declarations.
-    expect(entries.filter((e) => !e.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(e))).toEqual([]);
-    for (const js of entries.filter((e) => e.endsWith('.js'))) {
+    // Everything else is the build, every module with its declarations, and the two bins that run it.
+    const bins = ['bin/consilium-wiki.js', 'bin/consilium.js'];
+    expect(entries.filter((e) => !e.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(e)).sort()).toEqual(
+      bins,
+    );
+    for (const js of entries.filter((e) => e.startsWith('dist/') && e.endsWith('.js'))) {
       expect(entries, `${js} has declarations`).toContain(js.replace(/\.js$/, '.d.ts'));
     }
     expect(entries).toEqual(expect.arrayContaining(['dist/generated/sdk.gen.js', 'dist/generated/zod.gen.js']));
@@ -327,6 +330,9 @@ describe('the packed @consilium/sdk', () => {
       await readFile(join(consumer, 'node_modules', '@consilium', 'sdk', 'package.json'), 'utf8'),
     ) as Record<string, unknown> & { exports: Record<string, Record<string, string> | string> };
     expect(manifest).toMatchObject({ name: '@consilium/sdk', type: 'module', dependencies: { zod: expect.any(String) } });
+    // Nothing runs at a consumer's install (npm would ask them to allow it, and it could not build there anyway).
+    const scripts = Object.keys((manifest.scripts ?? {}) as Record<string, string>);
+    expect(scripts.filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))).toEqual([]);
     const targets = [
       manifest.main,
       manifest.types,

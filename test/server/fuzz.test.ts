@@ -1,7 +1,8 @@
 /**
  * Fuzzing every operation of the contract over HTTP: generated path parameters, queries, headers and bodies,
  * valid (drawn from the operation's own schemas) and invalid (mutated, random, hostile), sent one at a time.
- * Whatever is sent: no 5xx, every rejection is problem+json, and a rejected request writes no row.
+ * Whatever is sent: no 5xx, every rejection is problem+json, a rejected request writes no row, and every status is one
+ * the contract documents for the operation (or, for all of them at once, in its description).
  *
  * `CONSILIUM_FUZZ_RUNS` sets the requests per operation (default 60, about 30 s for all; e.g. 3000 for a deep run).
  * A new operation in the contract is fuzzed with no new test code.
@@ -13,13 +14,14 @@ import * as z from 'zod';
 import { zProblem } from '../../sdk/src/generated/zod.gen.js';
 import { sampleJson } from '../../server/src/debate/json-sample.js';
 import { seededRng } from '../../server/src/debate/seed.js';
-import { operationSecurity, routes } from '../../server/src/generated/routes.js';
+import { documentFields, operationSecurity, routes } from '../../server/src/generated/routes.js';
 import { rawRequest } from '../support/raw-http.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 const RUNS = Number(process.env.CONSILIUM_FUZZ_RUNS || 60);
 
 interface Operation {
+  responses: Record<string, unknown>;
   method: string;
   path: string;
   operationId: string;
@@ -266,6 +268,20 @@ function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
     });
 }
 
+/**
+ * The statuses the contract gives an operation: its own responses, and those `info.description` promises any request
+ * (405, 408, 421, 431, 500), each checked to be there so the list below cannot drift from it.
+ */
+const ANY_REQUEST = [405, 408, 421, 431, 500];
+function documented(op: Operation): number[] {
+  return [...Object.keys(op.responses).map(Number), ...ANY_REQUEST];
+}
+
+it('the statuses any request may get are named in the contract’s description', () => {
+  const description = documentFields.info.description ?? '';
+  for (const status of ANY_REQUEST) expect(description).toMatch(new RegExp(`\`${status} [a-z_]+\``));
+});
+
 describe(`fuzzing every operation (${RUNS} requests each)`, () => {
   for (const op of operations) {
     it(`${op.method.toUpperCase()} ${op.path} (${op.operationId})`, async () => {
@@ -279,6 +295,7 @@ describe(`fuzzing every operation (${RUNS} requests each)`, () => {
           const what = `${init.method} ${path.slice(0, 200)} ${String(init.body ?? '').slice(0, 300)} → ${res.status} ${res.body.slice(0, 300)}`;
           statuses.push(res.status);
           expect(res.status < 500, what).toBe(true);
+          expect(documented(op), `undocumented status: ${what}`).toContain(res.status);
           lastAccepted = res.status < 400;
           if (res.status >= 400) {
             expect(res.headers['content-type'], what).toBe('application/problem+json');

@@ -126,6 +126,7 @@ describe('validation failures list every offending field', () => {
       }),
     );
     const problem = await expectInvalid(res, '/synthesize', ['body.question', 'body.answers.1.slot', 'body.answers.1.text']);
+    // Empty is only too short (one error), where white space alone breaks the pattern.
     expect(problem.errors?.map((e) => e.code)).toEqual(['too_small', 'too_big', 'too_small']);
   });
 
@@ -291,9 +292,6 @@ describe('unknown routes', () => {
     ['GET', '/nope'],
     ['GET', '/health/'],
     ['GET', '/sessions/ses_0123456789ab/nope'],
-    ['POST', '/health'], // no 405: a method the path lacks is just another unknown route
-    ['PUT', '/sessions/ses_0123456789ab'],
-    ['OPTIONS', '/providers'],
   ])('%s %s → 404 not_found', async (method, path) => {
     const problem = await expectProblem(await send(path, { method }), 404, 'not_found', path);
     expect(problem.detail).toBe(`No route for ${method} ${path}.`);
@@ -319,7 +317,7 @@ describe('never a 500', () => {
   ])('%s', async (_, path, init) => {
     const res = await send(path, init);
     const text = await res.text();
-    expect([200, 400, 404, 413, 415, 501], text).toContain(res.status);
+    expect([200, 400, 404, 413, 415], text).toContain(res.status);
     // A request the server can read is answered (the debate operations work); anything else is a problem.
     expect(res.headers.get('content-type')).toBe(res.status === 200 ? 'application/json' : PROBLEM_MEDIA_TYPE);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -327,7 +325,7 @@ describe('never a 500', () => {
 
   it('for any request this file sent', () => {
     expect(seen.length).toBeGreaterThan(60);
-    expect(seen.filter((r) => r.status >= 500 && r.status !== 501)).toEqual([]);
+    expect(seen.filter((r) => r.status >= 500)).toEqual([]);
   });
 });
 

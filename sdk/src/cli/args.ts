@@ -9,10 +9,11 @@ export interface Parsed {
 }
 
 /**
- * `booleans` name the flags that take no value; every other flag needs one. After `--`, everything is
- * positional. `-h` is `--help`.
+ * `booleans` name the flags that take no value; every other flag needs one. With `known`, any other
+ * flag is an unknown option, said before anything else (so a typo is not reported as "needs a value").
+ * After `--`, everything is positional. `-h` is `--help`.
  */
-export function parseArgs(args: readonly string[], booleans: ReadonlySet<string>): Parsed {
+export function parseArgs(args: readonly string[], booleans: ReadonlySet<string>, known?: ReadonlySet<string>): Parsed {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
@@ -33,6 +34,7 @@ export function parseArgs(args: readonly string[], booleans: ReadonlySet<string>
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq > 0 ? eq : undefined);
     if (!name) throw new UsageError(`bad option: ${arg}`);
+    if (known && !known.has(name) && !booleans.has(name)) throw new UsageError(`unknown option: --${name}`);
     if (flags.has(name)) throw new UsageError(`--${name} given twice`);
     if (booleans.has(name)) {
       if (eq > 0) throw new UsageError(`--${name} takes no value`);

@@ -8,6 +8,9 @@ const readStdin = async (): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8');
 };
 
+// A closed stderr (`2>&1 | head`) is no reason to crash with a stack trace; main handles stdout.
+process.stderr.on('error', () => {});
+
 main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

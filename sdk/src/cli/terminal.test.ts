@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inert, oneLine, paint, tail, wantsColour } from './terminal.js';
+import { canRedraw, escapeJson, inert, jsonLine, oneLine, paint, tail, terminalColumns, wantsColour } from './terminal.js';
 
 describe('inert', () => {
   it('removes escape sequences a model could use to take over the terminal', () => {
@@ -41,5 +41,30 @@ describe('colour', () => {
   it('tail keeps the end of the text within the width', () => {
     expect(tail('short', 10)).toBe('short');
     expect(tail('0123456789abcdef', 8)).toBe('…9abcdef');
+  });
+});
+
+describe('escapeJson', () => {
+  it('escapes what JSON.stringify leaves raw but a terminal acts on, keeping the data', () => {
+    const value = { text: 'a\u202eb\u009b2Jc\u0085d\u007fe\u2028f\u2066g', plain: 'é ✓ \u00a0' };
+    const line = jsonLine(value);
+    expect(line).toBe('{"text":"a\\u202eb\\u009b2Jc\\u0085d\\u007fe\\u2028f\\u2066g","plain":"é ✓ \u00a0"}\n');
+    expect(JSON.parse(line)).toEqual(value);
+    const pretty = JSON.stringify(value, null, 2);
+    expect(JSON.parse(escapeJson(pretty))).toEqual(value);
+  });
+});
+
+describe('the terminal', () => {
+  it('is 80 columns when it reports 0 or nothing', () => {
+    expect(terminalColumns(0)).toBe(80);
+    expect(terminalColumns(undefined)).toBe(80);
+    expect(terminalColumns(132)).toBe(132);
+  });
+
+  it('is redrawn in place only on a TTY that is not TERM=dumb', () => {
+    expect(canRedraw(true, { TERM: 'xterm' })).toBe(true);
+    expect(canRedraw(true, { TERM: 'dumb' })).toBe(false);
+    expect(canRedraw(false, {})).toBe(false);
   });
 });

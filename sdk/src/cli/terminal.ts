@@ -70,3 +70,25 @@ export function tail(text: string, width: number): string {
   const line = oneLine(text).trimStart();
   return line.length <= width ? line : `…${line.slice(line.length - width + 1)}`;
 }
+
+// What JSON.stringify leaves raw although a terminal acts on it: DEL, the C1 controls (U+009B is a
+// one-byte CSI), the line and paragraph separators, and the bidirectional marks, overrides and isolates.
+const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A JSON text with those characters written as `\uXXXX` escapes: still valid JSON that parses to the
+ * same data (they can only occur inside strings), but inert on a terminal.
+ */
+export function escapeJson(json: string): string {
+  return json.replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `value` as one line of terminal-safe JSON. */
+export const jsonLine = (value: unknown): string => `${escapeJson(JSON.stringify(value))}\n`;
+
+/** The width to draw in: a terminal that reports 0 or nothing (`stty cols 0`, a serial line) gets 80. */
+export const terminalColumns = (columns: number | undefined): number => (columns && columns > 0 ? columns : 80);
+
+/** Whether to redraw in place: a terminal that can move the cursor (not `TERM=dumb`). */
+export const canRedraw = (isTTY: boolean | undefined, env: Record<string, string | undefined>): boolean =>
+  Boolean(isTTY) && env.TERM !== 'dumb';

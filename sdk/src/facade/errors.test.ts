@@ -27,6 +27,28 @@ describe('ConsiliumError', () => {
     expect(errorFromProblem(undefined, new Response(null, { status: 418 })).code).toBe('invalid_response');
   });
 
+  it('sums up a contract break: the first issues by path, then how many more, all of them kept on the cause', () => {
+    const issues = Array.from({ length: 40 }, (_, i) => ({
+      code: 'invalid_type',
+      path: ['items', i, 'status'],
+      message: 'Invalid option: expected one of "running"|"completed"',
+    }));
+    const zodError = Object.assign(new Error(JSON.stringify(issues, null, 2)), { issues });
+    const error = toConsiliumError(zodError);
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toBe(
+      "The server's answer does not match the contract: " +
+        'items.0.status: Invalid option: expected one of "running"|"completed"; ' +
+        'items.1.status: Invalid option: expected one of "running"|"completed"; ' +
+        'items.2.status: Invalid option: expected one of "running"|"completed" (and 37 more issues)',
+    );
+    expect(error.message.length).toBeLessThan(300);
+    expect(error.cause).toBe(zodError);
+    expect(toConsiliumError({ issues: [{ path: [], message: 'Expected object' }] }).message).toMatch(
+      /contract: \(the answer\): Expected object$/,
+    );
+  });
+
   it('names network failures, aborts and contract breaks', () => {
     const refused = toConsiliumError(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
     expect(refused).toMatchObject({ code: 'network_error', status: undefined });

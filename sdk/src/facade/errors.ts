@@ -85,10 +85,13 @@ export function toConsiliumError(error: unknown, signal?: AbortSignal): Consiliu
   }
   // zod (full or mini) reports a response that breaks the contract with `issues`.
   if (typeof error === 'object' && error !== null && Array.isArray((error as { issues?: unknown }).issues)) {
-    return new ConsiliumError(`The server's answer does not match the contract: ${(error as Error).message}`, {
-      code: 'invalid_response',
-      cause: error,
-    });
+    return new ConsiliumError(
+      `The server's answer does not match the contract: ${summarizeIssues((error as { issues: unknown[] }).issues)}`,
+      {
+        code: 'invalid_response',
+        cause: error,
+      },
+    );
   }
   // fetch's own message is only "fetch failed": the cause says why (ECONNREFUSED, or undici's "bad port").
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
@@ -98,4 +101,22 @@ export function toConsiliumError(error: unknown, signal?: AbortSignal): Consiliu
     code: 'network_error',
     cause: error,
   });
+}
+
+/** How many of a contract failure's issues the message spells out; `cause.issues` keeps them all. */
+const SHOWN_ISSUES = 3;
+
+/**
+ * A zod failure in one line: the first few issues as `path: message`, then how many more. The whole
+ * list (kilobytes for a large answer) stays on the error's `cause`.
+ */
+export function summarizeIssues(issues: readonly unknown[]): string {
+  const one = (issue: unknown): string => {
+    const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
+    const where = Array.isArray(path) && path.length > 0 ? path.map(String).join('.') : '(the answer)';
+    return `${where}: ${typeof message === 'string' ? message : 'invalid'}`;
+  };
+  const shown = issues.slice(0, SHOWN_ISSUES).map(one).join('; ');
+  const rest = issues.length - SHOWN_ISSUES;
+  return issues.length === 0 ? 'invalid' : `${shown}${rest > 0 ? ` (and ${rest} more issue${rest === 1 ? '' : 's'})` : ''}`;
 }

@@ -231,7 +231,7 @@ export const streamSessionEvents = <ThrowOnError extends boolean = false>(option
 /**
  * Ask a follow-up question on a finished session, in the same thread
  *
- * Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.
+ * Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session. Fields that do not apply to the mode are refused (`400`): `provider` is for `single`, `slots` for `parallel`, `rounds`, `quorum` and `earlyStop` for `deep`. Only the session's owner may follow it up: an admin, who may read it, gets `403` for another user's session (ask a new question, or synthesize it, instead).
  */
 export const askFollowUp = <ThrowOnError extends boolean = false>(options: Options<AskFollowUpData, ThrowOnError>) => (options.client ?? client).post<AskFollowUpResponses, AskFollowUpErrors, ThrowOnError>({
     responseValidator: async (data) => await zAskFollowUpResponse.parseAsync(data),

@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed';
 
 export type FieldError = {
     /**
@@ -95,9 +95,14 @@ export type ProviderId = string;
 export type SessionId = string;
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
 export type Question = string;
+
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export type StoredQuestion = string;
 
 export type SlotInfo = {
     slot: SlotNumber;
@@ -371,7 +376,7 @@ export type Session = {
      */
     owner: string;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     roundsRequested: number;
     rounds: Array<Round>;
     consensus?: Consensus;
@@ -445,8 +450,12 @@ export type FollowUpRequest = {
 
 export type SessionSummary = {
     id: SessionId;
+    /**
+     * The id of the user whose session it is (in `owner=all` lists, tells whose each row is).
+     */
+    owner: string;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     status: SessionStatus;
     roundsRequested: number;
     usage: Usage;
@@ -686,7 +695,7 @@ export type SessionStartedEvent = {
     seq: EventSeq;
     ts: EventTime;
     mode: SessionMode;
-    question: Question;
+    question: StoredQuestion;
     roundsRequested: number;
     slots: Array<SlotInfo>;
 };
@@ -889,7 +898,7 @@ export type AskProviderErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -897,9 +906,17 @@ export type AskProviderErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The model's provider failed and no answer could be produced.
      */
@@ -942,13 +959,21 @@ export type RunParallelErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -987,13 +1012,21 @@ export type RunDeepDebateErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1032,13 +1065,21 @@ export type StreamDeepDebateErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1073,7 +1114,7 @@ export type SynthesizeVerdictErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1081,9 +1122,21 @@ export type SynthesizeVerdictErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
+     * The model's provider failed and no answer could be produced.
+     */
+    502: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1135,13 +1188,9 @@ export type ListSessionsErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1181,17 +1230,13 @@ export type DeleteSessionErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1235,10 +1280,6 @@ export type GetSessionErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1277,7 +1318,7 @@ export type CancelSessionErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1288,10 +1329,6 @@ export type CancelSessionErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1341,10 +1378,6 @@ export type StreamSessionEventsErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1383,6 +1416,10 @@ export type AskFollowUpErrors = {
      */
     401: Problem;
     /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
@@ -1391,9 +1428,17 @@ export type AskFollowUpErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1441,10 +1486,6 @@ export type GetSessionThreadErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1486,10 +1527,6 @@ export type ExportSessionMarkdownErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1533,10 +1570,6 @@ export type ExportSessionJsonErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1570,17 +1603,21 @@ export type LoginErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * Too many attempts; `Retry-After` says when to try again.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
      */
     429: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1611,13 +1648,9 @@ export type LogoutErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1652,13 +1685,17 @@ export type ChangePasswordErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1689,10 +1726,6 @@ export type GetCurrentUserErrors = {
      */
     401: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
-    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1721,10 +1754,6 @@ export type ListApiTokensErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1759,13 +1788,17 @@ export type CreateApiTokenErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1805,17 +1838,13 @@ export type RevokeApiTokenErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
      * The resource does not exist, or is not yours.
      */
     404: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1846,13 +1875,9 @@ export type ListUsersErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1887,7 +1912,7 @@ export type CreateUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1895,9 +1920,13 @@ export type CreateUserErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1937,7 +1966,7 @@ export type DeleteUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -1948,10 +1977,6 @@ export type DeleteUserErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
-    /**
-     * This server does not provide the capability yet; `detail` names it.
-     */
-    501: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1991,7 +2016,7 @@ export type UpdateUserErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -2003,9 +2028,13 @@ export type UpdateUserErrors = {
      */
     409: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2045,7 +2074,7 @@ export type ResetUserPasswordErrors = {
      */
     401: Problem;
     /**
-     * Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
     /**
@@ -2053,9 +2082,13 @@ export type ResetUserPasswordErrors = {
      */
     404: Problem;
     /**
-     * This server does not provide the capability yet; `detail` names it.
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
-    501: Problem;
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */

@@ -23,7 +23,8 @@ export const zProblemCode = z.enum([
     'internal_error',
     'host_not_allowed',
     'request_timeout',
-    'store_unavailable'
+    'store_unavailable',
+    'method_not_allowed'
 ]);
 
 export const zFieldError = z.object({
@@ -82,9 +83,14 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
-export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000));
+export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/^$|\S/));
+
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export const zStoredQuestion = z.string().check(z.maxLength(20000));
 
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
@@ -344,7 +350,7 @@ export const zSession = z.object({
     id: zSessionId,
     owner: z.string(),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     rounds: z.array(zRound),
     consensus: z.optional(zConsensus),
@@ -380,8 +386,9 @@ export const zFollowUpRequest = z.strictObject({
 
 export const zSessionSummary = z.object({
     id: zSessionId,
+    owner: z.string(),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     status: zSessionStatus,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     usage: zUsage,
@@ -588,7 +595,7 @@ export const zSessionStartedEvent = z.object({
     seq: zEventSeq,
     ts: zEventTime,
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().check(z.gte(1), z.lte(5)),
     slots: z.array(zSlotInfo)
 });

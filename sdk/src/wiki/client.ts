@@ -32,12 +32,21 @@ export interface WikiClientOptions {
   /** How the client waits before a retry (tests replace it); a cancellable `setTimeout` by default. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
-   * The site context queries given as {@link QueryInput} are validated against: by default loaded
-   * from the wiki's siteinfo on first use and cached; a snapshot (e.g. one the generator embedded)
-   * to use instead; or `false` to validate without one.
+   * How long one HTTP request may take, answer read in full, before it fails with `WikiApiError`
+   * code `timeout`; 60 000 ms by default, `0` for no limit. A maxlag wait is not part of it.
    */
-  site?: WikiSite | false;
+  timeout?: number;
+  /**
+   * The site context queries given as {@link QueryInput} are validated against: by default loaded
+   * from the wiki's siteinfo on first use and cached; a snapshot to use instead, with or without
+   * apihighlimits (the `site` the generator embeds is a `SiteContext`: apihighlimits is then off);
+   * or `false` to validate without one.
+   */
+  site?: WikiSite | SiteContext | false;
 }
+
+/** The default {@link WikiClientOptions.timeout}. */
+export const DEFAULT_WIKI_TIMEOUT_MS = 60_000;
 
 /** What the client validates against: the wiki's site context and whether the user has apihighlimits. */
 export interface WikiSite {
@@ -73,7 +82,10 @@ export interface WikiApiMessage {
 export class WikiApiError extends Error {
   override name = 'WikiApiError';
   constructor(
-    /** MediaWiki's error code (`badvalue`, `maxlag`, `readonly`, …), or `http` / `badresponse`. */
+    /**
+     * MediaWiki's error code (`badvalue`, `maxlag`, `readonly`, …); or `http` (an error status without an API
+     * error), `badresponse` (not an API answer), `network` (no answer: refused, DNS, TLS, reset) or `timeout`.
+     */
     readonly code: string,
     /** The message text. */
     readonly info: string,
@@ -86,9 +98,11 @@ export class WikiApiError extends Error {
       errors?: WikiApiMessage[];
       warnings?: WikiApiMessage[];
       response?: unknown;
+      /** For `network`: the error `fetch` failed with. */
+      cause?: unknown;
     } = {},
   ) {
-    super(`${code}: ${info}`);
+    super(`${code}: ${info}`, details.cause === undefined ? undefined : { cause: details.cause });
   }
   get module(): string | undefined {
     return this.details.module;
@@ -270,11 +284,21 @@ export function mergeQuery(into: Record<string, unknown>, from: Record<string, u
   return out;
 }
 
+/** What a failed fetch says, down to its innermost cause (undici's `fetch failed` hides it: ECONNREFUSED, ENOTFOUND, …). */
+function networkCause(error: unknown): string {
+  let e = error;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  const code = (e as { code?: unknown } | undefined)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
 export class WikiClient {
   readonly apiUrl: string;
   readonly userAgent: string;
   readonly maxlag: number | undefined;
   readonly maxRetries: number;
+  readonly timeout: number;
   readonly #fetch: typeof fetch;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -288,10 +312,13 @@ export class WikiClient {
     this.userAgent = options.userAgent;
     this.maxlag = options.maxlag;
     this.maxRetries = options.maxRetries ?? 3;
+    this.timeout = options.timeout ?? DEFAULT_WIKI_TIMEOUT_MS;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#headers = options.headers ?? {};
     this.#sleep = options.sleep ?? defaultSleep;
-    this.#site = options.site;
+    const site = options.site;
+    // A bare `SiteContext` (it has no `site` of its own) is a snapshot without apihighlimits.
+    this.#site = site === false || site === undefined || 'site' in site ? site : { site, apihighlimits: false };
   }
 
   /**
@@ -343,8 +370,7 @@ export class WikiClient {
     const sent: Record<string, string> = { ...params };
     if (this.maxlag !== undefined && sent.maxlag === undefined) sent.maxlag = String(this.maxlag);
     for (let attempt = 0; ; attempt++) {
-      const res = await this.#send(sent, signal);
-      const response = await this.#read(res);
+      const { res, response } = await this.#exchange(sent, signal);
       const errors = parseErrors(response);
       const warnings = parseWarnings(response.warnings);
       if (errors.length > 0) {
@@ -413,6 +439,38 @@ export class WikiClient {
     return out;
   }
 
+  /**
+   * One request and its answer read in full, within {@link WikiClient.timeout}: a failure to get an answer is a
+   * `WikiApiError` (`network`, `timeout`); the caller's own abort is passed on as it is. An overloaded wiki's `503`
+   * (or `429`) with `Retry-After` is waited out and asked again, up to `maxRetries` times, as maxlag is.
+   */
+  async #exchange(
+    params: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ res: Response; response: Record<string, unknown> }> {
+    for (let attempt = 0; ; attempt++) {
+      const timer = this.timeout > 0 ? AbortSignal.timeout(this.timeout) : undefined;
+      const both = timer && signal ? AbortSignal.any([signal, timer]) : (timer ?? signal);
+      let res: Response;
+      try {
+        res = await this.#send(params, both);
+        const wait = (res.status === 503 || res.status === 429) && retryAfterMs(res.headers.get('Retry-After'));
+        if (wait !== undefined && wait !== false && attempt < this.maxRetries) {
+          await res.body?.cancel();
+          await this.#sleep(wait, signal);
+          continue;
+        }
+        return { res, response: await this.#read(res) };
+      } catch (error) {
+        if (error instanceof WikiApiError || signal?.aborted) throw error;
+        if (timer?.aborted) {
+          throw new WikiApiError('timeout', `${this.apiUrl} did not answer within ${this.timeout} ms.`);
+        }
+        throw new WikiApiError('network', `${this.apiUrl} could not be reached: ${networkCause(error)}.`, { cause: error });
+      }
+    }
+  }
+
   async #send(params: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
     const headers: Record<string, string> = {
       ...this.#headers,
@@ -445,7 +503,9 @@ export class WikiClient {
     const htmlHint = `${this.apiUrl} answered with HTML, not JSON: is it the wiki's api.php (not index.php or a page), and is the API enabled?`;
     if (!res.ok) {
       const status = `HTTP ${res.status} ${res.statusText}`.trim();
-      throw new WikiApiError(headerCode ?? 'http', html ? `${status}: ${htmlHint}` : status, {
+      // An HTML error page is a wrong address only when the address is what failed; a 5xx is the server's own trouble.
+      const hint = res.status === 404 ? `: ${htmlHint}` : ' (an HTML error page, from the wiki or a proxy in front of it)';
+      throw new WikiApiError(headerCode ?? 'http', html ? `${status}${hint}` : status, {
         status: res.status,
         response: json ?? text.slice(0, 1000),
       });

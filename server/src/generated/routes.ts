@@ -32,6 +32,7 @@ name(s.zRoundNumber, "RoundNumber");
 name(s.zProviderId, "ProviderId");
 name(s.zSessionId, "SessionId");
 name(s.zQuestion, "Question");
+name(s.zStoredQuestion, "StoredQuestion");
 name(s.zSlotInfo, "SlotInfo");
 name(s.zSlotHealth, "SlotHealth");
 name(s.zHealthError, "HealthError");
@@ -115,7 +116,7 @@ export const documentFields = {
     "title": "Consilium",
     "version": "0.1.0",
     "summary": "One question, five models from five providers, a debate in rounds, and a verdict with prioritized actions.",
-    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n",
+    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n\nBesides the statuses each operation lists, any request may get:\n`405 method_not_allowed` when its path exists but not with that method (`Allow` lists the ones it has);\n`408 request_timeout` when its headers or body arrive too slowly;\n`431 payload_too_large` when its headers are too large;\n`421 host_not_allowed` when its `Host` is not a name this server answers to (DNS-rebinding defence);\n`500 internal_error` for a bug (quote the `requestId`).\n\nAdmins may read every user's sessions (`GET /sessions?owner=all`, and any session by id) and synthesize\none into a verdict of their own, but a follow-up continues one's own thread only: an admin's follow-up\nto another user's session gets `403 forbidden`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -299,8 +300,14 @@ export const askProvider = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     502: {
       "$ref": "#/components/responses/BadGateway"
@@ -376,8 +383,14 @@ export const runParallel = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -457,8 +470,14 @@ export const runDeepDebate = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -511,8 +530,14 @@ export const streamDeepDebate = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -603,8 +628,17 @@ export const synthesizeVerdict = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
+    },
+    502: {
+      "$ref": "#/components/responses/BadGateway"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -641,9 +675,6 @@ export const listSessions = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -698,9 +729,6 @@ export const getSession = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -733,9 +761,6 @@ export const deleteSession = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -776,9 +801,6 @@ export const cancelSession = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -832,9 +854,6 @@ export const streamSessionEvents = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -846,7 +865,7 @@ export const askFollowUp = createRoute({
   path: "/sessions/{sessionId}/follow-ups",
   operationId: "askFollowUp",
   summary: "Ask a follow-up question on a finished session, in the same thread",
-  description: "Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session.",
+  description: "Runs a new session in the thread of `sessionId` (single, parallel or deep). The panel sees the thread condensed: each earlier question with its consensus and verdict (or its answers), cut to a bounded length. The new session's `threadId` and `parentId` link it; it replays, resumes and exports like any other session. Fields that do not apply to the mode are refused (`400`): `provider` is for `single`, `slots` for `parallel`, `rounds`, `quorum` and `earlyStop` for `deep`. Only the session's owner may follow it up: an admin, who may read it, gets `403` for another user's session (ask a new question, or synthesize it, instead).",
   tags: [
     "sessions"
   ],
@@ -893,14 +912,23 @@ export const askFollowUp = createRoute({
     401: {
       "$ref": "#/components/responses/Unauthorized"
     },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
     404: {
       "$ref": "#/components/responses/NotFound"
     },
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -934,9 +962,6 @@ export const getSessionThread = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -973,9 +998,6 @@ export const exportSessionMarkdown = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1031,9 +1053,6 @@ export const exportSessionJson = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
-    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1086,11 +1105,14 @@ export const login = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
     429: {
       "$ref": "#/components/responses/TooManyRequests"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1115,9 +1137,6 @@ export const logout = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1158,8 +1177,11 @@ export const changePassword = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1190,9 +1212,6 @@ export const getCurrentUser = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1226,9 +1245,6 @@ export const listApiTokens = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1278,8 +1294,11 @@ export const createApiToken = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1313,9 +1332,6 @@ export const revokeApiToken = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1365,9 +1381,6 @@ export const listUsers = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1435,8 +1448,11 @@ export const createUser = createRoute({
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1486,9 +1502,6 @@ export const deleteUser = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
-    },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1556,8 +1569,11 @@ export const updateUser = createRoute({
     409: {
       "$ref": "#/components/responses/Conflict"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1616,8 +1632,11 @@ export const resetUserPassword = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
-    501: {
-      "$ref": "#/components/responses/NotImplemented"
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1671,7 +1690,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -1786,7 +1805,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "Forbidden", {
-    "description": "Authenticated, but not allowed (an admin-only operation, or a cookie request from another origin).",
+    "description": "Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.",
     "content": {
       "application/problem+json": {
         "schema": {
@@ -1824,7 +1843,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "TooManyRequests", {
-    "description": "Too many attempts; `Retry-After` says when to try again.",
+    "description": "Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.",
     "headers": {
       "Retry-After": {
         "description": "Seconds to wait.",
@@ -1850,22 +1869,48 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       }
     }
   });
-  app.openAPIRegistry.registerComponent("responses", "NotImplemented", {
-    "description": "This server does not provide the capability yet; `detail` names it.",
+  app.openAPIRegistry.registerComponent("responses", "PayloadTooLarge", {
+    "description": "The request body is larger than the server accepts (1 MiB); nothing was read or stored.",
     "content": {
       "application/problem+json": {
         "schema": {
           "$ref": "#/components/schemas/Problem"
         },
         "example": {
-          "type": "https://consilium.dev/problems/not_implemented",
-          "title": "Not implemented",
-          "status": 501,
-          "code": "not_implemented",
-          "detail": "Session history arrives with session storage.",
-          "instance": "/sessions/ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
-          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44",
-          "capability": "sessions"
+          "type": "https://consilium.dev/problems/payload_too_large",
+          "title": "Payload too large",
+          "status": 413,
+          "code": "payload_too_large",
+          "detail": "Request bodies are limited to 1048576 bytes.",
+          "instance": "/consilium",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "UnsupportedMediaType", {
+    "description": "The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.",
+    "headers": {
+      "Accept-Post": {
+        "description": "The media types this operation accepts (`Accept-Patch` for PATCH).",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/unsupported_media_type",
+          "title": "Unsupported media type",
+          "status": 415,
+          "code": "unsupported_media_type",
+          "detail": "Send the body as application/json (Content-Type: application/json); got \"text/plain\".",
+          "instance": "/consilium",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }
     }

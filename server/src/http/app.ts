@@ -19,12 +19,14 @@ import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { problem, storeUnavailable, unfaithfulTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
 import { closeOnUnreadBody } from './unread-body.js';
+import { requireUtf8Json } from './utf8-body.js';
 import { mountWeb } from './web.js';
 
 /** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
@@ -102,11 +104,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       allowedHosts === '*',
     ),
   );
+  app.use(methodNotAllowed());
   // Before the body is read: a request without valid credentials gets no further than its headers.
   app.use(authenticate({ accounts: deps.accounts, publicOrigin }));
   const tooLarge = (c: Context) =>
     problem(c, 413, 'payload_too_large', { detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
   app.use(limitBody(MAX_BODY_BYTES, tooLarge));
+  app.use(requireUtf8Json());
 
   const { loginPerAccount, loginPerAddress } = deps.config.rateLimits;
   app.on('POST', '/auth/login', loginRateLimit({ perAccount: loginPerAccount, perAddress: loginPerAddress }));
@@ -123,7 +127,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   };
   registerContract(app, handlers);
 
-  app.doc31('/openapi.json', documentFields);
+  // The contract names `npm start`'s default address; the served copy names where it was fetched from (or the published
+  // origin), so a client generated from it talks to this server on whatever port it runs.
+  app.doc31('/openapi.json', (c) => ({
+    ...documentFields,
+    servers: [
+      { url: publicOrigin?.origin ?? new URL(c.req.url).origin, description: 'The server this document was served from.' },
+    ],
+  }));
   mountDocs(app);
   mountWeb(app);
 

@@ -3,7 +3,14 @@ import type { RateLimits } from '../config/limits.js';
 import { ConcurrencyLimiter, RateLimiter, tooManyRequests } from './rate-limit.js';
 
 /** Operations that start paid model calls: each counts as a debate start and runs as one debate. */
-export const DEBATE_STARTS = ['askProvider', 'runParallel', 'runDeepDebate', 'streamDeepDebate', 'synthesizeVerdict'] as const;
+export const DEBATE_STARTS = [
+  'askProvider',
+  'runParallel',
+  'runDeepDebate',
+  'streamDeepDebate',
+  'synthesizeVerdict',
+  'askFollowUp',
+] as const;
 
 /** A running debate's wait before another may start: unknown, so a short, honest guess. */
 const RUNNING_RETRY_AFTER_S = 5;

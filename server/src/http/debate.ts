@@ -12,6 +12,7 @@ import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
+import { ALL_OWNERS } from '../sessions/sessions.js';
 import type { AppEnv, DebateDeps } from './env.js';
 import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
@@ -248,13 +249,32 @@ export function debateHandlers({
       const { sessionId } = c.req.valid('param');
       const body = c.req.valid('json');
       const parent = await sessions.get(sessionId, ownerOf(c));
-      if (!parent) return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
+      if (!parent) {
+        // An admin may read the session but not add to another user's thread (its listing would show them the admin's question).
+        if (scopeOf(c) === ALL_OWNERS && (await sessions.get(sessionId, ALL_OWNERS))) {
+          return problem(c, 403, 'forbidden', {
+            detail: `Session "${sessionId}" is another user's: a follow-up continues your own thread only. Ask a new question, or synthesize it (POST /synthesize with its sessionId).`,
+          });
+        }
+        return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
+      }
       if (parent.status === 'running') {
         return problem(c, 409, 'conflict', {
           detail: `Session ${sessionId} is still running; ask a follow-up once it has finished.`,
         });
       }
       const mode = body.mode ?? (parent.mode === 'synthesis' ? 'deep' : parent.mode);
+      const misplaced = fieldsOutsideMode(body, mode);
+      if (misplaced.length > 0) {
+        return problem(c, 400, 'validation_failed', {
+          detail: `${misplaced.map((f) => `\`${f}\``).join(', ')} ${misplaced.length === 1 ? 'does' : 'do'} not apply to a ${mode} follow-up.`,
+          errors: misplaced.map((field) => ({
+            path: `body.${field}`,
+            message: `"${field}" is for a ${MODE_OF_FIELD[field]} follow-up; this one is ${mode}${body.mode ? '' : ' (the session’s mode)'}.`,
+            code: 'unrecognized_keys',
+          })),
+        });
+      }
       // A single follow-up asks the same slot as before unless told otherwise.
       const provider = body.provider ?? (parent.mode === 'single' ? parent.rounds[0]?.answers[0]?.provider : undefined);
       const seat = provider !== undefined ? engine.slotByProvider(provider) : engine.settings.panel[0];
@@ -276,6 +296,22 @@ export function debateHandlers({
       return c.json(await run(recorded(c)), 200);
     },
   };
+}
+
+/** The follow-up fields that belong to one mode; as `POST /ask`, `/consilium` and `/consilium/deep` refuse each other's. */
+const MODE_OF_FIELD = {
+  provider: 'single',
+  slots: 'parallel',
+  rounds: 'deep',
+  quorum: 'deep',
+  earlyStop: 'deep',
+} as const satisfies Record<string, 'single' | 'parallel' | 'deep'>;
+
+/** The fields of `body` that another mode than `mode` takes, in the order above. */
+function fieldsOutsideMode(body: Record<string, unknown>, mode: string): (keyof typeof MODE_OF_FIELD)[] {
+  return (Object.keys(MODE_OF_FIELD) as (keyof typeof MODE_OF_FIELD)[]).filter(
+    (field) => body[field] !== undefined && MODE_OF_FIELD[field] !== mode,
+  );
 }
 
 function deepOptions(body: {

@@ -31,6 +31,7 @@ const TITLES: Record<ProblemCode, string> = {
   host_not_allowed: 'Host not allowed',
   request_timeout: 'Request timeout',
   store_unavailable: 'Session store unavailable',
+  method_not_allowed: 'Method not allowed',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */

@@ -27,6 +27,7 @@ const TITLES: Record<ProblemCode, string> = {
   host_not_allowed: 'Host not allowed',
   request_timeout: 'Request timeout',
   store_unavailable: 'Session store unavailable',
+  method_not_allowed: 'Method not allowed',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;

@@ -99,7 +99,8 @@ export function loginRateLimit(limits: LoginLimits): MiddlewareHandler {
     const account = name === undefined ? undefined : `${address}\n${name}`;
     if (account !== undefined) {
       const waitAccount = byAccount?.take(account);
-      if (waitAccount !== undefined) return tooManyRequests(c, waitAccount, 'Too many sign-in attempts for this account from this address.');
+      if (waitAccount !== undefined)
+        return tooManyRequests(c, waitAccount, 'Too many sign-in attempts for this account from this address.');
     }
     await next();
     if (account !== undefined && c.res.status >= 200 && c.res.status < 300) byAccount?.reset(account);

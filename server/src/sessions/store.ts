@@ -94,6 +94,7 @@ export class StoreError extends Error {
 export function summaryOf(session: Session): SessionSummary {
   return {
     id: session.id,
+    owner: session.owner,
     mode: session.mode,
     question: session.question,
     status: session.status,

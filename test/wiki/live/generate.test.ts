@@ -16,8 +16,10 @@ describe.skipIf(!mediawiki.available)('consilium-wiki generate --siteinfo', () =
       const io = { stdout: (t: string) => lines.push(t), stderr: (t: string) => lines.push(t) };
       const status = await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--ext', 'ts', '--out', out], io);
       expect(status, lines.join('')).toBe(0);
-      const text = readFileSync(join(out, 'siteinfo.ts'), 'utf8');
-      expect(readFileSync(join(out, 'index.ts'), 'utf8')).toContain("export * from './siteinfo.js';");
+      const text = readFileSync(join(out, 'site-context.ts'), 'utf8');
+      expect(readFileSync(join(out, 'index.ts'), 'utf8')).toContain("export * from './site-context.js';");
+      // meta=siteinfo's builder is still there, beside the snapshot.
+      expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toContain('export const siteinfo');
       const json = text.slice(text.indexOf('= ') + 2, text.lastIndexOf(';'));
       const site = JSON.parse(json) as { namespaces: { id: number; name: string }[] };
       expect(site.namespaces.map((n) => n.id)).toEqual([-2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
@@ -28,7 +30,7 @@ describe.skipIf(!mediawiki.available)('consilium-wiki generate --siteinfo', () =
       expect(query({ list: [allpages({ namespace: 4 })] }, { site }).params.apnamespace).toBe('4');
       // Run again: same bytes.
       expect(await main(['generate', '--catalogue', wiki.api, '--siteinfo', wiki.api, '--ext', 'ts', '--out', out], io)).toBe(0);
-      expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toBe(text);
+      expect(readFileSync(join(out, 'site-context.ts'), 'utf8')).toBe(text);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -72,6 +72,16 @@ describe('consilium-wiki generate (a spawned process)', () => {
     expect(stdout).toMatch(/ {2}skipped: .*query \(not a query submodule\)/);
   });
 
+  it('says "1 module" for one', async () => {
+    const dir = scratch();
+    const { paraminfo } = JSON.parse(readFileSync(catalogue, 'utf8')) as { paraminfo: { modules: { path: string }[] } };
+    const one = paraminfo.modules.filter((m) => m.path === 'query' || m.path === 'query+allpages');
+    writeFileSync(join(dir, 'one.json'), JSON.stringify({ paraminfo: { ...paraminfo, modules: one } }));
+    const result = await run(['generate', '--catalogue', join(dir, 'one.json'), '--out', join(dir, 'out'), '--ext', 'ts']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^consilium-wiki: wrote 1 module \(list 1, prop 0, meta 0; /);
+  });
+
   it('exits 2 with the usage on a usage error', async () => {
     const failure = await promisify(execFile)('npx', ['tsx', 'sdk/src/wiki/codegen/cli.ts', 'generate', '--out', 'x'], {
       cwd: repoRoot,
@@ -254,6 +264,24 @@ describe('consilium-wiki (in process)', () => {
     expect(existsSync(join(out, 'gone.ts'))).toBe(false);
     expect(existsSync(join(out, 'mine.ts'))).toBe(true);
   });
+
+  it('writes the --siteinfo snapshot beside meta=siteinfo’s builder, not over it', async () => {
+    const dir = scratch();
+    const siteinfoFile = join(dir, 'siteinfo.json');
+    writeFileSync(
+      siteinfoFile,
+      JSON.stringify({ query: { namespaces: { 0: { id: 0, name: '', canonical: '', case: 'first-letter' } } } }),
+    );
+    const out = join(dir, 'out');
+    const full = join(repoRoot, 'catalogue/paraminfo.json');
+    const result = await run(['generate', '--catalogue', full, '--siteinfo', siteinfoFile, '--out', out, '--ext', 'ts']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toContain('export const siteinfo: WikiModule<');
+    expect(readFileSync(join(out, 'site-context.ts'), 'utf8')).toContain('export const site: SiteContext = {');
+    const index = readFileSync(join(out, 'index.ts'), 'utf8');
+    expect(index.match(/^export \* from '\.\/siteinfo\.js';$/gm)).toHaveLength(1);
+    expect(index).toMatch(/^export \* from '\.\/site-context\.js';$/m);
+  });
 });
 
 // --- from a wiki, through msw -------------------------------------------------------------------
@@ -291,6 +319,8 @@ interface Seen {
 }
 
 const seen: Seen[] = [];
+/** What a hostile wiki might send: set the window title, ring the bell, clear the screen, an 8-bit CSI. */
+const HOSTILE = '\u001b]0;PWNED\u0007\u001b[2J\u009b2J';
 const wiki = fakeWiki();
 /** MediaWiki's answers, in formatversion=2: `toomanyvalues` past 50 values, a warning per unknown module. */
 const server = setupServer(
@@ -383,7 +413,6 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
       () => HttpResponse.html('<!DOCTYPE html><title>Main Page</title>'),
       /did not answer JSON \(text\/html\); is this the wiki's api\.php URL\?: <!DOCTYPE html>/,
     ],
-    ['a network failure', () => HttpResponse.error(), /GET https:\/\/wiki\.example\/.* failed: /],
   ])('exits 1 on %s, saying what went wrong', async (_, answer, message) => {
     server.use(http.get(API, answer));
     const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out')]);
@@ -392,11 +421,32 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('gives up on a silent wiki after --timeout seconds', async () => {
+  it('exits 5 (network) when no answer comes, saying which request failed', async () => {
+    server.use(http.get(API, () => HttpResponse.error()));
+    const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out')]);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/^consilium-wiki: GET https:\/\/wiki\.example\/.* failed: /);
+  });
+
+  it.each([
+    ['an HTTP error body', () => HttpResponse.text(`Oops${HOSTILE}after`, { status: 500 }), 'Oopsafter'],
+    ['a body that is not JSON', () => HttpResponse.text(`<html>${HOSTILE}after`), '<html>after'],
+    ['a MediaWiki error', () => HttpResponse.json({ error: { code: `bad${HOSTILE}`, info: `info${HOSTILE}` } }), 'bad: info'],
+    ['MediaWiki errors', () => HttpResponse.json({ errors: [{ code: 'x', text: `text${HOSTILE}` }] }), 'x: text'],
+  ])('never prints the escape sequences of %s raw', async (_, answer, shown) => {
+    server.use(http.get(API, answer));
+    const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(shown); // the text is shown…
+    // …inert: no control character but the final newline.
+    expect([...result.stderr.trimEnd()].filter((c) => /\p{Cc}/u.test(c))).toEqual([]);
+  });
+
+  it('gives up on a silent wiki after --timeout seconds (a network failure: exit 5)', async () => {
     server.use(http.get(API, async () => new Promise<never>(() => {})));
     const started = performance.now();
     const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out'), '--timeout', '0.2']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/timeout|timed out|aborted/i);
     expect(performance.now() - started).toBeLessThan(10_000);
   });

@@ -7,13 +7,14 @@
  * consilium-wiki generate --catalogue paraminfo.json --out src/wiki-modules --runtime-import @consilium/sdk/wiki
  * ```
  */
+import { inert } from '../../cli/terminal.js';
 import { moduleRules } from '../../generated/wiki-rules.js';
 import { rulesFor } from '../rules.js';
 import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
-import { DEFAULT_USER_AGENT, loadParamInfo } from './fetch.js';
+import { DEFAULT_USER_AGENT, loadParamInfo, ParamInfoFetchError } from './fetch.js';
 import { loadFs, loadPath, loadUrl, type NodeFs, type NodePath, nodeProcess } from './node.js';
-import { emitSiteinfo, loadSiteinfo } from './siteinfo.js';
+import { emitSiteinfo, loadSiteinfo, SITE_CONTEXT_FILE } from './siteinfo.js';
 
 export const DEFAULT_RUNTIME_IMPORT = '@consilium/sdk/wiki';
 /** The first words of every file the CLI writes; files that start with them are its own to replace. */
@@ -34,7 +35,7 @@ Options:
   --runtime-import <specifier>
                               Where the generated files import defineModule from
                               (default: ${DEFAULT_RUNTIME_IMPORT})
-  --siteinfo <source>         Also write siteinfo.ts: the wiki's namespaces and interwiki prefixes,
+  --siteinfo <source>         Also write site-context.ts (\`site\`): the wiki's namespaces and interwiki prefixes,
                               from a meta=siteinfo JSON file or an api.php URL, for { site }
   --user-agent <text>         The User-Agent for requests to the wiki; Wikimedia wikis ask for
                               contact details in it (default: ${DEFAULT_USER_AGENT})
@@ -45,8 +46,9 @@ Options:
   -h, --help                  Show this help
   --version                   Show the version
 
-Exit status: 0 on success, 1 when the catalogue cannot be read or fetched or has no query modules,
-2 on a usage error (including a URL that is not http or https).
+Exit status: 0 on success; 1 when the catalogue cannot be read, the wiki's answer is no use (an HTTP
+error, not JSON, an API error) or there are no query modules; 2 on a usage error (including a URL that
+is not http or https); 5 when the wiki cannot be reached (refused, reset, DNS, timeout).
 `;
 
 export interface CliIo {
@@ -133,7 +135,7 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     parsed = parseArgs(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr(`consilium-wiki: ${error.message}\n\n${USAGE}`);
+    io.stderr(`consilium-wiki: ${inert(error.message)}\n\n${USAGE}`);
     return 2;
   }
   if (parsed === 'help') {
@@ -162,14 +164,14 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
       ...(parsed.timeout ? { timeoutMs: Number(parsed.timeout) * 1000 } : {}),
     });
   } catch (error) {
-    io.stderr(`consilium-wiki: ${(error as Error).message}\n`);
-    return 1;
+    io.stderr(`consilium-wiki: ${inert((error as Error).message)}\n`);
+    return error instanceof ParamInfoFetchError && error.network ? 5 : 1;
   }
 
   const plan = planModules(doc);
   const counts = summarizePlan(plan);
   if (counts.modules === 0) {
-    io.stderr(`consilium-wiki: ${parsed.catalogue} has no query modules (list=, prop=, meta=); nothing written\n`);
+    io.stderr(`consilium-wiki: ${inert(parsed.catalogue)} has no query modules (list=, prop=, meta=); nothing written\n`);
     return 1;
   }
   // The header names no path or URL: output depends only on what the catalogue holds.
@@ -186,11 +188,12 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
         ...(io.fetch ? { fetch: io.fetch } : {}),
         ...(parsed.userAgent ? { userAgent: parsed.userAgent } : {}),
       });
-      emitted.set('siteinfo.ts', emitSiteinfo(site, header, parsed.runtimeImport));
-      emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './siteinfo.js';\n`);
+      // A name no module's file can have (identifiers have no `-`): `siteinfo.ts` is meta=siteinfo's builder.
+      emitted.set(`${SITE_CONTEXT_FILE}.ts`, emitSiteinfo(site, header, parsed.runtimeImport));
+      emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './${SITE_CONTEXT_FILE}.js';\n`);
     } catch (error) {
-      io.stderr(`consilium-wiki: ${(error as Error).message}\n`);
-      return 1;
+      io.stderr(`consilium-wiki: ${inert((error as Error).message)}\n`);
+      return error instanceof ParamInfoFetchError && error.network ? 5 : 1;
     }
   }
   const files = withExtension(emitted, ext);
@@ -214,7 +217,7 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
 
   const { list, prop, meta } = counts.groups;
   io.stdout(
-    `consilium-wiki: wrote ${counts.modules} modules (list ${list}, prop ${prop}, meta ${meta}; ` +
+    `consilium-wiki: wrote ${counts.modules} module${counts.modules === 1 ? '' : 's'} (list ${list}, prop ${prop}, meta ${meta}; ` +
       `${counts.parameters} parameters, ${counts.templated} templated; ` +
       `${ruled.reduce((a, b) => a + b, 0)} module rules in ${ruled.length} module${ruled.length === 1 ? '' : 's'}) and index.${ext} to ${out}` +
       `${removed > 0 ? `; removed ${removed} stale file${removed === 1 ? '' : 's'}` : ''}\n`,

@@ -97,6 +97,8 @@ const RESERVED = new Set([
   'WikiLimit',
   'WikiModule',
   'WikiTimestamp',
+  // `--siteinfo`'s snapshot, which the index re-exports beside the modules.
+  'site',
 ]);
 /** File names taken by something other than a module (compared case-insensitively). */
 const RESERVED_FILES = new Set(['index']);

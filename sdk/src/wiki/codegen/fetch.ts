@@ -7,6 +7,7 @@
  * limit for a multi-value parameter without the apihighlimits right) and merges the answers in order.
  * The `query` module itself stays in the result, first; the emitter skips it.
  */
+import { inert } from '../../cli/terminal.js';
 import { type ParamInfoDocument, type ParamInfoModule, parseParamInfoDocument } from './document.js';
 import { loadFs } from './node.js';
 
@@ -27,9 +28,20 @@ export interface FetchParamInfoOptions {
   timeoutMs?: number;
 }
 
-/** A request to the wiki failed: network, HTTP status, a body that is not JSON, or an API error. */
+/**
+ * A request to the wiki failed: network, HTTP status, a body that is not JSON, or an API error. Text
+ * from the wiki in the message is made inert (no escape sequences or control characters), as it ends
+ * up on a terminal.
+ */
 export class ParamInfoFetchError extends Error {
   override name = 'ParamInfoFetchError';
+  /** No answer came (refused, reset, DNS, timeout), as opposed to an answer that was no use. */
+  readonly network: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; network?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.network = options?.network ?? false;
+  }
 }
 
 const isUrl = (source: string): boolean => /^https?:\/\//i.test(source);
@@ -114,14 +126,15 @@ async function paraminfo(api: string, paths: readonly string[], options: FetchPa
   const returned = new Set(doc.paraminfo.modules.map((m) => m.path));
   const missing = paths.filter((p) => !returned.has(p));
   if (missing.length > 0) {
-    const warnings = JSON.stringify((json as { warnings?: unknown }).warnings ?? null);
+    const warnings = inert(JSON.stringify((json as { warnings?: unknown }).warnings ?? null));
     throw new ParamInfoFetchError(`GET ${url}: the wiki did not describe ${missing.join(', ')} (warnings: ${warnings})`);
   }
   return doc;
 }
 
+/** The start of a body the wiki sent, on one line and inert. */
 const snippet = (body: string): string => {
-  const text = body.replace(/\s+/g, ' ').trim();
+  const text = inert(body).replace(/\s+/g, ' ').trim();
   return text === '' ? '' : `: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
 };
 
@@ -137,24 +150,25 @@ async function getJson(url: URL, options: FetchParamInfoOptions): Promise<unknow
     body = await response.text();
   } catch (error) {
     const cause = (error as { cause?: { message?: string } }).cause?.message;
-    throw new ParamInfoFetchError(`GET ${url} failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, {
+    throw new ParamInfoFetchError(`GET ${url} failed: ${inert(`${(error as Error).message}${cause ? ` (${cause})` : ''}`)}`, {
       cause: error,
+      network: true,
     });
   }
   if (!response.ok) {
-    throw new ParamInfoFetchError(`GET ${url} answered HTTP ${response.status} ${response.statusText}${snippet(body)}`);
+    throw new ParamInfoFetchError(`GET ${url} answered HTTP ${response.status} ${inert(response.statusText)}${snippet(body)}`);
   }
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    const type = response.headers.get('content-type') ?? 'no content type';
+    const type = inert(response.headers.get('content-type') ?? 'no content type');
     throw new ParamInfoFetchError(
       `GET ${url} did not answer JSON (${type}); is this the wiki's api.php URL?${snippet(body.slice(0, 300))}`,
     );
   }
   const apiError = mediaWikiError(json);
-  if (apiError) throw new ParamInfoFetchError(`GET ${url}: MediaWiki API error ${apiError}`);
+  if (apiError) throw new ParamInfoFetchError(`GET ${url}: MediaWiki API error ${inert(apiError).replace(/\s+/g, ' ')}`);
   return json;
 }
 

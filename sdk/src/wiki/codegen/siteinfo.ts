@@ -1,11 +1,11 @@
 /**
  * A siteinfo snapshot beside the generated modules: the wiki's site context (namespaces, interwiki
  * prefixes, temporary accounts) read from a `meta=siteinfo` JSON file or fetched from an api.php URL,
- * written as `siteinfo.ts` so callers can validate offline as that wiki would (`{ site }`).
+ * written as `site-context.ts` (exporting `site`) so callers can validate offline as that wiki would (`{ site }`).
  */
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
 import type { SiteContext } from '../validate/context.js';
-import { DEFAULT_USER_AGENT } from './fetch.js';
+import { DEFAULT_USER_AGENT, ParamInfoFetchError } from './fetch.js';
 import { loadFs } from './node.js';
 
 export interface LoadSiteinfoOptions {
@@ -20,7 +20,16 @@ export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions 
     const url = new URL(source);
     const params = { action: 'query', meta: 'siteinfo', siprop: SITEINFO_PROPS, format: 'json', formatversion: '2' };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const res = await (options.fetch ?? fetch)(url, { headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT } });
+    let res: Response;
+    try {
+      res = await (options.fetch ?? fetch)(url, { headers: { 'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT } });
+    } catch (error) {
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new ParamInfoFetchError(`siteinfo from ${source} failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, {
+        cause: error,
+        network: true,
+      });
+    }
     if (!res.ok) throw new Error(`siteinfo from ${source}: HTTP ${res.status}`);
     try {
       json = await res.json();
@@ -40,7 +49,10 @@ export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions 
   return site;
 }
 
-/** `siteinfo.ts`: the snapshot as a typed constant, keys in a fixed order (deterministic output). */
+/** The snapshot's file name, without its extension. */
+export const SITE_CONTEXT_FILE = 'site-context';
+
+/** `site-context.ts`: the snapshot as a typed constant, keys in a fixed order (deterministic output). */
 export function emitSiteinfo(site: SiteContext, header: readonly string[], runtimeImport: string): string {
   const ordered: SiteContext = {
     ...(site.namespaces ? { namespaces: site.namespaces } : {}),
@@ -51,7 +63,7 @@ export function emitSiteinfo(site: SiteContext, header: readonly string[], runti
     ...header,
     `import type { SiteContext } from ${JSON.stringify(runtimeImport)};`,
     '',
-    "/** The wiki's site context when these modules were generated: pass it as `{ site }` to validate as that wiki would. */",
+    "/** The wiki's site context when these modules were generated: `query(input, { site })` or `new WikiClient({ apiUrl, userAgent, site })` validate as that wiki would. */",
     `export const site: SiteContext = ${JSON.stringify(ordered, null, 2)};`,
     '',
   ].join('\n');

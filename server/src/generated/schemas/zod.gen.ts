@@ -23,7 +23,8 @@ export const zProblemCode = z.enum([
     'internal_error',
     'host_not_allowed',
     'request_timeout',
-    'store_unavailable'
+    'store_unavailable',
+    'method_not_allowed'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });
@@ -116,10 +117,17 @@ export const zDebateAccepted = z.strictObject({
 });
 
 /**
- * The question put to the models.
+ * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
-export const zQuestion = z.string().min(1).max(20000).register(z.globalRegistry, {
-    description: 'The question put to the models.'
+export const zQuestion = z.string().min(1).max(20000).regex(/^$|\S/).register(z.globalRegistry, {
+    description: 'The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)'
+});
+
+/**
+ * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
+ */
+export const zStoredQuestion = z.string().max(20000).register(z.globalRegistry, {
+    description: 'A session\'s question as it was asked. Without `Question`\'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.'
 });
 
 export const zUsage = z.object({
@@ -444,7 +452,7 @@ export const zSession = z.object({
         description: 'The id of the user who ran it.'
     }),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().gte(1).lte(5),
     rounds: z.array(zRound),
     consensus: zConsensus.optional(),
@@ -496,8 +504,11 @@ export const zFollowUpRequest = z.strictObject({
 
 export const zSessionSummary = z.object({
     id: zSessionId,
+    owner: z.string().register(z.globalRegistry, {
+        description: 'The id of the user whose session it is (in `owner=all` lists, tells whose each row is).'
+    }),
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     status: zSessionStatus,
     roundsRequested: z.int().gte(1).lte(5),
     usage: zUsage,
@@ -748,7 +759,7 @@ export const zSessionStartedEvent = z.object({
     seq: zEventSeq,
     ts: zEventTime,
     mode: zSessionMode,
-    question: zQuestion,
+    question: zStoredQuestion,
     roundsRequested: z.int().gte(1).lte(5),
     slots: z.array(zSlotInfo)
 });

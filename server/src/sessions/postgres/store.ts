@@ -513,6 +513,7 @@ function linksOf(s: Session): string | null {
 function summaryOfRow(row: HeaderRow): SessionSummary {
   return {
     id: row.id,
+    owner: row.owner,
     mode: row.mode,
     question: row.question,
     status: row.status,

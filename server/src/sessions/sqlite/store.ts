@@ -132,7 +132,7 @@ const GET_SESSION = `
 const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS list FROM events WHERE session_id = ?1 AND seq > ?2`;
 
 const SUMMARY_COLUMNS =
-  "id, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
+  "id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
 
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
@@ -494,6 +494,7 @@ function usageFromRow(row: Row): Session['usage'] {
 function summaryFromRow(row: Row): SessionSummary {
   return {
     id: row.id as string,
+    owner: row.owner as string,
     mode: row.mode as SessionSummary['mode'],
     question: row.question as string,
     status: row.status as SessionSummary['status'],
