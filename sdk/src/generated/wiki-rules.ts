@@ -204,6 +204,7 @@ export const moduleRules: RuleTable = {
     ],
     "categories": [
       {
+        "pages": true,
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -216,6 +217,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryCategories.php run(): isset($show['hidden']) && isset($show['!hidden']) → apierror-show"
       },
       {
+        "pages": true,
         "rule": "title-warning",
         "param": "categories",
         "namespace": 14,
@@ -298,6 +300,7 @@ export const moduleRules: RuleTable = {
     ],
     "deletedrevisions": [
       {
+        "pages": true,
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -317,6 +320,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "user",
@@ -344,6 +348,7 @@ export const moduleRules: RuleTable = {
     ],
     "images": [
       {
+        "pages": true,
         "rule": "title-warning",
         "param": "images",
         "namespace": 6,
@@ -384,6 +389,7 @@ export const moduleRules: RuleTable = {
     ],
     "iwlinks": [
       {
+        "pages": true,
         "rule": "requires",
         "params": [
           "title"
@@ -394,6 +400,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryIWLinks.php execute(): title without prefix → apierror-invalidparammix-mustusewith"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "url",
@@ -417,6 +424,7 @@ export const moduleRules: RuleTable = {
     ],
     "langlinks": [
       {
+        "pages": true,
         "rule": "requires",
         "params": [
           "title"
@@ -427,6 +435,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLangLinks.php execute(): title without lang → apierror-invalidparammix-mustusewith"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "url",
@@ -437,6 +446,7 @@ export const moduleRules: RuleTable = {
     ],
     "links": [
       {
+        "pages": true,
         "rule": "title-warning",
         "param": "titles",
         "code": "invalidtitle",
@@ -573,6 +583,7 @@ export const moduleRules: RuleTable = {
     ],
     "revisions": [
       {
+        "pages": true,
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -592,6 +603,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisionsBase.php parseParameters() (before run()'s own checks): needSlots (prop content, contentmodel, slotsize, slotsha1; fetchContent also by parsetree, diffto, difftotext) and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "startid",
@@ -600,6 +612,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'startid', 'start')"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "endid",
@@ -608,6 +621,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'endid', 'end')"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "user",
@@ -618,6 +632,7 @@ export const moduleRules: RuleTable = {
     ],
     "templates": [
       {
+        "pages": true,
         "rule": "title-warning",
         "param": "templates",
         "code": "invalidtitle",

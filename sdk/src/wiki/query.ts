@@ -483,7 +483,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -503,7 +503,8 @@ function buildQueryInto(
       }
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings);
+    if (viaFast && rules !== undefined)
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
   }
 
   if (input.continue) {
@@ -530,6 +531,12 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** Whether a module gets pages: from titles, pageids or revids, or from a generator other than itself. */
+function hasPages(input: QueryInput, generatorUse: Use | undefined, use: Use): boolean {
+  const some = (v: unknown) => Array.isArray(v) && v.length > 0;
+  return some(input.titles) || some(input.pageids) || some(input.revids) || (generatorUse !== undefined && generatorUse !== use);
+}
 
 /**
  * The rule checker a descriptor with rules carries (`applyRules`, which the generator and `defineModule()`

@@ -205,6 +205,25 @@ describe('module rules in query()', () => {
     expect(e.warnings).toEqual([deprecation, help]);
   });
 
+  it("a prop module's rules apply only when it gets pages (its run() returns first on an empty page set)", () => {
+    const rv = revisions({ startid: 1, start: '2020-01-01T00:00:00Z', prop: ['content'] });
+    expect(query({ prop: [rv] }).warnings).toEqual([]);
+    expect(query({ titles: [], prop: [rv] }).params.rvstartid).toBe('1');
+    expect(query({ prop: [links({ titles: ['A['] })] }).warnings).toEqual([]);
+    expect(query({ prop: [categories({ show: ['hidden', '!hidden'] })] }).params.clshow).toBe('hidden|!hidden');
+    // Pages from titles, pageids, revids or a generator.
+    expect(thrown(() => query({ pageids: [1], prop: [rv] })).code).toBe('invalidparammix');
+    expect(thrown(() => query({ revids: [1], prop: [links({ titles: ['A['] }), rv] })).code).toBe('invalidparammix');
+    expect(query({ generator: allpages.asGenerator({}), prop: [links({ titles: ['A['] })] }).warnings.map((w) => w.code)).toEqual(
+      ['invalidtitle'],
+    );
+    // A prop module that is the generator itself still gets the query's pages.
+    expect(query({ titles: ['Apple'], generator: links.asGenerator({ titles: ['A['] }) }).warnings.map((w) => w.param)).toEqual([
+      'gpltitles',
+    ]);
+    expect(query({ generator: links.asGenerator({ titles: ['A['] }) }).warnings).toEqual([]);
+  });
+
   it('runs after the module validates, keeps earlier warnings, and can be switched off', () => {
     const e = thrown(() => query({ list: [allpages({ limit: 9999, continue: 'A|B' })] }));
     expect(e.code).toBe('badcontinue');
@@ -244,7 +263,9 @@ describe('ruleApplier', () => {
   it('refuses a kind of rule it has no check for, rather than skip it', () => {
     const spec = allpages.spec;
     const only = ruleApplier({ continue: continueRule });
-    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [])).toThrow(/has a "title-part" rule but no check/);
+    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [], true)).toThrow(
+      /has a "title-part" rule but no check/,
+    );
   });
 
   it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {
@@ -272,13 +293,13 @@ describe('ruleApplier', () => {
             : scalar;
       const params = fc.record(Object.fromEntries(spec.parameters.map((p) => [p.name, value(p)])), { requiredKeys: [] });
       fc.assert(
-        fc.property(params, fc.boolean(), (given, generator) => {
+        fc.property(params, fc.boolean(), fc.boolean(), (given, generator, pages) => {
           cases++;
           const prefix = generator ? `g${spec.prefix}` : spec.prefix;
           const ownWarnings: WikiWarning[] = [];
           const allWarnings: WikiWarning[] = [];
-          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined, ownWarnings));
-          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined, allWarnings)));
+          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined, ownWarnings, pages));
+          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined, allWarnings, pages)));
           expect(ownWarnings, spec.name).toEqual(allWarnings);
         }),
         { numRuns: 300 },

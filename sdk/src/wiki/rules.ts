@@ -22,6 +22,11 @@ interface RuleBase {
   /** Where MediaWiki makes the check (file and function, under includes/api/). */
   source: string;
   when?: RuleCondition;
+  /**
+   * The module returns before this check when the page set is empty (a prop module's run()): the
+   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
+   */
+  pages?: true;
 }
 
 export type ModuleRule = RuleBase &
@@ -172,13 +177,14 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   // A module's rules are one array, given on every request: its checks are looked up once.
   let known: readonly ModuleRule[] | undefined;
   let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site, warnings) => {
+  return (spec, rules, params, prefix, site, warnings, pages) => {
     if (rules !== known) {
       found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
       known = rules;
     }
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
+      if (rule.pages && !pages) continue;
       if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
         continue;
       const check = found[i];

@@ -81,6 +81,8 @@ export type RuleApplier = (
   site: SiteContext | undefined,
   /** Where the rules that warn (rather than fail) push their warnings. */
   warnings: WikiWarning[],
+  /** The query gives pages (titles, pageids, revids) or a generator does: rules marked `pages` apply. */
+  pages: boolean,
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */

@@ -6,6 +6,7 @@
  * with the checks it cannot generate: page-set normalization, badutf8, warnings counted once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { allpages } from '../../../sdk/src/generated/wiki/allpages.js';
 import { categories } from '../../../sdk/src/generated/wiki/categories.js';
 import { categorymembers } from '../../../sdk/src/generated/wiki/categorymembers.js';
 import { images } from '../../../sdk/src/generated/wiki/images.js';
@@ -81,6 +82,17 @@ const CASES: [string, QueryInput, Record<string, string>][] = [
     { titles: [page, 'Apple'], prop: [revisions({ limit: 1 })] },
     { titles: `${page}|Apple`, prop: 'revisions', rvlimit: '1' },
   ],
+  [
+    'rv startid+start without pages',
+    { prop: [revisions({ startid: 1, start: ts, prop: ['content'] })] },
+    { prop: 'revisions', rvstartid: '1', rvstart: ts, rvprop: 'content' },
+  ],
+  [
+    'rv startid+start, pages from a generator',
+    { generator: allpages.asGenerator({ limit: 1 }), prop: [revisions({ startid: 1, start: ts })] },
+    { generator: 'allpages', gaplimit: '1', prop: 'revisions', rvstartid: '1', rvstart: ts },
+  ],
+  ['pl titles bad without pages', { prop: [links({ titles: ['A['] })] }, { prop: 'links', pltitles: 'A[' }],
   [
     'uc show top|!top',
     { list: [usercontribs({ user: ['Admin'], show: ['top', '!top'] })] },

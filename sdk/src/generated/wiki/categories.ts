@@ -60,6 +60,7 @@ export const categories: WikiModule<CategoriesParams, 'prop', true> = defineType
   ],
   rules: [
     {
+      pages: true,
       rule: 'exclusive-values',
       param: 'show',
       pairs: [['hidden', '!hidden']],
@@ -67,6 +68,7 @@ export const categories: WikiModule<CategoriesParams, 'prop', true> = defineType
       source: "ApiQueryCategories.php run(): isset($show['hidden']) && isset($show['!hidden']) → apierror-show",
     },
     {
+      pages: true,
       rule: 'title-warning',
       param: 'categories',
       namespace: 14,

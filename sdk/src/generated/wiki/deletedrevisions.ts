@@ -227,6 +227,7 @@ export const deletedrevisions: WikiModule<DeletedrevisionsParams, 'prop', true> 
   ],
   rules: [
     {
+      pages: true,
       rule: 'missing-param-deprecation',
       param: 'slots',
       ifAny: {
@@ -238,6 +239,7 @@ export const deletedrevisions: WikiModule<DeletedrevisionsParams, 'prop', true> 
         'ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)',
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['user', 'excludeuser'],
       source: "ApiQueryDeletedRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')",

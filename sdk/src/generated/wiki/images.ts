@@ -41,6 +41,7 @@ export const images: WikiModule<ImagesParams, 'prop', true> = defineTypedModule(
   ],
   rules: [
     {
+      pages: true,
       rule: 'title-warning',
       param: 'images',
       namespace: 6,

@@ -58,6 +58,7 @@ export const links: WikiModule<LinksParams, 'prop', true> = defineTypedModule({
   ],
   rules: [
     {
+      pages: true,
       rule: 'title-warning',
       param: 'titles',
       code: 'invalidtitle',

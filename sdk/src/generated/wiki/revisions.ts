@@ -266,6 +266,7 @@ export const revisions: WikiModule<RevisionsParams, 'prop', true> = defineTypedM
   ],
   rules: [
     {
+      pages: true,
       rule: 'missing-param-deprecation',
       param: 'slots',
       ifAny: {
@@ -277,18 +278,21 @@ export const revisions: WikiModule<RevisionsParams, 'prop', true> = defineTypedM
         "ApiQueryRevisionsBase.php parseParameters() (before run()'s own checks): needSlots (prop content, contentmodel, slotsize, slotsha1; fetchContent also by parsetree, diffto, difftotext) and slots null → addDeprecation(apiwarn-deprecation-missingparam)",
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['startid', 'start'],
       source:
         "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'startid', 'start')",
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['endid', 'end'],
       source:
         "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'endid', 'end')",
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['user', 'excludeuser'],
       source:

@@ -58,6 +58,7 @@ export const templates: WikiModule<TemplatesParams, 'prop', true> = defineTypedM
   ],
   rules: [
     {
+      pages: true,
       rule: 'title-warning',
       param: 'templates',
       code: 'invalidtitle',
