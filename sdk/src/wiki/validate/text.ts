@@ -44,6 +44,7 @@ export function asciiLower(s: string): string {
 const MAYBE_UNCLEAN = /[^\t\n\r\x20-\x7e]/;
 /** What UtfNormal replaces with U+FFFD: C0 controls but HT, LF, CR; U+FFFE, U+FFFF; ill-formed UTF-8 (lone surrogates here). */
 const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function cleanPiece(s: string): string {
