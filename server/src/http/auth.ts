@@ -95,6 +95,10 @@ export function authenticate({ accounts, publicOrigin, table }: AuthOptions): Mi
     if (authorization !== undefined) {
       scheme = 'bearerAuth';
       const bearer = /^Bearer +([\x21-\x7e]+) *$/i.exec(authorization)?.[1];
+      // Another scheme (Basic, a bare token) is a different mistake from a token we do not know: say which.
+      if (!bearer && !/^Bearer\b/i.test(authorization)) {
+        return unauthorized(c, 'Send the API token as `Authorization: Bearer <token>` (no other scheme is taken).');
+      }
       if (bearer) principal = await accounts.authenticateToken(bearer);
       if (!principal)
         return unauthorized(c, 'The bearer token is not valid: unknown, revoked, expired, or its user is disabled.');
