@@ -367,6 +367,10 @@ export const anyValue: fc.Arbitrary<unknown> = fc.oneof(
     '|',
     '\u001f',
     '\u001fa\u001fb',
+    // Values MediaWiki cleans, with a badutf8 warning: not NFC, a C0 control, a lone surrogate.
+    'Cafe\u0301',
+    'a\u0001b',
+    'a\ud800',
     'now',
     '0',
     Number.NaN,

@@ -23,6 +23,27 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryAllCategories.php run(): titlePartToKey($params[...], NS_CATEGORY)"
       }
     ],
+    "alldeletedrevisions": [
+      {
+        "rule": "missing-param-deprecation",
+        "param": "slots",
+        "ifAny": {
+          "param": "prop",
+          "values": [
+            "content",
+            "contentmodel",
+            "slotsize",
+            "slotsha1",
+            "parsetree"
+          ],
+          "orGiven": [
+            "diffto",
+            "difftotext"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
+      }
+    ],
     "allimages": [
       {
         "rule": "requires",
@@ -80,6 +101,25 @@ export const moduleRules: RuleTable = {
       }
     ],
     "allrevisions": [
+      {
+        "rule": "missing-param-deprecation",
+        "param": "slots",
+        "ifAny": {
+          "param": "prop",
+          "values": [
+            "content",
+            "contentmodel",
+            "slotsize",
+            "slotsha1",
+            "parsetree"
+          ],
+          "orGiven": [
+            "diffto",
+            "difftotext"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters() (first in run()): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
+      },
       {
         "rule": "max-one-of",
         "params": [
@@ -164,6 +204,7 @@ export const moduleRules: RuleTable = {
     ],
     "categories": [
       {
+        "pages": true,
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -174,6 +215,14 @@ export const moduleRules: RuleTable = {
         ],
         "code": "show",
         "source": "ApiQueryCategories.php run(): isset($show['hidden']) && isset($show['!hidden']) → apierror-show"
+      },
+      {
+        "pages": true,
+        "rule": "title-warning",
+        "param": "categories",
+        "namespace": 14,
+        "code": "invalidcategory",
+        "source": "ApiQueryCategories.php run(): a clcategories value not a title in NS_CATEGORY → apiwarn-invalidcategory, skipped"
       }
     ],
     "categorymembers": [
@@ -213,6 +262,28 @@ export const moduleRules: RuleTable = {
           "equals": "timestamp"
         },
         "source": "ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)"
+      },
+      {
+        "rule": "pattern",
+        "param": "starthexsortkey",
+        "pattern": "^(?:[a-fA-F0-9]{2})*$",
+        "unless": "startsortkeyprefix",
+        "when": {
+          "param": "sort",
+          "equals": "sortkey"
+        },
+        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey, no startsortkeyprefix: validateHexSortkey() or apierror-badparameter, code badvalue_<param>"
+      },
+      {
+        "rule": "pattern",
+        "param": "endhexsortkey",
+        "pattern": "^(?:[a-fA-F0-9]{2})*$",
+        "unless": "endsortkeyprefix",
+        "when": {
+          "param": "sort",
+          "equals": "sortkey"
+        },
+        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey, no endsortkeyprefix: validateHexSortkey() or apierror-badparameter, code badvalue_<param>"
       }
     ],
     "contributors": [
@@ -225,6 +296,37 @@ export const moduleRules: RuleTable = {
           "excluderights"
         ],
         "source": "ApiQueryContributors.php execute(): requireMaxOneParameter($params, 'group', 'excludegroup', 'rights', 'excluderights')"
+      }
+    ],
+    "deletedrevisions": [
+      {
+        "pages": true,
+        "rule": "missing-param-deprecation",
+        "param": "slots",
+        "ifAny": {
+          "param": "prop",
+          "values": [
+            "content",
+            "contentmodel",
+            "slotsize",
+            "slotsha1",
+            "parsetree"
+          ],
+          "orGiven": [
+            "diffto",
+            "difftotext"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "user",
+          "excludeuser"
+        ],
+        "source": "ApiQueryDeletedRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
     "embeddedin": [
@@ -242,6 +344,16 @@ export const moduleRules: RuleTable = {
           "title"
         ],
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle"
+      }
+    ],
+    "images": [
+      {
+        "pages": true,
+        "rule": "title-warning",
+        "param": "images",
+        "namespace": 6,
+        "code": "notfile",
+        "source": "ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped"
       }
     ],
     "imageusage": [
@@ -277,6 +389,7 @@ export const moduleRules: RuleTable = {
     ],
     "iwlinks": [
       {
+        "pages": true,
         "rule": "requires",
         "params": [
           "title"
@@ -287,6 +400,7 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryIWLinks.php execute(): title without prefix → apierror-invalidparammix-mustusewith"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "url",
@@ -310,6 +424,7 @@ export const moduleRules: RuleTable = {
     ],
     "langlinks": [
       {
+        "pages": true,
         "rule": "requires",
         "params": [
           "title"
@@ -320,12 +435,22 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLangLinks.php execute(): title without lang → apierror-invalidparammix-mustusewith"
       },
       {
+        "pages": true,
         "rule": "max-one-of",
         "params": [
           "url",
           "prop"
         ],
         "source": "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')"
+      }
+    ],
+    "links": [
+      {
+        "pages": true,
+        "rule": "title-warning",
+        "param": "titles",
+        "code": "invalidtitle",
+        "source": "ApiQueryLinks.php run(): a pltitles value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
       }
     ],
     "logevents": [
@@ -343,6 +468,14 @@ export const moduleRules: RuleTable = {
         "param": "continue",
         "parts": 2,
         "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)"
+      },
+      {
+        "rule": "title",
+        "params": [
+          "title",
+          "prefix"
+        ],
+        "source": "ApiQueryLogEvents.php execute(): Title::newFromText of title, then of prefix, null or external → apierror-invalidtitle (a $wgMiserMode wiki refuses prefix first: apierror-prefixsearchdisabled)"
       }
     ],
     "pagepropnames": [
@@ -383,6 +516,13 @@ export const moduleRules: RuleTable = {
         "param": "continue",
         "parts": 2,
         "source": "ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)"
+      },
+      {
+        "rule": "title",
+        "params": [
+          "title"
+        ],
+        "source": "ApiQueryRecentChanges.php run(): Title::newFromText($params['title']) null or external → apierror-invalidtitle (after continue, before show)"
       },
       {
         "rule": "exclusive-values",
@@ -441,6 +581,64 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRecentChanges.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
+    "revisions": [
+      {
+        "pages": true,
+        "rule": "missing-param-deprecation",
+        "param": "slots",
+        "ifAny": {
+          "param": "prop",
+          "values": [
+            "content",
+            "contentmodel",
+            "slotsize",
+            "slotsha1",
+            "parsetree"
+          ],
+          "orGiven": [
+            "diffto",
+            "difftotext"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters() (before run()'s own checks): needSlots (prop content, contentmodel, slotsize, slotsha1; fetchContent also by parsetree, diffto, difftotext) and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "startid",
+          "start"
+        ],
+        "source": "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'startid', 'start')"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "endid",
+          "end"
+        ],
+        "source": "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'endid', 'end')"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "user",
+          "excludeuser"
+        ],
+        "source": "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'user', 'excludeuser')"
+      }
+    ],
+    "templates": [
+      {
+        "pages": true,
+        "rule": "title-warning",
+        "param": "templates",
+        "code": "invalidtitle",
+        "source": "ApiQueryLinks.php run(): a tltemplates value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
+      }
+    ],
     "usercontribs": [
       {
         "rule": "only-one-of",
@@ -451,6 +649,47 @@ export const moduleRules: RuleTable = {
           "user"
         ],
         "source": "ApiQueryUserContribs.php execute(): requireOnlyOneParameter($this->params, 'userprefix', 'userids', 'iprange', 'user')"
+      },
+      {
+        "rule": "iprange",
+        "param": "iprange",
+        "limits": {
+          "IPv4": 16,
+          "IPv6": 32
+        },
+        "source": "ApiQueryUserContribs.php execute(): IPUtils::isIPv4/isIPv6 and parseCIDR or apierror-invalidiprange; a prefix below $wgRangeContributionsCIDRLimit (default IPv4 16, IPv6 32) → apierror-cidrtoobroad"
+      },
+      {
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "minor",
+            "!minor"
+          ],
+          [
+            "patrolled",
+            "!patrolled"
+          ],
+          [
+            "autopatrolled",
+            "!autopatrolled"
+          ],
+          [
+            "autopatrolled",
+            "!patrolled"
+          ],
+          [
+            "top",
+            "!top"
+          ],
+          [
+            "new",
+            "!new"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryUserContribs.php prepareQuery(): mutually exclusive $show values → apierror-show"
       }
     ],
     "users": [

@@ -117,6 +117,34 @@ describe('buildModuleParams', () => {
     });
   });
 
+  it('reads a given timestamp once: one unclearnowtimestamp for "" or "0", as the API', () => {
+    const spec: ModuleSpec = { ...multiString, parameters: [{ name: 'start', type: 'timestamp' }] };
+    for (const start of ['', '0']) {
+      const out = buildModuleParams(spec, { start }, { prefix: 'ms', options });
+      expect(out.warnings).toEqual([{ code: 'unclearnowtimestamp', param: 'msstart', module: 'query+ms' }]);
+      expect(out.params).toEqual({ msstart: 'now' });
+    }
+  });
+
+  it('cleans a value as MediaWiki reads it (NFC, U+FFFD for forbidden characters), warns badutf8 first, sends the clean one', () => {
+    const spec: ModuleSpec = { ...multiString, parameters: [{ name: 'p', type: 'string' }, ...multiString.parameters] };
+    const cases: [unknown, string][] = [
+      ['Cafe\u0301', 'Café'],
+      ['a\u0001b', 'a\uFFFDb'],
+      ['a\ud800', 'a\uFFFD'],
+    ];
+    for (const [given, clean] of cases) {
+      const out = buildModuleParams(spec, { p: given }, { prefix: 'ms', options });
+      expect(out.params).toEqual({ msp: clean });
+      expect(out.warnings).toEqual([{ code: 'badutf8', param: 'msp', module: 'query+ms', data: { value: clean } }]);
+    }
+    // A multi value with `|` goes out U+001F-separated: each piece is cleaned, the separators stay.
+    const multi = buildModuleParams(spec, { values: ['a|b', 'Cafe\u0301'] }, { prefix: 'ms', options });
+    expect(multi.params).toEqual({ msvalues: '\u001fa|b\u001fCafé' });
+    expect(multi.warnings.map((w) => w.code)).toEqual(['badutf8']);
+    expect(buildModuleParams(spec, { p: 'Café', values: ['x\ty'] }, { prefix: 'ms', options }).warnings).toEqual([]);
+  });
+
   it('applies the generator prefix when asked', () => {
     expect(buildModuleParams(allpagesSpec, { from: 'B' }, { prefix: 'gap' }).params).toEqual({ gapfrom: 'B' });
   });

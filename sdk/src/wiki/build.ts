@@ -30,6 +30,7 @@ import type { Validated } from './validate/context.js';
 import { validateParam } from './validate/core.js';
 import { implodeMultiValue } from './validate/multi.js';
 import { withAllTypes } from './validate/registry.js';
+import { cleanText } from './validate/text.js';
 
 export type { QueryContext } from './types.js';
 
@@ -281,7 +282,15 @@ export function buildModule(
 
   const read = (settings: ParamInfo, name: string, typed: unknown) => {
     const param = prefix + name;
-    const raw = toRaw(typed, param, module);
+    let raw = toRaw(typed, param, module);
+    if (raw !== undefined) {
+      // MediaWiki reads the cleaned value (invalid or forbidden characters → U+FFFD, NFC), and says so first.
+      const clean = cleanText(raw);
+      if (clean !== raw) {
+        warnings.push({ code: 'badutf8', param, module, data: { value: clean } });
+        raw = clean;
+      }
+    }
     // Only templated expansions need a copy under their expanded name (validators never mutate settings).
     const named = settings.name === name ? settings : { ...settings, name };
     let validated: Validated;
@@ -305,7 +314,11 @@ export function buildModule(
   };
 
   try {
+    let last = -1;
     for (const at of positions) {
+      // A given parameter may also be a volatile absent one: read it once (its warnings once).
+      if (at === last) continue;
+      last = at;
       const settings = spec.parameters[at]!;
       read(settings, settings.name, input[settings.name]);
     }

@@ -86,12 +86,17 @@ describe('strings', () => {
       expectFast(one({ type }), { p: 'a b&c=é|' }, [['mmp', 'a b&c=é|']]);
     }
     expectFast(one({ type: 'string' }), { p: '' }, [['mmp', '']]);
-    expectFast(one({ type: 'string' }), { p: 'a\u001fb' }, [['mmp', 'a\u001fb']]);
+    expectFast(one({ type: 'string' }), { p: 'Café\t\n\r' }, [['mmp', 'Café\t\n\r']]);
     expectFast(one({ type: 'string', required: true }), { p: 'x' }, [['mmp', 'x']]);
   });
 
   it('leave U+001F first, an empty required one, other JS types, and byte or character caps to the full path', () => {
     expectSlow(one({ type: 'string' }), { p: '\u001fa' });
+    // Values MediaWiki cleans and warns badutf8 about: U+001F inside, not NFC, C0 controls, lone surrogates.
+    for (const p of ['a\u001fb', 'Cafe\u0301', 'a\u0001b', 'a\ud800', 'a\udc00b', '\uffff']) {
+      expectSlow(one({ type: 'string' }), { p });
+      expectSlow(one({ type: 'string', multi: true }), { p: ['x', p] });
+    }
     expectSlow(one({ type: 'string', required: true }), { p: '' });
     expectSlow(one({ type: 'string' }), { p: 1 });
     expectSlow(one({ type: 'string', maxbytes: 100 }), { p: 'a' });

@@ -11,7 +11,8 @@
  * a parameter that is deprecated, carries `info` conditions, is templated, or of another type
  * (`timestamp`, `user`, `title`, …) or of a type the descriptor's `types` validates itself, a value
  * of an unexpected JS type, out of range, not among the enum's values or among its deprecated ones,
- * a value MediaWiki would split or reject (U+001F, `|` in a multi value), more values than the low
+ * a value MediaWiki would split or reject (U+001F, `|` in a multi value) or clean (`badutf8`: not NFC,
+ * a forbidden control character, a lone surrogate), more values than the low
  * cap, a missing required parameter; and, for the whole module, defaults that warn when absent and
  * templated parameters whose expansion could warn.
  *
@@ -25,6 +26,7 @@ import type { ModuleSpec, ParamInfo } from './types.js';
 import type { SiteContext } from './validate/context.js';
 import { validateParam } from './validate/core.js';
 import { bounds } from './validate/numeric.js';
+import { cleanText } from './validate/text.js';
 
 // Parameter kinds. SLOW: given at all, the module takes the full path.
 const SLOW = 0;
@@ -286,6 +288,8 @@ function encodeValue(
     case STRING:
       // U+001F first would announce multiple values; '' is missing when required.
       if (typeof value !== 'string' || value.charCodeAt(0) === 0x1f || (value === '' && p.required)) return false;
+      // A value MediaWiki would clean (and warn `badutf8` about): the full path does both.
+      if (cleanText(value) !== value) return false;
       out.push(key, value, head + encodeFormComponent(value));
       return true;
     case ENUM: {
@@ -352,6 +356,7 @@ function encodeMulti(
       }
       case STRING_MULTI:
         if (typeof v !== 'string' || v.includes('|') || v.includes('\u001f') || (v === '' && p.required)) return false;
+        if (cleanText(v) !== v) return false;
         s = v;
         e = encodeFormComponent(v);
         break;

@@ -51,13 +51,17 @@ export {
   applyRules,
   continueRule,
   exclusiveValuesRule,
+  ipRangeRule,
+  missingParamDeprecationRule,
   oneOfRule,
+  patternRule,
   type RuleCheck,
   type RuleChecks,
   requiresRule,
   ruleApplier,
   titlePartRule,
   titleRule,
+  titleWarningRule,
 } from './rules.js';
 export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export { readTemplated } from './templated.js';

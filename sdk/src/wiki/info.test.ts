@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { build, thrown } from '../../../test/wiki/fixtures/build.js';
 import { alldeletedrevisionsSpec, deletedrevsSpec, infoSpec, revisionsSpec } from '../../../test/wiki/fixtures/query-specs.js';
+import { revisions } from '../generated/wiki/revisions.js';
 import { checkInfoConditions } from './info.js';
+import { query } from './query.js';
+import type { SiteContext } from './validate/context.js';
 
 describe('info conditions', () => {
   const ctx = { pageCount: 0, revidCount: 0, generator: false };
@@ -53,6 +56,22 @@ describe('info conditions', () => {
     expect(build(revisionsSpec, { limit: 5 }, { context: { ...ctx, generator: true } }).warnings).toEqual([]);
     // dir at its default is not enumeration mode
     expect(build(revisionsSpec, { dir: 'older' }, { context: { ...ctx, revidCount: 1 } }).warnings).toEqual([]);
+  });
+
+  it('singlepageonly counts distinct pages, normalized as the wiki does (first letter per site, underscores)', () => {
+    const rv = { titles: ['History'], prop: [revisions({ limit: 1 })] };
+    expect(query({ ...rv, titles: ['History', 'history', 'History_'] }).params.titles).toBe('History|history|History_');
+    expect(query({ pageids: [7, 7], prop: [revisions({ limit: 1 })] }).params.pageids).toBe('7');
+    // Invalid and special titles are never good pages: only one page is left.
+    expect(query({ ...rv, titles: ['History', 'A[b', 'Special:Random'] }).params.rvlimit).toBe('1');
+    expect(thrown(() => query({ ...rv, titles: ['History', 'Talk:History'] }))).toMatchObject({
+      code: 'invalidparammix',
+      data: { condition: 'singlepageonly', pages: 2 },
+    });
+    // A case-sensitive wiki (Wiktionary) has two pages there.
+    const site: SiteContext = { namespaces: [{ id: 0, name: '', case: 'case-sensitive' }] };
+    expect(thrown(() => query({ ...rv, titles: ['History', 'history'] }, { site })).code).toBe('invalidparammix');
+    expect(query({ ...rv, titles: ['History', 'History'] }, { site }).params.rvlimit).toBe('1');
   });
 
   it('preloadcontentonly / editintroonly: silently ignored when prop lacks the value, as info does', () => {

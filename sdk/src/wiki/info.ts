@@ -6,6 +6,28 @@
  */
 import type { InfoChecker, ModuleSpec, ParamInfo, QueryContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
+import { decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
+
+/**
+ * The pages ApiPageSet would count as good titles, assumed to exist: distinct page IDs, or distinct
+ * titles once normalized (first letter per the site's case, underscores, entities), leaving out those
+ * that are invalid, interwiki or special (never good titles).
+ */
+function distinctPages(context: QueryContext): number {
+  if (context.pageCount <= 1) return context.pageCount;
+  if (context.pageids !== undefined && context.titles === undefined) return new Set(context.pageids.map(String)).size;
+  if (context.titles === undefined) return context.pageCount;
+  const keys = new Set<string>();
+  for (const t of context.titles) {
+    try {
+      const title = parseTitle(decodeCharReferences(String(t)), 0, context.site);
+      if (!title.interwiki && title.namespace >= 0) keys.add(`${title.namespace}:${title.dbkey}`);
+    } catch (e) {
+      if (!(e instanceof MalformedTitleError)) throw e;
+    }
+  }
+  return keys.size;
+}
 
 /** The parameters that carry `info` conditions, worked out once per descriptor. */
 const withInfoBySpec = new WeakMap<ModuleSpec, readonly ParamInfo[]>();
@@ -41,8 +63,10 @@ function present(value: unknown): boolean {
  *   `badparams` (the module dies for exactly those: from/to/prefix, start/end); one with a default
  *   set to another value is ignored by the module, silently.
  * - `singlepageonly` (ApiQueryRevisions::run): with `revids` → error `invalidparammix`; with more than
- *   one title/page ID → error `invalidparammix` (the module dies when more than one of them exists;
- *   the builder assumes they do). With a generator the page count is the wiki's: not checked.
+ *   one distinct page (titles normalized as the wiki does: `History` and `history` are one page on a
+ *   first-letter wiki; invalid, interwiki and special titles are no pages) → error `invalidparammix`
+ *   (the module dies when more than one of them exists; the builder assumes they do). With a
+ *   generator the page count is the wiki's: not checked here, the wiki checks it.
  * - `preloadcontentonly` / `editintroonly` (info): ignored by the module when `prop` lacks
  *   `preloadcontent` / `editintro`, silently.
  */
@@ -100,10 +124,13 @@ export const checkInfoConditions: InfoChecker = (
             });
           }
           if (context.pageCount > 1) {
-            fail('invalidparammix', name, `The "${prefix}${name}" parameter may only be used with a single page.`, {
-              condition: 'singlepageonly',
-              pages: context.pageCount,
-            });
+            const pages = distinctPages(context);
+            if (pages > 1) {
+              fail('invalidparammix', name, `The "${prefix}${name}" parameter may only be used with a single page.`, {
+                condition: 'singlepageonly',
+                pages,
+              });
+            }
           }
           break;
         default:

@@ -28,6 +28,7 @@ import { encodeForm, encodeFormComponent } from './form.js';
 import type { GeneratorUse, ModuleUse } from './module.js';
 import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
+import type { SiteContext } from './validate/context.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -470,6 +471,7 @@ function buildQueryInto(
       // gives the same values, without a warning).
       pageContext ??= pageContextOf(
         topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }),
+        options?.site,
       );
       const built = buildModule(use.spec, use.params, {
         prefix: use.prefix,
@@ -481,7 +483,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -501,7 +503,8 @@ function buildQueryInto(
       }
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined) rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site);
+    if (viaFast && rules !== undefined)
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
   }
 
   if (input.continue) {
@@ -528,6 +531,12 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** Whether a module gets pages: from titles, pageids or revids, or from a generator other than itself. */
+function hasPages(input: QueryInput, generatorUse: Use | undefined, use: Use): boolean {
+  const some = (v: unknown) => Array.isArray(v) && v.length > 0;
+  return some(input.titles) || some(input.pageids) || some(input.revids) || (generatorUse !== undefined && generatorUse !== use);
+}
 
 /**
  * The rule checker a descriptor with rules carries (`applyRules`, which the generator and `defineModule()`
@@ -568,10 +577,18 @@ function triples(params: Readonly<Record<string, string>>): string[] {
   return out;
 }
 
-function pageContextOf(top: BuiltModule): QueryContext {
+function pageContextOf(top: BuiltModule, site: SiteContext | undefined): QueryContext {
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const { values } = top;
-  return { pageCount: count(values.titles) + count(values.pageids), revidCount: count(values.revids), generator: false };
+  const context: QueryContext = {
+    pageCount: count(values.titles) + count(values.pageids),
+    revidCount: count(values.revids),
+    generator: false,
+  };
+  if (Array.isArray(values.titles)) context.titles = values.titles;
+  if (Array.isArray(values.pageids)) context.pageids = values.pageids;
+  if (site !== undefined) context.site = site;
+  return context;
 }
 
 /** The main module's parameters when the input gives none of them (`errorformat=plaintext`), per apihighlimits. */

@@ -4,13 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { thrown } from '../../../test/wiki/fixtures/build.js';
 import { allpages } from '../generated/wiki/allpages.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
+import { categories } from '../generated/wiki/categories.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
+import { deletedrevisions } from '../generated/wiki/deletedrevisions.js';
+import { images } from '../generated/wiki/images.js';
 import * as generated from '../generated/wiki/index.js';
+import { links } from '../generated/wiki/links.js';
+import { logevents } from '../generated/wiki/logevents.js';
 import { recentchanges } from '../generated/wiki/recentchanges.js';
+import { revisions } from '../generated/wiki/revisions.js';
+import { templates } from '../generated/wiki/templates.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
-import { query } from './query.js';
+import { buildQuery, type QueryInput, query } from './query.js';
 import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
-import type { ModuleSpec } from './types.js';
+import type { ModuleSpec, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
@@ -77,6 +84,146 @@ describe('module rules in query()', () => {
     expect(thrown(() => allpages.build({ prefix: 'Talk:X', namespace: 1 })).code).toBe('invalidtitle');
   });
 
+  it('revisions: startid/start, endid/end, user/excludeuser are exclusive (invalidparammix); so are deletedrevisions user/excludeuser', () => {
+    const rv = (p: Parameters<typeof revisions>[0]) => thrown(() => query({ titles: ['History'], prop: [revisions(p)] }));
+    expect(rv({ startid: 1, start: '2020-01-01T00:00:00Z' })).toMatchObject({
+      code: 'invalidparammix',
+      param: 'rvstart',
+      message: 'The parameters "rvstartid" and "rvstart" can not be used together.',
+    });
+    expect(rv({ endid: 1, end: '2020-01-01T00:00:00Z' }).message).toBe(
+      'The parameters "rvendid" and "rvend" can not be used together.',
+    );
+    expect(rv({ user: 'A', excludeuser: 'B' }).message).toBe(
+      'The parameters "rvuser" and "rvexcludeuser" can not be used together.',
+    );
+    expect(query({ titles: ['History'], prop: [revisions({ startid: 1, end: '2020-01-01T00:00:00Z' })] }).params.rvstartid).toBe(
+      '1',
+    );
+    expect(thrown(() => query({ titles: ['A'], prop: [deletedrevisions({ user: 'A', excludeuser: 'B' })] })).code).toBe(
+      'invalidparammix',
+    );
+  });
+
+  it('usercontribs: show top|!top, new|!new (and the patrol pairs) → show; iprange checked as the module does', () => {
+    for (const pair of [
+      ['top', '!top'],
+      ['new', '!new'],
+      ['minor', '!minor'],
+      ['autopatrolled', '!patrolled'],
+    ] as const) {
+      expect(thrown(() => usercontribs.build({ user: ['A'], show: [...pair] }))).toMatchObject({
+        code: 'show',
+        param: 'ucshow',
+        message: 'Incorrect parameter - mutually exclusive values may not be supplied.',
+      });
+    }
+    expect(usercontribs.build({ user: ['A'], show: ['top', '!new'] }).params.ucshow).toBe('top|!new');
+    const range = (iprange: string) => thrown(() => usercontribs.build({ iprange }));
+    expect(range('notanip')).toMatchObject({
+      code: 'invalidiprange',
+      param: 'uciprange',
+      message: 'Invalid CIDR range "notanip".',
+    });
+    // An address without a prefix is no range (IPUtils::parseCIDR).
+    expect(range('10.0.0.1').code).toBe('invalidiprange');
+    expect(range('10.0.0.0/8')).toMatchObject({
+      code: 'cidrtoobroad',
+      message: 'IPv4 CIDR ranges broader than /16 are not accepted.',
+    });
+    expect(range('2001:db8::/31')).toMatchObject({
+      code: 'cidrtoobroad',
+      message: 'IPv6 CIDR ranges broader than /32 are not accepted.',
+    });
+    expect(usercontribs.build({ iprange: '10.1.0.0/16' }).params.uciprange).toBe('10.1.0.0/16');
+    expect(usercontribs.build({ iprange: '2001:db8::/32' }).params.uciprange).toBe('2001:db8::/32');
+  });
+
+  it('recentchanges rctitle, logevents letitle and leprefix: invalidtitle', () => {
+    expect(thrown(() => recentchanges.build({ title: 'A[b' }))).toMatchObject({ code: 'invalidtitle', param: 'rctitle' });
+    expect(thrown(() => recentchanges.build({ title: '' })).code).toBe('invalidtitle');
+    expect(thrown(() => logevents.build({ title: 'A[' }))).toMatchObject({ code: 'invalidtitle', param: 'letitle' });
+    expect(thrown(() => logevents.build({ prefix: 'A<' }))).toMatchObject({ code: 'invalidtitle', param: 'leprefix' });
+    expect(recentchanges.build({ title: 'Talk:Apple' }).params.rctitle).toBe('Talk:Apple');
+  });
+
+  it('categorymembers hex sort keys: pairs of hex digits, else badvalue_<param> (sort=sortkey, no sortkey prefix)', () => {
+    const cm = (p: Parameters<typeof categorymembers>[0]) => () => categorymembers.build({ title: 'Category:Fruit', ...p });
+    expect(thrown(cm({ starthexsortkey: 'zz' }))).toMatchObject({
+      code: 'badvalue_cmstarthexsortkey',
+      param: 'cmstarthexsortkey',
+      message: 'Invalid value for parameter "cmstarthexsortkey".',
+    });
+    expect(thrown(cm({ endhexsortkey: 'abc' })).code).toBe('badvalue_cmendhexsortkey');
+    expect(cm({ starthexsortkey: 'AB01' })().params.cmstarthexsortkey).toBe('AB01');
+    // The module reads them only for sort=sortkey, and a sortkey prefix wins.
+    expect(cm({ sort: 'timestamp', starthexsortkey: 'zz' })().params.cmstarthexsortkey).toBe('zz');
+    expect(cm({ starthexsortkey: 'zz', startsortkeyprefix: 'a' })().params.cmstarthexsortkey).toBe('zz');
+  });
+
+  // Both paths: the fast path hands the rules the caller's values, the full path the validated ones.
+  const bothPaths = (input: QueryInput) => {
+    const fast = query(input).warnings;
+    expect(buildQuery(input, undefined, false).warnings).toEqual(fast);
+    return fast;
+  };
+
+  it('links, templates, categories, images: a value that is no such title is skipped with a warning, once', () => {
+    expect(bothPaths({ titles: ['Apple'], prop: [links({ titles: ['A[', 'B', 'A['] })] })).toEqual([
+      { code: 'invalidtitle', param: 'pltitles', module: 'query+links', data: { value: 'A[' } },
+    ]);
+    expect(bothPaths({ titles: ['Apple'], prop: [templates({ templates: ['Template:X', 'x<y'] })] })).toEqual([
+      { code: 'invalidtitle', param: 'tltemplates', module: 'query+templates', data: { value: 'x<y' } },
+    ]);
+    expect(bothPaths({ titles: ['Apple'], prop: [categories({ categories: ['Fruit', 'Category:X'] })] })).toEqual([
+      { code: 'invalidcategory', param: 'clcategories', module: 'query+categories', data: { value: 'Fruit' } },
+    ]);
+    expect(bothPaths({ titles: ['Apple'], prop: [images({ images: ['X.png', 'File:X.png'] })] })).toEqual([
+      { code: 'notfile', param: 'imimages', module: 'query+images', data: { value: 'X.png' } },
+    ]);
+    expect(bothPaths({ titles: ['Apple'], prop: [links({ titles: ['Talk:B'] })] })).toEqual([]);
+  });
+
+  it('revisions content without rvslots: the legacy-format deprecation, kept beside a later error', () => {
+    const deprecation = {
+      code: 'deprecation',
+      param: 'rvslots',
+      module: 'query+revisions',
+      data: { feature: 'action=query&prop=revisions&!rvslots' },
+    };
+    const help = { code: 'deprecation-help', param: '', module: 'main' };
+    expect(bothPaths({ titles: ['History'], prop: [revisions({ prop: ['ids', 'content'] })] })).toEqual([deprecation, help]);
+    // rvdiffto (itself deprecated) fetches content too.
+    expect(bothPaths({ titles: ['History'], prop: [revisions({ prop: ['size'], diffto: 'prev' })] })).toContainEqual(deprecation);
+    expect(bothPaths({ titles: ['History'], prop: [revisions({ prop: ['content'], slots: ['main'] })] })).toEqual([]);
+    expect(bothPaths({ titles: ['History'], prop: [revisions()] })).toEqual([]);
+    // parseParameters runs before run()'s own checks: the warning comes back with the error.
+    const e = thrown(() =>
+      query({ titles: ['History'], prop: [revisions({ prop: ['content'], startid: 1, start: '2020-01-01T00:00:00Z' })] }),
+    );
+    expect(e.code).toBe('invalidparammix');
+    expect(e.warnings).toEqual([deprecation, help]);
+  });
+
+  it("a prop module's rules apply only when it gets pages (its run() returns first on an empty page set)", () => {
+    const rv = revisions({ startid: 1, start: '2020-01-01T00:00:00Z', prop: ['content'] });
+    expect(query({ prop: [rv] }).warnings).toEqual([]);
+    expect(query({ titles: [], prop: [rv] }).params.rvstartid).toBe('1');
+    expect(query({ prop: [links({ titles: ['A['] })] }).warnings).toEqual([]);
+    expect(query({ prop: [categories({ show: ['hidden', '!hidden'] })] }).params.clshow).toBe('hidden|!hidden');
+    // Pages from titles, pageids, revids or a generator.
+    expect(thrown(() => query({ pageids: [1], prop: [rv] })).code).toBe('invalidparammix');
+    expect(thrown(() => query({ revids: [1], prop: [links({ titles: ['A['] }), rv] })).code).toBe('invalidparammix');
+    expect(query({ generator: allpages.asGenerator({}), prop: [links({ titles: ['A['] })] }).warnings.map((w) => w.code)).toEqual(
+      ['invalidtitle'],
+    );
+    // A prop module that is the generator itself still gets the query's pages.
+    expect(query({ titles: ['Apple'], generator: links.asGenerator({ titles: ['A['] }) }).warnings.map((w) => w.param)).toEqual([
+      'gpltitles',
+    ]);
+    expect(query({ generator: links.asGenerator({ titles: ['A['] }) }).warnings).toEqual([]);
+  });
+
   it('runs after the module validates, keeps earlier warnings, and can be switched off', () => {
     const e = thrown(() => query({ list: [allpages({ limit: 9999, continue: 'A|B' })] }));
     expect(e.code).toBe('badcontinue');
@@ -116,7 +263,9 @@ describe('ruleApplier', () => {
   it('refuses a kind of rule it has no check for, rather than skip it', () => {
     const spec = allpages.spec;
     const only = ruleApplier({ continue: continueRule });
-    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined)).toThrow(/has a "title-part" rule but no check/);
+    expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [], true)).toThrow(
+      /has a "title-part" rule but no check/,
+    );
   });
 
   it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {
@@ -144,11 +293,14 @@ describe('ruleApplier', () => {
             : scalar;
       const params = fc.record(Object.fromEntries(spec.parameters.map((p) => [p.name, value(p)])), { requiredKeys: [] });
       fc.assert(
-        fc.property(params, fc.boolean(), (given, generator) => {
+        fc.property(params, fc.boolean(), fc.boolean(), (given, generator, pages) => {
           cases++;
           const prefix = generator ? `g${spec.prefix}` : spec.prefix;
-          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined));
-          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined)));
+          const ownWarnings: WikiWarning[] = [];
+          const allWarnings: WikiWarning[] = [];
+          const own = outcome(() => spec.applyRules!(spec, spec.rules!, given, prefix, undefined, ownWarnings, pages));
+          expect(own, spec.name).toBe(outcome(() => applyRules(spec, spec.rules!, given, prefix, undefined, allWarnings, pages)));
+          expect(ownWarnings, spec.name).toEqual(allWarnings);
         }),
         { numRuns: 300 },
       );

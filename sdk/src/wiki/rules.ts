@@ -6,9 +6,10 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleSpec, ParamInfo, RuleApplier } from './types.js';
+import type { ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import type { SiteContext } from './validate/context.js';
+import { isIPv4, isIPv6 } from './validate/ip.js';
 import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
 
 /** A rule applies only when a parameter (its default included) has this value. */
@@ -21,6 +22,11 @@ interface RuleBase {
   /** Where MediaWiki makes the check (file and function, under includes/api/). */
   source: string;
   when?: RuleCondition;
+  /**
+   * The module returns before this check when the page set is empty (a prop module's run()): the
+   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
+   */
+  pages?: true;
 }
 
 export type ModuleRule = RuleBase &
@@ -32,6 +38,15 @@ export type ModuleRule = RuleBase &
     | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
     | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
+    | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
+    | { rule: 'pattern'; param: string; pattern: string; unless?: string }
+    | { rule: 'title-warning'; param: string; namespace?: number; code: string }
+    | {
+        rule: 'missing-param-deprecation';
+        param: string;
+        /** Any of `values` asked for in `param`, or any of `orGiven` given. */
+        ifAny: { param: string; values: readonly string[]; orGiven?: readonly string[] };
+      }
   );
 
 /** `catalogue/rules.json`: module name → its rules. */
@@ -45,7 +60,12 @@ function needs(rule: ModuleRule): { params: string[]; values: [string, string][]
   const params = 'params' in rule ? [...rule.params] : [rule.param];
   if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
   if (rule.when) params.push(rule.when.param);
+  if (rule.rule === 'pattern' && rule.unless !== undefined) params.push(rule.unless);
   const values: [string, string][] = [];
+  if (rule.rule === 'missing-param-deprecation') {
+    params.push(rule.ifAny.param);
+    for (const v of rule.ifAny.values) values.push([rule.ifAny.param, v]);
+  }
   if (rule.rule === 'requires') {
     params.push(rule.requires.param);
     if (rule.requires.equals !== undefined) values.push([rule.requires.param, rule.requires.equals]);
@@ -142,6 +162,7 @@ export type RuleCheck<K extends ModuleRule['rule'] = ModuleRule['rule']> = (
   params: Readonly<Record<string, unknown>>,
   prefix: string,
   site: SiteContext | undefined,
+  warnings: WikiWarning[],
 ) => void;
 
 /** A check per kind of rule: the generator gives each module the checks of its own rules' kinds only. */
@@ -149,25 +170,26 @@ export type RuleChecks = { readonly [K in ModuleRule['rule']]?: RuleCheck<K> };
 
 /**
  * The rule applier for the kinds in `checks`: applies a module's rules to the parameters as given
- * (typed, unprefixed), in order; throws the first failing rule's `WikiParamError`, with the API's
- * code. A rule of a kind without a check is a programming error (a `TypeError`), never skipped.
+ * (typed, unprefixed), in order; pushes the warnings of the rules that warn onto `warnings` and
+ * throws the first failing rule's `WikiParamError`, with the API's code. A rule of a kind without a check is a programming error (a `TypeError`), never skipped.
  */
 export function ruleApplier(checks: RuleChecks): RuleApplier {
   // A module's rules are one array, given on every request: its checks are looked up once.
   let known: readonly ModuleRule[] | undefined;
   let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site) => {
+  return (spec, rules, params, prefix, site, warnings, pages) => {
     if (rules !== known) {
       found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
       known = rules;
     }
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
+      if (rule.pages && !pages) continue;
       if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
         continue;
       const check = found[i];
       if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
-      check(rule, spec, params, prefix, site);
+      check(rule, spec, params, prefix, site, warnings);
     }
   };
 }
@@ -290,6 +312,85 @@ export const titlePartRule: RuleCheck<'title-part'> = (rule, spec, params, prefi
   }
 };
 
+/** `iprange` (ApiQueryUserContribs): a CIDR range of an IP family, no broader than its limit. */
+export const ipRangeRule: RuleCheck<'iprange'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const range = String(value);
+  const name = prefix + rule.param;
+  // IPUtils::isIPv4 / isIPv6 take an address with an optional prefix; parseCIDR then needs the prefix.
+  const family = isIPv4(range) ? 'IPv4' : isIPv6(range) ? 'IPv6' : undefined;
+  const slash = range.indexOf('/');
+  if (family === undefined || slash === -1) {
+    fail('invalidiprange', name, `Invalid CIDR range "${range}".`, spec, rule, { value: range });
+  }
+  const limit = rule.limits[family];
+  if (Number(range.slice(slash + 1)) < limit) {
+    fail('cidrtoobroad', name, `${family} CIDR ranges broader than /${limit} are not accepted.`, spec, rule, {
+      family,
+      limit,
+    });
+  }
+};
+
+/** `pattern`: the value must match (unless `unless` is given) → `badvalue_<param>` (apierror-badparameter). */
+export const patternRule: RuleCheck<'pattern'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value) || (rule.unless !== undefined && isGiven(params[rule.unless]))) return;
+  if (new RegExp(rule.pattern).test(String(value))) return;
+  const name = prefix + rule.param;
+  fail(`badvalue_${name}`, name, `Invalid value for parameter "${name}".`, spec, rule, { pattern: rule.pattern });
+};
+
+/**
+ * `title-warning`: each value that is not a title (Title::newFromText), is an interwiki one, or (with
+ * `namespace`) is not in that namespace, is skipped with the warning `code`: the module goes on.
+ */
+export const titleWarningRule: RuleCheck<'title-warning'> = (rule, spec, params, prefix, site, warnings) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value).split('|');
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (seen.has(v)) continue;
+    seen.add(v);
+    if (rule.namespace === undefined && isPlainTitle(v)) continue;
+    let ok = false;
+    try {
+      const t = parseTitle(v, 0, site);
+      ok = !t.interwiki && (rule.namespace === undefined || t.namespace === rule.namespace);
+    } catch (e) {
+      if (!(e instanceof MalformedTitleError)) throw e;
+    }
+    if (!ok) warnings.push({ code: rule.code, param: prefix + rule.param, module: spec.path, data: { value: v } });
+  }
+};
+
+/**
+ * `missing-param-deprecation` (apiwarn-deprecation-missingparam): a module that answers in a legacy
+ * format when `param` is absent and one of `ifAny`'s values is asked for warns `deprecation`.
+ */
+export const missingParamDeprecationRule: RuleCheck<'missing-param-deprecation'> = (
+  rule,
+  spec,
+  params,
+  prefix,
+  _site,
+  warnings,
+) => {
+  if (isGiven(params[rule.param])) return;
+  const asked = readValue(params, settingsOf(spec, rule.ifAny.param), rule.ifAny.param);
+  const list = Array.isArray(asked) ? asked.map(String) : isGiven(asked) ? String(asked).split('|') : [];
+  if (!rule.ifAny.values.some((v) => list.includes(v)) && !rule.ifAny.orGiven?.some((p) => isGiven(params[p]))) return;
+  const name = prefix + rule.param;
+  warnings.push({
+    code: 'deprecation',
+    param: name,
+    module: spec.path,
+    data: { feature: `action=query&${spec.group}=${spec.name}&!${name}` },
+  });
+};
+
 /** The check of each kind of rule, by kind. */
 export const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -299,6 +400,10 @@ export const RULE_CHECKS: RuleChecks = {
   title: titleRule,
   requires: requiresRule,
   'title-part': titlePartRule,
+  iprange: ipRangeRule,
+  pattern: patternRule,
+  'title-warning': titleWarningRule,
+  'missing-param-deprecation': missingParamDeprecationRule,
 };
 
 /**

@@ -79,6 +79,10 @@ export type RuleApplier = (
   values: Readonly<Record<string, unknown>>,
   prefix: string,
   site: SiteContext | undefined,
+  /** Where the rules that warn (rather than fail) push their warnings. */
+  warnings: WikiWarning[],
+  /** The query gives pages (titles, pageids, revids) or a generator does: rules marked `pages` apply. */
+  pages: boolean,
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */
@@ -89,6 +93,13 @@ export interface QueryContext {
   revidCount: number;
   /** A generator supplies the pages (for a module that is not itself the generator). */
   generator: boolean;
+  /**
+   * The titles and page IDs as given, and the site: a module that needs a single page counts the
+   * distinct pages they name (`History` and `history` are one page on a first-letter wiki).
+   */
+  titles?: readonly unknown[];
+  pageids?: readonly unknown[];
+  site?: SiteContext;
 }
 
 /** The signature of the runtime's `readTemplated` (`templated.ts`): reads each expansion through `read`. */

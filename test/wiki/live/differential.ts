@@ -229,6 +229,32 @@ function ruleCases(spec: ModuleSpec): [string, Record<string, string | undefined
           out.push([`${p} namespace prefix`, { [p]: 'Talk:X' }]);
         }
         break;
+      case 'iprange': {
+        // The range alone: the module's one-of group (user, userids, …) would fail first.
+        const others: Record<string, undefined> = {};
+        for (const r of spec.rules ?? []) if (r.rule === 'only-one-of') for (const p of r.params) others[p] = undefined;
+        for (const v of ['nope', '10.0.0.1', '10.0.0.0/8', '10.0.0.0/16', '2001:db8::/16', '2001:db8::/32', '1.2.3.4/33'])
+          out.push([`${rule.param}=${v}`, { ...others, [rule.param]: v }]);
+        break;
+      }
+      case 'pattern': {
+        const when = rule.when ? { [rule.when.param]: rule.when.equals } : {};
+        for (const v of ['zz', 'abc', 'AB01']) out.push([`${rule.param}=${v}`, { ...when, [rule.param]: v }]);
+        break;
+      }
+      case 'title-warning':
+        out.push([`${rule.param} bad syntax`, { [rule.param]: 'a[b' }], [`${rule.param}=Apple`, { [rule.param]: 'Apple' }]);
+        out.push([`${rule.param} bad and good`, { [rule.param]: 'a[b|Category:Fruit|File:X.png|Talk:Apple' }]);
+        break;
+      case 'missing-param-deprecation':
+        for (const v of rule.ifAny.values.slice(0, 2)) {
+          out.push([`${rule.ifAny.param}=${v} without ${rule.param}`, { [rule.ifAny.param]: v, [rule.param]: undefined }]);
+        }
+        out.push([
+          `${rule.ifAny.param}=${rule.ifAny.values[0]} with ${rule.param}`,
+          { [rule.ifAny.param]: rule.ifAny.values[0], [rule.param]: 'main' },
+        ]);
+        break;
     }
   }
   return out;

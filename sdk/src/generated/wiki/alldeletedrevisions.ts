@@ -2,7 +2,9 @@
 import {
   checkInfoConditions,
   defineTypedModule,
+  missingParamDeprecationRule,
   readTemplated,
+  ruleApplier,
   timestampDef,
   userDef,
   type WikiLimit,
@@ -265,7 +267,21 @@ export const alldeletedrevisions: WikiModule<AlldeletedrevisionsParams, 'list', 
       templatevars: { slot: 'slots' },
     },
   ],
+  rules: [
+    {
+      rule: 'missing-param-deprecation',
+      param: 'slots',
+      ifAny: {
+        param: 'prop',
+        values: ['content', 'contentmodel', 'slotsize', 'slotsha1', 'parsetree'],
+        orGiven: ['diffto', 'difftotext'],
+      },
+      source:
+        'ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)',
+    },
+  ],
   types: { timestamp: timestampDef, user: userDef },
+  applyRules: ruleApplier({ 'missing-param-deprecation': missingParamDeprecationRule }),
   readTemplated,
   checkInfo: checkInfoConditions,
 });

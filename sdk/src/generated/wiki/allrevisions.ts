@@ -2,6 +2,7 @@
 import {
   continueRule,
   defineTypedModule,
+  missingParamDeprecationRule,
   oneOfRule,
   readTemplated,
   ruleApplier,
@@ -233,6 +234,17 @@ export const allrevisions: WikiModule<AllrevisionsParams, 'list', true> = define
   ],
   rules: [
     {
+      rule: 'missing-param-deprecation',
+      param: 'slots',
+      ifAny: {
+        param: 'prop',
+        values: ['content', 'contentmodel', 'slotsize', 'slotsha1', 'parsetree'],
+        orGiven: ['diffto', 'difftotext'],
+      },
+      source:
+        'ApiQueryRevisionsBase.php parseParameters() (first in run()): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)',
+    },
+    {
       rule: 'max-one-of',
       params: ['user', 'excludeuser'],
       source: "ApiQueryAllRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')",
@@ -245,6 +257,10 @@ export const allrevisions: WikiModule<AllrevisionsParams, 'list', true> = define
     },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ 'max-one-of': oneOfRule, continue: continueRule }),
+  applyRules: ruleApplier({
+    'missing-param-deprecation': missingParamDeprecationRule,
+    'max-one-of': oneOfRule,
+    continue: continueRule,
+  }),
   readTemplated,
 });

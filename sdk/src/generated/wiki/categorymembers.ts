@@ -3,6 +3,7 @@ import {
   continueRule,
   defineTypedModule,
   oneOfRule,
+  patternRule,
   ruleApplier,
   timestampDef,
   titleRule,
@@ -152,7 +153,25 @@ export const categorymembers: WikiModule<CategorymembersParams, 'list', true> = 
       when: { param: 'sort', equals: 'timestamp' },
       source: 'ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)',
     },
+    {
+      rule: 'pattern',
+      param: 'starthexsortkey',
+      pattern: '^(?:[a-fA-F0-9]{2})*$',
+      unless: 'startsortkeyprefix',
+      when: { param: 'sort', equals: 'sortkey' },
+      source:
+        'ApiQueryCategoryMembers.php run(): sort=sortkey, no startsortkeyprefix: validateHexSortkey() or apierror-badparameter, code badvalue_<param>',
+    },
+    {
+      rule: 'pattern',
+      param: 'endhexsortkey',
+      pattern: '^(?:[a-fA-F0-9]{2})*$',
+      unless: 'endsortkeyprefix',
+      when: { param: 'sort', equals: 'sortkey' },
+      source:
+        'ApiQueryCategoryMembers.php run(): sort=sortkey, no endsortkeyprefix: validateHexSortkey() or apierror-badparameter, code badvalue_<param>',
+    },
   ],
   types: { timestamp: timestampDef },
-  applyRules: ruleApplier({ 'only-one-of': oneOfRule, title: titleRule, continue: continueRule }),
+  applyRules: ruleApplier({ 'only-one-of': oneOfRule, title: titleRule, continue: continueRule, pattern: patternRule }),
 });

@@ -49,12 +49,14 @@ export const iwlinks: WikiModule<IwlinksParams, 'prop', false> = defineTypedModu
   ],
   rules: [
     {
+      pages: true,
       rule: 'requires',
       params: ['title'],
       requires: { param: 'prefix' },
       source: 'ApiQueryIWLinks.php execute(): title without prefix → apierror-invalidparammix-mustusewith',
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['url', 'prop'],
       source: "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",

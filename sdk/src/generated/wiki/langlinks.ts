@@ -55,12 +55,14 @@ export const langlinks: WikiModule<LanglinksParams, 'prop', false> = defineTyped
   ],
   rules: [
     {
+      pages: true,
       rule: 'requires',
       params: ['title'],
       requires: { param: 'lang' },
       source: 'ApiQueryLangLinks.php execute(): title without lang → apierror-invalidparammix-mustusewith',
     },
     {
+      pages: true,
       rule: 'max-one-of',
       params: ['url', 'prop'],
       source: "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')",

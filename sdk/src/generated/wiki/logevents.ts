@@ -5,6 +5,7 @@ import {
   oneOfRule,
   ruleApplier,
   timestampDef,
+  titleRule,
   userDef,
   type WikiLimit,
   type WikiModule,
@@ -294,7 +295,13 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
       parts: 2,
       source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)',
     },
+    {
+      rule: 'title',
+      params: ['title', 'prefix'],
+      source:
+        'ApiQueryLogEvents.php execute(): Title::newFromText of title, then of prefix, null or external → apierror-invalidtitle (a $wgMiserMode wiki refuses prefix first: apierror-prefixsearchdisabled)',
+    },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ 'max-one-of': oneOfRule, continue: continueRule }),
+  applyRules: ruleApplier({ 'max-one-of': oneOfRule, continue: continueRule, title: titleRule }),
 });

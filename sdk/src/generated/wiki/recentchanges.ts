@@ -6,6 +6,7 @@ import {
   oneOfRule,
   ruleApplier,
   timestampDef,
+  titleRule,
   userDef,
   type WikiLimit,
   type WikiModule,
@@ -200,6 +201,12 @@ export const recentchanges: WikiModule<RecentchangesParams, 'list', true> = defi
       source: 'ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)',
     },
     {
+      rule: 'title',
+      params: ['title'],
+      source:
+        "ApiQueryRecentChanges.php run(): Title::newFromText($params['title']) null or external → apierror-invalidtitle (after continue, before show)",
+    },
+    {
       rule: 'exclusive-values',
       param: 'show',
       pairs: [
@@ -224,5 +231,10 @@ export const recentchanges: WikiModule<RecentchangesParams, 'list', true> = defi
     },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ continue: continueRule, 'exclusive-values': exclusiveValuesRule, 'max-one-of': oneOfRule }),
+  applyRules: ruleApplier({
+    continue: continueRule,
+    title: titleRule,
+    'exclusive-values': exclusiveValuesRule,
+    'max-one-of': oneOfRule,
+  }),
 });

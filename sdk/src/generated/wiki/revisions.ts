@@ -2,7 +2,10 @@
 import {
   checkInfoConditions,
   defineTypedModule,
+  missingParamDeprecationRule,
+  oneOfRule,
   readTemplated,
+  ruleApplier,
   timestampDef,
   userDef,
   type WikiLimit,
@@ -261,7 +264,43 @@ export const revisions: WikiModule<RevisionsParams, 'prop', true> = defineTypedM
       templatevars: { slot: 'slots' },
     },
   ],
+  rules: [
+    {
+      pages: true,
+      rule: 'missing-param-deprecation',
+      param: 'slots',
+      ifAny: {
+        param: 'prop',
+        values: ['content', 'contentmodel', 'slotsize', 'slotsha1', 'parsetree'],
+        orGiven: ['diffto', 'difftotext'],
+      },
+      source:
+        "ApiQueryRevisionsBase.php parseParameters() (before run()'s own checks): needSlots (prop content, contentmodel, slotsize, slotsha1; fetchContent also by parsetree, diffto, difftotext) and slots null → addDeprecation(apiwarn-deprecation-missingparam)",
+    },
+    {
+      pages: true,
+      rule: 'max-one-of',
+      params: ['startid', 'start'],
+      source:
+        "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'startid', 'start')",
+    },
+    {
+      pages: true,
+      rule: 'max-one-of',
+      params: ['endid', 'end'],
+      source:
+        "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'endid', 'end')",
+    },
+    {
+      pages: true,
+      rule: 'max-one-of',
+      params: ['user', 'excludeuser'],
+      source:
+        "ApiQueryRevisions.php run(): enumRevMode (set whenever any of them is given): requireMaxOneParameter($params, 'user', 'excludeuser')",
+    },
+  ],
   types: { timestamp: timestampDef, user: userDef },
+  applyRules: ruleApplier({ 'missing-param-deprecation': missingParamDeprecationRule, 'max-one-of': oneOfRule }),
   readTemplated,
   checkInfo: checkInfoConditions,
 });

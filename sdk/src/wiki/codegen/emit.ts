@@ -64,6 +64,10 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   title: 'titleRule',
   requires: 'requiresRule',
   'title-part': 'titlePartRule',
+  iprange: 'ipRangeRule',
+  pattern: 'patternRule',
+  'title-warning': 'titleWarningRule',
+  'missing-param-deprecation': 'missingParamDeprecationRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */

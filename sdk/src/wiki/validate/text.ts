@@ -39,3 +39,26 @@ export function ucfirst(s: string): string {
 export function asciiLower(s: string): string {
   return s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 }
+
+/** Printable ASCII, tab, LF and CR never change: one regex test settles the common value. */
+const MAYBE_UNCLEAN = /[^\t\n\r\x20-\x7e]/;
+/** What UtfNormal replaces with U+FFFD: C0 controls but HT, LF, CR; U+FFFE, U+FFFF; ill-formed UTF-8 (lone surrogates here). */
+const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function cleanPiece(s: string): string {
+  return s.replace(FORBIDDEN, '\uFFFD').normalize('NFC');
+}
+
+/**
+ * A request value as MediaWiki reads it (WebRequest::normalizeUnicode, UtfNormal\Validator::cleanUp):
+ * forbidden characters and invalid sequences become U+FFFD, then NFC. A value that starts with U+001F
+ * (multiple values) is cleaned piece by piece, the separators kept (ApiParamValidatorCallbacks::getValue).
+ * The same string back when nothing changes; when something does, the API warns `badutf8`.
+ */
+export function cleanText(s: string): string {
+  if (!MAYBE_UNCLEAN.test(s)) return s;
+  const clean = s.charCodeAt(0) === 0x1f ? s.split('\u001f').map(cleanPiece).join('\u001f') : cleanPiece(s);
+  return clean === s ? s : clean;
+}

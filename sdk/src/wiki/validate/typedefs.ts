@@ -50,7 +50,8 @@ function makeEnumDef(getValues: (settings: ParamInfo) => readonly unknown[]): Ty
 }
 
 function badValue(value: string, values: readonly unknown[], ctx: TypeContext): never {
-  const list = values.length <= 20 ? ` Allowed: ${values.map(String).join(', ')}.` : '';
+  // Without a site context a namespace has no list to give: no empty "Allowed: ." then.
+  const list = values.length > 0 && values.length <= 20 ? ` Allowed: ${values.map(String).join(', ')}.` : '';
   return ctx.fail(
     'badvalue',
     ctx.inMulti
