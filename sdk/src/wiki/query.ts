@@ -458,10 +458,16 @@ function buildQueryInto(
   }
 
   const applyModuleRules = options?.rules !== false;
+  const pagesGiven = nonEmpty(input.titles) || nonEmpty(input.pageids) || nonEmpty(input.revids);
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
-    // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()).
-    const rules = applyModuleRules && use.spec.rules !== undefined && use.spec.rules.length > 0 ? use.spec.rules : undefined;
+    // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
+    // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
+    const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
+    const rules =
+      applyModuleRules && use.spec.rules !== undefined && use.spec.rules.length > 0 && (pages || !onlyWithPages(use.spec.rules))
+        ? use.spec.rules
+        : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     const viaFast = out !== undefined;
     if (out === undefined) {
@@ -483,7 +489,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages);
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -504,7 +510,7 @@ function buildQueryInto(
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
     if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, hasPages(input, generatorUse, use));
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages);
   }
 
   if (input.continue) {
@@ -532,10 +538,15 @@ function buildQueryInto(
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
 
-/** Whether a module gets pages: from titles, pageids or revids, or from a generator other than itself. */
-function hasPages(input: QueryInput, generatorUse: Use | undefined, use: Use): boolean {
-  const some = (v: unknown) => Array.isArray(v) && v.length > 0;
-  return some(input.titles) || some(input.pageids) || some(input.revids) || (generatorUse !== undefined && generatorUse !== use);
+const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
+
+/** Whether every rule of a module applies only with pages (then, without any, none is run). Cached per rule list. */
+type Rules = NonNullable<ModuleSpec['rules']>;
+const pagesOnly = new WeakMap<Rules, boolean>();
+function onlyWithPages(rules: Rules): boolean {
+  let only = pagesOnly.get(rules);
+  if (only === undefined) pagesOnly.set(rules, (only = rules.every((r) => r.pages === true)));
+  return only;
 }
 
 /**
