@@ -545,7 +545,10 @@ type Rules = NonNullable<ModuleSpec['rules']>;
 const pagesOnly = new WeakMap<Rules, boolean>();
 function onlyWithPages(rules: Rules): boolean {
   let only = pagesOnly.get(rules);
-  if (only === undefined) pagesOnly.set(rules, (only = rules.every((r) => r.pages === true)));
+  if (only === undefined) {
+    only = rules.every((r) => r.pages === true);
+    pagesOnly.set(rules, only);
+  }
   return only;
 }
 
