@@ -65,6 +65,16 @@ function underPty(args: string, env: Record<string, string> = {}, before = ''): 
   });
 }
 
+/** A session's status once it has stopped running (polled every 50 ms, for up to 5 s). */
+async function settledStatus(s: RunningServer, id: string): Promise<string> {
+  let status = 'running';
+  for (let i = 0; i < 100 && status === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    status = ((await (await s.fetch(`/sessions/${id}`)).json()) as { status: string }).status;
+  }
+  return status;
+}
+
 /** Commands run as the test server's own user. */
 const tokenEnv = (): Record<string, string> => ({ CONSILIUM_TOKEN: server.token });
 
@@ -484,12 +494,7 @@ describe('consilium', () => {
       expect(await exited).toBe(130);
       expect(stderr).toMatch(/cancelled; session ses_\S+ stops on the server/);
       const sessionId = (JSON.parse(stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
-      let status = 'running';
-      for (let i = 0; i < 100 && status === 'running'; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        status = (await (await slow.fetch(`/sessions/${sessionId}`)).json()).status;
-      }
-      expect(status).toBe('cancelled');
+      expect(await settledStatus(slow, sessionId)).toBe('cancelled');
     } finally {
       await slow.close();
     }
@@ -526,12 +531,7 @@ describe('consilium', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toContain(`cancelled; the follow-up of ${parent.sessionId} stops on the server`);
-      let status = 'running';
-      for (let i = 0; i < 100 && status === 'running'; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        status = (await (await slow.fetch(`/sessions/${running!.id}`)).json()).status;
-      }
-      expect(status).toBe('cancelled');
+      expect(await settledStatus(slow, running!.id)).toBe('cancelled');
     } finally {
       await slow.close();
     }
@@ -561,12 +561,7 @@ describe('consilium', () => {
       expect(await exited).toBe(141);
       expect(stderr).toBe('');
       const sessionId = (JSON.parse(first) as { sessionId: string }).sessionId;
-      let status = 'running';
-      for (let i = 0; i < 100 && status === 'running'; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        status = (await (await slow.fetch(`/sessions/${sessionId}`)).json()).status;
-      }
-      expect(status).toBe('cancelled');
+      expect(await settledStatus(slow, sessionId)).toBe('cancelled');
     } finally {
       await slow.close();
     }
