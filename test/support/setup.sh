@@ -92,10 +92,9 @@ if [ "$sudo" = none ] || ! command -v apt-get >/dev/null; then
     why="there is no apt-get here to install them with"
   fi
   {
-    echo "npm test needs $(listed "${names[@]}"), missing here; $why. Install them, then run npm test again:"
+    echo "npm test needs $(listed "${names[@]}"), missing here; $why. To install them (Debian, Ubuntu), run"
     echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages[*]}"
-    echo "  (or: bash test/support/setup.sh --install, which asks for your sudo password)"
-    echo "or give the tests your own:"
+    echo "then npm test again. Or give the tests your own:"
     printf '  %s\n' "${overrides[@]}"
     echo "or skip their tests: CONSILIUM_SKIP_SERVICES=$(IFS=,; echo "${missing[*]}") npm test"
   } >&2
@@ -116,8 +115,8 @@ if ! { apt update && apt install --no-install-recommends "${packages[@]}"; }; th
 fi
 
 still=()
-for service in "${missing[@]}"; do
-  "have_$service" || still+=("$service")
+for i in "${!missing[@]}"; do
+  "have_${missing[$i]}" || still+=("${names[$i]}")
 done
 if [ ${#still[@]} -gt 0 ]; then
   echo "Installed ${packages[*]}, but still missing: $(listed "${still[@]}") (log: $log)." >&2

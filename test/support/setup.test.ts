@@ -17,6 +17,7 @@ const BASH = execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' 
 const FAKE_APT_GET = `#!/bin/sh
 echo "apt-get $*" >>"$CALLS"
 [ -n "$APT_FAILS" ] && { echo "E: Unable to locate package chromium"; exit 100; }
+[ -n "$APT_INSTALLS_NOTHING" ] && exit 0
 case " $* " in *" install "*) ;; *) exit 0 ;; esac
 for package in "$@"; do
   case "$package" in
@@ -164,6 +165,14 @@ describe('something missing, and root or sudo without a password', () => {
     const run = runAs(user.root, 'none', { APT_FAILS: '1' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^apt-get failed; the end of its log \(.*\):\nE: Unable to locate package chromium\n$/);
+  });
+
+  it('when the packages are installed but the service is still not found: exits 1 and says which', () => {
+    installAll();
+    rmSync(join(dir, 'chromium'));
+    const run = runAs(user.root, 'none', { APT_INSTALLS_NOTHING: '1' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^Installed chromium fonts-liberation, but still missing: Chromium \(log: .*\)\.\n$/);
   });
 });
 
