@@ -9,8 +9,8 @@
  * there under a lock, the others reuse it; the globalSetup's teardown stops the server (`mediawiki-global.ts`). Nothing
  * happens in runs that never ask for the wiki.
  *
- * Without MediaWiki the tests skip with the reason printed, except under `CI=true`, where they fail:
- * CI must have it (`.ci/run` installs it with `test/support/mediawiki-install.sh`).
+ * Without MediaWiki importing this module throws, so its tests fail: `npm test`'s pretest (`setup.sh`) has
+ * installed it or stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names mediawiki.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { missingService, skipReason, skipsService } from './services.js';
 
 const run = promisify(execFile);
 
@@ -26,6 +27,7 @@ export const MW_INSTALL_PATH = process.env.MW_INSTALL_PATH ?? '/usr/share/mediaw
 export type MediaWikiAvailability = { available: true } | { available: false; reason: string };
 
 function availability(): MediaWikiAvailability {
+  if (skipsService('mediawiki')) return { available: false, reason: skipReason('mediawiki') };
   const missing: string[] = [];
   if (!existsSync(join(MW_INSTALL_PATH, 'maintenance/install.php'))) missing.push(`MediaWiki (${MW_INSTALL_PATH})`);
   let modules = '';
@@ -38,9 +40,7 @@ function availability(): MediaWikiAvailability {
     if (modules && !new RegExp(`^${m}$`, 'mi').test(modules)) missing.push(`php-${m}`);
   }
   if (missing.length === 0) return { available: true };
-  const reason = `${missing.join(', ')} not found; install with: bash test/support/mediawiki-install.sh --install`;
-  if (process.env.CI === 'true') throw new Error(`CI=true: ${reason}`);
-  return { available: false, reason };
+  throw missingService('mediawiki', missing.join(', '), 'MW_INSTALL_PATH');
 }
 
 /** Decided when the test file loads, so `describe.skipIf(!mediawiki.available)` can use it. */

@@ -3,8 +3,8 @@
  * only, a free port) or, with `CONSILIUM_TEST_DATABASE_URL`, an existing server. Each test gets its
  * own database from `createDatabase()`, so tests never see each other's rows.
  *
- * Without PostgreSQL binaries the tests skip with the reason printed, except under `CI=true`, where
- * importing this module throws: CI must have PostgreSQL (`.ci/run` installs it).
+ * Without PostgreSQL importing this module throws, so its tests fail: `npm test`'s pretest (`setup.sh`) has
+ * installed it or stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names postgres.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { missingService, skipReason, skipsService } from './services.js';
 
 const ENV_URL = 'CONSILIUM_TEST_DATABASE_URL';
 
@@ -35,13 +36,11 @@ export function findPostgresBin(): string | undefined {
 }
 
 function availability(): PostgresAvailability {
+  if (skipsService('postgres')) return { available: false, reason: skipReason('postgres') };
   if (process.env[ENV_URL]) return { available: true };
   const binDir = findPostgresBin();
   if (binDir) return { available: true, binDir };
-  const reason = `PostgreSQL server binaries (initdb, pg_ctl) not found; install them (bash test/support/postgres-install.sh --install) or set ${ENV_URL}`;
-  // CI must exercise the PostgreSQL store, never skip it quietly.
-  if (process.env.CI === 'true') throw new Error(`CI=true: ${reason}`);
-  return { available: false, reason };
+  throw missingService('postgres', 'PostgreSQL server binaries (initdb, pg_ctl)', `PG_BIN or ${ENV_URL}`);
 }
 
 /** Decided when the test file loads, so `describe.skipIf(!postgres.available)` can use it. */

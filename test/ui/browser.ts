@@ -1,12 +1,17 @@
 /**
  * Debian's Chromium driven by playwright-core, as the browser tests and the UI bench run it: headless, no network
  * chatter of its own, a fresh profile each launch (playwright's `launch` makes a new empty `--user-data-dir` itself and
- * refuses one passed as an argument). `test/support/chromium-install.sh` installs it (CI does).
+ * refuses one passed as an argument). `test/support/setup.sh` (npm test's pretest) installs it.
  */
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { missingService, skipReason, skipsService } from '../support/services.js';
 
 export const CHROMIUM = process.env.CONSILIUM_CHROMIUM ?? '/usr/bin/chromium';
+
+/** `CONSILIUM_SKIP_SERVICES` names chromium: the browser tests skip (`describe.skipIf`); otherwise they need it. */
+export const chromiumSkipped = skipsService('chromium');
+if (chromiumSkipped) console.warn(`[chromium tests skipped] ${skipReason('chromium')}`);
 
 export interface LaunchedBrowser {
   browser: Browser;
@@ -15,7 +20,7 @@ export interface LaunchedBrowser {
 
 export async function launchChromium(): Promise<LaunchedBrowser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: run bash test/support/chromium-install.sh --install`);
+    throw missingService('chromium', `Chromium (${CHROMIUM})`, 'CONSILIUM_CHROMIUM');
   }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, newContext, watchCsp } from './browser.js';
+import { chromiumSkipped, launchChromium, newContext, watchCsp } from './browser.js';
 import { startHostileModel } from './hostile-model.js';
 import { sessionIdOf, signIn, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
@@ -73,7 +73,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-describe('focus', () => {
+describe.skipIf(chromiumSkipped)('focus', () => {
   it('the sign-in page starts on the username field', async () => {
     const fresh = await newContext(browser);
     const p = await fresh.newPage();
@@ -87,7 +87,7 @@ describe('focus', () => {
   });
 });
 
-describe('a debate started from Ask', () => {
+describe.skipIf(chromiumSkipped)('a debate started from Ask', () => {
   it('by the button: focus moves to the session heading, which names the question and is described by its status', async () => {
     await page.goto(`${server.baseUrl}/#/`);
     await page.fill('#question', QUESTION);

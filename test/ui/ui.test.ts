@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
-import { launchChromium, newContext, watchCsp } from './browser.js';
+import { chromiumSkipped, launchChromium, newContext, watchCsp } from './browser.js';
 import { HOSTILE_TEXT, PAYLOADS, startHostileModel } from './hostile-model.js';
 import { startLongModel } from './long-model.js';
 import { ask, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
@@ -73,7 +73,7 @@ afterAll(async () => {
   await panel?.close();
 });
 
-describe('the web UI', () => {
+describe.skipIf(chromiumSkipped)('the web UI', () => {
   it('asks for a sign-in, and signs in with the HttpOnly session cookie', async () => {
     await page.goto(`${server.baseUrl}/`);
     await page.waitForSelector('#username');
@@ -429,7 +429,7 @@ describe('the web UI', () => {
   });
 });
 
-describe('hostile text', () => {
+describe.skipIf(chromiumSkipped)('hostile text', () => {
   it('runs nothing from a question and answers carrying XSS payloads: no dialog, no foreign request, no script', async () => {
     const model = await startHostileModel();
     const hostile = await startUiServer({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
-import { launchChromium, newContext, watchCsp } from './browser.js';
+import { chromiumSkipped, launchChromium, newContext, watchCsp } from './browser.js';
 import { signIn, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
 
@@ -71,7 +71,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe.each([
+describe.skipIf(chromiumSkipped).each([
   { theme: 'light', dark: false },
   { theme: 'dark', dark: true },
 ])('the $theme theme', ({ theme, dark }) => {
@@ -112,7 +112,7 @@ describe.each([
   });
 });
 
-describe('the CSP watch', () => {
+describe.skipIf(chromiumSkipped)('the CSP watch', () => {
   it('sees a violation when there is one (an inline script the page did not ship)', async () => {
     const context = await newContext(browser);
     const csp = await watchCsp(context);
@@ -125,7 +125,7 @@ describe('the CSP watch', () => {
   });
 });
 
-describe('the theme switch', () => {
+describe.skipIf(chromiumSkipped)('the theme switch', () => {
   it('overrides the system setting, and is remembered', async () => {
     const context = await newContext(browser, { dark: true });
     const page = await context.newPage();
