@@ -141,7 +141,7 @@ export interface SessionList extends AsyncIterable<SessionSummary> {
 type Result<T> = { data?: T; error?: unknown; response?: Response };
 
 /** Data on success, else the problem (or the network failure) thrown as a `ConsiliumError`. */
-async function settle<T>(pending: Promise<Result<T>>, signal?: AbortSignal | null): Promise<T> {
+async function settleCall<T>(pending: Promise<Result<T>>, signal?: AbortSignal | null): Promise<T> {
   let result: Result<T>;
   try {
     result = await pending;
@@ -179,11 +179,12 @@ export class Consilium {
 
   /**
    * A generated operation called with `{ client: this.client }`, settled as the facade's own calls are: its data, or a
-   * `ConsiliumError` thrown (and told to `onError`). For the operations the facade has no method for.
+   * `ConsiliumError` thrown (and told to `onError`). For the operations the facade has no method for; pass the call's
+   * `signal`, if it has one, so that its abort fails as `aborted`.
    */
   async settle<T>(call: Promise<{ data?: T; error?: unknown; response?: Response }>, signal?: AbortSignal): Promise<T> {
     try {
-      return await settle(call, signal);
+      return await settleCall(call, signal);
     } catch (error) {
       throw this.#told(error as ConsiliumError);
     }

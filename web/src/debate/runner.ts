@@ -117,8 +117,11 @@ class Runner implements Run {
   }
 
   fail(err: unknown) {
+    // The facade fails with a `ConsiliumError`; anything else is an event this page could not take.
     const failure =
-      err instanceof ConsiliumError ? err : new ConsiliumError((err as Error).message, { code: 'invalid_response', cause: err });
+      err instanceof ConsiliumError
+        ? err
+        : new ConsiliumError(String((err as Error | undefined)?.message ?? err), { code: 'invalid_response', cause: err });
     // Only this page stopped watching (it navigated away): nothing failed.
     if (failure.code === 'aborted') return;
     this.failure = failure;
