@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { getCurrentUser, logout, type User } from '../../sdk/src/index.js';
+import { ConsiliumError, type User } from '../../sdk/src/index.js';
 import { Ask } from './Ask.js';
-import { ApiError, client, onUnauthorized, unwrap } from './api.js';
+import { consilium, onUnauthorized } from './api.js';
 import { History } from './History.js';
 import { Login } from './Login.js';
 import { Providers } from './Providers.js';
@@ -22,9 +22,10 @@ export function App() {
   const section = navSection(route, lastPage.current);
   if (route.name !== 'session') lastPage.current = route.name;
   useEffect(() => {
-    unwrap(getCurrentUser({ client })).then(
+    consilium.auth.me().then(
       (user) => setWho({ state: 'user', user }),
-      (err: ApiError) => setWho(err instanceof ApiError && err.status === 501 ? { state: 'local' } : { state: 'signed-out' }),
+      (err: unknown) =>
+        setWho(err instanceof ConsiliumError && err.status === 501 ? { state: 'local' } : { state: 'signed-out' }),
     );
     return onUnauthorized(() => setWho({ state: 'signed-out' }));
   }, []);
@@ -33,7 +34,7 @@ export function App() {
   if (who.state === 'signed-out') return <Login onSignedIn={(user) => setWho({ state: 'user', user })} />;
   const user = who.state === 'user' ? who.user : undefined;
   const signOut = async () => {
-    await unwrap(logout({ client })).catch(() => undefined);
+    await consilium.auth.logout().catch(() => undefined);
     setWho({ state: 'signed-out' });
     location.hash = '#/';
   };

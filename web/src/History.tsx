@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { listSessions, type SessionPage } from '../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from './api.js';
+import { type ConsiliumError, listSessions, type SessionPage } from '../../sdk/src/index.js';
+import { client, consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import { formatCost, formatDate, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
@@ -14,7 +14,7 @@ export function History({ q: initial }: { q: string }) {
   // Cursors of the pages before the current one, to go back.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<SessionPage>();
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
   const cursor = cursors.at(-1);
 
   useEffect(() => {
@@ -31,10 +31,12 @@ export function History({ q: initial }: { q: string }) {
   useEffect(() => {
     let live = true;
     setError(undefined);
-    unwrap(listSessions({ client, query: { limit: PAGE, ...(cursor && { cursor }), ...(query && { q: query }) } })).then(
-      (p) => live && setPage(p),
-      (err) => live && setError(err),
-    );
+    consilium
+      .settle(listSessions({ client, query: { limit: PAGE, ...(cursor && { cursor }), ...(query && { q: query }) } }))
+      .then(
+        (p) => live && setPage(p),
+        (err) => live && setError(err),
+      );
     return () => {
       live = false;
     };

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { login, type User } from '../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from './api.js';
+import { type ConsiliumError, login, type User } from '../../sdk/src/index.js';
+import { client, consilium } from './api.js';
 import { ErrorNote } from './components.js';
 
 /** Sign-in: the server answers with an HttpOnly session cookie, which every later call carries. */
@@ -8,7 +8,7 @@ export function Login({ onSignedIn }: { onSignedIn: (user: User) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
   // The page's one task: start on its first field. (`autofocus` would not do on a form shown again after sign-out.)
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -17,10 +17,10 @@ export function Login({ onSignedIn }: { onSignedIn: (user: User) => void }) {
     setBusy(true);
     setError(undefined);
     try {
-      const result = await unwrap(login({ client, body: { username, password } }));
+      const result = await consilium.settle(login({ client, body: { username, password } }));
       onSignedIn(result.user);
     } catch (err) {
-      setError(err as ApiError);
+      setError(err as ConsiliumError);
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { listProviders, type SlotHealth } from '../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from './api.js';
+import { type ConsiliumError, listProviders, type SlotHealth } from '../../sdk/src/index.js';
+import { client, consilium } from './api.js';
 import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { useProviders } from './use-providers.js';
 
@@ -12,15 +12,15 @@ export function Providers() {
   const catalogue = useProviders();
   const [health, setHealth] = useState<Map<number, SlotHealth>>();
   const [checking, setChecking] = useState(false);
-  const [failure, setFailure] = useState<ApiError>();
+  const [failure, setFailure] = useState<ConsiliumError>();
   const check = async () => {
     setChecking(true);
     setFailure(undefined);
     try {
-      const checked = await unwrap(listProviders({ client, query: { check: true } }));
+      const checked = await consilium.settle(listProviders({ client, query: { check: true } }));
       setHealth(new Map(checked.slots.flatMap((s) => (s.health ? [[s.slot, s.health] as const] : []))));
     } catch (err) {
-      setFailure(err as ApiError);
+      setFailure(err as ConsiliumError);
     } finally {
       setChecking(false);
     }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type ApiToken, type ApiTokenCreated, createApiToken, listApiTokens, revokeApiToken } from '../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from './api.js';
+import type { ApiToken, ApiTokenCreated, ConsiliumError } from '../../sdk/src/index.js';
+import { consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import { formatDate } from './format.js';
 
@@ -10,13 +10,9 @@ export function Tokens() {
   const [name, setName] = useState('');
   const [days, setDays] = useState('');
   const [created, setCreated] = useState<ApiTokenCreated>();
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
 
-  const reload = () =>
-    unwrap(listApiTokens({ client })).then(
-      (list) => setTokens(list.items),
-      (err) => setError(err),
-    );
+  const reload = () => consilium.auth.tokens.list().then(setTokens, (err) => setError(err));
   useEffect(() => {
     void reload();
   }, []);
@@ -25,26 +21,24 @@ export function Tokens() {
     e.preventDefault();
     setError(undefined);
     try {
-      const token = await unwrap(
-        createApiToken({ client, body: { name: name.trim(), ...(days && { expiresInDays: Number(days) }) } }),
-      );
+      const token = await consilium.auth.tokens.create(name.trim(), { ...(days && { expiresInDays: Number(days) }) });
       setCreated(token);
       setName('');
       setDays('');
       await reload();
     } catch (err) {
-      setError(err as ApiError);
+      setError(err as ConsiliumError);
     }
   };
   const revoke = async (token: ApiToken) => {
     if (!confirm(`Revoke the token “${token.name}”? Programs using it stop working at once.`)) return;
     setError(undefined);
     try {
-      await unwrap(revokeApiToken({ client, path: { tokenId: token.id } }));
+      await consilium.auth.tokens.revoke(token.id);
       if (created?.id === token.id) setCreated(undefined);
       await reload();
     } catch (err) {
-      setError(err as ApiError);
+      setError(err as ConsiliumError);
     }
   };
 

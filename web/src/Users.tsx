@@ -1,6 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { createUser, deleteUser, listUsers, resetUserPassword, type User, updateUser } from '../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from './api.js';
+import {
+  type ConsiliumError,
+  createUser,
+  deleteUser,
+  listUsers,
+  resetUserPassword,
+  type User,
+  updateUser,
+} from '../../sdk/src/index.js';
+import { client, consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import { formatDate } from './format.js';
 
@@ -10,10 +18,10 @@ export function Users({ self }: { self: User }) {
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<'user' | 'admin'>('user');
   const [secret, setSecret] = useState<{ username: string; password: string }>();
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
 
   const reload = () =>
-    unwrap(listUsers({ client })).then(
+    consilium.settle(listUsers({ client })).then(
       (list) => setUsers(list.items),
       (err) => setError(err),
     );
@@ -27,13 +35,13 @@ export function Users({ self }: { self: User }) {
       await action();
       await reload();
     } catch (err) {
-      setError(err as ApiError);
+      setError(err as ConsiliumError);
     }
   };
   const create = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      const created = await unwrap(createUser({ client, body: { username: username.trim(), role } }));
+      const created = await consilium.settle(createUser({ client, body: { username: username.trim(), role } }));
       if (created.password) setSecret({ username: created.user.username, password: created.password });
       setUsername('');
     });
@@ -107,7 +115,7 @@ export function Users({ self }: { self: User }) {
                             type="button"
                             onClick={() =>
                               act(() =>
-                                unwrap(
+                                consilium.settle(
                                   updateUser({
                                     client,
                                     path: { userId: u.id },
@@ -122,7 +130,9 @@ export function Users({ self }: { self: User }) {
                           <button
                             type="button"
                             onClick={() =>
-                              act(() => unwrap(updateUser({ client, path: { userId: u.id }, body: { disabled: !u.disabled } })))
+                              act(() =>
+                                consilium.settle(updateUser({ client, path: { userId: u.id }, body: { disabled: !u.disabled } })),
+                              )
                             }
                           >
                             {u.disabled ? 'Enable' : 'Disable'}
@@ -131,7 +141,9 @@ export function Users({ self }: { self: User }) {
                             type="button"
                             onClick={() =>
                               act(async () => {
-                                const reset = await unwrap(resetUserPassword({ client, path: { userId: u.id }, body: {} }));
+                                const reset = await consilium.settle(
+                                  resetUserPassword({ client, path: { userId: u.id }, body: {} }),
+                                );
                                 if (reset.password) setSecret({ username: u.username, password: reset.password });
                               })
                             }
@@ -144,7 +156,7 @@ export function Users({ self }: { self: User }) {
                             aria-label={`Remove ${u.username}`}
                             onClick={() =>
                               confirm(`Remove ${u.username}, their sign-ins and tokens?`) &&
-                              act(() => unwrap(deleteUser({ client, path: { userId: u.id } })))
+                              act(() => consilium.settle(deleteUser({ client, path: { userId: u.id } })))
                             }
                           >
                             Remove

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useReducer, useState } from 'preact/hooks';
-import type { SlotInfo } from '../../sdk/src/index.js';
+import type { ConsiliumError, SlotInfo } from '../../sdk/src/index.js';
 import type { AnswerStatus } from './debate/model.js';
 import type { Run } from './debate/runner.js';
 import { slotLook } from './slots.js';
@@ -84,11 +84,19 @@ export function OfflineMark() {
   );
 }
 
-export function ErrorNote({ error }: { error?: { detail?: string; message?: string } | undefined }) {
+/** A failure in words: the server's own (its problem's detail or title), else what the client knows. */
+export function failureText(error: ConsiliumError): string {
+  if (error.problem) return error.problem.detail ?? error.problem.title;
+  if (error.code === 'network_error')
+    return `The server could not be reached (${(error.cause as Error | undefined)?.message ?? error.message}).`;
+  return error.message;
+}
+
+export function ErrorNote({ error }: { error?: ConsiliumError | { detail: string } | undefined }) {
   if (!error) return null;
   return (
     <p class="error" role="alert">
-      {error.detail ?? error.message}
+      {'detail' in error ? error.detail : failureText(error)}
     </p>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { listProviders, type ProviderCatalogue } from '../../sdk/src/index.js';
-import { client, unwrap } from './api.js';
+import type { ProviderCatalogue } from '../../sdk/src/index.js';
+import { consilium } from './api.js';
 
 let cached: Promise<ProviderCatalogue> | undefined;
 
@@ -8,7 +8,7 @@ let cached: Promise<ProviderCatalogue> | undefined;
 export function useProviders(): ProviderCatalogue | undefined {
   const [catalogue, setCatalogue] = useState<ProviderCatalogue>();
   useEffect(() => {
-    cached ??= unwrap(listProviders({ client }));
+    cached ??= consilium.providers();
     cached.then(setCatalogue, () => {
       cached = undefined;
     });

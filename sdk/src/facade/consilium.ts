@@ -47,7 +47,13 @@ import type {
 } from '../generated/types.gen.js';
 import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError } from './errors.js';
 
-export interface ConsiliumOptions extends ConsiliumClientOptions {}
+export interface ConsiliumOptions extends ConsiliumClientOptions {
+  /**
+   * Told of every `ConsiliumError` a call or stream fails with, before it is thrown: one place to react to a
+   * 401 (show a sign-in form) whichever call met it.
+   */
+  onError?: (error: ConsiliumError) => void;
+}
 
 export interface DebateOptions extends DetachOption {
   /** Rounds to debate (2–5); the server's default (3) otherwise. */
@@ -55,6 +61,8 @@ export interface DebateOptions extends DetachOption {
   /** Slots that must answer for a round to proceed. */
   quorum?: number;
   budget?: Budget;
+  /** Stop before the last round once every model keeps its position. */
+  earlyStop?: boolean;
   /** Aborting cancels the debate on the server and every model call it has in flight. */
   signal?: AbortSignal;
 }
@@ -94,10 +102,15 @@ export interface FollowOptions {
   /** Resume after this event `seq` (what the last event you saw carried); from the start otherwise. */
   lastEventId?: number;
   signal?: AbortSignal;
-  /** Reconnections in a row without a new event before giving up; 5 by default. */
+  /** Reconnections in a row without a new event before giving up; 5 by default, `Infinity` to retry until `signal` aborts. */
   maxRetries?: number;
   /** First wait before reconnecting, doubled per attempt up to 5 s; 250 ms by default. */
   retryDelayMs?: number;
+  /**
+   * Told before each wait to reconnect: the attempt (counted from 1 again once an event arrives) and the failure
+   * (`undefined` when the stream closed before the session ended).
+   */
+  onReconnect?: (attempt: number, failure: ConsiliumError | undefined) => void;
 }
 
 export interface AskOptions extends DetachOption {
@@ -128,7 +141,7 @@ export interface SessionList extends AsyncIterable<SessionSummary> {
 type Result<T> = { data?: T; error?: unknown; response?: Response };
 
 /** Data on success, else the problem (or the network failure) thrown as a `ConsiliumError`. */
-async function settle<T>(pending: Promise<Result<T>>, signal?: AbortSignal | null): Promise<T> {
+async function settleCall<T>(pending: Promise<Result<T>>, signal?: AbortSignal | null): Promise<T> {
   let result: Result<T>;
   try {
     result = await pending;
@@ -156,10 +169,40 @@ export class Consilium {
   /** The generated client underneath: pass it as `{ client }` to any generated operation. */
   readonly client: Client;
   readonly #fetch: typeof fetch | undefined;
+  readonly #onError: ((error: ConsiliumError) => void) | undefined;
 
   constructor(options: ConsiliumOptions = {}) {
     this.client = createConsiliumClient(options);
     this.#fetch = options.fetch;
+    this.#onError = options.onError;
+  }
+
+  /**
+   * A generated operation called with `{ client: this.client }`, settled as the facade's own calls are: its data, or a
+   * `ConsiliumError` thrown (and told to `onError`). For the operations the facade has no method for; pass the call's
+   * `signal`, if it has one, so that its abort fails as `aborted`.
+   */
+  async settle<T>(call: Promise<{ data?: T; error?: unknown; response?: Response }>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await settleCall(call, signal);
+    } catch (error) {
+      throw this.#told(error as ConsiliumError);
+    }
+  }
+
+  /** `onError` hears of the failure; returns it, to be thrown. */
+  #told(error: ConsiliumError): ConsiliumError {
+    this.#onError?.(error);
+    return error;
+  }
+
+  /** A stream whose failure is told to `onError`, once, as it is thrown. */
+  async *#reported(events: AsyncGenerator<DebateEvent, void, undefined>): AsyncGenerator<DebateEvent, void, undefined> {
+    try {
+      yield* events;
+    } catch (error) {
+      throw this.#told(toConsiliumError(error));
+    }
   }
 
   /**
@@ -170,7 +213,7 @@ export class Consilium {
     const { username, password, tokenName = 'consilium-sdk', expiresInDays, ...clientOptions } = options;
     const anonymous = new Consilium(clientOptions);
     const signedIn = await login({ client: anonymous.client, body: { username, password } }).then(async (r) => {
-      await settle(Promise.resolve(r));
+      await anonymous.settle(Promise.resolve(r));
       return r;
     });
     const cookie = signedIn.response.headers
@@ -180,7 +223,7 @@ export class Consilium {
     // A request signed in by cookie must name the service's own origin (the server's CSRF check), as a
     // browser does by itself; Node's fetch sends no Origin. From the request: a custom fetch's Response may have no URL.
     const origin = new URL(signedIn.request.url).origin;
-    const token = await settle(
+    const token = await anonymous.settle(
       createApiToken({
         client: anonymous.client,
         headers: { cookie, origin },
@@ -191,11 +234,11 @@ export class Consilium {
   }
 
   health(): Promise<Health> {
-    return settle(getHealth({ client: this.client }));
+    return this.settle(getHealth({ client: this.client }));
   }
 
   providers(): Promise<ProviderCatalogue> {
-    return settle(listProviders({ client: this.client }));
+    return this.settle(listProviders({ client: this.client }));
   }
 
   /** One model's answer: the slot's provider (slot 1 by default), or `provider` by name. */
@@ -206,13 +249,13 @@ export class Consilium {
       ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
       ...(options.detach && { detach: true }),
     };
-    return settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
+    return this.settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
   }) as Detachable<AskOptions, AskResult>;
 
   readonly debates = {
     /** Every slot answers once, side by side. */
     parallel: ((question: string, options: ParallelOptions = {}) =>
-      settle(
+      this.settle(
         runParallel({
           client: this.client,
           body: { question, ...(options.slots && { slots: options.slots }), ...(options.detach && { detach: true }) },
@@ -222,7 +265,7 @@ export class Consilium {
       )) as Detachable<ParallelOptions, ParallelResult>,
     /** A deep debate, answered once it has ended (or at once with its id, detached). */
     run: ((question: string, options: DebateOptions = {}) =>
-      settle(
+      this.settle(
         runDeepDebate({
           client: this.client,
           body: deepBody(question, options),
@@ -235,12 +278,15 @@ export class Consilium {
      * connection, which cancels the debate on the server (unless `detach`: then only deleting the session does).
      */
     stream: (question: string, options: DebateOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
-      this.#sse(
-        (extra) => streamDeepDebate({ client: this.client, body: deepBody(question, options), ...extra }),
-        options.signal,
+      this.#reported(
+        this.#sse(
+          (extra) => streamDeepDebate({ client: this.client, body: deepBody(question, options), ...extra }),
+          options.signal,
+        ),
       ),
     /** A verdict for a stored session (`{ sessionId }`) or for given answers. */
-    synthesize: (body: SynthesizeRequest): Promise<SynthesisResult> => settle(synthesizeVerdict({ client: this.client, body })),
+    synthesize: (body: SynthesizeRequest): Promise<SynthesisResult> =>
+      this.settle(synthesizeVerdict({ client: this.client, body })),
   };
 
   readonly sessions = {
@@ -249,7 +295,7 @@ export class Consilium {
       const pages = async function* (this: Consilium): AsyncGenerator<SessionPage> {
         let cursor: string | undefined;
         do {
-          const page: SessionPage = await settle(
+          const page: SessionPage = await this.settle(
             listSessions({ client: this.client, query: { ...options, ...(cursor !== undefined && { cursor }) } }),
           );
           yield page;
@@ -263,21 +309,23 @@ export class Consilium {
         },
       };
     },
-    get: (id: string): Promise<Session> => settle(getSession({ client: this.client, path: { sessionId: id } })),
+    get: (id: string): Promise<Session> => this.settle(getSession({ client: this.client, path: { sessionId: id } })),
     /**
      * Stops a running session's run and keeps the session (`cancelled`, with what it said so far); an
      * ended session comes back as it is.
      */
-    cancel: (id: string): Promise<Session> => settle(cancelSession({ client: this.client, path: { sessionId: id } })),
+    cancel: (id: string): Promise<Session> => this.settle(cancelSession({ client: this.client, path: { sessionId: id } })),
     /** Deletes the session and everything stored with it, stopping its run first if it is running. */
     delete: async (id: string): Promise<void> => {
-      await settle(deleteSession({ client: this.client, path: { sessionId: id } }));
+      await this.settle(deleteSession({ client: this.client, path: { sessionId: id } }));
     },
     /** The session as Markdown (`md`) or as its JSON document. */
     export: (id: string, format: 'md' | 'json' = 'md'): Promise<string> =>
       format === 'md'
-        ? (settle(exportSessionMarkdown({ client: this.client, path: { sessionId: id }, parseAs: 'text' })) as Promise<string>)
-        : settle(exportSessionJson({ client: this.client, path: { sessionId: id } })).then(
+        ? (this.settle(
+            exportSessionMarkdown({ client: this.client, path: { sessionId: id }, parseAs: 'text' }),
+          ) as Promise<string>)
+        : this.settle(exportSessionJson({ client: this.client, path: { sessionId: id } })).then(
             (s) => `${JSON.stringify(s, null, 2)}\n`,
           ),
     /**
@@ -287,7 +335,7 @@ export class Consilium {
     followUp: (async (id: string, question: string, options: FollowUpOptions = {}) => {
       const { mode, slot, slots, rounds, quorum, earlyStop, detach, signal } = options;
       if (slot !== undefined && options.provider !== undefined) {
-        throw new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' });
+        throw this.#told(new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' }));
       }
       const provider = slot === undefined ? options.provider : await this.#providerOf(slot);
       const body = {
@@ -300,33 +348,34 @@ export class Consilium {
         ...(earlyStop !== undefined && { earlyStop }),
         ...(detach && { detach: true }),
       };
-      return settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);
+      return this.settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);
     }) as Detachable<FollowUpOptions, Session, [id: string, question: string]>,
     /**
      * A session's events: the stored ones, then live ones while it runs, until `session.ended`. A dropped
      * connection is resumed with `Last-Event-ID`, so no event is missed or repeated.
      */
-    follow: (id: string, options: FollowOptions = {}): AsyncGenerator<DebateEvent, void, undefined> => this.#follow(id, options),
+    follow: (id: string, options: FollowOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
+      this.#reported(this.#follow(id, options)),
   };
 
   readonly auth = {
-    me: (): Promise<User> => settle(getCurrentUser({ client: this.client })),
+    me: (): Promise<User> => this.settle(getCurrentUser({ client: this.client })),
     logout: async (): Promise<void> => {
-      await settle(logout({ client: this.client }));
+      await this.settle(logout({ client: this.client }));
     },
     tokens: {
-      list: (): Promise<ApiToken[]> => settle(listApiTokens({ client: this.client })).then((l) => l.items),
+      list: (): Promise<ApiToken[]> => this.settle(listApiTokens({ client: this.client })).then((l) => l.items),
       create: (name: string, options: { expiresInDays?: number } = {}): Promise<ApiTokenCreated> =>
-        settle(createApiToken({ client: this.client, body: { name, ...options } })),
+        this.settle(createApiToken({ client: this.client, body: { name, ...options } })),
       revoke: async (id: string): Promise<void> => {
-        await settle(revokeApiToken({ client: this.client, path: { tokenId: id } }));
+        await this.settle(revokeApiToken({ client: this.client, path: { tokenId: id } }));
       },
     },
   };
 
   async #providerOf(slot: number): Promise<string> {
     const found = (await this.providers()).slots.find((s) => s.slot === slot);
-    if (!found) throw new ConsiliumError(`No slot ${slot} on this server`, { code: 'not_found' });
+    if (!found) throw this.#told(new ConsiliumError(`No slot ${slot} on this server`, { code: 'not_found' }));
     return found.provider;
   }
 
@@ -378,7 +427,7 @@ export class Consilium {
   }
 
   async *#follow(id: string, options: FollowOptions): AsyncGenerator<DebateEvent, void, undefined> {
-    const { signal, maxRetries = 5, retryDelayMs = 250 } = options;
+    const { signal, maxRetries = 5, retryDelayMs = 250, onReconnect } = options;
     let last = options.lastEventId;
     let failures = 0;
     for (;;) {
@@ -404,8 +453,9 @@ export class Consilium {
         }
       } catch (error) {
         failure = toConsiliumError(error, signal);
-        // A problem from the server (404, 401, …) or an answer that breaks the contract will not heal.
-        if (failure.code !== 'network_error') throw failure;
+        // A refusal (404, 401, …) or an answer that breaks the contract will not heal; a server error (a proxy's 502
+        // while the service restarts) may.
+        if (failure.code !== 'network_error' && (failure.status ?? 0) < 500) throw failure;
       }
       if (signal?.aborted) throw aborted();
       failures += 1;
@@ -415,18 +465,20 @@ export class Consilium {
           new ConsiliumError(`The event stream of ${id} kept closing before the session ended`, { code: 'network_error' })
         );
       }
+      onReconnect?.(failures, failure);
       await sleep(Math.min(retryDelayMs * 2 ** (failures - 1), 5000), signal);
     }
   }
 }
 
 function deepBody(question: string, options: DebateOptions) {
-  const { rounds, quorum, budget, detach } = options;
+  const { rounds, quorum, budget, earlyStop, detach } = options;
   return {
     question,
     ...(detach && { detach: true }),
     ...(rounds !== undefined && { rounds }),
     ...(quorum !== undefined && { quorum }),
     ...(budget !== undefined && { budget }),
+    ...(earlyStop !== undefined && { earlyStop }),
   };
 }

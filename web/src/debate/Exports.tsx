@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { exportSessionJson, exportSessionMarkdown } from '../../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from '../api.js';
+import { type ConsiliumError, exportSessionJson, exportSessionMarkdown } from '../../../sdk/src/index.js';
+import { client, consilium } from '../api.js';
 import { ErrorNote } from '../components.js';
 
 /** Saves a blob under `name` through a temporary object URL (no request leaves the page). */
@@ -20,7 +20,7 @@ const fileName = (response: Response | undefined, fallback: string) =>
 
 /** Markdown and JSON exports, exactly the bytes the API serves. */
 export function Exports({ sessionId }: { sessionId: string }) {
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
   const download = async (format: 'md' | 'json') => {
     setError(undefined);
     try {
@@ -29,7 +29,7 @@ export function Exports({ sessionId }: { sessionId: string }) {
       const call: Promise<{ data?: unknown; error?: unknown; response?: Response }> =
         format === 'md' ? exportSessionMarkdown(options) : exportSessionJson(options);
       // `parseAs: 'blob'` keeps the served bytes as they are (the SDK types the data as the parsed body).
-      const blob = (await unwrap(
+      const blob = (await consilium.settle(
         call.then((r) => {
           response = r.response;
           return r;
@@ -37,7 +37,7 @@ export function Exports({ sessionId }: { sessionId: string }) {
       )) as Blob;
       save(blob, fileName(response, `consilium-${sessionId}.${format}`));
     } catch (err) {
-      setError(err as ApiError);
+      setError(err as ConsiliumError);
     }
   };
   return (

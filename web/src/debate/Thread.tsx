@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { getSession, getSessionThread, type Session, type Thread as ThreadData } from '../../../sdk/src/index.js';
-import { type ApiError, client, unwrap } from '../api.js';
+import { type ConsiliumError, getSessionThread, type Session, type Thread as ThreadData } from '../../../sdk/src/index.js';
+import { client, consilium } from '../api.js';
 import { ErrorNote } from '../components.js';
 import { replaceHash, sessionHref } from '../router.js';
 import { liveRuns } from '../runs.js';
@@ -20,10 +20,10 @@ export function ThreadPanel({ sessionId, mode }: { sessionId: string; mode?: str
   );
   // The API's own default (`FollowUpRequest.rounds`: 3 unless given), so the form asks what an API call would.
   const [rounds, setRounds] = useState(DEFAULT_ROUNDS);
-  const [error, setError] = useState<ApiError>();
+  const [error, setError] = useState<ConsiliumError>();
   useEffect(() => {
-    unwrap(getSessionThread({ client, path: { sessionId } })).then(setThread, () => undefined);
-    unwrap(getSession({ client, path: { sessionId } })).then(setSession, () => undefined);
+    consilium.settle(getSessionThread({ client, path: { sessionId } })).then(setThread, () => undefined);
+    consilium.sessions.get(sessionId).then(setSession, () => undefined);
   }, [sessionId]);
 
   const ask = (e: Event) => {

@@ -2,23 +2,18 @@
  * Drives a `SessionView` from the API: starts a debate or follows a stored one. Every run starts detached: the server
  * answers `202 Accepted` with the session's id at once, and the page then follows `/sessions/{id}/events` like any
  * stored session. The page leaving (a reload, lost network) does not cancel the run, so the page at `#/sessions/{id}`
- * picks it up again; only the cancel button (POST /sessions/{id}/cancel, which keeps the session) stops one. A dropped
- * stream is resumed with
- * `Last-Event-ID` set to the last `seq` applied, so nothing is shown twice or lost; `apply` drops anything resent.
+ * picks it up again; only the cancel button (POST /sessions/{id}/cancel, which keeps the session) stops one. Following
+ * is the facade's `sessions.follow`, which resumes a dropped stream after the last `seq` applied; `apply` drops
+ * anything resent.
  */
 import {
-  askFollowUp,
-  askProvider,
-  cancelSession,
+  ConsiliumError,
   type DebateAccepted,
   type DebateEvent,
   type DeepRequest,
   type FollowUpRequest,
-  runDeepDebate,
-  runParallel,
-  streamSessionEvents,
 } from '../../../sdk/src/index.js';
-import { ApiError, client, unwrap } from '../api.js';
+import { consilium } from '../api.js';
 import { apply, emptySession, isFinished, type SessionView } from './model.js';
 
 export type Connection = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -27,7 +22,7 @@ export interface Run {
   view: SessionView;
   connection: Connection;
   /** Set when the run could not start or the session cannot be read. */
-  failure?: ApiError;
+  failure?: ConsiliumError;
   /** Stops the debate itself on the server (POST /sessions/{id}/cancel), keeping the session and what it said. */
   cancel(): void;
   /** Stops only this page's watching (navigating away). */
@@ -59,19 +54,10 @@ async function yieldIfBusy(): Promise<void> {
   busySince = 0;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-
 class Runner implements Run {
   view = emptySession();
   connection: Connection = 'connecting';
-  failure?: ApiError;
+  failure?: ConsiliumError;
   /** Aborts this page's event streams. */
   private readonly watching = new AbortController();
 
@@ -104,7 +90,7 @@ class Runner implements Run {
       this.cancelling = true;
       return;
     }
-    void unwrap(cancelSession({ client, path: { sessionId: id } })).then(
+    void consilium.sessions.cancel(id).then(
       (session) => {
         // The event stream brings `session.ended` too, and with it each unfinished answer's end; this covers a page
         // whose stream is down at the time.
@@ -131,55 +117,40 @@ class Runner implements Run {
   }
 
   fail(err: unknown) {
-    if ((err as Error).name === 'AbortError') return;
-    this.failure = err instanceof ApiError ? err : new ApiError(0, { detail: (err as Error).message });
+    // The facade fails with a `ConsiliumError`; anything else is an event this page could not take.
+    const failure =
+      err instanceof ConsiliumError
+        ? err
+        : new ConsiliumError(String((err as Error | undefined)?.message ?? err), { code: 'invalid_response', cause: err });
+    // Only this page stopped watching (it navigated away): nothing failed.
+    if (failure.code === 'aborted') return;
+    this.failure = failure;
     this.setConnection('closed');
     this.changed();
   }
 
-  /** Follows the session's stored and live events until it ends, reconnecting after any drop. */
+  /**
+   * Follows the session's stored and live events until it ends. A dropped stream (network loss, server restart) is
+   * resumed after the last event applied, with backoff, for as long as the page watches; a refusal (404, 401) fails.
+   */
   async follow(sessionId: string) {
-    const signal = this.watching.signal;
-    let failures = 0;
-    while (!signal.aborted && !isFinished(this.view)) {
-      let status = 0;
-      const { stream } = await streamSessionEvents({
-        client,
-        path: { sessionId },
-        headers: this.view.lastSeq > 0 ? { 'Last-Event-ID': String(this.view.lastSeq) } : {},
-        signal,
-        sseMaxRetryAttempts: 1,
-        onSseError: (err) => {
-          status = Number(/SSE failed: (\d+)/.exec(String((err as Error)?.message))?.[1] ?? 0);
-        },
-      });
-      const before = this.view.lastSeq;
-      for await (const event of stream) {
-        this.setConnection('live');
-        this.feed(event as DebateEvent);
-        await yieldIfBusy();
-      }
-      if (signal.aborted || isFinished(this.view)) break;
-      if (status >= 400 && status < 500) {
-        this.fail(
-          new ApiError(status, {
-            code: status === 404 ? 'not_found' : undefined,
-            detail: `Following the session failed (${status}).`,
-          }),
-        );
-        return;
-      }
-      // Dropped (network loss, server restart): back off, then resume after the last event applied.
-      failures = this.view.lastSeq > before ? 0 : failures + 1;
-      this.setConnection('reconnecting');
-      await sleep(Math.min(250 * 2 ** failures, 5000), signal);
+    const events = consilium.sessions.follow(sessionId, {
+      ...(this.view.lastSeq > 0 && { lastEventId: this.view.lastSeq }),
+      signal: this.watching.signal,
+      maxRetries: Number.POSITIVE_INFINITY,
+      onReconnect: () => this.setConnection('reconnecting'),
+    });
+    for await (const event of events) {
+      this.setConnection('live');
+      this.feed(event);
+      await yieldIfBusy();
     }
-    if (!signal.aborted) this.setConnection('closed');
+    this.setConnection('closed');
   }
 
   async start(input: AskInput, onSessionId: (id: string) => void) {
     try {
-      const id = sessionIdOf(await unwrap(request(input)));
+      const id = (await request(input)).sessionId;
       this.view.id ??= id;
       onSessionId(id);
       if (this.cancelling) this.cancel();
@@ -191,32 +162,22 @@ class Runner implements Run {
 }
 
 /** Starts `input` detached: the server answers `202` with the session's id as soon as it is stored as running. */
-function request(
-  input: AskInput,
-): Promise<{ data?: DebateAccepted | { sessionId: string } | { id: string }; error?: unknown; response?: Response }> {
+function request(input: AskInput): Promise<DebateAccepted> {
   switch (input.mode) {
     case 'single':
-      return askProvider({
-        client,
-        path: { provider: input.provider },
-        body: { question: input.question, detach: true },
-      });
-    case 'parallel': {
-      const body = { question: input.question, detach: true, ...(input.slots && { slots: input.slots }) };
-      return runParallel({ client, body });
-    }
+      return consilium.ask(input.question, { provider: input.provider, detach: true });
+    case 'parallel':
+      return consilium.debates.parallel(input.question, { ...(input.slots && { slots: input.slots }), detach: true });
     case 'deep': {
-      const { mode: _mode, ...body } = input;
-      return runDeepDebate({ client, body: { ...body, detach: true } });
+      const { mode: _mode, question, detach: _detach, ...options } = input;
+      return consilium.debates.run(question, { ...options, detach: true });
     }
-    case 'follow-up':
-      return askFollowUp({ client, path: { sessionId: input.parentId }, body: { ...input.request, detach: true } });
+    case 'follow-up': {
+      const { question, detach: _detach, ...options } = input.request;
+      return consilium.sessions.followUp(input.parentId, question, { ...options, detach: true });
+    }
   }
 }
-
-/** The session's id from a start's answer: the `202`'s `sessionId` (a finished result names it too). */
-const sessionIdOf = (data: DebateAccepted | { sessionId: string } | { id: string }): string =>
-  'sessionId' in data ? data.sessionId : data.id;
 
 /** Starts a debate; `onSessionId` is told its session's id as soon as it is known. */
 export function startRun(input: AskInput, onSessionId: (id: string) => void): Run {

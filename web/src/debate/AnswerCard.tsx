@@ -1,0 +1,48 @@
+import { memo } from 'preact/compat';
+import type { SlotInfo } from '../../../sdk/src/index.js';
+import { OfflineMark, SlotName, StatusChip } from '../components.js';
+import { formatCost, formatUsage } from '../format.js';
+import { slotLook } from '../slots.js';
+import { Markdown } from './Markdown.js';
+import type { AnswerView } from './model.js';
+import { StreamingText } from './StreamingText.js';
+
+/** One model's answer in a round; re-rendered only when the answer changed (`rev`). */
+export const AnswerCard = memo(
+  function AnswerCard({ answer, info }: { answer: AnswerView; rev: number; info?: SlotInfo }) {
+    const look = slotLook(answer.slot);
+    const offline = answer.answer?.offline ?? info?.status === 'offline';
+    return (
+      <article class={`${look.className} answer answer-${answer.status}`} data-slot={answer.slot} data-round={answer.round}>
+        <header>
+          <SlotName slot={answer.slot} info={info} />
+          <StatusChip status={answer.status} />
+          {offline && <OfflineMark />}
+        </header>
+        <p class="muted small">
+          {answer.answer?.model ?? info?.model}
+          {info?.strength ? ` · ${info.strength}` : ''}
+        </p>
+        {answer.status === 'failed' && answer.error && (
+          <p class="error small" role="status">
+            Failed: {answer.error.code} — {answer.error.message}
+            {answer.error.attempts > 1 ? ` (${answer.error.attempts} attempts)` : ''}
+          </p>
+        )}
+        {answer.status === 'done' ? (
+          <Markdown text={answer.text} class="answer-text" />
+        ) : (
+          // While streaming: plain text, cheap to update every frame; Markdown once it is complete.
+          <StreamingText text={answer.text} class="answer-text" />
+        )}
+        {answer.answer && (
+          <p class="muted small">
+            {formatUsage(answer.answer.usage)}
+            {answer.answer.cost ? ` · ${formatCost(answer.answer.cost)}` : ''} · {(answer.answer.latencyMs / 1000).toFixed(1)} s
+          </p>
+        )}
+      </article>
+    );
+  },
+  (a, b) => a.answer === b.answer && a.rev === b.rev && a.info === b.info,
+);
