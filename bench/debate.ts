@@ -57,6 +57,7 @@ import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
 import { benchCaller } from '../test/support/caller.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
+import { record, round } from './figures.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -194,6 +195,13 @@ async function criticalPath(): Promise<void> {
   report('debate: bare sim calls, no engine, median', bare, 'ms', `${(bare / ideal).toFixed(3)}x ideal (sim timer lateness)`);
   report(`debate: engine.deep 5 models, ${ROUNDS} rounds, median`, wall, 'ms', `of ${walls.length} runs after 2 warm-ups`);
   report('debate: engine.deep / ideal critical path', wall / ideal, 'x', `goal <= 1.02: ${goal(wall / ideal <= 1.02)}`);
+  record({
+    id: 'critical-path',
+    label: '`engine.deep` / ideal critical path',
+    value: round(wall / ideal, 3),
+    unit: '×',
+    goal: { op: '≤', value: 1.02 },
+  });
   report(
     'debate: (info) engine time outside model calls',
     median(outside),
@@ -323,6 +331,13 @@ async function firstToken(): Promise<void> {
     'ms',
     `${(app50 / base).toFixed(2)}x baseline; goal <= 5 ms: ${goal(app50 <= 5)}; n=${viaApp.length}, p90 ${percentile(viaApp, 90).toFixed(2)} ms, same process`,
   );
+  record({
+    id: 'first-token',
+    label: 'first token → client `answer.delta` p50',
+    value: round(app50, 2),
+    unit: 'ms',
+    goal: { op: '≤', value: 5 },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -671,6 +686,21 @@ async function concurrency(): Promise<void> {
         `kernel high-water mark ${mb(server.maxRss).toFixed(0)} MB; heap at peak ${mb(server.heapAtPeak.heapUsed).toFixed(0)} used / ` +
         `${mb(server.heapAtPeak.heapTotal).toFixed(0)} MB, external ${mb(server.heapAtPeak.external).toFixed(0)} MB`,
     );
+    record({ id: 'errors', label: `${CONCURRENT} streams: errors`, value: errors, unit: '', goal: { op: '=', value: 0 } });
+    record({
+      id: 'latency-p99',
+      label: `${CONCURRENT} streams: added event latency p99`,
+      value: round(p99, 1),
+      unit: 'ms',
+      goal: { op: '<', value: 50 },
+    });
+    record({
+      id: 'peak-rss',
+      label: `${CONCURRENT} streams: server peak RSS`,
+      value: Math.round(mb(server.peakRss)),
+      unit: 'MB',
+      goal: { op: '<', value: 512 },
+    });
     report(
       `debate: (info) ${CONCURRENT} streams: debate duration p50`,
       median(results.map((r) => r.ms)),

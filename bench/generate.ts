@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATED_FOLDERS } from '../generator/src/generate.js';
+import { record, round } from './figures.js';
 import { report } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -75,5 +76,20 @@ export async function benchGenerate(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
+  record({
+    id: 'wall',
+    label: '`npm run generate`, wall time, median',
+    value: Math.round(g),
+    unit: 'ms',
+    goal: { op: '<', value: 3000 },
+  });
+  record({ id: 'over-node', label: '`npm run generate` / bare `node` start', value: round(g / n, 1), unit: '×' });
+  record({
+    id: 'identical',
+    label: 'output byte-identical across runs and to the tree (1 = yes)',
+    value: identical ? 1 : 0,
+    unit: '',
+    goal: { op: '=', value: 1 },
+  });
   if (!identical) process.exitCode = 1;
 }

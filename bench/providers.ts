@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleServer } from '../server/build.js';
 import { readSse } from '../test/support/sse.js';
+import { record, round } from './figures.js';
 import type { SimCall } from './provider-sim.js';
 import { percentile, report } from './stats.js';
 
@@ -325,6 +326,18 @@ async function floor(sim: Sim, concurrency: number, repeat: number, serverCpus: 
       'x',
       `server ${ms(mean(serverCpus))} − floor ${ms(mean(cpus))} = ${ms(mean(serverCpus) - mean(cpus))} of Consilium's own work per debate`,
     );
+    record({
+      id: 'floor-cpu',
+      label: `the I/O floor (\`relay.ts\`): CPU per debate, ${concurrency} at once, mean`,
+      value: round(mean(cpus), 1),
+      unit: 'ms',
+    });
+    record({
+      id: 'cpu-over-floor',
+      label: 'server CPU per debate / the I/O floor',
+      value: round(mean(serverCpus) / mean(cpus), 2),
+      unit: '×',
+    });
   } finally {
     await relay.stop();
   }
@@ -402,6 +415,13 @@ export async function benchProviders(): Promise<void> {
         ),
       )}`,
     );
+    record({
+      id: 'single-overhead',
+      label: '1 debate: overhead over the critical path, p50',
+      value: round(percentile(overheads, 50), 1),
+      unit: 'ms',
+      goal: { op: '≤', value: 40 },
+    });
     report('1 debate: server CPU per debate, p50', singleCpu, 'ms', `(${CLOCK_TICK_MS} ms ticks); errors ${singleErrors.length}`);
     console.log(
       `  server CPU per debate by thread (ms, mean): ${Object.entries(singleThreads)
@@ -412,6 +432,7 @@ export async function benchProviders(): Promise<void> {
 
     // (2) Concurrent, repeated.
     const serverCpus: number[] = [];
+    const worst = { p50: 0, p99: 0, errors: 0 };
     for (let r = 0; r < repeat; r++) {
       const base = 1000 * (r + 1);
       const label = `${concurrency} at once, run ${r + 1}`;
@@ -430,6 +451,9 @@ export async function benchProviders(): Promise<void> {
       const errors = runs.filter((x) => !x.ok);
       const o = measured.map((m) => m.overhead);
       const first = measured.map((m) => m.toFirstCall);
+      worst.p50 = Math.max(worst.p50, percentile(o, 50));
+      worst.p99 = Math.max(worst.p99, percentile(o, 99));
+      worst.errors += errors.length;
       report(
         `${label}: overhead p50`,
         percentile(o, 50),
@@ -465,6 +489,36 @@ export async function benchProviders(): Promise<void> {
       for (const e of errors.slice(0, 3)) console.log(`  error: ${e.why}`);
     }
 
+    const batches = `${concurrency} at once, worst of ${repeat} batches`;
+    record({
+      id: 'overhead-p50',
+      label: `${batches}: overhead p50`,
+      value: round(worst.p50, 1),
+      unit: 'ms',
+      goal: { op: '≤', value: 100 },
+    });
+    record({
+      id: 'overhead-p99',
+      label: `${batches}: overhead p99`,
+      value: round(worst.p99, 1),
+      unit: 'ms',
+      goal: { op: '≤', value: 300 },
+    });
+    record({
+      id: 'errors',
+      label: `${concurrency} at once, ${repeat} batches: errors`,
+      value: worst.errors,
+      unit: '',
+      goal: { op: '=', value: 0 },
+    });
+    const cpuMean = serverCpus.reduce((a, b) => a + b, 0) / serverCpus.length;
+    record({
+      id: 'cpu',
+      label: `server CPU per debate, ${concurrency} at once, mean`,
+      value: round(cpuMean, 1),
+      unit: 'ms',
+      goal: { op: '≤', value: 25 },
+    });
     // (3) The I/O floor, as (2), on the same simulator: what relaying the same calls' chunks costs.
     await floor(sim, concurrency, repeat, serverCpus);
   } finally {

@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, newContext } from '../test/ui/browser.js';
 import { startLongModel } from '../test/ui/long-model.js';
 import { ADMIN, startUiServer, type UiServer } from '../test/ui/server.js';
+import { record, round } from './figures.js';
 import { percentile, report } from './stats.js';
 
 /** Signs in through the form when the server has accounts; returns the cookie header for API calls. */
@@ -73,6 +74,13 @@ async function firstView(browser: Browser, server: UiServer) {
     'kB',
     `${(kB(first) / 80).toFixed(2)}× the 80 kB goal (${first.map((s) => s.path).join(', ')}); preloaded when idle: ${kB(later).toFixed(1)} kB`,
   );
+  record({
+    id: 'first-view',
+    label: 'first view: JavaScript transferred (gzip)',
+    value: round(kB(first), 1),
+    unit: 'kB',
+    goal: { op: '≤', value: 80 },
+  });
   await fresh.close();
   await context.close();
 }
@@ -118,6 +126,13 @@ async function navigation(browser: Browser, server: UiServer) {
     'ms',
     `goal ≤ 500 ms; baseline bare page ${baseline.toFixed(1)} ms (${(ui / baseline).toFixed(1)}×)`,
   );
+  record({
+    id: 'interactive',
+    label: 'navigation → interactive, cold cache, p50',
+    value: Math.round(ui),
+    unit: 'ms',
+    goal: { op: '≤', value: 500 },
+  });
 }
 
 async function streaming(browser: Browser) {
@@ -147,6 +162,13 @@ async function streaming(browser: Browser) {
       'tasks',
       `longest ${Math.max(0, ...tasks).toFixed(0)} ms; goal none; idle baseline ${idle.length} tasks`,
     );
+    record({
+      id: 'streaming-long-tasks',
+      label: 'five models streaming: long tasks (> 50 ms)',
+      value: tasks.length,
+      unit: '',
+      goal: { op: '=', value: 0 },
+    });
     await context.close();
   } finally {
     await server.close();
@@ -203,6 +225,14 @@ async function longSession(browser: Browser) {
       'ms',
       `${answers} answers on screen, ${words} words; long tasks while loading: ${loadTasks.length} (longest ${Math.max(0, ...loadTasks).toFixed(0)} ms)`,
     );
+    record({ id: 'session-open', label: '25-answer session: open → rendered', value: Math.round(open), unit: 'ms' });
+    record({
+      id: 'session-long-tasks',
+      label: '25-answer session: long tasks while it opens',
+      value: loadTasks.length,
+      unit: '',
+      goal: { op: '=', value: 0 },
+    });
     report(
       'long session: unfold a round → next frame (max)',
       Math.max(...clicks),

@@ -28,6 +28,7 @@ import * as z from 'zod';
 import type { AllpagesParams, RevisionsParams } from '../sdk/src/generated/wiki/index.js';
 import { allpages as allpagesTsx, revisions as revisionsTsx } from '../sdk/src/generated/wiki/index.js';
 import { encodeForm as encodeFormTsx, query as queryTsx } from '../sdk/src/wiki/index.js';
+import { record, round } from './figures.js';
 import { percentile, report } from './stats.js';
 
 const WARMUP_MS = 400;
@@ -383,6 +384,20 @@ export async function benchWiki(): Promise<void> {
     const zodOver = zod / viaQ;
     report('wiki: query() / bare URLSearchParams', overBare, 'x', `goal <= 2.0: ${overBare <= 2 ? 'met' : 'NOT met'}`);
     report('wiki: zod / query()', zodOver, 'x', `goal >= 3.0: ${zodOver >= 3 ? 'met' : 'NOT met'}`);
+    record({
+      id: 'over-bare',
+      label: '(a) `query()` / bare `URLSearchParams`',
+      value: round(overBare, 2),
+      unit: '×',
+      goal: { op: '≤', value: 2 },
+    });
+    record({
+      id: 'zod-over',
+      label: '(b) zod schemas / `query()`',
+      value: round(zodOver, 2),
+      unit: '×',
+      goal: { op: '≥', value: 3 },
+    });
     // Where the totals go: the encoder apart from validation and building.
     report(
       'wiki: (info) encoding: URLSearchParams / encodeForm',
