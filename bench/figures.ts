@@ -122,14 +122,14 @@ export function renderTable(runs: Map<string, Run>, order: readonly string[]): s
   return rows.join('\n');
 }
 
-const TABLE = /(<!-- figures:begin -->\n)[\s\S]*?(\n<!-- figures:end -->)/g;
+const TABLE = /(<!-- figures:begin -->\n)(?:[\s\S]*?\n)?(<!-- figures:end -->)/g;
 // `<!-- figure size/allpages 1 -->13.1<!-- /figure -->`: the figure's value, to 1 decimal if a digit count is given.
 const INLINE = /<!-- figure ([\w-]+)\/([\w-]+)(?: (\d))? -->[^<]*<!-- \/figure -->/g;
 
 /** `text` with its figures table and every inline figure rendered from `runs`; throws on an unknown figure. */
 export function renderReadme(text: string, runs: Map<string, Run>, order: readonly string[]): string {
   return text
-    .replace(TABLE, (_, begin: string, end: string) => `${begin}${renderTable(runs, order)}${end}`)
+    .replace(TABLE, (_, begin: string, end: string) => `${begin}${renderTable(runs, order)}\n${end}`)
     .replace(INLINE, (_, bench: string, id: string, digits?: string) => {
       const f = runs.get(bench)?.figures.find((x) => x.id === id);
       if (!f) throw new Error(`No recorded figure ${bench}/${id} (bench/results/${bench}.json)`);
