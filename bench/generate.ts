@@ -1,9 +1,7 @@
 /**
- * `npm run generate` (full regeneration: openapi → server routes and schemas, SDK, the wiki catalogue →
- * builders), wall time of the real command (`node generator/run.mjs`, which rewrites the committed
- * files), median of 5 runs, goal < 3 s; for information, the same through `node --import tsx generator/src/cli.ts`. Baseline in the same run, interleaved: a bare `node`
- * start, and `node --import tsx` running an empty module (the floor of any `npm run` script started
- * through tsx). Also checks the output is byte-identical across the runs (a hash of every generated file).
+ * `npm run generate` (the full regeneration), wall time of the real command, median of 5; for information the
+ * same through `node --import tsx generator/src/cli.ts`. Baselines interleaved in the same run: a bare `node`
+ * start, and `node --import tsx` on an empty module. Also checks the output is byte-identical across runs.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

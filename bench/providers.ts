@@ -1,22 +1,9 @@
 /**
- * Speed with real HTTP providers: the server as `npm start` runs it (`dist/server.mjs`, a child
- * process) calls a provider simulator in another process (`provider-sim.ts`: Anthropic Messages,
- * OpenAI Chat Completions and Gemini streamGenerateContent SSE over loopback, fixed latencies) through its normal
- * configuration (`CONSILIUM_SLOT<N>_BASE_URL`, keys). The client (this process) streams
- * `POST /consilium/deep/stream` 3-round debates.
- *
- * Each debate's critical path comes from the simulator's own log: its calls fall into waves (a
- * round's calls all start after the previous round's last call ended; the verdict is the last
- * wave), and the critical path is the sum of each wave's longest call. Overhead = the client's
- * wall time (POST sent → `session.ended` read) − that critical path.
- *
- * Figures: (1) one debate at a time: overhead, goal ≤ 40 ms; (2) 50 concurrent 3-round debates:
- * overhead p50 ≤ 100 ms and p99 ≤ 300 ms, 0 errors, and the time from POST to the debate's first
- * upstream call; (3) server CPU per 3-round debate (utime + stime of the server process, from
- * /proc), goal ≤ 25 ms, and as a ratio to the I/O floor: the same debates served in the same run by
- * `relay.ts`, which only relays the chunks. `BENCH_CPU_PROF=<dir>` runs the server with `--cpu-prof` into <dir>;
- * `BENCH_REPEAT=<n>` repeats the concurrent run (default 3); `BENCH_CONCURRENCY` (default 50); `BENCH_BUNDLE=<path>`
- * runs that prebuilt bundle instead of building `dist/server.mjs`.
+ * Speed with real HTTP providers: the bundle `npm start` runs (a child process) calls `provider-sim.ts` (another
+ * process, fixed latencies) through its normal slot configuration, and this process streams 3-round debates:
+ * one at a time, then 50 at once (repeated). Overhead = client wall time − the debate's critical path, taken
+ * from the simulator's own log; server CPU per debate from /proc, beside the I/O floor (`relay.ts`) in the
+ * same run. Settings (`BENCH_*`): bench/README.md.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -1,12 +1,7 @@
 /**
- * The web UI in real Chromium (playwright-core, Debian's /usr/bin/chromium), against the server as `npm start` runs it:
- * (1) JavaScript shipped for the first view, as transferred (min+gz), goal ≤ 80 kB;
- * (2) navigation → interactive (the question field on screen) with a cold cache, median of 7, goal ≤ 500 ms, beside a
- *     bare page with one input served by `node:http`;
- * (3) long tasks (Long Tasks API) while five offline models stream ~500 deltas/s in total, goal none > 50 ms, beside the
- *     same page idle;
- * (4) a 5-round session of 25 long answers (~1500 words of Markdown each, from a loopback model): open → rendered, and
- *     the longest main-thread task and click → next frame while unfolding every round.
+ * The web UI in real Chromium (playwright-core, /usr/bin/chromium) against the server as `npm start` runs it:
+ * first-view JavaScript as transferred; navigation → interactive, beside a bare page with one input; long tasks
+ * while five offline models stream, beside the same page idle; and a 25-answer session opening and unfolding.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
