@@ -68,8 +68,16 @@ describe('recorded results', () => {
       expect(Number.isNaN(Date.parse(r.date))).toBe(false);
       const ids = r.figures.map((f) => f.id);
       expect(new Set(ids).size, name).toBe(ids.length);
-      for (const f of r.figures) expect(Number.isFinite(f.value), `${name}/${f.id}`).toBe(true);
+      for (const f of r.figures) {
+        expect(Number.isFinite(f.value), `${name}/${f.id}`).toBe(true);
+        expect(f.met, `${name}/${f.id}`).toBe(f.goal ? meets(f.value, f.goal) : undefined);
+      }
     }
+  });
+
+  it('are shown in the table of bench/README.md', () => {
+    const text = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+    expect(text).toMatch(/<!-- figures:begin -->\n\| Bench \|[\s\S]*<!-- figures:end -->/);
   });
 
   // A README whose figures differ from what the recorded runs render states a figure no run produced:

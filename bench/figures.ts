@@ -16,6 +16,8 @@ export interface Figure {
   value: number;
   unit: string;
   goal?: { op: GoalOp; value: number };
+  /** Whether `value` meets `goal`, written beside it for readers of the file (`meets` decides). */
+  met?: boolean;
   /** When this figure was measured apart from the rest of its run (a mutation folder's own run). */
   measured?: string;
 }
@@ -61,7 +63,7 @@ export function record(figure: Figure): void {
 
 /** The figures recorded since the last call, as the run of `bench` by `command`. */
 export function takeRun(bench: string, command: string): Run {
-  const figures = recorded;
+  const figures = recorded.map((f) => (f.goal ? { ...f, met: meets(f.value, f.goal) } : f));
   recorded = [];
   return {
     bench,

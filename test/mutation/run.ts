@@ -22,6 +22,7 @@ interface ScoreFigure {
   value: number;
   unit: '%';
   goal: { op: '≥'; value: 85 };
+  met: boolean;
   measured: string;
 }
 
@@ -36,6 +37,7 @@ function recordScore(folder: string, score: number, detected: number, valid: num
     value: Number(score.toFixed(2)),
     unit: '%',
     goal: { op: '≥', value: 85 },
+    met: score >= 85,
     measured: `${day} UTC at \`${commit}\`, ${detected} of ${valid}, ${seconds} s, load ${loadavg()[0]!.toFixed(1)}`,
   };
   const at = results.figures.findIndex((f) => f.id === folder);
