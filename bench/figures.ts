@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type GoalOp = '≤' | '<' | '≥' | '=';
 
@@ -151,7 +152,7 @@ export function updateReadmes(root: URL = new URL('../', import.meta.url)): stri
   const runs = readRuns();
   const changed: string[] = [];
   for (const path of READMES) {
-    const file = join(root.pathname, path);
+    const file = join(fileURLToPath(root), path);
     const text = readFileSync(file, 'utf8');
     const next = renderReadme(text, runs, TABLE_ORDER);
     if (next !== text) {
