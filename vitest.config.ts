@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{server,generator,sdk,test,catalogue,docs,web}/**/*.test.ts'],
+    include: ['{server,generator,sdk,test,catalogue,docs,web,bench}/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     // Type tests (`*.test-d.ts`) run through tsc: openapi-typescript's reading of the contract
     // against the server's and the SDK's types.

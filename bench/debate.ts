@@ -1,41 +1,12 @@
 /**
- * What the debate engine and its event stream cost, with simulated providers of exactly known
- * timing (`sim-model.ts`: per slot a fixed time to first token, delay per token and token count):
- *
- * 1. Critical path. A 5-model, 3-round `engine.deep` takes at least the slowest model's call in each
- *    round (rounds run one after another, models within a round at once) plus the verdict call
- *    (slot 1). Wall time over that ideal, median of several runs; goal ≤ 1.02. For information:
- *    the same calls driven bare (no engine, no AI SDK: `doStream` read to its end, round by round),
- *    which shows what the simulated models' timers alone add; the engine's time outside the model
- *    calls; and, per stage (round or verdict), the time from its `round.started` /
- *    `synthesis.started` event to its last seat's `doStream`, with how busy the event loop was.
- * 2. First token. From a provider's first token (the sim model's `performance.now()` when it
- *    enqueues its first text delta) to the client's read of the first `answer.delta` SSE message,
- *    over real HTTP on loopback (`@hono/node-server`, client `fetch` reading the body stream),
- *    server and client in this one process (one event loop, one clock). The client leaves after
- *    that message, which cancels the debate. p50; goal ≤ 5 ms. Baseline: a bare `node:http` server
- *    writing one SSE message, timed the same way to the same client.
- * 3. Concurrency. 500 streamed 2-round debates started at once against one server on loopback.
- *    The server runs in a child process (this file, `node --import tsx`), so its RSS and CPU are its
- *    own and the clients (`node:http`, one connection each, in this process) get the other core.
- *    Errors (non-200, a stream not ending with `session.ended` status `completed`, an unparsable
- *    message, or `seq`/`id`/`event` out of step), goal 0; added event latency p99, goal < 50 ms; the
- *    server's peak RSS (sampled every 50 ms, as the goal asks; the kernel's high-water mark beside
- *    it), goal < 512 MB. For information: how long the debates took against their ideal, the
- *    server's CPU, and how many debates one core sustains at this pace (ideal duration / CPU per
- *    debate): when that is below the load, the server runs behind and every debate stretches.
- *
- * Added event latency, method: the child wraps the engine so that each session's `EventLog` gets,
- * before the SSE handler's own listener, one that records the emission time of every event (`seq`)
- * on `performance.timeOrigin + performance.now()`. The client stamps each chunk when `node:http`
- * hands it over, on the same expression in its own process. The two processes' clocks are aligned
- * by IPC ping-pong before the load (offset from the round trip with the smallest RTT, error ≤ RTT/2,
- * printed). Latency = receive time − emission time, for every event of every stream. It covers the
- * path from `emit` to the client (handler, Hono's SSE stream, the socket), not the time a token
- * waits before the engine emits it; a server that runs behind shows that in the debates' duration.
- * The same figure for debates run one at a time is the baseline: what the path costs unloaded.
- *
- * Goals are read from the output, never asserted.
+ * What the debate engine and its event stream cost, with simulated providers of exactly known timing
+ * (`sim-model.ts`), so each figure has an ideal to compare with:
+ * 1. a 5-model, 3-round `engine.deep` against its critical path (slowest call per round + the verdict);
+ * 2. a provider's first token to the client's first `answer.delta` over SSE on loopback, against a bare
+ *    `node:http` SSE write;
+ * 3. 500 streamed debates at once against a server in a child process: errors, the latency each event
+ *    adds from `emit` to the client (clocks aligned over IPC; the same debates one at a time are the
+ *    baseline), and the server's peak RSS and CPU.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -57,6 +28,7 @@ import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
 import { benchCaller } from '../test/support/caller.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
+import { record, round } from './figures.js';
 import { callMs, SIM_PROFILES, type SimCall, SimLanguageModel } from './sim-model.js';
 import { percentile, report } from './stats.js';
 
@@ -194,6 +166,13 @@ async function criticalPath(): Promise<void> {
   report('debate: bare sim calls, no engine, median', bare, 'ms', `${(bare / ideal).toFixed(3)}x ideal (sim timer lateness)`);
   report(`debate: engine.deep 5 models, ${ROUNDS} rounds, median`, wall, 'ms', `of ${walls.length} runs after 2 warm-ups`);
   report('debate: engine.deep / ideal critical path', wall / ideal, 'x', `goal <= 1.02: ${goal(wall / ideal <= 1.02)}`);
+  record({
+    id: 'critical-path',
+    label: '`engine.deep` / ideal critical path',
+    value: round(wall / ideal, 3),
+    unit: '×',
+    goal: { op: '≤', value: 1.02 },
+  });
   report(
     'debate: (info) engine time outside model calls',
     median(outside),
@@ -323,6 +302,13 @@ async function firstToken(): Promise<void> {
     'ms',
     `${(app50 / base).toFixed(2)}x baseline; goal <= 5 ms: ${goal(app50 <= 5)}; n=${viaApp.length}, p90 ${percentile(viaApp, 90).toFixed(2)} ms, same process`,
   );
+  record({
+    id: 'first-token',
+    label: 'first token → client `answer.delta` p50',
+    value: round(app50, 2),
+    unit: 'ms',
+    goal: { op: '≤', value: 5 },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -671,6 +657,21 @@ async function concurrency(): Promise<void> {
         `kernel high-water mark ${mb(server.maxRss).toFixed(0)} MB; heap at peak ${mb(server.heapAtPeak.heapUsed).toFixed(0)} used / ` +
         `${mb(server.heapAtPeak.heapTotal).toFixed(0)} MB, external ${mb(server.heapAtPeak.external).toFixed(0)} MB`,
     );
+    record({ id: 'errors', label: `${CONCURRENT} streams: errors`, value: errors, unit: '', goal: { op: '=', value: 0 } });
+    record({
+      id: 'latency-p99',
+      label: `${CONCURRENT} streams: added event latency p99`,
+      value: round(p99, 1),
+      unit: 'ms',
+      goal: { op: '<', value: 50 },
+    });
+    record({
+      id: 'peak-rss',
+      label: `${CONCURRENT} streams: server peak RSS`,
+      value: Math.round(mb(server.peakRss)),
+      unit: 'MB',
+      goal: { op: '<', value: 512 },
+    });
     report(
       `debate: (info) ${CONCURRENT} streams: debate duration p50`,
       median(results.map((r) => r.ms)),

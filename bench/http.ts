@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '../test/support/server.js';
+import { record, round } from './figures.js';
 import { percentile, report } from './stats.js';
 
 const ROUNDS = 2_000;
@@ -42,6 +43,13 @@ export async function benchHttp(): Promise<void> {
     report('http: bare node:http GET p50 (baseline)', baseline, 'ms');
     report('http: app GET /health p50', viaApp, 'ms', `${(viaApp / baseline).toFixed(2)}x baseline`);
     report('http: app POST bad body -> 400 problem p50', rejected, 'ms', `${(rejected / baseline).toFixed(2)}x baseline`);
+    record({ id: 'health', label: '`GET /health` p50 / bare `node:http`', value: round(viaApp / baseline, 2), unit: '×' });
+    record({
+      id: 'rejected',
+      label: 'rejected `POST /consilium/deep` p50 / bare `node:http`',
+      value: round(rejected / baseline, 2),
+      unit: '×',
+    });
   } finally {
     bare.close();
     await app.close();

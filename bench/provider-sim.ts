@@ -1,14 +1,8 @@
 /**
- * A provider simulator in its own process: OpenAI-compatible Chat Completions SSE
- * (`POST …/chat/completions`), Anthropic Messages SSE (`POST …/messages`) and Gemini
- * `POST …/models/<model>:streamGenerateContent?alt=sse` over loopback HTTP,
- * with fixed per-model latencies (first token, then the rest spread evenly to the model's total).
- * Asked for JSON with a schema, it streams a value drawn from that schema, so the final round
- * and the verdict parse. Every call is logged (start, first byte, end, debate tag) so the bench
- * can compute each debate's critical path from the simulator's own clock.
- *
- * Run by `bench/providers.ts` with `fork`; it answers `{ type: 'log' }` with the calls so far and
- * `{ type: 'cpu' }` with its own CPU time.
+ * A provider simulator in its own process: Chat Completions, Anthropic Messages and Gemini streaming over
+ * loopback HTTP with fixed per-model latencies, JSON drawn from the schema when one is asked for. It logs every
+ * call (start, first byte, end, debate tag) so `providers.ts` computes critical paths from its clock; it answers
+ * `{ type: 'log' }` with the calls and `{ type: 'cpu' }` with its CPU time.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

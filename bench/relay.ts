@@ -1,15 +1,8 @@
 /**
- * The I/O floor for `providers.ts`: the least a Node process must do to serve a streamed 3-round
- * debate against the same simulator, and nothing else. `POST /consilium/deep/stream` makes the
- * same calls in the same waves (five slots per round over keep-alive `node:http`, in the slots'
- * wire formats, then one verdict call) and relays every chunk it reads to the client as one SSE
- * message (`JSON.stringify` of the chunk's text), gathered into writes by the server's own
- * `WriteBatcher` (so it makes no more syscalls than the server), then `session.ended`. No engine,
- * no frame parsing, no JSON schemas, no store, no auth, no logging.
- *
- * It is the baseline the server's CPU per debate is compared with in the same run: whatever the
- * server spends beyond it is Consilium's own work. Run as a child process by `providers.ts`
- * (`tsx bench/relay.ts <simulator port>`); it prints `{"msg":"listening","url":…}` as the server does.
+ * The I/O floor for `providers.ts`: the least a Node process does to serve the same streamed debates, so the
+ * server's CPU can be read against it. It makes the same upstream calls in the same waves and relays every
+ * chunk as one SSE message through the server's own `WriteBatcher`: no engine, parsing, store, auth or logging.
+ * Run by `providers.ts` as `tsx bench/relay.ts <simulator port>`.
  */
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

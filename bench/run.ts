@@ -1,7 +1,14 @@
-/** `npm run bench [-- http|wiki|debate|sessions|size|providers|ui|generate]`: every benchmark (or the named ones), each as ratios against a baseline measured in the same run. */
+/**
+ * `npm run bench [-- <name>…] [--update-readme]`: every benchmark (or the named ones), each as ratios against a
+ * baseline measured in the same run. Each records its headline figures in `bench/results/<name>.json`;
+ * `--update-readme` then rewrites the READMEs' figures from those files (`figures.ts`); given alone, it runs
+ * no benchmark.
+ */
 import { benchDebate } from './debate.js';
+import { takeRun, updateReadmes, writeRun } from './figures.js';
 import { benchGenerate } from './generate.js';
 import { benchHttp } from './http.js';
+import { benchOpenapi } from './openapi.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
 import { benchSize } from './size.js';
@@ -17,16 +24,29 @@ const BENCHES: Record<string, () => Promise<void>> = {
   providers: benchProviders,
   ui: benchUi,
   generate: benchGenerate,
+  openapi: benchOpenapi,
 };
-const names = process.argv.slice(2);
+const args = process.argv.slice(2);
+const updateReadme = args.includes('--update-readme');
+const names = args.filter((a) => a !== '--update-readme');
 const unknown = names.filter((n) => !Object.hasOwn(BENCHES, n));
 if (unknown.length > 0) {
   console.error(`Unknown benchmark: ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}.`);
   process.exit(2);
 }
 
+// The settings a run was made with belong to its command (e.g. BENCH_DATABASE=/dev/shm/… for providers).
+const settings = Object.entries(process.env)
+  .filter(([k]) => k.startsWith('BENCH_'))
+  .map(([k, v]) => `${k}=${v} `)
+  .join('');
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
-for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
+const toRun = names.length > 0 ? names : updateReadme ? [] : Object.keys(BENCHES);
+for (const name of toRun) {
   console.log();
   await BENCHES[name]!();
+  const run = takeRun(name, `${settings}npm run bench -- ${name}`);
+  writeRun(run);
+  console.log(`recorded ${run.figures.length} figures in bench/results/${name}.json`);
 }
+if (updateReadme) console.log(`\nREADMEs rewritten: ${updateReadmes().join(', ') || 'none (already current)'}`);

@@ -20,6 +20,7 @@ import { openStore } from '../server/src/sessions/open.js';
 import type { Step } from '../server/src/sessions/store.js';
 import { ROOT } from '../test/support/process.js';
 import { startServer } from '../test/support/server.js';
+import { record, round } from './figures.js';
 import { percentile, report } from './stats.js';
 
 const GETS = 2_000;
@@ -72,6 +73,13 @@ async function cachedVersusUncached(): Promise<void> {
         `${(cached / baseline).toFixed(2)}x baseline; goal <= 2 ms`,
       );
       report('sessions: GET /sessions/{id} uncached p50', uncached, 'ms', `${(uncached / cached).toFixed(2)}x cached`);
+      record({
+        id: 'cached-get',
+        label: '`GET /sessions/{id}` cached p50',
+        value: round(cached, 2),
+        unit: 'ms',
+        goal: { op: '≤', value: 2 },
+      });
     } finally {
       bare.close();
     }
@@ -152,6 +160,12 @@ async function sustainedWrites(): Promise<void> {
       'ev/s',
       `store ${(ours / naive).toFixed(1)}x baseline`,
     );
+    record({
+      id: 'writes',
+      label: 'store writes, 100 debates at once / one commit per event',
+      value: round(ours / naive, 1),
+      unit: '×',
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -216,6 +230,13 @@ async function coldStart(): Promise<void> {
   const ours = percentile(server, 50);
   report('sessions: cold start, bare node:http (baseline)', baseline, 'ms', `median of ${runs}`);
   report('sessions: cold start, server (fresh data dir)', ours, 'ms', `${(ours / baseline).toFixed(1)}x baseline; goal < 500 ms`);
+  record({
+    id: 'cold-start',
+    label: 'cold start, spawn → listening, median',
+    value: Math.round(ours),
+    unit: 'ms',
+    goal: { op: '<', value: 500 },
+  });
 }
 
 export async function benchSessions(): Promise<void> {

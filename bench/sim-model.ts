@@ -1,20 +1,8 @@
 /**
- * A simulated provider for the benchmarks: a `LanguageModelV3` whose timing is exactly known, so a
- * debate's ideal duration can be computed and set against what the engine takes.
- *
- * Each slot has a fixed time to first token, a fixed delay per further token and a fixed number of
- * tokens (text deltas), with no jitter: a call lasts `callMs(profile)` from `doStream` to `finish`.
- * Deltas are due at absolute times (`start + firstTokenMs + i * tokenMs`), not after relative
- * sleeps, so timer lateness (about 1 ms per wake-up) never accumulates over a call: a call ends
- * within one timer tick of its nominal end. One timer per stream at a time (`pacedStream`);
- * deltas already due when it fires (a server running behind) go out together, as a socket read
- * would deliver several frames. Structured output (`responseFormat.type === 'json'`
- * with a schema) is JSON drawn once per slot and schema by `sampleJson`, which satisfies the schema,
- * then cut into the same number of deltas (`maxOutputTokens` is ignored). An abort stops the stream
- * at once with an AbortError.
- *
- * The model does almost no work per call (the text is cached), unlike a real provider client,
- * which parses an SSE body over TLS: CPU measured with it is the engine's and the server's alone.
+ * A simulated provider (`LanguageModelV3`) of exactly known timing, so a debate's ideal duration can be
+ * computed: per slot a fixed time to first token, delay per token and token count, no jitter. Deltas are due
+ * at absolute times, so timer lateness never accumulates; structured output is JSON drawn from the schema.
+ * It does almost no work per call, so CPU measured with it is the engine's and the server's alone.
  */
 import type {
   JSONSchema7,

@@ -11,6 +11,7 @@ import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
 import * as modules from '../sdk/src/generated/wiki/index.js';
 import type { ModuleSpec } from '../sdk/src/wiki/types.js';
+import { record } from './figures.js';
 import { report } from './stats.js';
 
 const SDK = new URL('../sdk/src/', import.meta.url).pathname;
@@ -98,7 +99,9 @@ async function measure(source: string, fullZod = false, stubbed: readonly string
 
 const kB = (n: number) => Math.round(n / 10) / 100;
 
-function print(name: string, m: Measured, goalKb?: number): void {
+function print(name: string, m: Measured, goalKb?: number, figure?: { id: string; label: string }): void {
+  if (figure)
+    record({ ...figure, value: kB(m.gzipped), unit: 'kB', ...(goalKb !== undefined && { goal: { op: '≤', value: goalKb } }) });
   const ratio = goalKb
     ? ` = ${(m.gzipped / 1000 / goalKb).toFixed(2)}× the ${goalKb} kB goal${m.gzipped <= goalKb * 1000 ? ' (met)' : ' (NOT met)'}`
     : '';
@@ -159,8 +162,12 @@ function everyTypeModules(richest: string): string[] {
  * Where allpages + `query()`'s bytes go: each part stubbed out (its exports kept, its bodies gone), and what
  * that saves. The last row is the request builder with no validation at all: what any validator adds to.
  */
-const PARTS: [string, string[]][] = [
-  ['title parsing (title-part rule, assertuser)', ['wiki/validate/title.ts', 'wiki/validate/ip.ts', 'wiki/validate/user.ts']],
+const PARTS: [string, string[], figureId?: string][] = [
+  [
+    'title parsing (title-part rule, assertuser)',
+    ['wiki/validate/title.ts', 'wiki/validate/ip.ts', 'wiki/validate/user.ts'],
+    'title-parsing',
+  ],
   ['the fast path (the wiki speed goal)', ['wiki/fast.ts']],
   [
     'the full path (the ParamValidator port)',
@@ -178,12 +185,25 @@ const PARTS: [string, string[]][] = [
 
 async function printParts(source: string, whole: Measured): Promise<void> {
   const all: string[] = [];
-  for (const [name, files] of PARTS) {
+  for (const [name, files, id] of PARTS) {
     all.push(...files);
     const without = await measure(source, false, files);
     console.log(`    ${name}: ${kB(whole.gzipped - without.gzipped)} kB gzip (${files.join(', ')})`);
+    if (id)
+      record({
+        id,
+        label: `wiki: of \`allpages\`, ${name}, gzip`,
+        value: kB(whole.gzipped - without.gzipped),
+        unit: 'kB',
+      });
   }
   const floor = await measure(source, false, all);
+  record({
+    id: 'allpages-unvalidated',
+    label: 'wiki: the same, every validator stubbed out (request building only), gzip',
+    value: kB(floor.gzipped),
+    unit: 'kB',
+  });
   console.log(
     `    left with all of them stubbed (request building, no validation): ${kB(floor.gzipped)} kB gzip, ${kB(floor.minified)} kB minified`,
   );
@@ -194,11 +214,16 @@ export async function benchSize(): Promise<void> {
   const wiki = (name: string, group: string) =>
     `import { query } from './wiki/index.js';\nimport { ${name} } from './generated/wiki/${name}.js';\nexport const build = (p) => query({ ${group}: [${name}(p)] });\n`;
   const allpages = await measure(wiki('allpages', 'list'));
-  print('wiki: allpages builder + query()', allpages, 5);
+  print('wiki: allpages builder + query()', allpages, 5, { id: 'allpages', label: 'wiki: `allpages` builder + `query()`, gzip' });
   await printParts(wiki('allpages', 'list'), allpages);
   const rich = richestModule();
   const richGroup = (modules as unknown as Record<string, { spec: ModuleSpec }>)[rich.name]!.spec.group;
-  print(`wiki: ${rich.name} builder + query() (types: ${rich.types.join(', ')})`, await measure(wiki(rich.name, richGroup)));
+  print(
+    `wiki: ${rich.name} builder + query() (types: ${rich.types.join(', ')})`,
+    await measure(wiki(rich.name, richGroup)),
+    undefined,
+    { id: 'richest', label: `wiki: \`${rich.name}\` (the most parameter types) + \`query()\`, gzip` },
+  );
   // No catalogue module uses every type (`title` only `prop=info`): the fewest modules that do, with
   // templated parameters, `info` conditions and rules too (`prop=revisions`).
   const every = everyTypeModules(rich.name);
@@ -208,6 +233,8 @@ export async function benchSize(): Promise<void> {
       `import { query } from './wiki/index.js';\n${every.map((m) => `import { ${m} } from './generated/wiki/${m}.js';`).join('\n')}\n` +
         `export const build = (p) => query({ ${groupsOf(every)} });\n`,
     ),
+    undefined,
+    { id: 'every-type', label: `wiki: every type and feature (${every.map((m) => `\`${m}\``).join(' + ')}), gzip` },
   );
   // What the validators of the reference implementation that allpages + query() uses weigh on their
   // own, without the request builder, the fast path or any descriptor: a floor for any bundle built on them.
@@ -216,13 +243,26 @@ export async function benchSize(): Promise<void> {
     await measure(
       "export { validateParam } from './wiki/validate/core.js';\nexport { userDef } from './wiki/validate/user.js';\n",
     ),
+    undefined,
+    { id: 'validators', label: 'wiki: the reference validators alone, gzip' },
   );
   const debate =
     "export { createConsiliumClient } from './client.js';\nexport { streamDeepDebate } from './generated/sdk.gen.js';\n";
   const baseline = await measure(debate, true);
   print('baseline: the same debate client with full zod', baseline);
   const mini = await measure(debate);
-  print('debate client: createConsiliumClient + streamDeepDebate (zod/mini validation)', mini, 15);
+  print('debate client: createConsiliumClient + streamDeepDebate (zod/mini validation)', mini, 15, {
+    id: 'debate-client',
+    label: 'debate client (`createConsiliumClient` + `streamDeepDebate`), gzip',
+  });
   console.log(`    ${(mini.gzipped / baseline.gzipped).toFixed(2)}× the full-zod baseline`);
-  print('facade: Consilium (every operation, validated)', await measure("export { Consilium } from './facade/consilium.js';\n"));
+  print(
+    'facade: Consilium (every operation, validated)',
+    await measure("export { Consilium } from './facade/consilium.js';\n"),
+    undefined,
+    {
+      id: 'facade',
+      label: 'the whole `Consilium` facade, gzip',
+    },
+  );
 }

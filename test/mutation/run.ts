@@ -2,15 +2,48 @@
  * `npm run mutate [folder…]`: StrykerJS over each folder of `folders.ts` in turn (all by default),
  * one mutant at a time (`concurrency: 1`: the machine is shared), incremental (a rerun tests only
  * mutants whose code or tests changed), then the mutation score of each folder and how long it took.
- * Reports: `reports/mutation/<folder>.json` (mutation-testing-report-schema) and `.html`.
+ * Reports: `reports/mutation/<folder>.json` (mutation-testing-report-schema) and `.html`; a whole folder's
+ * score also goes to `bench/results/mutation.json`, which READMEs quote (`npm run bench -- --update-readme`).
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { basename } from 'node:path';
 import { FOLDERS } from './folders.js';
 
 interface Report {
   files: Record<string, { mutants: { status: string }[] }>;
+}
+
+/** A folder's score as `bench/results/mutation.json` keeps it (the shape of `bench/figures.ts`' figures). */
+interface ScoreFigure {
+  id: string;
+  label: string;
+  value: number;
+  unit: '%';
+  goal: { op: '≥'; value: 85 };
+  met: boolean;
+  measured: string;
+}
+
+function recordScore(folder: string, score: number, detected: number, valid: number, seconds: number): void {
+  const path = 'bench/results/mutation.json';
+  const results = JSON.parse(readFileSync(path, 'utf8')) as { figures: ScoreFigure[] };
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const day = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const figure: ScoreFigure = {
+    id: folder,
+    label: `\`${folder}\``,
+    value: Number(score.toFixed(2)),
+    unit: '%',
+    goal: { op: '≥', value: 85 },
+    met: score >= 85,
+    measured: `${day} UTC at \`${commit}\`, ${detected} of ${valid}, ${seconds} s, load ${loadavg()[0]!.toFixed(1)}`,
+  };
+  const at = results.figures.findIndex((f) => f.id === folder);
+  if (at >= 0) results.figures[at] = { ...figure, label: results.figures[at]!.label };
+  else results.figures.push(figure);
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
 }
 
 const DETECTED = new Set(['Killed', 'Timeout']);
@@ -76,6 +109,7 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
     }
   }
   const score = (100 * count.detected) / Math.max(1, count.detected + count.undetected);
+  if (!only) recordScore(name, score, count.detected, count.detected + count.undetected, seconds);
   rows.push(
     `${label.padEnd(10)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
       `not valid ${count.other}  (${seconds} s)`,
