@@ -22,7 +22,7 @@ import {
   sameOrigin,
   secureCookies,
 } from './auth.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'consilium-auth-'));
 let store: SqliteSessionStore;

@@ -11,7 +11,7 @@ import { FakeDebate } from '../../../test/sessions/store-contract.js';
 import { Accounts } from '../accounts/accounts.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
 import { SqliteSessionStore } from '../sessions/sqlite/store.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 
 /** What `ownerOf` and `scopeOf` give for a request made as `user` (none: no authenticated user). */
