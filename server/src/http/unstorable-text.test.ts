@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
-import { unstorableText, unstorableFields } from './unstorable-text.js';
+import { unstorableFields, unstorableText } from './unstorable-text.js';
 
 describe('unstorableText', () => {
   it('names lone surrogates of either half, and NUL', () => {
