@@ -11,10 +11,10 @@ import { promisify } from 'node:util';
 import sqlite3 from 'sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../../sdk/src/generated/types.gen.js';
-import { backupCli } from '../../server/src/sessions/backup.js';
-import { Connection } from '../../server/src/sessions/sqlite/connection.js';
-import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/sessions/sqlite/migrations.js';
-import { SqliteSessionStore } from '../../server/src/sessions/sqlite/store.js';
+import { backupCli } from '../../server/src/store/backup.js';
+import { Connection } from '../../server/src/store/sqlite/connection.js';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/store/sqlite/migrations.js';
+import { SqliteSessionStore } from '../../server/src/store/sqlite/sessions.js';
 import { StoreError } from '../../server/src/sessions/store.js';
 import { debateSteps, describeStoreContract, FakeDebate, rejection } from './store-contract.js';
 

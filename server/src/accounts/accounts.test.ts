@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import { Accounts, FIRST_ADMIN, MAX_PASSWORD, MIN_PASSWORD, TOKEN_PREFIX } from './accounts.js';
 import { hashPassword } from './passwords.js';
 import { hashSecret } from './secrets.js';

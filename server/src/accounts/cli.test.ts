@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import { EXIT, printable, usersCli } from './cli.js';
 import { openAccounts } from './open.js';
 import { LOCAL_OWNER } from './store.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../accounts/accounts.js';
 import { hashSecret, randomId } from '../accounts/secrets.js';
 import type { OperationSecurity } from '../generated/routes.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import {
   type AuthOptions,
   authenticate,

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FakeDebate } from '../../../test/sessions/store-contract.js';
 import { Accounts } from '../accounts/accounts.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import type { AppEnv } from './deps.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 

@@ -9,10 +9,10 @@ import type { SessionStore } from './store.js';
 /** An SQLite file path, or a `postgres://` URL. */
 export async function openStore(location: string): Promise<SessionStore> {
   if (isDatabaseUrl(location)) {
-    const { PostgresSessionStore } = await import('./postgres/store.js');
+    const { PostgresSessionStore } = await import('../store/postgres/sessions.js');
     return PostgresSessionStore.open(location);
   }
-  const { SqliteSessionStore } = await import('./sqlite/store.js');
+  const { SqliteSessionStore } = await import('../store/sqlite/sessions.js');
   return SqliteSessionStore.open(location);
 }
 

@@ -9,7 +9,7 @@ import { type EventBody, EventLog } from '../debate/events.js';
 import { SessionCache } from './cache.js';
 import { type RecorderOptions, SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
 import { Sessions } from './sessions.js';
-import { SqliteSessionStore } from './sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import { type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 let dir: string;

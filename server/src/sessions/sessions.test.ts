@@ -16,7 +16,7 @@ import { SessionCache } from './cache.js';
 import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
 import { ALL_OWNERS, BadCursorError, decodeCursor, encodeCursor, Sessions } from './sessions.js';
-import { SqliteSessionStore } from './sqlite/store.js';
+import { SqliteSessionStore } from '../store/sqlite/sessions.js';
 import { type SessionStore, type Step, summaryOf } from './store.js';
 
 const ALICE = 'usr_alice';

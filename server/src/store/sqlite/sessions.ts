@@ -19,7 +19,7 @@ import {
   type SessionStore,
   type Step,
   StoreError,
-} from '../store.js';
+} from '../../sessions/store.js';
 import { SqliteAccountStore } from './accounts.js';
 import { Connection, type Row, storeError } from './connection.js';
 import { makeDirectory } from './directory.js';

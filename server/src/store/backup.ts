@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, isDatabaseUrl, loadConfig, loadDotEnv } from '../config/config.js';
-import { openStore } from './open.js';
+import { openStore } from '../sessions/open.js';
 
 const USAGE = `usage: npm run backup -- <destination>
   destination  a file path for the SQLite store, or a postgres:// URL when the store is PostgreSQL`;

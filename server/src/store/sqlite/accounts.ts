@@ -9,7 +9,7 @@ import {
   type UserPatch,
   type UserRecord,
 } from '../../accounts/store.js';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 import type { Connection, Row } from './connection.js';
 
 /** Runs `work` in the store's write transaction (one at a time, with the sessions' steps). */

@@ -19,7 +19,7 @@ import {
   type SessionStore,
   type Step,
   StoreError,
-} from '../store.js';
+} from '../../sessions/store.js';
 import { PostgresAccountStore } from './accounts.js';
 import { isUnavailable, toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
