@@ -179,11 +179,14 @@ describe('writes', () => {
       const a = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
       const b = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
       exec.mockClear();
-      // Two callbacks of one timers phase, as two requests read in one poll: microtasks run between them.
+      // Two callbacks of one loop phase, as two requests read in one poll, with microtasks run between them.
+      // Immediates, not timers: two `setTimeout(0)`s may fall due a millisecond apart and run in two turns,
+      // while immediates queued together always run in one check phase, and one queued by a callback of that
+      // phase (the first write's drain) runs in the next turn, after the second write.
       const written = await new Promise<Promise<void>[]>((resolve) => {
         const both: Promise<void>[] = [];
-        setTimeout(() => both.push(store.sessions.write(a)), 0);
-        setTimeout(() => resolve([...both, store.sessions.write(b)]), 0);
+        setImmediate(() => both.push(store.sessions.write(a)));
+        setImmediate(() => resolve([...both, store.sessions.write(b)]));
       });
       await Promise.all(written);
       expect(exec.mock.calls.filter(([sql]) => sql.startsWith('BEGIN IMMEDIATE'))).toHaveLength(1);
