@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL store against a real server (a throwaway cluster, or CONSILIUM_TEST_DATABASE_URL):
- * the shared store contract, then what only a shared database has — several instances on one
+ * The PostgreSQL database against a real server (a throwaway cluster, or CONSILIUM_TEST_DATABASE_URL):
+ * the shared session and account store contracts, then what only a shared database has — several instances on one
  * database seeing each other's writes live, migrating once when they start together, and
  * recovering only the sessions of instances that are gone. Each test has its own database.
  */
@@ -61,9 +61,9 @@ afterEach(async () => {
 });
 
 async function instance(url: string, options?: PostgresStoreOptions): Promise<PostgresDatabase> {
-  const store = await PostgresDatabase.open(url, options);
-  opened.push(store);
-  return store;
+  const database = await PostgresDatabase.open(url, options);
+  opened.push(database);
+  return database;
 }
 
 async function sql<R extends object = Record<string, unknown>>(url: string, text: string, params?: unknown[]): Promise<R[]> {
@@ -239,12 +239,12 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const url = await server!.createDatabase();
     // `hung` renews no lease in this test: its lease is then expired by hand, as if it had stopped 30 s ago.
     const [live, stopped, hung] = await Promise.all([instance(url), instance(url), instance(url, { heartbeatMs: 3_600_000 })]);
-    const running = async (store: PostgresDatabase, label: string) => {
+    const running = async (database: PostgresDatabase, label: string) => {
       const d = new FakeDebate({ owner: `usr_${label}` });
-      await store.sessions.write(d.start().step());
+      await database.sessions.write(d.start().step());
       d.startRound(1);
       d.answer(1, 1);
-      await store.sessions.write(d.step({ rounds: [1] }));
+      await database.sessions.write(d.step({ rounds: [1] }));
       return d;
     };
     const [ofLive, ofStopped, ofHung] = await Promise.all([
@@ -318,16 +318,16 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
 
   it('holds a lease while open and gives it up on close', async () => {
     const url = await server!.createDatabase();
-    const store = await PostgresDatabase.open(url, { leaseMs: 30_000 });
+    const database = await PostgresDatabase.open(url, { leaseMs: 30_000 });
     const [lease] = await sql<{ left: number }>(
       url,
       'SELECT extract(epoch FROM expires_at - now()) AS left FROM instances WHERE id = $1',
-      [store.sessions.instanceId],
+      [database.sessions.instanceId],
     );
     expect(Number(lease!.left)).toBeGreaterThan(20);
-    await store.close();
-    await store.close();
-    expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [store.sessions.instanceId])).toStrictEqual([]);
+    await database.close();
+    await database.close();
+    expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [database.sessions.instanceId])).toStrictEqual([]);
   });
 });
 
@@ -421,18 +421,18 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
 
   it('backs up with pg_dump, to a file pg_restore reads or straight into another database', async () => {
     const url = await server!.createDatabase();
-    const store = await instance(url);
+    const database = await instance(url);
     const d = new FakeDebate({ owner: 'usr_backup' });
-    for (const step of debateSteps(d, 2)) await store.sessions.write(step);
+    for (const step of debateSteps(d, 2)) await database.sessions.write(step);
 
     const intoDb = await server!.createDatabase();
-    await store.backup(intoDb);
+    await database.backup(intoDb);
     expect(await (await instance(intoDb)).sessions.get(d.session.id)).toStrictEqual(d.session);
 
     const dir = mkdtempSync(join(tmpdir(), 'consilium-pg-backup-'));
     try {
       const file = join(dir, 'sessions.dump');
-      await store.backup(file);
+      await database.backup(file);
       expect(statSync(file).size).toBeGreaterThan(0);
       const restored = await server!.createDatabase();
       const binDir = findPostgresBin();
@@ -448,8 +448,8 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
   });
 
   it('says plainly that backup needs pg_dump when there is none', async () => {
-    const store = await instance(await server!.createDatabase(), { pgDump: '/nonexistent/pg_dump' });
-    const error = await store.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
+    const database = await instance(await server!.createDatabase(), { pgDump: '/nonexistent/pg_dump' });
+    const error = await database.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('pg_dump') });
   });
