@@ -37,6 +37,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/sessions/cache.test.ts',
       'server/src/sessions/recorder.test.ts',
       'server/src/sessions/snapshot.test.ts',
+      'server/src/store/sqlite/write-queue.test.ts',
       'test/store/sqlite.test.ts',
     ],
   },

@@ -4,8 +4,7 @@
  * retried one savepoint each if the bulk write fails, so a bad step fails alone and leaves nothing.
  * The session store and the account store share one queue, so their writes never contend for the lock.
  */
-import type { Step } from '../../sessions/store.js';
-import { StoreError } from '../../sessions/store.js';
+import { type Step, StoreError } from '../../sessions/store.js';
 import { type Connection, storeError } from './connection.js';
 import { stepsSql } from './steps.js';
 
