@@ -26,6 +26,7 @@ import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
 import { createApp } from '../server/src/http/app.js';
 import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
+import { openDatabase } from '../server/src/store/open.js';
 import { benchCaller } from '../test/support/caller.js';
 import { type SseMessage, SseParser } from '../test/support/sse.js';
 import { record, round } from './figures.js';
@@ -233,16 +234,17 @@ async function bareSseServer(): Promise<{ url: string; written: () => number; cl
   };
 }
 
-/** Sessions stored as the product stores them: SQLite in a fresh file. */
-function benchSessions() {
-  return openSessions({ database: join(mkdtempSync(join(tmpdir(), 'consilium-bench-')), 'sessions.db'), cacheSize: 50 });
+/** Sessions stored as the product stores them: SQLite in a fresh file, with the accounts beside them. */
+async function benchSessions() {
+  const database = await openDatabase(join(mkdtempSync(join(tmpdir(), 'consilium-bench-')), 'sessions.db'));
+  return { database, sessions: await openSessions(database.sessions, { cacheSize: 50 }) };
 }
 
 async function firstToken(): Promise<void> {
   const calls: SimCall[] = [];
   const { config, engine: engineSettings } = settings(simPanel((call) => calls.push(call)));
-  const sessions = await benchSessions();
-  const { accounts, authorization } = await benchCaller(sessions);
+  const { database, sessions } = await benchSessions();
+  const { accounts, authorization } = await benchCaller(database.accounts);
   const app = createApp({
     config,
     logger: createLogger('silent'),
@@ -362,8 +364,8 @@ async function serveDebates(): Promise<void> {
     }
   }
   const { config, engine } = settings(simPanel());
-  const sessions = await benchSessions();
-  const { accounts, authorization } = await benchCaller(sessions);
+  const { database, sessions } = await benchSessions();
+  const { accounts, authorization } = await benchCaller(database.accounts);
   const app = createApp({
     config,
     logger: createLogger('silent'),

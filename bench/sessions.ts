@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import type { DebateEvent, Session } from '../sdk/src/generated/types.gen.js';
 import { bundleServer } from '../server/build.js';
-import { openStore } from '../server/src/sessions/open.js';
 import type { Step } from '../server/src/sessions/store.js';
+import { openDatabase } from '../server/src/store/open.js';
 import { ROOT } from '../test/support/process.js';
 import { startServer } from '../test/support/server.js';
 import { record, round } from './figures.js';
@@ -132,7 +132,8 @@ async function sustainedWrites(): Promise<void> {
   const events = steps.reduce((n, s) => n + s.events.length, 0);
   const dir = mkdtempSync(join(tmpdir(), 'consilium-bench-writes-'));
   try {
-    const store = await openStore(join(dir, 'store.db'));
+    const database = await openDatabase(join(dir, 'store.db'));
+    const store = database.sessions;
     const debates = 100;
     const work = Array.from({ length: debates }, (_, i) => renamed(steps, `ses_BENCH${String(i).padStart(21, '0')}`));
     const start = performance.now();
@@ -143,7 +144,7 @@ async function sustainedWrites(): Promise<void> {
       }),
     );
     const seconds = (performance.now() - start) / 1000;
-    await store.close();
+    await database.close();
 
     const naive = await naiveEventWrites(join(dir, 'naive.db'), work.slice(0, 10));
     const ours = (debates * events) / seconds;

@@ -1,6 +1,6 @@
 /**
  * The server's layers, checked from the source: the domain (config, debate, sessions, accounts) knows
- * nothing of Hono or of `http/`, each folder imports only the folders below it, and no module imports
+ * nothing of Hono, of `http/` or of `store/`, each folder imports only the folders below it, and no module imports
  * itself through others. Type-only imports count too: a cycle of types is still a tangle.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +15,9 @@ export const LAYERS: Record<string, readonly string[]> = {
   config: [],
   debate: ['config'],
   accounts: ['config'],
-  sessions: ['config', 'debate', 'accounts'],
+  sessions: ['config', 'debate'],
+  // The database: implements the session and account stores (their interfaces live with their domains).
+  store: ['config', 'debate', 'accounts', 'sessions'],
   generated: [],
   http: ['config', 'debate', 'accounts', 'sessions', 'generated'],
 };

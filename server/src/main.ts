@@ -12,6 +12,7 @@ import { LOCAL_OWNER } from './http/owner.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
+import { type Database, openDatabase } from './store/open.js';
 
 const { version } = packageJson;
 
@@ -32,10 +33,11 @@ async function start(): Promise<void> {
   // they belong in the log, at debug level since they repeat per call.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
     logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
+  let database: Database;
   let sessions: Sessions;
   try {
-    sessions = await openSessions({
-      database: config.database,
+    database = await openDatabase(config.database);
+    sessions = await openSessions(database.sessions, {
       cacheSize: config.sessionCacheSize,
       storeRetryMs: config.storeRetryMs,
       logger,
@@ -44,7 +46,7 @@ async function start(): Promise<void> {
     console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
     process.exit(1);
   }
-  const accounts = openAccounts(sessions.store.accounts, config);
+  const accounts = openAccounts(database.accounts, config);
   try {
     const adminPassword = process.env.CONSILIUM_ADMIN_PASSWORD || undefined;
     const created = await accounts.bootstrap({ ...(adminPassword && { password: adminPassword }), adopt: LOCAL_OWNER });
@@ -90,13 +92,16 @@ async function start(): Promise<void> {
   const stop = () => {
     server.close();
     (server as Server).closeAllConnections();
-    sessions.close().then(
-      () => process.exit(0),
-      (err: Error) => {
-        logger.error('closing the session store failed', { error: err.message });
-        process.exit(1);
-      },
-    );
+    sessions
+      .close()
+      .then(() => database.close())
+      .then(
+        () => process.exit(0),
+        (err: Error) => {
+          logger.error('closing the session store failed', { error: err.message });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -1,17 +1,16 @@
 /**
- * Entry point of `npm run users -- <command>` (see `accounts/cli.ts`): opens the configured store, and
- * only the store — not the session cache or crash recovery, which belong to a running server that may
+ * Entry point of `npm run users -- <command>` (see `accounts/cli.ts`): opens the configured database, and
+ * only the database — not the session cache or crash recovery, which belong to a running server that may
  * be using the same database right now.
  */
 import { pathToFileURL } from 'node:url';
 import { EXIT, openFailure, usersCli } from './accounts/cli.js';
 import { openAccounts } from './accounts/open.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
-import { openStore } from './sessions/open.js';
-import type { SessionStore } from './sessions/store.js';
+import { type Database, openDatabase } from './store/open.js';
 
 export async function main(args: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
-  let store: SessionStore | undefined;
+  let database: Database | undefined;
   try {
     return await usersCli(
       args,
@@ -24,11 +23,11 @@ export async function main(args: readonly string[], env: Record<string, string |
           throw error;
         }
         try {
-          store = await openStore(config.database);
+          database = await openDatabase(config.database);
         } catch (error) {
           throw openFailure(EXIT.failed, `cannot open the store at ${redact(config.database)}: ${(error as Error).message}`);
         }
-        return openAccounts(store.accounts, config);
+        return openAccounts(database.accounts, config);
       },
       {
         out: (line) => process.stdout.write(`${line}\n`),
@@ -41,7 +40,7 @@ export async function main(args: readonly string[], env: Record<string, string |
       },
     );
   } finally {
-    await store?.close();
+    await database?.close();
   }
 }
 

@@ -18,6 +18,7 @@ import { streamAnswer } from '../../server/src/debate/call.js';
 import { createSlotModel } from '../../server/src/debate/models.js';
 import { createApp } from '../../server/src/http/app.js';
 import { openSessions } from '../../server/src/sessions/open.js';
+import { openDatabase } from '../../server/src/store/open.js';
 
 const listen = (server: Server | ReturnType<typeof createTcpServer>): Promise<number> =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
@@ -157,9 +158,10 @@ describe("the server's log", () => {
       CONSILIUM_ALLOWED_HOSTS: '*',
     };
     const config = loadConfig(env);
-    const sessions = await openSessions({ database: config.database, cacheSize: 5 });
+    const database = await openDatabase(config.database);
+    const sessions = await openSessions(database.sessions, { cacheSize: 5 });
     const logger = createLogger('warn', (line) => lines.push(JSON.parse(line)));
-    const accounts = openAccounts(sessions.store.accounts, config);
+    const accounts = openAccounts(database.accounts, config);
     const { user } = await accounts.createUser({ username: 'ops', password: 'ops-password-for-tests' });
     const { token } = await accounts.createToken(user.id, 'tests');
     const app = createApp({ config, env, logger, version: 'test', sessions, accounts });
@@ -188,6 +190,7 @@ describe("the server's log", () => {
       expect(failed[0]!.message).toContain(`127.0.0.1:${port}`);
     } finally {
       await sessions.close();
+      await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

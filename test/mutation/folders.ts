@@ -17,8 +17,9 @@ export const FOLDERS: Record<string, MutationFolder> = {
     mutate: ['server/src/debate/engine.ts'],
     tests: ['server/src/debate/engine.test.ts', 'test/debate/protocol.test.ts', 'test/debate/engine-modes.test.ts'],
   },
-  // The session layer in front of the stores, and the SQLite store with the accounts it keeps beside the
-  // sessions (the store contract in sqlite.test.ts covers both; the HTTP side of accounts is `http`'s).
+  // The session layer in front of the stores, and the SQLite database with the session and account stores
+  // it keeps side by side (the store contracts in test/store/sqlite.test.ts cover both; the HTTP side of
+  // accounts is `http`'s).
   sessions: {
     mutate: [
       'server/src/sessions/sessions.ts',
@@ -26,15 +27,18 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/sessions/recorder.ts',
       // The recorder's copy of a running session (what each step stores).
       'server/src/sessions/snapshot.ts',
-      'server/src/sessions/sqlite/store.ts',
-      'server/src/sessions/sqlite/accounts.ts',
+      'server/src/store/sqlite/sessions.ts',
+      'server/src/store/sqlite/write-queue.ts',
+      'server/src/store/sqlite/steps.ts',
+      'server/src/store/sqlite/accounts.ts',
     ],
     tests: [
       'server/src/sessions/sessions.test.ts',
       'server/src/sessions/cache.test.ts',
       'server/src/sessions/recorder.test.ts',
       'server/src/sessions/snapshot.test.ts',
-      'test/sessions/sqlite.test.ts',
+      'server/src/store/sqlite/write-queue.test.ts',
+      'test/store/sqlite.test.ts',
     ],
   },
   // The HTTP/auth layer: problems, host check, security headers, unread bodies, text checks, owner
@@ -45,7 +49,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/host-check.ts',
       'server/src/http/security-headers.ts',
       'server/src/http/unread-body.ts',
-      'server/src/http/faithful-text.ts',
+      'server/src/http/unstorable-text.ts',
       'server/src/http/owner.ts',
       'server/src/http/auth.ts',
       'server/src/http/accounts.ts',
@@ -56,7 +60,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/host-check.test.ts',
       'server/src/http/security-headers.test.ts',
       'server/src/http/unread-body.test.ts',
-      'server/src/http/faithful-text.test.ts',
+      'server/src/http/unstorable-text.test.ts',
       'server/src/http/rate-limit.test.ts',
       'server/src/http/owner.test.ts',
       'server/src/http/auth.test.ts',

@@ -109,7 +109,7 @@ describe('a store that is down', () => {
   it('a closed store: GET /sessions and a debate start answer 503 store_unavailable with Retry-After, not 500', async () => {
     server = await startServer();
     expect((await server.fetch('/sessions')).status).toBe(200);
-    await server.sessions.store.close();
+    await server.database.close();
 
     await expectStoreUnavailable(await server.fetch('/sessions'));
     await expectStoreUnavailable(await server.fetch('/consilium/deep', json({ question: 'Shard or not?', rounds: 2 })));

@@ -2,10 +2,10 @@
 
 import type { Accounts } from '../../server/src/accounts/accounts.js';
 import { openAccounts } from '../../server/src/accounts/open.js';
-import type { Sessions } from '../../server/src/sessions/sessions.js';
+import type { AccountStore } from '../../server/src/accounts/store.js';
 
-export async function benchCaller(sessions: Sessions): Promise<{ accounts: Accounts; authorization: string }> {
-  const accounts = openAccounts(sessions.store.accounts, { signInIdleMinutes: 60, signInMaxHours: 24 });
+export async function benchCaller(store: AccountStore): Promise<{ accounts: Accounts; authorization: string }> {
+  const accounts = openAccounts(store, { signInIdleMinutes: 60, signInMaxHours: 24 });
   const { user } = await accounts.createUser({ username: 'bench', password: 'bench-password' });
   const { token } = await accounts.createToken(user.id, 'bench');
   return { accounts, authorization: `Bearer ${token}` };

@@ -17,6 +17,7 @@ import { LOCAL_OWNER } from '../../server/src/http/owner.js';
 import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
+import { type Database, openDatabase } from '../../server/src/store/open.js';
 
 /** Someone with an API token: an SDK client and a `fetch` that send it. */
 export interface Caller {
@@ -35,6 +36,8 @@ export interface Caller {
 export interface RunningServer extends Caller {
   baseUrl: string;
   config: Config;
+  /** The database it stores sessions and accounts in. */
+  database: Database;
   sessions: Sessions;
   accounts: Accounts;
   /** The SDK with no credentials. */
@@ -74,12 +77,12 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     ...env,
   };
   const config = loadConfig(all);
-  const sessions = await openSessions({
-    database: config.database,
+  const database = await openDatabase(config.database);
+  const sessions = await openSessions(database.sessions, {
     cacheSize: config.sessionCacheSize,
     storeRetryMs: config.storeRetryMs,
   });
-  const accounts = openAccounts(sessions.store.accounts, config, TEST_SCRYPT);
+  const accounts = openAccounts(database.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;
   await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });
   // Slot keys come from `env` only, never from the machine running the tests.
@@ -113,6 +116,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     ...self,
     baseUrl,
     config,
+    database,
     sessions,
     accounts,
     scrypt: TEST_SCRYPT,
@@ -126,6 +130,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     close: async () => {
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       await sessions.close();
+      await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

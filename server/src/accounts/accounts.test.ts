@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeDebate } from '../../../test/sessions/store-contract.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { FakeDebate } from '../../../test/support/fake-debate.js';
+import { SqliteDatabase } from '../store/sqlite/database.js';
 import { Accounts, FIRST_ADMIN, MAX_PASSWORD, MIN_PASSWORD, TOKEN_PREFIX } from './accounts.js';
 import { hashPassword } from './passwords.js';
 import { hashSecret } from './secrets.js';
@@ -23,17 +23,17 @@ const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const dir = mkdtempSync(join(tmpdir(), 'consilium-accounts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let store: SqliteSessionStore;
+let db: SqliteDatabase;
 let clock: number;
 let accounts: Accounts;
 let n = 0;
 const at = (ms: number) => new Date(ms).toISOString();
 
 beforeEach(async () => {
-  store = await SqliteSessionStore.open(join(dir, `accounts-${n++}.db`));
+  db = await SqliteDatabase.open(join(dir, `accounts-${n++}.db`));
   clock = T0;
   accounts = new Accounts({
-    store: store.accounts,
+    store: db.accounts,
     signInIdleMs: IDLE,
     signInMaxMs: MAX,
     scrypt: SMALL,
@@ -41,7 +41,7 @@ beforeEach(async () => {
     touchEveryMs: MINUTE,
   });
 });
-afterEach(() => store.close());
+afterEach(() => db.close());
 
 /** The code of the AccountError `work` rejects with. */
 async function errorCode(work: Promise<unknown>): Promise<string> {
@@ -71,7 +71,7 @@ describe('bootstrap', () => {
 
   it('generates a 24-character password when none is given, and refuses one too short', async () => {
     await expect(accounts.bootstrap({ password: 'short', adopt: 'local' })).rejects.toThrow(AccountError);
-    expect(await store.accounts.countUsers()).toBe(0);
+    expect(await db.accounts.countUsers()).toBe(0);
     const first = (await accounts.bootstrap({ adopt: 'local' }))!;
     expect(first.password).toMatch(/^[0-9A-Za-z]{24}$/);
     expect(await accounts.signIn('admin', first.password)).toBeDefined();
@@ -124,7 +124,7 @@ describe('users', () => {
     expect(disabled).toEqual({ ...user, disabled: true });
     expect(await accounts.authenticateSignIn(first.secret)).toBeUndefined();
     expect(await accounts.signIn('carol', 'carol-password')).toBeUndefined();
-    expect((await store.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 5_000));
+    expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 5_000));
     const enabled = await accounts.updateUser(user.id, { disabled: false });
     expect(enabled.disabled).toBe(false);
     expect(await accounts.authenticateSignIn(first.secret)).toBeUndefined();
@@ -171,20 +171,20 @@ describe('users', () => {
   it('an admin created with `adopt` on an empty store is its first user and takes the sessions of that owner', async () => {
     const sessionOf = async (owner: string) => {
       const d = new FakeDebate({ owner });
-      await store.write(d.start().step());
+      await db.sessions.write(d.start().step());
       return d.session.id;
     };
-    const ownerOf = async (id: string) => (await store.get(id))?.owner;
+    const ownerOf = async (id: string) => (await db.sessions.get(id))?.owner;
     // A plain user never adopts.
     const early = await sessionOf(LOCAL_OWNER);
     const plain = (await accounts.createUser({ username: 'ida', password: 'ida-password', adopt: LOCAL_OWNER })).user;
     expect(await ownerOf(early)).toBe(LOCAL_OWNER);
     await accounts.deleteUser(plain.id);
-    expect(await store.accounts.countUsers()).toBe(0);
+    expect(await db.accounts.countUsers()).toBe(0);
 
     const first = (await accounts.createUser({ username: 'kim', role: 'admin', password: 'kim-password', adopt: LOCAL_OWNER }))
       .user;
-    expect(await store.accounts.getUser(first.id)).toMatchObject({ username: 'kim', role: 'admin' });
+    expect(await db.accounts.getUser(first.id)).toMatchObject({ username: 'kim', role: 'admin' });
     expect(await ownerOf(early)).toBe(first.id);
     // Once users exist, `adopt` is a plain creation: the user is made once, and takes nothing.
     const late = await sessionOf(LOCAL_OWNER);
@@ -241,7 +241,7 @@ describe('passwords', () => {
     const signIn = (await accounts.signIn('ivy', 'ivy-password'))!;
     clock += 1_000;
     expect(await accounts.setPassword(user.id, 'new-password')).toBeUndefined();
-    expect((await store.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 1_000));
+    expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 1_000));
     expect(await accounts.authenticateSignIn(signIn.secret)).toBeUndefined();
     expect(await accounts.signIn('ivy', 'ivy-password')).toBeUndefined();
     expect(await accounts.signIn('ivy', 'new-password')).toBeDefined();
@@ -266,7 +266,7 @@ describe('passwords', () => {
     const keep = (await accounts.authenticateSignIn(here.secret))!.via.id;
     clock += 2_000;
     expect(await accounts.changePassword(user.id, 'jack-password', 'next-password', keep)).toBe(true);
-    expect((await store.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 2_000));
+    expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 2_000));
     expect(await accounts.authenticateSignIn(here.secret)).toBeDefined();
     expect(await accounts.authenticateSignIn(elsewhere.secret)).toBeUndefined();
     expect(await accounts.signIn('jack', 'jack-password')).toBeUndefined();
@@ -277,17 +277,17 @@ describe('passwords', () => {
   it('rehashes a password stored with weaker parameters at the next sign-in, and only then', async () => {
     const { user } = await accounts.createUser({ username: 'kate', password: 'kate-password' });
     const weak = await hashPassword('kate-password', { N: 8, r: 1, p: 1 });
-    await store.accounts.updateUser(user.id, { passwordHash: weak, updatedAt: at(T0) });
+    await db.accounts.updateUser(user.id, { passwordHash: weak, updatedAt: at(T0) });
     expect(await accounts.signIn('kate', 'wrong-password')).toBeUndefined();
-    expect((await store.accounts.getUser(user.id))!.passwordHash).toBe(weak);
+    expect((await db.accounts.getUser(user.id))!.passwordHash).toBe(weak);
     clock += 3_000;
     expect(await accounts.signIn('kate', 'kate-password')).toBeDefined();
-    const rehashed = (await store.accounts.getUser(user.id))!;
+    const rehashed = (await db.accounts.getUser(user.id))!;
     expect(rehashed.passwordHash).toMatch(/^scrypt\$16\$1\$1\$/);
     expect(rehashed.updatedAt).toBe(at(T0 + 3_000));
     clock += 3_000;
     expect(await accounts.signIn('kate', 'kate-password')).toBeDefined();
-    expect((await store.accounts.getUser(user.id))!).toEqual(rehashed);
+    expect((await db.accounts.getUser(user.id))!).toEqual(rehashed);
   });
 });
 
@@ -298,7 +298,7 @@ describe('sign-ins', () => {
     expect(signIn.user).toEqual(user);
     expect(signIn.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(signIn.expiresAt).toBe(at(T0 + MAX));
-    const found = (await store.accounts.findSignIn(hashSecret(signIn.secret)))!;
+    const found = (await db.accounts.findSignIn(hashSecret(signIn.secret)))!;
     expect(found.signIn).toMatchObject({
       userId: user.id,
       createdAt: at(T0),
@@ -316,7 +316,7 @@ describe('sign-ins', () => {
   it('ends after the idle time without use, counted from the last recorded use', async () => {
     await accounts.createUser({ username: 'mia', password: 'mia-password' });
     const { secret } = (await accounts.signIn('mia', 'mia-password'))!;
-    const lastSeen = async () => (await store.accounts.findSignIn(hashSecret(secret)))?.signIn.lastSeenAt;
+    const lastSeen = async () => (await db.accounts.findSignIn(hashSecret(secret)))?.signIn.lastSeenAt;
     // Used within a minute of the last recorded use: not written again.
     clock = T0 + MINUTE - 1;
     expect(await accounts.authenticateSignIn(secret)).toBeDefined();
@@ -338,7 +338,7 @@ describe('sign-ins', () => {
     const { secret } = (await accounts.signIn('nina', 'nina-password'))!;
     clock = T0 + IDLE;
     expect(await accounts.authenticateSignIn(secret)).toBeUndefined();
-    expect(await store.accounts.findSignIn(hashSecret(secret))).toBeUndefined();
+    expect(await db.accounts.findSignIn(hashSecret(secret))).toBeUndefined();
   });
 
   it('ends at its absolute expiry however recently it was used', async () => {
@@ -349,7 +349,7 @@ describe('sign-ins', () => {
     }
     clock = T0 + MAX;
     expect(await accounts.authenticateSignIn(secret)).toBeUndefined();
-    expect(await store.accounts.findSignIn(hashSecret(secret))).toBeUndefined();
+    expect(await db.accounts.findSignIn(hashSecret(secret))).toBeUndefined();
   });
 
   it('signing out ends that sign-in only', async () => {
@@ -365,7 +365,7 @@ describe('sign-ins', () => {
     const { user } = await accounts.createUser({ username: 'quinn', password: 'quinn-password' });
     const { secret } = (await accounts.signIn('quinn', 'quinn-password'))!;
     // Disabled behind the domain's back (another instance, a restore): the check is at use, too.
-    await store.accounts.updateUser(user.id, { disabled: true, updatedAt: at(T0) });
+    await db.accounts.updateUser(user.id, { disabled: true, updatedAt: at(T0) });
     expect(await accounts.authenticateSignIn(secret)).toBeUndefined();
   });
 });
@@ -387,7 +387,7 @@ describe('API tokens', () => {
     // No `lastUsedAt` or `expiresAt` keys at all (not even undefined) until there is a value.
     expect(await accounts.listTokens(user.id)).toStrictEqual([listed]);
     expect(Object.keys(created).sort()).toEqual(['createdAt', 'id', 'name', 'prefix', 'token']);
-    expect((await store.accounts.findToken(hashSecret(created.token)))?.token.id).toBe(created.id);
+    expect((await db.accounts.findToken(hashSecret(created.token)))?.token.id).toBe(created.id);
     const principal = await accounts.authenticateToken(created.token);
     expect(principal).toEqual({ user, via: { kind: 'token', id: created.id } });
     expect(await errorCode(accounts.createToken('usr_none', 'x'))).toBe('not_found');
@@ -400,7 +400,7 @@ describe('API tokens', () => {
     expect(await accounts.authenticateToken(token.slice(TOKEN_PREFIX.length))).toBeUndefined();
     // The stored hash of a secret without the prefix is never even looked up.
     const bare = 'no-prefix-secret';
-    await store.accounts.createToken({
+    await db.accounts.createToken({
       id: 'tok_bare',
       userId: user.id,
       name: 'bare',
@@ -455,7 +455,7 @@ describe('API tokens', () => {
   });
 
   it('by default records last use once a minute and reads the real clock', async () => {
-    const defaults = new Accounts({ store: store.accounts, signInIdleMs: IDLE, signInMaxMs: MAX, scrypt: SMALL });
+    const defaults = new Accounts({ store: db.accounts, signInIdleMs: IDLE, signInMaxMs: MAX, scrypt: SMALL });
     const before = Date.now();
     const { user } = await defaults.createUser({ username: 'zoe', password: 'zoe-password' });
     const created = await defaults.createToken(user.id, 'ci');
@@ -466,7 +466,7 @@ describe('API tokens', () => {
     }
     // The default minute, on the test clock.
     const timed = new Accounts({
-      store: store.accounts,
+      store: db.accounts,
       signInIdleMs: IDLE,
       signInMaxMs: MAX,
       scrypt: SMALL,

@@ -1,7 +1,7 @@
 /**
  * Where accounts persist: users, their sign-ins (the server side of a session cookie) and their API
- * tokens. The session stores implement it (`sessions/sqlite/accounts.ts`, `sessions/postgres/accounts.ts`)
- * in the same database and migrations as the sessions, and pass the same contract tests.
+ * tokens. The database implements it (`store/sqlite/accounts.ts`, `store/postgres/accounts.ts`) in the same
+ * migrations as the sessions, and both implementations pass the same contract tests.
  * Secrets are never stored: only their SHA-256 (sign-ins, tokens) or scrypt hash (passwords).
  */
 

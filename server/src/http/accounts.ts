@@ -5,7 +5,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import { AccountError } from '../accounts/store.js';
 import type { Handlers } from '../generated/routes.js';
 import { SESSION_COOKIE, sameOrigin, secureCookies } from './auth.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
 type AccountOperations =

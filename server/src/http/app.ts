@@ -14,14 +14,14 @@ import { authenticate } from './auth.js';
 import { limitBody } from './body-limit.js';
 import { debateHandlers } from './debate.js';
 import { limitDebates } from './debate-limits.js';
+import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
-import type { AppDeps, AppEnv, DebateDeps } from './env.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
-import { problem, storeUnavailable, unfaithfulTextProblem, validationProblem } from './problem.js';
+import { problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     // Every validation failure of a generated route becomes one problem listing each field; so does valid
     // data holding text that could not be stored as sent (lone surrogates, NUL), before any handler sees it.
     defaultHook: (result, c) =>
-      result.success ? unfaithfulTextProblem(c, result.target, result.data) : validationProblem(c, result.target, result.error),
+      result.success ? unstorableTextProblem(c, result.target, result.data) : validationProblem(c, result.target, result.error),
   });
 
   app.use(requestId());

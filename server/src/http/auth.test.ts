@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../accounts/accounts.js';
 import { hashSecret, randomId } from '../accounts/secrets.js';
 import type { OperationSecurity } from '../generated/routes.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
+import { SqliteDatabase } from '../store/sqlite/database.js';
 import {
   type AuthOptions,
   authenticate,
@@ -22,18 +22,18 @@ import {
   sameOrigin,
   secureCookies,
 } from './auth.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'consilium-auth-'));
-let store: SqliteSessionStore;
+let db: SqliteDatabase;
 let accounts: Accounts;
 /** A user (role `user`) and an admin, each with an API token and a signed-in cookie. */
 const who = {} as Record<'alice' | 'root', { id: string; token: string; tokenId: string; cookie: string; signInId: string }>;
 
 beforeAll(async () => {
-  store = await SqliteSessionStore.open(join(dir, 'auth.db'));
+  db = await SqliteDatabase.open(join(dir, 'auth.db'));
   accounts = new Accounts({
-    store: store.accounts,
+    store: db.accounts,
     signInIdleMs: 3_600_000,
     signInMaxMs: 86_400_000,
     scrypt: { N: 16, r: 1, p: 1 },
@@ -50,7 +50,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await store.close();
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -270,7 +270,7 @@ describe('authenticate, on the contract', () => {
   it('a cookie of up to 100 characters is looked up; a longer one never is', async () => {
     const signIn = async (secret: string) => {
       const now = new Date();
-      await store.accounts.createSignIn({
+      await db.accounts.createSignIn({
         id: randomId('sgn'),
         userId: who.alice.id,
         secretHash: hashSecret(secret),

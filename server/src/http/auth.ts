@@ -11,7 +11,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import type { Accounts, Principal } from '../accounts/accounts.js';
 import { type OperationSecurity, operationSecurity, type SecurityRequirement } from '../generated/routes.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
 export const SESSION_COOKIE = 'consilium_session';

@@ -13,7 +13,7 @@ import { type EventLog, sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
-import type { AppEnv, DebateDeps } from './env.js';
+import type { AppEnv, DebateDeps } from './deps.js';
 import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
 import { problem } from './problem.js';

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { compileSecurity, isPublicPage } from './auth.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
 export function methodNotAllowed(): MiddlewareHandler<AppEnv> {

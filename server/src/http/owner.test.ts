@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FakeDebate } from '../../../test/sessions/store-contract.js';
+import { FakeDebate } from '../../../test/support/fake-debate.js';
 import { Accounts } from '../accounts/accounts.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
-import { SqliteSessionStore } from '../sessions/sqlite/store.js';
-import type { AppEnv } from './env.js';
+import { SqliteDatabase } from '../store/sqlite/database.js';
+import type { AppEnv } from './deps.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 
 /** What `ownerOf` and `scopeOf` give for a request made as `user` (none: no authenticated user). */
@@ -53,22 +53,22 @@ describe('sessions from before accounts', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the first admin adopts the sessions a pre-accounts version stored (owner "local")', async () => {
-    const store = await SqliteSessionStore.open(join(dir, 'sessions.db'));
+    const db = await SqliteDatabase.open(join(dir, 'sessions.db'));
     try {
       // What the versions before accounts wrote: the owner literally `local` (migration 2's note).
       const old = new FakeDebate({ owner: 'local' });
-      await store.write(old.start().step());
+      await db.sessions.write(old.start().step());
       const accounts = new Accounts({
-        store: store.accounts,
+        store: db.accounts,
         signInIdleMs: 60_000,
         signInMaxMs: 60_000,
         scrypt: { N: 16, r: 1, p: 1 },
       });
       await accounts.bootstrap({ password: 'admin-password', adopt: LOCAL_OWNER });
       const admin = (await accounts.findUser('admin'))!;
-      expect((await store.get(old.session.id))?.owner).toBe(admin.id);
+      expect((await db.sessions.get(old.session.id))?.owner).toBe(admin.id);
     } finally {
-      await store.close();
+      await db.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 /** Whose sessions a request may see: resolved from the user `authenticate` put on the context. */
 import type { Context } from 'hono';
 import { ALL_OWNERS, type OwnerScope } from '../sessions/sessions.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 
 export { LOCAL_OWNER } from '../accounts/store.js';
 

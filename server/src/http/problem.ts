@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
 import type { FieldError, Problem, ProblemCode } from '../../../sdk/src/generated/types.gen.js';
-import { unfaithfulFields } from './faithful-text.js';
+import { unstorableFields } from './unstorable-text.js';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -90,8 +90,8 @@ export function validationProblem(c: Context, target: string, error: ZodError): 
 }
 
 /** For data that validated: a 400 naming each string that cannot be stored as sent (`invalid_text`), if any. */
-export function unfaithfulTextProblem(c: Context, target: string, data: unknown): Response | undefined {
-  const errors = unfaithfulFields(data, LOCATIONS[target] ?? target);
+export function unstorableTextProblem(c: Context, target: string, data: unknown): Response | undefined {
+  const errors = unstorableFields(data, LOCATIONS[target] ?? target);
   return errors.length > 0 ? fieldsProblem(c, errors) : undefined;
 }
 

@@ -6,7 +6,7 @@ import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { threadMarkdown } from '../sessions/markdown.js';
 import { ALL_OWNERS, BadCursorError, type OwnerScope, type Sessions } from '../sessions/sessions.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
 type SessionOperations =

@@ -1,14 +1,14 @@
 /**
  * Refuses a JSON body that is not valid UTF-8 (400 `validation_failed`, field code `invalid_text`), before it is
  * parsed: a lenient decoder would turn each bad byte into U+FFFD and store text the client never sent, which the
- * service refuses for NUL and lone surrogates too (`faithful-text.ts`). The bytes read are kept by Hono, so the
+ * service refuses for NUL and lone surrogates too (`unstorable-text.ts`). The bytes read are kept by Hono, so the
  * validator parses them without reading the body again. Only an operation that takes a body has its body read: any
  * other request's is refused unread (`unread-body.ts`).
  */
 import type { MiddlewareHandler } from 'hono';
 import { routes } from '../generated/routes.js';
 import { compileSecurity, findOperation } from './auth.js';
-import type { AppEnv } from './env.js';
+import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;

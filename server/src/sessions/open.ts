@@ -1,23 +1,11 @@
-/** Opens the configured store and everything in front of it; recovers sessions a crash left running. */
-import { isDatabaseUrl } from '../config/config.js';
+/** Puts everything in front of an opened session store; recovers sessions a crash left running. */
 import type { Logger } from '../config/log.js';
 import { SessionCache } from './cache.js';
 import { SessionRecorder } from './recorder.js';
 import { Sessions } from './sessions.js';
 import type { SessionStore } from './store.js';
 
-/** An SQLite file path, or a `postgres://` URL. */
-export async function openStore(location: string): Promise<SessionStore> {
-  if (isDatabaseUrl(location)) {
-    const { PostgresSessionStore } = await import('./postgres/store.js');
-    return PostgresSessionStore.open(location);
-  }
-  const { SqliteSessionStore } = await import('./sqlite/store.js');
-  return SqliteSessionStore.open(location);
-}
-
 export interface OpenSessionsOptions {
-  database: string;
   cacheSize: number;
   logger?: Logger;
   /** How long streamed deltas may wait before they are written on their own. */
@@ -26,9 +14,11 @@ export interface OpenSessionsOptions {
   storeRetryMs?: number;
 }
 
-/** The store, the cache and the recorder, with sessions a previous process left `running` marked `interrupted`. */
-export async function openSessions(options: OpenSessionsOptions): Promise<Sessions> {
-  const store = await openStore(options.database);
+/**
+ * The store (from `store/open.ts`), the cache and the recorder, with sessions a previous process left
+ * `running` marked `interrupted`. Whoever opened the database closes it, after `Sessions.close`.
+ */
+export async function openSessions(store: SessionStore, options: OpenSessionsOptions): Promise<Sessions> {
   const interrupted = await store.recoverInterrupted(new Date());
   if (interrupted.length > 0) {
     options.logger?.warn('sessions interrupted by a previous stop', { sessions: interrupted.map((s) => s.id) });

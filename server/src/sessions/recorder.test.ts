@@ -3,24 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
-import { endedBody, FakeDebate } from '../../../test/sessions/store-contract.js';
+import { endedBody, FakeDebate } from '../../../test/support/fake-debate.js';
 import type { Logger } from '../config/log.js';
 import { type EventBody, EventLog } from '../debate/events.js';
+import { SqliteDatabase } from '../store/sqlite/database.js';
 import { SessionCache } from './cache.js';
 import { type RecorderOptions, SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
 import { Sessions } from './sessions.js';
-import { SqliteSessionStore } from './sqlite/store.js';
-import { type Step, UNSAVED_SEQ_LIMIT } from './store.js';
+import { type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
 
 let dir: string;
-let store: SqliteSessionStore;
+let db: SqliteDatabase;
+let store: SessionStore;
 /** Commits wait for this to be called, so a test can look between "raised" and "committed". */
 let openGate: () => void;
 let gate: Promise<void>;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'consilium-recorder-'));
-  store = await SqliteSessionStore.open(join(dir, 'sessions.db'));
+  db = await SqliteDatabase.open(join(dir, 'sessions.db'));
+  store = db.sessions;
   gate = new Promise((resolve) => (openGate = resolve));
   const write = store.write.bind(store);
   store.write = async (step: Step) => {
@@ -29,7 +31,7 @@ beforeEach(async () => {
   };
 });
 afterEach(async () => {
-  await store.close();
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
-import { debateSteps, endedBody, FakeDebate } from '../../../test/sessions/store-contract.js';
+import { debateSteps, endedBody, FakeDebate } from '../../../test/support/fake-debate.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { threadContext } from '../debate/thread.js';
+import { SqliteDatabase } from '../store/sqlite/database.js';
 import { SessionCache } from './cache.js';
 import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
 import { ALL_OWNERS, BadCursorError, decodeCursor, encodeCursor, Sessions } from './sessions.js';
-import { SqliteSessionStore } from './sqlite/store.js';
 import { type SessionStore, type Step, summaryOf } from './store.js';
 
 const ALICE = 'usr_alice';
@@ -24,11 +24,13 @@ const BOB = 'usr_bob';
 
 let dir: string;
 let sessions: Sessions;
-let store: SqliteSessionStore;
+let db: SqliteDatabase;
+let store: SessionStore;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'consilium-sessions-'));
-  store = await SqliteSessionStore.open(join(dir, 'sessions.db'));
+  db = await SqliteDatabase.open(join(dir, 'sessions.db'));
+  store = db.sessions;
   const cache = new SessionCache(50);
   sessions = new Sessions({ store, cache, recorder: new SessionRecorder({ store, cache, flushMs: 5 }) });
 });
@@ -37,6 +39,7 @@ let unhold = () => {};
 afterEach(async () => {
   unhold();
   await sessions.close(100);
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -326,7 +329,6 @@ describe("another owner's session in a thread", () => {
 function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStore {
   return {
     kind: store.kind,
-    accounts: store.accounts,
     write: (step) => store.write(step),
     get: (id) => store.get(id),
     list: (query) => store.list(query),
@@ -334,8 +336,6 @@ function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStor
     delete: (id) => store.delete(id),
     events: (id, after) => store.events(id, after),
     recoverInterrupted: (now) => store.recoverInterrupted(now),
-    backup: (to) => store.backup(to),
-    close: async () => {},
     ...extra,
   };
 }
@@ -546,9 +546,10 @@ describe('close', () => {
     await mine.recorder.live(log.sessionId)!.settled();
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'half an answer' });
     await mine.close(0);
-    const reopened = await SqliteSessionStore.open(store.file);
-    expect((await reopened.get(log.sessionId))?.status).toBe('running');
-    expect((await reopened.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'answer.delta']);
+    await db.close();
+    const reopened = await SqliteDatabase.open(db.file);
+    expect((await reopened.sessions.get(log.sessionId))?.status).toBe('running');
+    expect((await reopened.sessions.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'answer.delta']);
     await reopened.close();
   });
 
@@ -562,9 +563,10 @@ describe('close', () => {
       log.emit(endedBody());
     }, 50);
     await sessions.close(5000);
-    const reopened = await SqliteSessionStore.open(store.file);
-    expect((await reopened.get(log.sessionId))?.status).toBe('completed');
-    expect((await reopened.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'session.ended']);
+    await db.close();
+    const reopened = await SqliteDatabase.open(db.file);
+    expect((await reopened.sessions.get(log.sessionId))?.status).toBe('completed');
+    expect((await reopened.sessions.events(log.sessionId, 0)).map((e) => e.type)).toEqual(['round.started', 'session.ended']);
     await reopened.close();
   });
 });

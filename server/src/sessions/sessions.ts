@@ -40,15 +40,14 @@ export class Sessions {
 
   /**
    * Gives running debates (being cancelled by their closing connections) up to `graceMs` to record
-   * their end, writes whatever they raised, then closes the store. A run that outlives the grace
-   * is marked `interrupted` at the next start.
+   * their end, and writes whatever they raised; the database is closed after, by whoever opened it.
+   * A run that outlives the grace is marked `interrupted` at the next start.
    */
   async close(graceMs = 2000): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     await this.recorder.settled();
-    await this.store.close();
   }
 
   /** The session if it exists and `owner` may see it. */

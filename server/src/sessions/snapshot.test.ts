@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { FakeDebate } from '../../../test/sessions/store-contract.js';
+import { FakeDebate } from '../../../test/support/fake-debate.js';
 import { copyOf } from './snapshot.js';
 
 function debate() {

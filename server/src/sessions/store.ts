@@ -1,10 +1,9 @@
 /**
- * Where sessions persist. One interface, two implementations: SQLite (the embedded default, one
- * machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
+ * Where sessions persist. One interface, two implementations in `store/`: SQLite (the embedded default,
+ * one machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
-import type { Answer, DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
-import type { AccountStore } from '../accounts/store.js';
+import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -48,8 +47,6 @@ export interface ListPage {
 
 export interface SessionStore {
   readonly kind: 'sqlite' | 'postgres';
-  /** Users, sign-ins and tokens, in the same database and migrations. */
-  readonly accounts: AccountStore;
   /** Writes one step atomically. The first step of a session creates it. */
   write(step: Step): Promise<void>;
   get(id: string): Promise<Session | undefined>;
@@ -66,9 +63,6 @@ export interface SessionStore {
    * and appends a `session.ended` event to each; returns them as they now stand.
    */
   recoverInterrupted(now: Date): Promise<Session[]>;
-  /** An online, consistent copy of the whole store at `destination` (a file path or a database URL). */
-  backup(destination: string): Promise<void>;
-  close(): Promise<void>;
   /**
    * Instances sharing a store (PostgreSQL) see each other's writes: `listener` gets every event
    * another instance writes for `sessionId`, and `onChange` every session id another instance changed.
@@ -106,26 +100,6 @@ export function summaryOf(session: Session): SessionSummary {
     ...(session.threadId !== undefined && { threadId: session.threadId }),
     ...(session.parentId !== undefined && { parentId: session.parentId }),
   };
-}
-
-/**
- * An answer's scalar columns in the `answers` table, in table order after the session id (both stores): round,
- * position, slot, provider, model, input/output/total tokens, latency, finish reason, error code.
- */
-export function answerColumns(round: number, position: number, a: Answer) {
-  return [
-    round,
-    position,
-    a.slot,
-    a.provider,
-    a.model,
-    a.usage.inputTokens,
-    a.usage.outputTokens,
-    a.usage.totalTokens,
-    a.latencyMs,
-    a.finishReason,
-    a.error?.code,
-  ] as const;
 }
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';

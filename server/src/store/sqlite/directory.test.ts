@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 import { makeDirectory } from './directory.js';
 
 const root = mkdtempSync(join(tmpdir(), 'consilium-dir-'));

@@ -5,13 +5,11 @@
  * session whose writer's lease is gone was cut off by a crash or stop, and any instance may mark it
  * `interrupted` — at start and then once per lease period.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Pool, type PoolClient, type QueryConfig } from 'pg';
+import type { QueryConfig } from 'pg';
 import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
-  answerColumns,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -19,15 +17,13 @@ import {
   type SessionStore,
   type Step,
   StoreError,
-} from '../store.js';
-import { PostgresAccountStore } from './accounts.js';
-import { isUnavailable, toStoreError } from './errors.js';
-import { migrate } from './migrations.js';
+} from '../../sessions/store.js';
+import { answerColumns } from '../columns.js';
+import { toStoreError } from './errors.js';
 import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
+import type { PostgresAccess } from './pool.js';
 
-export interface PostgresStoreOptions {
-  /** Pool size (default 10), besides the one LISTEN connection. */
-  maxConnections?: number;
+export interface PostgresSessionOptions {
   /** This instance's id (default: a fresh UUID, so each start is a new instance). */
   instanceId?: string;
   /** How long a lease outlives its last renewal (default 30 s). */
@@ -38,8 +34,6 @@ export interface PostgresStoreOptions {
   recoverEveryMs?: number;
   /** How long to wait for a connection before failing with `unavailable` (default 10 s). */
   connectTimeoutMs?: number;
-  /** The `pg_dump` to back up with (default: `pg_dump` on PATH). */
-  pgDump?: string;
   /** Failures of background work (lease renewal, recovery, the LISTEN connection), which is retried. */
   onError?: (error: unknown) => void;
 }
@@ -130,23 +124,16 @@ function answerArrays(rounds: readonly Round[]): unknown[][] {
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
   readonly instanceId: string;
-  readonly accounts: PostgresAccountStore;
-  readonly #pool: Pool;
-  readonly #url: string;
-  readonly #options: PostgresStoreOptions;
+  readonly #db: PostgresAccess;
+  readonly #options: PostgresSessionOptions;
   readonly #listener: NoticeListener;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
-  #closing: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
 
-  private constructor(pool: Pool, url: string, options: PostgresStoreOptions) {
-    this.#pool = pool;
-    this.#url = url;
+  constructor(db: PostgresAccess, url: string, options: PostgresSessionOptions) {
+    this.#db = db;
     this.#options = options;
     this.instanceId = options.instanceId ?? randomUUID();
-    this.accounts = new PostgresAccountStore({
-      query: (sql, params) => this.#query(sql, params),
-      transaction: (work) => this.#transaction(work),
-    });
     this.#listener = new NoticeListener({
       url,
       instanceId: this.instanceId,
@@ -156,39 +143,23 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
-  /** Connects, applies missing migrations, takes this instance's lease and starts listening. */
-  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresSessionStore> {
-    const pool = new Pool({
-      connectionString: url,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    });
-    // An idle connection's failure surfaces here; the next query gets a fresh one.
-    pool.on('error', (error) => options.onError?.(error));
-    const store = new PostgresSessionStore(pool, url, options);
+  /** Takes this instance's lease, starts listening, and starts renewing the lease and sweeping for orphans. */
+  async start(): Promise<void> {
     try {
-      const client = await pool.connect();
-      try {
-        await migrate(client);
-      } finally {
-        client.release();
-      }
-      await store.#renewLease();
-      await store.#listener.start();
+      await this.#renewLease();
+      await this.#listener.start();
     } catch (error) {
-      await store.close().catch(() => undefined);
       throw toStoreError(error);
     }
-    store.#every(options.heartbeatMs ?? 5000, () => store.#renewLease());
-    const recoverEvery = options.recoverEveryMs ?? options.leaseMs ?? 30_000;
-    if (recoverEvery > 0) store.#every(recoverEvery, () => store.#recover(new Date(), false));
-    return store;
+    this.#every(this.#options.heartbeatMs ?? 5000, () => this.#renewLease());
+    const recoverEvery = this.#options.recoverEveryMs ?? this.#options.leaseMs ?? 30_000;
+    if (recoverEvery > 0) this.#every(recoverEvery, () => this.#recover(new Date(), false));
   }
 
   #every(ms: number, work: () => Promise<unknown>): void {
     let busy = false;
     const timer = setInterval(() => {
-      if (busy || this.#closing) return;
+      if (busy || this.#stopping) return;
       busy = true;
       work()
         .catch((error) => this.#options.onError?.(error))
@@ -200,7 +171,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async #renewLease(): Promise<void> {
     const leaseMs = this.#options.leaseMs ?? 30_000;
-    await this.#query(
+    await this.#db.query(
       `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
        ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
       [this.instanceId, leaseMs],
@@ -209,7 +180,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async write(step: Step): Promise<void> {
     const s = step.session;
-    await this.#transaction(async (client) => {
+    await this.#db.transaction(async (client) => {
       await client.query(
         named('upsert_header', UPSERT_HEADER, [
           s.id,
@@ -283,7 +254,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<Session | undefined> {
-    const { rows } = await this.#query<SessionRow>(`${SELECT_SESSION} WHERE s.id = $1`, [id]);
+    const { rows } = await this.#db.query<SessionRow>(`${SELECT_SESSION} WHERE s.id = $1`, [id]);
     return rows[0] && sessionOf(rows[0]);
   }
 
@@ -300,7 +271,7 @@ export class PostgresSessionStore implements SessionStore {
     }
     // One more than asked tells whether there is a next page.
     params.push(query.limit + 1);
-    const { rows } = await this.#query<HeaderRow>(
+    const { rows } = await this.#db.query<HeaderRow>(
       `SELECT ${HEADER} FROM sessions s WHERE ${where} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`,
       params,
     );
@@ -310,7 +281,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async thread(threadId: string): Promise<SessionSummary[]> {
-    const { rows } = await this.#query<HeaderRow>(
+    const { rows } = await this.#db.query<HeaderRow>(
       `SELECT ${HEADER} FROM sessions s WHERE s.thread_id = $1 ORDER BY s.created_at, s.id`,
       [threadId],
     );
@@ -318,7 +289,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.#transaction(async (client) => {
+    return this.#db.transaction(async (client) => {
       const deleted = await client.query('DELETE FROM sessions WHERE id = $1', [id]);
       if (deleted.rowCount === 0) return false;
       await client.query('SELECT pg_notify($1, $2)', [CHANNEL, deleteNotice(this.instanceId, id)]);
@@ -331,7 +302,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async #events(id: string, after: number, upTo: number): Promise<DebateEvent[]> {
-    const { rows } = await this.#query<{ body: DebateEvent }>(
+    const { rows } = await this.#db.query<{ body: DebateEvent }>(
       'SELECT body FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
       [id, after, Math.min(upTo, 2 ** 31 - 1)],
     );
@@ -351,7 +322,7 @@ export class PostgresSessionStore implements SessionStore {
   /** The periodic sweep leaves this instance's own sessions alone: they are being run. */
   async #recover(now: Date, own: boolean): Promise<Session[]> {
     const ts = now.toISOString();
-    const recovered = await this.#transaction(async (client) => {
+    const recovered = await this.#db.transaction(async (client) => {
       const { rows } = await client.query<SessionRow>(
         `${SELECT_SESSION} WHERE s.status = 'running'
            AND (($1 AND s.writer = $2) OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = s.writer AND i.expires_at > now()))
@@ -397,31 +368,6 @@ export class PostgresSessionStore implements SessionStore {
     return recovered.map((r) => r.session);
   }
 
-  /**
-   * A consistent snapshot by `pg_dump` (one repeatable-read transaction, so writers go on): to a
-   * file in pg_dump's custom format (restore with `pg_restore`), or, for a `postgres://` URL,
-   * restored straight into that (empty) database with `pg_restore`. Needs the PostgreSQL client
-   * tools, at least the server's version; without them this throws `unavailable`.
-   */
-  async backup(destination: string): Promise<void> {
-    const source = connectionArgs(this.#url);
-    const pgDump = this.#options.pgDump ?? 'pg_dump';
-    if (/^postgres(ql)?:\/\//i.test(destination)) {
-      const target = connectionArgs(destination);
-      const pgRestore = this.#options.pgDump ? this.#options.pgDump.replace(/pg_dump$/, 'pg_restore') : 'pg_restore';
-      await pipeline(
-        [pgDump, ['--format=custom', `--dbname=${source.url}`], source.env],
-        [
-          pgRestore,
-          ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target.url}`],
-          target.env,
-        ],
-      );
-    } else {
-      await pipeline([pgDump, ['--format=custom', `--file=${destination}`, `--dbname=${source.url}`], source.env]);
-    }
-  }
-
   watch(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>> {
     return this.#listener.watch(sessionId, listener).catch((error) => {
       throw toStoreError(error);
@@ -432,46 +378,14 @@ export class PostgresSessionStore implements SessionStore {
     return this.#listener.onChange(listener);
   }
 
-  /** Stops the timers and the listener, gives up the lease (so peers may recover what was left running) and ends the pool. */
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
+  /** Stops the timers and the listener, and gives up the lease (so peers may recover what was left running). */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
       await this.#listener.close();
-      await this.#pool.query('DELETE FROM instances WHERE id = $1', [this.instanceId]).catch(() => undefined);
-      await this.#pool.end();
+      await this.#db.query('DELETE FROM instances WHERE id = $1', [this.instanceId]).catch(() => undefined);
     })();
-    return this.#closing;
-  }
-
-  async #query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> {
-    try {
-      return await this.#pool.query<R>(sql, params);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = isUnavailable(error);
-      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
-      throw toStoreError(error);
-    } finally {
-      // A connection that failed goes, not back to the pool.
-      client.release(broken);
-    }
+    return this.#stopping;
   }
 }
 
@@ -534,55 +448,4 @@ function usageOf(row: HeaderRow): Session['usage'] {
     outputTokens: Number(row.output_tokens),
     totalTokens: Number(row.total_tokens),
   };
-}
-
-/** A URL without its password (which goes in the environment, not the process list). */
-function connectionArgs(url: string): { url: string; env: NodeJS.ProcessEnv } {
-  const parsed = new URL(url);
-  const password = decodeURIComponent(parsed.password);
-  parsed.password = '';
-  return { url: parsed.toString(), env: password ? { ...process.env, PGPASSWORD: password } : process.env };
-}
-
-type Command = [file: string, args: string[], env: NodeJS.ProcessEnv];
-
-/** Runs the commands with each one's stdout into the next's stdin; rejects with the first failure's stderr. */
-function pipeline(...commands: Command[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let pending = commands.length;
-    let failed = false;
-    const fail = (error: unknown) => {
-      if (failed) return;
-      failed = true;
-      for (const child of children) child.kill();
-      reject(error);
-    };
-    const children = commands.map(([file, args, env], index) => {
-      const child = spawn(file, args, {
-        env,
-        stdio: [index === 0 ? 'ignore' : 'pipe', index === commands.length - 1 ? 'ignore' : 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stdin?.on('error', () => undefined);
-      child.stdout?.on('error', () => undefined);
-      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        fail(
-          error.code === 'ENOENT'
-            ? new StoreError(
-                'unavailable',
-                `Backing up PostgreSQL needs ${file} (the PostgreSQL client tools, at least the server's version), which was not found.`,
-                { cause: error },
-              )
-            : new StoreError('unavailable', `${file} failed to start: ${error.message}`, { cause: error }),
-        );
-      });
-      child.on('close', (code) => {
-        if (code !== 0) fail(new StoreError('unavailable', `${file} exited ${code}: ${stderr.trim()}`));
-        else if (--pending === 0 && !failed) resolve();
-      });
-      return child;
-    });
-    for (let i = 1; i < children.length; i++) children[i - 1]!.stdout!.pipe(children[i]!.stdin!);
-  });
 }

@@ -1,6 +1,6 @@
 /** One node-sqlite3 connection behind promises, with its prepared statements kept for reuse. */
 import sqlite3, { type Database, type RunResult as SqliteRunResult, type Statement } from 'sqlite3';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 
 export type Params = readonly unknown[];
 export type Row = Record<string, unknown>;

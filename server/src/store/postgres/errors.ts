@@ -1,5 +1,5 @@
 /** PostgreSQL and driver failures as `StoreError`s a caller can act on; anything else is a bug and passes through. */
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 
 /** Socket-level failures of the driver. */
 const NETWORK = new Set([

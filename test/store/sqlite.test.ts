@@ -1,5 +1,5 @@
 /**
- * The SQLite store on real files: the shared contract, then what is SQLite's own — connection
+ * The SQLite database on real files: the shared session and account store contracts, then what is SQLite's own — connection
  * settings, lock waits and failures, versioned migrations, and online backups (in-process and the
  * `npm run backup` CLI) that are consistent even while debates are being written.
  */
@@ -11,19 +11,22 @@ import { promisify } from 'node:util';
 import sqlite3 from 'sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../../sdk/src/generated/types.gen.js';
-import { backupCli } from '../../server/src/sessions/backup.js';
-import { Connection } from '../../server/src/sessions/sqlite/connection.js';
-import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/sessions/sqlite/migrations.js';
-import { SqliteSessionStore } from '../../server/src/sessions/sqlite/store.js';
 import { StoreError } from '../../server/src/sessions/store.js';
-import { debateSteps, describeStoreContract, FakeDebate, rejection } from './store-contract.js';
+import { backupCli } from '../../server/src/store/backup.js';
+import { Connection } from '../../server/src/store/sqlite/connection.js';
+import { SqliteDatabase } from '../../server/src/store/sqlite/database.js';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/store/sqlite/migrations.js';
+import { debateSteps, FakeDebate, rejection } from '../support/fake-debate.js';
+import { describeAccountStoreContract } from './accounts-contract.js';
+import { describeSessionStoreContract } from './sessions-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'consilium-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const freshFile = (name = 'sessions') => join(dir, `${name}-${++files}`, 'consilium.db');
 
-describeStoreContract('sqlite', () => SqliteSessionStore.open(join(dir, 'contract', 'sessions.db')));
+describeSessionStoreContract('sqlite', () => SqliteDatabase.open(join(dir, 'contract', 'sessions.db')));
+describeAccountStoreContract('sqlite', () => SqliteDatabase.open(join(dir, 'accounts-contract', 'consilium.db')));
 
 /** A plain connection beside the store's, as another process would have. */
 async function raw(file: string): Promise<Connection> {
@@ -32,60 +35,65 @@ async function raw(file: string): Promise<Connection> {
   return db;
 }
 
-async function writeDebate(store: SqliteSessionStore, owner = 'usr_backup', rounds = 1): Promise<FakeDebate> {
+async function writeDebate(database: SqliteDatabase, owner = 'usr_backup', rounds = 1): Promise<FakeDebate> {
   const d = new FakeDebate({ owner });
-  for (const step of debateSteps(d, rounds)) await store.write(step);
+  for (const step of debateSteps(d, rounds)) await database.sessions.write(step);
   return d;
 }
 
 describe('connection settings', () => {
   it('uses WAL, foreign keys, a busy timeout and synchronous=NORMAL', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file);
+    const database = await SqliteDatabase.open(file);
     try {
-      expect(store.kind).toBe('sqlite');
-      expect(await store.pragmas()).toStrictEqual({ journalMode: 'wal', foreignKeys: true, busyTimeoutMs: 5000, synchronous: 1 });
+      expect(database.kind).toBe('sqlite');
+      expect(await database.pragmas()).toStrictEqual({
+        journalMode: 'wal',
+        foreignKeys: true,
+        busyTimeoutMs: 5000,
+        synchronous: 1,
+      });
       // WAL is a property of the file, seen by any connection.
       const other = await raw(file);
       expect(await other.first('PRAGMA journal_mode')).toStrictEqual({ journal_mode: 'wal' });
       await other.close();
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('creates missing parent folders', async () => {
     const file = join(dir, 'deep', 'er', 'still', 'consilium.db');
-    const store = await SqliteSessionStore.open(file);
-    expect(store.file).toBe(file);
-    await store.close();
+    const database = await SqliteDatabase.open(file);
+    expect(database.file).toBe(file);
+    await database.close();
   });
 
   it('waits for another writer, and fails as unavailable (writing nothing) when the lock outlasts busy_timeout', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file, { busyTimeoutMs: 100 });
+    const database = await SqliteDatabase.open(file, { busyTimeoutMs: 100 });
     const other = await raw(file);
     try {
       const d = new FakeDebate({ owner: 'usr_busy' });
       await other.exec('BEGIN IMMEDIATE');
-      const error = await rejection(store.write(d.start().step()));
+      const error = await rejection(database.sessions.write(d.start().step()));
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe('unavailable');
       await other.exec('COMMIT');
-      expect(await store.get(d.session.id)).toBeUndefined();
+      expect(await database.sessions.get(d.session.id)).toBeUndefined();
 
       // Released while the write waits: it goes through.
-      const patient = await SqliteSessionStore.open(file);
+      const patient = await SqliteDatabase.open(file);
       await other.exec('BEGIN IMMEDIATE');
       const step = d.step();
-      const writing = patient.write(step);
+      const writing = patient.sessions.write(step);
       setTimeout(() => void other.exec('COMMIT'), 200);
       await writing;
-      expect(await patient.get(d.session.id)).toStrictEqual(step.session);
+      expect(await patient.sessions.get(d.session.id)).toStrictEqual(step.session);
       await patient.close();
     } finally {
       await other.close();
-      await store.close();
+      await database.close();
     }
   });
 
@@ -93,14 +101,14 @@ describe('connection settings', () => {
     const file = freshFile();
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, 'this is not an SQLite database, just text long enough to have a header'.repeat(20));
-    expect(await rejection(SqliteSessionStore.open(file))).toMatchObject({ name: 'StoreError', code: 'corrupt' });
+    expect(await rejection(SqliteDatabase.open(file))).toMatchObject({ name: 'StoreError', code: 'corrupt' });
   });
 
   it('rejects writes after close as unavailable', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
-    await store.close();
+    const database = await SqliteDatabase.open(freshFile());
+    await database.close();
     const d = new FakeDebate({ owner: 'usr_closed' });
-    expect(await rejection(store.write(d.start().step()))).toMatchObject({
+    expect(await rejection(database.sessions.write(d.start().step()))).toMatchObject({
       name: 'StoreError',
       code: 'unavailable',
       message: 'the session store is closed',
@@ -109,15 +117,15 @@ describe('connection settings', () => {
 
   it('finishes the writes queued before close, then closes', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file);
+    const database = await SqliteDatabase.open(file);
     const d = new FakeDebate({ owner: 'usr_closing' });
-    const writes = debateSteps(d, 1).map((step) => store.write(step));
-    await store.close();
+    const writes = debateSteps(d, 1).map((step) => database.sessions.write(step));
+    await database.close();
     await Promise.all(writes);
-    const again = await SqliteSessionStore.open(file);
+    const again = await SqliteDatabase.open(file);
     try {
-      expect(await again.get(d.session.id)).toStrictEqual(d.session);
-      expect(await again.events(d.session.id, 0)).toStrictEqual(d.raised);
+      expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
+      expect(await again.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
     } finally {
       await again.close();
     }
@@ -125,128 +133,133 @@ describe('connection settings', () => {
 
   it('fails a delete as unavailable while another writer holds the lock past busy_timeout, and deletes once it is released', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file, { busyTimeoutMs: 100 });
+    const database = await SqliteDatabase.open(file, { busyTimeoutMs: 100 });
     const other = await raw(file);
     try {
-      const d = await writeDebate(store, 'usr_locked');
+      const d = await writeDebate(database, 'usr_locked');
       await other.exec('BEGIN IMMEDIATE');
-      expect(await rejection(store.delete(d.session.id))).toMatchObject({ name: 'StoreError', code: 'unavailable' });
+      expect(await rejection(database.sessions.delete(d.session.id))).toMatchObject({ name: 'StoreError', code: 'unavailable' });
       await other.exec('COMMIT');
-      expect(await store.get(d.session.id)).toStrictEqual(d.session);
-      expect(await store.delete(d.session.id)).toBe(true);
-      expect(await store.get(d.session.id)).toBeUndefined();
+      expect(await database.sessions.get(d.session.id)).toStrictEqual(d.session);
+      expect(await database.sessions.delete(d.session.id)).toBe(true);
+      expect(await database.sessions.get(d.session.id)).toBeUndefined();
     } finally {
       await other.close();
-      await store.close();
+      await database.close();
     }
   });
 
   it('recovers nothing, and says so, when no session was left running', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
-      await writeDebate(store, 'usr_finished');
-      expect(await store.recoverInterrupted(new Date())).toStrictEqual([]);
+      await writeDebate(database, 'usr_finished');
+      expect(await database.sessions.recoverInterrupted(new Date())).toStrictEqual([]);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 });
 
 describe('writes', () => {
   it('keeps one session in order when its steps are queued without waiting (FIFO through the group commit)', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
       const d = new FakeDebate({ owner: 'usr_fifo' });
       const other = new FakeDebate({ owner: 'usr_fifo' });
       const steps = debateSteps(d, 2);
       const others = debateSteps(other, 2);
-      await Promise.all([...steps.map((s) => store.write(s)), ...others.map((s) => store.write(s))]);
-      expect(await store.get(d.session.id)).toStrictEqual(d.session);
-      expect(await store.get(other.session.id)).toStrictEqual(other.session);
-      expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+      await Promise.all([...steps.map((s) => database.sessions.write(s)), ...others.map((s) => database.sessions.write(s))]);
+      expect(await database.sessions.get(d.session.id)).toStrictEqual(d.session);
+      expect(await database.sessions.get(other.session.id)).toStrictEqual(other.session);
+      expect(await database.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('commits the steps of requests handled in one turn of the event loop in one transaction (a drain starts at the check phase)', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     const exec = vi.spyOn(Connection.prototype, 'exec');
     try {
       const a = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
       const b = debateSteps(new FakeDebate({ owner: 'usr_turn' }), 1)[0]!;
       exec.mockClear();
-      // Two callbacks of one timers phase, as two requests read in one poll: microtasks run between them.
+      // Two callbacks of one loop phase, as two requests read in one poll, with microtasks run between them.
+      // Immediates, not timers: two `setTimeout(0)`s may fall due a millisecond apart and run in two turns,
+      // while immediates queued together always run in one check phase, and one queued by a callback of that
+      // phase (the first write's drain) runs in the next turn, after the second write.
       const written = await new Promise<Promise<void>[]>((resolve) => {
         const both: Promise<void>[] = [];
-        setTimeout(() => both.push(store.write(a)), 0);
-        setTimeout(() => resolve([...both, store.write(b)]), 0);
+        setImmediate(() => both.push(database.sessions.write(a)));
+        setImmediate(() => resolve([...both, database.sessions.write(b)]));
       });
       await Promise.all(written);
       expect(exec.mock.calls.filter(([sql]) => sql.startsWith('BEGIN IMMEDIATE'))).toHaveLength(1);
-      expect(await store.get(a.session.id)).toBeDefined();
-      expect(await store.get(b.session.id)).toBeDefined();
+      expect(await database.sessions.get(a.session.id)).toBeDefined();
+      expect(await database.sessions.get(b.session.id)).toBeDefined();
     } finally {
       exec.mockRestore();
-      await store.close();
+      await database.close();
     }
   });
 
   it('takes quotes in any text literally (steps are written as quoted SQL literals)', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
       const hostile = `it's ''; '); DROP TABLE sessions; -- \\' \u0000 \u2028`;
       const d = new FakeDebate({ owner: "usr_o'quote", question: hostile });
       d.start().startRound(1);
       d.answer(1, 1, hostile);
       const step = d.step({ rounds: [1] });
-      await store.write(step);
-      expect(await store.get(d.session.id)).toStrictEqual(step.session);
-      expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
-      expect((await store.list({ owner: "usr_o'quote", limit: 5, q: "it's ''" })).items).toHaveLength(1);
+      await database.sessions.write(step);
+      expect(await database.sessions.get(d.session.id)).toStrictEqual(step.session);
+      expect(await database.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
+      expect((await database.sessions.list({ owner: "usr_o'quote", limit: 5, q: "it's ''" })).items).toHaveLength(1);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('fails a step with a number JSON cannot carry (NaN latency) and keeps what was stored before', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
       const d = new FakeDebate({ owner: 'usr_nan' });
       const first = d.start().step();
-      await store.write(first);
+      await database.sessions.write(first);
       d.startRound(1);
       d.answer(1, 1, 'text');
       const step = d.step({ rounds: [1] });
       const bad = structuredClone(step);
       bad.session.rounds[0]!.answers[0]!.latencyMs = Number.NaN;
-      await expect(store.write(bad)).rejects.toThrow();
-      expect(await store.get(d.session.id)).toStrictEqual(first.session);
-      await store.write(step);
-      expect(await store.get(d.session.id)).toStrictEqual(step.session);
+      await expect(database.sessions.write(bad)).rejects.toThrow();
+      expect(await database.sessions.get(d.session.id)).toStrictEqual(first.session);
+      await database.sessions.write(step);
+      expect(await database.sessions.get(d.session.id)).toStrictEqual(step.session);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('searches questions case-insensitively beyond ASCII (SQLite LIKE alone folds only A-Z)', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
       const d = new FakeDebate({ owner: 'usr_unicode', question: 'ÜBER Änderungen am Schema?' });
-      await store.write(d.start().step());
+      await database.sessions.write(d.start().step());
       for (const q of ['über änderungen', 'ÜBER ÄNDERUNGEN', 'Über']) {
-        expect((await store.list({ owner: 'usr_unicode', limit: 5, q })).items.map((s) => s.id)).toStrictEqual([d.session.id]);
+        expect((await database.sessions.list({ owner: 'usr_unicode', limit: 5, q })).items.map((s) => s.id)).toStrictEqual([
+          d.session.id,
+        ]);
       }
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('stores usage and outcome of every answer, and the cost, as columns to query', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file);
-    const d = await writeDebate(store, 'usr_columns', 2);
-    await store.close();
+    const database = await SqliteDatabase.open(file);
+    const d = await writeDebate(database, 'usr_columns', 2);
+    await database.close();
     const db = await raw(file);
     try {
       const [sums] = await db.all<{ input: number; output: number; total: number; failed: number }>(
@@ -272,11 +285,11 @@ describe('writes', () => {
 describe('migrations', () => {
   it('records each version once; reopening applies nothing again and keeps the data', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file);
-    const d = await writeDebate(store, 'usr_migrate');
-    await store.close();
-    const again = await SqliteSessionStore.open(file);
-    expect(await again.get(d.session.id)).toStrictEqual(d.session);
+    const database = await SqliteDatabase.open(file);
+    const d = await writeDebate(database, 'usr_migrate');
+    await database.close();
+    const again = await SqliteDatabase.open(file);
+    expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
     await again.close();
 
     const db = await raw(file);
@@ -291,7 +304,7 @@ describe('migrations', () => {
 
   it('refuses a database written by a newer build, with a clear error', async () => {
     const file = freshFile();
-    await (await SqliteSessionStore.open(file)).close();
+    await (await SqliteDatabase.open(file)).close();
     const db = await raw(file);
     await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)', [
       SCHEMA_VERSION + 1,
@@ -299,7 +312,7 @@ describe('migrations', () => {
       new Date().toISOString(),
     ]);
     await db.close();
-    const error = await rejection(SqliteSessionStore.open(file));
+    const error = await rejection(SqliteDatabase.open(file));
     expect(error).toBeInstanceOf(StoreError);
     expect((error as Error).message).toContain(
       `schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION})`,
@@ -353,35 +366,35 @@ async function integrity(file: string): Promise<string> {
 
 describe('backup', () => {
   it('writes a copy that passes integrity_check and holds the same sessions and events; replaces an older backup', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
-      const debates = [await writeDebate(store), await writeDebate(store, 'usr_backup', 2)];
+      const debates = [await writeDebate(database), await writeDebate(database, 'usr_backup', 2)];
       const dest = join(dir, 'backups', 'new-folder', 'copy.db');
-      await store.backup(dest);
-      debates.push(await writeDebate(store));
-      await store.backup(dest);
+      await database.backup(dest);
+      debates.push(await writeDebate(database));
+      await database.backup(dest);
 
       expect(await integrity(dest)).toBe('ok');
-      const copy = await SqliteSessionStore.open(dest);
+      const copy = await SqliteDatabase.open(dest);
       try {
         for (const d of debates) {
-          expect(await copy.get(d.session.id)).toStrictEqual(d.session);
-          expect(await copy.events(d.session.id, 0)).toStrictEqual(d.raised);
+          expect(await copy.sessions.get(d.session.id)).toStrictEqual(d.session);
+          expect(await copy.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
         }
-        expect(await copy.list({ owner: 'usr_backup', limit: 10 })).toStrictEqual(
-          await store.list({ owner: 'usr_backup', limit: 10 }),
+        expect(await copy.sessions.list({ owner: 'usr_backup', limit: 10 })).toStrictEqual(
+          await database.sessions.list({ owner: 'usr_backup', limit: 10 }),
         );
       } finally {
         await copy.close();
       }
-      await expect(store.backup(store.file)).rejects.toThrow(/onto itself/);
+      await expect(database.backup(database.file)).rejects.toThrow(/onto itself/);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('is consistent while debates are being written: every session in it is exactly one whole step', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     const debates = Array.from({ length: 20 }, () => new FakeDebate({ owner: 'usr_live' }));
     const steps = debates.map((d) => debateSteps(d, 2, 20));
     const backups: string[] = [];
@@ -390,7 +403,7 @@ describe('backup', () => {
       const writing = Promise.all(
         steps.map(async (list) => {
           for (const step of list) {
-            await store.write(step);
+            await database.sessions.write(step);
             written++;
           }
         }),
@@ -399,7 +412,7 @@ describe('backup', () => {
       const total = steps.flat().length;
       while (written < total && backups.length < 4) {
         const dest = join(dir, 'live', `copy-${backups.length}.db`);
-        await store.backup(dest);
+        await database.backup(dest);
         backups.push(dest);
       }
       await writing;
@@ -407,11 +420,11 @@ describe('backup', () => {
 
       for (const file of backups) {
         expect(await integrity(file)).toBe('ok');
-        const copy = await SqliteSessionStore.open(file);
+        const copy = await SqliteDatabase.open(file);
         try {
           for (const [i, d] of debates.entries()) {
-            const stored = await copy.get(d.session.id);
-            const events = await copy.events(d.session.id, 0);
+            const stored = await copy.sessions.get(d.session.id);
+            const events = await copy.sessions.events(d.session.id, 0);
             if (!stored) {
               expect(events).toStrictEqual([]);
               continue;
@@ -428,81 +441,83 @@ describe('backup', () => {
         }
       }
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('refuses a destination another database has open (it has a -wal file), touching neither', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     const dest = freshFile('in-use');
-    const busy = await SqliteSessionStore.open(dest);
+    const busy = await SqliteDatabase.open(dest);
     try {
-      const mine = await writeDebate(store, 'usr_mine');
+      const mine = await writeDebate(database, 'usr_mine');
       const theirs = await writeDebate(busy, 'usr_theirs');
       expect(existsSync(`${dest}-wal`)).toBe(true);
-      const error = await rejection(store.backup(dest));
+      const error = await rejection(database.backup(dest));
       expect(error).toMatchObject({ name: 'StoreError', code: 'unavailable' });
       expect((error as Error).message).toBe(`${dest} is in use (it has a -wal file); choose another destination`);
-      expect(await busy.get(theirs.session.id)).toStrictEqual(theirs.session);
-      expect(await busy.get(mine.session.id)).toBeUndefined();
+      expect(await busy.sessions.get(theirs.session.id)).toStrictEqual(theirs.session);
+      expect(await busy.sessions.get(mine.session.id)).toBeUndefined();
     } finally {
       await busy.close();
-      await store.close();
+      await database.close();
     }
   });
 
   it('fails as the rename failed when the copy cannot take the destination, leaving no temporary file', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     const dest = join(dir, 'backup-onto-folder', 'copy.db');
     // A folder with something in it where the copy should go: the copy is made, the rename fails.
     mkdirSync(join(dest, 'occupied'), { recursive: true });
     try {
-      await writeDebate(store, 'usr_folder');
-      expect(await rejection(store.backup(dest))).toMatchObject({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) });
+      await writeDebate(database, 'usr_folder');
+      expect(await rejection(database.backup(dest))).toMatchObject({
+        code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/),
+      });
       expect(readdirSync(dirname(dest))).toStrictEqual(['copy.db']);
       expect(readdirSync(dest)).toStrictEqual(['occupied']);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('fails with the SQLite error when the copy cannot even be created (no temporary file to remove)', async () => {
-    const store = await SqliteSessionStore.open(freshFile());
+    const database = await SqliteDatabase.open(freshFile());
     try {
       // /proc exists, but no file can be created in it.
-      const error = await rejection(store.backup('/proc/consilium-backup.db'));
+      const error = await rejection(database.backup('/proc/consilium-backup.db'));
       expect(error).toMatchObject({ name: 'StoreError', code: 'unavailable' });
       expect((error as Error).message).toMatch(/SQLITE_CANTOPEN/);
     } finally {
-      await store.close();
+      await database.close();
     }
   });
 
   it('closes the connection it copies through: once the store closes, the database is checkpointed and its -wal gone', async () => {
     const file = freshFile();
-    const store = await SqliteSessionStore.open(file);
-    await writeDebate(store, 'usr_tidy');
-    await store.backup(join(dir, 'tidy', 'copy.db'));
-    await store.close();
+    const database = await SqliteDatabase.open(file);
+    await writeDebate(database, 'usr_tidy');
+    await database.backup(join(dir, 'tidy', 'copy.db'));
+    await database.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
   describe('npm run backup', () => {
     it('backs up the configured database while a store has it open, and says what it wrote', async () => {
       const file = freshFile();
-      const store = await SqliteSessionStore.open(file);
+      const database = await SqliteDatabase.open(file);
       try {
-        const d = await writeDebate(store, 'usr_cli');
+        const d = await writeDebate(database, 'usr_cli');
         const dest = join(dir, 'cli', 'backup.db');
         const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'backup', '--', dest], {
           env: { ...process.env, CONSILIUM_DATABASE: file },
         });
         expect(stdout).toContain(`wrote ${dest} from ${file}`);
-        const copy = await SqliteSessionStore.open(dest);
-        expect(await copy.get(d.session.id)).toStrictEqual(d.session);
+        const copy = await SqliteDatabase.open(dest);
+        expect(await copy.sessions.get(d.session.id)).toStrictEqual(d.session);
         await copy.close();
       } finally {
-        await store.close();
+        await database.close();
       }
     });
 

@@ -3,7 +3,7 @@
  * recorded in `schema_migrations`; a migration is never edited once released, only followed.
  */
 import type { PoolClient } from 'pg';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 
 export interface Migration {
   version: number;

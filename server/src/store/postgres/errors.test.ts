@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 import { toStoreError } from './errors.js';
 
 const pgError = (code: string, message = 'boom') => Object.assign(new Error(message), { code });

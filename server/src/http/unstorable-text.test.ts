@@ -2,23 +2,23 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { beforeFirstTest } from '../../../test/support/lazy.js';
 import { type RunningServer, startServer } from '../../../test/support/server.js';
-import { unfaithful, unfaithfulFields } from './faithful-text.js';
+import { unstorableFields, unstorableText } from './unstorable-text.js';
 
-describe('unfaithful', () => {
+describe('unstorableText', () => {
   it('names lone surrogates of either half, and NUL', () => {
-    expect(unfaithful('a\ud800b')).toMatch(/lone surrogate \(U\+D800\) at index 1/);
-    expect(unfaithful('a\udc00')).toMatch(/lone surrogate \(U\+DC00\) at index 1/);
-    expect(unfaithful('\udc00\ud800')).toMatch(/U\+DC00\) at index 0/);
-    expect(unfaithful('ab\0')).toMatch(/NUL character \(U\+0000\) at index 2/);
-    expect(unfaithful('a\ud800b')).toBe('Contains a lone surrogate (U+D800) at index 1, which cannot be stored as UTF-8.');
-    expect(unfaithful('\0a')).toBe('Contains a NUL character (U+0000) at index 0, which cannot be stored.');
+    expect(unstorableText('a\ud800b')).toMatch(/lone surrogate \(U\+D800\) at index 1/);
+    expect(unstorableText('a\udc00')).toMatch(/lone surrogate \(U\+DC00\) at index 1/);
+    expect(unstorableText('\udc00\ud800')).toMatch(/U\+DC00\) at index 0/);
+    expect(unstorableText('ab\0')).toMatch(/NUL character \(U\+0000\) at index 2/);
+    expect(unstorableText('a\ud800b')).toBe('Contains a lone surrogate (U+D800) at index 1, which cannot be stored as UTF-8.');
+    expect(unstorableText('\0a')).toBe('Contains a NUL character (U+0000) at index 0, which cannot be stored.');
   });
 
   it('accepts every well-formed string without NUL, pairs included', () => {
-    expect(unfaithful('emoji 😀, CJK 漢字, \u200b, \t\r\n')).toBeUndefined();
+    expect(unstorableText('emoji 😀, CJK 漢字, \u200b, \t\r\n')).toBeUndefined();
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (s) => {
-        expect(unfaithful(s)).toBe(s.includes('\0') ? expect.any(String) : undefined);
+        expect(unstorableText(s)).toBe(s.includes('\0') ? expect.any(String) : undefined);
       }),
     );
   });
@@ -27,23 +27,23 @@ describe('unfaithful', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (s) => {
         const wellFormed = (s as string & { isWellFormed(): boolean }).isWellFormed();
-        expect(unfaithful(s) === undefined).toBe(wellFormed && !s.includes('\0'));
+        expect(unstorableText(s) === undefined).toBe(wellFormed && !s.includes('\0'));
       }),
       { numRuns: 300 },
     );
   });
 
   it('skips what is no string, and walks nested arrays', () => {
-    expect(unfaithfulFields({ a: null, b: 3, c: true, d: undefined, e: ['ok', ['\0']] }, 'query')).toEqual([
+    expect(unstorableFields({ a: null, b: 3, c: true, d: undefined, e: ['ok', ['\0']] }, 'query')).toEqual([
       { path: 'query.e.1.0', message: expect.stringMatching(/NUL/), code: 'invalid_text' },
     ]);
-    expect(unfaithfulFields('\0', 'header')).toEqual([{ path: 'header', message: expect.any(String), code: 'invalid_text' }]);
-    expect(unfaithfulFields(null, 'body')).toEqual([]);
+    expect(unstorableFields('\0', 'header')).toEqual([{ path: 'header', message: expect.any(String), code: 'invalid_text' }]);
+    expect(unstorableFields(null, 'body')).toEqual([]);
   });
 
   it('walks objects and arrays, naming each field by its path', () => {
     expect(
-      unfaithfulFields({ question: 'ok', answers: [{ text: 'x' }, { text: 'y\ud800' }], n: 3, nested: { a: '\0' } }, 'body'),
+      unstorableFields({ question: 'ok', answers: [{ text: 'x' }, { text: 'y\ud800' }], n: 3, nested: { a: '\0' } }, 'body'),
     ).toEqual([
       { path: 'body.answers.1.text', message: expect.stringMatching(/lone surrogate/), code: 'invalid_text' },
       { path: 'body.nested.a', message: expect.stringMatching(/NUL/), code: 'invalid_text' },
@@ -51,7 +51,7 @@ describe('unfaithful', () => {
   });
 });
 
-describe('text that cannot be stored faithfully, over HTTP', () => {
+describe('text that cannot be stored as sent, over HTTP', () => {
   let server: RunningServer;
   // No cache: what is read back comes from the database, as after a restart.
   beforeFirstTest(async () => {

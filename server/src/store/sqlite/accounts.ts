@@ -1,4 +1,4 @@
-/** Accounts in the SQLite session database (migration 2): writes through the store's write queue, reads on its reader. */
+/** Accounts in the SQLite database (migration 2): writes through the database's write queue, reads on its reader. */
 import {
   AccountError,
   type AccountStore,
@@ -9,21 +9,19 @@ import {
   type UserPatch,
   type UserRecord,
 } from '../../accounts/store.js';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 import type { Connection, Row } from './connection.js';
-
-/** Runs `work` in the store's write transaction (one at a time, with the sessions' steps). */
-export type Transact = <T>(work: (db: Connection) => Promise<T>) => Promise<T>;
+import type { WriteQueue } from './write-queue.js';
 
 const USER_COLUMNS = 'u.id, u.username, u.role, u.password_hash, u.disabled, u.created_at, u.updated_at';
 
 export class SqliteAccountStore implements AccountStore {
   readonly #reader: Connection;
-  readonly #transact: Transact;
+  readonly #queue: WriteQueue;
 
-  constructor(reader: Connection, transact: Transact) {
+  constructor(reader: Connection, queue: WriteQueue) {
     this.#reader = reader;
-    this.#transact = transact;
+    this.#queue = queue;
   }
 
   async countUsers(): Promise<number> {
@@ -31,7 +29,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   createFirstUser(user: UserRecord, adopt: string): Promise<boolean> {
-    return this.#transact(async (db) => {
+    return this.#queue.run(async (db) => {
       if ((await db.first<{ n: number }>('SELECT count(*) AS n FROM users'))!.n > 0) return false;
       await insertUser(db, user);
       await db.run('UPDATE sessions SET owner = ?1 WHERE owner = ?2', [user.id, adopt]);
@@ -40,7 +38,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async createUser(user: UserRecord): Promise<void> {
-    await this.#transact((db) => insertUser(db, user));
+    await this.#queue.run((db) => insertUser(db, user));
   }
 
   async getUser(id: string): Promise<UserRecord | undefined> {
@@ -60,7 +58,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   updateUser(id: string, patch: UserPatch): Promise<boolean> {
-    return this.#transact((db) =>
+    return this.#queue.run((db) =>
       keepingAnAdmin(db, id, async () => {
         const result = await db.run(
           `UPDATE users SET role = coalesce(?2, role), disabled = coalesce(?3, disabled),
@@ -80,13 +78,13 @@ export class SqliteAccountStore implements AccountStore {
 
   deleteUser(id: string): Promise<boolean> {
     // Sign-ins and tokens go with it (ON DELETE CASCADE).
-    return this.#transact((db) =>
+    return this.#queue.run((db) =>
       keepingAnAdmin(db, id, async () => (await db.run('DELETE FROM users WHERE id = ?1', [id])).changes > 0),
     );
   }
 
   async createSignIn(s: SignInRecord): Promise<void> {
-    await this.#transact((db) =>
+    await this.#queue.run((db) =>
       db.run(
         'INSERT INTO sign_ins (id, user_id, secret_hash, created_at, last_seen_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
         [s.id, s.userId, s.secretHash, s.createdAt, s.lastSeenAt, s.expiresAt],
@@ -113,21 +111,21 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async touchSignIn(id: string, lastSeenAt: string): Promise<void> {
-    await this.#transact((db) => db.run('UPDATE sign_ins SET last_seen_at = ?2 WHERE id = ?1', [id, lastSeenAt]));
+    await this.#queue.run((db) => db.run('UPDATE sign_ins SET last_seen_at = ?2 WHERE id = ?1', [id, lastSeenAt]));
   }
 
   deleteSignIn(id: string): Promise<boolean> {
-    return this.#transact(async (db) => (await db.run('DELETE FROM sign_ins WHERE id = ?1', [id])).changes > 0);
+    return this.#queue.run(async (db) => (await db.run('DELETE FROM sign_ins WHERE id = ?1', [id])).changes > 0);
   }
 
   deleteSignInsOf(userId: string, keep?: string): Promise<number> {
-    return this.#transact(
+    return this.#queue.run(
       async (db) => (await db.run('DELETE FROM sign_ins WHERE user_id = ?1 AND id IS NOT ?2', [userId, keep ?? null])).changes,
     );
   }
 
   async createToken(t: TokenRecord): Promise<void> {
-    await this.#transact((db) =>
+    await this.#queue.run((db) =>
       db.run(
         `INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, created_at, last_used_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
@@ -154,11 +152,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async touchToken(id: string, lastUsedAt: string): Promise<void> {
-    await this.#transact((db) => db.run('UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1', [id, lastUsedAt]));
+    await this.#queue.run((db) => db.run('UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1', [id, lastUsedAt]));
   }
 
   deleteToken(id: string, userId: string): Promise<boolean> {
-    return this.#transact(
+    return this.#queue.run(
       async (db) => (await db.run('DELETE FROM api_tokens WHERE id = ?1 AND user_id = ?2', [id, userId])).changes > 0,
     );
   }

@@ -1,4 +1,4 @@
-/** Accounts in the PostgreSQL session database (migration 2). */
+/** Accounts in the PostgreSQL database (migration 2), on the pool the session store uses too. */
 import type { PoolClient } from 'pg';
 import {
   AccountError,
@@ -10,11 +10,7 @@ import {
   type UserPatch,
   type UserRecord,
 } from '../../accounts/store.js';
-
-export interface PostgresAccess {
-  query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount?: number | null }>;
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
-}
+import type { PostgresAccess } from './pool.js';
 
 interface UserRow {
   id: string;

@@ -7,7 +7,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * Why a string cannot be stored as sent, or undefined if it can. NUL is refused too: PostgreSQL `text` cannot
  * hold it at all, SQLite's C API ends a string at it, and no question or answer needs it.
  */
-export function unfaithful(text: string): string | undefined {
+export function unstorableText(text: string): string | undefined {
   const surrogate = LONE_SURROGATE.exec(text);
   if (surrogate) {
     const code = surrogate[0].charCodeAt(0).toString(16).toUpperCase();
@@ -19,11 +19,11 @@ export function unfaithful(text: string): string | undefined {
 }
 
 /** One `invalid_text` field error per string in `value` (validated request data) that cannot be stored as sent. */
-export function unfaithfulFields(value: unknown, location: string): FieldError[] {
+export function unstorableFields(value: unknown, location: string): FieldError[] {
   const errors: FieldError[] = [];
   const walk = (v: unknown, path: string): void => {
     if (typeof v === 'string') {
-      const message = unfaithful(v);
+      const message = unstorableText(v);
       if (message) errors.push({ path, message, code: 'invalid_text' });
     } else if (Array.isArray(v)) {
       for (const [i, item] of v.entries()) walk(item, `${path}.${i}`);

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL store against a real server (a throwaway cluster, or CONSILIUM_TEST_DATABASE_URL):
- * the shared store contract, then what only a shared database has — several instances on one
+ * The PostgreSQL database against a real server (a throwaway cluster, or CONSILIUM_TEST_DATABASE_URL):
+ * the shared session and account store contracts, then what only a shared database has — several instances on one
  * database seeing each other's writes live, migrating once when they start together, and
  * recovering only the sessions of instances that are gone. Each test has its own database.
  */
@@ -12,14 +12,16 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
-import { migrations } from '../../server/src/sessions/postgres/migrations.js';
-import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/sessions/postgres/notify.js';
-import { PostgresSessionStore, type PostgresStoreOptions } from '../../server/src/sessions/postgres/store.js';
 import { INTERRUPTED_ERROR, type Step, StoreError, UNSAVED_SEQ_LIMIT } from '../../server/src/sessions/store.js';
+import { PostgresDatabase, type PostgresStoreOptions } from '../../server/src/store/postgres/database.js';
+import { migrations } from '../../server/src/store/postgres/migrations.js';
+import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/store/postgres/notify.js';
+import { debateSteps, FakeDebate } from '../support/fake-debate.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type Caller, caller, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
-import { debateSteps, describeStoreContract, FakeDebate } from './store-contract.js';
+import { describeAccountStoreContract } from './accounts-contract.js';
+import { describeSessionStoreContract } from './sessions-contract.js';
 
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -35,22 +37,33 @@ function contractUrl(): Promise<string> {
   contractDb ??= server!.createDatabase();
   return contractDb;
 }
-describeStoreContract(
+describeSessionStoreContract(
   'postgres',
-  async () => PostgresSessionStore.open(await contractUrl()),
+  async () => PostgresDatabase.open(await contractUrl()),
+  postgres.available ? undefined : { skip: postgres.reason },
+);
+/** The accounts contract needs a database with no users yet: one of its own. */
+let accountsDb: Promise<string> | undefined;
+function accountsUrl(): Promise<string> {
+  accountsDb ??= server!.createDatabase();
+  return accountsDb;
+}
+describeAccountStoreContract(
+  'postgres',
+  async () => PostgresDatabase.open(await accountsUrl()),
   postgres.available ? undefined : { skip: postgres.reason },
 );
 
-/** Stores opened by a test, closed after it whatever happened. */
-const opened: PostgresSessionStore[] = [];
+/** Databases opened by a test, closed after it whatever happened. */
+const opened: PostgresDatabase[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()));
 });
 
-async function instance(url: string, options?: PostgresStoreOptions): Promise<PostgresSessionStore> {
-  const store = await PostgresSessionStore.open(url, options);
-  opened.push(store);
-  return store;
+async function instance(url: string, options?: PostgresStoreOptions): Promise<PostgresDatabase> {
+  const database = await PostgresDatabase.open(url, options);
+  opened.push(database);
+  return database;
 }
 
 async function sql<R extends object = Record<string, unknown>>(url: string, text: string, params?: unknown[]): Promise<R[]> {
@@ -96,14 +109,14 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
 
     const d = new FakeDebate({ owner: 'usr_live' });
     const atB = collector<DebateEvent>();
-    const stopB = await b.watch(d.session.id, atB.push);
+    const stopB = await b.sessions.watch(d.session.id, atB.push);
     const atA = collector<DebateEvent>();
-    await a.watch(d.session.id, atA.push);
+    await a.sessions.watch(d.session.id, atA.push);
 
     const steps: Step[] = [];
     const write = async (step: Step) => {
       steps.push(step);
-      await a.write(step);
+      await a.sessions.write(step);
     };
     await write(d.start().step());
     d.startRound(1);
@@ -136,16 +149,16 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     // B writes another session A watches; its notice reaches A after every one of A's own.
     const other = new FakeDebate({ owner: 'usr_live' });
     const otherAtA = collector<DebateEvent>();
-    await a.watch(other.session.id, otherAtA.push);
-    await b.write(other.start().step());
+    await a.sessions.watch(other.session.id, otherAtA.push);
+    await b.sessions.write(other.start().step());
     await otherAtA.until((got) => got.length === 1);
     expect(atA.got).toStrictEqual([]);
 
     // Unwatched, B hears nothing more of the session.
     await stopB();
     const before = atB.got.length;
-    await a.write({ session: d.session, events: [] });
-    await b.write(other.step());
+    await a.sessions.write({ session: d.session, events: [] });
+    await b.sessions.write(other.step());
     expect(atB.got.length).toBe(before);
   });
 
@@ -155,10 +168,10 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const [a, b] = await Promise.all([instance(url), instance(url)]);
     const d = new FakeDebate({ owner: 'usr_cut' });
     const atB = collector<DebateEvent>();
-    await b.watch(d.session.id, atB.push);
+    await b.sessions.watch(d.session.id, atB.push);
     const steps = debateSteps(d, 2);
     const half = Math.floor(steps.length / 2);
-    for (const step of steps.slice(0, half)) await a.write(step);
+    for (const step of steps.slice(0, half)) await a.sessions.write(step);
     const heard = steps.slice(0, half).reduce((n, s) => n + s.events.length, 0);
     await atB.until((got) => got.length === heard);
 
@@ -170,7 +183,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
       [name],
     );
     expect(cut.length).toBe(2);
-    for (const step of steps.slice(half)) await a.write(step);
+    for (const step of steps.slice(half)) await a.sessions.write(step);
     expect(atB.got.length).toBe(heard);
     await sql(server!.url, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
 
@@ -183,20 +196,20 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const [a, b] = await Promise.all([instance(url), instance(url)]);
     const atB = collector<string>();
     const atA = collector<string>();
-    b.onChange(atB.push);
-    a.onChange(atA.push);
+    b.sessions.onChange(atB.push);
+    a.sessions.onChange(atA.push);
 
     const d = new FakeDebate({ owner: 'usr_change' });
-    await a.write(d.start().step());
+    await a.sessions.write(d.start().step());
     d.end('completed');
-    await a.write(d.step());
-    expect(await a.delete(d.session.id)).toBe(true);
-    expect(await a.delete(d.session.id)).toBe(false);
+    await a.sessions.write(d.step());
+    expect(await a.sessions.delete(d.session.id)).toBe(true);
+    expect(await a.sessions.delete(d.session.id)).toBe(false);
     await atB.until((got) => got.length === 3);
     expect(atB.got).toStrictEqual([d.session.id, d.session.id, d.session.id]);
 
     const mine = new FakeDebate({ owner: 'usr_change' });
-    await b.write(mine.start().step());
+    await b.sessions.write(mine.start().step());
     await atA.until((got) => got.length === 1);
     expect(atA.got).toStrictEqual([mine.session.id]);
   });
@@ -208,8 +221,8 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     expect(applied.map((r) => r.version)).toStrictEqual(migrations.map((m) => m.version));
     // Every instance works on the one schema.
     const d = new FakeDebate({ owner: 'usr_migrate' });
-    for (const step of debateSteps(d, 1)) await stores[0]!.write(step);
-    for (const store of stores) expect(await store.get(d.session.id)).toStrictEqual(d.session);
+    for (const step of debateSteps(d, 1)) await stores[0]!.sessions.write(step);
+    for (const store of stores) expect(await store.sessions.get(d.session.id)).toStrictEqual(d.session);
     // A later start finds nothing to do.
     await instance(url);
     expect(await sql(url, 'SELECT version FROM schema_migrations')).toHaveLength(migrations.length);
@@ -217,21 +230,21 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
 
   it('refuses a database migrated by a newer server', async () => {
     const url = await server!.createDatabase();
-    await (await PostgresSessionStore.open(url)).close();
+    await (await PostgresDatabase.open(url)).close();
     await sql(url, `INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')`);
-    await expect(PostgresSessionStore.open(url)).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
+    await expect(PostgresDatabase.open(url)).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
   });
 
   it('recovers the sessions of instances that are gone (stopped, or lease expired), never a live instance’s', async () => {
     const url = await server!.createDatabase();
     // `hung` renews no lease in this test: its lease is then expired by hand, as if it had stopped 30 s ago.
     const [live, stopped, hung] = await Promise.all([instance(url), instance(url), instance(url, { heartbeatMs: 3_600_000 })]);
-    const running = async (store: PostgresSessionStore, label: string) => {
+    const running = async (database: PostgresDatabase, label: string) => {
       const d = new FakeDebate({ owner: `usr_${label}` });
-      await store.write(d.start().step());
+      await database.sessions.write(d.start().step());
       d.startRound(1);
       d.answer(1, 1);
-      await store.write(d.step({ rounds: [1] }));
+      await database.sessions.write(d.step({ rounds: [1] }));
       return d;
     };
     const [ofLive, ofStopped, ofHung] = await Promise.all([
@@ -240,16 +253,16 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
       running(hung, 'hung'),
     ]);
     await stopped.close();
-    await sql(url, `UPDATE instances SET expires_at = now() - interval '30 seconds' WHERE id = $1`, [hung.instanceId]);
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '30 seconds' WHERE id = $1`, [hung.sessions.instanceId]);
 
     // A follower on the live instance of a session that will be recovered elsewhere.
     const follower = collector<DebateEvent>();
-    await live.watch(ofHung.session.id, follower.push);
+    await live.sessions.watch(ofHung.session.id, follower.push);
 
     // A new instance starting, as the app does.
     const starting = await instance(url);
     const now = new Date(Date.UTC(2025, 8, 1, 12));
-    const recovered = await starting.recoverInterrupted(now);
+    const recovered = await starting.sessions.recoverInterrupted(now);
     expect(recovered.map((s) => s.id).sort()).toStrictEqual([ofStopped.session.id, ofHung.session.id].sort());
     for (const d of [ofStopped, ofHung]) {
       // Round 1 had not ended: slots 2-5 had not answered.
@@ -261,8 +274,8 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
         updatedAt: now.toISOString(),
         completedAt: now.toISOString(),
       };
-      expect(await live.get(d.session.id)).toStrictEqual(expected);
-      expect((await live.events(d.session.id, 0)).at(-1)).toStrictEqual({
+      expect(await live.sessions.get(d.session.id)).toStrictEqual(expected);
+      expect((await live.sessions.events(d.session.id, 0)).at(-1)).toStrictEqual({
         v: 1,
         type: 'session.ended',
         sessionId: d.session.id,
@@ -275,12 +288,12 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
         error: INTERRUPTED_ERROR,
       });
     }
-    expect(await live.get(ofLive.session.id)).toStrictEqual(ofLive.session);
+    expect(await live.sessions.get(ofLive.session.id)).toStrictEqual(ofLive.session);
     await follower.until(ended);
     expect(follower.got.map((e) => [e.type, e.seq])).toStrictEqual([['session.ended', ofHung.lastSeq + UNSAVED_SEQ_LIMIT + 1]]);
 
     // Once is enough: a second sweep finds nothing.
-    expect(await starting.recoverInterrupted(new Date())).toStrictEqual([]);
+    expect(await starting.sessions.recoverInterrupted(new Date())).toStrictEqual([]);
   });
 
   it('sweeps periodically: a live instance marks a crashed peer’s session, and tells its own listeners', async () => {
@@ -288,33 +301,33 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const sweeper = await instance(url, { recoverEveryMs: 50 });
     const crashed = await instance(url, { heartbeatMs: 3_600_000 });
     const own = new FakeDebate({ owner: 'usr_sweep' });
-    await sweeper.write(own.start().step());
+    await sweeper.sessions.write(own.start().step());
     const changes = collector<string>();
-    sweeper.onChange(changes.push);
+    sweeper.sessions.onChange(changes.push);
 
     const lost = new FakeDebate({ owner: 'usr_sweep' });
-    await crashed.write(lost.start().step());
-    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.instanceId]);
+    await crashed.sessions.write(lost.start().step());
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [crashed.sessions.instanceId]);
 
     // Heard twice: the crashed instance's write, then the sweeper's own recovery.
     await changes.until((got) => got.filter((id) => id === lost.session.id).length === 2);
-    expect((await sweeper.get(lost.session.id))?.status).toBe('interrupted');
+    expect((await sweeper.sessions.get(lost.session.id))?.status).toBe('interrupted');
     // The sweep leaves the sweeper's own running sessions alone.
-    expect(await sweeper.get(own.session.id)).toStrictEqual(own.session);
+    expect(await sweeper.sessions.get(own.session.id)).toStrictEqual(own.session);
   });
 
   it('holds a lease while open and gives it up on close', async () => {
     const url = await server!.createDatabase();
-    const store = await PostgresSessionStore.open(url, { leaseMs: 30_000 });
+    const database = await PostgresDatabase.open(url, { leaseMs: 30_000 });
     const [lease] = await sql<{ left: number }>(
       url,
       'SELECT extract(epoch FROM expires_at - now()) AS left FROM instances WHERE id = $1',
-      [store.instanceId],
+      [database.sessions.instanceId],
     );
     expect(Number(lease!.left)).toBeGreaterThan(20);
-    await store.close();
-    await store.close();
-    expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [store.instanceId])).toStrictEqual([]);
+    await database.close();
+    await database.close();
+    expect(await sql(url, 'SELECT id FROM instances WHERE id = $1', [database.sessions.instanceId])).toStrictEqual([]);
   });
 });
 
@@ -373,7 +386,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
     try {
       expect((await app.fetch('/sessions')).status).toBe(200);
       // The pool ended under the server: pg says so in words, which the store maps to `unavailable`.
-      await app.sessions.store.close();
+      await app.database.close();
       for (const res of [
         await app.fetch('/sessions'),
         await app.fetch('/consilium', {
@@ -397,10 +410,10 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
   it('reports a server it cannot reach, or a database that does not exist, as unavailable', async () => {
     const dead = new URL(server!.url);
     dead.port = '1';
-    await expect(PostgresSessionStore.open(dead.toString())).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
+    await expect(PostgresDatabase.open(dead.toString())).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
     const missing = new URL(server!.url);
     missing.pathname = '/no_such_database';
-    await expect(PostgresSessionStore.open(missing.toString())).rejects.toMatchObject({
+    await expect(PostgresDatabase.open(missing.toString())).rejects.toMatchObject({
       name: 'StoreError',
       code: 'unavailable',
     });
@@ -408,18 +421,18 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
 
   it('backs up with pg_dump, to a file pg_restore reads or straight into another database', async () => {
     const url = await server!.createDatabase();
-    const store = await instance(url);
+    const database = await instance(url);
     const d = new FakeDebate({ owner: 'usr_backup' });
-    for (const step of debateSteps(d, 2)) await store.write(step);
+    for (const step of debateSteps(d, 2)) await database.sessions.write(step);
 
     const intoDb = await server!.createDatabase();
-    await store.backup(intoDb);
-    expect(await (await instance(intoDb)).get(d.session.id)).toStrictEqual(d.session);
+    await database.backup(intoDb);
+    expect(await (await instance(intoDb)).sessions.get(d.session.id)).toStrictEqual(d.session);
 
     const dir = mkdtempSync(join(tmpdir(), 'consilium-pg-backup-'));
     try {
       const file = join(dir, 'sessions.dump');
-      await store.backup(file);
+      await database.backup(file);
       expect(statSync(file).size).toBeGreaterThan(0);
       const restored = await server!.createDatabase();
       const binDir = findPostgresBin();
@@ -427,16 +440,16 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
       const result = spawnSync(pgRestore, ['--no-owner', '--exit-on-error', `--dbname=${restored}`, file], { encoding: 'utf8' });
       expect(result.stderr).toBe('');
       const copy = await instance(restored);
-      expect(await copy.get(d.session.id)).toStrictEqual(d.session);
-      expect(await copy.events(d.session.id, 0)).toStrictEqual(d.raised);
+      expect(await copy.sessions.get(d.session.id)).toStrictEqual(d.session);
+      expect(await copy.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('says plainly that backup needs pg_dump when there is none', async () => {
-    const store = await instance(await server!.createDatabase(), { pgDump: '/nonexistent/pg_dump' });
-    const error = await store.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
+    const database = await instance(await server!.createDatabase(), { pgDump: '/nonexistent/pg_dump' });
+    const error = await database.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('pg_dump') });
   });

@@ -1,6 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 
 /**
  * Creates `dir` and its missing parents, one level at a time. Not `mkdir({ recursive: true })`: on a path

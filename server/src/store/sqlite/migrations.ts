@@ -2,7 +2,7 @@
  * The SQLite schema as numbered migrations, applied in order on open, each in its own transaction
  * and recorded in `schema_migrations`. Never edit a released migration; add the next one.
  */
-import { StoreError } from '../store.js';
+import { StoreError } from '../../sessions/store.js';
 import type { Connection } from './connection.js';
 
 export interface Migration {

@@ -1,4 +1,4 @@
-/** The types every HTTP module shares: what a request carries, and what the app is built from. */
+/** The types every HTTP module shares: what a request carries (`AppEnv`), and the dependencies the app is built from (`AppDeps`). */
 
 import type { Context } from 'hono';
 import type { User } from '../../../sdk/src/generated/types.gen.js';

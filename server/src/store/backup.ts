@@ -1,5 +1,5 @@
 /**
- * `npm run backup -- <destination>`: an online, consistent copy of the configured session store
+ * `npm run backup -- <destination>`: an online, consistent copy of the configured database
  * (CONSILIUM_DATABASE, else ./data/consilium.db), safe while a server is using it.
  * Exit codes: 0 written, 1 failed, 2 bad usage, 78 bad configuration.
  */
@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, isDatabaseUrl, loadConfig, loadDotEnv } from '../config/config.js';
-import { openStore } from './open.js';
+import { openDatabase } from './open.js';
 
 const USAGE = `usage: npm run backup -- <destination>
   destination  a file path for the SQLite store, or a postgres:// URL when the store is PostgreSQL`;
@@ -50,11 +50,11 @@ export async function backupCli(
   }
   const started = Date.now();
   try {
-    const store = await openStore(database);
+    const opened = await openDatabase(database);
     try {
-      await store.backup(destination);
+      await opened.backup(destination);
     } finally {
-      await store.close();
+      await opened.close();
     }
   } catch (error) {
     io.err(`backup: ${redact(database)} -> ${redact(destination)} failed: ${(error as Error).message}`);

@@ -1,0 +1,24 @@
+/** Opens the configured database: an SQLite file path, or a `postgres://` URL. */
+import type { AccountStore } from '../accounts/store.js';
+import { isDatabaseUrl } from '../config/config.js';
+import type { SessionStore } from '../sessions/store.js';
+
+/** An opened database: its session store and its account store side by side, on one connection (or pool) underneath. */
+export interface Database {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly sessions: SessionStore;
+  readonly accounts: AccountStore;
+  /** An online, consistent copy of the whole database at `destination` (a file path or a database URL). */
+  backup(destination: string): Promise<void>;
+  /** Finishes the writes queued before, then lets go of the database. */
+  close(): Promise<void>;
+}
+
+export async function openDatabase(location: string): Promise<Database> {
+  if (isDatabaseUrl(location)) {
+    const { PostgresDatabase } = await import('./postgres/database.js');
+    return PostgresDatabase.open(location);
+  }
+  const { SqliteDatabase } = await import('./sqlite/database.js');
+  return SqliteDatabase.open(location);
+}

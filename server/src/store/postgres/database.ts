@@ -1,0 +1,76 @@
+/**
+ * One PostgreSQL database holding sessions and accounts, shared by several server instances: one pool
+ * both stores use, migrated on open, plus the session store's lease and LISTEN connection.
+ */
+import { Pool } from 'pg';
+import { PostgresAccountStore } from './accounts.js';
+import { dump } from './dump.js';
+import { toStoreError } from './errors.js';
+import { migrate } from './migrations.js';
+import { poolAccess } from './pool.js';
+import { type PostgresSessionOptions, PostgresSessionStore } from './sessions.js';
+
+export interface PostgresStoreOptions extends PostgresSessionOptions {
+  /** Pool size (default 10), besides the session store's one LISTEN connection. */
+  maxConnections?: number;
+  /** The `pg_dump` to back up with (default: `pg_dump` on PATH). */
+  pgDump?: string;
+}
+
+export class PostgresDatabase {
+  readonly kind = 'postgres';
+  readonly sessions: PostgresSessionStore;
+  readonly accounts: PostgresAccountStore;
+  readonly #pool: Pool;
+  readonly #url: string;
+  readonly #options: PostgresStoreOptions;
+  #closing: Promise<void> | undefined;
+
+  private constructor(pool: Pool, url: string, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.#url = url;
+    this.#options = options;
+    const db = poolAccess(pool);
+    this.sessions = new PostgresSessionStore(db, url, options);
+    this.accounts = new PostgresAccountStore(db);
+  }
+
+  /** Connects, applies missing migrations, and starts the session store (its lease, its listener). */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresDatabase> {
+    const pool = new Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    });
+    // An idle connection's failure surfaces here; the next query gets a fresh one.
+    pool.on('error', (error) => options.onError?.(error));
+    const database = new PostgresDatabase(pool, url, options);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+      await database.sessions.start();
+    } catch (error) {
+      await database.close().catch(() => undefined);
+      throw toStoreError(error);
+    }
+    return database;
+  }
+
+  /** See `dump.ts`: a file in pg_dump's custom format, or restored into the (empty) database of a `postgres://` URL. */
+  backup(destination: string): Promise<void> {
+    return dump(this.#url, destination, this.#options.pgDump);
+  }
+
+  /** Stops the session store (giving up its lease, so peers may recover what was left running) and ends the pool. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.sessions.stop();
+      await this.#pool.end();
+    })();
+    return this.#closing;
+  }
+}

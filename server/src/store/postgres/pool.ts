@@ -1,0 +1,44 @@
+/** A PostgreSQL pool as the stores use it: queries and transactions whose failures arrive as `StoreError`s. */
+import type { Pool, PoolClient } from 'pg';
+import { isUnavailable, toStoreError } from './errors.js';
+
+export interface PostgresAccess {
+  query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount?: number | null }>;
+  /** Runs `work` between BEGIN and COMMIT on one connection; rolls back if it throws. */
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+}
+
+export function poolAccess(pool: Pool): PostgresAccess {
+  return {
+    async query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> {
+      try {
+        return await pool.query<R>(sql, params);
+      } catch (error) {
+        throw toStoreError(error);
+      }
+    },
+
+    async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw toStoreError(error);
+      }
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        broken = isUnavailable(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+        throw toStoreError(error);
+      } finally {
+        // A connection that failed goes, not back to the pool.
+        client.release(broken);
+      }
+    },
+  };
+}

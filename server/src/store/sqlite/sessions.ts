@@ -1,0 +1,172 @@
+/**
+ * Sessions in the SQLite database: writes go through the database's write queue; reads use the reader
+ * connection and one statement each, so they see a committed snapshot and never wait for a write.
+ */
+import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import {
+  interruptedEnd,
+  type ListPage,
+  type ListQuery,
+  PROGRESS_EVENT_TYPES,
+  type SessionStore,
+  type Step,
+} from '../../sessions/store.js';
+import type { Connection, Row } from './connection.js';
+import { insertEvents } from './steps.js';
+import type { WriteQueue } from './write-queue.js';
+
+// The whole session in one statement, so it is one consistent snapshot without an explicit transaction.
+const GET_SESSION = `
+  SELECT s.*,
+    (SELECT body FROM consensus WHERE session_id = s.id) AS consensus,
+    (SELECT body FROM verdicts WHERE session_id = s.id) AS verdict,
+    (SELECT json_group_array(json_object(
+        'number', r.number, 'kind', r.kind, 'missingSlots', json(r.missing_slots),
+        'answers', (SELECT json_group_array(json(a.body) ORDER BY a.position) FROM answers AS a
+                    WHERE a.session_id = r.session_id AND a.round = r.number)
+      ) ORDER BY r.number)
+      FROM rounds AS r WHERE r.session_id = s.id) AS rounds
+  FROM sessions AS s WHERE s.id = ?1`;
+
+// Bodies are stored as valid JSON, so joining them is a JSON array: one parse instead of one per row.
+const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS list FROM events WHERE session_id = ?1 AND seq > ?2`;
+
+const SUMMARY_COLUMNS =
+  "id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
+
+export class SqliteSessionStore implements SessionStore {
+  readonly kind = 'sqlite';
+  readonly #reader: Connection;
+  readonly #queue: WriteQueue;
+
+  constructor(reader: Connection, queue: WriteQueue) {
+    this.#reader = reader;
+    this.#queue = queue;
+  }
+
+  write(step: Step): Promise<void> {
+    return this.#queue.write(step);
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    return this.#get(this.#reader, id);
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
+    const where = [query.owner === undefined ? '?1 IS NULL' : 'owner = ?1'];
+    const params: unknown[] = [query.owner ?? null, query.limit + 1];
+    if (query.q !== undefined && query.q !== '') {
+      params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
+      where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
+    }
+    if (query.after) {
+      params.push(query.after.createdAt, query.after.id);
+      where.push(`(created_at, id) < (?${params.length - 1}, ?${params.length})`);
+    }
+    const rows = await this.#reader.all(
+      `SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?2`,
+      params,
+    );
+    const items = rows.slice(0, query.limit).map(summaryFromRow);
+    const last = items.at(-1);
+    return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
+  }
+
+  async thread(threadId: string): Promise<SessionSummary[]> {
+    const rows = await this.#reader.all(`SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE thread_id = ?1 ORDER BY created_at, id`, [
+      threadId,
+    ]);
+    return rows.map(summaryFromRow);
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.#queue.run(async (db) => (await db.run('DELETE FROM sessions WHERE id = ?1', [id])).changes > 0);
+  }
+
+  async events(id: string, afterSeq: number): Promise<DebateEvent[]> {
+    const row = await this.#reader.first<{ list: string | null }>(GET_EVENTS, [id, afterSeq]);
+    return row?.list ? (JSON.parse(row.list) as DebateEvent[]) : [];
+  }
+
+  recoverInterrupted(now: Date): Promise<Session[]> {
+    const ts = now.toISOString();
+    const work = async (db: Connection) => {
+      const running = await db.all<{ id: string; last_seq: number | null }>(
+        `SELECT id, (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq FROM sessions AS s WHERE status = 'running'`,
+      );
+      const recovered: Session[] = [];
+      for (const { id, last_seq } of running) {
+        const progress = await db.all<{ body: string }>(
+          `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
+          [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
+        );
+        const { session, event } = interruptedEnd(
+          (await this.#get(db, id))!,
+          progress.map((p) => JSON.parse(p.body) as DebateEvent),
+          last_seq ?? 0,
+          ts,
+        );
+        await db.run(
+          `UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2, missing_slots = ?3 WHERE id = ?1`,
+          [id, ts, JSON.stringify(session.missingSlots)],
+        );
+        await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: event }])]);
+        recovered.push(session);
+      }
+      return recovered;
+    };
+    return this.#queue.run(work);
+  }
+
+  async #get(db: Connection, id: string): Promise<Session | undefined> {
+    const row = await db.first(GET_SESSION, [id]);
+    if (!row) return undefined;
+    const session: Session = {
+      id: row.id as string,
+      owner: row.owner as string,
+      mode: row.mode as Session['mode'],
+      question: row.question as string,
+      roundsRequested: row.rounds_requested as number,
+      rounds: JSON.parse(row.rounds as string),
+      status: row.status as Session['status'],
+      missingSlots: JSON.parse(row.missing_slots as string),
+      usage: usageFromRow(row),
+      cost: JSON.parse(row.cost as string),
+      createdAt: row.created_at as string,
+      updatedAt: row.updated_at as string,
+    };
+    if (row.consensus !== null) session.consensus = JSON.parse(row.consensus as string);
+    if (row.verdict !== null) session.verdict = JSON.parse(row.verdict as string);
+    if (row.completed_at !== null) session.completedAt = row.completed_at as string;
+    if (row.prompt_version !== null) session.promptVersion = row.prompt_version as string;
+    if (row.thread_id !== null) session.threadId = row.thread_id as string;
+    if (row.links !== null) Object.assign(session, JSON.parse(row.links as string));
+    return session;
+  }
+}
+
+function usageFromRow(row: Row): Session['usage'] {
+  return {
+    inputTokens: row.input_tokens as number,
+    outputTokens: row.output_tokens as number,
+    totalTokens: row.total_tokens as number,
+  };
+}
+
+function summaryFromRow(row: Row): SessionSummary {
+  return {
+    id: row.id as string,
+    owner: row.owner as string,
+    mode: row.mode as SessionSummary['mode'],
+    question: row.question as string,
+    status: row.status as SessionSummary['status'],
+    roundsRequested: row.rounds_requested as number,
+    usage: usageFromRow(row),
+    cost: JSON.parse(row.cost as string),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    ...(row.thread_id !== null && { threadId: row.thread_id as string }),
+    ...(row.parent_id !== null && { parentId: row.parent_id as string }),
+  };
+}
