@@ -22,8 +22,7 @@
  */
 import { serialize } from './build.js';
 import { encodeFormComponent } from './form.js';
-import type { ModuleSpec, ParamInfo } from './types.js';
-import type { SiteContext } from './validate/context.js';
+import type { ModuleSpec, ParamInfo, SiteContext } from './types.js';
 import { validateParam } from './validate/core.js';
 import { bounds } from './validate/numeric.js';
 import { cleanText } from './validate/text.js';

@@ -28,17 +28,7 @@ export {
 } from './client.js';
 export { encodeForm } from './form.js';
 export { checkInfoConditions } from './info.js';
-export {
-  defineModule,
-  defineTypedModule,
-  type GeneratorUse,
-  type ListUse,
-  type MetaUse,
-  type ModuleUse,
-  type ParamsArg,
-  type PropUse,
-  type WikiModule,
-} from './module.js';
+export { defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
 export {
   type BuiltQuery,
   DEFAULT_ERROR_FORMAT,
@@ -67,18 +57,25 @@ export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './sit
 export { readTemplated } from './templated.js';
 export {
   type BuildOptions,
+  type GeneratorUse,
   type InfoChecker,
+  type ListUse,
+  type MetaUse,
   type ModuleGroup,
   type ModuleSpec,
+  type ModuleUse,
   type ParamInfo,
+  type PropUse,
   type RuleApplier,
+  type SiteContext,
+  type SiteNamespace,
   type TemplatedReader,
+  type TypeDef,
   type WikiLimit,
   WikiParamError,
   type WikiTimestamp,
   type WikiWarning,
 } from './types.js';
-export type { SiteContext, SiteNamespace, TypeDef } from './validate/context.js';
 export { timestampDef } from './validate/timestamp.js';
 export { titleDef } from './validate/title.js';
 export { booleanWordsDef } from './validate/typedefs.js';

@@ -25,10 +25,18 @@
 import { type BuiltModule, buildModule, type QueryContext, strictError, withWarnings } from './build.js';
 import { fastModule, namespaceSet } from './fast.js';
 import { encodeForm, encodeFormComponent } from './form.js';
-import type { GeneratorUse, ModuleUse } from './module.js';
-import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
+import type {
+  BuildOptions,
+  GeneratorUse,
+  ModuleGroup,
+  ModuleSpec,
+  ModuleUse,
+  ParamInfo,
+  RuleApplier,
+  SiteContext,
+  WikiWarning,
+} from './types.js';
 import { WikiParamError } from './types.js';
-import type { SiteContext } from './validate/context.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */

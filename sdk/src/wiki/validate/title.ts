@@ -3,7 +3,7 @@
  * MediaWikiTitleCodec::splitTitleString() with the wiki's namespaces and interwiki prefixes taken
  * from the optional SiteContext (MediaWiki's canonical English namespace names always work).
  */
-import type { SiteContext, SiteNamespace, TypeDef } from './context.js';
+import type { SiteContext, SiteNamespace, TypeDef } from '../types.js';
 import { sanitizeIP } from './ip.js';
 import { hasLoneSurrogate, ucfirst, utf8Length } from './text.js';
 
