@@ -161,11 +161,11 @@ function everyTypeModules(richest: string): string[] {
  */
 const PARTS: [string, string[]][] = [
   ['title parsing (title-part rule, assertuser)', ['wiki/validate/title.ts', 'wiki/validate/ip.ts', 'wiki/validate/user.ts']],
-  ['the fast path (the wiki speed goal)', ['wiki/fast.ts']],
+  ['the fast path (the wiki speed goal)', ['wiki/fast-path.ts']],
   [
     'the full path (the ParamValidator port)',
     [
-      'wiki/build.ts',
+      'wiki/full-path.ts',
       'wiki/validate/core.ts',
       'wiki/validate/typedefs.ts',
       'wiki/validate/numeric.ts',

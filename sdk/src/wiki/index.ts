@@ -13,7 +13,7 @@
  * ```
  * @packageDocumentation
  */
-export { type BuiltModule, buildModuleParams, formatTimestamp, type QueryContext } from './build.js';
+
 export {
   type BatchOptions,
   mergeQuery,
@@ -27,6 +27,7 @@ export {
   type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
+export { type BuiltModule, buildModuleParams, formatTimestamp } from './full-path.js';
 export { checkInfoConditions } from './info.js';
 export { defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
 export {
@@ -66,6 +67,7 @@ export {
   type ModuleUse,
   type ParamInfo,
   type PropUse,
+  type QueryContext,
   type RuleApplier,
   type SiteContext,
   type SiteNamespace,

@@ -10,7 +10,7 @@
  * on generator modules) is a {@link GeneratorUse} whose parameters take the `g` prefix (`gapfrom`);
  * `allpages.build({…})` builds a standalone request carrying just this module.
  */
-import { withEveryType } from './build.js';
+import { withEveryType } from './full-path.js';
 import { type BuiltQuery, query } from './query.js';
 import { applyRules } from './rules.js';
 import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse } from './types.js';
@@ -59,7 +59,7 @@ const completedSpecs = new WeakMap<ModuleSpec, ModuleSpec>();
  * `spec`, or a copy with every validator (and `applyRules`, `readTemplated`, `checkInfo` if it has
  * rules, templated parameters, `info` conditions) when it lacks what its parameters need.
  */
-export function completeSpec(spec: ModuleSpec): ModuleSpec {
+function completeSpec(spec: ModuleSpec): ModuleSpec {
   let full = completedSpecs.get(spec);
   if (full !== undefined) return full;
   const needsTypes = [...spec.parameters, ...(spec.templatedparameters ?? [])].some(

@@ -354,7 +354,7 @@ export const missingParamDeprecationRule: RuleCheck<'missing-param-deprecation'>
 };
 
 /** The check of each kind of rule, by kind. */
-export const RULE_CHECKS: RuleChecks = {
+const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
   'only-one-of': oneOfRule,
   'max-one-of': oneOfRule,

@@ -5,9 +5,9 @@
  * fast path answers when it should, which a fast path that always gave up would pass.
  */
 import { describe, expect, it } from 'vitest';
-import { buildModuleParams } from './build.js';
-import { fastModule, namespaceSet } from './fast.js';
+import { fastModule, namespaceSet } from './fast-path.js';
 import { encodeFormComponent } from './form.js';
+import { buildModuleParams } from './full-path.js';
 import type { SiteContext, TypeDef } from './types.js';
 import { type ModuleSpec, type ParamInfo, WikiParamError } from './types.js';
 
