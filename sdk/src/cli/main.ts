@@ -8,12 +8,6 @@ import { Consilium } from '../facade/consilium.js';
 import { ConsiliumError } from '../facade/errors.js';
 import type { DebateEvent, Session } from '../generated/types.gen.js';
 import * as wikiModules from '../generated/wiki/index.js';
-import { main as wikiCodegen } from '../wiki/codegen/cli.js';
-import { query } from '../wiki/query.js';
-import { WikiParamError } from '../wiki/types.js';
-import { intFlag, onlyFlags, type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
-import { configPath, DEFAULT_URL, readConfig, resolveConnection, type SavedConfig, writeConfig } from './config.js';
-import { DebateView, renderVerdict } from './debate-view.js';
 import {
   canRedraw,
   escapeJson,
@@ -25,7 +19,13 @@ import {
   slotColour,
   terminalColumns,
   wantsColour,
-} from './terminal.js';
+} from '../terminal/terminal.js';
+import { main as wikiCodegen } from '../wiki/codegen/cli.js';
+import { query } from '../wiki/query.js';
+import { WikiParamError } from '../wiki/types.js';
+import { intFlag, onlyFlags, type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
+import { configPath, DEFAULT_URL, readConfig, resolveConnection, type SavedConfig, writeConfig } from './config.js';
+import { DebateView, renderVerdict } from './debate-view.js';
 
 /** Exit codes: one per kind of failure, so scripts can tell them apart. */
 export const EXIT = {
