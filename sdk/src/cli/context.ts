@@ -79,7 +79,7 @@ export interface Command {
   run(ctx: Context): Promise<number>;
 }
 
-export type UrlSource = 'flag' | 'env' | 'saved' | 'default';
+type UrlSource = 'flag' | 'env' | 'saved' | 'default';
 
 /** The server URL as an http(s) URL, or a usage error saying where the bad one came from. */
 export function checkServerUrl(url: string, from: UrlSource, configFile: string): string {

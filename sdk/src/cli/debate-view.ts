@@ -15,7 +15,7 @@ interface Line {
   note?: string;
 }
 
-export interface ViewOptions {
+interface ViewOptions {
   write(text: string): void;
   paint: Paint;
   /** Redraw in place (a terminal); otherwise print plain lines. */

@@ -36,7 +36,7 @@ const CODES: Record<Colour, [number, number]> = {
 };
 
 /** Each slot's colour, so a model keeps its colour across rounds. */
-export const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
+const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
 export const slotColour = (slot: number): Colour => SLOT_COLOURS[(slot - 1) % SLOT_COLOURS.length]!;
 
 export interface Paint {
