@@ -19,7 +19,7 @@
  *   safely under the common 8 KiB request-line limits of proxies and servers); `GET` otherwise.
  * - Speed: each module (and the main module's own parameters) first tries `fast-path.ts`, which validates
  *   and encodes the common case directly; anything it does not take goes through `buildModule` (the
- *   full ParamValidator port), so results do not depend on which path ran. The query string is built
+ *   full path, `full-path.ts`), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
 

@@ -1,6 +1,7 @@
 /**
- * The shapes of the validator: what a call gets (settings, raw string, context), what it returns,
- * and the pluggable type definitions (MediaWiki's `TypeDef`s) the core dispatches to.
+ * What one validation gets besides the raw string (`ValidateContext`) and gives back (`Validated`), and
+ * the two policies it runs under: the Action API's and the bare library's. The type definitions it
+ * dispatches to (`TypeDef`) are shared shapes, in `../types.ts`.
  */
 import type { BuildOptions, Policy, SiteContext, TypeDef, WikiWarning } from '../types.js';
 
