@@ -168,11 +168,11 @@ const PARTS: [string, string[], figureId?: string][] = [
     ['wiki/validate/title.ts', 'wiki/validate/ip.ts', 'wiki/validate/user.ts'],
     'title-parsing',
   ],
-  ['the fast path (the wiki speed goal)', ['wiki/fast.ts']],
+  ['the fast path (the wiki speed goal)', ['wiki/fast-path.ts']],
   [
     'the full path (the ParamValidator port)',
     [
-      'wiki/build.ts',
+      'wiki/full-path.ts',
       'wiki/validate/core.ts',
       'wiki/validate/typedefs.ts',
       'wiki/validate/numeric.ts',

@@ -392,7 +392,7 @@ export async function benchWiki(): Promise<void> {
       'x',
       `${Math.round(encUsp)} vs ${Math.round(encForm)} ns`,
     );
-    // query() encodes as it validates (fast.ts), so its encoding cannot be taken out: zod's validation
+    // query() encodes as it validates (fast-path.ts), so its encoding cannot be taken out: zod's validation
     // and building alone against the whole of query(), encoding included.
     report(
       'wiki: (info) zod without its encoding / all of query()',

@@ -9,7 +9,7 @@ import { doNotEditHeader } from './contract.js';
  * - the server's schemas (`server/src/generated/schemas/`): full zod with metadata, which
  *   `@hono/zod-openapi` needs to serve the contract back.
  */
-export function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir: string): object[] {
+function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir: string): object[] {
   const output = (path: string) => ({
     path,
     header: doNotEditHeader('openapi/openapi.yaml via @hey-api/openapi-ts'),
@@ -40,7 +40,7 @@ export function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir
 }
 
 /** The worker's script. */
-export const heyApiWorkerUrl = new URL('./hey-api-worker.mjs', import.meta.url);
+const heyApiWorkerUrl = new URL('./hey-api-worker.mjs', import.meta.url);
 
 /** A hey-api worker, started before the contract is parsed so its import overlaps the main thread's work. */
 export interface HeyApiWorker {
@@ -95,9 +95,4 @@ export function withoutTsx(flags: readonly string[]): string[] {
     out.push(flag);
   }
   return out;
-}
-
-/** Runs hey-api in a worker thread; resolves once both outputs are written. */
-export function generateHeyApi(contract: object, sdkDir: string, serverSchemasDir: string): Promise<void> {
-  return startHeyApi().run(contract, sdkDir, serverSchemasDir);
 }

@@ -3,10 +3,10 @@
  * nothing of Hono, of `http/` or of `store/`, each folder imports only the folders below it, and no module imports
  * itself through others. Type-only imports count too: a cycle of types is still a tangle.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cyclesOf, importGraph, importsOf, sources } from '../../test/support/layers.js';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
@@ -25,39 +25,11 @@ export const LAYERS: Record<string, readonly string[]> = {
 /** Packages only the HTTP layer may use. */
 const HTTP_PACKAGES = /^(hono|@hono\/)/;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
-  });
-}
-
-/** Every module specifier a file imports or re-exports, statically or dynamically. */
-export function importsOf(text: string): string[] {
-  const specs: string[] = [];
-  const pattern =
-    /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm;
-  for (const m of text.matchAll(pattern)) specs.push((m[1] ?? m[2] ?? m[3])!);
-  return specs;
-}
-
 const files = sources(SRC);
 const rel = (path: string) => relative(SRC, path);
 const folderOf = (path: string) => (rel(path).includes('/') ? rel(path).split('/')[0]! : '.');
 
-const graph = new Map<string, { internal: string[]; packages: string[] }>();
-for (const file of files) {
-  const internal: string[] = [];
-  const packages: string[] = [];
-  for (const spec of importsOf(readFileSync(file, 'utf8'))) {
-    if (spec.startsWith('.')) {
-      const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
-      if (target.startsWith(SRC)) internal.push(target);
-    } else packages.push(spec);
-  }
-  graph.set(file, { internal, packages });
-}
+const graph = importGraph(SRC, files);
 
 describe('server layers', () => {
   it('reads the imports it checks', () => {
@@ -71,20 +43,7 @@ describe('server layers', () => {
   });
 
   it('has no import cycles', () => {
-    const state = new Map<string, 'open' | 'done'>();
-    const cycles: string[] = [];
-    const visit = (file: string, path: string[]) => {
-      if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') {
-        cycles.push([...path.slice(path.indexOf(file)), file].map(rel).join(' → '));
-        return;
-      }
-      state.set(file, 'open');
-      for (const next of graph.get(file)?.internal ?? []) visit(next, [...path, file]);
-      state.set(file, 'done');
-    };
-    for (const file of files) visit(file, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(SRC, graph)).toEqual([]);
   });
 
   it('keeps the domain free of Hono and of the HTTP layer, each folder importing only those below it', () => {

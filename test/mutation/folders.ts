@@ -121,8 +121,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
   // must answer and where it must leave; the properties check agreement on random input, at a tenth of their
   // runs (every mutant reruns them all: at full runs the folder was estimated at 7 h 30 min).
   'wiki-fast': {
-    mutate: ['sdk/src/wiki/fast.ts'],
-    tests: ['sdk/src/wiki/fast.test.ts', 'test/wiki/fast.test.ts', 'test/wiki/property-valid.test.ts'],
+    mutate: ['sdk/src/wiki/fast-path.ts'],
+    tests: ['sdk/src/wiki/fast-path.test.ts', 'test/wiki/fast.test.ts', 'test/wiki/property-valid.test.ts'],
     env: { CONSILIUM_PROPERTY_RUNS_SCALE: '0.1' },
   },
 };

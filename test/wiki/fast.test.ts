@@ -1,5 +1,5 @@
 /**
- * The fast path (`sdk/src/wiki/fast.ts`) against the full path (`buildModule`, and `query()` with
+ * The fast path (`sdk/src/wiki/fast-path.ts`) against the full path (`buildModule`, and `query()` with
  * the fast path off): whenever the fast path answers, it must be exactly what the full path gives —
  * same params in the same order, no warning, the same encoded string — and `query()` must give the
  * same result or the same error either way. Checked on every catalogue module with valid, plain and
@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allpages, iwlinks, revisions, search } from '../../sdk/src/generated/wiki/index.js';
-import { buildModule, serialize, toRaw } from '../../sdk/src/wiki/build.js';
-import { fastModule } from '../../sdk/src/wiki/fast.js';
+import { fastModule } from '../../sdk/src/wiki/fast-path.js';
 import { encodeForm, encodeFormComponent } from '../../sdk/src/wiki/form.js';
+import { buildModule, serialize, toRaw } from '../../sdk/src/wiki/full-path.js';
 import { defineModule } from '../../sdk/src/wiki/module.js';
 import { type BuiltQuery, buildQuery, type QueryInput, query } from '../../sdk/src/wiki/query.js';
 import { type BuildOptions, type ModuleSpec, type ParamInfo, WikiParamError } from '../../sdk/src/wiki/types.js';

@@ -5,9 +5,8 @@
  */
 import fc from 'fast-check';
 import * as generated from '../../sdk/src/generated/wiki/index.js';
-import type { GeneratorUse, ModuleUse } from '../../sdk/src/wiki/module.js';
 import type { BuiltQuery } from '../../sdk/src/wiki/query.js';
-import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo } from '../../sdk/src/wiki/types.js';
+import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, ParamInfo } from '../../sdk/src/wiki/types.js';
 import { implodeMultiValue, toMwTimestamp, validateParam } from '../../sdk/src/wiki/validate/index.js';
 
 /** A generated module handle, seen without its parameter types. */

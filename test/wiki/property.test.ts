@@ -18,7 +18,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allpages, info } from '../../sdk/src/generated/wiki/index.js';
-import { toRaw } from '../../sdk/src/wiki/build.js';
+import { toRaw } from '../../sdk/src/wiki/full-path.js';
 import { type BuiltQuery, POST_THRESHOLD_BYTES, type QueryInput, query } from '../../sdk/src/wiki/query.js';
 import { type BuildOptions, type ParamInfo, WikiParamError } from '../../sdk/src/wiki/types.js';
 import { toMwTimestamp, validateParam } from '../../sdk/src/wiki/validate/index.js';

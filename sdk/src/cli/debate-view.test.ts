@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Verdict } from '../generated/types.gen.js';
+import { paint } from '../terminal/terminal.js';
 import { renderVerdict } from './debate-view.js';
-import { paint } from './terminal.js';
 
 const verdict: Verdict = {
   format: 'structured',

@@ -4,7 +4,7 @@
  * verdict. Elsewhere (a pipe, a file): plain lines, each answer in full when it completes.
  */
 import type { Action, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
-import { inert, oneLine, type Paint, slotColour, tail } from './terminal.js';
+import { inert, oneLine, type Paint, slotColour, tail } from '../terminal/terminal.js';
 
 type SlotState = 'waiting' | 'writing' | 'done' | 'failed';
 
@@ -15,7 +15,7 @@ interface Line {
   note?: string;
 }
 
-export interface ViewOptions {
+interface ViewOptions {
   write(text: string): void;
   paint: Paint;
   /** Redraw in place (a terminal); otherwise print plain lines. */

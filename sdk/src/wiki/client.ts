@@ -13,8 +13,7 @@
 import { encodeForm } from './form.js';
 import { type BuiltQuery, methodFor, type QueryInput, query } from './query.js';
 import { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
-import type { BuildOptions } from './types.js';
-import type { SiteContext } from './validate/context.js';
+import type { BuildOptions, SiteContext } from './types.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */

@@ -13,7 +13,7 @@
  * ```
  * @packageDocumentation
  */
-export { type BuiltModule, buildModuleParams, formatTimestamp, type QueryContext } from './build.js';
+
 export {
   type BatchOptions,
   mergeQuery,
@@ -27,18 +27,9 @@ export {
   type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
+export { type BuiltModule, buildModuleParams, formatTimestamp } from './full-path.js';
 export { checkInfoConditions } from './info.js';
-export {
-  defineModule,
-  defineTypedModule,
-  type GeneratorUse,
-  type ListUse,
-  type MetaUse,
-  type ModuleUse,
-  type ParamsArg,
-  type PropUse,
-  type WikiModule,
-} from './module.js';
+export { defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
 export {
   type BuiltQuery,
   DEFAULT_ERROR_FORMAT,
@@ -67,18 +58,26 @@ export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './sit
 export { readTemplated } from './templated.js';
 export {
   type BuildOptions,
+  type GeneratorUse,
   type InfoChecker,
+  type ListUse,
+  type MetaUse,
   type ModuleGroup,
   type ModuleSpec,
+  type ModuleUse,
   type ParamInfo,
+  type PropUse,
+  type QueryContext,
   type RuleApplier,
+  type SiteContext,
+  type SiteNamespace,
   type TemplatedReader,
+  type TypeDef,
   type WikiLimit,
   WikiParamError,
   type WikiTimestamp,
   type WikiWarning,
 } from './types.js';
-export type { SiteContext, SiteNamespace, TypeDef } from './validate/context.js';
 export { timestampDef } from './validate/timestamp.js';
 export { titleDef } from './validate/title.js';
 export { booleanWordsDef } from './validate/typedefs.js';

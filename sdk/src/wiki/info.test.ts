@@ -4,7 +4,7 @@ import { alldeletedrevisionsSpec, deletedrevsSpec, infoSpec, revisionsSpec } fro
 import { revisions } from '../generated/wiki/revisions.js';
 import { checkInfoConditions } from './info.js';
 import { query } from './query.js';
-import type { SiteContext } from './validate/context.js';
+import type { SiteContext } from './types.js';
 
 describe('info conditions', () => {
   const ctx = { pageCount: 0, revidCount: 0, generator: false };

@@ -1,6 +1,6 @@
 /**
  * The `info` conditions of paraminfo (which parameters apply when), checked after a module's
- * parameters validate. Apart from `build.ts` because four catalogue modules have them: a descriptor
+ * parameters validate. Apart from `full-path.ts` because four catalogue modules have them: a descriptor
  * whose parameters carry them has {@link checkInfoConditions} (the generator and `defineModule()`
  * give it), so no other module's bundle carries this file.
  */

@@ -10,34 +10,11 @@
  * on generator modules) is a {@link GeneratorUse} whose parameters take the `g` prefix (`gapfrom`);
  * `allpages.build({…})` builds a standalone request carrying just this module.
  */
-import { withEveryType } from './build.js';
+import { withEveryType } from './full-path.js';
 import { type BuiltQuery, query } from './query.js';
 import { applyRules } from './rules.js';
-import type { BuildOptions, ModuleGroup, ModuleSpec } from './types.js';
+import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse } from './types.js';
 import { SUPPLIED_TYPES } from './validate/core.js';
-
-/** Parameters as a caller gives them, unprefixed (`from`, not `apfrom`). */
-export type ModuleParams = Readonly<Record<string, unknown>>;
-
-/** One module with its parameters, as `query({ list: [...] })` takes it. */
-export interface ModuleUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
-  readonly kind: 'module';
-  readonly group: G;
-  readonly spec: ModuleSpec;
-  readonly params: P;
-}
-
-export type ListUse = ModuleUse<'list'>;
-export type PropUse = ModuleUse<'prop'>;
-export type MetaUse = ModuleUse<'meta'>;
-
-/** A generator module with its parameters, serialized as `generator=<name>` and `g<prefix><param>`. */
-export interface GeneratorUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
-  readonly kind: 'generator';
-  readonly group: G;
-  readonly spec: ModuleSpec;
-  readonly params: P;
-}
 
 /** Parameters are optional as a whole when none of them is required. */
 export type ParamsArg<P> = Partial<P> extends P ? [params?: P] : [params: P];
@@ -82,7 +59,7 @@ const completedSpecs = new WeakMap<ModuleSpec, ModuleSpec>();
  * `spec`, or a copy with every validator (and `applyRules`, `readTemplated`, `checkInfo` if it has
  * rules, templated parameters, `info` conditions) when it lacks what its parameters need.
  */
-export function completeSpec(spec: ModuleSpec): ModuleSpec {
+function completeSpec(spec: ModuleSpec): ModuleSpec {
   let full = completedSpecs.get(spec);
   if (full !== undefined) return full;
   const needsTypes = [...spec.parameters, ...(spec.templatedparameters ?? [])].some(

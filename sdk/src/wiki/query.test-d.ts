@@ -9,8 +9,8 @@ import {
   siteinfo,
   tokens,
 } from '../../../test/wiki/fixtures/query-specs.js';
-import type { GeneratorUse, ModuleUse } from './module.js';
 import { type BuiltQuery, query } from './query.js';
+import type { GeneratorUse, ModuleUse } from './types.js';
 
 describe('query() is typed by module group', () => {
   it('accepts modules in their own group', () => {

@@ -17,18 +17,28 @@
  *   and the query/main parameters), throw `WikiParamError` code `prefixcollision`.
  * - `method` is `POST` once the URL-encoded query string exceeds {@link POST_THRESHOLD_BYTES} (8000 bytes,
  *   safely under the common 8 KiB request-line limits of proxies and servers); `GET` otherwise.
- * - Speed: each module (and the main module's own parameters) first tries `fast.ts`, which validates
+ * - Speed: each module (and the main module's own parameters) first tries `fast-path.ts`, which validates
  *   and encodes the common case directly; anything it does not take goes through `buildModule` (the
- *   full ParamValidator port), so results do not depend on which path ran. The query string is built
+ *   full path, `full-path.ts`), so results do not depend on which path ran. The query string is built
  *   alongside the params rather than encoded again at the end.
  */
-import { type BuiltModule, buildModule, type QueryContext, strictError, withWarnings } from './build.js';
-import { fastModule, namespaceSet } from './fast.js';
+
+import { fastModule, namespaceSet } from './fast-path.js';
 import { encodeForm, encodeFormComponent } from './form.js';
-import type { GeneratorUse, ModuleUse } from './module.js';
-import type { BuildOptions, ModuleGroup, ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
+import { type BuiltModule, buildModule, strictError, withWarnings } from './full-path.js';
+import type {
+  BuildOptions,
+  GeneratorUse,
+  ModuleGroup,
+  ModuleSpec,
+  ModuleUse,
+  ParamInfo,
+  QueryContext,
+  RuleApplier,
+  SiteContext,
+  WikiWarning,
+} from './types.js';
 import { WikiParamError } from './types.js';
-import type { SiteContext } from './validate/context.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -345,7 +355,7 @@ export function query(input: QueryInput, options?: BuildOptions): BuiltQuery {
 
 /**
  * {@link query}, with `fast: false` sending every module through the full validator and encoding the
- * finished params at the end: the reference the fast path (`fast.ts`) is tested against.
+ * finished params at the end: the reference the fast path (`fast-path.ts`) is tested against.
  * @internal
  */
 export function buildQuery(input: QueryInput, options: BuildOptions | undefined, fast: boolean): BuiltQuery {
@@ -362,7 +372,7 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
  * The Action API adds the main module's `deprecation-help` (where to follow deprecations) right after
  * the first `deprecation` warning of a request, once.
  */
-export function withDeprecationHelp(warnings: WikiWarning[]): WikiWarning[] {
+function withDeprecationHelp(warnings: WikiWarning[]): WikiWarning[] {
   for (let i = 0; i < warnings.length; i++) {
     if (warnings[i]!.code !== 'deprecation') continue;
     if (warnings.some((w) => w.code === 'deprecation-help')) return warnings;

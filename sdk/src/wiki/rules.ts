@@ -6,48 +6,10 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleSpec, ParamInfo, RuleApplier, WikiWarning } from './types.js';
+import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
-import type { SiteContext } from './validate/context.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
 import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
-
-/** A rule applies only when a parameter (its default included) has this value. */
-export interface RuleCondition {
-  param: string;
-  equals: string;
-}
-
-interface RuleBase {
-  /** Where MediaWiki makes the check (file and function, under includes/api/). */
-  source: string;
-  when?: RuleCondition;
-  /**
-   * The module returns before this check when the page set is empty (a prop module's run()): the
-   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
-   */
-  pages?: true;
-}
-
-export type ModuleRule = RuleBase &
-  (
-    | { rule: 'exclusive-values'; param: string; pairs: readonly (readonly [string, string])[]; code: string }
-    | { rule: 'only-one-of'; params: readonly string[] }
-    | { rule: 'max-one-of'; params: readonly string[] }
-    | { rule: 'continue'; param: string; parts: number }
-    | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
-    | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
-    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
-    | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
-    | { rule: 'pattern'; param: string; pattern: string; unless?: string }
-    | { rule: 'title-warning'; param: string; namespace?: number; code: string }
-    | {
-        rule: 'missing-param-deprecation';
-        param: string;
-        /** Any of `values` asked for in `param`, or any of `orGiven` given. */
-        ifAny: { param: string; values: readonly string[]; orGiven?: readonly string[] };
-      }
-  );
 
 /** `catalogue/rules.json`: module name → its rules. */
 export interface RuleTable {
@@ -392,7 +354,7 @@ export const missingParamDeprecationRule: RuleCheck<'missing-param-deprecation'>
 };
 
 /** The check of each kind of rule, by kind. */
-export const RULE_CHECKS: RuleChecks = {
+const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
   'only-one-of': oneOfRule,
   'max-one-of': oneOfRule,

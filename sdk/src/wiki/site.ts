@@ -8,7 +8,7 @@
  * allpages.build({ namespace: 9999 }, { site }); // throws WikiParamError badvalue, as the wiki would
  * ```
  */
-import type { SiteContext, SiteNamespace } from './validate/context.js';
+import type { SiteContext, SiteNamespace } from './types.js';
 
 /** The `siprop` values a site context is read from. */
 export const SITEINFO_PROPS = 'general|namespaces|namespacealiases|interwikimap';

@@ -5,7 +5,7 @@
  * target without values gives no expansions; a key the caller gave for a value that is not among
  * the target's values is never read by MediaWiki, so it is an `unrecognizedparams` warning here too.
  *
- * Apart from `build.ts` because four catalogue modules have such parameters: a descriptor that has
+ * Apart from `full-path.ts` because four catalogue modules have such parameters: a descriptor that has
  * them carries {@link readTemplated} (the generator and `defineModule()` give it), so no other
  * module's bundle does.
  */

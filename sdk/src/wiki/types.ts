@@ -1,10 +1,8 @@
 /**
- * The shapes shared by the wiki query generator and the handwritten runtime. A module's descriptor
- * is its paraminfo description (formatversion=2) minus the prose, so the runtime can validate any
- * wiki's modules, not just the catalogue's.
+ * The shapes shared by the wiki query generator and the handwritten runtime: descriptors, rules, the
+ * site context, the validator's type definitions. A descriptor is paraminfo (formatversion=2) minus the
+ * prose, so any wiki's modules validate. Imports nothing, so every other module can depend on it.
  */
-import type { ModuleRule } from './rules.js';
-import type { SiteContext, TypeDef } from './validate/context.js';
 
 /** One parameter as paraminfo describes it, with its unprefixed `name`. Empty markers are `true`. */
 export interface ParamInfo {
@@ -187,4 +185,142 @@ export class WikiParamError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A rule applies only when a parameter (its default included) has this value. */
+interface RuleCondition {
+  param: string;
+  equals: string;
+}
+
+interface RuleBase {
+  /** Where MediaWiki makes the check (file and function, under includes/api/). */
+  source: string;
+  when?: RuleCondition;
+  /**
+   * The module returns before this check when the page set is empty (a prop module's run()): the
+   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
+   */
+  pages?: true;
+}
+
+/** One of a core module's own request checks (`catalogue/rules.json`), applied by `rules.ts`. */
+export type ModuleRule = RuleBase &
+  (
+    | { rule: 'exclusive-values'; param: string; pairs: readonly (readonly [string, string])[]; code: string }
+    | { rule: 'only-one-of'; params: readonly string[] }
+    | { rule: 'max-one-of'; params: readonly string[] }
+    | { rule: 'continue'; param: string; parts: number }
+    | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
+    | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
+    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
+    | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
+    | { rule: 'pattern'; param: string; pattern: string; unless?: string }
+    | { rule: 'title-warning'; param: string; namespace?: number; code: string }
+    | {
+        rule: 'missing-param-deprecation';
+        param: string;
+        /** Any of `values` asked for in `param`, or any of `orGiven` given. */
+        ifAny: { param: string; values: readonly string[]; orGiven?: readonly string[] };
+      }
+  );
+
+/** One module with its parameters, as `query({ list: [...] })` takes it. */
+export interface ModuleUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
+  readonly kind: 'module';
+  readonly group: G;
+  readonly spec: ModuleSpec;
+  readonly params: P;
+}
+
+export type ListUse = ModuleUse<'list'>;
+export type PropUse = ModuleUse<'prop'>;
+export type MetaUse = ModuleUse<'meta'>;
+
+/** A generator module with its parameters, serialized as `generator=<name>` and `g<prefix><param>`. */
+export interface GeneratorUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
+  readonly kind: 'generator';
+  readonly group: G;
+  readonly spec: ModuleSpec;
+  readonly params: P;
+}
+
+/** One namespace as `meta=siteinfo&siprop=namespaces|namespacealiases` describes it. */
+export interface SiteNamespace {
+  id: number;
+  /** The local name (`Benutzer` on de.wikipedia); `''` for the main namespace. */
+  name: string;
+  /** The canonical English name (`User`). */
+  canonical?: string;
+  aliases?: readonly string[];
+  /** `case-sensitive` when the first letter of titles is not forced to upper case. */
+  case?: 'first-letter' | 'case-sensitive';
+}
+
+/**
+ * What the validator may know about the target wiki. All of it is optional: without it, checks
+ * that need the wiki's state are lenient (any non-negative namespace number passes, no interwiki
+ * prefix is recognized, names are not classified as temporary accounts) and the server decides.
+ */
+export interface SiteContext {
+  /** The wiki's namespaces (siteinfo). Without them: MediaWiki's canonical English names, any id >= 0 valid. */
+  namespaces?: readonly SiteNamespace[];
+  /** Interwiki prefixes (siteinfo `interwikimap`), matched case-insensitively. */
+  interwikiPrefixes?: readonly string[];
+  /** Temporary account patterns such as `~2$1` (siteinfo `general.autocreatetempuser.matchPatterns`). */
+  tempUserPatterns?: readonly string[];
+}
+
+/**
+ * Which layer's rules apply where MediaWiki's library and its Action API differ.
+ *
+ * The Action API wraps the ParamValidator library with its own defaults (`ApiParamValidator`):
+ * out-of-range numbers clamp with an `outofrange` warning instead of failing, and unrecognized
+ * values of a multi-valued parameter are dropped with an `unrecognizedvalues` warning instead of
+ * failing. A parameter's own `x-ignoreRange` / `x-rangeEnforce` / `x-ignoreUnrecognizedValues`
+ * settings (server-side knobs that paraminfo does not show) override the policy.
+ */
+export interface Policy {
+  /** Out-of-range `integer`/`limit` values clamp with an `outofrange` warning (`true`) or fail (`false`). */
+  readonly clampRange: boolean;
+  /** Unrecognized values of a multi-valued parameter are dropped with a warning (`true`) or fail with `badvalue` (`false`). */
+  readonly dropUnrecognized: boolean;
+  /** Default caps on the number of values of a multi-valued parameter: `[lowlimit, highlimit]`. */
+  readonly multiLimits: readonly [number, number];
+}
+
+/** What a type definition sees while validating one value. */
+export interface TypeContext {
+  readonly param: string;
+  readonly module?: string;
+  readonly options: BuildOptions;
+  readonly policy: Policy;
+  readonly site: SiteContext;
+  readonly parseLimit: boolean;
+  /** The caller has the apihighlimits right. */
+  readonly useHighLimits: boolean;
+  /** The value comes from the parameter's default, not from the caller. */
+  readonly isDefault: boolean;
+  /** The value is one of the values of a multi-valued parameter. */
+  readonly inMulti: boolean;
+  /** The current time in ms (BuildOptions.now, else Date.now()). */
+  now(): number;
+  /** Record a non-fatal condition. */
+  warn(code: string, data?: Record<string, unknown>): void;
+  /** Throw a WikiParamError with MediaWiki's code. */
+  fail(code: string, message: string, data?: Record<string, unknown>): never;
+}
+
+/** One parameter type, after MediaWiki's `TypeDef`. */
+export interface TypeDef {
+  /** Validate and normalize one raw value (for a multi-valued parameter: one of its values). */
+  validate(value: string, settings: ParamInfo, ctx: TypeContext): unknown;
+  /** The allowed values when the type is an enumeration; enables the parameter's all-specifier. */
+  enumValues?(settings: ParamInfo, ctx: TypeContext): readonly unknown[] | undefined;
+  /** What the all-specifier expands to, when that is not simply {@link TypeDef.enumValues}. */
+  allValues?(settings: ParamInfo, ctx: TypeContext): readonly unknown[] | undefined;
+  /** Adjust settings before use (defaults the type implies, e.g. `min: 0` for limits). */
+  normalizeSettings?(settings: ParamInfo): ParamInfo;
+  /** Presence types (`boolean`) are true when present, whatever the value, and false when absent. */
+  readonly presence?: boolean;
 }

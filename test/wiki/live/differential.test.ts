@@ -9,8 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeForm } from '../../../sdk/src/wiki/form.js';
 import type { RuleTable } from '../../../sdk/src/wiki/rules.js';
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../../../sdk/src/wiki/site.js';
-import type { ModuleSpec } from '../../../sdk/src/wiki/types.js';
-import type { SiteContext } from '../../../sdk/src/wiki/validate/context.js';
+import type { ModuleSpec, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
 import {
   agree,

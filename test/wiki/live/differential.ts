@@ -13,12 +13,11 @@
 
 import { parseParamInfoDocument } from '../../../sdk/src/wiki/codegen/document.js';
 import { planModules } from '../../../sdk/src/wiki/codegen/emit.js';
-import { defineModule, type GeneratorUse, type ModuleUse } from '../../../sdk/src/wiki/module.js';
+import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { query } from '../../../sdk/src/wiki/query.js';
 import { type RuleTable, rulesFor } from '../../../sdk/src/wiki/rules.js';
-import type { ModuleGroup, ModuleSpec, ParamInfo } from '../../../sdk/src/wiki/types.js';
+import type { GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, ParamInfo, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
-import type { SiteContext } from '../../../sdk/src/wiki/validate/context.js';
 
 export type CaseKind = 'param' | 'rule' | 'state' | 'server-error';
 

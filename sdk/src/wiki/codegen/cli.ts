@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { moduleRules } from '../../generated/wiki-rules.js';
 /**
  * `consilium-wiki generate`: typed query modules for a wiki, from its paraminfo.
  *
@@ -7,8 +8,7 @@
  * consilium-wiki generate --catalogue paraminfo.json --out src/wiki-modules --runtime-import @consilium/sdk/wiki
  * ```
  */
-import { inert } from '../../cli/terminal.js';
-import { moduleRules } from '../../generated/wiki-rules.js';
+import { inert } from '../../terminal/terminal.js';
 import { rulesFor } from '../rules.js';
 import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';

@@ -14,8 +14,8 @@
  *   template variable's value (nested, one level per variable, in the order they occur in the name);
  * - `required` parameters are not optional; a module without parameters gets `Record<string, undefined>`.
  */
-import { type ModuleRule, type RuleTable, rulesFor } from '../rules.js';
-import type { ModuleGroup, ParamInfo } from '../types.js';
+import { type RuleTable, rulesFor } from '../rules.js';
+import type { ModuleGroup, ModuleRule, ParamInfo } from '../types.js';
 import type { ParamInfoDocument, ParamInfoModule } from './document.js';
 
 export interface EmitOptions {

@@ -7,7 +7,7 @@
  * limit for a multi-value parameter without the apihighlimits right) and merges the answers in order.
  * The `query` module itself stays in the result, first; the emitter skips it.
  */
-import { inert } from '../../cli/terminal.js';
+import { inert } from '../../terminal/terminal.js';
 import { type ParamInfoDocument, type ParamInfoModule, parseParamInfoDocument } from './document.js';
 import { loadFs } from './node.js';
 

@@ -4,7 +4,7 @@
  * written as `site-context.ts` (exporting `site`) so callers can validate offline as that wiki would (`{ site }`).
  */
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
-import type { SiteContext } from '../validate/context.js';
+import type { SiteContext } from '../types.js';
 import { DEFAULT_USER_AGENT, ParamInfoFetchError } from './fetch.js';
 import { loadFs } from './node.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrown as error } from '../../../../test/wiki/fixtures/build.js';
-import type { ParamInfo } from '../types.js';
-import { LIBRARY_POLICY, type TypeDef, type ValidateContext } from './context.js';
+import type { ParamInfo, TypeDef } from '../types.js';
+import { LIBRARY_POLICY, type ValidateContext } from './context.js';
 import { validateParam as coreValidateParam } from './core.js';
 import { TYPE_DEFS, validateParam } from './registry.js';
 

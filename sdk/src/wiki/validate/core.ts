@@ -4,16 +4,17 @@
  * the all-specifier, the cap on the number of values, per-value validation, dropping of
  * unrecognized values and of duplicates. The type-specific work is the TypeDefs'.
  */
-import { type BuildOptions, type ParamInfo, WikiParamError, type WikiWarning } from '../types.js';
 import {
-  ACTION_API_POLICY,
+  type BuildOptions,
+  type ParamInfo,
   type Policy,
   type SiteContext,
   type TypeContext,
   type TypeDef,
-  type ValidateContext,
-  type Validated,
-} from './context.js';
+  WikiParamError,
+  type WikiWarning,
+} from '../types.js';
+import { ACTION_API_POLICY, type ValidateContext, type Validated } from './context.js';
 import { explodeMultiValue, MULTI_SEPARATOR_ALT } from './multi.js';
 import { integerDef, limitDef } from './numeric.js';
 import {

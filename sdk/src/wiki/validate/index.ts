@@ -3,17 +3,8 @@
  * policy) on raw string input, handwritten and dependency-free. The request builder turns typed
  * values into raw strings, validates them here, and serializes the normalized values.
  */
-export {
-  ACTION_API_POLICY,
-  LIBRARY_POLICY,
-  type Policy,
-  type SiteContext,
-  type SiteNamespace,
-  type TypeContext,
-  type TypeDef,
-  type ValidateContext,
-  type Validated,
-} from './context.js';
+export type { Policy, SiteContext, SiteNamespace, TypeContext, TypeDef } from '../types.js';
+export { ACTION_API_POLICY, LIBRARY_POLICY, type ValidateContext, type Validated } from './context.js';
 export { BOOLEAN_WORDS_TYPE } from './core.js';
 export { isIPAddress, isValidIP, isValidRange, sanitizeIP } from './ip.js';
 export { explodeMultiValue, implodeMultiValue, MULTI_SEPARATOR_ALT } from './multi.js';

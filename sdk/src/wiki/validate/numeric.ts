@@ -2,8 +2,7 @@
  * `integer` and `limit` (IntegerDef, LimitDef, NumericDef::checkRange): 64-bit signed integers
  * with an optional sign, range checks against min / max / highmax.
  */
-import type { ParamInfo } from '../types.js';
-import type { TypeContext, TypeDef } from './context.js';
+import type { ParamInfo, TypeContext, TypeDef } from '../types.js';
 
 /** PHP_INT_MAX / PHP_INT_MIN on 64-bit builds. */
 export const INT64_MAX = 9223372036854775807n;

@@ -3,8 +3,7 @@
  * `validateParam` resolve to, against the core alone (which knows only the cheap types).
  */
 import { describe, expect, it } from 'vitest';
-import type { ParamInfo } from '../types.js';
-import type { TypeDef } from './context.js';
+import type { ParamInfo, TypeDef } from '../types.js';
 import { BOOLEAN_WORDS_TYPE, CORE_DEFS, validateParam as coreValidateParam } from './core.js';
 import { TYPE_DEFS, typeDefFor, validateParam, withAllTypes } from './registry.js';
 import { timestampDef } from './timestamp.js';

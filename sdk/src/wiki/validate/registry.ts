@@ -4,8 +4,8 @@
  * The request builder does not import this file: it validates with the core types plus those a
  * module's descriptor supplies, so a bundle carries only what its modules use.
  */
-import type { ParamInfo } from '../types.js';
-import type { TypeDef, ValidateContext, Validated } from './context.js';
+import type { ParamInfo, TypeDef } from '../types.js';
+import type { ValidateContext, Validated } from './context.js';
 import { BOOLEAN_WORDS_TYPE, CORE_DEFS, resolveTypeDef, validateParam as validateWith } from './core.js';
 import { timestampDef } from './timestamp.js';
 import { titleDef } from './title.js';

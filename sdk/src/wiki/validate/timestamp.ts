@@ -3,7 +3,7 @@
  * ConvertibleTimestamp recognizes, tried in its order, read with the overflow semantics of PHP's
  * `DateTime::createFromFormat()` (31 February is 3 March), normalized to an ISO 8601 UTC string.
  */
-import type { TypeDef } from './context.js';
+import type { TypeDef } from '../types.js';
 
 function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
   const d = new Date(0);

@@ -3,17 +3,16 @@
  * MediaWikiTitleCodec::splitTitleString() with the wiki's namespaces and interwiki prefixes taken
  * from the optional SiteContext (MediaWiki's canonical English namespace names always work).
  */
-import type { SiteContext, SiteNamespace, TypeDef } from './context.js';
+import type { SiteContext, SiteNamespace, TypeDef } from '../types.js';
 import { sanitizeIP } from './ip.js';
 import { hasLoneSurrogate, ucfirst, utf8Length } from './text.js';
 
-export const NS_MEDIA = -2;
-export const NS_SPECIAL = -1;
+const NS_SPECIAL = -1;
 export const NS_MAIN = 0;
-export const NS_TALK = 1;
+const NS_TALK = 1;
 export const NS_USER = 2;
-export const NS_USER_TALK = 3;
-export const NS_MEDIAWIKI = 8;
+const NS_USER_TALK = 3;
+const NS_MEDIAWIKI = 8;
 
 /** MediaWiki's built-in namespaces with their canonical names, as an English wiki reports them. */
 export const CANONICAL_NAMESPACES: readonly SiteNamespace[] = Object.freeze([

@@ -4,8 +4,9 @@
  * numbers with and without the wiki's namespaces.
  */
 import { describe, expect, it } from 'vitest';
+import type { SiteContext, TypeContext } from '../types.js';
 import { type ParamInfo, WikiParamError } from '../types.js';
-import type { SiteContext, TypeContext, ValidateContext } from './context.js';
+import type { ValidateContext } from './context.js';
 import { validateParam } from './registry.js';
 import { presenceBooleanDef, submoduleDef } from './typedefs.js';
 

@@ -1,6 +1,5 @@
 /** The simpler types: strings, enumerations, booleans, namespaces. */
-import type { ParamInfo } from '../types.js';
-import type { TypeContext, TypeDef } from './context.js';
+import type { ParamInfo, TypeContext, TypeDef } from '../types.js';
 import { asciiLower, codePointLength, utf8Length } from './text.js';
 
 const maxSetting = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

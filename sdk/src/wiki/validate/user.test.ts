@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { SiteContext, TypeDef } from '../types.js';
 import { WikiParamError } from '../types.js';
-import type { SiteContext, TypeDef } from './context.js';
 import { validateParam } from './registry.js';
 import { nameOrTempUserDef, processUser } from './user.js';
 

@@ -4,8 +4,7 @@
  * `User:::1` → `0:0:0:0:0:0:0:1`). Whether a named account exists is not checked: the server
  * treats unknown names as valid too.
  */
-import type { ParamInfo } from '../types.js';
-import type { SiteContext, TypeDef } from './context.js';
+import type { ParamInfo, SiteContext, TypeDef } from '../types.js';
 import { isValidIP, isValidRange, sanitizeIP } from './ip.js';
 import { ucfirst, utf8Length } from './text.js';
 import { MalformedTitleError, NS_MAIN, NS_USER, type ParsedTitle, parseTitle, titleText } from './title.js';

@@ -5,11 +5,11 @@
  * fast path answers when it should, which a fast path that always gave up would pass.
  */
 import { describe, expect, it } from 'vitest';
-import { buildModuleParams } from './build.js';
-import { fastModule, namespaceSet } from './fast.js';
+import { fastModule, namespaceSet } from './fast-path.js';
 import { encodeFormComponent } from './form.js';
+import { buildModuleParams } from './full-path.js';
+import type { SiteContext, TypeDef } from './types.js';
 import { type ModuleSpec, type ParamInfo, WikiParamError } from './types.js';
-import type { SiteContext, TypeDef } from './validate/context.js';
 
 const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 

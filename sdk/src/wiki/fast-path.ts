@@ -1,29 +1,15 @@
 /**
- * The request builder's fast path: one module's parameters validated and encoded straight to the
- * strings that are sent, for the common case only — plain values of the simple types (`boolean`,
- * `string`, enums, `integer`, `limit`, `namespace`, and multi-valued enums, strings, integers and
- * namespaces) that MediaWiki accepts as they are, without a warning. Anything else makes
- * {@link fastModule} return `undefined` and the caller runs the full path (`buildModule`, the
- * ParamValidator port), which decides: so the two give the same params, warnings and errors by
- * construction, and `fast.test.ts` checks it on every catalogue module.
- *
- * What sends a module down the full path: a key the module does not know (`unrecognizedparams`),
- * a parameter that is deprecated, carries `info` conditions, is templated, or of another type
- * (`timestamp`, `user`, `title`, …) or of a type the descriptor's `types` validates itself, a value
- * of an unexpected JS type, out of range, not among the enum's values or among its deprecated ones,
- * a value MediaWiki would split or reject (U+001F, `|` in a multi value) or clean (`badutf8`: not NFC,
- * a forbidden control character, a lone surrogate), more values than the low
- * cap, a missing required parameter; and, for the whole module, defaults that warn when absent and
- * templated parameters whose expansion could warn.
- *
- * Everything about a parameter that does not depend on the value (its prefixed and encoded keys,
- * the accepted enum values with their encoded forms, the integer bounds, what `max` resolves to) is
- * worked out once per descriptor, from the descriptor itself, so any wiki's modules get it.
+ * The request builder's fast path: one module's plain values of the simple types (boolean, string,
+ * enum, integer, limit, namespace, and their multi forms) that MediaWiki accepts as they are, encoded
+ * straight to the strings sent. Anything else returns `undefined` and the full path
+ * (`full-path.ts`) decides, so both give the same params, warnings and errors; `fast-path.test.ts`
+ * checks both sides. Why: `query()`'s speed goal (`bench/wiki.ts`) is met only with it.
+ * What does not depend on the value is worked out once per descriptor, so any wiki's modules get it.
  */
-import { serialize } from './build.js';
+
 import { encodeFormComponent } from './form.js';
-import type { ModuleSpec, ParamInfo } from './types.js';
-import type { SiteContext } from './validate/context.js';
+import { serialize } from './full-path.js';
+import type { ModuleSpec, ParamInfo, SiteContext } from './types.js';
 import { validateParam } from './validate/core.js';
 import { bounds } from './validate/numeric.js';
 import { cleanText } from './validate/text.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { build, NOW, options, thrown } from '../../../test/wiki/fixtures/build.js';
 import { allpagesSpec, categorymembersSpec, requiredSpec } from '../../../test/wiki/fixtures/query-specs.js';
-import { buildModuleParams, formatTimestamp, toRaw } from './build.js';
+import { buildModuleParams, formatTimestamp, toRaw } from './full-path.js';
 import type { ModuleSpec } from './types.js';
 import { WikiParamError } from './types.js';
 import { explodeMultiValue } from './validate/index.js';

@@ -1,6 +1,7 @@
 /**
- * Builds one module's parameters: typed value → the raw string a browser would send → MediaWiki's own
- * validation (`validateParam`, so the builder gives exactly the API's verdict) → the normalized value,
+ * The request builder's full path, for every value the fast path (`fast-path.ts`) leaves: one module's
+ * parameters, typed value → the raw string a browser would send → MediaWiki's own validation
+ * (`validateParam`, so the builder gives exactly the API's verdict) → the normalized value,
  * serialized. Absent parameters are not sent; defaults are applied by the validator only to reason
  * about the request (templated expansions, `info` conditions), never sent.
  *
@@ -31,8 +32,6 @@ import { validateParam } from './validate/core.js';
 import { implodeMultiValue } from './validate/multi.js';
 import { withAllTypes } from './validate/registry.js';
 import { cleanText } from './validate/text.js';
-
-export type { QueryContext } from './types.js';
 
 const hasInfo = (p: ParamInfo): boolean => p.info !== undefined && p.info.length > 0;
 
@@ -140,7 +139,7 @@ function absentValuesFor(spec: ModuleSpec, highLimits: boolean): AbsentValues {
  * ParamValidator's `param-deprecated` and `deprecated-value` become `deprecation` with the feature
  * used; the rest keep their codes.
  */
-export function apiWarning(w: WikiWarning, spec: ModuleSpec, prefix: string, raw: string | undefined): WikiWarning {
+function apiWarning(w: WikiWarning, spec: ModuleSpec, prefix: string, raw: string | undefined): WikiWarning {
   if (w.code !== 'param-deprecated' && w.code !== 'deprecated-value') return w;
   const generator = prefix !== spec.prefix;
   const head = `action=query&${generator ? 'generator' : spec.group}=${spec.name}&`;

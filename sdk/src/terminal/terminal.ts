@@ -1,7 +1,7 @@
 /**
- * What the terminal client prints, made safe and (on a TTY) coloured. Model output and user text are
- * untrusted: an escape sequence in them could move the cursor, rewrite earlier lines, set the window
- * title or hide text, so every such byte is removed before printing.
+ * What both bins (`consilium`, `consilium-wiki`) print, made safe and (on a TTY) coloured. Model output,
+ * wiki text and user text are untrusted: an escape sequence in them could move the cursor, rewrite
+ * earlier lines, set the window title or hide text, so every such byte is removed before printing.
  */
 
 // CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), then any other ESC pair.
@@ -36,7 +36,7 @@ const CODES: Record<Colour, [number, number]> = {
 };
 
 /** Each slot's colour, so a model keeps its colour across rounds. */
-export const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
+const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
 export const slotColour = (slot: number): Colour => SLOT_COLOURS[(slot - 1) % SLOT_COLOURS.length]!;
 
 export interface Paint {

@@ -1,0 +1,31 @@
+/** `consilium ask`: one model's answer (slot 1 by default, or `--slot N` / `--provider NAME`). */
+import { inert, jsonLine, oneLine, slotColour } from '../../terminal/terminal.js';
+import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { type Command, EXIT, GLOBAL } from '../context.js';
+import { question, slotProvider } from '../question.js';
+
+/** Its own options, beyond the global ones. */
+const OPTIONS = ['slot', 'provider'];
+
+export const ask: Command = {
+  options: OPTIONS,
+  async run(ctx) {
+    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
+    const slot = intFlag(ctx.parsed, 'slot', 1, 99);
+    const provider = stringFlag(ctx.parsed, 'provider');
+    if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
+    const text = question(ctx);
+    const consilium = ctx.consilium();
+    const chosen = slot === undefined ? provider : await slotProvider(consilium, slot);
+    const result = await consilium.ask(text, chosen === undefined ? {} : { provider: chosen });
+    if (ctx.json) {
+      ctx.out(jsonLine(result));
+      return EXIT.ok;
+    }
+    const { answer } = result;
+    ctx.out(`${ctx.paint(slotColour(answer.slot), `${answer.slot} ${oneLine(answer.provider)}/${oneLine(answer.model)}`)}\n`);
+    ctx.out(`${inert(answer.text).trim()}\n`);
+    ctx.out(`${ctx.paint('dim', `session ${result.sessionId} · ${answer.usage.totalTokens} tokens · ${answer.latencyMs} ms`)}\n`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * `consilium follow-up`: asks again in a finished session's thread and prints the new session once it
+ * ends. Options the chosen mode would not use are usage errors, not dropped.
+ */
+import { ConsiliumError } from '../../facade/errors.js';
+import type { Session } from '../../generated/types.gen.js';
+import { jsonLine, oneLine } from '../../terminal/terminal.js';
+import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { type Command, EXIT, GLOBAL } from '../context.js';
+import { slotProvider } from '../question.js';
+import { renderSession } from '../session-view.js';
+
+/** Its own options, beyond the global ones. */
+const OPTIONS = ['mode', 'slot', 'provider', 'slots', 'rounds', 'quorum'];
+
+export const followUp: Command = {
+  options: OPTIONS,
+  async run(ctx) {
+    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
+    const [id, text, ...extra] = ctx.parsed.positionals;
+    if (!id) throw new UsageError('follow-up needs a session id, e.g. consilium follow-up ses_… "And then?"');
+    if (text === undefined || text.trim() === '')
+      throw new UsageError('missing the question, e.g. consilium follow-up ses_… "And then?"');
+    if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]} (quote the question)`);
+    const mode = stringFlag(ctx.parsed, 'mode');
+    if (mode !== undefined && mode !== 'single' && mode !== 'parallel' && mode !== 'deep') {
+      throw new UsageError('--mode must be single, parallel or deep');
+    }
+    const slot = intFlag(ctx.parsed, 'slot', 1, 99);
+    const provider = stringFlag(ctx.parsed, 'provider');
+    if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
+    const slotList = stringFlag(ctx.parsed, 'slots');
+    const slots = slotList?.split(',').map((n) => {
+      if (!/^\d{1,2}$/.test(n.trim())) throw new UsageError('--slots must be slot numbers separated by commas, e.g. 1,3');
+      return Number(n);
+    });
+    const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
+    const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
+    // Options the chosen mode would not use are mistakes, not silently dropped.
+    const unused: Record<string, readonly string[]> = {
+      single: ['slots', 'rounds', 'quorum'],
+      parallel: ['slot', 'provider', 'rounds', 'quorum'],
+      deep: ['slot', 'provider'],
+    };
+    for (const flag of mode === undefined ? [] : unused[mode]!) {
+      if (ctx.parsed.flags.has(flag)) throw new UsageError(`--${flag} does not apply to --mode ${mode}`);
+    }
+    const controller = new AbortController();
+    const release = ctx.io.onInterrupt(() => controller.abort());
+    const consilium = ctx.consilium();
+    const chosen = slot === undefined ? provider : await slotProvider(consilium, slot);
+    let session: Session;
+    try {
+      session = await consilium.sessions.followUp(id, text, {
+        ...(mode !== undefined && { mode }),
+        ...(chosen !== undefined && { provider: chosen }),
+        ...(slots !== undefined && { slots }),
+        ...(rounds !== undefined && { rounds }),
+        ...(quorum !== undefined && { quorum }),
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (error instanceof ConsiliumError && error.code === 'aborted') {
+        ctx.io.stderr.write(
+          `consilium: cancelled; the follow-up of ${oneLine(id)} stops on the server (consilium sessions list shows it)\n`,
+        );
+        return EXIT.interrupted;
+      }
+      throw error;
+    } finally {
+      release();
+    }
+    if (ctx.json) ctx.out(jsonLine(session));
+    else {
+      ctx.out(renderSession(session, ctx.paint));
+      const thread = session.threadId ? ` · thread ${session.threadId}` : '';
+      ctx.out(`${ctx.paint('dim', `follow-up of ${session.parentId ?? id}${thread} · ${session.usage.totalTokens} tokens`)}\n`);
+    }
+    return session.status === 'failed' ? EXIT.server : EXIT.ok;
+  },
+};

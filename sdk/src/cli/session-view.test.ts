@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { Session } from '../generated/types.gen.js';
+import { paint } from '../terminal/terminal.js';
+import { renderSession, statusPaint } from './session-view.js';
+
+describe('a session as text', () => {
+  it("prints each round's answers, inert, and a failed answer's code", () => {
+    const session = {
+      id: 'ses_1',
+      mode: 'parallel',
+      status: 'completed',
+      createdAt: '2026-01-01T00:00:00Z',
+      question: 'Tabs\u001b[2J or spaces?',
+      rounds: [
+        {
+          number: 1,
+          kind: 'answer',
+          answers: [
+            { slot: 1, provider: 'anthropic', text: ' Spaces.\u001b]0;owned\u0007 ' },
+            { slot: 2, provider: 'openai', text: '', error: { code: 'timeout' } },
+          ],
+        },
+      ],
+    } as unknown as Session;
+    expect(renderSession(session, paint(false))).toBe(
+      'Tabs or spaces?\nses_1 · parallel · completed · 2026-01-01T00:00:00Z\n\nRound 1 · answer\n1 anthropic: Spaces.\n2 openai: failed (timeout)\n',
+    );
+  });
+
+  it('pads the status for the list', () => {
+    expect(statusPaint(paint(false), 'running')).toBe('running    ');
+  });
+});
