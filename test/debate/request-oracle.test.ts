@@ -14,9 +14,9 @@ import { asSchema } from '@ai-sdk/provider-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { streamAnswer, type TextMessage } from '../../server/src/debate/call.js';
-import { createSlotModel, type LazyLanguageModel } from '../../server/src/debate/models.js';
 import { finalPositionSchema, verdictDraftSchema } from '../../server/src/debate/prompts.js';
+import { streamAnswer, type TextMessage } from '../../server/src/providers/call.js';
+import { createSlotModel, type LazyLanguageModel } from '../../server/src/providers/models.js';
 
 interface Sent {
   url: string;

@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { type AnswerResult, streamAnswer } from '../../server/src/debate/call.js';
-import { createSlotModel, type LazyLanguageModel } from '../../server/src/debate/models.js';
 import { zConsensus } from '../../server/src/generated/schemas/zod.gen.js';
+import { type AnswerResult, streamAnswer } from '../../server/src/providers/call.js';
+import { createSlotModel, type LazyLanguageModel } from '../../server/src/providers/models.js';
 
 /** What the next request gets: the response's byte pieces, each written and flushed on its own. */
 let respond: (req: IncomingMessage, res: ServerResponse) => Promise<void>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { slotsFromEnv } from '../config/slots.js';
+import { createSlotModel } from '../providers/models.js';
 import { DebateEngine, type PanelSlot } from './engine.js';
-import { createSlotModel } from './models.js';
 
 /** The default panel on offline models at their own per-slot pace, recording the order calls start in. */
 function recordingPanel(started: number[]): PanelSlot[] {

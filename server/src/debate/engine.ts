@@ -27,11 +27,11 @@ import type {
 } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
-import { type AnswerResult, type AttemptFailure, streamAnswer } from './call.js';
+import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
+import type { SlotModel } from '../providers/models.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
-import type { SlotModel } from './models.js';
 import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
 import {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_SLOTS, type SlotConfig, slotsFromEnv } from '../config/slots.js';
 import { streamAnswer } from './call.js';
 import { createSlotModel, LazyLanguageModel } from './models.js';
-import { OfflineLanguageModel } from './offline-model.js';
+import { OfflineLanguageModel } from './offline/model.js';
 
 const KEYS = Object.fromEntries(DEFAULT_SLOTS.map((d) => [d.apiKeyEnv, `key-for-${d.provider}`]));
 

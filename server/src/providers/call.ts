@@ -16,7 +16,7 @@ import type { SlotModel } from './models.js';
 import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
-import { SseDecoder } from './sse-decoder.js';
+import { SseDecoder } from './wire/sse-decoder.js';
 import {
   type ByteSource,
   claimStream,

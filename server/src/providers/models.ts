@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../config/slots.js';
-import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
+import { OfflineLanguageModel, type OfflineModelOptions } from './offline/model.js';
 import { learnTemplate, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { takeStreams, type WireFormat } from './wire.js';
 

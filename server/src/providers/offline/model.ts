@@ -8,12 +8,12 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { sleep } from '../sleep.js';
 import { sampleJson } from './json-sample.js';
-import { type PromptFacts, readPrompt, standInFinal, standInText, standInVerdict } from './offline-stand-in.js';
-import { keywords, tokenize } from './offline-text.js';
 import { pacedStream } from './paced-stream.js';
-import { hash53, intBetween, type Rng, seededRng } from './seed.js';
-import { sleep } from './sleep.js';
+import { hash53, intBetween, type Rng, seededRng } from './seeded-random.js';
+import { type PromptFacts, readPrompt, standInFinal, standInText, standInVerdict } from './stand-in.js';
+import { keywords, tokenize } from './text.js';
 
 /** How fast a model answers: time to its first token, then the mean time per token. */
 export interface LatencyProfile {
