@@ -16,16 +16,9 @@ import type { SlotModel } from './models.js';
 import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
 import { sleep as defaultSleep } from './sleep.js';
+import { type ByteSource, claimStream, releaseStream, type StreamClaim, StreamHandedOver } from './transport.js';
+import { type WireFormat, wireFrames } from './wire/formats.js';
 import { SseDecoder } from './wire/sse-decoder.js';
-import {
-  type ByteSource,
-  claimStream,
-  releaseStream,
-  type StreamClaim,
-  StreamHandedOver,
-  type WireFormat,
-  wireFrames,
-} from './wire.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 

@@ -4,7 +4,7 @@ import { APICallError } from '@ai-sdk/provider';
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { classifyError } from './errors.js';
-import { wholeResponse } from './wire.js';
+import { wholeResponse } from './transport.js';
 
 /** How long one slot's check may take; the checks run at once, so this bounds the whole answer. */
 export const HEALTH_TIMEOUT_MS = 5000;

@@ -2,7 +2,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt
 import { ConfigError, type SlotConfig } from '../config/slots.js';
 import { OfflineLanguageModel, type OfflineModelOptions } from './offline/model.js';
 import { learnTemplate, type RequestTemplate, type ShapeOptions } from './request-template.js';
-import { takeStreams, type WireFormat } from './wire.js';
+import { takeStreams } from './transport.js';
+import type { WireFormat } from './wire/formats.js';
 
 /** A slot's model, ready for `streamAnswer`, with what an `Answer` reports about it. */
 export interface SlotModel {

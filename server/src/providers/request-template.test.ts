@@ -1,7 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { fillable, learnTemplate, promptTexts, templatePieces } from './request-template.js';
-import { takeStreams } from './wire.js';
+import { takeStreams } from './transport.js';
 
 const PROMPT: LanguageModelV3Prompt = [
   { role: 'system', content: 'Be brief.' },

@@ -1,5 +1,5 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
-import { claimStream, readyHeaders, releaseStream } from './wire.js';
+import { claimStream, readyHeaders, releaseStream } from './transport.js';
 
 /**
  * A provider request built without its SDK. The SDKs' per-call work (zod on the provider options,
