@@ -7,7 +7,7 @@ import { classifyError } from './errors.js';
 import { wholeResponse } from './transport.js';
 
 /** How long one slot's check may take; the checks run at once, so this bounds the whole answer. */
-export const HEALTH_TIMEOUT_MS = 5000;
+const HEALTH_TIMEOUT_MS = 5000;
 
 export interface HealthOptions {
   env: Record<string, string | undefined>;

@@ -1,13 +1,14 @@
+/**
+ * How a slot's requests reach its provider, and how a successful event stream is taken from the
+ * response for `streamAnswer` to read (`wire/`) instead of going to the SDK. Requests go over
+ * `node:http(s)` with a keep-alive agent (undici's `fetch` cost about a millisecond of CPU per call
+ * and a web stream per body), unless a `fetch` replaced Node's.
+ */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { APICallError } from '@ai-sdk/provider';
 
-/**
- * How a provider SDK's requests are sent, and how a successful event stream is handed to the call
- * that claimed it (`claimStream`, keyed by the call's abort signal, which the SDK passes to `fetch`
- * unchanged) rather than to the SDK. The call reads it with the decoders in `wire/`.
- */
 /** A response body read chunk by chunk, as a web stream's reader reads. */
 export interface ByteSource {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
@@ -15,112 +16,72 @@ export interface ByteSource {
   cancel(): void;
 }
 
-/** A call's claim on its response body, keyed by the call's abort signal. */
-export interface StreamClaim {
-  body?: ByteSource;
+/** A successful (2xx) event stream, taken from its response to be read by the call. */
+export interface EventStream {
+  status: number;
   /** The response's headers, lowercase names (for the provider's request id). */
-  headers?: Record<string, string>;
-  /** Stop the SDK there (`StreamHandedOver`) rather than let it build its stream over an empty body. */
-  handover: boolean;
+  headers: Record<string, string>;
+  body: ByteSource;
   /**
-   * Sends the claimed request again with `patch` merged into its JSON body (a Gemini continuation)
-   * by the same route, and gives that response's event stream; an HTTP error rejects as the SDK's
-   * `APICallError` would.
+   * The same request again with `patch` merged into its JSON body (a Gemini continuation), by the
+   * same route: its event stream, or for any other answer the `APICallError` an SDK makes of it.
    */
-  resend?: (patch: Record<string, unknown>) => Promise<ByteSource>;
-  /** Set by `learnTemplate`: the request is recorded here instead of sent, and answered with an empty event stream. */
-  capture?: { request?: { url: string; method?: string; headers?: HeadersInit; body?: unknown } };
-  /**
-   * What a request sent without the SDK (a template's) got when it was not an event stream to
-   * hand over: the SDK's own request then gets this answer instead of being sent, so it makes of
-   * it exactly the error (or the stream) it always did.
-   */
-  replay?: { response: Response } | { error: unknown };
+  resend(patch: Record<string, unknown>): Promise<ByteSource>;
 }
-
-/**
- * Thrown through the SDK by `takeStreams` once the body is handed over: the SDK passes an error
- * that is neither an abort nor a network failure on unchanged, and builds none of its per-call
- * stream machinery. The call then has the body, but not the SDK's warnings for the call (its
- * `stream-start`), so `streamAnswer` does this only for call shapes known to raise none.
- */
-export class StreamHandedOver extends Error {
-  override name = 'StreamHandedOver';
-}
-
-/** One instance for every hand-over: it is a signal, not a failure, and an `Error` per call captured a stack trace each time. */
-const HANDED_OVER = new StreamHandedOver('The response body went to the call that claimed it');
-
-const claims = new WeakMap<AbortSignal, StreamClaim>();
 
 /**
  * Node's own `fetch`, as it was when this module loaded. When something has replaced the global
- * `fetch` since (a proxy agent, a recorder, a test's interceptor such as msw), every request goes
- * through that replacement rather than `node:http`.
+ * `fetch` since (a proxy agent, a recorder, a test's interceptor such as msw), requests go through
+ * that replacement rather than `node:http`.
  */
 const nodeFetch = globalThis.fetch;
 
-/** Asks `takeStreams` to hand over the event stream of the request sent with `signal`. */
-export function claimStream(signal: AbortSignal, handover = false): StreamClaim {
-  const claim: StreamClaim = { handover };
-  claims.set(signal, claim);
-  return claim;
-}
+/** One slot's way out: `node:http(s)`, or the slot's own `fetch` (a proxy agent, a recorder). */
+export class Transport {
+  constructor(private readonly ownFetch?: typeof fetch) {}
 
-export function releaseStream(signal: AbortSignal): void {
-  claims.delete(signal);
-}
+  /** The slot's `fetch`, else the global one as it is at each request (so an interceptor installed later is used). */
+  readonly fetch: typeof fetch = (input, init) => (this.ownFetch ?? globalThis.fetch)(input, init);
 
-/**
- * The `fetch` a provider SDK is given: a successful event stream whose request's signal was
- * claimed goes to the claim, and the SDK gets the same status and headers with an empty body.
- * Everything else (HTTP errors, a JSON body, a request with tools, which the debate never sends
- * and whose streams only the SDK reads) reaches the SDK untouched. `fetchImpl` is looked up per
- * call, so a test's interceptor installed later is still used.
- */
-export function takeStreams(fetchImpl?: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const claim = init?.signal ? claims.get(init.signal) : undefined;
-    if (claim?.capture !== undefined) {
-      const url = String(input instanceof Request ? input.url : input);
-      claim.capture.request = {
-        url,
-        ...(init?.method !== undefined && { method: init.method }),
-        ...(init?.headers !== undefined && { headers: init.headers }),
-        body: init?.body,
-      };
-      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
-    }
-    if (claim?.replay !== undefined) {
-      const replay = claim.replay;
-      claim.replay = undefined;
-      if ('error' in replay) throw replay.error;
-      return replay.response;
-    }
-    // A request with a non-empty `tools` list (every format names it so) or a tool choice.
-    const withTools = typeof init?.body === 'string' && (init.body.includes('"tool_choice"') || init.body.includes('"tools":[{'));
-    // A call that will not go back to the SDK skips `fetch` too, when no other fetch was configured.
-    const direct = fetchImpl === undefined && globalThis.fetch === nodeFetch;
-    const url = String(input instanceof Request ? input.url : input);
-    if (claim !== undefined && typeof init?.body === 'string') {
-      const sent = init;
-      claim.resend = (patch) => resendStream(url, sent, patch, direct ? undefined : (fetchImpl ?? globalThis.fetch));
-    }
-    if (claim?.handover && direct && !withTools && typeof init?.body === 'string') return requestDirect(url, init, claim);
-    const response = await (fetchImpl ?? globalThis.fetch)(input, init);
-    if (
-      claim === undefined ||
-      !response.ok ||
-      response.body === null ||
-      !response.headers.get('content-type')?.includes('text/event-stream') ||
-      withTools
-    )
+  /**
+   * Sends a request and takes its event stream; any other answer (an HTTP error, a JSON body) comes
+   * back whole, as a `Response`. Network errors reject with Node's own (`ECONNREFUSED`, `ENOTFOUND`,
+   * TLS codes), or `fetch`'s; an abort rejects with the signal's `AbortError`.
+   */
+  async send(url: string, init: RequestInit): Promise<EventStream | Response> {
+    const resend = (patch: Record<string, unknown>) => this.#resend(url, init, patch);
+    if (this.ownFetch === undefined && globalThis.fetch === nodeFetch) return requestDirect(url, init, resend);
+    const response = await this.fetch(url, init);
+    if (!isEventStream(response.status, response.headers.get('content-type') ?? undefined) || response.body === null)
       return response;
-    claim.body = webBody(response.body);
-    claim.headers = Object.fromEntries(response.headers);
-    if (claim.handover) throw HANDED_OVER;
-    return new Response('', { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: webBody(response.body), resend };
+  }
+
+  async #resend(url: string, init: RequestInit, patch: Record<string, unknown>): Promise<ByteSource> {
+    const body = JSON.stringify({ ...(JSON.parse(init.body as string) as Record<string, unknown>), ...patch });
+    const reply = await this.send(url, { ...init, body });
+    if (!(reply instanceof Response)) return reply.body;
+    const text = await reply.text();
+    let message: unknown;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    } catch {
+      // Not JSON: the status text says it.
+    }
+    // As Google's SDK words it: the message from `{ "error": { "message" } }`.
+    throw new APICallError({
+      message: typeof message === 'string' ? message : reply.statusText || `HTTP ${reply.status}`,
+      url,
+      requestBodyValues: patch,
+      statusCode: reply.status,
+      responseHeaders: Object.fromEntries(reply.headers),
+      responseBody: text,
+    });
+  }
+}
+
+function isEventStream(status: number, contentType: string | undefined): boolean {
+  return status >= 200 && status < 300 && contentType?.includes('text/event-stream') === true;
 }
 
 /** A web stream's body as a `ByteSource`. */
@@ -132,52 +93,6 @@ function webBody(body: ReadableStream<Uint8Array>): ByteSource {
       reader.cancel().catch(() => {});
     },
   };
-}
-
-/**
- * The request sent once more with `patch` merged into its JSON body, over `node:http(s)` (no
- * `fetchImpl`) or through `fetchImpl`: its event stream, or, for any other answer, the
- * `APICallError` an SDK makes of it (Google's: the message from `{ "error": { "message" } }`).
- */
-async function resendStream(
-  url: string,
-  init: RequestInit,
-  patch: Record<string, unknown>,
-  fetchImpl: typeof fetch | undefined,
-): Promise<ByteSource> {
-  const again: RequestInit = {
-    ...init,
-    body: JSON.stringify({ ...(JSON.parse(init.body as string) as Record<string, unknown>), ...patch }),
-  };
-  let response: Response;
-  if (fetchImpl === undefined) {
-    const claim: StreamClaim = { handover: true };
-    try {
-      response = await requestDirect(url, again, claim);
-    } catch (error) {
-      if (error instanceof StreamHandedOver && claim.body !== undefined) return claim.body;
-      throw error;
-    }
-  } else {
-    response = await fetchImpl(url, again);
-    if (response.ok && response.body !== null && response.headers.get('content-type')?.includes('text/event-stream'))
-      return webBody(response.body);
-  }
-  const text = await response.text();
-  let message: unknown;
-  try {
-    message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-  } catch {
-    // Not JSON: the status text says it.
-  }
-  throw new APICallError({
-    message: typeof message === 'string' ? message : response.statusText || `HTTP ${response.status}`,
-    url,
-    requestBodyValues: patch,
-    statusCode: response.status,
-    responseHeaders: Object.fromEntries(response.headers),
-    responseBody: text,
-  });
 }
 
 /** Header records already in `fetch`'s form (lowercase names, no duplicates): a template's, sent as they are. */
@@ -192,21 +107,18 @@ export function readyHeaders<T extends Record<string, string>>(headers: T): T {
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
 /**
- * The request as `fetch` would send it, over `node:http(s)` with a keep-alive agent: undici's
- * `fetch` cost about a millisecond of CPU per call and a web stream per body. A successful event
- * stream goes to the claim (and the SDK gets `StreamHandedOver`); any other answer is read whole
- * and given to the SDK as a `Response`, so HTTP errors become its `APICallError`s as before.
- * Network errors reject with Node's own (`ECONNREFUSED`, `ENOTFOUND`, TLS codes), which the SDK
- * and `classifyError` name by their code; an abort rejects with the signal's `AbortError`.
+ * The request as `fetch` would send it, over `node:http(s)`: a successful event stream is taken,
+ * any other answer is read whole. A request that finds its kept-alive socket closed by the provider
+ * is sent again at once on a new one.
  */
-function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Promise<Response> {
+function requestDirect(url: string, init: RequestInit, resend: EventStream['resend']): Promise<EventStream | Response> {
   const { secure, options } = target(url);
   const headers = ready.has(init.headers as object)
     ? (init.headers as Record<string, string>)
     : Object.fromEntries(new Headers(init.headers));
   const signal = init.signal ?? undefined;
   return new Promise((resolve, reject) => send(false, resolve, reject));
-  function send(retry: boolean, resolve: (response: Response) => void, reject: (error: unknown) => void): void {
+  function send(retry: boolean, resolve: (reply: EventStream | Response) => void, reject: (error: unknown) => void): void {
     if (signal?.aborted) {
       reject(abortError(signal));
       return;
@@ -218,10 +130,8 @@ function requestDirect(url: string, init: RequestInit, claim: StreamClaim): Prom
         answered = true;
         const status = res.statusCode ?? 0;
         const responseHeaders = flatHeaders(res);
-        if (status >= 200 && status < 300 && responseHeaders['content-type']?.includes('text/event-stream')) {
-          claim.body = nodeBody(res);
-          claim.headers = responseHeaders;
-          reject(HANDED_OVER);
+        if (isEventStream(status, responseHeaders['content-type'])) {
+          resolve({ status, headers: responseHeaders, body: nodeBody(res), resend });
           return;
         }
         wholeResponse(res, responseHeaders).then(resolve, reject);
@@ -291,7 +201,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** A Node response body as a `ByteSource`: chunks queue until read; a close before the end is a dropped connection. */
-export function nodeBody(res: IncomingMessage): ByteSource {
+function nodeBody(res: IncomingMessage): ByteSource {
   const queue: Buffer[] = [];
   let ended = false;
   let failure: unknown;
