@@ -55,11 +55,6 @@ export interface OfflineModelOptions {
 /** What `providerMetadata` carries so a caller can tell an offline answer from a live one. */
 export const OFFLINE_METADATA = { consilium: { offline: true } } as const;
 
-/** Whether a language model is the built-in offline one. */
-export function isOfflineModel(model: unknown): model is OfflineLanguageModel {
-  return model instanceof OfflineLanguageModel;
-}
-
 /**
  * A deterministic stand-in for a provider's model, implementing the AI SDK's `LanguageModelV3`, so
  * the whole stack — `streamAnswer` (or `streamText`), structured output, abort, usage — runs
@@ -188,7 +183,7 @@ function profileFor(provider: string): LatencyProfile {
 }
 
 /** The prompt as the text a model would read: every message's text parts, in order. */
-export function flattenPrompt(prompt: LanguageModelV3Prompt): string {
+function flattenPrompt(prompt: LanguageModelV3Prompt): string {
   return prompt
     .map((m) =>
       typeof m.content === 'string'
