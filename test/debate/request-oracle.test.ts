@@ -1,6 +1,6 @@
 /**
  * The provider SDKs as the oracle for the requests `streamAnswer` sends from templates
- * (`server/src/debate/request-template.ts`): for every provider and call shape the engine makes
+ * (`server/src/providers/request-template.ts`): for every provider and call shape the engine makes
  * (plain, structured output, a token limit, a temperature, a conversation, reasoning models whose
  * temperature the SDK drops, DeepSeek's schema in the prompt, Anthropic's output format or JSON
  * tool, Gemini's response schema, xAI, an OpenAI-compatible server), the request each SDK sends for

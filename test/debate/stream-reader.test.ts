@@ -1,5 +1,5 @@
 /**
- * The direct stream reader (`server/src/debate/wire.ts`) at the wire: a loopback HTTP server sends
+ * The direct stream reader (`server/src/providers/wire/`, `transport.ts`) at the wire: a loopback HTTP server sends
  * each provider's SSE bytes cut at awkward places — frames split across writes, multi-byte UTF-8
  * split between two writes, CRLF split — and `streamAnswer` must give the same deltas, text,
  * usage, finish reason and errors as when each frame arrives whole.

@@ -325,9 +325,13 @@ async function throughSdk<T>(
   replay?: Replay,
 ): Promise<Attempt> {
   const attempt = newAttempt();
-  const known = replay === undefined ? model.callWarnings.get(call.shape) : undefined;
+  const knownWarnings = replay === undefined ? model.callWarnings.get(call.shape) : undefined;
   const plan: SdkRequestPlan =
-    replay !== undefined ? { mode: 'replay', answer: replay } : known !== undefined ? { mode: 'handover' } : { mode: 'take' };
+    replay !== undefined
+      ? { mode: 'replay', answer: replay }
+      : knownWarnings !== undefined
+        ? { mode: 'handover' }
+        : { mode: 'take' };
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const sdk = await model.withFetch(sdkFetch(plan, model.transport));
@@ -347,7 +351,7 @@ async function throughSdk<T>(
     const warnings = await sdkWarnings(reader);
     logWarnings(warnings, model);
     model.callWarnings.set(call.shape, warnings);
-  } else if (known !== undefined) logWarnings(known, model);
+  } else if (knownWarnings !== undefined) logWarnings(knownWarnings, model);
   return readEventStream(taken, model, options, call, signal, attempt);
 }
 

@@ -49,7 +49,8 @@ const escaped = (text: string): string => {
   return json.slice(1, -1);
 };
 
-let learned = 0;
+/** Probes made so far: each gets its own nonce. */
+let probes = 0;
 
 /**
  * Each placeholder starts with a space, so it cannot match from inside an escape sequence; the
@@ -96,7 +97,7 @@ export async function learnTemplate(
 
 /** One request of the shape as the SDK builds it, with placeholders for the texts. */
 async function probe(model: SdkModelSource, options: ShapeOptions, prompt: LanguageModelV3Prompt, variant: number) {
-  const nonce = `consilium-${process.pid}-${++learned}`;
+  const nonce = `consilium-${process.pid}-${++probes}`;
   let n = 0;
   const texts: LanguageModelV3Prompt = prompt.map((message) =>
     message.role === 'system'
