@@ -22,7 +22,7 @@ import type { DebateEvent } from '../sdk/src/generated/types.gen.js';
 import { loadConfig } from '../server/src/config/config.js';
 import { createLogger } from '../server/src/config/log.js';
 import { slotsFromEnv } from '../server/src/config/slots.js';
-import { DebateEngine, type PanelSlot } from '../server/src/debate/engine.js';
+import { DebateEngine, type Slot } from '../server/src/debate/engine.js';
 import { createApp } from '../server/src/http/app.js';
 import { LOCAL_OWNER } from '../server/src/http/owner.js';
 import { openSessions } from '../server/src/sessions/open.js';
@@ -55,7 +55,7 @@ const mb = (bytes: number) => bytes / 2 ** 20;
 // ---------------------------------------------------------------------------------------------
 // The engine over simulated providers.
 
-function simPanel(onCall?: (call: SimCall) => void): PanelSlot[] {
+function simPanel(onCall?: (call: SimCall) => void): Slot[] {
   return slotsFromEnv({}).map((config) => {
     const languageModel = new SimLanguageModel({ slot: config.slot, ...(onCall && { onCall }) });
     return {
@@ -68,7 +68,7 @@ function simPanel(onCall?: (call: SimCall) => void): PanelSlot[] {
 type DeepOptions = NonNullable<Parameters<DebateEngine['deep']>[1]>;
 
 /** The app's defaults (quorum, deadline, retries, prices), none read from this machine's environment. */
-function settings(panel: PanelSlot[]) {
+function settings(panel: Slot[]) {
   // 500 debates at once from one owner: the rate limits would (rightly) refuse most of them.
   const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_RATE_LIMITS: 'off' });
   return {
@@ -88,9 +88,9 @@ function settings(panel: PanelSlot[]) {
 // 1. Critical path.
 
 /** The same calls as a debate, without the engine: each round's five `doStream`s at once, read to the end; then slot 1. */
-async function bareDebate(panel: PanelSlot[], rounds: number): Promise<void> {
-  const drain = async (seat: PanelSlot, json: boolean) => {
-    const { stream } = await seat.model.languageModel.doStream({
+async function bareDebate(panel: Slot[], rounds: number): Promise<void> {
+  const drain = async (slot: Slot, json: boolean) => {
+    const { stream } = await slot.model.languageModel.doStream({
       prompt: [{ role: 'user', content: [{ type: 'text', text: QUESTION }] }],
       ...(json && {
         responseFormat: {
@@ -102,7 +102,7 @@ async function bareDebate(panel: PanelSlot[], rounds: number): Promise<void> {
     const reader = (stream as ReadableStream<LanguageModelV3StreamPart>).getReader();
     while (!(await reader.read()).done);
   };
-  for (let n = 1; n <= rounds; n++) await Promise.all(panel.map((seat) => drain(seat, n === rounds)));
+  for (let n = 1; n <= rounds; n++) await Promise.all(panel.map((slot) => drain(slot, n === rounds)));
   await drain(panel[0]!, true);
 }
 
@@ -149,7 +149,7 @@ async function criticalPath(): Promise<void> {
       const group = calls.slice(5 * k, 5 * k + 5);
       const last = group.reduce((a, b) => (b.call.start > a.call.start ? b : a));
       spans += Math.max(...group.map((c) => c.call.end ?? Number.NaN)) - Math.min(...group.map((c) => c.call.start));
-      // From the stage's event to its last model call starting: the slowest seat cannot start before every seat is set up.
+      // From the stage's event to its last model call starting: the slowest slot cannot start before every slot is set up.
       lags.push(last.call.start - stage.at);
       busy.push(performance.eventLoopUtilization(last.elu, stage.elu).utilization);
     });

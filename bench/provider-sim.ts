@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { sampleJson } from '../server/src/debate/json-sample.js';
-import { seededRng } from '../server/src/debate/seed.js';
+import { sampleJson } from '../server/src/providers/offline/json-sample.js';
+import { seededRng } from '../server/src/providers/offline/seeded-random.js';
 
 /** A model's timing: ms to the first token, ms for the whole answer. */
 export interface SimTiming {

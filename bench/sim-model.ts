@@ -15,9 +15,9 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import type { SlotConfig } from '../server/src/config/slots.js';
-import { sampleJson } from '../server/src/debate/json-sample.js';
-import { pacedStream } from '../server/src/debate/paced-stream.js';
-import { seededRng } from '../server/src/debate/seed.js';
+import { sampleJson } from '../server/src/providers/offline/json-sample.js';
+import { pacedStream } from '../server/src/providers/offline/paced-stream.js';
+import { seededRng } from '../server/src/providers/offline/seeded-random.js';
 
 type SlotNumber = SlotConfig['slot'];
 

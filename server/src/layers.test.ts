@@ -1,5 +1,5 @@
 /**
- * The server's layers, checked from the source: the domain (config, debate, sessions, accounts) knows
+ * The server's layers, checked from the source: the domain (config, providers, debate, sessions, accounts) knows
  * nothing of Hono, of `http/` or of `store/`, each folder imports only the folders below it, and no module imports
  * itself through others. Type-only imports count too: a cycle of types is still a tangle.
  */
@@ -13,13 +13,14 @@ const SRC = dirname(fileURLToPath(import.meta.url));
 /** What each folder under `server/src/` may import, besides itself and the SDK's generated types. */
 export const LAYERS: Record<string, readonly string[]> = {
   config: [],
-  debate: ['config'],
+  providers: ['config'],
+  debate: ['config', 'providers'],
   accounts: ['config'],
   sessions: ['config', 'debate'],
   // The database: implements the session and account stores (their interfaces live with their domains).
   store: ['config', 'debate', 'accounts', 'sessions'],
   generated: [],
-  http: ['config', 'debate', 'accounts', 'sessions', 'generated'],
+  http: ['config', 'providers', 'debate', 'accounts', 'sessions', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, type ExpectStatic, it, vi } from 'vitest
 import type { AnswerError, DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
-import { createSlotModel } from '../../server/src/debate/models.js';
+import { createSlotModel } from '../../server/src/providers/models.js';
 import { startServer } from '../support/server.js';
 import {
   AGREEMENT,

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
-import { createSlotModel } from '../../server/src/debate/models.js';
+import { createSlotModel } from '../../server/src/providers/models.js';
 import {
   AGREEMENT,
   answer,

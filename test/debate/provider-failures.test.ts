@@ -13,10 +13,10 @@ import { openAccounts } from '../../server/src/accounts/open.js';
 import { loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import type { AttemptFailure } from '../../server/src/debate/call.js';
-import { streamAnswer } from '../../server/src/debate/call.js';
-import { createSlotModel } from '../../server/src/debate/models.js';
 import { createApp } from '../../server/src/http/app.js';
+import type { AttemptFailure } from '../../server/src/providers/call.js';
+import { streamAnswer } from '../../server/src/providers/call.js';
+import { createSlotModel } from '../../server/src/providers/models.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import { openDatabase } from '../../server/src/store/open.js';
 

@@ -6,9 +6,9 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AnswerResult, type StreamAnswerOptions, streamAnswer } from '../../server/src/debate/call.js';
-import { createSlotModel } from '../../server/src/debate/models.js';
 import { zConsensus } from '../../server/src/generated/schemas/zod.gen.js';
+import { type AnswerResult, type StreamAnswerOptions, streamAnswer } from '../../server/src/providers/call.js';
+import { createSlotModel } from '../../server/src/providers/models.js';
 import { type Breakage, type Observed, PROVIDERS, sseResponse, stallUntilAborted, type WireProvider } from './wire.js';
 
 const server = setupServer();

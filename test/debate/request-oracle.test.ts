@@ -1,6 +1,6 @@
 /**
  * The provider SDKs as the oracle for the requests `streamAnswer` sends from templates
- * (`server/src/debate/request-template.ts`): for every provider and call shape the engine makes
+ * (`server/src/providers/request-template.ts`): for every provider and call shape the engine makes
  * (plain, structured output, a token limit, a temperature, a conversation, reasoning models whose
  * temperature the SDK drops, DeepSeek's schema in the prompt, Anthropic's output format or JSON
  * tool, Gemini's response schema, xAI, an OpenAI-compatible server), the request each SDK sends for
@@ -14,9 +14,9 @@ import { asSchema } from '@ai-sdk/provider-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { streamAnswer, type TextMessage } from '../../server/src/debate/call.js';
-import { createSlotModel, type LazyLanguageModel } from '../../server/src/debate/models.js';
 import { finalPositionSchema, verdictDraftSchema } from '../../server/src/debate/prompts.js';
+import { streamAnswer, type TextMessage } from '../../server/src/providers/call.js';
+import { createSlotModel, type ProviderLanguageModel } from '../../server/src/providers/models.js';
 
 interface Sent {
   url: string;
@@ -259,10 +259,12 @@ describe.each(CASES)('$name', ({ slot, shape, sdkEveryCall, warns }) => {
   it('sends exactly the request its SDK sends, and logs the same warnings, for two sets of texts', async () => {
     const config = slotsFromEnv(slot.env)[slot.index]!;
     const expected = recorder();
-    const sdk = await (createSlotModel(config, slot.env, { fetch: expected.fetch }).languageModel as LazyLanguageModel).loaded();
+    const sdk = await (
+      createSlotModel(config, slot.env, { fetch: expected.fetch }).languageModel as ProviderLanguageModel
+    ).loaded();
     const actual = recorder();
     const model = createSlotModel(config, slot.env, { fetch: actual.fetch });
-    const builds = vi.spyOn(await (model.languageModel as LazyLanguageModel).loaded(), 'doStream');
+    const builds = vi.spyOn(model.languageModel as ProviderLanguageModel, 'withFetch');
     for (const texts of TEXTS) {
       const { messages, question, prompt } = call(shape, texts);
       const want = await oracle(sdk, expected.sent, shape, prompt);

@@ -1,5 +1,5 @@
 /**
- * The direct stream reader (`server/src/debate/wire.ts`) at the wire: a loopback HTTP server sends
+ * The direct stream reader (`server/src/providers/wire/`, `transport.ts`) at the wire: a loopback HTTP server sends
  * each provider's SSE bytes cut at awkward places — frames split across writes, multi-byte UTF-8
  * split between two writes, CRLF split — and `streamAnswer` must give the same deltas, text,
  * usage, finish reason and errors as when each frame arrives whole.
@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
-import { type AnswerResult, streamAnswer } from '../../server/src/debate/call.js';
-import { createSlotModel, type LazyLanguageModel } from '../../server/src/debate/models.js';
 import { zConsensus } from '../../server/src/generated/schemas/zod.gen.js';
+import { type AnswerResult, streamAnswer } from '../../server/src/providers/call.js';
+import { createSlotModel, type ProviderLanguageModel } from '../../server/src/providers/models.js';
 
 /** What the next request gets: the response's byte pieces, each written and flushed on its own. */
 let respond: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -137,12 +137,12 @@ function anthropicModel() {
 }
 
 /**
- * How many requests the slot's SDK has built from now on: two per call shape (its template, from
- * two kinds of placeholders: `request-template.ts`), and one more for each answer that was not an
- * event stream.
+ * How many requests the slot's SDK has built from now on (one SDK model each): two per call shape
+ * (its template, from two kinds of placeholders: `request-template.ts`), and one more for each
+ * answer that was not an event stream.
  */
-async function sdkBuilds(model: ReturnType<typeof compatibleModel>) {
-  return vi.spyOn(await (model.languageModel as LazyLanguageModel).loaded(), 'doStream');
+function sdkBuilds(model: ReturnType<typeof compatibleModel>) {
+  return vi.spyOn(model.languageModel as ProviderLanguageModel, 'withFetch');
 }
 
 async function ask(model: ReturnType<typeof compatibleModel>, extra: { output?: typeof zConsensus } = {}) {
@@ -313,7 +313,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 
   it('every call is sent from the template (node:http) and answers the same; a streamed error keeps the text and request id', async () => {
     const model = googleModel();
-    const builds = await sdkBuilds(model);
+    const builds = sdkBuilds(model);
     for (let i = 0; i < 2; i++) {
       respond = streamPieces(cut(geminiStream(DELTAS), 9), { 'x-goog-request-id': 'g-req' });
       expect(await ask(model)).toMatchObject({ text: DELTAS.join(''), finishReason: 'stop', usage: { outputTokens: 13 } });
@@ -364,7 +364,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 
   it('a CONTINUATION is followed by a second request with its token, the same request each time', async () => {
     const model = googleModel();
-    const builds = await sdkBuilds(model);
+    const builds = sdkBuilds(model);
     for (let i = 0; i < 2; i++) {
       const sent = bodies.length;
       continued(streamPieces(cut(geminiStream(DELTAS.slice(1)), 7)));
@@ -401,7 +401,7 @@ describe('Gemini streamGenerateContent read from the wire', () => {
 describe('a slot model used for many calls, as the server does', () => {
   it('the SDK builds a call shape once; every call of it is sent from the template and answers the same', async () => {
     const model = compatibleModel();
-    const builds = await sdkBuilds(model);
+    const builds = sdkBuilds(model);
     const results = [];
     for (let i = 0; i < 3; i++) {
       respond = streamPieces(cut(chatStream(DELTAS), 6));
@@ -432,7 +432,7 @@ describe('a slot model used for many calls, as the server does', () => {
   it('a call shape that raises warnings (DeepSeek with a schema) keeps raising them on every call, built once', async () => {
     const env = { DEEPSEEK_API_KEY: 'sk-ds', CONSILIUM_SLOT3_BASE_URL: base };
     const model = createSlotModel(slotsFromEnv(env)[2]!, env);
-    const builds = await sdkBuilds(model);
+    const builds = sdkBuilds(model);
     const logged: unknown[] = [];
     const previous = globalThis.AI_SDK_LOG_WARNINGS;
     globalThis.AI_SDK_LOG_WARNINGS = (w) => logged.push(w);
@@ -466,7 +466,7 @@ describe('handed-over calls go over node:http, and fail as fetch calls do', () =
     const port = (own.address() as AddressInfo).port;
     const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: `http://127.0.0.1:${port}/v1` };
     const model = createSlotModel(slotsFromEnv(env)[4]!, env);
-    const builds = await sdkBuilds(model);
+    const builds = sdkBuilds(model);
     respond = streamPieces(cut(chatStream(DELTAS), 50));
     expect((await ask(model)).text).toBe(DELTAS.join(''));
     // Every call, the first too, is sent from the shape's template, over node:http.

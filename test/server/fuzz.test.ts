@@ -12,9 +12,9 @@ import sqlite3 from 'sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { zProblem } from '../../sdk/src/generated/zod.gen.js';
-import { sampleJson } from '../../server/src/debate/json-sample.js';
-import { seededRng } from '../../server/src/debate/seed.js';
 import { documentFields, operationSecurity, routes } from '../../server/src/generated/routes.js';
+import { sampleJson } from '../../server/src/providers/offline/json-sample.js';
+import { seededRng } from '../../server/src/providers/offline/seeded-random.js';
 import { rawRequest } from '../support/raw-http.js';
 import { type RunningServer, startServer } from '../support/server.js';
 

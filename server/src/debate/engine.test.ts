@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { slotsFromEnv } from '../config/slots.js';
-import { DebateEngine, type PanelSlot } from './engine.js';
-import { createSlotModel } from './models.js';
+import { createSlotModel } from '../providers/models.js';
+import { DebateEngine, type Slot } from './engine.js';
 
 /** The default panel on offline models at their own per-slot pace, recording the order calls start in. */
-function recordingPanel(started: number[]): PanelSlot[] {
+function recordingPanel(started: number[]): Slot[] {
   return slotsFromEnv({}).map((config) => {
     const model = createSlotModel(config, {}, { offline: { tokenDelayMs: 2 } });
     const doStream = model.languageModel.doStream.bind(model.languageModel);
@@ -17,7 +17,7 @@ function recordingPanel(started: number[]): PanelSlot[] {
 }
 
 describe('DebateEngine', () => {
-  it('starts the seat that answered slowest first, and still reports answers in slot order', async () => {
+  it('starts the slot that answered slowest first, and still reports answers in slot order', async () => {
     const started: number[] = [];
     const engine = new DebateEngine({
       panel: recordingPanel(started),

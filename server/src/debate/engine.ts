@@ -27,11 +27,11 @@ import type {
 } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
-import { type AnswerResult, type AttemptFailure, streamAnswer } from './call.js';
+import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
+import type { SlotModel } from '../providers/models.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
-import type { SlotModel } from './models.js';
 import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
 import {
@@ -52,14 +52,14 @@ import {
 
 type SlotNumber = Answer['slot'];
 
-/** One panel seat: its configuration and its model. */
-export interface PanelSlot {
+/** One slot of the panel: its configuration and its model. */
+export interface Slot {
   config: SlotConfig;
   model: SlotModel;
 }
 
 export interface EngineSettings {
-  panel: readonly PanelSlot[];
+  panel: readonly Slot[];
   /** Default quorum: how many slots must answer for a round to proceed. */
   quorum: number;
   /** Deadline of one model call, retries included. */
@@ -159,7 +159,7 @@ class Run {
   }
 
   /** Adds one call's usage to the session's; returns that call's cost. */
-  account(usage: Usage, slot: PanelSlot): Cost {
+  account(usage: Usage, slot: Slot): Cost {
     this.usage = addUsage(this.usage, usage);
     const cost = costOf(usage, slot.model.provider, slot.model.model, slot.model.offline, this.engine.settings.prices);
     this.cost = addCost(this.cost, cost);
@@ -244,7 +244,7 @@ function stoppedError(run: Run, result: AnswerResult<unknown>): AnswerError | un
 
 export class DebateEngine {
   readonly now: () => number;
-  /** Each slot's recent answer latency (ms, moving average), to start the slowest seat first. */
+  /** Each slot's recent answer latency (ms, moving average), to start the slowest slot first. */
   readonly #latency = new Map<SlotNumber, number>();
 
   constructor(readonly settings: EngineSettings) {
@@ -255,13 +255,13 @@ export class DebateEngine {
     return this.settings.panel.map((p) => publicSlot(p.config));
   }
 
-  /** The panel seat whose provider is `provider`, if one is configured. */
-  slotByProvider(provider: string): PanelSlot | undefined {
+  /** The panel's slot whose provider is `provider`, if one is configured. */
+  slotByProvider(provider: string): Slot | undefined {
     return this.settings.panel.find((p) => p.config.provider === provider);
   }
 
   /** Asks one model; the session holds one round with one answer. */
-  async ask(slot: PanelSlot, question: string, options: RunOptions & { maxOutputTokens?: number } = {}): Promise<Session> {
+  async ask(slot: Slot, question: string, options: RunOptions & { maxOutputTokens?: number } = {}): Promise<Session> {
     return this.#singleRound('single', [slot], question, options);
   }
 
@@ -272,30 +272,30 @@ export class DebateEngine {
     options: RunOptions & { maxOutputTokens?: number } = {},
   ): Promise<Session> {
     const wanted = slots ? new Set(slots) : undefined;
-    const seats = this.settings.panel.filter((p) => !wanted || wanted.has(p.config.slot));
-    return this.#singleRound('parallel', seats, question, options);
+    const asked = this.settings.panel.filter((p) => !wanted || wanted.has(p.config.slot));
+    return this.#singleRound('parallel', asked, question, options);
   }
 
   /** One independent round, no verdict: `completed` when all answered, `partial` when some, `failed` when none. */
   async #singleRound(
     mode: SessionMode,
-    seats: readonly PanelSlot[],
+    slots: readonly Slot[],
     question: string,
     options: RunOptions & { maxOutputTokens?: number },
   ): Promise<Session> {
     const run = new Run(this, mode, question, 1, undefined, options);
-    this.#started(run, seats);
+    this.#started(run, slots);
     const round = await this.#round(
       run,
       1,
       'independent',
-      seats,
+      slots,
       () => independentPrompt(question, run.thread?.context),
       options.maxOutputTokens,
     );
     if (run.cancelled) return run.end('cancelled');
     const answered = round.answers.filter((a) => !a.error).length;
-    return run.end(answered === 0 ? 'failed' : answered < seats.length ? 'partial' : 'completed');
+    return run.end(answered === 0 ? 'failed' : answered < slots.length ? 'partial' : 'completed');
   }
 
   /**
@@ -326,11 +326,11 @@ export class DebateEngine {
       const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       // Only a critique round followed by another critique round can end early.
       const positionLine = options.earlyStop === true && kind === 'critique' && n + 1 < last;
-      const prompt = (seat: PanelSlot) => {
-        const own = latest.get(seat.config.slot)?.text;
+      const prompt = ({ config }: Slot) => {
+        const own = latest.get(config.slot)?.text;
         if (kind === 'independent') return independentPrompt(question, context);
-        if (kind === 'critique') return critiquePrompt(question, n, own, others(seat.config.slot), { context, positionLine });
-        return finalPrompt(question, n, own, others(seat.config.slot), rounds === 2, context);
+        if (kind === 'critique') return critiquePrompt(question, n, own, others(config.slot), { context, positionLine });
+        return finalPrompt(question, n, own, others(config.slot), rounds === 2, context);
       };
       const round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined);
       const answered = round.answers.filter((a) => !a.error);
@@ -395,47 +395,47 @@ export class DebateEngine {
     );
   }
 
-  #system(seat: PanelSlot): string {
-    const { slot, provider, strength } = seat.config;
+  #system({ config }: Slot): string {
+    const { slot, provider, strength } = config;
     return systemPrompt({ slot, provider, strength }, this.settings.panel.length);
   }
 
-  #started(run: Run, seats: readonly PanelSlot[]): void {
+  #started(run: Run, slots: readonly Slot[]): void {
     run.log.emit({
       type: 'session.started',
       mode: run.mode,
       question: run.question,
       roundsRequested: run.roundsRequested,
-      slots: seats.map((s) => publicSlot(s.config)),
+      slots: slots.map((s) => publicSlot(s.config)),
     });
   }
 
-  /** One round: every seat at once, each streaming its deltas; failures are named, never thrown. */
+  /** One round: every slot at once, each streaming its deltas; failures are named, never thrown. */
   async #round(
     run: Run,
     n: number,
     kind: RoundKind,
-    seats: readonly PanelSlot[],
-    prompt: (seat: PanelSlot) => string,
+    slots: readonly Slot[],
+    prompt: (slot: Slot) => string,
     maxOutputTokens: number | undefined,
     finals?: Map<SlotNumber, FinalPosition>,
   ): Promise<Round> {
-    run.log.emit({ type: 'round.started', round: n, kind, slots: seats.map((s) => s.config.slot) });
-    // Setting a call up takes the event loop a fraction of a millisecond each; starting the seat that
+    run.log.emit({ type: 'round.started', round: n, kind, slots: slots.map((s) => s.config.slot) });
+    // Setting a call up takes the event loop a fraction of a millisecond each; starting the slot that
     // usually answers last first keeps those set-ups off the round's critical path.
-    const expected = (seat: PanelSlot) => this.#latency.get(seat.config.slot) ?? 0;
-    const byLatency = [...seats].sort((a, b) => expected(b) - expected(a));
+    const expected = (slot: Slot) => this.#latency.get(slot.config.slot) ?? 0;
+    const byLatency = [...slots].sort((a, b) => expected(b) - expected(a));
     // The round is part of the session from its start: answers join it as they finish (a snapshot
-    // taken mid-round holds them), then take the seats' order when the round ends.
+    // taken mid-round holds them), then take the panel's order when the round ends.
     const round: Round = { number: n, kind, answers: [], missingSlots: [] };
     run.rounds.push(round);
-    const settled = new Map<PanelSlot, Answer>();
+    const settled = new Map<Slot, Answer>();
     await Promise.all(
-      byLatency.map(async (seat) => {
-        settled.set(seat, await this.#answer(run, round, seat, prompt(seat), maxOutputTokens, finals));
+      byLatency.map(async (slot) => {
+        settled.set(slot, await this.#answer(run, round, slot, prompt(slot), maxOutputTokens, finals));
       }),
     );
-    round.answers = seats.map((seat) => settled.get(seat)!);
+    round.answers = slots.map((slot) => settled.get(slot)!);
     round.missingSlots = sorted(round.answers.filter((a) => a.error).map((a) => a.slot));
     return round;
   }
@@ -443,22 +443,22 @@ export class DebateEngine {
   async #answer(
     run: Run,
     round: Round,
-    seat: PanelSlot,
+    slot: Slot,
     prompt: string,
     maxOutputTokens: number | undefined,
     finals: Map<SlotNumber, FinalPosition> | undefined,
   ): Promise<Answer> {
-    const { model } = seat;
-    const slot = seat.config.slot;
+    const { model } = slot;
+    const slotNumber = slot.config.slot;
     const n = round.number;
     const position = finals ? new PositionStream() : undefined;
     const onDelta = (text: string) => {
       const delta = position ? position.push(text) : text;
-      if (delta) run.log.answerDelta(n, slot, delta);
+      if (delta) run.log.answerDelta(n, slotNumber, delta);
     };
     const result = await streamAnswer({
       model,
-      system: this.#system(seat),
+      system: this.#system(slot),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
@@ -467,14 +467,14 @@ export class DebateEngine {
       ...(finals && { output: finalPositionSchema }),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
-      ...this.#reportFailures(run, seat, n),
+      ...this.#reportFailures(run, slot, n),
     });
-    const cost = run.account(result.usage, seat);
+    const cost = run.account(result.usage, slot);
     const error = stoppedError(run, result);
     const final = result.object as FinalPosition | undefined;
-    if (final && finals) finals.set(slot, final);
+    if (final && finals) finals.set(slotNumber, final);
     const answer: Answer = {
-      slot,
+      slot: slotNumber,
       provider: model.provider,
       model: model.model,
       offline: model.offline,
@@ -488,13 +488,13 @@ export class DebateEngine {
       ...(error && { error }),
     };
     if (!error) {
-      const previous = this.#latency.get(slot);
-      this.#latency.set(slot, previous === undefined ? answer.latencyMs : 0.7 * previous + 0.3 * answer.latencyMs);
+      const previous = this.#latency.get(slotNumber);
+      this.#latency.set(slotNumber, previous === undefined ? answer.latencyMs : 0.7 * previous + 0.3 * answer.latencyMs);
     }
     round.answers.push(answer);
     if (error) {
-      run.fail(slot, n, error);
-      run.log.emit({ type: 'answer.failed', round: n, slot, provider: model.provider, model: model.model, error });
+      run.fail(slotNumber, n, error);
+      run.log.emit({ type: 'answer.failed', round: n, slot: slotNumber, provider: model.provider, model: model.model, error });
     } else {
       run.log.emit({ type: 'answer.completed', answer });
     }
@@ -510,8 +510,8 @@ export class DebateEngine {
     const lastRound = run.rounds.at(-1);
     const healthy = new Set(lastRound?.answers.filter((a) => !a.error).map((a) => a.slot));
     const changes: PositionChange[] = [];
-    for (const seat of this.settings.panel) {
-      const slot = seat.config.slot;
+    for (const { config } of this.settings.panel) {
+      const slot = config.slot;
       const final = finals.get(slot);
       if (final) changes.push({ slot, changed: final.changed, round: rounds, reason: oneLine(final.changeReason) });
       else changes.push({ slot, changed: false, reason: 'No final position: the model did not complete the final round.' });
@@ -545,21 +545,21 @@ export class DebateEngine {
     const validSlots = new Set(participants);
     const validRounds = new Set(transcript.map((r) => r.number));
 
-    for (const seat of candidates) {
+    for (const slot of candidates) {
       if (run.signal.aborted) return;
-      const slot = seat.config.slot;
+      const slotNumber = slot.config.slot;
       const synthesizer: Synthesizer = {
-        slot,
-        provider: seat.model.provider,
-        model: seat.model.model,
-        reason: slot === first.config.slot ? 'default' : 'fallback',
-        participated: participants.has(slot),
-        ...(slot !== first.config.slot && { fallbackFrom: first.config.slot }),
+        slot: slotNumber,
+        provider: slot.model.provider,
+        model: slot.model.model,
+        reason: slot === first ? 'default' : 'fallback',
+        participated: participants.has(slotNumber),
+        ...(slot !== first && { fallbackFrom: first.config.slot }),
       };
       run.log.emit({ type: 'synthesis.started', synthesizer });
-      let result = await this.#callVerdict(run, seat, prompt, 1);
+      let result = await this.#callVerdict(run, slot, prompt, 1);
       if (result.error?.code === 'invalid_output') {
-        const repaired = await this.#callVerdict(run, seat, repairPrompt(prompt, result.text, result.error.message), 2);
+        const repaired = await this.#callVerdict(run, slot, repairPrompt(prompt, result.text, result.error.message), 2);
         result = repaired.error?.code === 'invalid_output' || !repaired.error ? repaired : result;
       }
       const error = stoppedError(run, result);
@@ -567,7 +567,7 @@ export class DebateEngine {
         run.verdict = this.#verdict(
           run,
           synthesizer,
-          seat.model.offline,
+          slot.model.offline,
           result.object,
           validSlots,
           validRounds,
@@ -576,11 +576,11 @@ export class DebateEngine {
       } else if (error?.code === 'invalid_output') {
         // Still invalid after the repair: name the failure (round 0 = synthesis) before the verdict
         // copies the reasons, or the verdict says `degraded: true` with no slot and no reason.
-        run.fail(slot, 0, error);
+        run.fail(slotNumber, 0, error);
         run.verdict = this.#verdict(
           run,
           synthesizer,
-          seat.model.offline,
+          slot.model.offline,
           undefined,
           validSlots,
           validRounds,
@@ -588,7 +588,7 @@ export class DebateEngine {
           result.text,
         );
       } else if (error) {
-        run.fail(slot, 0, error);
+        run.fail(slotNumber, 0, error);
         continue;
       }
       if (run.verdict) run.log.emit({ type: 'verdict', verdict: run.verdict });
@@ -597,39 +597,38 @@ export class DebateEngine {
     if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
   }
 
-  /** `streamAnswer`'s failure hook for one seat's call in `round`, when the engine reports failures. */
-  #reportFailures(run: Run, seat: PanelSlot, round: number): { onAttemptFailed?: (failure: AttemptFailure) => void } {
+  /** `streamAnswer`'s failure hook for one slot's call in `round`, when the engine reports failures. */
+  #reportFailures(run: Run, slot: Slot, round: number): { onAttemptFailed?: (failure: AttemptFailure) => void } {
     const report = this.settings.onCallFailed;
     if (!report) return {};
     const where = {
       sessionId: run.log.sessionId,
       round,
-      slot: seat.config.slot,
-      provider: seat.model.provider,
-      model: seat.model.model,
+      slot: slot.config.slot,
+      provider: slot.model.provider,
+      model: slot.model.model,
     };
     return { onAttemptFailed: (failure) => report({ ...where, ...failure }) };
   }
 
   /** One synthesizer call; its summary and answer stream as `verdict.delta` events as they are written. */
-  #callVerdict(run: Run, seat: PanelSlot, prompt: string, attempt: 1 | 2): Promise<AnswerResult<VerdictDraft>> {
+  #callVerdict(run: Run, slot: Slot, prompt: string, attempt: 1 | 2): Promise<AnswerResult<VerdictDraft>> {
     const fields = new FieldStream(['summary', 'answer'] as const);
-    const slot = seat.config.slot;
     return streamAnswer({
       onDelta: (text) => {
-        for (const { field, delta } of fields.push(text)) run.log.verdictDelta(slot, attempt, field, delta);
+        for (const { field, delta } of fields.push(text)) run.log.verdictDelta(slot.config.slot, attempt, field, delta);
       },
-      model: seat.model,
-      system: this.#system(seat),
+      model: slot.model,
+      system: this.#system(slot),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
       maxRetries: this.settings.maxRetries,
       output: verdictDraftSchema,
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
-      ...this.#reportFailures(run, seat, 0),
+      ...this.#reportFailures(run, slot, 0),
     }).then((result) => {
-      run.account(result.usage, seat);
+      run.account(result.usage, slot);
       return result;
     });
   }

@@ -36,19 +36,18 @@ export function debateHandlers({
   heartbeatMs = HEARTBEAT_MS,
 }: DebateDeps): Pick<Handlers<AppEnv>, DebateOperations> {
   /**
-   * Run options that record the session as it goes, owned by the caller and stopped by the
-   * client going away, by `also` (the event stream's own abort) or by a delete of the session.
+   * Run options that record the session as it goes, owned by the caller and stopped by a delete of
+   * the session or by the client going away: the request's end, or `clientGone` (an event stream's
+   * own abort). `onLog` hears of the log once the recorder has it. Detached, only a delete stops the
+   * run: the connection's end is not a cancel.
    */
   const recorded = (
     c: Context,
-    also?: AbortSignal,
-    onLog?: (log: EventLog) => void,
-    detach = false,
+    { clientGone, onLog, detach = false }: { clientGone?: AbortSignal; onLog?: (log: EventLog) => void; detach?: boolean } = {},
   ): Required<Pick<RunOptions, 'signal' | 'onLog' | 'owner'>> => {
     const cancel = new AbortController();
     const record = sessions.recorder.hook(cancel);
-    // Detached, only a delete of the session stops the run: the connection's end is not a cancel.
-    const client = detach ? [] : [c.req.raw.signal, ...(also ? [also] : [])];
+    const client = detach ? [] : [c.req.raw.signal, ...(clientGone ? [clientGone] : [])];
     return {
       owner: ownerOf(c),
       signal: AbortSignal.any([cancel.signal, ...client]),
@@ -81,7 +80,7 @@ export function debateHandlers({
     });
     // The run may name itself by its result first; a later failure is then nobody's to hear.
     running.catch(() => undefined);
-    const options = recorded(c, undefined, undefined, true);
+    const options = recorded(c, { detach: true });
     const run = start({
       ...options,
       onLog: (log, snapshot) => {
@@ -113,20 +112,20 @@ export function debateHandlers({
     askProvider: async (c) => {
       const { provider } = c.req.valid('param');
       const body = c.req.valid('json');
-      const seat = engine.slotByProvider(provider);
-      if (!seat) {
+      const slot = engine.slotByProvider(provider);
+      if (!slot) {
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
       const limits = { ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }) };
       if (body.detach)
-        return accepted(c, async (options) => stored(await engine.ask(seat, body.question, { ...options, ...limits })));
-      const session = await stored(await engine.ask(seat, body.question, { ...recorded(c), ...limits }));
+        return accepted(c, async (options) => stored(await engine.ask(slot, body.question, { ...options, ...limits })));
+      const session = await stored(await engine.ask(slot, body.question, { ...recorded(c), ...limits }));
       const answer = session.rounds[0]?.answers[0];
       if (!answer || answer.error) {
         const why = answer?.error ? `${answer.error.code}: ${answer.error.message}` : 'no answer';
         return problem(c, 502, 'provider_failed', {
-          detail: `Slot ${seat.config.slot} (${provider}) failed (${why}). Session ${session.id}.`,
+          detail: `Slot ${slot.config.slot} (${provider}) failed (${why}). Session ${session.id}.`,
         });
       }
       return c.json({ sessionId: session.id, answer }, 200);
@@ -190,7 +189,11 @@ export function debateHandlers({
             await engine.deep(body.question, {
               ...deepOptions(body),
               // What the client sees is what is stored: nothing but deltas before it is committed.
-              ...recorded(c, cancel.signal, (log) => sessions.recorder.live(log.sessionId)?.subscribe(send), detach),
+              ...recorded(c, {
+                clientGone: cancel.signal,
+                onLog: (log) => sessions.recorder.live(log.sessionId)?.subscribe(send),
+                detach,
+              }),
             }),
           );
           batcher.flush();
@@ -277,8 +280,8 @@ export function debateHandlers({
       }
       // A single follow-up asks the same slot as before unless told otherwise.
       const provider = body.provider ?? (parent.mode === 'single' ? parent.rounds[0]?.answers[0]?.provider : undefined);
-      const seat = provider !== undefined ? engine.slotByProvider(provider) : engine.settings.panel[0];
-      if (mode === 'single' && !seat) {
+      const slot = provider !== undefined ? engine.slotByProvider(provider) : engine.settings.panel[0];
+      if (mode === 'single' && !slot) {
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}".` });
       }
       const thread = await sessions.followUp(parent);
@@ -286,7 +289,7 @@ export function debateHandlers({
         const options = { ...recording, thread };
         return stored(
           mode === 'single'
-            ? await engine.ask(seat!, body.question, options)
+            ? await engine.ask(slot!, body.question, options)
             : mode === 'parallel'
               ? await engine.parallel(body.question, body.slots, options)
               : await engine.deep(body.question, { ...deepOptions(body), ...options }),

@@ -1,7 +1,7 @@
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
 import { publicSlot } from '../config/slots.js';
-import { checkSlots, type HealthOptions } from '../debate/health.js';
 import type { Handlers } from '../generated/routes.js';
+import { checkSlots, type HealthOptions } from '../providers/health.js';
 import type { AppDeps, AppEnv } from './deps.js';
 
 export function metaHandlers(deps: AppDeps): Pick<Handlers<AppEnv>, 'getHealth' | 'listProviders'> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../sdk/src/generated/types.gen.js';
 import { slotsFromEnv } from '../config/slots.js';
 import { DebateEngine } from '../debate/engine.js';
-import { createSlotModel } from '../debate/models.js';
+import { createSlotModel } from '../providers/models.js';
 import { escapeMarkdown, inert, sessionMarkdown } from './markdown.js';
 
 function offlineEngine(): DebateEngine {

@@ -1,4 +1,4 @@
-import { intBetween, pick, type Rng, shuffled } from './seed.js';
+import { intBetween, pick, type Rng, shuffled } from './seeded-random.js';
 
 /**
  * Splits text into word-sized tokens, each carrying its leading whitespace, so that the tokens

@@ -1,21 +1,16 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
-import { claimStream, readyHeaders, releaseStream } from './wire.js';
-
 /**
- * A provider request built without its SDK. The SDKs' per-call work (zod on the provider options,
- * prompt conversion, per-model rules, Anthropic's schema sanitizing, `postToApi`, two `Headers`
- * per call) was 12–15 % of the server's JavaScript thread at 50 debates at once, for a request
- * that, per call shape, differs only in the prompt's texts.
- *
- * So the SDK builds each call shape's request once, with a placeholder for every text of the
- * prompt (`learnTemplate`: its `fetch` captures the request instead of sending it, and its stream
- * over an empty body gives the warnings), and each call fills the texts in: the URL, headers and
- * warnings are the SDK's own, and the body is byte for byte what the SDK would send, as long as
- * it copies each text as it is. Placeholders made of whitespace, quotes, backslashes, control and
- * non-ASCII characters find out when it does not (a trim, an escape, a text dropped or repeated):
- * the shape then has no template and every call of it goes through the SDK, as does a request
- * with tools (Anthropic's JSON tool for models without native structured output).
+ * Provider requests built without their SDK, whose per-call work was a tenth of the server's
+ * JavaScript thread for requests that differ, per call shape, only in the prompt's texts. The SDK
+ * builds each shape's request once with placeholders for the texts (`learnTemplate`), and each call
+ * fills its texts in: URL, headers, warnings and body are byte for byte the SDK's. A shape whose
+ * SDK does not copy a text as it is (a trim, a text dropped or repeated), or adds tools, gets no
+ * template: its calls go through the SDK.
  */
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
+import { hasTools, type SdkRequestPlan, sdkFetch } from './sdk-fetch.js';
+import { readyHeaders, type Transport } from './transport.js';
+
+/** One call shape's request, with the prompt's texts left out. */
 export interface RequestTemplate {
   url: string;
   /** The SDK's headers, lowercase names. */
@@ -54,7 +49,8 @@ const escaped = (text: string): string => {
   return json.slice(1, -1);
 };
 
-let learned = 0;
+/** Probes made so far: each gets its own nonce. */
+let probes = 0;
 
 /**
  * Each placeholder starts with a space, so it cannot match from inside an escape sequence; the
@@ -65,15 +61,20 @@ function placeholder(nonce: string, i: number, variant = 0): string {
   return variant === 0 ? ` \t\n"\\\u0000\u2028é😀<${nonce}:${i}>\r ` : ` <${nonce}:${i}>\u001f'\\x\n\n🚀\u00a0ü  `;
 }
 
+/** What a template is learned from: a provider's SDK model, made for each request (`ProviderLanguageModel`). */
+export interface SdkModelSource {
+  withFetch(fetch: typeof globalThis.fetch): Promise<LanguageModelV3>;
+  readonly transport: Transport;
+}
+
 /**
- * Builds the request of one call shape with `model` (an SDK model whose `fetch` is `takeStreams`)
- * and makes a template of it; `undefined` when the SDK does not copy every text as it is, or adds
- * tools. It asks twice, with two kinds of placeholders, and keeps the template only if both
- * requests agree on everything else. The SDK's own errors (an unsupported option, a failed
- * import) reject.
+ * Builds the request of one call shape with the SDK and makes a template of it; `undefined` when
+ * the SDK does not copy every text as it is, or adds tools. It asks twice, with two kinds of
+ * placeholders, and keeps the template only if both requests agree on everything else. The SDK's
+ * own errors (an unsupported option, a failed import) reject.
  */
 export async function learnTemplate(
-  model: LanguageModelV3,
+  model: SdkModelSource,
   options: ShapeOptions,
   prompt: LanguageModelV3Prompt,
 ): Promise<RequestTemplate | undefined> {
@@ -95,8 +96,8 @@ export async function learnTemplate(
 }
 
 /** One request of the shape as the SDK builds it, with placeholders for the texts. */
-async function probe(model: LanguageModelV3, options: ShapeOptions, prompt: LanguageModelV3Prompt, variant: number) {
-  const nonce = `consilium-${process.pid}-${++learned}`;
+async function probe(model: SdkModelSource, options: ShapeOptions, prompt: LanguageModelV3Prompt, variant: number) {
+  const nonce = `consilium-${process.pid}-${++probes}`;
   let n = 0;
   const texts: LanguageModelV3Prompt = prompt.map((message) =>
     message.role === 'system'
@@ -109,11 +110,11 @@ async function probe(model: LanguageModelV3, options: ShapeOptions, prompt: Lang
         },
   ) as LanguageModelV3Prompt;
   const controller = new AbortController();
-  const claim = claimStream(controller.signal);
-  claim.capture = {};
+  const capture: SdkRequestPlan = { mode: 'capture' };
   let warnings: SharedV3Warning[] = [];
   try {
-    const { stream } = await model.doStream({ ...options, prompt: texts, abortSignal: controller.signal });
+    const sdk = await model.withFetch(sdkFetch(capture, model.transport));
+    const { stream } = await sdk.doStream({ ...options, prompt: texts, abortSignal: controller.signal });
     const reader = stream.getReader();
     try {
       for (;;) {
@@ -125,10 +126,9 @@ async function probe(model: LanguageModelV3, options: ShapeOptions, prompt: Lang
       // The stream over an empty body may complain that it ended early; only its start matters.
     }
   } finally {
-    releaseStream(controller.signal);
     controller.abort();
   }
-  const request = claim.capture.request;
+  const request = capture.request;
   if (request === undefined || (request.method ?? 'POST') !== 'POST' || typeof request.body !== 'string') return undefined;
   const pieces = templatePieces(request.body, nonce, n, variant);
   if (pieces === undefined) return undefined;
@@ -146,7 +146,7 @@ export function templatePieces(
   count: number,
   variant = 0,
 ): { literal: string[]; order: number[] } | undefined {
-  if (body.includes('"tools":[{') || body.includes('"tool_choice"')) return undefined;
+  if (hasTools(body)) return undefined;
   const at: { index: number; text: number; length: number }[] = [];
   for (let i = 0; i < count; i++) {
     const mark = escaped(placeholder(nonce, i, variant));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_SLOTS, type SlotConfig, slotsFromEnv } from '../config/slots.js';
 import { streamAnswer } from './call.js';
-import { createSlotModel, LazyLanguageModel } from './models.js';
-import { OfflineLanguageModel } from './offline-model.js';
+import { createSlotModel, ProviderLanguageModel } from './models.js';
+import { OfflineLanguageModel } from './offline/model.js';
 
 const KEYS = Object.fromEntries(DEFAULT_SLOTS.map((d) => [d.apiKeyEnv, `key-for-${d.provider}`]));
 
@@ -37,8 +37,8 @@ describe('createSlotModel', () => {
     ];
     for (const slot of slots) {
       const lazy = createSlotModel(slot, KEYS).languageModel;
-      expect(lazy).toBeInstanceOf(LazyLanguageModel);
-      const loaded = await (lazy as LazyLanguageModel).loaded();
+      expect(lazy).toBeInstanceOf(ProviderLanguageModel);
+      const loaded = await (lazy as ProviderLanguageModel).loaded();
       expect([loaded.provider, loaded.modelId]).toEqual([lazy.provider, lazy.modelId]);
       expect(await lazy.supportedUrls).toEqual(await loaded.supportedUrls);
     }
@@ -96,25 +96,24 @@ describe('createSlotModel', () => {
   });
 });
 
-describe('LazyLanguageModel.template', () => {
+describe('ProviderLanguageModel.template', () => {
   const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];
 
-  /** A compatible slot's model whose SDK's `doStream` is counted, and fails while `failing` is set. */
-  async function counted() {
+  /** A compatible slot's model whose SDK requests are counted (one SDK model each), and fail while `failing` is set. */
+  function counted() {
     const env = { CONSILIUM_SLOT5_PROVIDER: 'local-llm', CONSILIUM_SLOT5_BASE_URL: 'http://127.0.0.1:9/v1' };
-    const model = createSlotModel(slotsFromEnv(env)[4]!, env).languageModel as LazyLanguageModel;
-    const sdk = await model.loaded();
+    const model = createSlotModel(slotsFromEnv(env)[4]!, env).languageModel as ProviderLanguageModel;
     const state = { builds: 0, failing: false };
-    const doStream = sdk.doStream.bind(sdk);
-    sdk.doStream = (options) => {
+    const withFetch = model.withFetch.bind(model);
+    model.withFetch = (fetch) => {
       state.builds++;
-      return state.failing ? Promise.reject(new Error('the SDK refused')) : doStream(options);
+      return state.failing ? Promise.reject(new Error('the SDK refused')) : withFetch(fetch);
     };
     return { model, state };
   }
 
   it('learns a shape once for every call waiting for it, and each shape apart', async () => {
-    const { model, state } = await counted();
+    const { model, state } = counted();
     const [a, b] = await Promise.all([model.template('s1', {}, prompt), model.template('s1', {}, prompt)]);
     expect(a).toBeDefined();
     expect(b).toBe(a);
@@ -125,7 +124,7 @@ describe('LazyLanguageModel.template', () => {
   });
 
   it('does not keep a failure to learn: the next call of the shape tries again', async () => {
-    const { model, state } = await counted();
+    const { model, state } = counted();
     state.failing = true;
     await expect(model.template('s', {}, prompt)).rejects.toThrow('the SDK refused');
     state.failing = false;
@@ -133,7 +132,7 @@ describe('LazyLanguageModel.template', () => {
   });
 
   it('keeps at most 256 shapes, starting over past that', async () => {
-    const { model, state } = await counted();
+    const { model, state } = counted();
     for (let i = 0; i < 257; i++) await model.template(`s${i}`, {}, prompt);
     expect(state.builds).toBe(2 * 257);
     await model.template('s256', {}, prompt);

@@ -1,4 +1,9 @@
-/** A random source in [0, 1); the offline model draws from one seeded by its input so its output repeats. */
+/**
+ * Random draws that repeat: a string hash seeds a small PRNG, so the offline stand-in (and the
+ * provider simulator of the benches) says the same thing for the same input.
+ */
+
+/** A random source in [0, 1). */
 export type Rng = () => number;
 
 /** cyrb53: a fast 53-bit string hash, enough to seed a PRNG (not for security). */

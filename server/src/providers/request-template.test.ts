@@ -1,7 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { fillable, learnTemplate, promptTexts, templatePieces } from './request-template.js';
-import { takeStreams } from './wire.js';
+import { fillable, learnTemplate, promptTexts, type SdkModelSource, templatePieces } from './request-template.js';
+import { Transport } from './transport.js';
 
 const PROMPT: LanguageModelV3Prompt = [
   { role: 'system', content: 'Be brief.' },
@@ -11,11 +11,18 @@ const PROMPT: LanguageModelV3Prompt = [
 ];
 
 /**
- * A stand-in SDK model: builds its body with `build` from the prompt's texts, sends it through
- * `takeStreams` as the real SDKs send theirs, and starts its stream with `warnings`.
+ * A stand-in provider SDK: its model builds the body with `build` from the prompt's texts, sends it
+ * through the `fetch` it was made with as the real SDKs send theirs, and starts its stream with `warnings`.
  */
-function sdk(build: (texts: string[], options: LanguageModelV3CallOptions) => unknown, warnings = []): LanguageModelV3 {
-  const fetch = takeStreams();
+function sdk(build: (texts: string[], options: LanguageModelV3CallOptions) => unknown, warnings = []): SdkModelSource {
+  return { transport: new Transport(), withFetch: async (fetch) => standIn(fetch, build, warnings) };
+}
+
+function standIn(
+  fetch: typeof globalThis.fetch,
+  build: (texts: string[], options: LanguageModelV3CallOptions) => unknown,
+  warnings: never[],
+): LanguageModelV3 {
   return {
     specificationVersion: 'v3',
     provider: 'test.chat',

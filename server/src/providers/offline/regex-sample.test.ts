@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleRegex } from './regex-sample.js';
-import { seededRng } from './seed.js';
+import { seededRng } from './seeded-random.js';
 
 const PATTERNS = [
   '^[a-z][a-z0-9-]{0,31}$', // ProviderId in the contract

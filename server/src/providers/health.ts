@@ -4,10 +4,10 @@ import { APICallError } from '@ai-sdk/provider';
 import type { SlotHealth } from '../../../sdk/src/generated/types.gen.js';
 import type { SlotConfig } from '../config/slots.js';
 import { classifyError } from './errors.js';
-import { wholeResponse } from './wire.js';
+import { wholeResponse } from './transport.js';
 
 /** How long one slot's check may take; the checks run at once, so this bounds the whole answer. */
-export const HEALTH_TIMEOUT_MS = 5000;
+const HEALTH_TIMEOUT_MS = 5000;
 
 export interface HealthOptions {
   env: Record<string, string | undefined>;
@@ -25,7 +25,7 @@ interface Probe {
   models: (body: unknown) => string[] | undefined;
 }
 
-const trim = (url: string) => url.replace(/\/+$/, '');
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 const bearer = (key: string | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 /** `{ data: [{ id }] }`: OpenAI, xAI, DeepSeek, Anthropic, and the OpenAI-compatible servers. */
 const dataIds = (body: unknown) => {
@@ -40,7 +40,7 @@ const geminiIds = (body: unknown) => {
 
 /** Each provider's free endpoint at its default address (or the slot's base URL, as its SDK would use it). */
 function probeFor(slot: SlotConfig, key: string | undefined): Probe {
-  const base = (fallback: string) => trim(slot.baseUrl ?? fallback);
+  const base = (fallback: string) => withoutTrailingSlash(slot.baseUrl ?? fallback);
   if (slot.api === 'openai-compatible') return { url: `${base('')}/models`, headers: bearer(key), models: dataIds };
   switch (slot.provider) {
     case 'anthropic':
@@ -65,7 +65,7 @@ function probeFor(slot: SlotConfig, key: string | undefined): Probe {
 }
 
 /**
- * A GET over `node:http(s)`, as the debate's own calls go (`wire.ts`), so the check sees what a call would: the
+ * A GET over `node:http(s)`, as the debate's own calls go (`transport.ts`), so the check sees what a call would: the
  * global `fetch` refuses ports the Fetch standard blocks (6000, 6665–6669, 10080, …) with a bare "fetch failed",
  * where a call to the same address works.
  */
@@ -82,7 +82,7 @@ function nodeGet(url: string, init: { headers: Record<string, string>; signal: A
 }
 
 /** The URL without credentials or query, to show. */
-const shown = (url: string) => {
+const redactedUrl = (url: string) => {
   const u = new URL(url);
   u.username = '';
   u.password = '';
@@ -100,7 +100,7 @@ export async function checkSlot(slot: SlotConfig, options: HealthOptions): Promi
   if (!slot.live) return { status: 'offline', checkedAt: now().toISOString() };
   const key = options.env[slot.apiKeyEnv] || undefined;
   const probe = probeFor(slot, key);
-  const endpoint = shown(probe.url);
+  const endpoint = redactedUrl(probe.url);
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);

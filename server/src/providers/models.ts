@@ -1,8 +1,13 @@
+/**
+ * Each slot's language model: the provider's AI SDK model, its package imported on the slot's first
+ * call, or the offline stand-in when the slot has no key.
+ */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, SharedV3Warning } from '@ai-sdk/provider';
 import { ConfigError, type SlotConfig } from '../config/slots.js';
-import { OfflineLanguageModel, type OfflineModelOptions } from './offline-model.js';
+import { OfflineLanguageModel, type OfflineModelOptions } from './offline/model.js';
 import { learnTemplate, type RequestTemplate, type ShapeOptions } from './request-template.js';
-import { takeStreams, type WireFormat } from './wire.js';
+import { Transport } from './transport.js';
+import type { WireFormat } from './wire/formats.js';
 
 /** A slot's model, ready for `streamAnswer`, with what an `Answer` reports about it. */
 export interface SlotModel {
@@ -22,14 +27,17 @@ export interface SlotModelOptions {
   offline?: Pick<OfflineModelOptions, 'tokenDelayMs' | 'firstTokenDelayMs'>;
 }
 
-type ProviderSettings = { apiKey: string; baseURL?: string; fetch?: typeof fetch };
+type ProviderSettings = { apiKey: string; baseURL?: string };
+
+/** Makes the SDK's model with a given `fetch`, once its package is loaded. */
+type SdkModelMaker = (fetch: typeof globalThis.fetch) => LanguageModelV3;
 
 interface NativeProvider {
   /** `LanguageModelV3.provider` of the model `load` makes, known before its package loads. */
   name: string;
-  /** The streaming format `streamAnswer` reads itself (`wire.ts`); without one, the SDK reads its stream. */
-  wire?: WireFormat;
-  load: (settings: ProviderSettings, modelId: string) => Promise<LanguageModelV3>;
+  /** The streaming format `streamAnswer` reads itself (`wire/`). */
+  wire: WireFormat;
+  load: (settings: ProviderSettings, modelId: string) => Promise<SdkModelMaker>;
 }
 
 /**
@@ -43,42 +51,66 @@ const NATIVE: Record<string, NativeProvider> = {
   anthropic: {
     name: 'anthropic.messages',
     wire: 'anthropic-messages',
-    load: async (s, id) => (await import('@ai-sdk/anthropic')).createAnthropic(s)(id),
+    load: async (s, id) => {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return (fetch) => createAnthropic({ ...s, fetch })(id);
+    },
   },
   openai: {
     name: 'openai.chat',
     wire: 'chat-completions',
-    load: async (s, id) => (await import('@ai-sdk/openai')).createOpenAI(s).chat(id),
+    load: async (s, id) => {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      return (fetch) => createOpenAI({ ...s, fetch }).chat(id);
+    },
   },
   deepseek: {
     name: 'deepseek.chat',
     wire: 'chat-completions',
-    load: async (s, id) => (await import('@ai-sdk/deepseek')).createDeepSeek(s)(id),
+    load: async (s, id) => {
+      const { createDeepSeek } = await import('@ai-sdk/deepseek');
+      return (fetch) => createDeepSeek({ ...s, fetch })(id);
+    },
   },
   google: {
     name: 'google.generative-ai',
     wire: 'gemini-generate-content',
-    load: async (s, id) => (await import('@ai-sdk/google')).createGoogleGenerativeAI(s)(id),
+    load: async (s, id) => {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      return (fetch) => createGoogleGenerativeAI({ ...s, fetch })(id);
+    },
   },
-  xai: { name: 'xai.chat', wire: 'chat-completions', load: async (s, id) => (await import('@ai-sdk/xai')).createXai(s)(id) },
+  xai: {
+    name: 'xai.chat',
+    wire: 'chat-completions',
+    load: async (s, id) => {
+      const { createXai } = await import('@ai-sdk/xai');
+      return (fetch) => createXai({ ...s, fetch })(id);
+    },
+  },
 };
 
-/** A provider's model whose package is imported on the first call, then called directly. */
-export class LazyLanguageModel implements LanguageModelV3 {
+/**
+ * A live provider's model. `streamAnswer` sends its requests from templates (`request-template.ts`)
+ * and reads their event streams itself (`wire/`); where the SDK builds a request, it does so with
+ * a model made for that call (`withFetch`). `doStream` is the SDK's own, for any other caller.
+ */
+export class ProviderLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = 'v3';
+  #maker: Promise<SdkModelMaker> | undefined;
   #model: Promise<LanguageModelV3> | undefined;
 
   constructor(
     readonly provider: string,
     readonly modelId: string,
-    private readonly factory: () => Promise<LanguageModelV3>,
-    /** Set when the provider's fetch is `takeStreams`: `streamAnswer` may then read the response body itself. */
-    readonly wire?: WireFormat,
-    /** That fetch (`takeStreams`), which sends a template's requests as it sends the SDK's. */
-    readonly send?: typeof fetch,
+    /** The streaming format of its responses. */
+    readonly wire: WireFormat,
+    readonly transport: Transport,
+    /** Imports the SDK's package (on the first call; a failed import is tried again on the next). */
+    private readonly load: () => Promise<SdkModelMaker>,
   ) {}
 
-  /** Each call shape's request as the SDK builds it (`request-template.ts`), or `undefined` where the SDK must build every one. */
+  /** Each call shape's request as the SDK builds it, or `undefined` where the SDK must build every one. */
   readonly #templates = new Map<string, Promise<RequestTemplate | undefined>>();
 
   /**
@@ -92,7 +124,7 @@ export class LazyLanguageModel implements LanguageModelV3 {
     if (template === undefined) {
       // A bound for callers that vary their options without end (every maxOutputTokens value is a shape).
       if (this.#templates.size >= 256) this.#templates.clear();
-      template = this.loaded().then((model) => learnTemplate(model, options, prompt));
+      template = learnTemplate(this, options, prompt);
       template.catch(() => this.#templates.delete(shape));
       this.#templates.set(shape, template);
     }
@@ -100,11 +132,33 @@ export class LazyLanguageModel implements LanguageModelV3 {
   }
 
   /**
-   * For calls the SDK builds (a shape without a template, see `template`): its warnings for each
-   * call shape seen, most often none; later calls of a known shape stop the SDK's work at the
-   * response and log these again themselves.
+   * For calls the SDK builds (a shape without a template): its warnings for each call shape seen,
+   * most often none; later calls of a known shape stop the SDK's work at the response and log
+   * these again themselves.
    */
   readonly callWarnings = new Map<string, SharedV3Warning[]>();
+
+  /** The SDK's model with `fetch` as its fetch: one per request the SDK builds for a call (`sdk-fetch.ts`). */
+  async withFetch(fetch: typeof globalThis.fetch): Promise<LanguageModelV3> {
+    if (this.#maker === undefined) {
+      this.#maker = this.load();
+      this.#maker.catch(() => {
+        this.#maker = undefined;
+      });
+    }
+    return (await this.#maker)(fetch);
+  }
+
+  /** The SDK's model with the transport's `fetch`, for calls made on this model directly. */
+  loaded(): Promise<LanguageModelV3> {
+    if (this.#model === undefined) {
+      this.#model = this.withFetch(this.transport.fetch);
+      this.#model.catch(() => {
+        this.#model = undefined;
+      });
+    }
+    return this.#model;
+  }
 
   get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
     return this.loaded().then((model) => model.supportedUrls);
@@ -116,18 +170,6 @@ export class LazyLanguageModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions) {
     return (await this.loaded()).doStream(options);
-  }
-
-  /** The provider's own model, its package imported on first use. */
-  loaded(): Promise<LanguageModelV3> {
-    if (!this.#model) {
-      this.#model = this.factory();
-      // A failed import is tried again on the next call rather than cached.
-      this.#model.catch(() => {
-        this.#model = undefined;
-      });
-    }
-    return this.#model;
   }
 }
 
@@ -145,8 +187,7 @@ export function createSlotModel(
 ): SlotModel {
   const apiKey = env[slot.apiKeyEnv] || undefined;
   const base = { slot: slot.slot, provider: slot.provider };
-  // Every live provider's fetch: `takeStreams` passes requests through unless a call claimed its stream.
-  const fetchOption = { fetch: takeStreams(options.fetch) };
+  const transport = new Transport(options.fetch);
   const baseURL = slot.baseUrl !== undefined ? { baseURL: slot.baseUrl } : {};
 
   if (slot.api === 'openai-compatible') {
@@ -158,14 +199,16 @@ export function createSlotModel(
       ...(apiKey !== undefined && { apiKey }),
       includeUsage: true,
       supportsStructuredOutputs: true,
-      ...fetchOption,
     };
-    const languageModel = new LazyLanguageModel(
+    const languageModel = new ProviderLanguageModel(
       `${slot.provider}.chat`,
       slot.model,
-      async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(settings).chatModel(slot.model),
       'chat-completions',
-      fetchOption.fetch,
+      transport,
+      async () => {
+        const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+        return (fetch) => createOpenAICompatible({ ...settings, fetch }).chatModel(slot.model);
+      },
     );
     return { ...base, model: slot.model, offline: false, languageModel };
   }
@@ -176,13 +219,9 @@ export function createSlotModel(
     const languageModel = new OfflineLanguageModel({ provider: slot.provider, slot: slot.slot, ...options.offline });
     return { ...base, model: languageModel.modelId, offline: true, languageModel };
   }
-  const settings = { apiKey, ...baseURL, ...fetchOption };
-  const languageModel = new LazyLanguageModel(
-    native.name,
-    slot.model,
-    () => native.load(settings, slot.model),
-    native.wire,
-    fetchOption.fetch,
+  const settings = { apiKey, ...baseURL };
+  const languageModel = new ProviderLanguageModel(native.name, slot.model, native.wire, transport, () =>
+    native.load(settings, slot.model),
   );
   return { ...base, model: slot.model, offline: false, languageModel };
 }

@@ -1,7 +1,7 @@
 import type { JSONSchema7, JSONSchema7Definition, JSONValue } from '@ai-sdk/provider';
-import { phrase, sentence } from './offline-text.js';
 import { sampleRegex } from './regex-sample.js';
-import { intBetween, pick, type Rng } from './seed.js';
+import { intBetween, pick, type Rng } from './seeded-random.js';
+import { phrase, sentence } from './text.js';
 
 /**
  * Draws a plausible value that satisfies a JSON Schema (draft 7, as the AI SDK sends in

@@ -1,4 +1,4 @@
-import { intBetween, pick, type Rng } from './seed.js';
+import { intBetween, pick, type Rng } from './seeded-random.js';
 
 /**
  * Draws a string that matches a JSON Schema `pattern` (an ECMA-262 regex). Supports what schemas

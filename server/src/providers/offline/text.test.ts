@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keywords, phrase, prose, sentence, tokenize } from './offline-text.js';
-import { seededRng } from './seed.js';
+import { seededRng } from './seeded-random.js';
+import { keywords, phrase, prose, sentence, tokenize } from './text.js';
 
 describe('tokenize', () => {
   it.each([

@@ -6,9 +6,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { z } from 'zod';
-import { zConsensus, zVerdict } from '../generated/schemas/zod.gen.js';
+import { zConsensus, zVerdict } from '../../generated/schemas/zod.gen.js';
 import { sampleJson, slug } from './json-sample.js';
-import { seededRng } from './seed.js';
+import { seededRng } from './seeded-random.js';
 
 const WORDS = ['caching', 'latency', 'rollout'];
 const SEEDS = 40;
@@ -52,7 +52,7 @@ describe('sampleJson against the contract schemas the engine will pass', () => {
   });
 
   it('every component schema of openapi.yaml (OAS 3.1, $refs between components) yields valid samples', () => {
-    const doc = parse(readFileSync(new URL('../../../openapi/openapi.yaml', import.meta.url), 'utf8')) as {
+    const doc = parse(readFileSync(new URL('../../../../openapi/openapi.yaml', import.meta.url), 'utf8')) as {
       components: { schemas: Record<string, JSONSchema7> };
     };
     const ajv = new Ajv2020({ allErrors: true, strict: false });

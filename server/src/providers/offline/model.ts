@@ -8,12 +8,12 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { sleep } from '../sleep.js';
 import { sampleJson } from './json-sample.js';
-import { type PromptFacts, readPrompt, standInFinal, standInText, standInVerdict } from './offline-stand-in.js';
-import { keywords, tokenize } from './offline-text.js';
 import { pacedStream } from './paced-stream.js';
-import { hash53, intBetween, type Rng, seededRng } from './seed.js';
-import { sleep } from './sleep.js';
+import { hash53, intBetween, type Rng, seededRng } from './seeded-random.js';
+import { type PromptFacts, readPrompt, standInFinal, standInText, standInVerdict } from './stand-in.js';
+import { keywords, tokenize } from './text.js';
 
 /** How fast a model answers: time to its first token, then the mean time per token. */
 export interface LatencyProfile {
@@ -54,11 +54,6 @@ export interface OfflineModelOptions {
 
 /** What `providerMetadata` carries so a caller can tell an offline answer from a live one. */
 export const OFFLINE_METADATA = { consilium: { offline: true } } as const;
-
-/** Whether a language model is the built-in offline one. */
-export function isOfflineModel(model: unknown): model is OfflineLanguageModel {
-  return model instanceof OfflineLanguageModel;
-}
 
 /**
  * A deterministic stand-in for a provider's model, implementing the AI SDK's `LanguageModelV3`, so
@@ -188,7 +183,7 @@ function profileFor(provider: string): LatencyProfile {
 }
 
 /** The prompt as the text a model would read: every message's text parts, in order. */
-export function flattenPrompt(prompt: LanguageModelV3Prompt): string {
+function flattenPrompt(prompt: LanguageModelV3Prompt): string {
   return prompt
     .map((m) =>
       typeof m.content === 'string'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hash53, intBetween, pick, seededRng, shuffled } from './seed.js';
+import { hash53, intBetween, pick, seededRng, shuffled } from './seeded-random.js';
 
 describe('seededRng', () => {
   it('repeats its sequence for the same seed and differs for another', () => {

@@ -4,7 +4,7 @@ import { slotsFromEnv } from '../config/slots.js';
 import { zConsensus } from '../generated/schemas/zod.gen.js';
 import { streamAnswer } from './call.js';
 import { createSlotModel } from './models.js';
-import { tokenize } from './offline-text.js';
+import { tokenize } from './offline/text.js';
 
 // streamAnswer over the offline model: no network, the same code path as a provider. Provider
 // failures over real wire formats are in test/debate/providers.test.ts.

@@ -1,3 +1,7 @@
+/**
+ * `streamAnswer`: one model call with retries, a deadline and cancellation, whatever the model
+ * (a provider's, or the offline stand-in), ending in an answer or a named error, never a throw.
+ */
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -12,20 +16,14 @@ import type {} from 'ai';
 import type { z } from 'zod';
 import type { AnswerError, FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 import { classifyError, type Failure, providerRequestId, systemCause } from './errors.js';
-import type { SlotModel } from './models.js';
+import { ProviderLanguageModel, type SlotModel } from './models.js';
 import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
+import { type Replay, type SdkRequestPlan, StreamHandedOver, sdkFetch } from './sdk-fetch.js';
 import { sleep as defaultSleep } from './sleep.js';
-import { SseDecoder } from './sse-decoder.js';
-import {
-  type ByteSource,
-  claimStream,
-  releaseStream,
-  type StreamClaim,
-  StreamHandedOver,
-  type WireFormat,
-  wireFrames,
-} from './wire.js';
+import type { EventStream } from './transport.js';
+import { type WireFormat, wireFrames } from './wire/formats.js';
+import { SseDecoder } from './wire/sse-decoder.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -154,12 +152,10 @@ interface Attempt {
  * the first delta (429, 5xx, 408/409, network), honouring Retry-After; once text has reached
  * `onDelta` a failure is final, since a retry would repeat deltas the caller already has.
  *
- * It drives the provider's `LanguageModelV3.doStream` itself rather than through `streamText`,
- * whose pipeline (transform streams per part, telemetry, step bookkeeping) for one step of text
- * cost most of a debate's CPU and memory (bench/debate.ts, 500 streams: ~70 ms CPU per debate
- * and 1.6 GB peak RSS with it, ~6 ms and ~0.25 GB without). What it did that matters here is
- * kept: the prompt in the SDK's shape, the same request body, JSON parsed and validated as
- * `Output.object` does, usage and finish reason as reported, warnings, abort via the fetch.
+ * It drives the provider itself rather than through `streamText`, whose pipeline (transform
+ * streams per part, telemetry, step bookkeeping) cost most of a debate's CPU and memory. What it
+ * did that matters here is kept: the same request, JSON parsed and validated as `Output.object`
+ * does, usage and finish reason as reported, warnings, abort.
  */
 export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): Promise<AnswerResult<T>> {
   const started = performance.now();
@@ -270,86 +266,153 @@ function promptOf(input: AnswerInput & { system?: string }): LanguageModelV3Prom
   return prompt;
 }
 
+/**
+ * One attempt, by one of three paths. A provider's model sends the request from the shape's
+ * template and reads its event stream here (`fromTemplate`); when the shape has no template, or
+ * the template's request got no event stream, the SDK builds the request (`throughSdk`). Any other
+ * model (the offline one, a test's) streams its own parts (`fromModelStream`).
+ */
 async function runAttempt<T>(options: StreamAnswerOptions<T>, call: Call, signal: AbortSignal): Promise<Attempt> {
-  const attempt: Attempt = { text: '', deltas: 0, aborted: false };
   const model = options.model.languageModel;
-  const { wire, callWarnings } = model as { wire?: WireFormat; callWarnings?: Map<string, SharedV3Warning[]> };
-  // A call shape with a template is sent without its SDK; what is not an event stream (an HTTP
-  // error, a network failure) then goes to the SDK as the answer to its own request (`replay`).
-  let replay: StreamClaim['replay'];
-  const direct = wire !== undefined ? await templateOf(model, call) : undefined;
-  if (direct !== undefined) {
-    const { template, send } = direct;
-    const claim = claimStream(signal, true);
-    try {
-      const init = { method: 'POST', headers: template.headers, body: template.body(call.texts), signal };
-      replay = { response: await send(template.url, init) };
-    } catch (error) {
-      if (error instanceof StreamHandedOver && claim.body !== undefined) {
-        releaseStream(signal);
-        logWarnings(template.warnings, model);
-        const requestId = providerRequestId(claim.headers);
-        if (requestId !== undefined) attempt.requestId = requestId;
-        await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
-        return parsed(attempt, call);
-      }
-      if (signal.aborted) {
-        releaseStream(signal);
-        attempt.aborted = true;
-        return attempt;
-      }
-      replay = { error };
-    } finally {
-      releaseStream(signal);
-    }
+  if (!(model instanceof ProviderLanguageModel)) return fromModelStream(model, options, call, signal);
+  const template = await templateOf(model, call);
+  if (template === undefined) return throughSdk(model, options, call, signal);
+  const sent = await fromTemplate(model, template, options, call, signal);
+  return 'replay' in sent ? throughSdk(model, options, call, signal, sent.replay) : sent;
+}
+
+const newAttempt = (): Attempt => ({ text: '', deltas: 0, aborted: false });
+
+/**
+ * The request filled in from the template and sent without the SDK. What is not an event stream
+ * (an HTTP error, a network failure) comes back as `replay`: the SDK gets it as the answer to its
+ * own request, so the error is the SDK's as it always was.
+ */
+async function fromTemplate<T>(
+  model: ProviderLanguageModel,
+  template: RequestTemplate,
+  options: StreamAnswerOptions<T>,
+  call: Call,
+  signal: AbortSignal,
+): Promise<Attempt | { replay: Replay }> {
+  let reply: EventStream | Response;
+  try {
+    reply = await model.transport.send(template.url, {
+      method: 'POST',
+      headers: template.headers,
+      body: template.body(call.texts),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) return { ...newAttempt(), aborted: true };
+    return { replay: { error } };
   }
-  // The provider's fetch hands this call's event stream over instead of the SDK parsing it (wire.ts);
-  // for a call shape seen before, the SDK stops right there, and its warnings then are logged again.
-  const known = replay === undefined ? callWarnings?.get(call.shape) : undefined;
-  const claim = wire !== undefined ? claimStream(signal, known !== undefined) : undefined;
-  if (claim !== undefined && replay !== undefined) claim.replay = replay;
+  if (reply instanceof Response) return { replay: { response: reply } };
+  logWarnings(template.warnings, model);
+  return readEventStream(reply, model, options, call, signal, newAttempt());
+}
+
+/**
+ * The SDK builds the request, with a fetch made for this call (`sdk-fetch.ts`) that takes its
+ * event stream (or gives it `replay`). The first call of a shape lets the SDK go on over an empty
+ * body, for its warnings; later calls stop it at the response and log those warnings again.
+ */
+async function throughSdk<T>(
+  model: ProviderLanguageModel,
+  options: StreamAnswerOptions<T>,
+  call: Call,
+  signal: AbortSignal,
+  replay?: Replay,
+): Promise<Attempt> {
+  const attempt = newAttempt();
+  const knownWarnings = replay === undefined ? model.callWarnings.get(call.shape) : undefined;
+  const plan: SdkRequestPlan =
+    replay !== undefined
+      ? { mode: 'replay', answer: replay }
+      : knownWarnings !== undefined
+        ? { mode: 'handover' }
+        : { mode: 'take' };
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
-    const { stream, response } = await options.model.languageModel.doStream({
-      prompt: call.prompt,
-      ...call.options,
-      abortSignal: signal,
-    });
+    const sdk = await model.withFetch(sdkFetch(plan, model.transport));
+    const { stream, response } = await sdk.doStream({ prompt: call.prompt, ...call.options, abortSignal: signal });
     reader = stream.getReader();
-    const requestId = providerRequestId(response?.headers);
-    if (requestId !== undefined) attempt.requestId = requestId;
+    setRequestId(attempt, response?.headers);
   } catch (error) {
-    if (!(error instanceof StreamHandedOver && claim?.body !== undefined)) {
-      // An HTTP error (APICallError) or the abort of a request still waiting for its response.
-      if (signal.aborted) attempt.aborted = true;
-      else attempt.failure = error;
-      return attempt;
-    }
-  } finally {
-    if (claim !== undefined) releaseStream(signal);
+    if (!(error instanceof StreamHandedOver)) return failed(attempt, error, signal);
   }
-  if (claim?.body !== undefined) {
-    if (attempt.requestId === undefined) {
-      const requestId = providerRequestId(claim.headers);
-      if (requestId !== undefined) attempt.requestId = requestId;
+  const taken = plan.mode === 'take' || plan.mode === 'handover' ? plan.stream : undefined;
+  if (taken === undefined) {
+    // The SDK kept the response (an HTTP error, a request with tools): its parts are the answer.
+    if (reader !== undefined) await readParts(reader, options, signal, attempt);
+    return parsed(attempt, call);
+  }
+  if (reader !== undefined) {
+    const warnings = await sdkWarnings(reader);
+    logWarnings(warnings, model);
+    model.callWarnings.set(call.shape, warnings);
+  } else if (knownWarnings !== undefined) logWarnings(knownWarnings, model);
+  return readEventStream(taken, model, options, call, signal, attempt);
+}
+
+/** Any other model's own stream of parts. */
+async function fromModelStream<T>(
+  model: LanguageModelV3,
+  options: StreamAnswerOptions<T>,
+  call: Call,
+  signal: AbortSignal,
+): Promise<Attempt> {
+  const attempt = newAttempt();
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
+  try {
+    const { stream, response } = await model.doStream({ prompt: call.prompt, ...call.options, abortSignal: signal });
+    reader = stream.getReader();
+    setRequestId(attempt, response?.headers);
+  } catch (error) {
+    return failed(attempt, error, signal);
+  }
+  await readParts(reader, options, signal, attempt);
+  return parsed(attempt, call);
+}
+
+/** An attempt that got no stream: an HTTP error (`APICallError`), or the abort of a request still waiting for its response. */
+function failed(attempt: Attempt, error: unknown, signal: AbortSignal): Attempt {
+  if (signal.aborted) attempt.aborted = true;
+  else attempt.failure = error;
+  return attempt;
+}
+
+function setRequestId(attempt: Attempt, headers: Record<string, string> | undefined): void {
+  const requestId = providerRequestId(headers);
+  if (requestId !== undefined && attempt.requestId === undefined) attempt.requestId = requestId;
+}
+
+/** The warnings of the SDK's own stream over an empty body (its `stream-start`); nothing of the answer is in it. */
+async function sdkWarnings(reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>): Promise<SharedV3Warning[]> {
+  let warnings: SharedV3Warning[] = [];
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) break;
+      if (part.type === 'stream-start') warnings = part.warnings;
     }
-    if (reader !== undefined) {
-      // The SDK's own stream has an empty body: it carries only the call's warnings.
-      try {
-        for (;;) {
-          const { done, value: part } = await reader.read();
-          if (done) break;
-          if (part.type === 'stream-start') {
-            logWarnings(part.warnings, model);
-            callWarnings?.set(call.shape, part.warnings);
-          }
-        }
-      } catch {
-        // Nothing of the answer is in it; the body read below reports the real outcome.
-      }
-    } else if (known !== undefined) logWarnings(known, model);
-    await readWire(claim.body, claim.resend, wire!, model.provider, options, signal, attempt);
-  } else if (reader !== undefined) await readParts(reader, options, signal, attempt);
+  } catch {
+    // The empty body's end; the event stream read after this reports the real outcome.
+  }
+  return warnings;
+}
+
+/** The event stream taken from the response, read here, and the attempt's output parsed. */
+async function readEventStream<T>(
+  stream: EventStream,
+  model: ProviderLanguageModel,
+  options: StreamAnswerOptions<T>,
+  call: Call,
+  signal: AbortSignal,
+  attempt: Attempt,
+): Promise<Attempt> {
+  setRequestId(attempt, stream.headers);
+  await readWire(stream, model.wire, model.provider, options, signal, attempt);
   return parsed(attempt, call);
 }
 
@@ -361,22 +424,11 @@ async function parsed(attempt: Attempt, call: Call): Promise<Attempt> {
   return attempt;
 }
 
-/** A model that builds requests from templates (`LazyLanguageModel`). */
-interface Templated {
-  send: typeof fetch;
-  template(shape: string, options: ShapeOptions, prompt: LanguageModelV3Prompt): Promise<RequestTemplate | undefined>;
-}
-
-/** The call's template and how to send it, or `undefined` when the SDK builds this call's request (see `request-template.ts`). */
-async function templateOf(
-  model: LanguageModelV3,
-  call: Call,
-): Promise<{ template: RequestTemplate; send: typeof fetch } | undefined> {
-  const { template, send } = model as Partial<Templated>;
-  if (typeof template !== 'function' || send === undefined || !fillable(call.texts)) return undefined;
+/** The call's template, or `undefined` when the SDK builds this call's request (see `request-template.ts`). */
+async function templateOf(model: ProviderLanguageModel, call: Call): Promise<RequestTemplate | undefined> {
+  if (!fillable(call.texts)) return undefined;
   try {
-    const made = await template.call(model, call.shape, call.options, call.prompt);
-    return made && { template: made, send };
+    return await model.template(call.shape, call.options, call.prompt);
   } catch {
     // The SDK could not build the request (a package that would not load): its own call says why.
     return undefined;
@@ -410,12 +462,11 @@ function callShape<T>(
 }
 
 /**
- * Reads a provider's event stream straight from the response body (Chat Completions or Anthropic
- * Messages): deltas to `onDelta` as their frames arrive, the finish and usage when the body ends.
+ * Reads a provider's event stream straight from the response body: deltas to `onDelta` as their
+ * frames arrive, the finish and usage when the body ends.
  */
 async function readWire<T>(
-  first: ByteSource,
-  resend: StreamClaim['resend'],
+  stream: EventStream,
   format: WireFormat,
   provider: string,
   options: StreamAnswerOptions<T>,
@@ -460,7 +511,7 @@ async function readWire<T>(
       if (!stopped) frames.frame(event, data);
     });
   let sse = decoder();
-  let body = first;
+  let body = stream.body;
   let settled = false;
   try {
     for (;;) {
@@ -472,8 +523,8 @@ async function readWire<T>(
         if (callbackError) throw callbackError.error;
         // A Gemini answer continued in another request: its frames follow on the same reader.
         const token = frames.continuation?.();
-        if (token !== undefined && resend !== undefined && !signal.aborted && attempt.failure === undefined) {
-          body = await resend({ continuationToken: token });
+        if (token !== undefined && !signal.aborted && attempt.failure === undefined) {
+          body = await stream.resend({ continuationToken: token });
           settled = false;
           sse = decoder();
           continue;
@@ -503,7 +554,7 @@ async function readWire<T>(
   }
 }
 
-/** Reads the SDK's stream parts (a stream the SDK kept: see `takeStreams`). */
+/** Reads a model's stream parts (the offline model's, or a response the SDK kept). */
 async function readParts<T>(
   reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
   options: StreamAnswerOptions<T>,

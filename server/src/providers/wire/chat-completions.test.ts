@@ -1,0 +1,106 @@
+import { JSONParseError } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { wireFrames } from './formats.js';
+
+/** Runs `frames` (SSE data strings) through the chat-completions decoder. */
+function read(frames: [event: string, data: string][], provider = '') {
+  const text: string[] = [];
+  const errors: unknown[] = [];
+  const reader = wireFrames('chat-completions', { text: (d) => text.push(d), error: (e) => errors.push(e) }, provider);
+  for (const [event, data] of frames) reader.frame(event, data);
+  return { text, errors, finish: reader.finish() };
+}
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const usageChunk = (usage: Record<string, unknown>) => JSON.stringify({ id: 'c1', choices: [], usage });
+
+describe('Chat Completions frames', () => {
+  it('text from delta.content, the finish reason, the usage chunk after it, [DONE]', () => {
+    const r = read([
+      ['message', chunk({ role: 'assistant', content: '' })],
+      ['message', chunk({ content: 'Ship ' })],
+      ['message', chunk({ content: 'it.' })],
+      ['message', chunk({}, 'stop')],
+      ['message', usageChunk({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 })],
+      ['message', '[DONE]'],
+    ]);
+    expect(r).toEqual({
+      text: ['Ship ', 'it.'],
+      errors: [],
+      finish: { reason: 'stop', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+    });
+  });
+
+  it.each([
+    ['length', 'length'],
+    ['content_filter', 'content-filter'],
+    ['tool_calls', 'other'],
+    ['something_new', 'other'],
+  ])('maps finish_reason %s to %s', (wire, reason) => {
+    expect(read([['message', chunk({ content: 'x' }, wire)]]).finish.reason).toBe(reason);
+  });
+
+  it('a refusal turns stop into content-filter; no finish at all is other with zero usage', () => {
+    expect(
+      read([
+        ['message', chunk({ refusal: 'I cannot help with that.' })],
+        ['message', chunk({}, 'stop')],
+      ]).finish.reason,
+    ).toBe('content-filter');
+    expect(read([['message', chunk({ content: 'cut' })]]).finish).toEqual({
+      reason: 'other',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
+  });
+
+  it('reasoning deltas are not answer text', () => {
+    const r = read([
+      ['message', chunk({ reasoning_content: 'thinking…' })],
+      ['message', chunk({ content: 'Answer.' })],
+    ]);
+    expect(r.text).toEqual(['Answer.']);
+  });
+
+  it('xAI: reasoning tokens count as output, cached tokens left out of the prompt count as input', () => {
+    const usage = {
+      prompt_tokens: 10,
+      completion_tokens: 4,
+      prompt_tokens_details: { cached_tokens: 20 },
+      completion_tokens_details: { reasoning_tokens: 6 },
+    };
+    expect(read([['message', usageChunk(usage)]], 'xai').finish.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 10,
+      totalTokens: 40,
+    });
+    // Others report reasoning inside completion_tokens, cached inside prompt_tokens.
+    expect(read([['message', usageChunk(usage)]], 'openai').finish.usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 4,
+      totalTokens: 14,
+    });
+  });
+
+  it('an error chunk mid-stream goes to the sink as the provider sent it, and the reason becomes error', () => {
+    const error = { message: 'The server had an error', type: 'server_error', code: null };
+    const r = read([
+      ['message', chunk({ content: 'Half' })],
+      ['message', JSON.stringify({ error })],
+    ]);
+    expect(r.text).toEqual(['Half']);
+    expect(r.errors).toEqual([error]);
+    expect(r.finish.reason).toBe('error');
+  });
+
+  it('a frame that is not JSON, or not an object, is a JSONParseError with the text', () => {
+    const r = read([
+      ['message', '{"choices": ['],
+      ['message', '42'],
+    ]);
+    expect(r.errors).toHaveLength(2);
+    expect(JSONParseError.isInstance(r.errors[0])).toBe(true);
+    expect((r.errors[0] as JSONParseError).text).toBe('{"choices": [');
+    expect(JSONParseError.isInstance(r.errors[1])).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * What every wire format's frame decoder shares: the interface `streamAnswer` reads a response's
+ * frames through, and the helpers for their JSON. One `JSON.parse` per frame, no zod per chunk.
+ */
+import { JSONParseError } from '@ai-sdk/provider';
+import type { FinishReason, Usage } from '../../../../sdk/src/generated/types.gen.js';
+
+/** What the frames of one response report, as they come. */
+export interface FrameSink {
+  text(delta: string): void;
+  /** An error the provider streamed, or a frame that is not JSON. The first one is the cause. */
+  error(error: unknown): void;
+}
+
+export interface WireFinish {
+  reason: FinishReason;
+  usage: Usage;
+}
+
+/** One response's frames: `frame` for each SSE event, `finish` when the body ended. */
+export interface WireFrames {
+  frame(event: string, data: string): void;
+  /** The finish reason and usage as reported (`other` and zeros when the stream never said). */
+  finish(): WireFinish;
+  /**
+   * When the body ended, the token of a request that goes on with the answer (Gemini's
+   * `CONTINUATION`), taken once; the frames of that request's body then follow on the same reader.
+   */
+  continuation?(): string | undefined;
+}
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A token count as reported, or 0 for anything that is not a finite number. */
+export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** Parses one frame's data; a frame that is not a JSON object goes to the sink as the SDKs reported it. */
+export function parseFrame(data: string, sink: FrameSink): Json | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (cause) {
+    sink.error(new JSONParseError({ text: data, cause }));
+    return undefined;
+  }
+  if (isObject(value)) return value;
+  sink.error(new JSONParseError({ text: data, cause: new TypeError('A stream frame is not a JSON object') }));
+  return undefined;
+}
+
+export function usageOf(input: number, output: number): Usage {
+  return { inputTokens: input, outputTokens: output, totalTokens: input + output };
+}
