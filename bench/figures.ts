@@ -37,7 +37,7 @@ export interface Run {
   figures: Figure[];
 }
 
-export const RESULTS_DIR = new URL('./results/', import.meta.url);
+const RESULTS_DIR = new URL('./results/', import.meta.url);
 
 export function meets(value: number, goal: NonNullable<Figure['goal']>): boolean {
   switch (goal.op) {
@@ -112,7 +112,7 @@ function verdict(f: Figure): string {
 }
 
 /** The figures table of `bench/README.md`: one row per recorded figure, benches in `order`. */
-export function renderTable(runs: Map<string, Run>, order: readonly string[]): string {
+function renderTable(runs: Map<string, Run>, order: readonly string[]): string {
   const rows = ['| Bench | Figure | Goal | Latest | Met | Measured |', '| --- | --- | --- | --- | --- | --- |'];
   const names = [...order.filter((n) => runs.has(n)), ...[...runs.keys()].filter((n) => !order.includes(n)).sort()];
   for (const name of names) {

@@ -17,7 +17,7 @@ export interface SimTiming {
 }
 
 /** Per model id; the bench configures each slot with one of these. */
-export const SIM_TIMINGS: Record<string, SimTiming> = {
+const SIM_TIMINGS: Record<string, SimTiming> = {
   'claude-sonnet-4-5': { firstTokenMs: 200, totalMs: 1200 },
   'sim-openai': { firstTokenMs: 200, totalMs: 600 },
   'sim-deepseek': { firstTokenMs: 200, totalMs: 900 },
@@ -214,7 +214,7 @@ function googleFrames(model: string, text: string): { head: string[]; frames: st
   };
 }
 
-export function startSimulator(port = 0, host = '127.0.0.1') {
+function startSimulator(port = 0, host = '127.0.0.1') {
   const calls: SimCall[] = [];
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const start = nowMs();

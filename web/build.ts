@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const WEB_OUT = join(root, 'dist/web');
+const WEB_OUT = join(root, 'dist/web');
 const STAMP = '.build-stamp';
 
 /** Every file the bundle depends on: the UI, the SDK sources it imports, and the locked dependency versions. */
@@ -36,7 +36,7 @@ function inputs(): string[] {
   return files.sort();
 }
 
-export function sourceHash(): string {
+function sourceHash(): string {
   const hash = createHash('sha256');
   for (const file of inputs()) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');

@@ -52,7 +52,7 @@ export async function generateAll(
 }
 
 /** One file per `query+*` module of the catalogue, importing the handwritten runtime in `sdk/src/wiki/`. */
-export function emitWikiModules(catalogueFile: string): [string, string][] {
+function emitWikiModules(catalogueFile: string): [string, string][] {
   const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')));
   const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
   const rules = JSON.parse(readFileSync(rulesPath, 'utf8')) as RuleTable;

@@ -30,7 +30,7 @@ type JsonObject = { [key: string]: Json };
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isEmpty = (v: unknown) => isObject(v) && Object.keys(v).length === 0;
 
-export function canonicalize(doc: unknown): Json {
+function canonicalize(doc: unknown): Json {
   const copy = structuredClone(doc) as JsonObject;
   if (isEmpty(copy.webhooks)) delete copy.webhooks;
   const components = copy.components;

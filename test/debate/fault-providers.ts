@@ -24,7 +24,7 @@ export const LIVE_ENV: Record<string, string> = Object.assign({}, ...PANEL.map((
 export type Stage = 'round1' | 'middle' | 'final' | 'synthesis' | 'repair';
 
 /** Reads the stage from the prompt text, as the engine's prompts word it. */
-export function stageOf(body: string): { stage: Stage; round: number } {
+function stageOf(body: string): { stage: Stage; round: number } {
   if (body.includes('You are writing the verdict')) {
     return { stage: body.includes('Your previous reply could not be used') ? 'repair' : 'synthesis', round: 0 };
   }

@@ -72,7 +72,7 @@ const openAIError = (type: string) => (status: number, message: string) => ({
   },
 });
 
-export const OLLAMA_BASE = 'http://127.0.0.1:11434/v1';
+const OLLAMA_BASE = 'http://127.0.0.1:11434/v1';
 
 export const PROVIDERS: WireProvider[] = [
   {

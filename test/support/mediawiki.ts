@@ -50,7 +50,7 @@ if (!mediawiki.available) console.warn(`[mediawiki tests skipped] ${mediawiki.re
 /** The seeded pages: title → wikitext. Tests check merged results against these. */
 export const FRUITS = Array.from({ length: 12 }, (_, i) => `Fruit ${String(i + 1).padStart(2, '0')}`);
 export const REDIRECTS = ['Redirect 1', 'Redirect 2', 'Redirect 3'];
-export const SEED_PAGES: Readonly<Record<string, string>> = Object.freeze({
+const SEED_PAGES: Readonly<Record<string, string>> = Object.freeze({
   Apple: 'An apple. [[Category:Fruit]] [[Category:Red things]] {{Infobox|name=Apple}}',
   'Template:Infobox': '<div class="infobox">{{{name}}}</div>',
   'Category:Fruit': 'Things that grow on plants.',

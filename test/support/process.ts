@@ -4,14 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const WAIT_MS = 60_000;
-export const STOP_MS = 10_000;
-export const KEY_VARS = [
-  'ANTHROPIC_API_KEY',
-  'OPENAI_API_KEY',
-  'DEEPSEEK_API_KEY',
-  'GOOGLE_GENERATIVE_AI_API_KEY',
-  'XAI_API_KEY',
-];
+const STOP_MS = 10_000;
+const KEY_VARS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'XAI_API_KEY'];
 
 /** Every process started here, so a test file's `afterAll` can stop whatever is left. */
 export const runs: Run[] = [];

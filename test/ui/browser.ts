@@ -44,8 +44,8 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   };
 }
 
-export const DESKTOP = { width: 1280, height: 900 };
-export const PHONE = { width: 375, height: 740 };
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 375, height: 740 };
 
 export async function newContext(browser: Browser, options: { phone?: boolean; dark?: boolean } = {}): Promise<BrowserContext> {
   return browser.newContext({

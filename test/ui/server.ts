@@ -14,7 +14,7 @@ export const ADMIN = { username: 'admin', password: 'ui-test-admin-password-1' }
 
 let built: Promise<unknown> | undefined;
 /** Builds what `npm start`'s prestart builds, once per test process. */
-export const buildOnce = () => {
+const buildOnce = () => {
   built ??= Promise.all([bundleServer(), buildWeb()]);
   return built;
 };

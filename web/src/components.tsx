@@ -85,7 +85,7 @@ export function OfflineMark() {
 }
 
 /** A failure in words: the server's own (its problem's detail or title), else what the client knows. */
-export function failureText(error: ConsiliumError): string {
+function failureText(error: ConsiliumError): string {
   if (error.problem) return error.problem.detail ?? error.problem.title;
   if (error.code === 'network_error')
     return `The server could not be reached (${(error.cause as Error | undefined)?.message ?? error.message}).`;

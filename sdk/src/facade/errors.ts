@@ -110,7 +110,7 @@ const SHOWN_ISSUES = 3;
  * A zod failure in one line: the first few issues as `path: message`, then how many more. The whole
  * list (kilobytes for a large answer) stays on the error's `cause`.
  */
-export function summarizeIssues(issues: readonly unknown[]): string {
+function summarizeIssues(issues: readonly unknown[]): string {
   const one = (issue: unknown): string => {
     const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
     const where = Array.isArray(path) && path.length > 0 ? path.map(String).join('.') : '(the answer)';

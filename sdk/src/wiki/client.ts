@@ -45,7 +45,7 @@ export interface WikiClientOptions {
 }
 
 /** The default {@link WikiClientOptions.timeout}. */
-export const DEFAULT_WIKI_TIMEOUT_MS = 60_000;
+const DEFAULT_WIKI_TIMEOUT_MS = 60_000;
 
 /** What the client validates against: the wiki's site context and whether the user has apihighlimits. */
 export interface WikiSite {

@@ -260,7 +260,7 @@ function checkPassword(password: string): void {
   }
 }
 
-export function publicUser(user: UserRecord): User {
+function publicUser(user: UserRecord): User {
   return { id: user.id, username: user.username, role: user.role, disabled: user.disabled, createdAt: user.createdAt };
 }
 

@@ -30,7 +30,7 @@ import { requireUtf8Json } from './utf8-body.js';
 import { mountWeb } from './web.js';
 
 /** The engine for a configuration: each slot's model (offline when it has no key) behind one panel. */
-export function createDebateDeps(
+function createDebateDeps(
   config: Config,
   sessions: Sessions,
   env: Record<string, string | undefined> = process.env,

@@ -19,7 +19,7 @@ import { scopeOf } from './owner.js';
 import { problem } from './problem.js';
 
 /** How often an idle event stream gets a comment line, so proxies keep it open. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
 type DebateOperations =
   | 'askProvider'

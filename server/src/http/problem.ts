@@ -47,7 +47,7 @@ export function problem(c: Context, status: number, code: ProblemCode, init: Pro
  * Seconds a client should wait after `store_unavailable`: a guess, since nothing here knows when the
  * store comes back, but a lock or a database restart usually clears within seconds.
  */
-export const STORE_RETRY_AFTER_S = 5;
+const STORE_RETRY_AFTER_S = 5;
 
 /** 503 `store_unavailable` with `Retry-After`: the store failed, so the request was not carried out. */
 export function storeUnavailable(c: Context): Response {

@@ -15,7 +15,7 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 const strict = new TextDecoder('utf-8', { fatal: true });
 
 /** The offset of the first byte that breaks UTF-8, or undefined when `bytes` is valid. */
-export function invalidUtf8At(bytes: Uint8Array): number | undefined {
+function invalidUtf8At(bytes: Uint8Array): number | undefined {
   try {
     strict.decode(bytes);
     return undefined;

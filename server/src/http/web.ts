@@ -31,7 +31,7 @@ interface WebFile {
 }
 
 /** Where the build lives: beside the bundle (`dist/server.mjs`) or, running from source, in the repository's `dist/`. */
-export function defaultWebRoot(): string | undefined {
+function defaultWebRoot(): string | undefined {
   const candidates = [new URL('./web/', import.meta.url), new URL('../../../dist/web/', import.meta.url)];
   for (const url of candidates) {
     const path = fileURLToPath(url);
@@ -40,7 +40,7 @@ export function defaultWebRoot(): string | undefined {
   return undefined;
 }
 
-export function loadWebFiles(root: string): Map<string, WebFile> {
+function loadWebFiles(root: string): Map<string, WebFile> {
   const files = new Map<string, WebFile>();
   const walk = (dir: string, prefix: string) => {
     for (const name of readdirSync(dir)) {

@@ -66,7 +66,7 @@ export async function loadParamInfo(source: string, options: FetchParamInfoOptio
 }
 
 /** The paraminfo request for `modules`, as MediaWiki's own clients would send it. */
-export function paraminfoUrl(api: string, modules: readonly string[]): URL {
+function paraminfoUrl(api: string, modules: readonly string[]): URL {
   const url = new URL(api);
   url.searchParams.set('action', 'paraminfo');
   url.searchParams.set('modules', modules.join('|'));

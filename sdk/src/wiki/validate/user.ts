@@ -113,7 +113,7 @@ export function processUser(value: string, site: SiteContext = {}): [UserForm, s
 }
 
 /** PARAM_ALLOWED_USER_TYPES after UserDef::normalizeSettings(). */
-export function allowedSubtypes(settings: ParamInfo): readonly UserSubtype[] {
+function allowedSubtypes(settings: ParamInfo): readonly UserSubtype[] {
   const given = Array.isArray(settings.subtypes) ? settings.subtypes : [];
   const known = USER_SUBTYPES.filter((t) => given.includes(t));
   return known.length ? known : DEFAULT_SUBTYPES;
