@@ -3,6 +3,7 @@
  * MediaWiki 1.46 does with `format=json&formatversion=2` — `batchcomplete`, `continue` objects,
  * `errors`/`warnings` in the requested `errorformat`, and `maxlag` with `Retry-After`.
  */
+import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -651,5 +652,111 @@ describe('WikiClient helpers, at their edges', () => {
       { code: 'unknown', text: '' },
     ]);
     expect(parseErrors({ errors: [], error: { code: 5, info: 7 } })).toEqual([{ code: 'unknown', text: '' }]);
+  });
+});
+
+describe('WikiClient, more edges', () => {
+  /** A fetch at the network edge answering from a list, counting what it was asked. */
+  function answering(...answers: (() => Response)[]) {
+    const asked: (RequestInit | undefined)[] = [];
+    const fetch = (async (_url: unknown, init?: RequestInit) => {
+      asked.push(init);
+      return answers.shift()!();
+    }) as unknown as typeof globalThis.fetch;
+    return { fetch, asked };
+  }
+
+  it('an error is named WikiApiError and has a cause only for a network failure', async () => {
+    const e = new WikiApiError('badvalue', 'Bad.');
+    expect(e.name).toBe('WikiApiError');
+    expect('cause' in e).toBe(false);
+    expect(new WikiApiError('network', 'x', { cause: 'why' }).cause).toBe('why');
+  });
+
+  it('an API error other than maxlag is not retried; a maxlag error without data or Retry-After waits 5 s', async () => {
+    const { c, waits } = client();
+    await c.request({ ...query({}).params, list: 'nosuchlist' }).catch(() => undefined);
+    expect([waits, state.requests.length]).toEqual([[], 1]);
+    const { fetch } = answering(
+      () => Response.json({ errors: [{ code: 'maxlag', text: 'Lagged.' }] }),
+      () => Response.json({ batchcomplete: true }),
+    );
+    const lagged = client({ fetch });
+    await lagged.c.request({ action: 'query' });
+    expect(lagged.waits).toEqual([5000]);
+  });
+
+  it('an error without data, docref or servedby has none of them in its details', async () => {
+    const { fetch } = answering(() => Response.json({ error: { code: 'x', info: 'X.', module: 'main' } }));
+    const error = (await client({ fetch })
+      .c.request({ action: 'query' })
+      .catch((e: unknown) => e)) as WikiApiError;
+    expect(error.errors).toStrictEqual([{ code: 'x', text: 'X.', module: 'main' }]);
+    expect(error.module).toBe('main');
+    expect(Object.keys(error.details).sort()).toEqual(['errors', 'module', 'response', 'status', 'warnings']);
+  });
+
+  it('messages carry only the fields the API gave', () => {
+    expect(parseWarnings([{ code: 'c', text: 'T.' }])).toStrictEqual([{ code: 'c', text: 'T.' }]);
+    expect(parseErrors({ error: { code: 'c', info: 'I.' } })).toStrictEqual([{ code: 'c', text: 'I.' }]);
+  });
+
+  it('retryAfterMs: only whole seconds are seconds', () => {
+    expect(retryAfterMs('10')).toBe(10_000);
+    expect(retryAfterMs('5s')).toBeUndefined();
+  });
+
+  it('mergeQuery: each page-set list without repeats; a value of another shape replaces the old one', () => {
+    for (const key of ['normalized', 'redirects', 'converted', 'interwiki', 'badrevids']) {
+      expect(mergeQuery({ [key]: [{ a: 1 }] }, { [key]: [{ a: 1 }, { a: 2 }] }), key).toEqual({ [key]: [{ a: 1 }, { a: 2 }] });
+    }
+    expect(mergeQuery({ a: [1] }, { a: { x: 1 } })).toEqual({ a: { x: 1 } });
+    expect(mergeQuery({ a: { x: 1 } }, { a: 5 })).toEqual({ a: 5 });
+    expect(mergeQuery({ a: { x: [1] } }, { a: [2] })).toEqual({ a: [2] });
+  });
+
+  it('an answer that is neither JSON nor HTML, long, is quoted in part; HTML only at its start counts', async () => {
+    const long = `Oops<html> ${'z'.repeat(2000)}`;
+    const { fetch } = answering(
+      () => new Response(long, { status: 200, headers: { 'Content-Type': 'text/plain' } }),
+      () => new Response('x', { status: 400 }),
+    );
+    const { c } = client({ fetch });
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'badresponse',
+      info: 'The API did not answer with a JSON object.',
+      details: { response: long.slice(0, 1000) },
+    });
+    // No status text: none is shown.
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({ code: 'http', info: 'HTTP 400' });
+  });
+
+  it('waits with a cancellable timer by default: an abort ends the wait, and a finished wait leaves no listener', async () => {
+    const controller = new AbortController();
+    const busy = () => new Response('busy', { status: 503, headers: { 'Retry-After': '600' } });
+    const { fetch, asked } = answering(busy, busy);
+    const c = new WikiClient({ apiUrl: API, userAgent: UA, fetch, timeout: 0 });
+    const pending = c.request({ action: 'query' }, { signal: controller.signal });
+    await expect.poll(() => asked.length).toBe(1);
+    controller.abort(new Error('enough'));
+    await expect(pending).rejects.toThrow('enough');
+    // Aborted before the wait starts: it does not start.
+    const early = new AbortController();
+    const first = answering(() => {
+      early.abort(new Error('before'));
+      return busy();
+    }, busy);
+    const c2 = new WikiClient({ apiUrl: API, userAgent: UA, fetch: first.fetch, timeout: 0 });
+    await expect(c2.request({ action: 'query' }, { signal: early.signal })).rejects.toThrow('before');
+    expect(first.asked).toHaveLength(1);
+    // A wait that ends removes its abort listener.
+    const kept = new AbortController();
+    const done = answering(
+      () => new Response('busy', { status: 503, headers: { 'Retry-After': '0' } }),
+      () => Response.json({ batchcomplete: true }),
+    );
+    const c3 = new WikiClient({ apiUrl: API, userAgent: UA, fetch: done.fetch, timeout: 0 });
+    await c3.request({ action: 'query' }, { signal: kept.signal });
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 });
