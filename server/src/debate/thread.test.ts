@@ -199,26 +199,36 @@ describe('threadContext, line by line', () => {
     expect(text.endsWith(`P1 d ${'w'.repeat(97)}…`)).toBe(true);
   });
 
+  // An exchange of about 2,000 characters, one more for each character of `extra` (the question's).
+  const action = { title: `T${'t'.repeat(100)}`, rationale: 'r', supportingSlots: [1], supportingRounds: [1] };
+  const sized = (n: number, extra: number) =>
+    session(n, {
+      question: `Q${n} ${'q'.repeat(extra)}`,
+      consensus: {
+        round: 2,
+        agreements: [1, 2, 3].map((i) => ({ statement: `A${i} ${'w'.repeat(200)}`, slots: [1] })),
+        disagreements: [],
+      },
+      verdict: {
+        ...session(n).verdict!,
+        summary: 's'.repeat(800),
+        answer: 'x',
+        actions: { P0: [action, action], P1: [action, action], P2: [] },
+      },
+    });
+
   it('counts the line saying how many were left out in the bound: what fits without it is cut to THREAD_CHARS', () => {
     // Three of these exchanges fit in THREAD_CHARS, 4 characters short of it; the count line does not.
-    const action = { title: `T${'t'.repeat(100)}`, rationale: 'r', supportingSlots: [1], supportingRounds: [1] };
-    const fitting = (n: number) =>
-      session(n, {
-        question: `Q${n} ${'q'.repeat(186)}`,
-        consensus: {
-          round: 2,
-          agreements: [1, 2, 3].map((i) => ({ statement: `A${i} ${'w'.repeat(200)}`, slots: [1] })),
-          disagreements: [],
-        },
-        verdict: {
-          ...session(n).verdict!,
-          summary: 's'.repeat(800),
-          answer: 'x',
-          actions: { P0: [action, action], P1: [action, action], P2: [] },
-        },
-      });
-    const text = threadContext([1, 2, 3, 4].map(fitting));
+    const text = threadContext([1, 2, 3, 4].map((n) => sized(n, 186)));
     expect(text).toMatch(/^\(1 earlier exchange not shown\.\)\n\n### Earlier question 2\n/);
     expect(text).toHaveLength(THREAD_CHARS);
+  });
+
+  it('keeps exchanges that fill THREAD_CHARS exactly, blank lines between them counted; one character more does not fit', () => {
+    // Exchanges 2-4 and the two blank lines between them: 6,000 characters, then 6,001.
+    const exact = threadContext([sized(1, 195), sized(2, 195), sized(3, 195), sized(4, 197)]);
+    expect(exact).toMatch(/^\(1 earlier exchange not shown\.\)\n\n### Earlier question 2\n/);
+    const over = threadContext([1, 2, 3, 4].map((n) => sized(n, 196)));
+    expect(over).toMatch(/^\(2 earlier exchanges not shown\.\)\n\n### Earlier question 3\n/);
   });
 });
