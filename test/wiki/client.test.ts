@@ -760,3 +760,105 @@ describe('WikiClient, more edges', () => {
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 });
+
+describe('WikiClient, the last edges', () => {
+  const answering = (...answers: (() => Response)[]) => (async () => answers.shift()!()) as unknown as typeof globalThis.fetch;
+
+  it('waits without a signal too, and a 503 without a body is waited out as well', async () => {
+    const fetch = answering(
+      () => new Response(null, { status: 503, headers: { 'Retry-After': '0' } }),
+      () => Response.json({ batchcomplete: true, query: { ok: 1 } }),
+    );
+    const c = new WikiClient({ apiUrl: API, userAgent: UA, fetch });
+    expect((await c.request({ action: 'query' })).query).toEqual({ ok: 1 });
+  });
+
+  it('reads null where an object is expected as none', async () => {
+    const fetch = answering(() => Response.json({ batchcomplete: true, continue: null, limits: null, query: null }));
+    const batch = await client({ fetch }).c.request({ action: 'query' });
+    expect(batch.query).toEqual({});
+    expect(batch).not.toHaveProperty('continue');
+    expect(batch).not.toHaveProperty('limits');
+  });
+
+  it('JSON sent as text/html is still no HTML page', async () => {
+    const fetch = answering(() => new Response('[1]', { status: 200, headers: { 'Content-Type': 'text/html' } }));
+    expect(
+      await client({ fetch })
+        .c.request({ action: 'query' })
+        .catch((e: unknown) => e),
+    ).toMatchObject({
+      code: 'badresponse',
+      info: 'The API did not answer with a JSON object.',
+    });
+  });
+
+  it('an error without a module has none in its details', async () => {
+    const fetch = answering(() => Response.json({ errors: [{ code: 'x', text: 'X.' }] }));
+    const error = (await client({ fetch })
+      .c.request({ action: 'query' })
+      .catch((e: unknown) => e)) as WikiApiError;
+    expect(Object.keys(error.details)).not.toContain('module');
+  });
+
+  it('a network failure however fetch fails: no code, no error at all, and with no timeout set', async () => {
+    const failing = (reason: unknown) => (async () => Promise.reject(reason)) as unknown as typeof globalThis.fetch;
+    const info = async (reason: unknown, extra = {}) =>
+      (
+        (await client({ fetch: failing(reason), ...extra })
+          .c.request({ action: 'query' })
+          .catch((e: unknown) => e)) as WikiApiError
+      ).info;
+    expect(await info(new Error('plain'))).toBe(`${API} could not be reached: plain.`);
+    expect(await info(null)).toBe(`${API} could not be reached: null.`);
+    expect(await info(new Error('plain'), { timeout: 0 })).toBe(`${API} could not be reached: plain.`);
+  });
+
+  it('requires a user agent that is a string', () => {
+    expect(() => new WikiClient({ apiUrl: API, userAgent: undefined as unknown as string })).toThrow(/userAgent is required/);
+  });
+
+  it('collect() with no batch at all is complete and empty', async () => {
+    const { c } = client();
+    expect(await c.collect(query({ list: [allpages()] }), { maxBatches: 0 })).toEqual({
+      query: {},
+      warnings: [],
+      batches: 0,
+      complete: true,
+    });
+  });
+
+  it('site() passes its signal on', async () => {
+    const aborted = new AbortController();
+    aborted.abort(new Error('not now'));
+    await expect(client().c.site({ signal: aborted.signal })).rejects.toThrow('not now');
+  });
+
+  it('retryAfterMs reads a date that ends in digits as a date', () => {
+    expect(retryAfterMs('21 Oct 2015 07:28:05 +0000', Date.UTC(2015, 9, 21, 7, 28, 0))).toBe(5000);
+  });
+
+  it('mergeQuery: pages told apart by title, page id or revision id alone; a page new in one batch is joined in the next', () => {
+    const merged = [
+      { pages: [{ title: 'Missing', missing: true }, { pageid: 1 }, { revid: 7 }, null] },
+      { pages: [{ title: 'Missing', missing: true }, { pageid: 2 }, { revid: 8 }, { title: 'New', links: [1] }] },
+      {
+        pages: [
+          { title: 'New', links: [2] },
+          { pageid: 2, x: 1 },
+        ],
+      },
+    ].reduce((into, from) => mergeQuery(into, from), {});
+    expect(merged).toEqual({
+      pages: [
+        { title: 'Missing', missing: true },
+        { pageid: 1 },
+        { revid: 7 },
+        null,
+        { pageid: 2, x: 1 },
+        { revid: 8 },
+        { title: 'New', links: [1, 2] },
+      ],
+    });
+  });
+});
