@@ -12,10 +12,27 @@ export interface MutationFolder {
 }
 
 export const FOLDERS: Record<string, MutationFolder> = {
-  // The debate protocol: quorum, hand-off, statuses, verdict fallback and degradation.
+  // The debate protocol: quorum, hand-off, statuses, verdict fallback and degradation, and the files it is made of
+  // (prompts, consensus, the event log, the streamed positions, a follow-up's thread).
   engine: {
-    mutate: ['server/src/debate/engine.ts'],
-    tests: ['server/src/debate/engine.test.ts', 'test/debate/protocol.test.ts', 'test/debate/engine-modes.test.ts'],
+    mutate: [
+      'server/src/debate/engine.ts',
+      'server/src/debate/prompts.ts',
+      'server/src/debate/consensus.ts',
+      'server/src/debate/events.ts',
+      'server/src/debate/position-stream.ts',
+      'server/src/debate/thread.ts',
+    ],
+    tests: [
+      'server/src/debate/engine.test.ts',
+      'server/src/debate/consensus.test.ts',
+      'server/src/debate/events.test.ts',
+      'server/src/debate/position-stream.test.ts',
+      'server/src/debate/thread.test.ts',
+      'server/src/sessions/sessions.test.ts',
+      'test/debate/protocol.test.ts',
+      'test/debate/engine-modes.test.ts',
+    ],
   },
   // The session layer in front of the stores, and the SQLite database with the session and account stores
   // it keeps side by side (the store contracts in test/store/sqlite.test.ts cover both; the HTTP side of
@@ -124,5 +141,10 @@ export const FOLDERS: Record<string, MutationFolder> = {
     mutate: ['sdk/src/wiki/fast-path.ts'],
     tests: ['sdk/src/wiki/fast-path.test.ts', 'test/wiki/fast.test.ts', 'test/wiki/property-valid.test.ts'],
     env: { CONSILIUM_PROPERTY_RUNS_SCALE: '0.1' },
+  },
+  // The wiki client: continuation in list, prop and generator mode, errors and warnings, GET/POST, retries.
+  'wiki-client': {
+    mutate: ['sdk/src/wiki/client.ts'],
+    tests: ['sdk/src/wiki/client.test.ts', 'test/wiki/client.test.ts'],
   },
 };

@@ -175,15 +175,18 @@ describe('a detached start', () => {
     // The model was called (the run had started) and, once the write failed, hung up on.
     expect(model.calls.length).toBe(1);
     await expect.poll(() => model!.calls[0]!.closedAt, { timeout: 2000 }).toBeDefined();
-    // Nothing more goes to the model: the recorder would retry the write for 30 s, but the run is gone.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The run is gone: the recorder, which would retry the write for 30 s, no longer holds it (a run it still held
+    // would keep that count at 1 while the lock is held). Having ended, the run sends nothing more to the model.
+    const recorder = server.sessions.recorder;
+    await expect.poll(() => recorder.running, { timeout: 5000 }).toBe(0);
     expect(model.calls.filter((c) => c.startedAt > answeredAt)).toEqual([]);
     expect(model.calls.length).toBe(1);
 
-    // Once the store is back nothing of the refused run turns up: it was dropped, not just stopped.
+    // Once the store is back nothing of the refused run turns up: it was dropped, not just stopped. Whatever the
+    // recorder still had to write is written by `settled()`.
     await lock.release();
     lock = undefined;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await recorder.settled();
     const page = (await (await server.fetch('/sessions')).json()) as { items: unknown[] };
     expect(page.items).toEqual([]);
   }, 20_000);

@@ -402,13 +402,32 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     // with the clock paused, Preact's effects (run on the next frame or a timeout) wait while the 404 comes back.
     await otherPage.clock.install();
     await otherPage.clock.pauseAt(Date.now() + 60_000);
-    const refused = otherPage.waitForResponse((r) => r.url().includes(`/sessions/${debateId}`) && r.status() === 404);
+    // Once the page's fetch has the 404, the run fails in the microtasks that follow (the events stream ends with
+    // it), and a task queued then runs after them: a message, which the paused clock does not hold.
+    await otherPage.evaluate(() => {
+      const page = window as unknown as { refusalRead?: boolean };
+      const fetch = window.fetch;
+      window.fetch = async (...args) => {
+        const res = await fetch(...args);
+        if (res.status === 404) {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => {
+            page.refusalRead = true;
+          };
+          channel.port2.postMessage(null);
+        }
+        return res;
+      };
+    });
     await otherPage.evaluate((id) => {
       location.hash = `#/sessions/${id}`;
     }, debateId);
-    await refused;
-    // Real time (the page's is paused) for the page to read the refusal and fail the run, unseen so far.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The page read the refusal and failed the run, unseen so far: its effects wait on the paused clock.
+    await expect
+      .poll(() => otherPage.evaluate(() => (window as unknown as { refusalRead?: boolean }).refusalRead === true), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     await otherPage.clock.runFor(1000);
     await otherPage.waitForSelector('text=Session not found');
     await other.close();

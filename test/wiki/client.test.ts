@@ -3,10 +3,11 @@
  * MediaWiki 1.46 does with `format=json&formatversion=2` — `batchcomplete`, `continue` objects,
  * `errors`/`warnings` in the requested `errorformat`, and `maxlag` with `Retry-After`.
  */
+import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WikiApiError, WikiClient } from '../../sdk/src/wiki/client.js';
+import { mergeQuery, parseErrors, parseWarnings, retryAfterMs, WikiApiError, WikiClient } from '../../sdk/src/wiki/client.js';
 import { query } from '../../sdk/src/wiki/query.js';
 import { allpages, revisions } from './fixtures/query-specs.js';
 
@@ -297,5 +298,567 @@ describe('WikiClient against api.php', () => {
     await expect(c.request({ action: 'query', format: 'xml' })).rejects.toMatchObject({ code: 'badresponse' });
     server.use(http.all(API, () => new HttpResponse('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })));
     await expect(c.request(query({}).params)).rejects.toMatchObject({ code: 'http', status: 502 });
+  });
+});
+
+/** Answers every request with `answer` (for this test), recording it as the stand-in does. */
+function answerWith(answer: (params: Record<string, string>, request: Request) => Response | Promise<Response>) {
+  server.use(
+    http.all(API, async ({ request }) => {
+      const url = new URL(request.url);
+      const params: Record<string, string> = Object.fromEntries(url.searchParams);
+      if (request.method === 'POST') Object.assign(params, Object.fromEntries(new URLSearchParams(await request.clone().text())));
+      state.requests.push({ method: request.method, params, headers: request.headers });
+      return answer(params, request);
+    }),
+  );
+}
+
+const SITEINFO = {
+  batchcomplete: true,
+  query: {
+    general: {
+      mainpage: 'Main Page',
+      lang: 'en',
+      case: 'first-letter',
+      legaltitlechars: ' %!"$&\'()*,\\-.\\/0-9:;=?@A-Z\\\\^_`a-z~\\x80-\\xFF+',
+    },
+    namespaces: {
+      '0': { id: 0, name: '', case: 'first-letter', content: true },
+      '14': { id: 14, name: 'Category', canonical: 'Category', case: 'first-letter' },
+      '100': { id: 100, name: 'Portal', canonical: 'Portal', case: 'first-letter' },
+    },
+    namespacealiases: [],
+    interwikimap: [],
+    userinfo: { id: 1, name: 'Bot', rights: ['read', 'apihighlimits'] },
+  },
+};
+
+describe('WikiClient: the request as sent', () => {
+  it('a POST is form-encoded; extra headers go along, but never in place of the user agent or Accept', async () => {
+    const { c } = client({ headers: { 'X-Tool': 'tests', 'User-Agent': 'someone else', Accept: 'text/html' } });
+    const titles = Array.from({ length: 400 }, (_, i) => `A rather long page title number ${i}`);
+    await c.request(query({ titles, prop: [revisions({ prop: ['ids'] })] }, { apihighlimits: true }));
+    const [post] = state.requests;
+    expect(post!.method).toBe('POST');
+    expect(post!.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+    expect(post!.headers.get('x-tool')).toBe('tests');
+    expect(post!.headers.get('user-agent')).toBe(UA);
+    expect(post!.headers.get('accept')).toBe('application/json');
+    await c.request(query({ list: [allpages()] }));
+    expect(state.requests[1]!.method).toBe('GET');
+    expect(state.requests[1]!.headers.get('content-type')).toBeNull();
+  });
+
+  it('keeps the query string of the api.php address on a GET', async () => {
+    const { c } = client({ apiUrl: `${API}?wiki=test` });
+    await c.request(query({ list: [allpages({ limit: 1 })] }));
+    expect(state.requests[0]!.params).toMatchObject({ wiki: 'test', list: 'allpages', aplimit: '1' });
+  });
+
+  it('leaves a request’s own maxlag as it is', async () => {
+    const { c } = client({ maxlag: 5 });
+    await c.request({ ...query({ list: [allpages()] }).params, maxlag: '30' });
+    expect(state.requests[0]!.params.maxlag).toBe('30');
+  });
+
+  it('refuses a user agent of spaces, and defaults to 3 retries and a 60 s timeout', () => {
+    expect(() => new WikiClient({ apiUrl: API, userAgent: '  ' })).toThrow(/userAgent is required/);
+    const c = new WikiClient({ apiUrl: new URL(API), userAgent: UA });
+    expect([c.apiUrl, c.maxRetries, c.timeout, c.maxlag]).toEqual([API, 3, 60_000, undefined]);
+  });
+});
+
+describe('WikiClient: what it reads back', () => {
+  it('a batch: batchcomplete as "" too, continue values as strings, limits, an empty query when there is none', async () => {
+    const { c } = client();
+    answerWith(() =>
+      HttpResponse.json({ batchcomplete: '', continue: { offset: 10, continue: '-||' }, limits: { allpages: 500 } }),
+    );
+    const batch = await c.request({ action: 'query', format: 'json' });
+    expect(batch).toMatchObject({
+      query: {},
+      batchcomplete: true,
+      continue: { offset: '10', continue: '-||' },
+      limits: { allpages: 500 },
+      params: { action: 'query', format: 'json' },
+    });
+    answerWith(() => HttpResponse.json({ batchcomplete: false, query: [1], continue: 'x', limits: [1] }));
+    const other = await c.request({ action: 'query' });
+    expect(other).toMatchObject({ query: {}, batchcomplete: false });
+    expect(other).not.toHaveProperty('continue');
+    expect(other).not.toHaveProperty('limits');
+  });
+
+  it('collect(): warnings of every batch in order, and complete with no continue at the end', async () => {
+    const { c } = client();
+    // `requestid` is not one the stand-in knows: it warns about it in every batch.
+    const out = await c.collect(query({ list: [allpages({ limit: 2 })], requestid: 'r1' }));
+    expect(out.warnings.map((w) => w.code)).toEqual(['unrecognizedparams', 'unrecognizedparams', 'unrecognizedparams']);
+    expect(out.complete).toBe(true);
+    expect(out).not.toHaveProperty('continue');
+  });
+
+  it('an error names its module, data, docref (of the response or of a bc error) and servedby; the others too', async () => {
+    const { c } = client();
+    answerWith(() =>
+      HttpResponse.json({
+        errors: [
+          { code: 'badvalue', text: 'Bad.', module: 'query+allpages', data: { param: 'apdir' } },
+          { code: 'other', '*': 'Second.' },
+        ],
+        warnings: [{ code: 'w', text: 'Warned.' }],
+      }),
+    );
+    const error = (await c.request({ action: 'query' }).catch((e: unknown) => e)) as WikiApiError;
+    expect(error).toMatchObject({
+      code: 'badvalue',
+      info: 'Bad.',
+      module: 'query+allpages',
+      data: { param: 'apdir' },
+      status: 200,
+    });
+    expect(error.errors).toEqual([
+      { code: 'badvalue', text: 'Bad.', module: 'query+allpages', data: { param: 'apdir' } },
+      { code: 'other', text: 'Second.' },
+    ]);
+    expect(error.details.warnings).toEqual([{ code: 'w', text: 'Warned.' }]);
+    expect(error.details).not.toHaveProperty('docref');
+    expect(error.details).not.toHaveProperty('servedby');
+    answerWith(() => HttpResponse.json({ error: { code: 'readonly', '*': 'Read only.', docref: 'See here.' } }));
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'readonly',
+      info: 'Read only.',
+      details: { docref: 'See here.' },
+    });
+  });
+
+  it('an error status with an API error body is that API error; without one, http (or the MediaWiki-API-Error code)', async () => {
+    const { c } = client();
+    answerWith(() =>
+      HttpResponse.json({ errors: [{ code: 'internal_api_error_DBQueryError', text: 'Database.' }] }, { status: 500 }),
+    );
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'internal_api_error_DBQueryError',
+      status: 500,
+    });
+    answerWith(() =>
+      HttpResponse.json({ nothing: true }, { status: 500, statusText: 'Oops', headers: { 'MediaWiki-API-Error': 'x-code' } }),
+    );
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'x-code',
+      info: 'HTTP 500 Oops',
+      details: { status: 500, response: { nothing: true } },
+    });
+    answerWith(() => new HttpResponse('y'.repeat(2000), { status: 400, statusText: 'Bad Request' }));
+    const plain = (await c.request({ action: 'query' }).catch((e: unknown) => e)) as WikiApiError;
+    expect([plain.code, plain.info, plain.details.response]).toEqual(['http', 'HTTP 400 Bad Request', 'y'.repeat(1000)]);
+  });
+
+  it('an HTML answer: a 404 is a wrong address, a 5xx the server’s trouble, a 200 not the API', async () => {
+    const { c } = client();
+    const hint = `${API} answered with HTML, not JSON: is it the wiki's api.php (not index.php or a page), and is the API enabled?`;
+    answerWith(() => new HttpResponse('<!DOCTYPE html><p>Not found</p>', { status: 404, statusText: 'Not Found' }));
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'http',
+      info: `HTTP 404 Not Found: ${hint}`,
+    });
+    answerWith(() => HttpResponse.html('<p>Down</p>', { status: 503, statusText: 'Service Unavailable' }));
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'http',
+      info: 'HTTP 503 Service Unavailable (an HTML error page, from the wiki or a proxy in front of it)',
+    });
+    answerWith(() => new HttpResponse('  <html><body>Main Page</body></html>', { status: 200 }));
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'badresponse',
+      info: hint,
+      details: { status: 200, response: '  <html><body>Main Page</body></html>' },
+    });
+    answerWith(() => HttpResponse.json([1, 2]));
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'badresponse',
+      info: 'The API did not answer with a JSON object.',
+    });
+    answerWith(
+      () => new HttpResponse('plain text', { status: 502, statusText: 'Bad Gateway', headers: { 'Content-Type': 'text/plain' } }),
+    );
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'http',
+      info: 'HTTP 502 Bad Gateway',
+    });
+  });
+});
+
+describe('WikiClient: an overloaded wiki, a slow one, none at all', () => {
+  it('waits out a 503 or 429 with Retry-After and asks again, up to maxRetries; without Retry-After it fails at once', async () => {
+    // A fetch of its own (still the network edge): msw never settles the cancel of a mocked answer's body.
+    let answers: (() => Response)[] = [];
+    let asked = 0;
+    const fetch = (async () => {
+      asked++;
+      return answers.shift()!();
+    }) as unknown as typeof globalThis.fetch;
+    const { c, waits } = client({ maxRetries: 2, fetch });
+    answers = [
+      () => new Response('busy', { status: 503, headers: { 'Retry-After': '3' } }),
+      () => new Response('slow down', { status: 429, headers: { 'Retry-After': '1' } }),
+      () => Response.json({ batchcomplete: true, query: { ok: 1 } }),
+    ];
+    expect((await c.request({ action: 'query' })).query).toEqual({ ok: 1 });
+    expect([waits, asked]).toEqual([[3000, 1000], 3]);
+
+    const busy = () => new Response('busy', { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': '2' } });
+    answers = [busy, busy, busy];
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({ code: 'http', status: 503 });
+    expect([waits, asked]).toEqual([[3000, 1000, 2000, 2000], 6]);
+
+    answers = [() => new Response('busy', { status: 503 })];
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({ code: 'http', status: 503 });
+    answers = [() => new Response('no', { status: 500, headers: { 'Retry-After': '2' } })];
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({ code: 'http', status: 500 });
+    expect([waits.length, asked]).toEqual([4, 8]);
+  });
+
+  it('a wiki that does not answer in time is a timeout; no limit with timeout 0', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    answerWith(async () => {
+      await released;
+      return HttpResponse.json({ batchcomplete: true, query: { late: true } });
+    });
+    const { c } = client({ timeout: 50 });
+    const error = await c.request({ action: 'query' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WikiApiError);
+    expect(error).toMatchObject({ code: 'timeout', info: `${API} did not answer within 50 ms.` });
+    const { c: patient } = client({ timeout: 0 });
+    const late = patient.request({ action: 'query' });
+    // The request is at the wiki, held; it has no clock of its own to fail by.
+    await expect.poll(() => state.requests.length).toBe(2);
+    release();
+    expect((await late).query).toEqual({ late: true });
+  });
+
+  it('the caller’s abort is passed on as it is, not as a WikiApiError', async () => {
+    const controller = new AbortController();
+    answerWith(() => {
+      controller.abort(new Error('stopped by the caller'));
+      return new Promise<Response>(() => undefined);
+    });
+    const { c } = client();
+    const error = await c.request({ action: 'query' }, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(WikiApiError);
+    expect(error).toEqual(new Error('stopped by the caller'));
+  });
+
+  it('no answer at all is a network error naming what fetch failed with', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    const failing = (async () => {
+      throw new TypeError('fetch failed', { cause: refused });
+    }) as unknown as typeof fetch;
+    const { c } = client({ fetch: failing });
+    const error = (await c.request({ action: 'query' }).catch((e: unknown) => e)) as WikiApiError;
+    expect(error).toBeInstanceOf(WikiApiError);
+    expect([error.code, error.info]).toEqual(['network', `${API} could not be reached: connect ECONNREFUSED 127.0.0.1:9.`]);
+    expect(error.cause).toBeInstanceOf(TypeError);
+    const odd = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const { c: reset } = client({ fetch: (async () => Promise.reject(odd)) as unknown as typeof fetch });
+    expect(await reset.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      info: `${API} could not be reached: socket hang up (ECONNRESET).`,
+    });
+  });
+});
+
+describe('WikiClient: the site context', () => {
+  it('loads siteinfo and userinfo once, validates against them, and builds with apihighlimits', async () => {
+    answerWith((params) =>
+      params.meta === 'siteinfo|userinfo' ? HttpResponse.json(SITEINFO) : HttpResponse.json({ batchcomplete: true, query: {} }),
+    );
+    const { c } = client();
+    const [first, second] = await Promise.all([c.site(), c.site()]);
+    expect(first).toBe(second);
+    expect(first?.apihighlimits).toBe(true);
+    expect(state.requests).toHaveLength(1);
+    expect(state.requests[0]!.params).toEqual({
+      action: 'query',
+      meta: 'siteinfo|userinfo',
+      siprop: 'general|namespaces|namespacealiases|interwikimap',
+      uiprop: 'rights',
+      format: 'json',
+      formatversion: '2',
+      errorformat: 'plaintext',
+    });
+    // A limit only a user with apihighlimits may ask for, and a namespace only this wiki has.
+    const built = await c.build({ list: [allpages({ limit: 5000, namespace: 100 })] });
+    expect(built.params).toMatchObject({ aplimit: '5000', apnamespace: '100' });
+    expect(built.warnings).toEqual([]);
+    expect((await c.build({ list: [allpages({ limit: 5000 })] }, { apihighlimits: false })).params.aplimit).toBe('500');
+    for await (const _ of c.batches({ list: [allpages({ limit: 5000 })] })) break;
+    expect(state.requests.at(-1)!.params.aplimit).toBe('5000');
+    expect(state.requests).toHaveLength(2);
+  });
+
+  it('a failed load is not kept: the next use asks again', async () => {
+    const answers = [() => new HttpResponse('down', { status: 500 }), () => HttpResponse.json(SITEINFO)];
+    answerWith(() => answers.shift()!());
+    const { c } = client();
+    await expect(c.site()).rejects.toMatchObject({ code: 'http' });
+    expect((await c.site())?.apihighlimits).toBe(true);
+    expect(state.requests).toHaveLength(2);
+  });
+
+  it('site: false asks nothing; a bare SiteContext is used without apihighlimits; a WikiSite as given', async () => {
+    const none = client({ site: false }).c;
+    expect(await none.site()).toBeUndefined();
+    expect((await none.build({ list: [allpages({ limit: 5000 })] })).params.aplimit).toBe('500');
+    const context = { namespaces: [{ id: 0, name: '' }] } as never;
+    expect(await client({ site: context }).c.site()).toEqual({ site: context, apihighlimits: false });
+    const given = { site: context, apihighlimits: true };
+    expect(await client({ site: given }).c.site()).toBe(given);
+    expect(state.requests).toHaveLength(0);
+  });
+});
+
+describe('WikiClient helpers, at their edges', () => {
+  it('retryAfterMs: spaces around seconds, an empty header, and a date already past', () => {
+    expect(retryAfterMs(' 7 ')).toBe(7000);
+    expect(retryAfterMs('  ')).toBeUndefined();
+    expect(retryAfterMs('Wed, 21 Oct 2015 07:28:05 GMT', Date.UTC(2015, 9, 21, 8, 0, 0))).toBe(0);
+  });
+
+  it('mergeQuery: pages without a title joined by page id or revision id, keyless ones appended, scalars replaced', () => {
+    const merged = mergeQuery(
+      { pages: [{ pageid: 1, links: [1] }, { revid: 9, x: [1] }, { nothing: 1 }], badrevids: [{ revid: 5 }], count: 1 },
+      {
+        pages: [{ pageid: 1, links: [2] }, { revid: 9, x: [2] }, { nothing: 2 }, 'odd'],
+        badrevids: [{ revid: 5 }, { revid: 6 }],
+        count: 2,
+      },
+    );
+    expect(merged).toEqual({
+      pages: [{ pageid: 1, links: [1, 2] }, { revid: 9, x: [1, 2] }, { nothing: 1 }, { nothing: 2 }, 'odd'],
+      badrevids: [{ revid: 5 }, { revid: 6 }],
+      count: 2,
+    });
+  });
+
+  it('parseWarnings: a bc warning that is not text is skipped, empty lines dropped; messages in the * form', () => {
+    expect(parseWarnings({ main: { warnings: 'One.\n\nTwo.' }, other: { x: 1 }, plain: 'Direct.' })).toEqual([
+      { code: 'bc-warning', text: 'One.', module: 'main' },
+      { code: 'bc-warning', text: 'Two.', module: 'main' },
+      { code: 'bc-warning', text: 'Direct.', module: 'plain' },
+    ]);
+    expect(parseWarnings([{ code: 'c', '*': 'Star.' }, 'junk'])).toEqual([
+      { code: 'c', text: 'Star.' },
+      { code: 'unknown', text: '' },
+    ]);
+    expect(parseErrors({ errors: [], error: { code: 5, info: 7 } })).toEqual([{ code: 'unknown', text: '' }]);
+  });
+});
+
+describe('WikiClient, more edges', () => {
+  /** A fetch at the network edge answering from a list, counting what it was asked. */
+  function answering(...answers: (() => Response)[]) {
+    const asked: (RequestInit | undefined)[] = [];
+    const fetch = (async (_url: unknown, init?: RequestInit) => {
+      asked.push(init);
+      return answers.shift()!();
+    }) as unknown as typeof globalThis.fetch;
+    return { fetch, asked };
+  }
+
+  it('an error is named WikiApiError and has a cause only for a network failure', async () => {
+    const e = new WikiApiError('badvalue', 'Bad.');
+    expect(e.name).toBe('WikiApiError');
+    expect('cause' in e).toBe(false);
+    expect(new WikiApiError('network', 'x', { cause: 'why' }).cause).toBe('why');
+  });
+
+  it('an API error other than maxlag is not retried; a maxlag error without data or Retry-After waits 5 s', async () => {
+    const { c, waits } = client();
+    await c.request({ ...query({}).params, list: 'nosuchlist' }).catch(() => undefined);
+    expect([waits, state.requests.length]).toEqual([[], 1]);
+    const { fetch } = answering(
+      () => Response.json({ errors: [{ code: 'maxlag', text: 'Lagged.' }] }),
+      () => Response.json({ batchcomplete: true }),
+    );
+    const lagged = client({ fetch });
+    await lagged.c.request({ action: 'query' });
+    expect(lagged.waits).toEqual([5000]);
+  });
+
+  it('an error without data, docref or servedby has none of them in its details', async () => {
+    const { fetch } = answering(() => Response.json({ error: { code: 'x', info: 'X.', module: 'main' } }));
+    const error = (await client({ fetch })
+      .c.request({ action: 'query' })
+      .catch((e: unknown) => e)) as WikiApiError;
+    expect(error.errors).toStrictEqual([{ code: 'x', text: 'X.', module: 'main' }]);
+    expect(error.module).toBe('main');
+    expect(Object.keys(error.details).sort()).toEqual(['errors', 'module', 'response', 'status', 'warnings']);
+  });
+
+  it('messages carry only the fields the API gave', () => {
+    expect(parseWarnings([{ code: 'c', text: 'T.' }])).toStrictEqual([{ code: 'c', text: 'T.' }]);
+    expect(parseErrors({ error: { code: 'c', info: 'I.' } })).toStrictEqual([{ code: 'c', text: 'I.' }]);
+  });
+
+  it('retryAfterMs: only whole seconds are seconds', () => {
+    expect(retryAfterMs('10')).toBe(10_000);
+    expect(retryAfterMs('5s')).toBeUndefined();
+  });
+
+  it('mergeQuery: each page-set list without repeats; a value of another shape replaces the old one', () => {
+    for (const key of ['normalized', 'redirects', 'converted', 'interwiki', 'badrevids']) {
+      expect(mergeQuery({ [key]: [{ a: 1 }] }, { [key]: [{ a: 1 }, { a: 2 }] }), key).toEqual({ [key]: [{ a: 1 }, { a: 2 }] });
+    }
+    expect(mergeQuery({ a: [1] }, { a: { x: 1 } })).toEqual({ a: { x: 1 } });
+    expect(mergeQuery({ a: { x: 1 } }, { a: 5 })).toEqual({ a: 5 });
+    expect(mergeQuery({ a: { x: [1] } }, { a: [2] })).toEqual({ a: [2] });
+  });
+
+  it('an answer that is neither JSON nor HTML, long, is quoted in part; HTML only at its start counts', async () => {
+    const long = `Oops<html> ${'z'.repeat(2000)}`;
+    const { fetch } = answering(
+      () => new Response(long, { status: 200, headers: { 'Content-Type': 'text/plain' } }),
+      () => new Response('x', { status: 400 }),
+    );
+    const { c } = client({ fetch });
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'badresponse',
+      info: 'The API did not answer with a JSON object.',
+      details: { response: long.slice(0, 1000) },
+    });
+    // No status text: none is shown.
+    expect(await c.request({ action: 'query' }).catch((e: unknown) => e)).toMatchObject({ code: 'http', info: 'HTTP 400' });
+  });
+
+  it('waits with a cancellable timer by default: an abort ends the wait, and a finished wait leaves no listener', async () => {
+    const controller = new AbortController();
+    const busy = () => new Response('busy', { status: 503, headers: { 'Retry-After': '600' } });
+    const { fetch, asked } = answering(busy, busy);
+    const c = new WikiClient({ apiUrl: API, userAgent: UA, fetch, timeout: 0 });
+    const pending = c.request({ action: 'query' }, { signal: controller.signal });
+    await expect.poll(() => asked.length).toBe(1);
+    controller.abort(new Error('enough'));
+    await expect(pending).rejects.toThrow('enough');
+    // Aborted before the wait starts: it does not start.
+    const early = new AbortController();
+    const first = answering(() => {
+      early.abort(new Error('before'));
+      return busy();
+    }, busy);
+    const c2 = new WikiClient({ apiUrl: API, userAgent: UA, fetch: first.fetch, timeout: 0 });
+    await expect(c2.request({ action: 'query' }, { signal: early.signal })).rejects.toThrow('before');
+    expect(first.asked).toHaveLength(1);
+    // A wait that ends removes its abort listener.
+    const kept = new AbortController();
+    const done = answering(
+      () => new Response('busy', { status: 503, headers: { 'Retry-After': '0' } }),
+      () => Response.json({ batchcomplete: true }),
+    );
+    const c3 = new WikiClient({ apiUrl: API, userAgent: UA, fetch: done.fetch, timeout: 0 });
+    await c3.request({ action: 'query' }, { signal: kept.signal });
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('WikiClient, the last edges', () => {
+  const answering = (...answers: (() => Response)[]) => (async () => answers.shift()!()) as unknown as typeof globalThis.fetch;
+
+  it('waits without a signal too, and a 503 without a body is waited out as well', async () => {
+    const fetch = answering(
+      () => new Response(null, { status: 503, headers: { 'Retry-After': '0' } }),
+      () => Response.json({ batchcomplete: true, query: { ok: 1 } }),
+    );
+    const c = new WikiClient({ apiUrl: API, userAgent: UA, fetch });
+    expect((await c.request({ action: 'query' })).query).toEqual({ ok: 1 });
+  });
+
+  it('reads null where an object is expected as none', async () => {
+    const fetch = answering(() => Response.json({ batchcomplete: true, continue: null, limits: null, query: null }));
+    const batch = await client({ fetch }).c.request({ action: 'query' });
+    expect(batch.query).toEqual({});
+    expect(batch).not.toHaveProperty('continue');
+    expect(batch).not.toHaveProperty('limits');
+  });
+
+  it('JSON sent as text/html is still no HTML page', async () => {
+    const fetch = answering(() => new Response('[1]', { status: 200, headers: { 'Content-Type': 'text/html' } }));
+    expect(
+      await client({ fetch })
+        .c.request({ action: 'query' })
+        .catch((e: unknown) => e),
+    ).toMatchObject({
+      code: 'badresponse',
+      info: 'The API did not answer with a JSON object.',
+    });
+  });
+
+  it('an error without a module has none in its details', async () => {
+    const fetch = answering(() => Response.json({ errors: [{ code: 'x', text: 'X.' }] }));
+    const error = (await client({ fetch })
+      .c.request({ action: 'query' })
+      .catch((e: unknown) => e)) as WikiApiError;
+    expect(Object.keys(error.details)).not.toContain('module');
+  });
+
+  it('a network failure however fetch fails: no code, no error at all, and with no timeout set', async () => {
+    const failing = (reason: unknown) => (async () => Promise.reject(reason)) as unknown as typeof globalThis.fetch;
+    const info = async (reason: unknown, extra = {}) =>
+      (
+        (await client({ fetch: failing(reason), ...extra })
+          .c.request({ action: 'query' })
+          .catch((e: unknown) => e)) as WikiApiError
+      ).info;
+    expect(await info(new Error('plain'))).toBe(`${API} could not be reached: plain.`);
+    expect(await info(null)).toBe(`${API} could not be reached: null.`);
+    expect(await info(new Error('plain'), { timeout: 0 })).toBe(`${API} could not be reached: plain.`);
+  });
+
+  it('requires a user agent that is a string', () => {
+    expect(() => new WikiClient({ apiUrl: API, userAgent: undefined as unknown as string })).toThrow(/userAgent is required/);
+  });
+
+  it('collect() with no batch at all is complete and empty', async () => {
+    const { c } = client();
+    expect(await c.collect(query({ list: [allpages()] }), { maxBatches: 0 })).toEqual({
+      query: {},
+      warnings: [],
+      batches: 0,
+      complete: true,
+    });
+  });
+
+  it('site() passes its signal on', async () => {
+    const aborted = new AbortController();
+    aborted.abort(new Error('not now'));
+    await expect(client().c.site({ signal: aborted.signal })).rejects.toThrow('not now');
+  });
+
+  it('retryAfterMs reads a date that ends in digits as a date', () => {
+    expect(retryAfterMs('21 Oct 2015 07:28:05 +0000', Date.UTC(2015, 9, 21, 7, 28, 0))).toBe(5000);
+  });
+
+  it('mergeQuery: pages told apart by title, page id or revision id alone; a page new in one batch is joined in the next', () => {
+    const merged = [
+      { pages: [{ title: 'Missing', missing: true }, { pageid: 1 }, { revid: 7 }, null] },
+      { pages: [{ title: 'Missing', missing: true }, { pageid: 2 }, { revid: 8 }, { title: 'New', links: [1] }] },
+      {
+        pages: [
+          { title: 'New', links: [2] },
+          { pageid: 2, x: 1 },
+        ],
+      },
+    ].reduce((into, from) => mergeQuery(into, from), {});
+    expect(merged).toEqual({
+      pages: [
+        { title: 'Missing', missing: true },
+        { pageid: 1 },
+        { revid: 7 },
+        null,
+        { pageid: 2, x: 1 },
+        { revid: 8 },
+        { title: 'New', links: [1, 2] },
+      ],
+    });
   });
 });

@@ -31,6 +31,7 @@ import {
   expandedName,
   FIXED_NOW,
   MODULES,
+  minimumBuilt,
   optionsArb,
   propertyRuns,
   templateTargetValues,
@@ -233,6 +234,7 @@ describe(`round trip: valid parameters of all ${MODULES.length} modules read bac
   }
 
   it('query() of one to three valid modules: each reads back as given', () => {
+    let builds = 0;
     fc.assert(
       fc.property(composedArb, ({ options, uses }) => {
         const input: Record<string, unknown> = {};
@@ -262,9 +264,11 @@ describe(`round trip: valid parameters of all ${MODULES.length} modules read bac
         }
         expect(collides, `query(${label}): modules that share a parameter name built`).toBe(false);
         checkRoundTrip(`query(${label})`, uses, options, built);
+        builds++;
       }),
       { numRuns: QUERY_RUNS },
     );
+    expect(builds, `of ${QUERY_RUNS} runs, how many built`).toBeGreaterThanOrEqual(minimumBuilt(QUERY_RUNS));
   });
 });
 
@@ -307,6 +311,7 @@ function checkAccepted(
 describe('robustness: any parameters build or throw WikiParamError', () => {
   for (const mod of MODULES) {
     it(`${mod.group}=${mod.spec.name}`, () => {
+      let builds = 0;
       fc.assert(
         fc.property(anyParamsArb(mod.spec), optionsArb, (params, options) => {
           let built: BuiltQuery;
@@ -317,9 +322,12 @@ describe('robustness: any parameters build or throw WikiParamError', () => {
             return expect.fail(`${mod.spec.name}: ${show(params)} threw ${describeError(e)}`);
           }
           checkAccepted(mod.spec.name, mod, params, options, built, mod.spec.prefix);
+          builds++;
         }),
         { numRuns: ROBUSTNESS_RUNS },
       );
+      // Otherwise the property proves nothing about what a built request carries.
+      expect(builds, `of ${ROBUSTNESS_RUNS} runs, how many built`).toBeGreaterThanOrEqual(minimumBuilt(ROBUSTNESS_RUNS));
     });
   }
 });
@@ -395,6 +403,7 @@ const picksArb: fc.Arbitrary<Pick[]> = fc
 
 describe('robustness: query() of one to three modules builds or throws WikiParamError', () => {
   it('never throws anything else', () => {
+    let builds = 0;
     fc.assert(
       fc.property(picksArb, topLevelArb, optionsArb, (picks, top, options) => {
         const input: Record<string, unknown> = { ...top };
@@ -425,9 +434,11 @@ describe('robustness: query() of one to three modules builds or throws WikiParam
         for (const { pick, prefix } of placed) {
           checkAccepted(`query(${label})`, pick.mod, pick.params, options, built, prefix, others);
         }
+        builds++;
       }),
       { numRuns: QUERY_RUNS },
     );
+    expect(builds, `of ${QUERY_RUNS} runs, how many built`).toBeGreaterThanOrEqual(minimumBuilt(QUERY_RUNS));
   });
 });
 

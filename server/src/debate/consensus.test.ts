@@ -74,3 +74,23 @@ describe('mergeConsensus', () => {
     expect(normalizeStatement('Not the same?')).toBe('not the same?');
   });
 });
+
+describe('mergeConsensus, as shown', () => {
+  it('shows each statement, topic and position as first told, without the spaces around it', () => {
+    const c = mergeConsensus(
+      2,
+      [
+        report({
+          agreements: [{ statement: '  Ship behind a flag.\n', slots: [1] }],
+          disagreements: [{ topic: ' Rollout ', positions: [{ position: '\tAll at once ', slots: [2] }] }],
+        }),
+      ],
+      new Set([1, 2]),
+    );
+    expect(c).toEqual({
+      round: 2,
+      agreements: [{ statement: 'Ship behind a flag.', slots: [1] }],
+      disagreements: [{ topic: 'Rollout', positions: [{ position: 'All at once', slots: [2] }] }],
+    });
+  });
+});

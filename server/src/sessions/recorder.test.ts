@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
 import { endedBody, FakeDebate } from '../../../test/support/fake-debate.js';
 import type { Logger } from '../config/log.js';
@@ -92,8 +92,11 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
   openGate();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
   await live.settled();
-  await pause(20);
-  // A step committed with nothing else pending is not the end of the run.
+  // A step committed with nothing else pending is not the end of the run: not even once a later write, which the
+  // flush timer starts, has committed too.
+  log.emit(answerDelta(2));
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  await live.settled();
   expect(finished).toBe(false);
   expect(recorder.live(log.sessionId)).toBe(live);
   expect(recorder.running).toBe(1);
@@ -104,6 +107,11 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
 });
 
 it('writes a session one step at a time: nothing starts while a write is in flight, even on `settled()`', async () => {
+  // A fake clock, so every flush timer the recorder sets while the write is held has fired before the check.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
   const { recorder, log, live } = record();
   let inFlight = 0;
   let most = 0;
@@ -120,10 +128,11 @@ it('writes a session one step at a time: nothing starts while a write is in flig
   log.emit(answerDelta(2));
   log.emit({ type: 'round.ended', round: 1, missingSlots: [], quorumMet: true });
   void recorder.settled();
-  await pause(20);
+  await vi.advanceTimersByTimeAsync(1000);
   expect(inFlight).toBe(1);
   log.emit(endedBody());
   openGate();
+  await vi.advanceTimersByTimeAsync(1000);
   await live.done;
   expect(most).toBe(1);
   expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
@@ -556,9 +565,18 @@ describe('the first write (what a detached start waits on)', () => {
     const { log, live } = record();
     let settled = false;
     void live.firstWrite.then(() => (settled = true));
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    const held = store.write.bind(store);
+    store.write = (step: Step) => {
+      reached();
+      return held(step);
+    };
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // Not before the commit: the gate holds it.
+    // Not before the commit: the write has reached the gate, which holds it, and what it started has run
+    // (a turn of the event loop runs every callback already queued).
+    await atGate;
+    await new Promise(setImmediate);
     expect(settled).toBe(false);
     openGate();
     await live.firstWrite;
@@ -572,6 +590,11 @@ describe('the first write (what a detached start waits on)', () => {
   });
 
   it('firstWrite rejects with the store error; discard stops the run and nothing of it is written, even once the store is back', async () => {
+    // A fake clock, so every flush and retry the recorder could have set has fired before the check.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const write = store.write.bind(store);
     let writes = 0;
     let failing = true;
@@ -591,7 +614,7 @@ describe('the first write (what a detached start waits on)', () => {
     // What the run raises as it stops (its end) is neither shown nor written, and no retry comes.
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'late' });
     log.emit(endedBody());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.advanceTimersByTimeAsync(1000);
     expect(writes).toBe(1);
     expect(await store.get(log.sessionId)).toBeUndefined();
     expect(seen.map((e) => e.type)).toEqual(['round.started']);

@@ -74,17 +74,20 @@ describe('pacedStream', () => {
   it("a consumer's cancel stops the timer and removes the abort listener", async () => {
     const controller = new AbortController();
     let released = 0;
+    const start = performance.now();
     const stream = pacedStream({
       head: [],
       timed: ['a', 'b'],
-      dueAt: (i) => performance.now() + 20 * (i + 1),
+      dueAt: (i) => start + 20 * (i + 1),
       tail: [],
       signal: controller.signal,
       abortError,
       onTimed: () => released++,
     });
     await stream.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Another stream, whose part is due after both of these, releases it: a timer left armed would have fired first.
+    const later = pacedStream({ head: [], timed: ['later'], dueAt: () => start + 41, tail: [], abortError });
+    expect(await drain(later)).toEqual(['later']);
     expect(released).toBe(0);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
