@@ -13,7 +13,7 @@ export interface MutationFolder {
 
 export const FOLDERS: Record<string, MutationFolder> = {
   // The debate protocol: quorum, hand-off, statuses, verdict fallback and degradation, and the files it is made of
-  // (prompts, consensus, the event log, the streamed positions, a follow-up's thread).
+  // (prompts, consensus, the event log, the streamed positions, a follow-up's thread, ids, pricing).
   engine: {
     mutate: [
       'server/src/debate/engine.ts',
@@ -22,6 +22,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/debate/events.ts',
       'server/src/debate/position-stream.ts',
       'server/src/debate/thread.ts',
+      'server/src/debate/ids.ts',
+      'server/src/debate/pricing.ts',
     ],
     tests: [
       'server/src/debate/engine.test.ts',
@@ -29,6 +31,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/debate/events.test.ts',
       'server/src/debate/position-stream.test.ts',
       'server/src/debate/thread.test.ts',
+      'server/src/debate/ids.test.ts',
+      'server/src/debate/pricing.test.ts',
       'server/src/sessions/sessions.test.ts',
       'test/debate/protocol.test.ts',
       'test/debate/engine-modes.test.ts',
