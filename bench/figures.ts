@@ -1,7 +1,7 @@
 /**
  * The figures READMEs state, kept in one place: each run of a benchmark records its headline figures in
  * `bench/results/<bench>.json`, and READMEs show them only through the marked places this module renders,
- * so a README never states a figure no recorded run produced (`readme.test.ts` checks it).
+ * so a README never states a figure no recorded run produced (`figures.test.ts` checks it).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

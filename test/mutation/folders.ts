@@ -27,6 +27,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
     ],
     tests: [
       'server/src/debate/engine.test.ts',
+      'server/src/debate/prompts.test.ts',
       'server/src/debate/consensus.test.ts',
       'server/src/debate/events.test.ts',
       'server/src/debate/position-stream.test.ts',

@@ -862,3 +862,16 @@ describe('WikiClient, the last edges', () => {
     });
   });
 });
+
+describe('WikiClient, a long request', () => {
+  it('a POST that gets no answer in time is a timeout too', async () => {
+    answerWith(() => new Promise<Response>(() => undefined));
+    const titles = Array.from({ length: 400 }, (_, i) => `A rather long page title number ${i}`);
+    const q = query({ titles, prop: [revisions({ prop: ['ids'] })] }, { apihighlimits: true });
+    const error = await client({ timeout: 50 })
+      .c.request(q)
+      .catch((e: unknown) => e);
+    expect(state.requests[0]!.method).toBe('POST');
+    expect(error).toMatchObject({ code: 'timeout' });
+  });
+});
