@@ -60,7 +60,7 @@ const safeChar = fc.oneof(
   { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
   { weight: 2, arbitrary: fc.constantFrom('é', 'ß', 'Ж', '日', '😀', '\u00a0', '|') },
 );
-export const safeString = fc.string({ unit: safeChar, minLength: 1, maxLength: 16 });
+const safeString = fc.string({ unit: safeChar, minLength: 1, maxLength: 16 });
 
 const nameStart = fc.constantFrom(...chars('abcxyzABCXYZéжÉ'));
 const nameRest = fc.constantFrom(...chars('abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789 _-éж'));
@@ -244,7 +244,7 @@ export interface InfoContext {
  * Drops the parameters whose `info` condition would make MediaWiki fail (alldeletedrevisions'
  * `useronly`/`nonuseronly`, deletedrevs' `modes` without a default); the others only warn.
  */
-export function respectInfo(spec: ModuleSpec, params: Record<string, unknown>, ctx: InfoContext): Record<string, unknown> {
+function respectInfo(spec: ModuleSpec, params: Record<string, unknown>, ctx: InfoContext): Record<string, unknown> {
   const out = { ...params };
   const userGiven = out.user !== undefined;
   const mode = ctx.pages ? 1 : userGiven ? 2 : 3;
@@ -261,7 +261,7 @@ export function respectInfo(spec: ModuleSpec, params: Record<string, unknown>, c
 }
 
 /** `contentformat-{slot}` → `['slot']`. */
-export function templateVars(name: string): string[] {
+function templateVars(name: string): string[] {
   return [...name.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
 }
 
@@ -313,7 +313,7 @@ export function validParamsArb(
 }
 
 /** Characters the parsers treat specially, as whole tokens, for strings that are almost valid. */
-export const trickyString = fc.string({
+const trickyString = fc.string({
   unit: fc.constantFrom(
     '|',
     '\u001f',
@@ -448,7 +448,7 @@ export function anyParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<string, unkn
 }
 
 /** A valid parameter object (limits within the low ones, so whatever the options) with up to two values replaced by any value, and maybe an undeclared key. */
-export function nearlyValidParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<string, unknown>> {
+function nearlyValidParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<string, unknown>> {
   const names = [...spec.parameters, ...(spec.templatedparameters ?? [])].map((p) => p.name);
   const replaced = names.length === 0 ? fc.constant({}) : fc.dictionary(fc.constantFrom(...names), anyValue, { maxKeys: 2 });
   const required = new Set(spec.parameters.filter((p) => p.required).map((p) => p.name));
@@ -496,7 +496,7 @@ export function nearlyValidParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<stri
 }
 
 /** A hostile parameter object for a module: each declared parameter given any value (or a valid one), plus undeclared keys. */
-export function hostileParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<string, unknown>> {
+function hostileParamsArb(spec: ModuleSpec): fc.Arbitrary<Record<string, unknown>> {
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of spec.parameters) {
     model[p.name] = fc.oneof(anyValue, typedArb(p, true), fc.constant(undefined));

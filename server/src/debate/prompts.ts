@@ -62,7 +62,7 @@ export function independentPrompt(question: string, context?: string): string {
 }
 
 /** What a critique round asks for when the debate may stop early: a last line the engine reads. */
-const POSITION_LINE =
+export const POSITION_LINE =
   'End with one line of its own: "POSITION: unchanged" if your position is the same as in the previous round, or "POSITION: changed" if it moved.';
 
 /** Whether an answer's last line reports an unchanged position (see `POSITION_LINE`). */

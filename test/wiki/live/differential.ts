@@ -46,7 +46,7 @@ export interface Outcome {
 const PAGE = 'Apple';
 
 /** A valid raw value for one parameter, or undefined when none can be made up. */
-export function validValue(p: ParamInfo, spec: ModuleSpec): string | undefined {
+function validValue(p: ParamInfo, spec: ModuleSpec): string | undefined {
   const lower = p.name.toLowerCase();
   if (Array.isArray(p.type)) {
     const deprecated = new Set(p.deprecatedvalues ?? []);
