@@ -142,7 +142,7 @@ export function renderReadme(text: string, runs: Map<string, Run>, order: readon
 }
 
 /** READMEs that state recorded figures, from the repository's root. */
-export const READMES = ['README.md', 'bench/README.md', 'sdk/README.md', 'openapi/README.md', 'test/README.md'];
+export const READMES = ['README.md', 'bench/README.md', 'sdk/README.md', 'openapi/README.md', 'test/README.md', 'web/README.md'];
 
 /** The order of the benches in the table: as `npm run bench` runs them, then the other recorded figures. */
 export const TABLE_ORDER = ['http', 'wiki', 'debate', 'sessions', 'size', 'providers', 'ui', 'generate', 'openapi', 'mutation'];
