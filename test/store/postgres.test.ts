@@ -9,13 +9,14 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
 import { INTERRUPTED_ERROR, type Step, StoreError, UNSAVED_SEQ_LIMIT } from '../../server/src/sessions/store.js';
 import { PostgresDatabase, type PostgresStoreOptions } from '../../server/src/store/postgres/database.js';
 import { migrations } from '../../server/src/store/postgres/migrations.js';
 import { CHANNEL, MAX_PAYLOAD_BYTES } from '../../server/src/store/postgres/notify.js';
+import { poolAccess } from '../../server/src/store/postgres/pool.js';
 import { debateSteps, FakeDebate } from '../support/fake-debate.js';
 import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type Caller, caller, startServer } from '../support/server.js';
@@ -404,6 +405,32 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
       }
     } finally {
       await app.close();
+    }
+  });
+
+  it('a connection lost while a transaction holds it fails that transaction as unavailable, and the process lives on', async () => {
+    const url = await server!.createDatabase();
+    const pool = new Pool({ connectionString: url });
+    pool.on('error', () => undefined);
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const transaction = poolAccess(pool).transaction(async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const pid = rows[0]!.pid;
+        // Idle in the transaction when the backend ends: pg reports it as an 'error' event, not a rejected query.
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        while ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount) {}
+        await client.query('SELECT 1');
+      });
+      await expect(transaction).rejects.toMatchObject({ name: 'StoreError', code: 'unavailable' });
+      // The lost connection left the pool; the next transaction gets a working one.
+      await expect(poolAccess(pool).transaction(async (client) => (await client.query('SELECT 1 AS one')).rows)).resolves.toEqual(
+        [{ one: 1 }],
+      );
+    } finally {
+      await admin.end();
+      await pool.end();
     }
   });
 

@@ -26,6 +26,12 @@ export function poolAccess(pool: Pool): PostgresAccess {
         throw toStoreError(error);
       }
       let broken = false;
+      // pg-pool drops its own listener while a client is out: without one, a connection lost between two queries
+      // (a terminated backend, a server restart) is an unhandled 'error' event that ends the process.
+      const lost = () => {
+        broken = true;
+      };
+      client.on('error', lost);
       try {
         await client.query('BEGIN');
         const result = await work(client);
@@ -36,6 +42,7 @@ export function poolAccess(pool: Pool): PostgresAccess {
         if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
         throw toStoreError(error);
       } finally {
+        client.off('error', lost);
         // A connection that failed goes, not back to the pool.
         client.release(broken);
       }
