@@ -47,9 +47,13 @@ export class PostgresDatabase {
     const database = new PostgresDatabase(pool, url, options);
     try {
       const client = await pool.connect();
+      // A connection lost between two of the migration's queries fails the next one, not the process.
+      const lost = () => undefined;
+      client.on('error', lost);
       try {
         await migrate(client);
       } finally {
+        client.off('error', lost);
         client.release();
       }
       await database.sessions.start();
