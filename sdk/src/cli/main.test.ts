@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT, hoistGlobals, type Io, main } from './main.js';
+import { EXIT, type Io } from './context.js';
+import { hoistGlobals, main } from './main.js';
 
 /** Runs the client in this process; `fetch` stands in for the network, where a test needs an answer. */
 async function run(args: string[], options: { env?: Record<string, string>; fetch?: typeof fetch; isTTY?: boolean } = {}) {

@@ -20,8 +20,6 @@ import { wiki, generate as wikiGenerate } from './commands/wiki.js';
 import { configPath, readConfig, resolveConnection } from './config.js';
 import { type Command, type Context, checkServerUrl, EXIT, GLOBAL, type Io, urlSource } from './context.js';
 
-export { EXIT, type Io } from './context.js';
-
 export const USAGE = `Usage: consilium <command> [options]
 
 Commands:
