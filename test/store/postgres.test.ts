@@ -317,6 +317,65 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     expect(await sweeper.sessions.get(own.session.id)).toStrictEqual(own.session);
   });
 
+  it("a run's later step writes only a session still running and its own: deleted or ended elsewhere, it is gone", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const running = async () => {
+      const d = new FakeDebate({ owner: 'usr_fence' });
+      await a.sessions.write({ ...d.start().step(), run: 'first' });
+      d.startRound(1);
+      return d;
+    };
+    // Deleted by B while A runs it: A's next step does not bring it back.
+    const deleted = await running();
+    expect(await b.sessions.delete(deleted.session.id)).toBe(true);
+    await expect(a.sessions.write({ ...deleted.step({ rounds: [1] }), run: 'later' })).rejects.toMatchObject({ code: 'gone' });
+    // A first step's retry is a later step too once the session exists.
+    await expect(a.sessions.write({ ...deleted.step(), run: 'first' })).rejects.toMatchObject({ code: 'gone' });
+    expect(await b.sessions.get(deleted.session.id)).toBeUndefined();
+
+    // Ended by B's recovery (A's lease lapsed): A's next step leaves B's end in place.
+    const orphaned = await running();
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [a.sessions.instanceId]);
+    expect((await b.sessions.recoverOrphan(orphaned.session.id, new Date()))?.status).toBe('interrupted');
+    orphaned.answer(1, 1);
+    await expect(a.sessions.write({ ...orphaned.step({ rounds: [1] }), run: 'later' })).rejects.toMatchObject({ code: 'gone' });
+    expect((await b.sessions.get(orphaned.session.id))?.status).toBe('interrupted');
+    expect((await b.sessions.events(orphaned.session.id, 0)).at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+  });
+
+  it('a step retried after its first attempt committed unseen is written once, not refused', async () => {
+    const url = await server!.createDatabase();
+    const a = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_retry' });
+    await a.sessions.write({ ...d.start().step(), run: 'first' });
+    d.startRound(1);
+    d.answer(1, 1);
+    const step = { ...d.step({ rounds: [1] }), run: 'later' as const };
+    await a.sessions.write(step);
+    await a.sessions.write(step);
+    expect(await a.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
+    expect(await a.sessions.get(d.session.id)).toStrictEqual(d.session);
+  });
+
+  it('a stop request reaches only the instances listening, and names the session and why', async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const heard = collector<[string, string]>();
+    a.sessions.onStopRequest((id, reason) => heard.push([id, reason]));
+    const ownHeard = collector<[string, string]>();
+    b.sessions.onStopRequest((id, reason) => ownHeard.push([id, reason]));
+    await b.sessions.requestStop('ses_X', 'cancel');
+    await b.sessions.requestStop('ses_Y', 'delete');
+    await heard.until((got) => got.length === 2);
+    expect(heard.got).toStrictEqual([
+      ['ses_X', 'cancel'],
+      ['ses_Y', 'delete'],
+    ]);
+    // An instance's own requests are not news to it.
+    expect(ownHeard.got).toStrictEqual([]);
+  });
+
   it('holds a lease while open and gives it up on close', async () => {
     const url = await server!.createDatabase();
     const database = await PostgresDatabase.open(url, { leaseMs: 30_000 });
@@ -377,6 +436,80 @@ describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', 
       expect(atB).toMatchObject({ status: 'completed' });
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgreSQL: cancel and delete from any instance', () => {
+  const json = { 'content-type': 'application/json' };
+  async function pair() {
+    const database = await server!.createDatabase();
+    // Paced offline models: a 3-round debate runs for seconds.
+    const a = await startServer({ CONSILIUM_DATABASE: database, CONSILIUM_OFFLINE_TOKEN_MS: '5' });
+    const b = await startServer({ CONSILIUM_DATABASE: database });
+    return { a, b, bAsA: caller(b.baseUrl, a.user, a.password, a.token) };
+  }
+  async function startOnA(a: Caller): Promise<string> {
+    const res = await a.fetch('/consilium/deep', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ question: 'Stopped from another instance?', rounds: 3, detach: true }),
+    });
+    expect(res.status).toBe(202);
+    return ((await res.json()) as { sessionId: string }).sessionId;
+  }
+
+  it("B cancels A's running debate: A stops it, and B answers with the session as A stored it", async () => {
+    const { a, b, bAsA } = await pair();
+    try {
+      const id = await startOnA(a);
+      expect(a.sessions.recorder.live(id)).toBeDefined();
+      const res = await bAsA.fetch(`/sessions/${id}/cancel`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      const cancelled = (await res.json()) as { status: string; rounds: unknown[] };
+      expect(cancelled.status).toBe('cancelled');
+      expect(a.sessions.recorder.live(id)).toBeUndefined();
+      expect(await (await a.fetch(`/sessions/${id}`)).json()).toStrictEqual(cancelled);
+      // Once ended, a second cancel on either instance answers the same session.
+      expect(await (await bAsA.fetch(`/sessions/${id}/cancel`, { method: 'POST' })).json()).toStrictEqual(cancelled);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("B deletes A's running debate: A stops it, and the session never comes back", async () => {
+    const { a, b, bAsA } = await pair();
+    try {
+      const id = await startOnA(a);
+      const live = a.sessions.recorder.live(id)!;
+      expect((await bAsA.fetch(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
+      await live.done;
+      for (const on of [a, bAsA]) {
+        expect((await on.fetch(`/sessions/${id}`)).status).toBe(404);
+        expect((await on.fetch(`/sessions/${id}/events`)).status).toBe(404);
+      }
+      expect(await sql(b.config.database, 'SELECT id FROM sessions WHERE id = $1', [id])).toStrictEqual([]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('cancel of a session whose instance is gone ends it interrupted at once, naming what was missing', async () => {
+    const database = await server!.createDatabase();
+    const b = await startServer({ CONSILIUM_DATABASE: database });
+    const gone = await instance(database, { heartbeatMs: 3_600_000 });
+    try {
+      const d = new FakeDebate({ owner: b.user.id });
+      await gone.sessions.write({ ...d.start().step(), run: 'first' });
+      d.startRound(1);
+      d.answer(1, 2);
+      await gone.sessions.write({ ...d.step({ rounds: [1] }), run: 'later' });
+      await sql(database, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [gone.sessions.instanceId]);
+      const res = await b.fetch(`/sessions/${d.session.id}/cancel`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'interrupted', missingSlots: [1, 3, 4, 5] });
+    } finally {
+      await b.close();
     }
   });
 });

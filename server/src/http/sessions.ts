@@ -67,7 +67,7 @@ export function sessionHandlers({
       if (session === undefined) return notFound(c, sessionId);
       if (session === 'elsewhere') {
         return problem(c, 409, 'conflict', {
-          detail: `Session "${sessionId}" is running on another instance of the service; only that one can stop it.`,
+          detail: `Session "${sessionId}" is running on another instance of the service, which was asked to stop it but has not yet; try again shortly.`,
         });
       }
       return c.json(session, 200);

@@ -16,7 +16,7 @@ import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
 import type { SessionCache } from './cache.js';
 import { copyOf } from './snapshot.js';
-import { incompleteSlots, type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
+import { incompleteSlots, type SessionStore, type Step, StoreError, UNSAVED_SEQ_LIMIT } from './store.js';
 
 export interface RecorderOptions {
   store: SessionStore;
@@ -79,6 +79,8 @@ class Recording implements LiveSession {
   ended = false;
   /** The highest `seq` committed. */
   committed = 0;
+  /** The session's first step has committed: later steps only update it. */
+  created = false;
   /** Events raised but not yet shown to subscribers, in order (see `release`). */
   held: DebateEvent[] = [];
   /** The highest `seq` shown to subscribers. */
@@ -289,6 +291,7 @@ export class SessionRecorder {
       consensus: r.changes.consensus,
       verdict: r.changes.verdict,
       events: r.pending,
+      run: r.created ? 'later' : 'first',
     };
     const ended = r.ended;
     r.inflight = r.pending;
@@ -305,6 +308,7 @@ export class SessionRecorder {
           return;
         }
         this.#cache.set(session);
+        r.created = true;
         r.writing = undefined;
         r.inflight = [];
         r.committed = step.events.at(-1)?.seq ?? r.committed;
@@ -319,6 +323,7 @@ export class SessionRecorder {
         r.firstWritten(error ?? new Error('the session store failed'));
         r.writing = undefined;
         if (r.abandoned) return;
+        if (error instanceof StoreError && error.code === 'gone') return this.#lose(r, error.message);
         // Nothing of the step was written: keep it for the next attempt rather than lose it.
         r.pending = [...step.events, ...r.pending];
         r.inflight = [];
@@ -336,6 +341,35 @@ export class SessionRecorder {
         this.#later(r, this.#retryMs);
       },
     );
+  }
+
+  /**
+   * The session is no longer this run's to write (deleted, or ended by another instance): stop the run
+   * and write nothing more. Its followers here get an end (`cancelled`), so their streams close.
+   */
+  #lose(r: Recording, why: string): void {
+    r.abandoned = true;
+    if (r.timer) clearTimeout(r.timer);
+    r.timer = undefined;
+    r.pending = [];
+    r.inflight = [];
+    this.#logger?.warn('session taken from this run; run stopped', { sessionId: r.log.sessionId, error: why });
+    r.cancel(new Error(why));
+    const running = copyOf(r.snapshot());
+    r.force({
+      v: 1,
+      type: 'session.ended',
+      sessionId: running.id,
+      seq: r.log.lastSeq + 1,
+      ts: new Date().toISOString(),
+      status: 'cancelled',
+      missingSlots: incompleteSlots(running, r.progress),
+      usage: running.usage,
+      cost: running.cost,
+      error: `gone: ${why}`,
+    });
+    this.#live.delete(r.log.sessionId);
+    r.finish();
   }
 
   /**

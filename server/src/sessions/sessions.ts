@@ -13,6 +13,8 @@ export interface SessionsOptions {
   store: SessionStore;
   cache: SessionCache;
   recorder: SessionRecorder;
+  /** How long a cancel or delete waits for another instance's run to end (shared stores). Default 10 s. */
+  stopWaitMs?: number;
 }
 
 /** Every owner's sessions: what an admin may ask for explicitly. Anyone else passes their user id. */
@@ -29,13 +31,19 @@ export class Sessions {
   readonly store: SessionStore;
   readonly cache: SessionCache;
   readonly recorder: SessionRecorder;
+  readonly #stopWaitMs: number;
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
     this.cache = options.cache;
     this.recorder = options.recorder;
+    this.#stopWaitMs = options.stopWaitMs ?? 10_000;
     // Another instance changed a session: our copy may be stale.
     options.store.onChange?.((id) => this.cache.delete(id));
+    // Another instance was asked to cancel or delete a session that runs here.
+    options.store.onStopRequest?.((id, reason) =>
+      this.recorder.live(id)?.cancel(new Error(reason === 'delete' ? 'The session was deleted.' : 'The session was cancelled.')),
+    );
   }
 
   /**
@@ -112,34 +120,72 @@ export class Sessions {
   }
 
   /**
-   * Stops the session's run when it runs here and keeps the session (`cancelled`, with what was said);
-   * a session that has ended comes back as it is. `undefined` when `owner` has none by that id;
-   * `elsewhere` when it is running but not in this process (another instance on a shared store).
+   * Stops the session's run and keeps the session (`cancelled`, with what was said); a session that has
+   * ended comes back as it is. A run on another instance (shared store) is asked to stop, and this waits
+   * for its end; one whose instance is gone ends `interrupted` at once. `undefined` when `owner` has none
+   * by that id; `elsewhere` when another instance's run did not end within `stopWaitMs`.
    */
   async cancel(id: string, owner: OwnerScope): Promise<Session | 'elsewhere' | undefined> {
     const session = await this.get(id, owner);
     if (!session) return undefined;
     const live = this.recorder.live(id);
-    if (!live) return session.status === 'running' ? 'elsewhere' : session;
-    live.cancel(new Error('The session was cancelled.'));
-    // The run writes its end once its calls have stopped: answer with the session as stored then
-    // (or, when the store gave up on it, as it ended).
-    return (await live.done) ?? (await this.get(id, owner)) ?? session;
+    if (live) {
+      live.cancel(new Error('The session was cancelled.'));
+      // The run writes its end once its calls have stopped: answer with the session as stored then
+      // (or, when the store gave up on it, as it ended).
+      return (await live.done) ?? (await this.get(id, owner)) ?? session;
+    }
+    if (session.status !== 'running') return session;
+    const now = await this.#stopElsewhere(id, 'cancel');
+    return now?.status === 'running' ? 'elsewhere' : now;
   }
 
-  /** Deletes the session, cancelling it first when it is running here; false when `owner` has none by that id. */
+  /**
+   * Deletes the session, stopping its run first (here, or through the instance running it); false when
+   * `owner` has none by that id. A run elsewhere that outlives the wait cannot bring the session back:
+   * a shared store refuses its later steps (`Step.run`).
+   */
   async delete(id: string, owner: OwnerScope): Promise<boolean> {
-    if (!(await this.get(id, owner))) return false;
+    const session = await this.get(id, owner);
+    if (!session) return false;
     const live = this.recorder.live(id);
     if (live) {
       live.cancel(new Error('The session was deleted.'));
       // The run writes its end once its calls have stopped; delete after that, or it would come back.
       await live.done;
+    } else if (session.status === 'running') {
+      await this.#stopElsewhere(id, 'delete');
     }
     this.cache.delete(id);
     const deleted = await this.store.delete(id);
     this.cache.delete(id);
     return deleted;
+  }
+
+  /**
+   * Asks the instance running `id` to stop it and waits (up to `stopWaitMs`) for its end; a session whose
+   * instance is gone is ended here, as recovery would. The session as it then stands, read from the store.
+   */
+  async #stopElsewhere(id: string, reason: 'cancel' | 'delete'): Promise<Session | undefined> {
+    const { store } = this;
+    if (!store.requestStop || !store.watch) return store.get(id);
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    // Watching before asking: the end may follow the request within a millisecond.
+    const unwatch = await store.watch(id, (event) => event.type === 'session.ended' && ended());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const orphan = await store.recoverOrphan?.(id, new Date());
+      if (orphan) return orphan;
+      const before = await store.get(id);
+      if (before?.status !== 'running') return before;
+      await store.requestStop(id, reason);
+      await Promise.race([end, new Promise((resolve) => (timer = setTimeout(resolve, this.#stopWaitMs)))]);
+      return (await store.recoverOrphan?.(id, new Date())) ?? (await store.get(id));
+    } finally {
+      clearTimeout(timer);
+      await unwatch();
+    }
   }
 
   /**

@@ -20,6 +20,13 @@ export interface Step {
   verdict?: boolean;
   /** Events in `seq` order, each with a `seq` above every stored event of the session. */
   events: readonly DebateEvent[];
+  /**
+   * A recorded run's step: its `first` (which creates the session) or a `later` one. A store that several
+   * instances share writes a run's steps only while the session is `running` and this instance's; a
+   * session deleted, or ended by another instance, fails the step with `StoreError` `gone`. Absent for a
+   * change outside a run (marking a thread's first session), which is written whatever the session's state.
+   */
+  run?: 'first' | 'later';
 }
 
 export interface ListQuery {
@@ -70,12 +77,21 @@ export interface SessionStore {
    */
   watch?(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>>;
   onChange?(listener: (sessionId: string) => void): () => void;
+  /**
+   * Shared stores: asks whichever instance runs `id` to stop it (it hears of it through `onStopRequest`).
+   * Resolves once asked, not once stopped: the run's end arrives as its events do.
+   */
+  requestStop?(id: string, reason: 'cancel' | 'delete'): Promise<void>;
+  onStopRequest?(listener: (sessionId: string, reason: 'cancel' | 'delete') => void): () => void;
+  /** Shared stores: ends `id` as recovery would if the instance running it is gone; undefined while it lives. */
+  recoverOrphan?(id: string, now: Date): Promise<Session | undefined>;
 }
 
 /** A store failure a caller can act on (stable `code`), as opposed to a bug. */
 export class StoreError extends Error {
   constructor(
-    readonly code: 'conflict' | 'unavailable' | 'corrupt',
+    /** `gone`: the session was deleted, or ended by another instance, while this one ran it. */
+    readonly code: 'conflict' | 'unavailable' | 'corrupt' | 'gone',
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -13,11 +13,18 @@ export const CHANNEL = 'consilium_sessions';
 /** PostgreSQL refuses payloads of 8000 bytes or more. */
 export const MAX_PAYLOAD_BYTES = 7999;
 
+/** Why another instance asks the one running a session to stop it. */
+export type StopReason = 'cancel' | 'delete';
+
 /**
- * `i`: the instance that wrote; `s`: the session. A write carries its events inline (`e`) or, when
- * they would not fit, the range of their `seq`s (`r`) to read back from the events table.
+ * `i`: the instance that sent it; `s`: the session. `w`: a committed write, carrying its events inline
+ * (`e`) or, when they would not fit, the range of their `seq`s (`r`) to read back from the events table.
+ * `d`: a delete. `x`: a request to whichever instance runs `s` to stop it, for the reason `r`.
  */
-export type Notice = { k: 'w'; i: string; s: string; e?: DebateEvent[]; r?: [number, number] } | { k: 'd'; i: string; s: string };
+export type Notice =
+  | { k: 'w'; i: string; s: string; e?: DebateEvent[]; r?: [number, number] }
+  | { k: 'd'; i: string; s: string }
+  | { k: 'x'; i: string; s: string; r: StopReason };
 
 export function writeNotice(instance: string, sessionId: string, events: readonly DebateEvent[]): string {
   if (events.length === 0) return JSON.stringify({ k: 'w', i: instance, s: sessionId });
@@ -31,11 +38,17 @@ export function deleteNotice(instance: string, sessionId: string): string {
   return JSON.stringify({ k: 'd', i: instance, s: sessionId });
 }
 
+export function stopNotice(instance: string, sessionId: string, reason: StopReason): string {
+  return JSON.stringify({ k: 'x', i: instance, s: sessionId, r: reason });
+}
+
 /** The notice, or undefined for a payload that is not one of ours. */
 export function parseNotice(payload: string | undefined): Notice | undefined {
   try {
     const notice = JSON.parse(payload ?? '') as Notice;
-    if ((notice.k === 'w' || notice.k === 'd') && typeof notice.i === 'string' && typeof notice.s === 'string') return notice;
+    if (typeof notice.i !== 'string' || typeof notice.s !== 'string') return undefined;
+    if (notice.k === 'w' || notice.k === 'd') return notice;
+    if (notice.k === 'x' && (notice.r === 'cancel' || notice.r === 'delete')) return notice;
   } catch {
     // Not ours.
   }
@@ -66,6 +79,7 @@ export class NoticeListener {
   readonly #options: ListenerOptions;
   readonly #followed = new Map<string, Followed>();
   readonly #changes = new Set<(sessionId: string) => void>();
+  readonly #stops = new Set<(sessionId: string, reason: StopReason) => void>();
   #client: Client | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -164,6 +178,13 @@ export class NoticeListener {
     return () => this.#changes.delete(own);
   }
 
+  /** Stop requests from other instances, for whichever of their sessions runs here. */
+  onStop(listener: (sessionId: string, reason: StopReason) => void): () => void {
+    const own = (sessionId: string, reason: StopReason) => listener(sessionId, reason);
+    this.#stops.add(own);
+    return () => this.#stops.delete(own);
+  }
+
   /** Hands this instance's own listeners a change it made outside the recorder (recovery). */
   local(sessionId: string, events: readonly DebateEvent[]): void {
     this.#dispatch({ k: 'w', i: this.#options.instanceId, s: sessionId, e: [...events] });
@@ -178,6 +199,10 @@ export class NoticeListener {
   }
 
   #dispatch(notice: Notice): void {
+    if (notice.k === 'x') {
+      for (const listener of this.#stops) this.#safely(() => listener(notice.s, notice.r));
+      return;
+    }
     for (const listener of this.#changes) {
       try {
         listener(notice.s);
@@ -229,6 +254,14 @@ export class NoticeListener {
     }
   }
 
+  #safely(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.#options.onError?.(error);
+    }
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
@@ -236,6 +269,7 @@ export class NoticeListener {
     this.#client = undefined;
     this.#followed.clear();
     this.#changes.clear();
+    this.#stops.clear();
     await client?.end().catch(() => undefined);
   }
 }

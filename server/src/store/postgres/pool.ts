@@ -1,18 +1,19 @@
 /** A PostgreSQL pool as the stores use it: queries and transactions whose failures arrive as `StoreError`s. */
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { isUnavailable, toStoreError } from './errors.js';
 
 export interface PostgresAccess {
-  query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount?: number | null }>;
+  /** One statement; a `QueryConfig` with a `name` is prepared once per connection. */
+  query<R extends object>(sql: string | QueryConfig, params?: unknown[]): Promise<{ rows: R[]; rowCount?: number | null }>;
   /** Runs `work` between BEGIN and COMMIT on one connection; rolls back if it throws. */
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
 }
 
 export function poolAccess(pool: Pool): PostgresAccess {
   return {
-    async query<R extends object>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> {
+    async query<R extends object>(sql: string | QueryConfig, params?: unknown[]): Promise<{ rows: R[] }> {
       try {
-        return await pool.query<R>(sql, params);
+        return await (typeof sql === 'string' ? pool.query<R>(sql, params) : pool.query<R>(sql));
       } catch (error) {
         throw toStoreError(error);
       }

@@ -20,23 +20,28 @@ import {
 } from '../../sessions/store.js';
 import { answerColumns } from '../columns.js';
 import { toStoreError } from './errors.js';
-import { CHANNEL, deleteNotice, NoticeListener, writeNotice } from './notify.js';
+import { CHANNEL, deleteNotice, NoticeListener, type StopReason, stopNotice, writeNotice } from './notify.js';
 import type { PostgresAccess } from './pool.js';
 
 export interface PostgresSessionOptions {
   /** This instance's id (default: a fresh UUID, so each start is a new instance). */
   instanceId?: string;
-  /** How long a lease outlives its last renewal (default 30 s). */
+  /** How long a lease outlives its last renewal (default 6 s). */
   leaseMs?: number;
-  /** How often the lease is renewed (default 5 s). */
+  /** How often the lease is renewed (default 2 s). */
   heartbeatMs?: number;
-  /** How often orphaned sessions are looked for (default: every `leaseMs`; 0 turns it off). */
+  /** How often orphaned sessions are looked for (default 2 s; 0 turns it off). A dead instance's runs end within lease + sweep. */
   recoverEveryMs?: number;
   /** How long to wait for a connection before failing with `unavailable` (default 10 s). */
   connectTimeoutMs?: number;
   /** Failures of background work (lease renewal, recovery, the LISTEN connection), which is retried. */
   onError?: (error: unknown) => void;
 }
+
+// A dead instance's runs end within lease + sweep: 8 s with these.
+export const DEFAULT_LEASE_MS = 6000;
+export const DEFAULT_HEARTBEAT_MS = 2000;
+export const DEFAULT_SWEEP_MS = 2000;
 
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
@@ -83,33 +88,10 @@ const SELECT_SESSION = `SELECT ${HEADER},
   (SELECT v.body FROM verdicts v WHERE v.session_id = s.id) AS verdict
 FROM sessions s`;
 
-const UPSERT_HEADER = `INSERT INTO sessions (id, owner, mode, question, status, rounds_requested, missing_slots, input_tokens,
-  output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at, completed_at, prompt_version, writer, thread_id, links)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, mode = EXCLUDED.mode, question = EXCLUDED.question,
-  status = EXCLUDED.status, rounds_requested = EXCLUDED.rounds_requested, missing_slots = EXCLUDED.missing_slots,
-  input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, total_tokens = EXCLUDED.total_tokens,
-  cost_usd = EXCLUDED.cost_usd, cost_priced = EXCLUDED.cost_priced, created_at = EXCLUDED.created_at,
-  updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at, prompt_version = EXCLUDED.prompt_version,
-  writer = EXCLUDED.writer, thread_id = EXCLUDED.thread_id, links = EXCLUDED.links`;
+/** One step in one statement and one round trip (migration 5's function): see `Step.run` for when it answers 'gone'. */
+const WRITE_STEP = `SELECT consilium_write_step(${Array.from({ length: 43 }, (_, i) => `$${i + 1}`).join(', ')}) AS outcome`;
 
-// What PostgreSQL reads out of a step comes as columns of scalars; bodies go in as `json` it only checks, never
-// decodes: decoding text with `\u0000` or a lone surrogate's escape fails ("unsupported Unicode escape sequence").
-const INSERT_ROUNDS = `INSERT INTO rounds (session_id, number, kind, missing_slots)
-SELECT $1, (r->>'number')::int, r->>'kind', ARRAY(SELECT json_array_elements_text(r->'missingSlots')::int)
-FROM json_array_elements($2::json) r`;
-
-const INSERT_ANSWERS = `INSERT INTO answers (session_id, round, position, slot, provider, model, input_tokens, output_tokens,
-  total_tokens, latency_ms, finish_reason, error_code, body)
-SELECT $1, t.* FROM unnest($2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
-  $10::float8[], $11::text[], $12::text[], $13::json[]) AS t`;
-
-/** Only events above every stored `seq` go in; fewer rows than events means the step broke that rule. */
-const INSERT_EVENTS = `WITH top AS (SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1)
-INSERT INTO events (session_id, seq, type, body)
-SELECT $1, e.seq, e.type, e.body FROM unnest($2::int[], $3::text[], $4::json[]) AS e(seq, type, body), top WHERE e.seq > top.seq`;
-
-/** The answers of `rounds` as INSERT_ANSWERS's column arrays, after the session id. */
+/** The answers of `rounds` as column arrays, in the `answers` table's order after the session id. */
 function answerArrays(rounds: readonly Round[]): unknown[][] {
   const columns: unknown[][] = Array.from({ length: 12 }, () => []);
   for (const r of rounds) {
@@ -151,8 +133,8 @@ export class PostgresSessionStore implements SessionStore {
     } catch (error) {
       throw toStoreError(error);
     }
-    this.#every(this.#options.heartbeatMs ?? 5000, () => this.#renewLease());
-    const recoverEvery = this.#options.recoverEveryMs ?? this.#options.leaseMs ?? 30_000;
+    this.#every(this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, () => this.#renewLease());
+    const recoverEvery = this.#options.recoverEveryMs ?? DEFAULT_SWEEP_MS;
     if (recoverEvery > 0) this.#every(recoverEvery, () => this.#recover(new Date(), false));
   }
 
@@ -170,7 +152,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async #renewLease(): Promise<void> {
-    const leaseMs = this.#options.leaseMs ?? 30_000;
+    const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
     await this.#db.query(
       `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
        ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
@@ -180,77 +162,48 @@ export class PostgresSessionStore implements SessionStore {
 
   async write(step: Step): Promise<void> {
     const s = step.session;
-    await this.#db.transaction(async (client) => {
-      await client.query(
-        named('upsert_header', UPSERT_HEADER, [
-          s.id,
-          s.owner,
-          s.mode,
-          s.question,
-          s.status,
-          s.roundsRequested,
-          s.missingSlots,
-          s.usage.inputTokens,
-          s.usage.outputTokens,
-          s.usage.totalTokens,
-          s.cost.usd,
-          s.cost.priced,
-          s.createdAt,
-          s.updatedAt,
-          s.completedAt ?? null,
-          s.promptVersion ?? null,
-          this.instanceId,
-          s.threadId ?? null,
-          linksOf(s),
-        ]),
-      );
-      if (step.rounds && step.rounds.length > 0) {
-        const numbers = [...step.rounds];
-        await client.query(
-          named('delete_rounds', 'DELETE FROM rounds WHERE session_id = $1 AND number = ANY($2::int[])', [s.id, numbers]),
-        );
-        const rounds = s.rounds.filter((r) => numbers.includes(r.number));
-        const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
-        await client.query(named('insert_rounds', INSERT_ROUNDS, [s.id, JSON.stringify(shapes)]));
-        await client.query(named('insert_answers', INSERT_ANSWERS, [s.id, ...answerArrays(rounds)]));
-      }
-      if (step.consensus) {
-        if (s.consensus) {
-          await client.query(
-            named(
-              'upsert_consensus',
-              'INSERT INTO consensus (session_id, body) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body',
-              [s.id, JSON.stringify(s.consensus)],
-            ),
-          );
-        } else await client.query('DELETE FROM consensus WHERE session_id = $1', [s.id]);
-      }
-      if (step.verdict) {
-        if (s.verdict) {
-          await client.query(
-            named(
-              'upsert_verdict',
-              'INSERT INTO verdicts (session_id, body) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body',
-              [s.id, JSON.stringify(s.verdict)],
-            ),
-          );
-        } else await client.query('DELETE FROM verdicts WHERE session_id = $1', [s.id]);
-      }
-      if (step.events.length > 0) {
-        const inserted = await client.query(
-          named('insert_events', INSERT_EVENTS, [
-            s.id,
-            step.events.map((e) => e.seq),
-            step.events.map((e) => e.type),
-            step.events.map(eventJson),
-          ]),
-        );
-        if (inserted.rowCount !== step.events.length) {
-          throw new StoreError('conflict', `Session ${s.id}: an event's seq is not above every stored event's.`);
-        }
-      }
-      await client.query(named('notify', 'SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, s.id, step.events)]));
-    });
+    const numbers = [...(step.rounds ?? [])];
+    const rounds = s.rounds.filter((r) => numbers.includes(r.number));
+    const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
+    const { rows } = await this.#db.query<{ outcome: 'ok' | 'gone' }>(
+      named('write_step', WRITE_STEP, [
+        this.instanceId,
+        step.run ?? null,
+        s.id,
+        s.owner,
+        s.mode,
+        s.question,
+        s.status,
+        s.roundsRequested,
+        s.missingSlots,
+        s.usage.inputTokens,
+        s.usage.outputTokens,
+        s.usage.totalTokens,
+        s.cost.usd,
+        s.cost.priced,
+        s.createdAt,
+        s.updatedAt,
+        s.completedAt ?? null,
+        s.promptVersion ?? null,
+        s.threadId ?? null,
+        linksOf(s),
+        numbers,
+        JSON.stringify(shapes),
+        ...answerArrays(rounds),
+        step.consensus === true,
+        step.consensus && s.consensus ? JSON.stringify(s.consensus) : null,
+        step.verdict === true,
+        step.verdict && s.verdict ? JSON.stringify(s.verdict) : null,
+        step.events.map((e) => e.seq),
+        step.events.map((e) => e.type),
+        step.events.map(eventJson),
+        CHANNEL,
+        writeNotice(this.instanceId, s.id, step.events),
+      ]),
+    );
+    if (rows[0]?.outcome === 'gone') {
+      throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
+    }
   }
 
   async get(id: string): Promise<Session | undefined> {
@@ -292,6 +245,7 @@ export class PostgresSessionStore implements SessionStore {
     return this.#db.transaction(async (client) => {
       const deleted = await client.query('DELETE FROM sessions WHERE id = $1', [id]);
       if (deleted.rowCount === 0) return false;
+      await client.query('INSERT INTO deleted_sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [id]);
       await client.query('SELECT pg_notify($1, $2)', [CHANNEL, deleteNotice(this.instanceId, id)]);
       return true;
     });
@@ -319,16 +273,29 @@ export class PostgresSessionStore implements SessionStore {
     return this.#recover(now, true);
   }
 
-  /** The periodic sweep leaves this instance's own sessions alone: they are being run. */
-  async #recover(now: Date, own: boolean): Promise<Session[]> {
+  /** The session ended `interrupted` if its writer's lease is gone, as the sweep would end it; else undefined. */
+  async recoverOrphan(id: string, now: Date): Promise<Session | undefined> {
+    return (await this.#recover(now, false, id))[0];
+  }
+
+  requestStop(id: string, reason: StopReason): Promise<void> {
+    return this.#db.query('SELECT pg_notify($1, $2)', [CHANNEL, stopNotice(this.instanceId, id, reason)]).then(() => undefined);
+  }
+
+  onStopRequest(listener: (sessionId: string, reason: StopReason) => void): () => void {
+    return this.#listener.onStop(listener);
+  }
+
+  /** The periodic sweep leaves this instance's own sessions alone: they are being run. `only`: just that session. */
+  async #recover(now: Date, own: boolean, only?: string): Promise<Session[]> {
     const ts = now.toISOString();
     const recovered = await this.#db.transaction(async (client) => {
       const { rows } = await client.query<SessionRow>(
-        `${SELECT_SESSION} WHERE s.status = 'running'
+        `${SELECT_SESSION} WHERE s.status = 'running' AND ($3::text IS NULL OR s.id = $3)
            AND (($1 AND s.writer = $2) OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = s.writer AND i.expires_at > now()))
          ORDER BY s.created_at, s.id
          FOR UPDATE OF s SKIP LOCKED`,
-        [own, this.instanceId],
+        [own, this.instanceId, only ?? null],
       );
       const ended: { session: Session; event: SessionEndedEvent }[] = [];
       for (const row of rows) {
@@ -359,8 +326,9 @@ export class PostgresSessionStore implements SessionStore {
         await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, session.id, [event])]);
         ended.push({ session, event });
       }
-      // Leases long expired say nothing more than an absent one.
+      // Leases long expired say nothing more than an absent one; a day-old delete has no step still on its way.
       await client.query(`DELETE FROM instances WHERE expires_at < now() - interval '1 day'`);
+      await client.query(`DELETE FROM deleted_sessions WHERE deleted_at < now() - interval '1 day'`);
       return ended;
     });
     // These changes did not come through this instance's recorder: tell its own listeners too.
