@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client, Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DebateEvent } from '../../sdk/src/generated/types.gen.js';
+import { openSessions } from '../../server/src/sessions/open.js';
 import { INTERRUPTED_ERROR, type Step, StoreError, UNSAVED_SEQ_LIMIT } from '../../server/src/sessions/store.js';
 import { PostgresDatabase, type PostgresStoreOptions } from '../../server/src/store/postgres/database.js';
 import { migrations } from '../../server/src/store/postgres/migrations.js';
@@ -341,7 +342,10 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     orphaned.answer(1, 1);
     await expect(a.sessions.write({ ...orphaned.step({ rounds: [1] }), run: 'later' })).rejects.toMatchObject({ code: 'gone' });
     expect((await b.sessions.get(orphaned.session.id))?.status).toBe('interrupted');
-    expect((await b.sessions.events(orphaned.session.id, 0)).at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+    expect((await b.sessions.events(orphaned.session.id, 0)).at(-1)).toMatchObject({
+      type: 'session.ended',
+      status: 'interrupted',
+    });
   });
 
   it('a step retried after its first attempt committed unseen is written once, not refused', async () => {
@@ -504,13 +508,55 @@ describe.skipIf(!postgres.available)('PostgreSQL: cancel and delete from any ins
       d.startRound(1);
       d.answer(1, 2);
       await gone.sessions.write({ ...d.step({ rounds: [1] }), run: 'later' });
-      await sql(database, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [gone.sessions.instanceId]);
+      await sql(database, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        gone.sessions.instanceId,
+      ]);
       const res = await b.fetch(`/sessions/${d.session.id}/cancel`, { method: 'POST' });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ status: 'interrupted', missingSlots: [1, 3, 4, 5] });
     } finally {
       await b.close();
     }
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgreSQL: a cache that cannot go stale', () => {
+  it("B's notifications drop: its cache is cleared and bypassed until they are back, and both are logged", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const logged: string[] = [];
+    const logger = {
+      debug() {},
+      info: (msg: string) => logged.push(`info ${msg}`),
+      warn: (msg: string) => logged.push(`warn ${msg}`),
+      error() {},
+    };
+    const sessionsB = await openSessions(b.sessions, { cacheSize: 10, logger });
+    const d = new FakeDebate({ owner: 'usr_cache' });
+    for (const step of debateSteps(d, 2, 1)) await a.sessions.write(step);
+    // Cached once A's notices have all been heard (a notice arriving mid-read keeps that read out of the cache).
+    await vi.waitFor(
+      async () => {
+        expect((await sessionsB.get(d.session.id, 'usr_cache'))?.id).toBe(d.session.id);
+        expect(sessionsB.cache.get(d.session.id)).toBeDefined();
+      },
+      { timeout: 5000, interval: 10 },
+    );
+
+    // B's LISTEN connection ends; A deletes the session before B hears anything again.
+    await sql(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+      `consilium-listen ${b.sessions.instanceId}`,
+    ]);
+    await vi.waitFor(() => expect(b.sessions.hearsChanges()).toBe(false), { timeout: 5000, interval: 5 });
+    expect(await a.sessions.delete(d.session.id)).toBe(true);
+    expect(sessionsB.cache.size).toBe(0);
+    expect(await sessionsB.get(d.session.id, 'usr_cache')).toBeUndefined();
+
+    await vi.waitFor(() => expect(b.sessions.hearsChanges()).toBe(true), { timeout: 10_000, interval: 20 });
+    expect(logged).toStrictEqual([
+      'warn notifications from other instances lost: session cache cleared, reading from the database',
+      'info notifications from other instances back: session cache cleared',
+    ]);
   });
 });
 

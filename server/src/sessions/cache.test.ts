@@ -108,3 +108,22 @@ describe('SessionCache', () => {
     expect(cache.get('ses_a')).toBeUndefined();
   });
 });
+
+describe('SessionCache.clear', () => {
+  it('forgets every copy, and a read in flight does not put back what it read', async () => {
+    const cache = new SessionCache(5);
+    cache.set(session('ses_a'));
+    cache.set(session('ses_b'));
+    const read = deferred<Session | undefined>();
+    const loading = cache.load('ses_c', () => read.promise);
+    cache.clear();
+    read.resolve(session('ses_c'));
+    expect(await loading).toMatchObject({ id: 'ses_c' });
+    expect([cache.get('ses_a'), cache.get('ses_b'), cache.get('ses_c'), cache.size]).toStrictEqual([
+      undefined,
+      undefined,
+      undefined,
+      0,
+    ]);
+  });
+});

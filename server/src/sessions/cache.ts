@@ -53,6 +53,12 @@ export class SessionCache {
     this.#entries.delete(id);
   }
 
+  /** Forgets every copy, reads in flight included: any session may have changed unseen. */
+  clear(): void {
+    for (const read of this.#reads.values()) read.changed = true;
+    this.#entries.clear();
+  }
+
   #changed(id: string): void {
     const read = this.#reads.get(id);
     if (read) read.changed = true;

@@ -31,5 +31,12 @@ export async function openSessions(store: SessionStore, options: OpenSessionsOpt
     ...(options.flushMs !== undefined && { flushMs: options.flushMs }),
     ...(options.storeRetryMs !== undefined && { giveUpAfterMs: options.storeRetryMs }),
   });
+  // Logged as they happen: a cache that cannot hear other instances' changes is cleared, and reads go to the store.
+  store.onChange?.((id) => {
+    if (id !== undefined) return;
+    if (store.hearsChanges?.() === false) {
+      options.logger?.warn('notifications from other instances lost: session cache cleared, reading from the database');
+    } else options.logger?.info('notifications from other instances back: session cache cleared');
+  });
   return new Sessions({ store, cache, recorder });
 }

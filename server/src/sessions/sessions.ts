@@ -38,8 +38,8 @@ export class Sessions {
     this.cache = options.cache;
     this.recorder = options.recorder;
     this.#stopWaitMs = options.stopWaitMs ?? 10_000;
-    // Another instance changed a session: our copy may be stale.
-    options.store.onChange?.((id) => this.cache.delete(id));
+    // Another instance changed a session, or changes went unheard: our copies may be stale.
+    options.store.onChange?.((id) => (id === undefined ? this.cache.clear() : this.cache.delete(id)));
     // Another instance was asked to cancel or delete a session that runs here.
     options.store.onStopRequest?.((id, reason) =>
       this.recorder.live(id)?.cancel(new Error(reason === 'delete' ? 'The session was deleted.' : 'The session was cancelled.')),
@@ -60,7 +60,11 @@ export class Sessions {
 
   /** The session if it exists and `owner` may see it. */
   async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
-    const session = this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id)));
+    // While another instance's changes go unheard, only the store is current.
+    const session =
+      this.store.hearsChanges?.() === false
+        ? await this.store.get(id)
+        : (this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id))));
     // Someone else's session reads as absent: its existence is not ours to reveal.
     return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }

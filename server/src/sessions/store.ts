@@ -72,11 +72,14 @@ export interface SessionStore {
   recoverInterrupted(now: Date): Promise<Session[]>;
   /**
    * Instances sharing a store (PostgreSQL) see each other's writes: `listener` gets every event
-   * another instance writes for `sessionId`, and `onChange` every session id another instance changed.
+   * another instance writes for `sessionId`, and `onChange` every session id another instance changed,
+   * or `undefined` when changes may have gone unheard (the store lost, or regained, its notices).
    * Absent on a store that only one process uses.
    */
   watch?(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>>;
-  onChange?(listener: (sessionId: string) => void): () => void;
+  onChange?(listener: (sessionId: string | undefined) => void): () => void;
+  /** False while `onChange` may miss changes (a shared store's notices are down); absent: always heard. */
+  hearsChanges?(): boolean;
   /**
    * Shared stores: asks whichever instance runs `id` to stop it (it hears of it through `onStopRequest`).
    * Resolves once asked, not once stopped: the run's end arrives as its events do.

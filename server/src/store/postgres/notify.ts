@@ -78,7 +78,7 @@ export interface ListenerOptions {
 export class NoticeListener {
   readonly #options: ListenerOptions;
   readonly #followed = new Map<string, Followed>();
-  readonly #changes = new Set<(sessionId: string) => void>();
+  readonly #changes = new Set<(sessionId: string | undefined) => void>();
   readonly #stops = new Set<(sessionId: string, reason: StopReason) => void>();
   #client: Client | undefined;
   #ready: Promise<void> | undefined;
@@ -105,13 +105,15 @@ export class NoticeListener {
       application_name: `consilium-listen ${this.#options.instanceId}`,
     });
     client.on('notification', (message) => this.#receive(message));
-    // A lost LISTEN connection loses notices: reconnect, then catch the followed sessions up.
+    // A lost LISTEN connection loses notices: say so (caches go), reconnect, then catch the followed sessions up.
     const lost = (error?: unknown) => {
       if (this.#client !== client) return;
       this.#client = undefined;
       if (error) this.#options.onError?.(error);
       client.end().catch(() => undefined);
-      if (!this.#closed) this.#reconnect();
+      if (this.#closed) return;
+      this.#changed(undefined);
+      this.#reconnect();
     };
     client.on('error', lost);
     client.on('end', () => lost());
@@ -140,6 +142,8 @@ export class NoticeListener {
         this.#connect().then(
           () => {
             resolve();
+            // Whatever changed while nothing was heard.
+            this.#changed(undefined);
             for (const [sessionId, followed] of this.#followed)
               this.#enqueue(sessionId, followed, () => this.#catchUp(sessionId, followed));
           },
@@ -172,8 +176,14 @@ export class NoticeListener {
     };
   }
 
-  onChange(listener: (sessionId: string) => void): () => void {
-    const own = (sessionId: string) => listener(sessionId);
+  /** True while the LISTEN connection is up: every change another instance commits is heard. */
+  get listening(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /** Each session another instance changed; `undefined` when notices were lost or heard again (any may have). */
+  onChange(listener: (sessionId: string | undefined) => void): () => void {
+    const own = (sessionId: string | undefined) => listener(sessionId);
     this.#changes.add(own);
     return () => this.#changes.delete(own);
   }
@@ -203,13 +213,7 @@ export class NoticeListener {
       for (const listener of this.#stops) this.#safely(() => listener(notice.s, notice.r));
       return;
     }
-    for (const listener of this.#changes) {
-      try {
-        listener(notice.s);
-      } catch (error) {
-        this.#options.onError?.(error);
-      }
-    }
+    this.#changed(notice.s);
     if (notice.k !== 'w') return;
     const followed = this.#followed.get(notice.s);
     if (!followed) return;
@@ -252,6 +256,10 @@ export class NoticeListener {
         }
       }
     }
+  }
+
+  #changed(sessionId: string | undefined): void {
+    for (const listener of this.#changes) this.#safely(() => listener(sessionId));
   }
 
   #safely(work: () => void): void {

@@ -342,8 +342,12 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
-  onChange(listener: (sessionId: string) => void): () => void {
+  onChange(listener: (sessionId: string | undefined) => void): () => void {
     return this.#listener.onChange(listener);
+  }
+
+  hearsChanges(): boolean {
+    return this.#listener.listening;
   }
 
   /** Stops the timers and the listener, and gives up the lease (so peers may recover what was left running). */
