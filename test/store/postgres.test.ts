@@ -196,8 +196,8 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
   it("B's onChange hears each of A's writes and deletes; A's own changes are not news to A", async () => {
     const url = await server!.createDatabase();
     const [a, b] = await Promise.all([instance(url), instance(url)]);
-    const atB = collector<string>();
-    const atA = collector<string>();
+    const atB = collector<string | undefined>();
+    const atA = collector<string | undefined>();
     b.sessions.onChange(atB.push);
     a.sessions.onChange(atA.push);
 
@@ -304,7 +304,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     const crashed = await instance(url, { heartbeatMs: 3_600_000 });
     const own = new FakeDebate({ owner: 'usr_sweep' });
     await sweeper.sessions.write(own.start().step());
-    const changes = collector<string>();
+    const changes = collector<string | undefined>();
     sweeper.sessions.onChange(changes.push);
 
     const lost = new FakeDebate({ owner: 'usr_sweep' });
