@@ -9,6 +9,7 @@ import { takeRun, updateReadmes, writeRun } from './figures.js';
 import { benchGenerate } from './generate.js';
 import { benchHttp } from './http.js';
 import { benchOpenapi } from './openapi.js';
+import { benchPostgres } from './postgres.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
 import { benchSize } from './size.js';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   ui: benchUi,
   generate: benchGenerate,
   openapi: benchOpenapi,
+  postgres: benchPostgres,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

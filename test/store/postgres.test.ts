@@ -362,6 +362,41 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     expect(await a.sessions.get(d.session.id)).toStrictEqual(d.session);
   });
 
+  it("a run's events reach B live, ahead of their commit, once B follows its session; and they are not changes", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const d = new FakeDebate({ owner: 'usr_live' });
+    await a.sessions.write({ ...d.start().step(), run: 'first' });
+    const got = collector<[number, boolean]>();
+    const changes = collector<string | undefined>();
+    b.sessions.onChange(changes.push);
+    await b.sessions.watch(d.session.id, (event, committed) => got.push([event.seq, committed]));
+    // A sends live only once B's follow notice has reached it: publish until one arrives.
+    const delta = (text: string) => d.raise({ type: 'answer.delta', round: 1, slot: 1, delta: text });
+    d.startRound(1);
+    await vi.waitFor(
+      () => {
+        a.sessions.publish(delta('x'));
+        expect(got.got.length).toBeGreaterThan(0);
+      },
+      { timeout: 5000, interval: 30 },
+    );
+    const big = delta('y'.repeat(MAX_PAYLOAD_BYTES));
+    const after = [delta('1'), delta('2')];
+    for (const event of [big, ...after]) a.sessions.publish(event);
+    await got.until((all) => all.some(([seq]) => seq === after[1]!.seq));
+    // Live, in order; the event too big for a notice is left to its commit.
+    const live = got.got.filter(([, committed]) => !committed).map(([seq]) => seq);
+    expect(live).toStrictEqual([...live].sort((x, y) => x - y));
+    expect(live).not.toContain(big.seq);
+    expect(live.slice(-2)).toStrictEqual(after.map((e) => e.seq));
+    expect(changes.got).toStrictEqual([]);
+    // The commit brings everything, the big one included, as committed.
+    await a.sessions.write({ ...d.step({ rounds: [1] }), run: 'later' });
+    await got.until((all) => all.some(([seq, committed]) => committed && seq === after[1]!.seq));
+    expect(got.got.filter(([, committed]) => committed).map(([seq]) => seq)).toContain(big.seq);
+  });
+
   it('a stop request reaches only the instances listening, and names the session and why', async () => {
     const url = await server!.createDatabase();
     const [a, b] = await Promise.all([instance(url), instance(url)]);

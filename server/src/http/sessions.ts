@@ -7,6 +7,7 @@ import type { Handlers } from '../generated/routes.js';
 import { threadMarkdown } from '../sessions/markdown.js';
 import { ALL_OWNERS, BadCursorError, type OwnerScope, type Sessions } from '../sessions/sessions.js';
 import type { AppEnv } from './deps.js';
+import { WriteBatcher } from './event-stream.js';
 import { problem } from './problem.js';
 
 type SessionOperations =
@@ -89,15 +90,21 @@ export function sessionHandlers({
         const heartbeat = setInterval(() => {
           stream.write(': heartbeat\n\n').catch(() => closed.abort());
         }, heartbeatMs);
+        // Deltas gathered into one write a frame, as a debate's own stream sends them: a follower here and one
+        // on another instance (whose events arrive a frame at a time) then get the same cadence.
+        const batcher = new WriteBatcher((text) => {
+          stream.write(text).catch(() => closed.abort());
+        });
+        stream.onAbort(() => batcher.stop());
         try {
           await sessions.follow(
             session,
             lastEventId === undefined ? 0 : Number(lastEventId),
-            async (event: DebateEvent) => {
-              await stream.write(sseMessage(event));
-            },
+            async (event: DebateEvent) =>
+              batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta'),
             AbortSignal.any([closed.signal, c.req.raw.signal]),
           );
+          batcher.flush();
         } finally {
           clearInterval(heartbeat);
         }

@@ -102,6 +102,8 @@ class Recording implements LiveSession {
     readonly log: EventLog,
     readonly snapshot: () => Session,
     readonly controller: AbortController,
+    /** Every event as it is shown (for followers on other instances). */
+    readonly onShown: ((event: DebateEvent) => void) | undefined,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
     this.firstWrite = new Promise((resolve, reject) => {
@@ -158,6 +160,7 @@ class Recording implements LiveSession {
   }
 
   #publish(event: DebateEvent): void {
+    this.onShown?.(event);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -220,7 +223,7 @@ export class SessionRecorder {
    */
   hook(cancel: AbortController): (log: EventLog, snapshot: () => Session) => void {
     return (log, snapshot) => {
-      const recording = new Recording(log, snapshot, cancel);
+      const recording = new Recording(log, snapshot, cancel, this.#store.publish?.bind(this.#store));
       this.#live.set(log.sessionId, recording);
       log.subscribe((event) => {
         if (!recording.abandoned) this.#onEvent(recording, event);

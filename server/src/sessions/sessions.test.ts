@@ -361,10 +361,10 @@ describe('a store that reports changes made by other instances', () => {
   it("follows a session running on another instance through the store's watch, until it ends", async () => {
     const d = new FakeDebate({ owner: ALICE, question: 'Elsewhere?' });
     await store.write(d.start().step());
-    let push: ((e: DebateEvent) => void) | undefined;
+    let push: ((e: DebateEvent, committed: boolean) => void) | undefined;
     let stopped = false;
     const watching = alongside({
-      watch: async (id: string, listener: (e: DebateEvent) => void) => {
+      watch: async (id: string, listener: (e: DebateEvent, committed: boolean) => void) => {
         expect(id).toBe(d.session.id);
         push = listener;
         return async () => {
@@ -386,7 +386,7 @@ describe('a store that reports changes made by other instances', () => {
     await expect.poll(() => sent.length).toBe(1);
     d.startRound(1);
     d.end();
-    for (const e of d.raised.slice(1)) push!(e);
+    for (const e of d.raised.slice(1)) push!(e, true);
     await following;
     expect(sent.map((e) => e.type)).toEqual(['session.started', 'round.started', 'session.ended']);
     expect(stopped).toBe(true);
@@ -394,6 +394,49 @@ describe('a store that reports changes made by other instances', () => {
     push = undefined;
     await mine.follow({ ...d.session, status: 'completed' }, 0, async () => {}, new AbortController().signal);
     expect(push).toBeUndefined();
+  });
+
+  it('from another instance: a live event is sent in order, held across a gap until committed events fill it', async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Live ahead of commits?' });
+    await store.write(d.start().step());
+    let push: ((e: DebateEvent, committed: boolean) => void) | undefined;
+    const watching = alongside({
+      watch: async (_id: string, listener: (e: DebateEvent, committed: boolean) => void) => {
+        push = listener;
+        return async () => {};
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const sent: number[] = [];
+    const following = mine.follow(
+      (await mine.get(d.session.id, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e.seq);
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    d.startRound(1);
+    for (const text of ['a', 'b', 'c', 'd']) d.raise({ type: 'answer.delta', round: 1, slot: 1, delta: text });
+    d.end();
+    const [round, a, b, c, dd, end] = d.raised.slice(1);
+    // Live: 2 follows 1 and goes at once; 4 and 5 wait for 3.
+    push!(round!, false);
+    await expect.poll(() => sent).toEqual([1, 2]);
+    push!(b!, false);
+    push!(c!, false);
+    // A committed batch fills the gap; what it repeats goes once.
+    push!(a!, true);
+    push!(b!, true);
+    await expect.poll(() => sent).toEqual([1, 2, 3, 4, 5]);
+    // Committed events are the record, even across a jump (a recovery's end numbered far above).
+    const jumped = { ...end!, seq: end!.seq + 1000 };
+    push!(dd!, true);
+    push!(jumped, true);
+    await following;
+    expect(sent).toEqual([1, 2, 3, 4, 5, 6, jumped.seq]);
   });
 });
 

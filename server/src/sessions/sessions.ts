@@ -195,7 +195,9 @@ export class Sessions {
   /**
    * Sends every event with `seq > afterSeq`, then live ones until the session ends (or `signal`
    * aborts). Live events are caught from before the stored ones are read, and each `seq` is sent
-   * once, in order.
+   * once, in order. From another instance, events come live ahead of their commit (`committed`
+   * false): one is sent when it follows the last sent, and held until then; committed events, which
+   * may skip numbers (a recovery's end), are the record and fill any gap.
    */
   async follow(
     session: Session,
@@ -205,19 +207,29 @@ export class Sessions {
   ): Promise<void> {
     let last = afterSeq;
     let ended = false;
-    const queue: DebateEvent[] = [];
+    const queue: { event: DebateEvent; committed: boolean }[] = [];
+    const held = new Map<number, DebateEvent>();
     let wake: (() => void) | undefined;
-    const arrive = (event: DebateEvent) => {
-      queue.push(event);
+    const arrive = (event: DebateEvent, committed = true) => {
+      queue.push({ event, committed });
       wake?.();
     };
-    const deliver = async (events: Iterable<DebateEvent>) => {
-      for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
+    const sendOne = async (event: DebateEvent) => {
+      last = event.seq;
+      await send(event);
+      if (event.type === 'session.ended') ended = true;
+    };
+    const deliver = async (items: Iterable<{ event: DebateEvent; committed: boolean }>) => {
+      for (const { event, committed } of [...items].sort((a, b) => a.event.seq - b.event.seq)) {
         if (event.seq <= last) continue;
-        last = event.seq;
-        await send(event);
-        if (event.type === 'session.ended') ended = true;
+        if (committed || event.seq === last + 1) await sendOne(event);
+        else held.set(event.seq, event);
+        for (let next = held.get(last + 1); next; next = held.get(last + 1)) {
+          held.delete(next.seq);
+          await sendOne(next);
+        }
       }
+      for (const seq of held.keys()) if (seq <= last) held.delete(seq);
     };
 
     const live = this.recorder.live(session.id);
@@ -230,7 +242,8 @@ export class Sessions {
       stop = await this.store.watch(session.id, arrive);
     }
     try {
-      await deliver([...(await this.store.events(session.id, afterSeq)), ...caught]);
+      const stored = [...(await this.store.events(session.id, afterSeq)), ...caught];
+      await deliver(stored.map((event) => ({ event, committed: true })));
       if (!live && !(session.status === 'running' && this.store.watch)) return;
       const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       while (!ended && !signal.aborted) {

@@ -76,7 +76,12 @@ export interface SessionStore {
    * or `undefined` when changes may have gone unheard (the store lost, or regained, its notices).
    * Absent on a store that only one process uses.
    */
-  watch?(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>>;
+  watch?(sessionId: string, listener: (event: DebateEvent, committed: boolean) => void): Promise<() => Promise<void>>;
+  /**
+   * Shared stores: a run's event as this instance shows it, for other instances' followers ahead of its
+   * commit (they get it with `committed` false: in order, but with gaps that only committed events fill).
+   */
+  publish?(event: DebateEvent): void;
   onChange?(listener: (sessionId: string | undefined) => void): () => void;
   /** False while `onChange` may miss changes (a shared store's notices are down); absent: always heard. */
   hearsChanges?(): boolean;

@@ -7,6 +7,7 @@
  */
 import { Client, type Notification } from 'pg';
 import type { DebateEvent } from '../../../../sdk/src/generated/types.gen.js';
+import { eventJson } from '../../debate/events.js';
 
 export const CHANNEL = 'consilium_sessions';
 
@@ -20,11 +21,15 @@ export type StopReason = 'cancel' | 'delete';
  * `i`: the instance that sent it; `s`: the session. `w`: a committed write, carrying its events inline
  * (`e`) or, when they would not fit, the range of their `seq`s (`r`) to read back from the events table.
  * `d`: a delete. `x`: a request to whichever instance runs `s` to stop it, for the reason `r`.
+ * `f`: another instance follows `s`, so its runner sends its events live, as they are shown, in `l`
+ * notices (`e`) ahead of their commit.
  */
 export type Notice =
   | { k: 'w'; i: string; s: string; e?: DebateEvent[]; r?: [number, number] }
   | { k: 'd'; i: string; s: string }
-  | { k: 'x'; i: string; s: string; r: StopReason };
+  | { k: 'x'; i: string; s: string; r: StopReason }
+  | { k: 'f'; i: string; s: string }
+  | { k: 'l'; i: string; s: string; e: DebateEvent[] };
 
 export function writeNotice(instance: string, sessionId: string, events: readonly DebateEvent[]): string {
   if (events.length === 0) return JSON.stringify({ k: 'w', i: instance, s: sessionId });
@@ -42,6 +47,41 @@ export function stopNotice(instance: string, sessionId: string, reason: StopReas
   return JSON.stringify({ k: 'x', i: instance, s: sessionId, r: reason });
 }
 
+export function followNotice(instance: string, sessionId: string): string {
+  return JSON.stringify({ k: 'f', i: instance, s: sessionId });
+}
+
+/**
+ * Live notices carrying `events` (of any sessions, in the order shown), each under the payload limit; an
+ * event too big for one alone is left to its commit's notice.
+ */
+export function liveNotices(instance: string, events: readonly DebateEvent[]): string[] {
+  const notices: string[] = [];
+  let session: string | undefined;
+  let parts: string[] = [];
+  let size = 0;
+  const close = () => {
+    if (session !== undefined && parts.length > 0)
+      notices.push(`{"k":"l","i":${JSON.stringify(instance)},"s":${JSON.stringify(session)},"e":[${parts.join(',')}]}`);
+    parts = [];
+    size = 0;
+  };
+  const overhead = Buffer.byteLength(JSON.stringify({ k: 'l', i: instance, s: '', e: [] })) + 64;
+  for (const event of events) {
+    const json = eventJson(event);
+    const bytes = Buffer.byteLength(json) + 1;
+    if (overhead + bytes > MAX_PAYLOAD_BYTES) continue;
+    if (event.sessionId !== session || overhead + size + bytes > MAX_PAYLOAD_BYTES) {
+      close();
+      session = event.sessionId;
+    }
+    parts.push(json);
+    size += bytes;
+  }
+  close();
+  return notices;
+}
+
 /** The notice, or undefined for a payload that is not one of ours. */
 export function parseNotice(payload: string | undefined): Notice | undefined {
   try {
@@ -49,6 +89,7 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
     if (typeof notice.i !== 'string' || typeof notice.s !== 'string') return undefined;
     if (notice.k === 'w' || notice.k === 'd') return notice;
     if (notice.k === 'x' && (notice.r === 'cancel' || notice.r === 'delete')) return notice;
+    if (notice.k === 'f' || (notice.k === 'l' && Array.isArray(notice.e))) return notice;
   } catch {
     // Not ours.
   }
@@ -58,8 +99,11 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
 /** Reads a session's stored events with `after < seq <= upTo`, in order. */
 export type ReadEvents = (sessionId: string, after: number, upTo: number) => Promise<DebateEvent[]>;
 
+/** Gets a followed session's events: `committed` ones in order (the stored record), live ones as shown, ahead of it. */
+export type WatchListener = (event: DebateEvent, committed: boolean) => void;
+
 interface Followed {
-  listeners: Set<(event: DebateEvent) => void>;
+  listeners: Set<WatchListener>;
   /** The last `seq` handed to the listeners; undefined until the first. */
   last: number | undefined;
   /** Deliveries run one after another, so a read-back never lets a later notice overtake it. */
@@ -80,6 +124,7 @@ export class NoticeListener {
   readonly #followed = new Map<string, Followed>();
   readonly #changes = new Set<(sessionId: string | undefined) => void>();
   readonly #stops = new Set<(sessionId: string, reason: StopReason) => void>();
+  readonly #follows = new Set<(sessionId: string) => void>();
   #client: Client | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -144,8 +189,10 @@ export class NoticeListener {
             resolve();
             // Whatever changed while nothing was heard.
             this.#changed(undefined);
-            for (const [sessionId, followed] of this.#followed)
+            for (const [sessionId, followed] of this.#followed) {
+              this.#announce(sessionId);
               this.#enqueue(sessionId, followed, () => this.#catchUp(sessionId, followed));
+            }
           },
           (error) => {
             this.#options.onError?.(error);
@@ -159,16 +206,17 @@ export class NoticeListener {
     });
   }
 
-  async watch(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>> {
+  async watch(sessionId: string, listener: WatchListener): Promise<() => Promise<void>> {
     await this.start();
     let followed = this.#followed.get(sessionId);
     if (!followed) {
       followed = { listeners: new Set(), last: undefined, queue: Promise.resolve() };
       this.#followed.set(sessionId, followed);
+      this.#announce(sessionId);
     }
     const entry = followed;
     // A distinct wrapper, so the same function watching twice is two watches.
-    const own = (event: DebateEvent) => listener(event);
+    const own: WatchListener = (event, committed) => listener(event, committed);
     entry.listeners.add(own);
     return async () => {
       entry.listeners.delete(own);
@@ -186,6 +234,20 @@ export class NoticeListener {
     const own = (sessionId: string | undefined) => listener(sessionId);
     this.#changes.add(own);
     return () => this.#changes.delete(own);
+  }
+
+  /** Tells the other instances this one follows `sessionId`, so its runner sends it live. */
+  #announce(sessionId: string): void {
+    this.#client
+      ?.query('SELECT pg_notify($1, $2)', [CHANNEL, followNotice(this.#options.instanceId, sessionId)])
+      .catch((error: unknown) => this.#options.onError?.(error));
+  }
+
+  /** Sessions other instances follow (each time one starts following): their runner sends them live. */
+  onFollow(listener: (sessionId: string) => void): () => void {
+    const own = (sessionId: string) => listener(sessionId);
+    this.#follows.add(own);
+    return () => this.#follows.delete(own);
   }
 
   /** Stop requests from other instances, for whichever of their sessions runs here. */
@@ -211,6 +273,18 @@ export class NoticeListener {
   #dispatch(notice: Notice): void {
     if (notice.k === 'x') {
       for (const listener of this.#stops) this.#safely(() => listener(notice.s, notice.r));
+      return;
+    }
+    if (notice.k === 'f') {
+      for (const listener of this.#follows) this.#safely(() => listener(notice.s));
+      return;
+    }
+    if (notice.k === 'l') {
+      // Ahead of the commit, so not a change: handed on as live, outside the committed order.
+      const followed = this.#followed.get(notice.s);
+      for (const event of followed ? notice.e : []) {
+        for (const listener of followed!.listeners) this.#safely(() => listener(event, false));
+      }
       return;
     }
     this.#changed(notice.s);
@@ -248,13 +322,7 @@ export class NoticeListener {
     for (const event of events) {
       if (followed.last !== undefined && event.seq <= followed.last) continue;
       followed.last = event.seq;
-      for (const listener of followed.listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          this.#options.onError?.(error);
-        }
-      }
+      for (const listener of followed.listeners) this.#safely(() => listener(event, true));
     }
   }
 
@@ -278,6 +346,7 @@ export class NoticeListener {
     this.#followed.clear();
     this.#changes.clear();
     this.#stops.clear();
+    this.#follows.clear();
     await client?.end().catch(() => undefined);
   }
 }

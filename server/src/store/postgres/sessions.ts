@@ -20,7 +20,16 @@ import {
 } from '../../sessions/store.js';
 import { answerColumns } from '../columns.js';
 import { toStoreError } from './errors.js';
-import { CHANNEL, deleteNotice, NoticeListener, type StopReason, stopNotice, writeNotice } from './notify.js';
+import {
+  CHANNEL,
+  deleteNotice,
+  liveNotices,
+  NoticeListener,
+  type StopReason,
+  stopNotice,
+  type WatchListener,
+  writeNotice,
+} from './notify.js';
 import type { PostgresAccess } from './pool.js';
 
 export interface PostgresSessionOptions {
@@ -42,6 +51,8 @@ export interface PostgresSessionOptions {
 export const DEFAULT_LEASE_MS = 6000;
 export const DEFAULT_HEARTBEAT_MS = 2000;
 export const DEFAULT_SWEEP_MS = 2000;
+/** How long shown events gather before they go to other instances live: one frame. */
+const LIVE_WINDOW_MS = 16;
 
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
@@ -111,6 +122,11 @@ export class PostgresSessionStore implements SessionStore {
   readonly #listener: NoticeListener;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
   #stopping: Promise<void> | undefined;
+  /** Sessions another instance follows, which this one sends live (insertion order: oldest first). */
+  readonly #followedElsewhere = new Set<string>();
+  /** Events shown and not yet sent live, in order. */
+  #outbox: DebateEvent[] = [];
+  #sending: ReturnType<typeof setTimeout> | undefined;
 
   constructor(db: PostgresAccess, url: string, options: PostgresSessionOptions) {
     this.#db = db;
@@ -123,6 +139,33 @@ export class PostgresSessionStore implements SessionStore {
       read: (id, after, upTo) => this.#events(id, after, upTo),
       ...(options.onError && { onError: options.onError }),
     });
+    this.#listener.onFollow((id) => {
+      this.#followedElsewhere.add(id);
+      // Ids of runs that never ran here would pile up; the oldest are long over.
+      if (this.#followedElsewhere.size > 10_000) this.#followedElsewhere.delete(this.#followedElsewhere.values().next().value!);
+    });
+  }
+
+  /**
+   * A run's event as it is shown here: sent live to the instances following its session, gathered into
+   * one NOTIFY statement per `LIVE_WINDOW_MS`, so their followers keep the owner's pace rather than the
+   * commits'. Best effort: what does not arrive live arrives with its commit.
+   */
+  publish(event: DebateEvent): void {
+    if (!this.#followedElsewhere.has(event.sessionId)) return;
+    if (event.type === 'session.ended') this.#followedElsewhere.delete(event.sessionId);
+    this.#outbox.push(event);
+    this.#sending ??= setTimeout(() => this.#sendLive(), LIVE_WINDOW_MS);
+  }
+
+  #sendLive(): void {
+    this.#sending = undefined;
+    const notices = liveNotices(this.instanceId, this.#outbox);
+    this.#outbox = [];
+    if (notices.length === 0 || this.#stopping) return;
+    this.#db
+      .query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [CHANNEL, notices])
+      .catch((error: unknown) => this.#options.onError?.(error));
   }
 
   /** Takes this instance's lease, starts listening, and starts renewing the lease and sweeping for orphans. */
@@ -336,7 +379,7 @@ export class PostgresSessionStore implements SessionStore {
     return recovered.map((r) => r.session);
   }
 
-  watch(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>> {
+  watch(sessionId: string, listener: WatchListener): Promise<() => Promise<void>> {
     return this.#listener.watch(sessionId, listener).catch((error) => {
       throw toStoreError(error);
     });
@@ -354,6 +397,7 @@ export class PostgresSessionStore implements SessionStore {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
+      clearTimeout(this.#sending);
       await this.#listener.close();
       await this.#db.query('DELETE FROM instances WHERE id = $1', [this.instanceId]).catch(() => undefined);
     })();
