@@ -7,7 +7,9 @@ import { type RunningServer, startServer } from '../../../test/support/server.js
 import { readSse } from '../../../test/support/sse.js';
 import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
 import { ConfigError } from '../config/slots.js';
-import { ConcurrencyLimiter, clientAddress, loginRateLimit, RateLimiter } from './rate-limit.js';
+import { ConcurrencyLimiter, MemoryLimitStore, RateLimiter } from '../limits/memory.js';
+import { peerAddress } from './client-address.js';
+import { type LoginLimits, loginRateLimit } from './rate-limit.js';
 
 describe('RateLimiter', () => {
   it('allows `count` at once, then one more per period/count, and says how long to wait', () => {
@@ -109,10 +111,14 @@ describe('sign-in attempts over HTTP', () => {
 describe('a successful sign-in gives the account its attempts back', () => {
   it('over HTTP, with the limiter in front of a login that accepts one password', async () => {
     const app = new Hono();
-    app.post('/auth/login', loginRateLimit({ perAccount: { count: 2, periodMs: 3_600_000 } }), async (c) => {
-      const body = await c.req.json();
-      return body.password === 'right' ? c.json({ ok: true }) : c.json({ ok: false }, 401);
-    });
+    app.post(
+      '/auth/login',
+      loginRateLimit({ store: new MemoryLimitStore(), perAccount: { count: 2, periodMs: 3_600_000 } }),
+      async (c) => {
+        const body = await c.req.json();
+        return body.password === 'right' ? c.json({ ok: true }) : c.json({ ok: false }, 401);
+      },
+    );
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     });
@@ -249,10 +255,10 @@ describe('ConcurrencyLimiter, counting', () => {
 
 describe('loginRateLimit on its own', () => {
   /** An app whose login answers `status`, behind the limiter; requests come from `address` (none: unknown). */
-  function limited(limits: Parameters<typeof loginRateLimit>[0], status = 401) {
+  function limited(limits: Omit<LoginLimits, 'store'>, status = 401) {
     const app = new Hono();
     let reached = 0;
-    app.post('/auth/login', loginRateLimit(limits), async (c) => {
+    app.post('/auth/login', loginRateLimit({ store: new MemoryLimitStore(), ...limits }), async (c) => {
       reached++;
       const body = JSON.stringify({ body: await c.req.json().catch(() => null) });
       return new Response(status === 204 ? null : body, { status, headers: { 'content-type': 'application/json' } });
@@ -343,11 +349,11 @@ describe('loginRateLimit on its own', () => {
   });
 });
 
-describe('clientAddress', () => {
+describe('peerAddress', () => {
   it('is the socket’s remote address, or "unknown" when there is none', async () => {
     const address = async (env?: object) => {
       const app = new Hono();
-      app.get('*', (c) => c.text(clientAddress(c)));
+      app.get('*', (c) => c.text(peerAddress(c)));
       const res = await app.request('http://localhost/', {}, env);
       return `${res.status} ${await res.text()}`;
     };
