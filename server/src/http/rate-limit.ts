@@ -26,7 +26,7 @@ export interface LoginLimits {
 /** The longest an attempt is slowed down: enough to make guessing slow, short enough that nobody gives up. */
 export const MAX_SLOWDOWN_MS = 4000;
 
-/** The delay of an attempt for an account that owes `owed` failures past its allowance: 0.5 s, doubling, at most 4 s. */
+/** The delay of an attempt for an account `owed` failures past its allowance (0 or less: none): 0.5 s, doubling, at most 4 s. */
 export function slowdownMs(owed: number): number {
   return owed <= 0 ? 0 : Math.min(MAX_SLOWDOWN_MS, 500 * 2 ** (Math.ceil(owed) - 1));
 }
@@ -56,7 +56,8 @@ export function loginRateLimit(limits: LoginLimits): MiddlewareHandler {
       const waitAccount = await byAccountThere?.take(there);
       if (waitAccount !== undefined)
         return tooManyRequests(c, waitAccount, 'Too many sign-in attempts for this account from this address.');
-      const delay = slowdownMs(-((await failures?.level(name!)) ?? 0));
+      // Its allowance spent (less than one token left), the account owes one failure or more.
+      const delay = failures ? slowdownMs(1 - (await failures.level(name!))) : 0;
       if (delay > 0) await sleep(delay);
     }
     await next();
