@@ -18,7 +18,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   accounts: ['config'],
   limits: ['config'],
   sessions: ['config', 'debate'],
-  // The database: implements the session and account stores (their interfaces live with their domains).
+  // The database: implements the session, account and limit stores (their interfaces live with their domains).
   store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
   generated: [],
   http: ['config', 'providers', 'debate', 'accounts', 'sessions', 'limits', 'generated'],
