@@ -16,11 +16,12 @@ export const LAYERS: Record<string, readonly string[]> = {
   providers: ['config'],
   debate: ['config', 'providers'],
   accounts: ['config'],
+  limits: ['config'],
   sessions: ['config', 'debate'],
-  // The database: implements the session and account stores (their interfaces live with their domains).
-  store: ['config', 'debate', 'accounts', 'sessions'],
+  // The database: implements the session, account and limit stores (their interfaces live with their domains).
+  store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'accounts', 'sessions', 'generated'],
+  http: ['config', 'providers', 'debate', 'accounts', 'sessions', 'limits', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

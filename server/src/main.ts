@@ -66,7 +66,7 @@ async function start(): Promise<void> {
     }
     throw err;
   }
-  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts });
+  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts, limits: database.limits });
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;

@@ -76,6 +76,8 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/auth.ts',
       'server/src/http/accounts.ts',
       'server/src/http/rate-limit.ts',
+      'server/src/http/client-address.ts',
+      'server/src/limits/memory.ts',
     ],
     tests: [
       'server/src/http/problem.test.ts',
@@ -84,6 +86,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/http/unread-body.test.ts',
       'server/src/http/unstorable-text.test.ts',
       'server/src/http/rate-limit.test.ts',
+      'server/src/http/client-address.test.ts',
       'server/src/http/owner.test.ts',
       'server/src/http/auth.test.ts',
       'server/src/http/accounts.test.ts',

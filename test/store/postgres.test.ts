@@ -23,6 +23,7 @@ import { findPostgresBin, postgres, startPostgres, type TestPostgres } from '../
 import { type Caller, caller, startServer } from '../support/server.js';
 import { readSse } from '../support/sse.js';
 import { describeAccountStoreContract } from './accounts-contract.js';
+import { describeLimitStoreContract } from './limits-contract.js';
 import { describeSessionStoreContract } from './sessions-contract.js';
 
 let server: TestPostgres | undefined;
@@ -53,6 +54,12 @@ function accountsUrl(): Promise<string> {
 describeAccountStoreContract(
   'postgres',
   async () => PostgresDatabase.open(await accountsUrl()),
+  postgres.available ? undefined : { skip: postgres.reason },
+);
+
+describeLimitStoreContract(
+  'postgres',
+  async () => PostgresDatabase.open(await contractUrl()),
   postgres.available ? undefined : { skip: postgres.reason },
 );
 
@@ -693,5 +700,54 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
     const error = await database.backup(join(tmpdir(), 'never.dump')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('pg_dump') });
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgreSQL: limits shared by the instances', () => {
+  const hour = (count: number) => ({ count, periodMs: 3_600_000 });
+
+  it('counts one bucket for all instances, taken at once from each', async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const [atA, atB] = [a.limits.buckets('starts', hour(4)), b.limits.buckets('starts', hour(4))];
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? atA : atB).take('usr_1')));
+    expect(results.filter((r) => r === undefined)).toHaveLength(4);
+    await atA.reset('usr_1');
+    expect(await atB.take('usr_1')).toBeUndefined();
+  });
+
+  it('gives the last slot to one instance only; a stopped or dead instance’s slots are freed with its lease', async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const hung = await instance(url, { heartbeatMs: 3_600_000 });
+    const stopping = await PostgresDatabase.open(url);
+    const slots = (database: PostgresDatabase) => database.limits.slots('running', 3);
+    expect(await slots(hung).acquire('usr_1')).toBeDefined();
+    expect(await slots(stopping).acquire('usr_1')).toBeDefined();
+    // One slot left: instances racing for it get it once.
+    const raced = await Promise.all([a, b, a, b].map((d) => slots(d).acquire('usr_1')));
+    expect(raced.filter(Boolean)).toHaveLength(1);
+    expect(await slots(a).held('usr_1')).toBe(3);
+
+    // Stopped: its slot goes at once.
+    await stopping.close();
+    expect(await slots(b).held('usr_1')).toBe(2);
+    expect(await slots(b).acquire('usr_1')).toBeDefined();
+    expect(await slots(a).acquire('usr_1')).toBeUndefined();
+    // Dead (its lease expired, never renewed): its slot no longer counts, and its row is dropped by the next acquire.
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [hung.sessions.instanceId]);
+    expect(await slots(a).held('usr_1')).toBe(2);
+    expect(await slots(a).acquire('usr_1')).toBeDefined();
+    const rows = await sql<{ instance: string }>(url, 'SELECT instance FROM limit_slots');
+    expect(rows.map((r) => r.instance)).not.toContain(hung.sessions.instanceId);
+    expect(rows).toHaveLength(3);
+  });
+
+  it('keeps its tables in migration 6, the versions before it applied whatever their numbering', async () => {
+    const url = await server!.createDatabase();
+    await instance(url);
+    const applied = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+    expect(applied.map((r) => r.version)).toContain(6);
+    expect(migrations.find((m) => m.version === 6)?.sql).toMatch(/CREATE TABLE limit_buckets[\s\S]*CREATE TABLE limit_slots/);
   });
 });

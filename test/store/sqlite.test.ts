@@ -18,6 +18,7 @@ import { SqliteDatabase } from '../../server/src/store/sqlite/database.js';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../server/src/store/sqlite/migrations.js';
 import { debateSteps, FakeDebate, rejection } from '../support/fake-debate.js';
 import { describeAccountStoreContract } from './accounts-contract.js';
+import { describeLimitStoreContract } from './limits-contract.js';
 import { describeSessionStoreContract } from './sessions-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'consilium-sqlite-'));
@@ -27,6 +28,7 @@ const freshFile = (name = 'sessions') => join(dir, `${name}-${++files}`, 'consil
 
 describeSessionStoreContract('sqlite', () => SqliteDatabase.open(join(dir, 'contract', 'sessions.db')));
 describeAccountStoreContract('sqlite', () => SqliteDatabase.open(join(dir, 'accounts-contract', 'consilium.db')));
+describeLimitStoreContract('sqlite', () => SqliteDatabase.open(join(dir, 'limits-contract', 'consilium.db')));
 
 /** A plain connection beside the store's, as another process would have. */
 async function raw(file: string): Promise<Connection> {

@@ -93,6 +93,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     version: '0.0.0-test',
     sessions,
     accounts,
+    limits: database.limits,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>

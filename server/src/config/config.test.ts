@@ -44,6 +44,7 @@ describe('loadConfig defaults', () => {
         debateStartsPerUser: { count: 60, periodMs: 3_600_000 },
         runningDebatesPerUser: 8,
       },
+      trustedProxies: [],
       offlineTokenDelayMs: undefined,
       publicOrigin: undefined,
       allowedHosts: [],

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseHost } from './hosts.js';
 import { type RateLimits, rateLimitsFromEnv } from './limits.js';
 import { type PriceTable, parsePrices } from './prices.js';
+import { type AddressRange, parseTrustedProxies } from './proxies.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
 
 export interface Config {
@@ -33,6 +34,8 @@ export interface Config {
   bodyTimeoutMs: number;
   /** Sign-in and debate-start limits; each undefined when off. */
   rateLimits: RateLimits;
+  /** `CONSILIUM_TRUSTED_PROXIES`: proxies whose forwarded-for headers name the client; empty: the connection's address counts. */
+  trustedProxies: AddressRange[];
   /** `CONSILIUM_PUBLIC_ORIGIN`: the origin clients reach the service at (through a proxy), e.g. `https://consilium.example.com`. */
   publicOrigin: URL | undefined;
   /** `CONSILIUM_ALLOWED_HOSTS`: further `Host` names the service answers to; `*` answers to any (reopens DNS rebinding). */
@@ -93,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     ...timeouts(env),
     rateLimits: rateLimitsFromEnv(env),
+    trustedProxies: parseTrustedProxies(env.CONSILIUM_TRUSTED_PROXIES),
     offlineTokenDelayMs: env.CONSILIUM_OFFLINE_TOKEN_MS ? integer(env, 'CONSILIUM_OFFLINE_TOKEN_MS', 0, 0, 10_000) : undefined,
     publicOrigin: publicOrigin(env.CONSILIUM_PUBLIC_ORIGIN),
     allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),

@@ -6,12 +6,14 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
+import { MemoryLimitStore } from '../limits/memory.js';
 import { createSlotModel } from '../providers/models.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { StoreError } from '../sessions/store.js';
 import { accountHandlers } from './accounts.js';
 import { authenticate } from './auth.js';
 import { limitBody } from './body-limit.js';
+import { clientAddresses } from './client-address.js';
 import { debateHandlers } from './debate.js';
 import { limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
@@ -113,7 +115,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use(requireUtf8Json());
 
   const { loginPerAccount, loginPerAddress } = deps.config.rateLimits;
-  app.on('POST', '/auth/login', loginRateLimit({ perAccount: loginPerAccount, perAddress: loginPerAddress }));
+  const limits = deps.limits ?? new MemoryLimitStore();
+  const clientAddress = clientAddresses(deps.config.trustedProxies);
+  app.on(
+    'POST',
+    '/auth/login',
+    loginRateLimit({ store: limits, perAccount: loginPerAccount, perAddress: loginPerAddress, clientAddress }),
+  );
 
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
@@ -121,6 +129,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger)),
       deps.config.rateLimits,
       ownerOf,
+      limits,
     ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),

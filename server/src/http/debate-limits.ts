@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { RateLimits } from '../config/limits.js';
-import { ConcurrencyLimiter, RateLimiter, tooManyRequests } from './rate-limit.js';
+import type { LimitStore } from '../limits/store.js';
+import { tooManyRequests } from './rate-limit.js';
 
 /** Operations that start paid model calls: each counts as a debate start and runs as one debate. */
 export const DEBATE_STARTS = [
@@ -21,22 +22,33 @@ type AnyHandler = (c: any, next: any) => any;
 /**
  * Wraps the debate operations' handlers (after validation, so a refused request costs nothing): each start
  * takes a token of the user's start rate, and holds one of the user's running slots until its response ends
- * (a stream's end, or its client going away) or, for a detached debate, until its run ends.
+ * (a stream's end, or its client going away) or, for a detached debate, until its run ends. Both are counted in
+ * `store`, so every instance on one database shares them.
  */
 export function limitDebates<H extends Record<(typeof DEBATE_STARTS)[number], AnyHandler>>(
   handlers: H,
   limits: Pick<RateLimits, 'debateStartsPerUser' | 'runningDebatesPerUser'>,
   userOf: (c: Context) => string,
+  store: LimitStore,
 ): H {
-  const starts = limits.debateStartsPerUser && new RateLimiter(limits.debateStartsPerUser);
-  const running = limits.runningDebatesPerUser ? new ConcurrencyLimiter(limits.runningDebatesPerUser) : undefined;
+  const starts = limits.debateStartsPerUser && store.buckets('debate-starts', limits.debateStartsPerUser);
+  const running = limits.runningDebatesPerUser ? store.slots('running-debates', limits.runningDebatesPerUser) : undefined;
   if (!starts && !running) return handlers;
   const wrapped = { ...handlers };
   for (const operation of DEBATE_STARTS) {
     const handler = handlers[operation];
     wrapped[operation] = (async (c: Context, next: () => Promise<void>) => {
       const user = userOf(c);
-      const release = running?.acquire(user);
+      const acquired = await running?.acquire(user);
+      // Released once, whichever end comes first; the store's own failure to free it is its to report.
+      let released = false;
+      const release =
+        acquired &&
+        (() => {
+          if (released) return;
+          released = true;
+          void acquired();
+        });
       if (running && !release) {
         return tooManyRequests(
           c,
@@ -44,7 +56,13 @@ export function limitDebates<H extends Record<(typeof DEBATE_STARTS)[number], An
           `At most ${limits.runningDebatesPerUser} of your debates may run at once.`,
         );
       }
-      const wait = starts?.take(user);
+      let wait: number | undefined;
+      try {
+        wait = await starts?.take(user);
+      } catch (err) {
+        release?.();
+        throw err;
+      }
       if (wait !== undefined) {
         release?.();
         return tooManyRequests(c, wait, 'Too many debates started; wait before starting another.');

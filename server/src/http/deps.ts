@@ -6,6 +6,7 @@ import type { Accounts, Principal } from '../accounts/accounts.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
+import type { LimitStore } from '../limits/store.js';
 import type { Sessions } from '../sessions/sessions.js';
 
 export interface AppEnv {
@@ -33,6 +34,8 @@ export interface AppDeps {
   sessions: Sessions;
   /** Users, sign-ins and tokens. */
   accounts: Accounts;
+  /** Where rate limits and running debates are counted: the database's (`Database.limits`); this process's memory when not given. */
+  limits?: LimitStore;
   /** The debate engine; built from `config` and `env` when not given. */
   debate?: DebateDeps;
   /** Where slot keys are read from; `process.env` by default. */

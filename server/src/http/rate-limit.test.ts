@@ -7,7 +7,9 @@ import { type RunningServer, startServer } from '../../../test/support/server.js
 import { readSse } from '../../../test/support/sse.js';
 import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
 import { ConfigError } from '../config/slots.js';
-import { ConcurrencyLimiter, clientAddress, loginRateLimit, RateLimiter } from './rate-limit.js';
+import { ConcurrencyLimiter, MemoryLimitStore, RateLimiter } from '../limits/memory.js';
+import { peerAddress } from './client-address.js';
+import { type LoginLimits, loginRateLimit, MAX_SLOWDOWN_MS, slowdownMs } from './rate-limit.js';
 
 describe('RateLimiter', () => {
   it('allows `count` at once, then one more per period/count, and says how long to wait', () => {
@@ -109,10 +111,14 @@ describe('sign-in attempts over HTTP', () => {
 describe('a successful sign-in gives the account its attempts back', () => {
   it('over HTTP, with the limiter in front of a login that accepts one password', async () => {
     const app = new Hono();
-    app.post('/auth/login', loginRateLimit({ perAccount: { count: 2, periodMs: 3_600_000 } }), async (c) => {
-      const body = await c.req.json();
-      return body.password === 'right' ? c.json({ ok: true }) : c.json({ ok: false }, 401);
-    });
+    app.post(
+      '/auth/login',
+      loginRateLimit({ store: new MemoryLimitStore(), perAccount: { count: 2, periodMs: 3_600_000 } }),
+      async (c) => {
+        const body = await c.req.json();
+        return body.password === 'right' ? c.json({ ok: true }) : c.json({ ok: false }, 401);
+      },
+    );
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     });
@@ -249,10 +255,10 @@ describe('ConcurrencyLimiter, counting', () => {
 
 describe('loginRateLimit on its own', () => {
   /** An app whose login answers `status`, behind the limiter; requests come from `address` (none: unknown). */
-  function limited(limits: Parameters<typeof loginRateLimit>[0], status = 401) {
+  function limited(limits: Omit<LoginLimits, 'store'>, status = 401) {
     const app = new Hono();
     let reached = 0;
-    app.post('/auth/login', loginRateLimit(limits), async (c) => {
+    app.post('/auth/login', loginRateLimit({ store: new MemoryLimitStore(), ...limits }), async (c) => {
       reached++;
       const body = JSON.stringify({ body: await c.req.json().catch(() => null) });
       return new Response(status === 204 ? null : body, { status, headers: { 'content-type': 'application/json' } });
@@ -343,11 +349,11 @@ describe('loginRateLimit on its own', () => {
   });
 });
 
-describe('clientAddress', () => {
+describe('peerAddress', () => {
   it('is the socket’s remote address, or "unknown" when there is none', async () => {
     const address = async (env?: object) => {
       const app = new Hono();
-      app.get('*', (c) => c.text(clientAddress(c)));
+      app.get('*', (c) => c.text(peerAddress(c)));
       const res = await app.request('http://localhost/', {}, env);
       return `${res.status} ${await res.text()}`;
     };
@@ -355,5 +361,69 @@ describe('clientAddress', () => {
     for (const env of [undefined, {}, { incoming: {} }, { incoming: { socket: {} } }]) {
       expect(await address(env), JSON.stringify(env)).toBe('200 unknown');
     }
+  });
+});
+
+describe('sign-in across addresses: slowed down, never refused', () => {
+  /** A login accepting `right` for `victim`, behind the limiter; each attempt from `address`; the delays it waited. */
+  function login(limits: Omit<LoginLimits, 'store' | 'sleep' | 'clientAddress'>) {
+    const delays: number[] = [];
+    const app = new Hono();
+    app.post(
+      '/auth/login',
+      loginRateLimit({
+        ...limits,
+        store: new MemoryLimitStore(),
+        sleep: async (ms) => {
+          delays.push(ms);
+        },
+      }),
+      async (c) => {
+        const { username, password } = await c.req.json();
+        return username === 'victim' && password === 'right' ? c.json({ ok: true }) : c.json({ ok: false }, 401);
+      },
+    );
+    const attempt = async (address: string, password: string, username = 'victim') => {
+      const res = await app.request(
+        'http://localhost/auth/login',
+        { method: 'POST', headers: json, body: JSON.stringify({ username, password }) },
+        { incoming: { socket: { remoteAddress: address } } },
+      );
+      return res.status;
+    };
+    return { attempt, delays };
+  }
+  const hour = (count: number) => ({ count, periodMs: 3_600_000 });
+
+  it('an attacker’s failures from many addresses delay the owner’s sign-in a little, and it succeeds', async () => {
+    const { attempt, delays } = login({ perAccount: hour(5), perAddress: hour(100) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push(await attempt(`198.51.100.${i}`, `guess-${i}`));
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    // Five failures allowed, then each attempt waits: 0.5 s, doubling, at most 4 s.
+    expect(delays.slice(0, 5)).toStrictEqual([500, 1000, 2000, 4000, 4000]);
+    expect(delays).toHaveLength(25);
+    expect(Math.max(...delays)).toBe(MAX_SLOWDOWN_MS);
+    delays.length = 0;
+    expect(await attempt('203.0.113.7', 'right')).toBe(200);
+    expect(delays).toStrictEqual([MAX_SLOWDOWN_MS]);
+    // Another account is not slowed down.
+    expect(await attempt('198.51.100.1', 'x', 'someone-else')).toBe(401);
+    expect(delays).toStrictEqual([MAX_SLOWDOWN_MS]);
+  });
+
+  it('only failures count toward the slowdown', async () => {
+    const { attempt, delays } = login({ perAccount: hour(3), perAddress: hour(100) });
+    for (let i = 0; i < 10; i++) expect(await attempt(`203.0.113.${i}`, 'right')).toBe(200);
+    expect(await attempt('203.0.113.1', 'wrong')).toBe(401);
+    expect(await attempt('203.0.113.2', 'wrong')).toBe(401);
+    expect(await attempt('203.0.113.3', 'wrong')).toBe(401);
+    expect(delays).toStrictEqual([]);
+    expect(await attempt('203.0.113.4', 'right')).toBe(200);
+    expect(delays).toStrictEqual([500]);
+  });
+
+  it('the delay: none within the allowance, then 0.5 s doubling to 4 s', () => {
+    expect([0, -1, 0.5, 1, 1.2, 2, 3, 4, 10].map(slowdownMs)).toStrictEqual([0, 0, 500, 500, 1000, 1000, 2000, 4000, 4000]);
   });
 });

@@ -1,6 +1,7 @@
 /** Opens the configured database: an SQLite file path, or a `postgres://` URL. */
 import type { AccountStore } from '../accounts/store.js';
 import { isDatabaseUrl } from '../config/config.js';
+import type { LimitStore } from '../limits/store.js';
 import type { SessionStore } from '../sessions/store.js';
 
 /** An opened database: its session store and its account store side by side, on one connection (or pool) underneath. */
@@ -8,6 +9,8 @@ export interface Database {
   readonly kind: 'sqlite' | 'postgres';
   readonly sessions: SessionStore;
   readonly accounts: AccountStore;
+  /** Rate limits and running debates: in the database on PostgreSQL (shared by its instances), in memory on SQLite (one process). */
+  readonly limits: LimitStore;
   /** An online, consistent copy of the whole database at `destination` (a file path or a database URL). */
   backup(destination: string): Promise<void>;
   /** Finishes the writes queued before, then lets go of the database. */

@@ -1,11 +1,12 @@
 /**
- * One PostgreSQL database holding sessions and accounts, shared by several server instances: one pool
- * both stores use, migrated on open, plus the session store's lease and LISTEN connection.
+ * One PostgreSQL database holding sessions, accounts and limits, shared by several server instances: one pool
+ * the stores use, migrated on open, plus the session store's lease and LISTEN connection.
  */
 import { Pool } from 'pg';
 import { PostgresAccountStore } from './accounts.js';
 import { dump } from './dump.js';
 import { toStoreError } from './errors.js';
+import { PostgresLimitStore } from './limits.js';
 import { migrate } from './migrations.js';
 import { poolAccess } from './pool.js';
 import { type PostgresSessionOptions, PostgresSessionStore } from './sessions.js';
@@ -21,6 +22,7 @@ export class PostgresDatabase {
   readonly kind = 'postgres';
   readonly sessions: PostgresSessionStore;
   readonly accounts: PostgresAccountStore;
+  readonly limits: PostgresLimitStore;
   readonly #pool: Pool;
   readonly #url: string;
   readonly #options: PostgresStoreOptions;
@@ -33,6 +35,8 @@ export class PostgresDatabase {
     const db = poolAccess(pool);
     this.sessions = new PostgresSessionStore(db, url, options);
     this.accounts = new PostgresAccountStore(db);
+    // Slots are this instance's, under the session store's lease.
+    this.limits = new PostgresLimitStore(db, this.sessions.instanceId, options.onError);
   }
 
   /** Connects, applies missing migrations, and starts the session store (its lease, its listener). */
@@ -72,6 +76,7 @@ export class PostgresDatabase {
   /** Stops the session store (giving up its lease, so peers may recover what was left running) and ends the pool. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await this.limits.releaseAll().catch(() => undefined);
       await this.sessions.stop();
       await this.#pool.end();
     })();

@@ -258,6 +258,30 @@ export const migrations: readonly Migration[] = [
       $fn$;
     `,
   },
+  {
+    version: 6,
+    name: 'rate limits and running debates, shared by the instances',
+    // Keys are hashes (see limits.ts). A bucket is as good as absent once `full_at` has passed, and a slot once its
+    // instance's lease (`instances`) is gone: both are swept.
+    sql: `
+      CREATE TABLE limit_buckets (
+        key text COLLATE "C" PRIMARY KEY,
+        tokens double precision NOT NULL,
+        at timestamptz NOT NULL,
+        took boolean NOT NULL,
+        full_at timestamptz NOT NULL
+      );
+      CREATE INDEX limit_buckets_full_at ON limit_buckets (full_at);
+
+      CREATE TABLE limit_slots (
+        id text COLLATE "C" PRIMARY KEY,
+        key text COLLATE "C" NOT NULL,
+        instance text NOT NULL,
+        acquired_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX limit_slots_by_key ON limit_slots (key);
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

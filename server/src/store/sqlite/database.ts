@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { MemoryLimitStore } from '../../limits/memory.js';
 import { StoreError } from '../../sessions/store.js';
 import { SqliteAccountStore } from './accounts.js';
 import { Connection } from './connection.js';
@@ -23,6 +24,8 @@ export class SqliteDatabase {
   readonly file: string;
   readonly sessions: SqliteSessionStore;
   readonly accounts: SqliteAccountStore;
+  /** One process has the file: limits in its memory count the same as in the file. */
+  readonly limits = new MemoryLimitStore();
   readonly #writer: Connection;
   readonly #reader: Connection;
   readonly #queue: WriteQueue;
