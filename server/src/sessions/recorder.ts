@@ -238,6 +238,19 @@ export class SessionRecorder {
     await Promise.all([...this.#live.values()].map((r) => r.done));
   }
 
+  /**
+   * Stops every run being recorded without recording its end (the store's recovery writes that, as
+   * `interrupted`): what each raised is written first, and the last writes have settled on return.
+   */
+  async stopAll(reason: Error): Promise<void> {
+    await this.settled();
+    const runs = [...this.#live.values()];
+    this.#live.clear();
+    for (const r of runs) r.discard(reason);
+    // A write started since `settled` resolved: let it land before recovery looks at the sessions.
+    await Promise.all(runs.map((r) => r.writing?.catch(() => undefined)));
+  }
+
   /** Writes whatever is pending now and waits for every recording's writes (on shutdown). */
   async settled(): Promise<void> {
     for (const r of this.#live.values()) this.#flush(r);

@@ -613,3 +613,38 @@ describe('close', () => {
     await reopened.close();
   });
 });
+
+describe('drain', () => {
+  it('lets a debate that ends within the grace end as it would, and interrupts the rest, keeping what they raised', async () => {
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store, cache, recorder: new SessionRecorder({ store, cache, flushMs: 60_000 }) });
+    const run = (question: string) => {
+      const d = new FakeDebate({ owner: ALICE, question });
+      const log = new EventLog(d.session.id);
+      const controller = new AbortController();
+      mine.recorder.hook(controller)(log, () => d.session);
+      log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
+      return { d, log, controller };
+    };
+    const finishing = run('Ends within the grace?');
+    const stuck = run('Still running at the end of the grace?');
+    stuck.log.emit({ type: 'answer.delta', round: 1, slot: 2, delta: 'half an answer' });
+    const draining = mine.drain(200);
+    finishing.d.session.status = 'completed';
+    finishing.log.emit(endedBody());
+    const interrupted = await draining;
+
+    expect(interrupted.map((s) => [s.id, s.status, s.missingSlots])).toStrictEqual([
+      [stuck.log.sessionId, 'interrupted', [1, 2]],
+    ]);
+    // Stopped, and no `cancelled` end of its own was written over the recovery's.
+    expect(stuck.controller.signal.aborted).toBe(true);
+    expect(mine.recorder.running).toBe(0);
+    expect((await store.events(stuck.log.sessionId, 0)).map((e) => e.type)).toStrictEqual([
+      'round.started',
+      'answer.delta',
+      'session.ended',
+    ]);
+    expect((await store.get(finishing.log.sessionId))?.status).toBe('completed');
+  });
+});

@@ -58,6 +58,22 @@ export class Sessions {
     await this.recorder.settled();
   }
 
+  /**
+   * Stopping for good (a deploy): running debates get `graceMs` to finish; the rest stop, and the store
+   * ends them `interrupted` (what they said kept, the end appended, followers told), so any instance can
+   * continue them. Returns those sessions.
+   */
+  async drain(graceMs: number): Promise<Session[]> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    if (this.recorder.running === 0) return [];
+    await this.recorder.stopAll(new Error('The server is stopping.'));
+    const interrupted = await this.store.recoverInterrupted(new Date());
+    for (const session of interrupted) this.cache.delete(session.id);
+    return interrupted;
+  }
+
   /** The session if it exists and `owner` may see it. */
   async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
     // While another instance's changes go unheard, only the store is current.
