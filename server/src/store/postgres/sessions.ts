@@ -127,6 +127,9 @@ export class PostgresSessionStore implements SessionStore {
   /** Events shown and not yet sent live, in order. */
   #outbox: DebateEvent[] = [];
   #sending: ReturnType<typeof setTimeout> | undefined;
+  /** Since when every heartbeat has renewed the lease (undefined after a failure), and when the last did. */
+  #renewedSince: number | undefined;
+  #lastRenewal: number | undefined;
 
   constructor(db: PostgresAccess, url: string, options: PostgresSessionOptions) {
     this.#db = db;
@@ -178,7 +181,17 @@ export class PostgresSessionStore implements SessionStore {
     }
     this.#every(this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, () => this.#renewLease());
     const recoverEvery = this.#options.recoverEveryMs ?? DEFAULT_SWEEP_MS;
-    if (recoverEvery > 0) this.#every(recoverEvery, () => this.#recover(new Date(), false));
+    if (recoverEvery > 0) this.#every(recoverEvery, () => this.#sweep());
+  }
+
+  /**
+   * The periodic recovery, only once this instance has renewed its lease without a miss for a whole lease:
+   * after an outage every lease has lapsed, and its peers, which were as cut off as it was, must first get
+   * the chance to renew theirs.
+   */
+  async #sweep(): Promise<void> {
+    if (this.#renewedSince === undefined || Date.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS)) return;
+    await this.#recover(new Date(), false);
   }
 
   #every(ms: number, work: () => Promise<unknown>): void {
@@ -196,11 +209,21 @@ export class PostgresSessionStore implements SessionStore {
 
   async #renewLease(): Promise<void> {
     const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
-    await this.#db.query(
-      `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-      [this.instanceId, leaseMs],
-    );
+    const heartbeatMs = this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const started = Date.now();
+    try {
+      await this.#db.query(
+        `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
+         ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+        [this.instanceId, leaseMs],
+      );
+    } catch (error) {
+      this.#renewedSince = undefined;
+      throw error;
+    }
+    // A renewal later than a heartbeat and a half after the last one was a miss too.
+    if (this.#lastRenewal === undefined || started - this.#lastRenewal > heartbeatMs * 1.5) this.#renewedSince = started;
+    this.#lastRenewal = started;
   }
 
   async write(step: Step): Promise<void> {
