@@ -9,6 +9,7 @@ import { StoreError } from '../../sessions/store.js';
 import { SqliteAccountStore } from './accounts.js';
 import { Connection } from './connection.js';
 import { makeDirectory } from './directory.js';
+import { check, type StoreCheck } from '../ready.js';
 import { migrate } from './migrations.js';
 import { SqliteSessionStore } from './sessions.js';
 import { WriteQueue } from './write-queue.js';
@@ -86,6 +87,16 @@ export class SqliteDatabase {
     } finally {
       await db.close();
     }
+  }
+
+  /** A trivial query on the reader connection; false once closed. */
+  async ready(): Promise<StoreCheck[]> {
+    return [await check('database', () => this.#reader.first('SELECT 1'), 2000)];
+  }
+
+  /** No pool: one writer and one reader connection. */
+  poolUse(): undefined {
+    return undefined;
   }
 
   async close(): Promise<void> {
