@@ -9,6 +9,7 @@ import { createLogger } from './config/log.js';
 import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
 import { LOCAL_OWNER } from './http/owner.js';
+import { Readiness } from './http/readiness.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -36,7 +37,20 @@ async function start(): Promise<void> {
   let database: Database;
   let sessions: Sessions;
   try {
-    database = await openDatabase(config.database);
+    const { id, poolSize, leaseMs, heartbeatMs, sweepMs } = config.instance;
+    database = await openDatabase(config.database, {
+      instanceId: id,
+      maxConnections: poolSize,
+      leaseMs,
+      heartbeatMs,
+      recoverEveryMs: sweepMs,
+      // Lease renewal, the sweep for orphaned runs and the LISTEN connection retry on their own; say why they failed.
+      onError: (error) =>
+        logger.error('session store background work failed; retrying', {
+          instance: id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
     sessions = await openSessions(database.sessions, {
       cacheSize: config.sessionCacheSize,
       storeRetryMs: config.storeRetryMs,
@@ -66,7 +80,9 @@ async function start(): Promise<void> {
     }
     throw err;
   }
-  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts });
+  // Whoever implements draining on SIGTERM calls `readiness.drain()`, so `/ready` sends balancers elsewhere first.
+  const readiness = new Readiness();
+  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts, store: database, readiness });
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
@@ -76,6 +92,7 @@ async function start(): Promise<void> {
       dotEnv,
       slots: config.slots.map((s) => `${s.slot}:${s.provider}:${s.live ? 'live' : 'offline'}`),
       database: redact(config.database),
+      instance: config.instance.id,
     });
     if (config.logLevel !== 'silent') {
       console.log(

@@ -228,7 +228,11 @@ describe('several instances', () => {
   it('names the instance <hostname>:<port> by default, so a restart keeps its id', () => {
     const id = loadConfig({ PORT: '9001' }).instance.id;
     expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*:9001$/);
-    expect(id).toBe(`${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 56)}:9001`);
+    expect(id).toBe(
+      `${hostname()
+        .replace(/[^A-Za-z0-9._-]/g, '-')
+        .slice(0, 56)}:9001`,
+    );
   });
 
   it('takes the pool, lease, heartbeat, sweep, drain, id and metrics token from the environment', () => {
@@ -247,7 +251,10 @@ describe('several instances', () => {
   });
 
   it('refuses a heartbeat not below half the lease: one missed renewal would let the lease lapse', () => {
-    rejects({ CONSILIUM_LEASE_MS: '6000', CONSILIUM_HEARTBEAT_MS: '3000' }, /CONSILIUM_HEARTBEAT_MS \(3000\) must be below half of CONSILIUM_LEASE_MS \(6000\)/);
+    rejects(
+      { CONSILIUM_LEASE_MS: '6000', CONSILIUM_HEARTBEAT_MS: '3000' },
+      /CONSILIUM_HEARTBEAT_MS \(3000\) must be below half of CONSILIUM_LEASE_MS \(6000\)/,
+    );
     rejects({ CONSILIUM_HEARTBEAT_MS: '3000' }, /below half/);
   });
 

@@ -135,7 +135,11 @@ const INSTANCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$/;
  */
 function instanceSettings(env: Env, port: number): InstanceSettings {
   // The default must pass its own check whatever the machine is called.
-  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 56) || 'host';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 56) || 'host';
   const id = env.CONSILIUM_INSTANCE_ID || `${host}:${port}`;
   if (!INSTANCE_ID.test(id)) {
     throw new ConfigError(

@@ -3,11 +3,11 @@
  * both stores use, migrated on open, plus the session store's lease and LISTEN connection.
  */
 import { Pool } from 'pg';
+import { check, type PoolUse, type StoreCheck } from '../ready.js';
 import { PostgresAccountStore } from './accounts.js';
 import { dump } from './dump.js';
 import { toStoreError } from './errors.js';
 import { migrate } from './migrations.js';
-import { check, type PoolUse, type StoreCheck } from '../ready.js';
 import { poolAccess } from './pool.js';
 import { type PostgresSessionOptions, PostgresSessionStore } from './sessions.js';
 
