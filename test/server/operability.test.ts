@@ -109,7 +109,10 @@ describe('GET /metrics', () => {
 
   it('is 401 without the token, with another one, or with an API token', async () => {
     const server = await start({ CONSILIUM_METRICS_TOKEN: TOKEN });
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }] as Record<
+      string,
+      string
+    >[]) {
       const res = await anonymous(server, '/metrics', headers);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       await expectProblem(res, 401, 'unauthorized');
