@@ -1,7 +1,7 @@
 /**
  * The harness of `test/support/cluster.ts`, proved: two real instances on one PostgreSQL behind nginx running the
- * sample proxy configuration. Requests through the proxy reach both instances; an event stream passes through
- * unbuffered (its first event arrives while the debate still runs); and while PostgreSQL is down each instance
+ * sample proxy configuration. Requests through the proxy reach both instances, and the live one alone while the other
+ * is killed; an event stream passes through unbuffered (its first event arrives while the debate still runs); and while PostgreSQL is down each instance
  * answers `/ready` 503 and comes back to 200 once it is up again, neither of them exiting meanwhile.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,8 +65,11 @@ describe.skipIf(!clusterAvailable)('two instances behind nginx on one PostgreSQL
     const first = JSON.parse(messages[0]!.data) as { type: string; sessionId: string };
     expect(first.type).toBe('session.started');
     // Read through the proxy (either instance), once its first write has committed: stored, and still running.
-    let stored: Response;
-    while ((stored = await admin.fetch(`/sessions/${first.sessionId}`)).status === 404) await stored.body?.cancel();
+    let stored = await admin.fetch(`/sessions/${first.sessionId}`);
+    while (stored.status === 404) {
+      await stored.body?.cancel();
+      stored = await admin.fetch(`/sessions/${first.sessionId}`);
+    }
     expect(stored.status).toBe(200);
     expect(((await stored.json()) as { status: string }).status).toBe('running');
     let last: { type: string; status?: string } = first;
@@ -76,6 +79,22 @@ describe.skipIf(!clusterAvailable)('two instances behind nginx on one PostgreSQL
       for (const message of parser.feed(decoder.decode(value, { stream: true }))) last = JSON.parse(message.data);
     }
     expect(last).toMatchObject({ type: 'session.ended', status: 'completed' });
+  }, 60_000);
+
+  it('keeps answering through the proxy while an instance is killed, and spreads again once it restarts', async () => {
+    const instanceBehindProxy = async () => {
+      const res = await fetch(`${cluster.proxyUrl}/ready`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { instance: string }).instance;
+    };
+    await cluster.kill(1);
+    expect(running(cluster.instances[1]!.run)).toBe(false);
+    // nginx passes a refused connection on to the next server: every request still reaches the live one.
+    for (let i = 0; i < 4; i++) expect(await instanceBehindProxy()).toBe('instance-0');
+    await cluster.restart(1);
+    // Back in turn once nginx's fail_timeout (1 s in the harness) has passed.
+    while ((await instanceBehindProxy()) !== 'instance-1');
+    expect(running(cluster.instances[0]!.run)).toBe(true);
   }, 60_000);
 
   it('answers /ready 503 while PostgreSQL is down and 200 once it is back, no instance exiting', async () => {
