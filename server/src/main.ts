@@ -9,6 +9,7 @@ import { createLogger } from './config/log.js';
 import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
 import { LOCAL_OWNER } from './http/owner.js';
+import { Readiness } from './http/readiness.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
@@ -36,7 +37,20 @@ async function start(): Promise<void> {
   let database: Database;
   let sessions: Sessions;
   try {
-    database = await openDatabase(config.database);
+    const { id, poolSize, leaseMs, heartbeatMs, sweepMs } = config.instance;
+    database = await openDatabase(config.database, {
+      instanceId: id,
+      maxConnections: poolSize,
+      leaseMs,
+      heartbeatMs,
+      recoverEveryMs: sweepMs,
+      // Lease renewal, the sweep for orphaned runs and the LISTEN connection retry on their own; say why they failed.
+      onError: (error) =>
+        logger.error('session store background work failed; retrying', {
+          instance: id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
     sessions = await openSessions(database.sessions, {
       cacheSize: config.sessionCacheSize,
       storeRetryMs: config.storeRetryMs,
@@ -66,7 +80,19 @@ async function start(): Promise<void> {
     }
     throw err;
   }
-  const app = createApp({ config, logger, version, startedAt: Date.now(), sessions, accounts, limits: database.limits });
+  // Draining (SIGTERM) says so on `/ready` first, so balancers send new requests elsewhere.
+  const readiness = new Readiness();
+  const app = createApp({
+    config,
+    logger,
+    version,
+    startedAt: Date.now(),
+    sessions,
+    accounts,
+    limits: database.limits,
+    store: database,
+    readiness,
+  });
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
@@ -76,6 +102,7 @@ async function start(): Promise<void> {
       dotEnv,
       slots: config.slots.map((s) => `${s.slot}:${s.provider}:${s.live ? 'live' : 'offline'}`),
       database: redact(config.database),
+      instance: config.instance.id,
     });
     if (config.logLevel !== 'silent') {
       console.log(
@@ -88,12 +115,34 @@ async function start(): Promise<void> {
     console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
     process.exit(1);
   });
-  // Running debates are cancelled by their closing connections; what they raised is written before exit.
-  const stop = () => {
+  // SIGTERM (a deploy) and Ctrl-C drain: no new connections or debates; running ones get CONSILIUM_DRAIN_MS to finish,
+  // and the rest end `interrupted`, for another instance (or the next start) to continue. A second signal cuts the wait.
+  const now = new AbortController();
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return now.abort();
+    stopping = true;
+    readiness.drain();
     server.close();
-    (server as Server).closeAllConnections();
+    (server as Server).closeIdleConnections();
+    const running = sessions.recorder.running;
+    logger.info('stopping', { signal, running, drainMs: config.drainMs });
+    if (running > 0 && config.logLevel !== 'silent') {
+      console.log(
+        `\nStopping: ${running} debate(s) running; waiting up to ${Math.round(config.drainMs / 1000)} s for them (${signal} again to stop now).`,
+      );
+    }
     sessions
-      .close()
+      .drain(config.drainMs, { now: now.signal })
+      .then((interrupted) => {
+        if (interrupted.length > 0) {
+          logger.warn('debates interrupted by the stop; POST /sessions/{id}/continue resumes them', {
+            sessions: interrupted.map((s) => s.id),
+          });
+        }
+        (server as Server).closeAllConnections();
+        return sessions.close(0);
+      })
       .then(() => database.close())
       .then(
         () => process.exit(0),

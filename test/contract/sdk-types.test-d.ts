@@ -42,6 +42,9 @@ import type {
   GetCurrentUserResponses,
   GetHealthData,
   GetHealthResponses,
+  GetReadyData,
+  GetReadyErrors,
+  GetReadyResponses,
   GetSessionData,
   GetSessionErrors,
   GetSessionResponses,
@@ -110,6 +113,7 @@ type NoErrors = Record<never, never>;
 /** hey-api's three types per operation. TypeScript cannot look a type up by name, so they are listed once here. */
 type Sdk = {
   getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: NoErrors };
+  getReady: { data: GetReadyData; responses: GetReadyResponses; errors: GetReadyErrors };
   listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: ListProvidersErrors };
   askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };
   runParallel: { data: RunParallelData; responses: RunParallelResponses; errors: RunParallelErrors };

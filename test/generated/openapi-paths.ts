@@ -18,6 +18,29 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report whether this instance can take requests now
+         * @description For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).
+         *     Ready when the session store answers a trivial query and, on PostgreSQL, this instance's notification
+         *     listener is connected. Otherwise `503` with code `not_ready` naming what is down, or `draining` while the
+         *     instance is stopping (it finishes its running debates but should get no new requests).
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers": {
         parameters: {
             query?: never;
@@ -509,7 +532,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -522,6 +545,12 @@ export type components = {
             status: "ok";
             version: string;
             uptimeSeconds: number;
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            /** @description This instance's id (`CONSILIUM_INSTANCE_ID`, by default `<hostname>:<port>`). */
+            instance: string;
         };
         /** @description A model slot, 1–5. Slot 1 writes the verdict. */
         SlotNumber: number;
@@ -1324,6 +1353,28 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance. */
+        NotReady: {
+            headers: {
+                /** @description Seconds before asking again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/not_ready",
+                 *       "title": "Not ready",
+                 *       "status": 503,
+                 *       "code": "not_ready",
+                 *       "detail": "Instance web-1:8787 is not ready: database (connect ECONNREFUSED 127.0.0.1:5432); listener (the LISTEN connection is down).",
+                 *       "instance": "/ready",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1357,6 +1408,33 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This instance can take requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "instance": "web-1:8787"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            503: components["responses"]["NotReady"];
         };
     };
     listProviders: {

@@ -52,6 +52,14 @@ export interface TestPostgres {
   readonly url: string;
   /** A fresh, empty database; returns its URL. Dropped by `stop()`. */
   createDatabase(): Promise<string>;
+  /** Ends every connection to `database` (a URL or name; all databases but the caller's when omitted), as a crash of their backends would. */
+  terminateBackends(database?: string): Promise<number>;
+  /** Stops the PostgreSQL server (fast shutdown: connections end, nothing is lost) until `start()`; the throwaway cluster only. */
+  halt(): Promise<void>;
+  /** Starts the server `halt()` stopped, on the same port and data. */
+  start(): Promise<void>;
+  /** `halt()` then `start()`. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,10 +71,20 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (existing) return serverAt(existing, async () => undefined);
   if (!postgres.available || !postgres.binDir) throw new Error('PostgreSQL is not available');
   const cluster = await startCluster(postgres.binDir);
-  return serverAt(cluster.url, cluster.stop);
+  return serverAt(cluster.url, cluster.stop, cluster.control);
 }
 
-function serverAt(url: string, stopServer: () => Promise<void>): TestPostgres {
+interface Control {
+  halt(): Promise<void>;
+  start(): Promise<void>;
+}
+
+const shared: Control = {
+  halt: () => Promise.reject(new Error(`cannot stop a server given by ${ENV_URL}`)),
+  start: () => Promise.reject(new Error(`cannot start a server given by ${ENV_URL}`)),
+};
+
+function serverAt(url: string, stopServer: () => Promise<void>, control: Control = shared): TestPostgres {
   const created: string[] = [];
   const admin = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
     const client = new Client({ connectionString: url });
@@ -86,6 +104,23 @@ function serverAt(url: string, stopServer: () => Promise<void>): TestPostgres {
       const dbUrl = new URL(url);
       dbUrl.pathname = `/${name}`;
       return dbUrl.toString();
+    },
+    async terminateBackends(database) {
+      const name = database === undefined ? undefined : database.includes('://') ? new URL(database).pathname.slice(1) : database;
+      const { rows } = await admin((client) =>
+        client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND ($1::text IS NULL OR datname = $1)`,
+          [name ?? null],
+        ),
+      );
+      return rows.length;
+    },
+    halt: () => control.halt(),
+    start: () => control.start(),
+    async restart() {
+      await control.halt();
+      await control.start();
     },
     async stop() {
       // On a shared server, leave nothing behind; a throwaway cluster goes whole.
@@ -130,7 +165,7 @@ function run(prefix: string[], command: string, args: string[]): void {
   }
 }
 
-async function startCluster(binDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startCluster(binDir: string): Promise<{ url: string; stop: () => Promise<void>; control: Control }> {
   const user = runAs();
   const root = mkdtempSync(join(tmpdir(), 'consilium-pg-'));
   if (user.uid !== undefined) chownSync(root, user.uid, user.gid!);
@@ -174,9 +209,11 @@ async function startCluster(binDir: string): Promise<{ url: string; stop: () => 
         ].join('\n'),
       );
       if (user.uid !== undefined) chownSync(join(data, 'postgresql.auto.conf'), user.uid, user.gid!);
+      const start = async () => run(user.prefix, bin('pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', 'start']);
       try {
-        run(user.prefix, bin('pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', 'start']);
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+        await start();
+        const halt = async () => run(user.prefix, bin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, control: { halt, start } };
       } catch (error) {
         if (attempt >= 3) throw error;
       }

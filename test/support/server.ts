@@ -14,6 +14,7 @@ import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { createApp } from '../../server/src/http/app.js';
 import { LOCAL_OWNER } from '../../server/src/http/owner.js';
+import { Readiness } from '../../server/src/http/readiness.js';
 import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
 import { openSessions } from '../../server/src/sessions/open.js';
 import type { Sessions } from '../../server/src/sessions/sessions.js';
@@ -38,6 +39,8 @@ export interface RunningServer extends Caller {
   config: Config;
   /** The database it stores sessions and accounts in. */
   database: Database;
+  /** What `/ready` answers besides the database: `readiness.drain()` makes it 503 `draining`. */
+  readiness: Readiness;
   sessions: Sessions;
   accounts: Accounts;
   /** The SDK with no credentials. */
@@ -85,8 +88,11 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   const accounts = openAccounts(database.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;
   await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });
+  const readiness = new Readiness();
   // Slot keys come from `env` only, never from the machine running the tests.
   const app = createApp({
+    store: database,
+    readiness,
     config,
     env: all,
     logger: createLogger('silent'),
@@ -118,6 +124,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     baseUrl,
     config,
     database,
+    readiness,
     sessions,
     accounts,
     scrypt: TEST_SCRYPT,

@@ -1,10 +1,10 @@
 /**
- * The services some tests need from outside npm: PostgreSQL, Chromium, MediaWiki. `npm test`'s pretest
+ * The services some tests need from outside npm: PostgreSQL, Chromium, MediaWiki, nginx. `npm test`'s pretest
  * (`setup.sh`) installs the missing ones or stops before any test runs, so a test that still cannot find its
  * service fails. The one way to skip their tests instead: name them in `CONSILIUM_SKIP_SERVICES`
  * (comma-separated), which `setup.sh` honours too.
  */
-export type Service = 'postgres' | 'chromium' | 'mediawiki';
+export type Service = 'postgres' | 'chromium' | 'mediawiki' | 'nginx';
 
 export const SKIP_SERVICES = 'CONSILIUM_SKIP_SERVICES';
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # What the tests need from outside npm, checked before any test runs (`npm test`'s pretest, and .ci/run):
 # PostgreSQL's server binaries (support/postgres.ts), Chromium (ui/browser.ts), MediaWiki 1.39 with PHP
-# (support/mediawiki.ts). All there: silent, in milliseconds. Something missing, with apt-get and root or
+# (support/mediawiki.ts), nginx (support/cluster.ts). All there: silent, in milliseconds. Something missing, with apt-get and root or
 # sudo without a password: installs it from Debian's packages in one apt step, saying so in one line.
 # Missing and not installable that way: one message saying what to run, and exit 1.
 # CI=true or --install: installs whatever it takes, through sudo even if sudo asks for a password.
-# CONSILIUM_SKIP_SERVICES=postgres,chromium,mediawiki leaves the named ones out (their tests skip instead).
+# CONSILIUM_SKIP_SERVICES=postgres,chromium,mediawiki,nginx leaves the named ones out (their tests skip instead).
 set -euo pipefail
 
 CHROMIUM="${CONSILIUM_CHROMIUM:-/usr/bin/chromium}"
 MEDIAWIKI="${MW_INSTALL_PATH:-/usr/share/mediawiki}"
+NGINX="${CONSILIUM_NGINX:-/usr/sbin/nginx}"
 skip="${CONSILIUM_SKIP_SERVICES:-}"
 SKIPPED=",${skip// /},"
 
@@ -36,6 +37,10 @@ have_mediawiki() {
   done
 }
 
+have_nginx() {
+  [ -x "$NGINX" ]
+}
+
 # Per missing service: its id (as CONSILIUM_SKIP_SERVICES names it), what it is, its Debian packages,
 # and how to give the tests one of your own instead.
 missing=() names=() packages=() overrides=()
@@ -55,6 +60,8 @@ need chromium "Chromium" "chromium fonts-liberation" "CONSILIUM_CHROMIUM=<a Chro
 # The mediawiki package recommends Apache; the tests serve the wiki with `php -S` instead.
 need mediawiki "MediaWiki with PHP" "mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml" \
   "MW_INSTALL_PATH=<a MediaWiki 1.39> (now $MEDIAWIKI), with php and its pdo_sqlite, intl, mbstring, xml modules"
+# The proxy in front of several instances (test/cluster); the tests run their own, never the system's service.
+need nginx "nginx" "nginx" "CONSILIUM_NGINX=<an nginx binary> (now $NGINX)"
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -1,6 +1,6 @@
 /**
  * `setup.sh` (npm test's pretest) run by bash in a sandbox: the services it looks for are pointed into a temp dir
- * (`PG_BIN`, `CONSILIUM_CHROMIUM`, `MW_INSTALL_PATH`), and `id`, `sudo`, `php` and `apt-get` are fakes first on
+ * (`PG_BIN`, `CONSILIUM_CHROMIUM`, `MW_INSTALL_PATH`, `CONSILIUM_NGINX`), and `id`, `sudo`, `php` and `apt-get` are fakes first on
  * `PATH`. The fake apt-get records its arguments and "installs" by creating what the script looks for; the real
  * one never runs.
  */
@@ -25,6 +25,7 @@ for package in "$@"; do
       chmod +x "$PG_BIN/initdb" "$PG_BIN/pg_ctl" ;;
     chromium) printf '#!/bin/sh\\n' >"$CONSILIUM_CHROMIUM" && chmod +x "$CONSILIUM_CHROMIUM" ;;
     mediawiki) mkdir -p "$MW_INSTALL_PATH/maintenance" && : >"$MW_INSTALL_PATH/maintenance/install.php" ;;
+    nginx) printf '#!/bin/sh\\n' >"$CONSILIUM_NGINX" && chmod +x "$CONSILIUM_NGINX" ;;
   esac
 done
 `;
@@ -60,13 +61,14 @@ function runAs(uid: string, sudo: 'none' | 'password' | 'passwordless', env: Rec
       PG_BIN: join(dir, 'pg'),
       CONSILIUM_CHROMIUM: join(dir, 'chromium'),
       MW_INSTALL_PATH: join(dir, 'mediawiki'),
+      CONSILIUM_NGINX: join(dir, 'nginx'),
       ...env,
     },
   });
   return { ...result, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [] };
 }
 
-/** Puts all three services in place, as the fake apt-get would. */
+/** Puts all four services in place, as the fake apt-get would. */
 function installAll(): void {
   runAs(user.root, 'none');
   rmSync(calls);
@@ -82,7 +84,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const ALL_PACKAGES = 'postgresql chromium fonts-liberation mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml';
+const ALL_PACKAGES = 'postgresql chromium fonts-liberation mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml nginx';
 
 describe('with everything there', () => {
   it('says nothing, calls nothing, and exits 0', () => {
@@ -103,13 +105,19 @@ describe('something missing, and no way to install it', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.calls).toEqual(['sudo -n true']);
-    expect(run.stderr).toContain('npm test needs PostgreSQL, Chromium and MediaWiki with PHP, missing here;');
+    expect(run.stderr).toContain('npm test needs PostgreSQL, Chromium, MediaWiki with PHP and nginx, missing here;');
     expect(run.stderr).toContain('needs root, or sudo without a password');
     expect(run.stderr).toContain(`sudo apt-get update && sudo apt-get install -y --no-install-recommends ${ALL_PACKAGES}\n`);
-    for (const variable of ['PG_BIN=', 'CONSILIUM_TEST_DATABASE_URL=', 'CONSILIUM_CHROMIUM=', 'MW_INSTALL_PATH=']) {
+    for (const variable of [
+      'PG_BIN=',
+      'CONSILIUM_TEST_DATABASE_URL=',
+      'CONSILIUM_CHROMIUM=',
+      'MW_INSTALL_PATH=',
+      'CONSILIUM_NGINX=',
+    ]) {
       expect(run.stderr).toContain(variable);
     }
-    expect(run.stderr).toContain('CONSILIUM_SKIP_SERVICES=postgres,chromium,mediawiki npm test');
+    expect(run.stderr).toContain('CONSILIUM_SKIP_SERVICES=postgres,chromium,mediawiki,nginx npm test');
   });
 
   it('names only what is missing', () => {
@@ -124,11 +132,22 @@ describe('something missing, and no way to install it', () => {
     expect(run.stderr).toContain('CONSILIUM_SKIP_SERVICES=chromium npm test');
   });
 
+  it('names nginx alone when only it is missing, with CONSILIUM_NGINX to point at one', () => {
+    installAll();
+    rmSync(join(dir, 'nginx'));
+    const run = runAs(user.other, 'none');
+    expect(run).toMatchObject({ status: 1, stdout: '', calls: [] });
+    expect(run.stderr).toContain('npm test needs nginx, missing here;');
+    expect(run.stderr).toContain('--no-install-recommends nginx\n');
+    expect(run.stderr).toContain('CONSILIUM_NGINX=');
+    expect(run.stderr).toContain('CONSILIUM_SKIP_SERVICES=nginx npm test');
+  });
+
   it('says so when there is no apt-get, even as root', () => {
     rmSync(join(bin, 'apt-get'));
     const run = runAs(user.root, 'none', { PATH: bin });
     expect(run).toMatchObject({ status: 1, stdout: '', calls: [] });
-    expect(run.stderr).toContain('npm test needs PostgreSQL, Chromium and MediaWiki with PHP, missing here;');
+    expect(run.stderr).toContain('npm test needs PostgreSQL, Chromium, MediaWiki with PHP and nginx, missing here;');
     expect(run.stderr).toContain('there is no apt-get here to install them with');
   });
 });
@@ -139,7 +158,7 @@ describe('something missing, and root or sudo without a password', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
-      /^Installing PostgreSQL, Chromium and MediaWiki with PHP from Debian's packages for the tests \(log: .*\)…\n$/,
+      /^Installing PostgreSQL, Chromium, MediaWiki with PHP and nginx from Debian's packages for the tests \(log: .*\)…\n$/,
     );
     expect(run.calls).toEqual(['apt-get -q -y update', `apt-get -q -y install --no-install-recommends ${ALL_PACKAGES}`]);
     expect(existsSync(join(dir, 'chromium'))).toBe(true);
@@ -189,10 +208,10 @@ describe('CI=true or --install', () => {
 
 describe('CONSILIUM_SKIP_SERVICES', () => {
   it('leaves the services it names out', () => {
-    const run = runAs(user.other, 'none', { CONSILIUM_SKIP_SERVICES: 'postgres, mediawiki' });
+    const run = runAs(user.other, 'none', { CONSILIUM_SKIP_SERVICES: 'postgres, mediawiki, nginx' });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('npm test needs Chromium, missing here;');
-    expect(runAs(user.other, 'none', { CONSILIUM_SKIP_SERVICES: 'postgres,chromium,mediawiki' })).toMatchObject({
+    expect(runAs(user.other, 'none', { CONSILIUM_SKIP_SERVICES: 'postgres,chromium,mediawiki,nginx' })).toMatchObject({
       status: 0,
       stdout: '',
       stderr: '',

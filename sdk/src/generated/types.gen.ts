@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining';
 
 export type FieldError = {
     /**
@@ -72,6 +72,14 @@ export type Health = {
     status: 'ok';
     version: string;
     uptimeSeconds: number;
+};
+
+export type Readiness = {
+    status: 'ready';
+    /**
+     * This instance's id (`CONSILIUM_INSTANCE_ID`, by default `<hostname>:<port>`).
+     */
+    instance: string;
 };
 
 /**
@@ -837,6 +845,31 @@ export type GetHealthResponses = {
 };
 
 export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
+
+export type GetReadyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/ready';
+};
+
+export type GetReadyErrors = {
+    /**
+     * This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.
+     */
+    503: Problem;
+};
+
+export type GetReadyError = GetReadyErrors[keyof GetReadyErrors];
+
+export type GetReadyResponses = {
+    /**
+     * This instance can take requests.
+     */
+    200: Readiness;
+};
+
+export type GetReadyResponse = GetReadyResponses[keyof GetReadyResponses];
 
 export type ListProvidersData = {
     body?: never;

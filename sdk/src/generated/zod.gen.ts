@@ -24,7 +24,9 @@ export const zProblemCode = z.enum([
     'host_not_allowed',
     'request_timeout',
     'store_unavailable',
-    'method_not_allowed'
+    'method_not_allowed',
+    'not_ready',
+    'draining'
 ]);
 
 export const zFieldError = z.object({
@@ -52,6 +54,11 @@ export const zHealth = z.object({
     status: z.enum(['ok']),
     version: z.string(),
     uptimeSeconds: z.number().check(z.gte(0))
+});
+
+export const zReadiness = z.object({
+    status: z.enum(['ready']),
+    instance: z.string()
 });
 
 /**
@@ -731,6 +738,11 @@ export const zDebateEvent = z.union([
  * The service is up.
  */
 export const zGetHealthResponse = zHealth;
+
+/**
+ * This instance can take requests.
+ */
+export const zGetReadyResponse = zReadiness;
 
 export const zListProvidersQuery = z.object({
     check: z._default(z.optional(z.boolean()), false)

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
@@ -50,6 +50,9 @@ describe('loadConfig defaults', () => {
       allowedHosts: [],
       signInIdleMinutes: 720,
       signInMaxHours: 168,
+      instance: { id: expect.stringMatching(/:8787$/), poolSize: 10, leaseMs: 6000, heartbeatMs: 2000, sweepMs: 2000 },
+      drainMs: 30_000,
+      metricsToken: undefined,
     });
   });
 
@@ -76,6 +79,13 @@ describe('loadConfig defaults', () => {
       CONSILIUM_LIMIT_DEBATES_PER_USER: '',
       CONSILIUM_LIMIT_RUNNING_DEBATES_PER_USER: '',
       CONSILIUM_ALLOWED_HOSTS: '',
+      CONSILIUM_INSTANCE_ID: '',
+      CONSILIUM_PG_POOL_SIZE: '',
+      CONSILIUM_LEASE_MS: '',
+      CONSILIUM_HEARTBEAT_MS: '',
+      CONSILIUM_SWEEP_MS: '',
+      CONSILIUM_DRAIN_MS: '',
+      CONSILIUM_METRICS_TOKEN: '',
     };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
@@ -212,6 +222,60 @@ describe('loadConfig rejections', () => {
   it('stops on a bad slot, naming the variable (slots throw a plain Error, not ConfigError)', () => {
     expect(() => loadConfig({ CONSILIUM_SLOT2_PROVIDER: 'Open AI' })).toThrow(/^CONSILIUM_SLOT2_PROVIDER must match/);
     expect(() => loadConfig({ CONSILIUM_SLOT4_PROVIDER: 'ollama-qwen' })).toThrow(/needs CONSILIUM_SLOT4_BASE_URL/);
+  });
+});
+
+describe('several instances', () => {
+  it('names the instance <hostname>:<port> by default, so a restart keeps its id', () => {
+    const id = loadConfig({ PORT: '9001' }).instance.id;
+    expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*:9001$/);
+    expect(id).toBe(
+      `${hostname()
+        .replace(/[^A-Za-z0-9._-]/g, '-')
+        .slice(0, 56)}:9001`,
+    );
+  });
+
+  it('takes the pool, lease, heartbeat, sweep, drain, id and metrics token from the environment', () => {
+    const config = loadConfig({
+      CONSILIUM_INSTANCE_ID: 'web-1.example:8787',
+      CONSILIUM_PG_POOL_SIZE: '4',
+      CONSILIUM_LEASE_MS: '10000',
+      CONSILIUM_HEARTBEAT_MS: '4999',
+      CONSILIUM_SWEEP_MS: '500',
+      CONSILIUM_DRAIN_MS: '0',
+      CONSILIUM_METRICS_TOKEN: 'scrape-0123456789abcdef',
+    });
+    expect(config.instance).toEqual({ id: 'web-1.example:8787', poolSize: 4, leaseMs: 10_000, heartbeatMs: 4999, sweepMs: 500 });
+    expect(config.drainMs).toBe(0);
+    expect(config.metricsToken).toBe('scrape-0123456789abcdef');
+  });
+
+  it('refuses a heartbeat not below half the lease: one missed renewal would let the lease lapse', () => {
+    rejects(
+      { CONSILIUM_LEASE_MS: '6000', CONSILIUM_HEARTBEAT_MS: '3000' },
+      /CONSILIUM_HEARTBEAT_MS \(3000\) must be below half of CONSILIUM_LEASE_MS \(6000\)/,
+    );
+    rejects({ CONSILIUM_HEARTBEAT_MS: '3000' }, /below half/);
+  });
+
+  it.each([
+    ['a space', 'web 1'],
+    ['a slash', 'web/1'],
+    ['a leading dash', '-web'],
+    ['64 characters', 'a'.repeat(64)],
+    ['a quote', "web'1"],
+  ])('refuses an instance id with %s', (_, id) => {
+    rejects({ CONSILIUM_INSTANCE_ID: id }, /^CONSILIUM_INSTANCE_ID must be 1 to 63 letters/);
+  });
+
+  it('refuses out-of-range numbers and a short or spaced metrics token', () => {
+    rejects({ CONSILIUM_PG_POOL_SIZE: '0' }, /^CONSILIUM_PG_POOL_SIZE must be an integer from 1/);
+    rejects({ CONSILIUM_LEASE_MS: '999' }, /^CONSILIUM_LEASE_MS must be an integer from 1000/);
+    rejects({ CONSILIUM_SWEEP_MS: '99' }, /^CONSILIUM_SWEEP_MS must be an integer from 100/);
+    rejects({ CONSILIUM_DRAIN_MS: '-1' }, /^CONSILIUM_DRAIN_MS must be an integer/);
+    rejects({ CONSILIUM_METRICS_TOKEN: 'short' }, /^CONSILIUM_METRICS_TOKEN must be 16 to 256/);
+    rejects({ CONSILIUM_METRICS_TOKEN: 'has a space in it, so no' }, /^CONSILIUM_METRICS_TOKEN must be 16 to 256/);
   });
 });
 

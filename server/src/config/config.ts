@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHost } from './hosts.js';
 import { type RateLimits, rateLimitsFromEnv } from './limits.js';
@@ -44,6 +45,26 @@ export interface Config {
   signInIdleMinutes: number;
   /** A sign-in ends this long after it began, used or not. */
   signInMaxHours: number;
+  /** Several instances on one PostgreSQL database: see `instanceSettings`. */
+  instance: InstanceSettings;
+  /** `CONSILIUM_DRAIN_MS`: how long SIGTERM lets running debates finish before the process stops them and exits. */
+  drainMs: number;
+  /** `CONSILIUM_METRICS_TOKEN`: the bearer token `GET /metrics` asks for; unset, `/metrics` is not served. */
+  metricsToken: string | undefined;
+}
+
+/** How an instance shares a PostgreSQL database with others (SQLite ignores all but `id`). */
+export interface InstanceSettings {
+  /** `CONSILIUM_INSTANCE_ID`: stable across restarts, so a restarted instance recovers its own runs at start. */
+  id: string;
+  /** `CONSILIUM_PG_POOL_SIZE`: connections in the pool, besides the one LISTEN connection. */
+  poolSize: number;
+  /** `CONSILIUM_LEASE_MS`: how long an instance's lease outlives its last renewal. */
+  leaseMs: number;
+  /** `CONSILIUM_HEARTBEAT_MS`: how often the lease is renewed. */
+  heartbeatMs: number;
+  /** `CONSILIUM_SWEEP_MS`: how often runs whose instance's lease expired are looked for. */
+  sweepMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -80,9 +101,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (database === ':memory:') {
     throw new ConfigError('CONSILIUM_DATABASE=:memory: is not supported: use a file (on tmpfs, e.g. /dev/shm/consilium.db)');
   }
+  const port = integer(env, 'PORT', 8787, 0, 65535);
   return {
     host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8787, 0, 65535),
+    port,
     dataDir,
     database: isDatabaseUrl(database) ? database : resolve(database),
     sessionCacheSize: integer(env, 'CONSILIUM_SESSION_CACHE', 50, 0, 100_000),
@@ -102,7 +124,54 @@ export function loadConfig(env: Env = process.env): Config {
     allowedHosts: allowedHosts(env.CONSILIUM_ALLOWED_HOSTS),
     signInIdleMinutes: integer(env, 'CONSILIUM_SIGNIN_IDLE_MINUTES', 720, 1, 525_600),
     signInMaxHours: integer(env, 'CONSILIUM_SIGNIN_MAX_HOURS', 168, 1, 8760),
+    instance: instanceSettings(env, port),
+    drainMs: integer(env, 'CONSILIUM_DRAIN_MS', 30_000, 0, 3_600_000),
+    metricsToken: metricsToken(env.CONSILIUM_METRICS_TOKEN),
   };
+}
+
+/** Letters, digits and `.:_-`, as in `host:port`: it goes into a connection's application_name and the logs. */
+const INSTANCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$/;
+
+/**
+ * The defaults let a dead instance's runs be recognised within 10 s: its lease expires at most 6 s after its
+ * last renewal, and the next sweep (every 2 s) finds them.
+ */
+function instanceSettings(env: Env, port: number): InstanceSettings {
+  // The default must pass its own check whatever the machine is called.
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 56) || 'host';
+  const id = env.CONSILIUM_INSTANCE_ID || `${host}:${port}`;
+  if (!INSTANCE_ID.test(id)) {
+    throw new ConfigError(
+      `CONSILIUM_INSTANCE_ID must be 1 to 63 letters, digits, '.', ':', '_' or '-' (starting with a letter or digit), got "${id}"`,
+    );
+  }
+  const leaseMs = integer(env, 'CONSILIUM_LEASE_MS', 6000, 1000, 3_600_000);
+  const heartbeatMs = integer(env, 'CONSILIUM_HEARTBEAT_MS', 2000, 100, 3_600_000);
+  // Two renewals per lease at least, so one slow or failed renewal does not let the lease lapse.
+  if (heartbeatMs >= leaseMs / 2) {
+    throw new ConfigError(`CONSILIUM_HEARTBEAT_MS (${heartbeatMs}) must be below half of CONSILIUM_LEASE_MS (${leaseMs})`);
+  }
+  return {
+    id,
+    poolSize: integer(env, 'CONSILIUM_PG_POOL_SIZE', 10, 1, 1000),
+    leaseMs,
+    heartbeatMs,
+    sweepMs: integer(env, 'CONSILIUM_SWEEP_MS', 2000, 100, 3_600_000),
+  };
+}
+
+function metricsToken(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  // It is sent as `Authorization: Bearer <token>`: a token68-ish value, and long enough not to be guessed.
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) {
+    throw new ConfigError('CONSILIUM_METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  }
+  return raw;
 }
 
 function timeouts(env: Env): { headersTimeoutMs: number; bodyTimeoutMs: number } {

@@ -27,6 +27,7 @@ name(s.zProblem, "Problem");
 name(s.zProblemCode, "ProblemCode");
 name(s.zFieldError, "FieldError");
 name(s.zHealth, "Health");
+name(s.zReadiness, "Readiness");
 name(s.zSlotNumber, "SlotNumber");
 name(s.zRoundNumber, "RoundNumber");
 name(s.zProviderId, "ProviderId");
@@ -179,6 +180,32 @@ export const getHealth = createRoute({
             "uptimeSeconds": 42
           } }
         }
+    }
+  }
+});
+
+export const getReady = createRoute({
+  method: "get",
+  path: "/ready",
+  operationId: "getReady",
+  summary: "Report whether this instance can take requests now",
+  description: "For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).\nReady when the session store answers a trivial query and, on PostgreSQL, this instance's notification\nlistener is connected. Otherwise `503` with code `not_ready` naming what is down, or `draining` while the\ninstance is stopping (it finishes its running debates but should get no new requests).\n",
+  tags: [
+    "meta"
+  ],
+  security: [] as Record<string, string[]>[],
+  responses: {
+    200: {
+      description: "This instance can take requests.",
+      content: {
+          "application/json": { schema: s.zReadiness, example: {
+            "status": "ready",
+            "instance": "web-1:8787"
+          } }
+        }
+    },
+    503: {
+      "$ref": "#/components/responses/NotReady"
     }
   }
 });
@@ -1645,7 +1672,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -1660,6 +1687,7 @@ export interface OperationSecurity {
 /** Every operation's security, its own or the document's default. The server enforces this table. */
 export const operationSecurity: Record<keyof typeof routes, OperationSecurity> = {
   getHealth: { method: "GET", path: "/health", security: [] },
+  getReady: { method: "GET", path: "/ready", security: [] },
   listProviders: { method: "GET", path: "/providers", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   askProvider: { method: "POST", path: "/ask/{provider}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   runParallel: { method: "POST", path: "/consilium", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
@@ -1690,11 +1718,12 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
   getHealth: RouteHandler<typeof getHealth, E>;
+  getReady: RouteHandler<typeof getReady, E>;
   listProviders: RouteHandler<typeof listProviders, E>;
   askProvider: RouteHandler<typeof askProvider, E>;
   runParallel: RouteHandler<typeof runParallel, E>;
@@ -1961,7 +1990,35 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
       }
     }
   });
+  app.openAPIRegistry.registerComponent("responses", "NotReady", {
+    "description": "This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.",
+    "headers": {
+      "Retry-After": {
+        "description": "Seconds before asking again.",
+        "schema": {
+          "type": "integer"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/not_ready",
+          "title": "Not ready",
+          "status": 503,
+          "code": "not_ready",
+          "detail": "Instance web-1:8787 is not ready: database (connect ECONNREFUSED 127.0.0.1:5432); listener (the LISTEN connection is down).",
+          "instance": "/ready",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
   app.openapi(getHealth, handlers.getHealth);
+  app.openapi(getReady, handlers.getReady);
   app.openapi(listProviders, handlers.listProviders);
   app.openapi(askProvider, handlers.askProvider);
   app.openapi(runParallel, handlers.runParallel);

@@ -15,16 +15,18 @@ import { authenticate } from './auth.js';
 import { limitBody } from './body-limit.js';
 import { clientAddresses } from './client-address.js';
 import { debateHandlers } from './debate.js';
-import { limitDebates } from './debate-limits.js';
+import { DEBATE_STARTS, limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { AppMetrics, metricsHandler } from './metrics.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
+import { Readiness, readinessHandlers, refuseWhileDraining } from './readiness.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
 import { closeOnUnreadBody } from './unread-body.js';
@@ -37,6 +39,7 @@ function createDebateDeps(
   sessions: Sessions,
   env: Record<string, string | undefined> = process.env,
   logger?: Logger,
+  metrics?: AppMetrics,
 ): DebateDeps {
   const offline = config.offlineTokenDelayMs !== undefined ? { offline: { tokenDelayMs: config.offlineTokenDelayMs } } : {};
   const engine = new DebateEngine({
@@ -47,7 +50,12 @@ function createDebateDeps(
     prices: config.prices,
     owner: LOCAL_OWNER,
     // The cause and the provider's request id of every failed call, retried or not: a 502 alone says nothing.
-    ...(logger && { onCallFailed: (failure: CallFailure) => logger.warn('provider call failed', { ...failure }) }),
+    ...((logger || metrics) && {
+      onCallFailed: (failure: CallFailure) => {
+        logger?.warn('provider call failed', { ...failure });
+        metrics?.providerFailed(failure);
+      },
+    }),
   });
   return { engine, sessions, ownerOf, heartbeatMs: config.sseHeartbeatMs };
 }
@@ -107,6 +115,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ),
   );
   app.use(methodNotAllowed());
+  // Before `authenticate`: the metrics token is no API token, and without one configured this is any unknown path.
+  const metrics = deps.config.metricsToken
+    ? new AppMetrics({ recorder: deps.sessions.recorder, poolUse: deps.store?.poolUse?.bind(deps.store) })
+    : undefined;
+  app.get('/metrics', metricsHandler(deps.config.metricsToken, metrics));
   // Before the body is read: a request without valid credentials gets no further than its headers.
   app.use(authenticate({ accounts: deps.accounts, publicOrigin }));
   const tooLarge = (c: Context) =>
@@ -123,13 +136,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     loginRateLimit({ store: limits, perAccount: loginPerAccount, perAddress: loginPerAddress, clientAddress }),
   );
 
+  const readiness = deps.readiness ?? new Readiness();
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
-    ...limitDebates(
-      debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger)),
-      deps.config.rateLimits,
-      ownerOf,
-      limits,
+    ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
+    ...refuseWhileDraining(
+      limitDebates(
+        debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics)),
+        deps.config.rateLimits,
+        ownerOf,
+        limits,
+      ),
+      DEBATE_STARTS,
+      readiness,
     ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),

@@ -40,6 +40,24 @@ export interface AppDeps {
   debate?: DebateDeps;
   /** Where slot keys are read from; `process.env` by default. */
   env?: Record<string, string | undefined>;
+  /** The database's probes (`Database` from `store/open.ts`): `/ready` asks it, `/metrics` reports its pool. */
+  store?: StoreProbe & { poolUse?: PoolUseSource };
+  /** Whether the app is stopping; `/ready` answers 503 `draining` once `drain()` is called. Made here when not given. */
+  readiness?: ReadinessState;
+}
+
+/** What of the store answers now (`Database.ready()`); each part's failure is named in `/ready`'s 503. */
+export interface StoreProbe {
+  ready(): Promise<{ name: string; ok: boolean; error?: string }[]>;
+}
+
+/** The PostgreSQL pool's counts (`Database.poolUse()`); undefined where there is no pool. */
+export type PoolUseSource = () => { total: number; idle: number; waiting: number } | undefined;
+
+/** The app's own say in its readiness (`readiness.ts`' `Readiness`): `drain()` when it is stopping, for good. */
+export interface ReadinessState {
+  readonly draining: boolean;
+  drain(): void;
 }
 
 export interface DebateDeps {

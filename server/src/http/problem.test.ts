@@ -32,6 +32,8 @@ const TITLES: Record<ProblemCode, string> = {
   request_timeout: 'Request timeout',
   store_unavailable: 'Session store unavailable',
   method_not_allowed: 'Method not allowed',
+  not_ready: 'Not ready',
+  draining: 'Draining',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */

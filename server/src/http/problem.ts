@@ -28,6 +28,8 @@ const TITLES: Record<ProblemCode, string> = {
   request_timeout: 'Request timeout',
   store_unavailable: 'Session store unavailable',
   method_not_allowed: 'Method not allowed',
+  not_ready: 'Not ready',
+  draining: 'Draining',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;

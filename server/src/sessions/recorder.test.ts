@@ -621,3 +621,39 @@ describe('the first write (what a detached start waits on)', () => {
     expect(recorder.live(log.sessionId)).toBeUndefined();
   });
 });
+
+describe('observeWrites', () => {
+  it('tells each observer every write: its events, its time, and whether it committed; until stopped', async () => {
+    const write = store.write.bind(store);
+    let fail = false;
+    store.write = async (step: Step) => {
+      if (fail) throw new Error('SQLITE_BUSY: database is locked');
+      return write(step);
+    };
+    openGate();
+    const { recorder, log, live } = record({ flushMs: 5, giveUpAfterMs: 60_000, retryMs: 5 });
+    const writes: { events: number; ms: number; ok: boolean }[] = [];
+    const stop = recorder.observeWrites((w) => writes.push(w));
+    // An observer that throws changes nothing for the run or the others.
+    recorder.observeWrites(() => {
+      throw new Error('a broken metric');
+    });
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    log.emit(answerDelta(2));
+    log.emit({ type: 'round.ended', round: 1 } as EventBody);
+    await live.settled();
+    expect(writes.filter((w) => w.ok).reduce((n, w) => n + w.events, 0)).toBe(3);
+    expect(writes.every((w) => w.ms >= 0)).toBe(true);
+
+    fail = true;
+    log.emit({ type: 'round.started', round: 2, kind: 'critique', slots: [1] });
+    await vi.waitFor(() => expect(writes.some((w) => !w.ok && w.events === 1)).toBe(true));
+    fail = false;
+    await vi.waitFor(() => expect(writes.at(-1)).toMatchObject({ ok: true, events: 1 }));
+    stop();
+    const seen = writes.length;
+    log.emit(endedBody());
+    await live.done;
+    expect(writes.length).toBe(seen);
+  });
+});

@@ -61,6 +61,13 @@ export interface LiveSession {
   readonly done: Promise<Session | undefined>;
 }
 
+/** One store write of a run's step, for metrics: how many events it carried, how long it took, whether it committed. */
+export interface WriteObservation {
+  events: number;
+  ms: number;
+  ok: boolean;
+}
+
 interface Changes {
   rounds: Set<number>;
   consensus: boolean;
@@ -197,6 +204,7 @@ export class SessionRecorder {
   readonly #flushMs: number;
   readonly #giveUpAfterMs: number;
   readonly #retryMs: number;
+  readonly #observers = new Set<(write: WriteObservation) => void>();
 
   constructor(options: RecorderOptions) {
     this.#store = options.store;
@@ -231,6 +239,34 @@ export class SessionRecorder {
         else if (event.type === 'session.ended') this.#live.delete(log.sessionId);
       });
     };
+  }
+
+  /** Calls `observer` after every store write, committed or failed; returns the function that stops it. */
+  observeWrites(observer: (write: WriteObservation) => void): () => void {
+    const own = (write: WriteObservation) => observer(write);
+    this.#observers.add(own);
+    return () => this.#observers.delete(own);
+  }
+
+  /** Times `write`, and tells the observers how it went. */
+  #timed(events: number, write: Promise<void>): Promise<void> {
+    if (this.#observers.size === 0) return write;
+    const started = performance.now();
+    const tell = (ok: boolean) => {
+      const ms = performance.now() - started;
+      for (const observer of this.#observers) {
+        try {
+          observer({ events, ms, ok });
+        } catch {
+          // Metrics must never stop a run.
+        }
+      }
+    };
+    write.then(
+      () => tell(true),
+      () => tell(false),
+    );
+    return write;
   }
 
   /** Resolves once every run being recorded has ended and been written. */
@@ -314,7 +350,7 @@ export class SessionRecorder {
     r.pending = [];
     r.changes = { rounds: new Set(), consensus: false, verdict: false };
     r.due = false;
-    r.writing = this.#store.write(step).then(
+    r.writing = this.#timed(step.events.length, this.#store.write(step)).then(
       () => {
         r.firstWritten();
         r.failingSince = undefined;
@@ -425,14 +461,16 @@ export class SessionRecorder {
     r.force(end);
     const events = [...r.pending, end];
     r.pending = [];
-    r.writing = this.#store
-      .write({
+    r.writing = this.#timed(
+      events.length,
+      this.#store.write({
         session,
         rounds: session.rounds.map((round) => round.number),
         consensus: true,
         verdict: true,
         events,
-      })
+      }),
+    )
       .then(
         () => this.#cache.set(session),
         () => undefined,

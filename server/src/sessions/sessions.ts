@@ -61,11 +61,13 @@ export class Sessions {
   /**
    * Stopping for good (a deploy): running debates get `graceMs` to finish; the rest stop, and the store
    * ends them `interrupted` (what they said kept, the end appended, followers told), so any instance can
-   * continue them. Returns those sessions.
+   * continue them. Returns those sessions. Aborting `now` ends the grace at once.
    */
-  async drain(graceMs: number): Promise<Session[]> {
+  async drain(graceMs: number, { now }: { now?: AbortSignal } = {}): Promise<Session[]> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    // `now` cuts the grace short (a second signal).
+    const cut = new Promise((resolve) => now?.addEventListener('abort', resolve, { once: true }));
+    await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs))), cut]);
     clearTimeout(timer);
     if (this.recorder.running === 0) return [];
     await this.recorder.stopAll(new Error('The server is stopping.'));

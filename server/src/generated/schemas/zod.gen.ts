@@ -24,7 +24,9 @@ export const zProblemCode = z.enum([
     'host_not_allowed',
     'request_timeout',
     'store_unavailable',
-    'method_not_allowed'
+    'method_not_allowed',
+    'not_ready',
+    'draining'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });
@@ -74,6 +76,13 @@ export const zHealth = z.object({
     status: z.enum(['ok']),
     version: z.string(),
     uptimeSeconds: z.number().gte(0)
+});
+
+export const zReadiness = z.object({
+    status: z.enum(['ready']),
+    instance: z.string().register(z.globalRegistry, {
+        description: 'This instance\'s id (`CONSILIUM_INSTANCE_ID`, by default `<hostname>:<port>`).'
+    })
 });
 
 /**
@@ -905,6 +914,11 @@ export const zDebateEvent = z.union([
  * The service is up.
  */
 export const zGetHealthResponse = zHealth;
+
+/**
+ * This instance can take requests.
+ */
+export const zGetReadyResponse = zReadiness;
 
 export const zListProvidersQuery = z.object({
     check: z.boolean().register(z.globalRegistry, {

@@ -3,6 +3,7 @@
  * the stores use, migrated on open, plus the session store's lease and LISTEN connection.
  */
 import { Pool } from 'pg';
+import { check, type PoolUse, type StoreCheck } from '../ready.js';
 import { PostgresAccountStore } from './accounts.js';
 import { dump } from './dump.js';
 import { toStoreError } from './errors.js';
@@ -16,6 +17,8 @@ export interface PostgresStoreOptions extends PostgresSessionOptions {
   maxConnections?: number;
   /** The `pg_dump` to back up with (default: `pg_dump` on PATH). */
   pgDump?: string;
+  /** How long `ready()` waits for its query (default 2 s). */
+  readyTimeoutMs?: number;
 }
 
 export class PostgresDatabase {
@@ -71,6 +74,17 @@ export class PostgresDatabase {
   /** See `dump.ts`: a file in pg_dump's custom format, or restored into the (empty) database of a `postgres://` URL. */
   backup(destination: string): Promise<void> {
     return dump(this.#url, destination, this.#options.pgDump);
+  }
+
+  /** A trivial query (through the pool, as requests go), and whether the LISTEN connection is up. */
+  async ready(): Promise<StoreCheck[]> {
+    const database = await check('database', () => this.#pool.query('SELECT 1'), this.#options.readyTimeoutMs ?? 2000);
+    const listening = this.sessions.listening;
+    return [database, { name: 'listener', ok: listening, ...(!listening && { error: 'the LISTEN connection is down' }) }];
+  }
+
+  poolUse(): PoolUse {
+    return { total: this.#pool.totalCount, idle: this.#pool.idleCount, waiting: this.#pool.waitingCount };
   }
 
   /** Stops the session store (giving up its lease, so peers may recover what was left running) and ends the pool. */

@@ -135,6 +135,11 @@ export class NoticeListener {
     this.#options = options;
   }
 
+  /** Whether LISTEN is in effect now (false while reconnecting, and before `start` and after `close`). */
+  get connected(): boolean {
+    return this.#client !== undefined;
+  }
+
   /** Resolves once LISTEN is in effect: a notice committed after that is received. */
   start(): Promise<void> {
     this.#ready ??= this.#connect();

@@ -171,6 +171,11 @@ export class PostgresSessionStore implements SessionStore {
       .catch((error: unknown) => this.#options.onError?.(error));
   }
 
+  /** Whether the LISTEN connection is up: without it, other instances' writes reach this one late (caught up on reconnect). */
+  get listening(): boolean {
+    return this.#listener.connected;
+  }
+
   /** Takes this instance's lease, starts listening, and starts renewing the lease and sweeping for orphans. */
   async start(): Promise<void> {
     try {

@@ -7,6 +7,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { MemoryLimitStore } from '../../limits/memory.js';
 import { StoreError } from '../../sessions/store.js';
+import { check, type StoreCheck } from '../ready.js';
 import { SqliteAccountStore } from './accounts.js';
 import { Connection } from './connection.js';
 import { makeDirectory } from './directory.js';
@@ -89,6 +90,16 @@ export class SqliteDatabase {
     } finally {
       await db.close();
     }
+  }
+
+  /** A trivial query on the reader connection; false once closed. */
+  async ready(): Promise<StoreCheck[]> {
+    return [await check('database', () => this.#reader.first('SELECT 1'), 2000)];
+  }
+
+  /** No pool: one writer and one reader connection. */
+  poolUse(): undefined {
+    return undefined;
   }
 
   async close(): Promise<void> {
