@@ -81,7 +81,7 @@ export function refuseWhileDraining<H extends Record<string, AnyHandler>>(
   for (const operation of operations) {
     const handler = handlers[operation];
     wrapped[operation] = ((c: Context<AppEnv>, next: () => Promise<void>) => {
-      if (!readiness.draining) return handler(c, next);
+      if (!readiness.draining) return handler!(c, next);
       c.header('retry-after', String(RETRY_AFTER_S));
       return problem(c, 503, 'draining', {
         detail: 'This instance is stopping and starts no new debates; send the request again (another instance takes it).',
