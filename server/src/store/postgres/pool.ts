@@ -12,10 +12,19 @@ export interface PostgresAccess {
 export function poolAccess(pool: Pool): PostgresAccess {
   return {
     async query<R extends object>(sql: string | QueryConfig, params?: unknown[]): Promise<{ rows: R[] }> {
+      const once = () => (typeof sql === 'string' ? pool.query<R>(sql, params) : pool.query<R>(sql));
       try {
-        return await (typeof sql === 'string' ? pool.query<R>(sql, params) : pool.query<R>(sql));
+        return await once();
       } catch (error) {
-        throw toStoreError(error);
+        // An idle connection ended under the pool (a terminated backend, a restart) fails the one query that finds it:
+        // the pool has dropped it, so once more gets a fresh one. A repeat of one that did commit unseen is harmless here:
+        // inserts carry their ids (a repeat conflicts), updates set values, steps check their events; a limit counts twice.
+        if (!isUnavailable(error)) throw toStoreError(error);
+        try {
+          return await once();
+        } catch (again) {
+          throw toStoreError(again);
+        }
       }
     },
 

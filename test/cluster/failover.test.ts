@@ -1,0 +1,157 @@
+/**
+ * Issue 23's proof, as a team runs the service: two real instances on one PostgreSQL behind nginx (the sample proxy
+ * configuration as it is, round robin). Database faults mid-debate (every connection terminated, a PostgreSQL
+ * restart) end no process and lose no debate; a killed instance's runs are told to followers within 10 s; cancel
+ * and delete work through the proxy whichever instance runs the debate; SIGTERM drains.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
+import { type Cluster, clusterAvailable, startCluster } from '../support/cluster.js';
+import { captured, running, signIn } from '../support/process.js';
+import { readSse } from '../support/sse.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind nginx', () => {
+  let cluster: Cluster;
+  let token: string;
+  beforeAll(async () => {
+    cluster = await startCluster({ instances: 2, tokenDelayMs: 10, env: { CONSILIUM_DRAIN_MS: '30000' } });
+    token = (await signIn(cluster.proxyUrl, cluster.admin.username, cluster.admin.password)).token;
+  }, 120_000);
+  afterAll(() => cluster?.stop(), 60_000);
+
+  /** `fetch` with the admin's token, through the proxy or straight to an instance (`at`). */
+  const call = (path: string, init: RequestInit = {}, at = cluster.proxyUrl) => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(`${at}${path}`, { ...init, headers });
+  };
+  const start = async (question: string, at?: string, rounds = 2): Promise<string> => {
+    const res = await call(
+      '/consilium/deep',
+      { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ question, rounds, detach: true }) },
+      at,
+    );
+    expect(res.status, await res.clone().text()).toBe(202);
+    return ((await res.json()) as { sessionId: string }).sessionId;
+  };
+  const session = async (id: string, at?: string): Promise<Session> =>
+    (await (await call(`/sessions/${id}`, {}, at)).json()) as Session;
+  /** Reads the session until it has ended (the instances recover and retry on their own; the test timeout bounds it). */
+  const ended = async (id: string): Promise<Session> => {
+    for (;;) {
+      const res = await call(`/sessions/${id}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const s = (await res.json()) as Session;
+      if (s.status !== 'running') return s;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** Until nothing listens at `url` (a draining instance closes its port first, then exits once drained). */
+  const closed = async (url: string) => {
+    for (;;) {
+      try {
+        await (await fetch(`${url}/health`)).body?.cancel();
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const everyInstanceRuns = () => {
+    for (const instance of cluster.instances)
+      expect(running(instance.run), `${instance.id} exited${captured(instance.run)}`).toBe(true);
+  };
+  const noUnhandled = () => {
+    for (const instance of cluster.instances)
+      expect(instance.run.stderr + instance.run.stdout).not.toMatch(/Unhandled|uncaught/i);
+  };
+
+  it('every database connection terminated mid-debate, twice: no instance exits, every debate completes', async () => {
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => start(`Connections cut under debate ${i}?`)));
+    for (let i = 0; i < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await cluster.postgres.terminateBackends(cluster.databaseUrl);
+    }
+    const sessions = await Promise.all(ids.map(ended));
+    expect(sessions.map((s) => s.status)).toStrictEqual(ids.map(() => 'completed'));
+    everyInstanceRuns();
+    noUnhandled();
+  }, 90_000);
+
+  it('PostgreSQL restarted mid-debate: no instance exits, every debate completes', async () => {
+    const ids = await Promise.all(Array.from({ length: 4 }, (_, i) => start(`The database restarts under debate ${i}?`)));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await cluster.postgres.restart();
+    const sessions = await Promise.all(ids.map(ended));
+    expect(sessions.map((s) => s.status)).toStrictEqual(ids.map(() => 'completed'));
+    for (const s of sessions) expect(s.verdict).toBeDefined();
+    everyInstanceRuns();
+    noUnhandled();
+  }, 90_000);
+
+  it('cancel and delete through the proxy stop the debate whichever instance runs it; a deleted session stays gone', async () => {
+    const cancelled = await Promise.all(Array.from({ length: 6 }, (_, i) => start(`Cancelled through the proxy ${i}?`)));
+    const answers = await Promise.all(cancelled.map((id) => call(`/sessions/${id}/cancel`, { method: 'POST' })));
+    expect(answers.map((r) => r.status)).toStrictEqual(cancelled.map(() => 200));
+    expect((await Promise.all(answers.map((r) => r.json() as Promise<Session>))).map((s) => s.status)).toStrictEqual(
+      cancelled.map(() => 'cancelled'),
+    );
+
+    const deleted = await Promise.all(Array.from({ length: 4 }, (_, i) => start(`Deleted through the proxy ${i}?`)));
+    expect(
+      (await Promise.all(deleted.map((id) => call(`/sessions/${id}`, { method: 'DELETE' })))).map((r) => r.status),
+    ).toStrictEqual(deleted.map(() => 204));
+    // Longer than any of those debates would have run: none comes back, on either instance.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    for (const instance of cluster.instances) {
+      for (const id of deleted) expect((await call(`/sessions/${id}`, {}, instance.url)).status).toBe(404);
+    }
+  }, 60_000);
+
+  it('a killed instance: a follower on the other is told within 10 s, naming the missing slots; restarted, it runs again', async () => {
+    const [a, b] = cluster.instances as [Cluster['instances'][0], Cluster['instances'][0]];
+    const id = await start('Who tells my follower when my instance dies?', a.url, 3);
+    const events: DebateEvent[] = [];
+    const follower = (async () => {
+      for await (const message of readSse(await call(`/sessions/${id}/events`, {}, b.url)))
+        events.push(JSON.parse(message.data) as DebateEvent);
+    })();
+    // Killed mid-debate, once B's follower has seen its first answer.
+    while (!events.some((e) => e.type === 'answer.completed')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const killedAt = performance.now();
+    await cluster.kill(0);
+    await follower;
+    const toldAfterMs = performance.now() - killedAt;
+    const end = events.at(-1)!;
+    expect(end).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+    expect((end as Extract<DebateEvent, { type: 'session.ended' }>).missingSlots.length).toBeGreaterThan(0);
+    expect(toldAfterMs).toBeLessThan(10_000);
+    await cluster.restart(0);
+    expect((await fetch(`${a.url}/ready`)).status).toBe(200);
+  }, 60_000);
+
+  it('SIGTERM drains: the port closes at once, a running debate finishes; a second signal interrupts what still runs', async () => {
+    const a = cluster.instances[0]!;
+    const finishing = await start('Finished while my instance drains?', a.url);
+    // `npm start` passes the signal on and exits; its server drains on after it.
+    await cluster.kill(0, 'SIGTERM');
+    await closed(a.url);
+    // New debates go to the other instance meanwhile.
+    expect((await session(await start('Taken by the other instance?'))).status).not.toBe(undefined);
+    expect(await ended(finishing)).toMatchObject({ status: 'completed' });
+    expect(a.run.stdout).toMatch(/"msg":"stopping"/);
+    await cluster.restart(0);
+
+    const interrupted = await start('Interrupted by an impatient stop?', a.url, 3);
+    const group = -a.run.child.pid!;
+    process.kill(group, 'SIGTERM');
+    await closed(a.url);
+    process.kill(group, 'SIGTERM');
+    expect(await ended(interrupted)).toMatchObject({ status: 'interrupted' });
+    await a.run.exit;
+    await cluster.restart(0);
+    everyInstanceRuns();
+  }, 90_000);
+});
