@@ -64,12 +64,40 @@ export interface SessionStore {
    */
   recoverInterrupted(now: Date): Promise<Session[]>;
   /**
+   * Takes an `interrupted` session back to `running` for this process, atomically (two callers, two
+   * instances, never both get it): removes the `session.ended` recovery appended, and returns what a
+   * continued run starts from. `undefined` when there is no such session; a `conflict` StoreError
+   * when it is not `interrupted`.
+   */
+  resumeInterrupted(id: string, now: Date): Promise<Resumed | undefined>;
+  /**
    * Instances sharing a store (PostgreSQL) see each other's writes: `listener` gets every event
    * another instance writes for `sessionId`, and `onChange` every session id another instance changed.
    * Absent on a store that only one process uses.
    */
   watch?(sessionId: string, listener: (event: DebateEvent) => void): Promise<() => Promise<void>>;
   onChange?(listener: (sessionId: string) => void): () => void;
+}
+
+/** An interrupted session taken back to `running` (see `SessionStore.resumeInterrupted`). */
+export interface Resumed {
+  /** The session as stored, now `running` (no `completedAt`). */
+  session: Session;
+  /** Its stored events of `PROGRESS_EVENT_TYPES`, in order (the removed end excluded). */
+  progress: DebateEvent[];
+  /**
+   * The highest `seq` the session ever had, the removed end's included (a client may have seen it):
+   * the continued run's events come after it.
+   */
+  afterSeq: number;
+}
+
+/** Why a session cannot be continued: it is not `interrupted`. */
+export function notInterrupted(session: Pick<Session, 'id' | 'status'>): StoreError {
+  return new StoreError(
+    'conflict',
+    `Session ${session.id} is ${session.status}: only an interrupted session can be continued.`,
+  );
 }
 
 /** A store failure a caller can act on (stable `code`), as opposed to a bug. */
@@ -113,8 +141,9 @@ export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this ses
  */
 export const UNSAVED_SEQ_LIMIT = 100_000;
 
-/** The events recovery reads to find what was incomplete (every type but the deltas). */
+/** The events recovery and a continued run read to find what was incomplete (every type but the deltas). */
 export const PROGRESS_EVENT_TYPES = [
+  'session.started',
   'round.started',
   'round.ended',
   'answer.completed',
