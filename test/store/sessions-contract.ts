@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import {
   type ListPage,
   type SessionStore,
@@ -474,7 +474,7 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
           missingSlots: [],
           usage: completed.usage,
           cost: completed.cost,
-        } as const;
+        } satisfies DebateEvent;
         await store.write({ session: completed, events: [ended] });
         expect(await store.events(d.session.id, 0)).toStrictEqual([...d.raised, ended]);
         expect(await store.get(d.session.id)).toStrictEqual(completed);
