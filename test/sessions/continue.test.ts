@@ -201,13 +201,21 @@ function describeContinue(name: string, database: () => Promise<string>, skip?: 
           'verdict',
           'session.ended',
         ]);
-        const askedAgain = progress.flatMap((e) => (e.type === 'answer.completed' && e.answer.round === 2 ? [e.answer.slot] : []));
+        const askedAgain = progress.flatMap((e) =>
+          e.type === 'answer.completed' && e.answer.round === 2 ? [e.answer.slot] : [],
+        );
         expect(askedAgain.sort()).toEqual(missing);
         // Each model call counted: round 2's missing slots, the final round, the verdict. Kept answers were not asked again.
         expect([...calls].sort()).toEqual([...missing, 1, 2, 3, 4, 5, 1].sort());
 
         const after = (await (await me.fetch(`/sessions/${id}`)).json()) as Session;
-        expect(after).toMatchObject({ id, owner: user.user.id, createdAt: before.createdAt, status: 'completed', missingSlots: [] });
+        expect(after).toMatchObject({
+          id,
+          owner: user.user.id,
+          createdAt: before.createdAt,
+          status: 'completed',
+          missingSlots: [],
+        });
         expect(after.rounds.map((r) => r.number)).toEqual([1, 2, 3]);
         expect(after.rounds[0]).toStrictEqual(before.rounds[0]);
         for (const answer of kept) expect(after.rounds[1]!.answers).toContainEqual(answer);

@@ -438,7 +438,10 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
 
         const now = new Date(Date.UTC(2025, 5, 1, 9));
         // Two at once: exactly one gets it; the other finds it running.
-        const attempts = await Promise.allSettled([store.resumeInterrupted(d.session.id, now), store.resumeInterrupted(d.session.id, now)]);
+        const attempts = await Promise.allSettled([
+          store.resumeInterrupted(d.session.id, now),
+          store.resumeInterrupted(d.session.id, now),
+        ]);
         const won = attempts.filter((a) => a.status === 'fulfilled');
         const lost = attempts.filter((a) => a.status === 'rejected');
         expect(won).toHaveLength(1);
@@ -478,7 +481,9 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         await store.write({ session: completed, events: [ended] });
         expect(await store.events(d.session.id, 0)).toStrictEqual([...d.raised, ended]);
         expect(await store.get(d.session.id)).toStrictEqual(completed);
-        expect((await rejection(store.resumeInterrupted(d.session.id, new Date()))) as StoreError).toMatchObject({ code: 'conflict' });
+        expect((await rejection(store.resumeInterrupted(d.session.id, new Date()))) as StoreError).toMatchObject({
+          code: 'conflict',
+        });
       });
     });
 

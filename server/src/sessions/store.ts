@@ -94,10 +94,7 @@ export interface Resumed {
 
 /** Why a session cannot be continued: it is not `interrupted`. */
 export function notInterrupted(session: Pick<Session, 'id' | 'status'>): StoreError {
-  return new StoreError(
-    'conflict',
-    `Session ${session.id} is ${session.status}: only an interrupted session can be continued.`,
-  );
+  return new StoreError('conflict', `Session ${session.id} is ${session.status}: only an interrupted session can be continued.`);
 }
 
 /** A store failure a caller can act on (stable `code`), as opposed to a bug. */

@@ -12,8 +12,8 @@ import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
   type ListPage,
-  notInterrupted,
   type ListQuery,
+  notInterrupted,
   PROGRESS_EVENT_TYPES,
   type Resumed,
   type SessionStore,
@@ -378,7 +378,9 @@ export class PostgresSessionStore implements SessionStore {
       if (!rows[0]) return undefined;
       const { completedAt: _, ...stored } = sessionOf(rows[0]);
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
-      const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [id]);
+      const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
+        id,
+      ]);
       await client.query(
         `DELETE FROM events WHERE session_id = $1 AND type = 'session.ended' AND body ->> 'status' = 'interrupted'`,
         [id],

@@ -6,8 +6,8 @@ import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/g
 import {
   interruptedEnd,
   type ListPage,
-  notInterrupted,
   type ListQuery,
+  notInterrupted,
   PROGRESS_EVENT_TYPES,
   type Resumed,
   type SessionStore,
@@ -129,9 +129,10 @@ export class SqliteSessionStore implements SessionStore {
       if (!stored) return undefined;
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
       const top = await db.first<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE session_id = ?1', [id]);
-      await db.run(`DELETE FROM events WHERE session_id = ?1 AND type = 'session.ended' AND body ->> '$.status' = 'interrupted'`, [
-        id,
-      ]);
+      await db.run(
+        `DELETE FROM events WHERE session_id = ?1 AND type = 'session.ended' AND body ->> '$.status' = 'interrupted'`,
+        [id],
+      );
       await db.run(`UPDATE sessions SET status = 'running', updated_at = ?2, completed_at = NULL WHERE id = ?1`, [id, ts]);
       const progress = await db.all<{ body: string }>(
         `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
