@@ -40,7 +40,7 @@ function countingEngine(config: Config, calls: number[], tokenDelayMs: number): 
 
 /** A store that stops writing for good when `frozen` is set: what a killed process leaves behind. */
 function freezable(store: SessionStore): SessionStore & { frozen: boolean } {
-  const wrapper = {
+  const wrapper: SessionStore & { frozen: boolean } = {
     frozen: false,
     kind: store.kind,
     write: (step) => (wrapper.frozen ? new Promise<void>(() => undefined) : store.write(step)),
@@ -51,7 +51,7 @@ function freezable(store: SessionStore): SessionStore & { frozen: boolean } {
     events: (id, after) => store.events(id, after),
     recoverInterrupted: (now) => store.recoverInterrupted(now),
     resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
-  } satisfies SessionStore & { frozen: boolean };
+  };
   return wrapper;
 }
 
