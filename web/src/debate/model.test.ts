@@ -83,9 +83,11 @@ describe('the session view folded from events', () => {
     apply(view, ev({ type: 'answer.completed', answer: answer(1, 1, 'Kept') }));
     apply(view, ev({ type: 'answer.delta', round: 1, slot: 2, delta: 'Cut sho' }));
     const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    // Recovery numbers the end above anything the stopped run could have shown.
+    seq += 100_001;
     apply(view, {
       ...base,
-      seq: (seq += 100_001),
+      seq,
       type: 'session.ended',
       status: 'interrupted',
       missingSlots: [2, 3],
