@@ -87,7 +87,10 @@ export interface Resumed {
   progress: DebateEvent[];
   /**
    * The highest `seq` the session ever had, the removed end's included (a client may have seen it):
-   * the continued run's events come after it.
+   * the continued run's events come after it. Should the continued run stop before its first commit,
+   * recovery numbers the new end as the removed one was: the same `seq` for the same news, and nothing
+   * of the continued run was shown (the recorder holds events more than `UNSAVED_SEQ_LIMIT` above its
+   * last commit, and a continued run's first is above that).
    */
   afterSeq: number;
 }
