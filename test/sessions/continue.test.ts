@@ -20,6 +20,7 @@ import { SessionCache } from '../../server/src/sessions/cache.js';
 import { SessionRecorder } from '../../server/src/sessions/recorder.js';
 import type { SessionStore } from '../../server/src/sessions/store.js';
 import { openDatabase } from '../../server/src/store/open.js';
+import { FakeDebate, storeInterrupted } from '../support/fake-debate.js';
 import { postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type Caller, caller, startServer, TEST_SCRYPT } from '../support/server.js';
 import { readSse } from '../support/sse.js';
@@ -254,3 +255,39 @@ describeContinue('SQLite', async () => {
   return join(dir, 'consilium.db');
 });
 describeContinue('PostgreSQL', () => cluster!.createDatabase(), postgres.available ? undefined : postgres.reason);
+
+describe('continuing: what is refused, and a continued run is a run like any other', () => {
+  it('refuses a synthesis of posted answers (409); a continued run can be cancelled, and stays the same session', async () => {
+    const server = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '5' });
+    try {
+      const synthesis = new FakeDebate({ owner: server.user.id, mode: 'synthesis', roundsRequested: 1 });
+      await server.sessions.store.write(synthesis.start().step());
+      await server.sessions.store.recoverInterrupted(new Date());
+      const refused = await server.fetch(`/sessions/${synthesis.session.id}/continue`, { method: 'POST' });
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ code: 'conflict', detail: expect.stringContaining('not stored') });
+      expect((await (await server.fetch(`/sessions/${synthesis.session.id}`)).json()) as Session).toMatchObject({
+        status: 'interrupted',
+      });
+
+      const d = await storeInterrupted(server.sessions.store, server.user.id);
+      const started = await server.fetch(`/sessions/${d.session.id}/continue`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ detach: true }),
+      });
+      expect(started.status).toBe(202);
+      // Running again, here: a second continue is refused while it runs.
+      const twice = await server.fetch(`/sessions/${d.session.id}/continue`, { method: 'POST' });
+      expect(twice.status).toBe(409);
+      expect(await twice.json()).toMatchObject({ detail: expect.stringContaining('running') });
+      const cancelled = (await (await server.fetch(`/sessions/${d.session.id}/cancel`, { method: 'POST' })).json()) as Session;
+      expect(cancelled).toMatchObject({ id: d.session.id, status: 'cancelled', createdAt: d.session.createdAt });
+      const tail = await events(server, d.session.id, d.lastSeq);
+      expect(tail.filter((e) => e.type === 'session.ended')).toEqual([tail.at(-1)]);
+      expect(tail.at(-1)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
+    } finally {
+      await server.close();
+    }
+  });
+});

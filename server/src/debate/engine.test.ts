@@ -118,4 +118,33 @@ describe('DebateEngine.continue', () => {
     expect(continued.consensus).toBeDefined();
     expect(continued.verdict?.format).toBe('structured');
   });
+  it('writes a synthesis verdict again from the answers it was made from', async () => {
+    const started: number[] = [];
+    const engine = engineWith(started);
+    const answers = [
+      { slot: 1 as const, text: 'Use SQLite.' },
+      { slot: 2 as const, text: 'Use PostgreSQL.' },
+    ];
+    const whole = await engine.synthesizeAnswers('Which store?', answers, { sourceSessionId: 'ses_SOURCE' });
+    const at = { v: 1 as const, sessionId: whole.id, ts: whole.createdAt };
+    const stored: StoredRun = {
+      session: { ...whole, status: 'running', rounds: [] },
+      progress: [
+        {
+          ...at,
+          seq: 2,
+          type: 'synthesis.started',
+          synthesizer: { slot: 1, provider: 'anthropic', model: 'm', reason: 'default', participated: true },
+        },
+      ],
+      afterSeq: 100_002,
+    };
+    const { verdict: _, ...withoutVerdict } = stored.session;
+    stored.session = withoutVerdict;
+    started.length = 0;
+    const continued = await engine.continue(stored, { answers });
+    expect(started).toEqual([1]);
+    expect(continued).toMatchObject({ id: whole.id, mode: 'synthesis', status: 'completed', sourceSessionId: 'ses_SOURCE' });
+    expect(continued.verdict?.format).toBe('structured');
+  });
 });
