@@ -436,9 +436,8 @@ export class DebateEngine {
         round = ended;
         run.rounds.push(round);
       } else {
-        const finals_ = kind === 'final' ? finals : undefined;
         const answers = kept.open?.number === n ? kept.open.answers : [];
-        round = await this.#round(run, n, kind, panel, prompt, undefined, finals_, answers);
+        round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined, answers);
       }
       const answered = round.answers.filter((a) => !a.error);
       for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text });
