@@ -16,6 +16,7 @@ export {
   type AskOptions,
   Consilium,
   type ConsiliumOptions,
+  type ContinueOptions,
   type DebateOptions,
   type Detachable,
   type DetachOption,

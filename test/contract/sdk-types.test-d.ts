@@ -18,6 +18,9 @@ import type {
   ChangePasswordData,
   ChangePasswordErrors,
   ChangePasswordResponses,
+  ContinueSessionData,
+  ContinueSessionErrors,
+  ContinueSessionResponses,
   CreateApiTokenData,
   CreateApiTokenErrors,
   CreateApiTokenResponses,
@@ -123,6 +126,7 @@ type Sdk = {
   listSessions: { data: ListSessionsData; responses: ListSessionsResponses; errors: ListSessionsErrors };
   getSession: { data: GetSessionData; responses: GetSessionResponses; errors: GetSessionErrors };
   cancelSession: { data: CancelSessionData; responses: CancelSessionResponses; errors: CancelSessionErrors };
+  continueSession: { data: ContinueSessionData; responses: ContinueSessionResponses; errors: ContinueSessionErrors };
   deleteSession: { data: DeleteSessionData; responses: DeleteSessionResponses; errors: DeleteSessionErrors };
   streamSessionEvents: {
     data: StreamSessionEventsData;

@@ -220,6 +220,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/continue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue an interrupted debate in the same session
+         * @description Resumes a session the server left `interrupted` (it stopped mid-run) from what is stored: answers already complete are kept, only what is missing is asked again, and the run goes on to its verdict in the same session. Its events continue the same sequence, so a follower resuming `/sessions/{id}/events` with `Last-Event-ID` sees one unbroken debate; before a slot of a round is asked again, a `round.started` for that round lists just the slots asked again (a client resets their text). Deep: rounds that ended are kept; in the round that had not, finished answers are kept; the final round is asked again whole (its structured positions, which the consensus needs, are not stored). Single and parallel: the slots that had not answered are asked. Synthesis: the verdict is written again from the session it was made from (a synthesis of answers given in the request cannot be continued: `409`). The quorum, budget and output limits the run was started with are not stored: the continued run uses the defaults. Usage and cost go on from what the session had spent. Counts as a debate start for the limits. Only the session's owner may continue it; `409` when it is not `interrupted` (running, completed, cancelled...), including when another request or instance has just continued it.
+         */
+        post: operations["continueSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/events": {
         parameters: {
             query?: never;
@@ -805,6 +825,10 @@ export type components = {
         Thread: {
             threadId: components["schemas"]["SessionId"];
             sessions: components["schemas"]["SessionSummary"][];
+        };
+        ContinueRequest: {
+            /** @description Continue the run and answer at once `202 Accepted` with the session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run. */
+            detach?: boolean;
         };
         FollowUpRequest: {
             question: components["schemas"]["Question"];
@@ -1979,6 +2003,64 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    continueSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "detach": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContinueRequest"];
+            };
+        };
+        responses: {
+            /** @description The session, continued to its end. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Sent instead when the request sets `detach`: the run has started and the session is stored as `running` again. Follow its events at `/sessions/{id}/events` (with `Last-Event-ID`, from where you left it) until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection. */
+            202: {
+                headers: {
+                    /** @description The session's path, `/sessions/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DebateAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeInterrupted } from '../support/fake-debate.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -244,6 +245,22 @@ describe('consilium', () => {
       expect(gone.code, args.join(' ')).toBe(6);
       expect(gone.stderr).toMatch(/not_found/);
     }
+  });
+
+  it('sessions continue takes an interrupted session to its end and prints it; anything else is refused', async () => {
+    const d = await storeInterrupted(server.sessions.store, server.user.id);
+    const id = d.session.id;
+    const continued = await cli(['sessions', 'continue', id, '--json']);
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(JSON.parse(continued.stdout)).toMatchObject({
+      id,
+      status: 'completed',
+      rounds: [{ number: 1 }, { number: 2 }, { number: 3 }],
+    });
+    const again = await cli(['sessions', 'continue', id]);
+    expect(again.code).toBe(6);
+    expect(again.stderr).toMatch(/conflict/);
+    expect((await cli(['sessions', 'continue'])).code).toBe(2);
   });
 
   it('sessions cancel stops a detached run and keeps it; an ended session is left as it ended', async () => {

@@ -5,7 +5,8 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { Consilium, ConsiliumError, type DebateEvent, type Session } from '../../sdk/src/index.js';
+import { Consilium, ConsiliumError, type DebateAccepted, type DebateEvent, type Session } from '../../sdk/src/index.js';
+import { storeInterrupted } from '../support/fake-debate.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 let server: RunningServer;
@@ -183,6 +184,26 @@ describe('Consilium', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('sessions.continue goes on with an interrupted session in place; follow from the last event reads it to its end', async () => {
+    const d = await storeInterrupted(server.sessions.store, server.user.id);
+    const id = d.session.id;
+    const accepted = await c.sessions.continue(id, { detach: true });
+    expectTypeOf(accepted).toEqualTypeOf<DebateAccepted>();
+    expect(accepted).toEqual({ sessionId: id, status: 'running' });
+    const rest = await collect(c.sessions.follow(id, { lastEventId: d.lastSeq }));
+    expect(rest[0]).toMatchObject({ type: 'round.started', round: 2, slots: [4, 5] });
+    expect(rest.filter((e) => e.type === 'session.ended')).toEqual([rest.at(-1)]);
+    expect(rest.at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
+    const refused = await rejection(c.sessions.continue(id));
+    expect(refused).toMatchObject({ code: 'conflict', status: 409 });
+    // Attached: the session once it has ended.
+    const again = await storeInterrupted(server.sessions.store, server.user.id);
+    const session = await c.sessions.continue(again.session.id);
+    expectTypeOf(session).toEqualTypeOf<Session>();
+    expect(session).toMatchObject({ id: again.session.id, status: 'completed' });
+    expect(await rejection(c.sessions.continue('ses_00000000000000000000000000'))).toMatchObject({ code: 'not_found' });
   });
 
   it('says network_error when nothing answers', async () => {

@@ -2,8 +2,9 @@
  * The crash test: a real server process (`npm start`) is SIGKILLed in the middle of a deep debate's
  * round and started again. The session is `interrupted`, every answer the server reported stored
  * before the kill is there exactly as it was streamed, replay ends with the interruption, and
- * SQLite's integrity check is `ok`. (Events are streamed as they happen and committed a few
- * milliseconds later, so "stored" is what the history read back before the kill.)
+ * SQLite's integrity check is `ok`; continued, it reaches its verdict in the same session. (Events
+ * are streamed as they happen and committed a few milliseconds later, so "stored" is what the
+ * history read back before the kill.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,7 @@ function integrityCheck(file: string): Promise<string> {
   });
 }
 
-it('keeps every answer completed before a SIGKILL mid-round, and marks the session interrupted', async () => {
+it('keeps every answer completed before a SIGKILL mid-round, marks the session interrupted, and continues it to its verdict', async () => {
   const first = await start();
   const res = await first.fetch(`/consilium/deep/stream`, {
     method: 'POST',
@@ -151,6 +152,28 @@ it('keeps every answer completed before a SIGKILL mid-round, and marks the sessi
   // Every completed answer's event is in the replay.
   const replayedAnswers = events.flatMap((e) => (e.type === 'answer.completed' ? [e.answer] : []));
   expect(replayedAnswers).toEqual(expect.arrayContaining(before));
+
+  // Continued after the restart: the kept answers stay, the debate reaches its verdict in the same session,
+  // and the client resuming from the last event it saw before the kill reads one debate to its one end.
+  const continued = await second.fetch(`/sessions/${sessionId}/continue`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(continued.status).toBe(200);
+  const finished = (await continued.json()) as Session;
+  expect(finished).toMatchObject({ id: sessionId, status: 'completed', createdAt: session.createdAt });
+  expect(finished.verdict?.format).toBe('structured');
+  for (const answer of round2.answers.filter((a) => !a.error)) expect(finished.rounds[1]!.answers).toContainEqual(answer);
+  const rest = await second.fetch(`/sessions/${sessionId}/events`, { headers: { 'last-event-id': String(lastSeen) } });
+  const tail: DebateEvent[] = [];
+  for await (const message of readSse(rest)) tail.push(JSON.parse(message.data) as DebateEvent);
+  const tailSeqs = tail.map((e) => e.seq);
+  expect(tailSeqs).toEqual([...new Set(tailSeqs)].sort((a, b) => a - b));
+  expect(tail.filter((e) => e.type === 'session.ended')).toEqual([tail.at(-1)]);
+  expect(tail.at(-1)).toMatchObject({ type: 'session.ended', status: 'completed' });
+  expect(tail.find((e) => e.type === 'round.started')).toMatchObject({ round: 2, slots: unanswered });
+  expect(tail.some((e) => e.type === 'verdict')).toBe(true);
 
   await stop(second.run);
   expect(await integrityCheck(join(dataDir, 'consilium.db'))).toBe('ok');

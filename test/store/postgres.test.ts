@@ -438,6 +438,45 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
   });
 });
 
+describe.skipIf(!postgres.available)('PostgreSQL: continuing an interrupted session', () => {
+  it('waits for an instance holding the session row, then refuses to continue what it continued', async () => {
+    const url = await server!.createDatabase();
+    const a = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_pg_continue' });
+    await a.sessions.write(d.start().step());
+    await a.sessions.recoverInterrupted(new Date());
+    // Another instance mid-continue: it holds the row, and will have taken it back to running.
+    const other = new Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [d.session.id]);
+      const attempt = a.sessions.resumeInterrupted(d.session.id, new Date());
+      attempt.catch(() => undefined);
+      await vi.waitFor(
+        async () => {
+          const waiting = await sql<{ n: number }>(
+            url,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          expect(waiting[0]!.n).toBe(1);
+        },
+        { timeout: 10_000 },
+      );
+      await other.query(`UPDATE sessions SET status = 'running', completed_at = NULL WHERE id = $1`, [d.session.id]);
+      await other.query('COMMIT');
+      const refused = await attempt.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StoreError);
+      expect(refused).toMatchObject({ code: 'conflict' });
+    } finally {
+      await other.end();
+    }
+  });
+});
+
 describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', () => {
   async function sse(on: Caller, path: string, init?: RequestInit): Promise<DebateEvent[]> {
     const res = await on.fetch(path, init);

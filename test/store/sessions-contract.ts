@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import {
   type ListPage,
   type SessionStore,
@@ -410,6 +410,80 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
 
         // Nothing of ours is running any more.
         expect((await store.recoverInterrupted(new Date())).filter((s) => s.owner === who)).toStrictEqual([]);
+      });
+    });
+
+    describe('resumeInterrupted', () => {
+      it('takes an interrupted session back to running once, without its interrupted end, and the continued run writes above that end', async () => {
+        const who = owner('resume');
+        const d = new FakeDebate({ owner: who });
+        await store.write(d.start().step());
+        d.startRound(1);
+        for (const slot of [1, 2, 3, 4, 5] as const) d.answer(1, slot);
+        d.endRound(1);
+        d.startRound(2);
+        d.answer(2, 1);
+        d.fail(2, 2);
+        await store.write(d.step({ rounds: [1, 2] }));
+        const finished = new FakeDebate({ owner: who });
+        for (const step of debateSteps(finished, 1)) await store.write(step);
+        await store.recoverInterrupted(new Date(Date.UTC(2025, 5, 1, 8)));
+        const end = (await store.events(d.session.id, 0)).at(-1)!;
+        expect(end).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+
+        expect(await store.resumeInterrupted(sessionId(), new Date())).toBeUndefined();
+        const notResumable = await rejection(store.resumeInterrupted(finished.session.id, new Date()));
+        expect(notResumable).toBeInstanceOf(StoreError);
+        expect((notResumable as StoreError).code).toBe('conflict');
+
+        const now = new Date(Date.UTC(2025, 5, 1, 9));
+        // Two at once: exactly one gets it; the other finds it running.
+        const attempts = await Promise.allSettled([
+          store.resumeInterrupted(d.session.id, now),
+          store.resumeInterrupted(d.session.id, now),
+        ]);
+        const won = attempts.filter((a) => a.status === 'fulfilled');
+        const lost = attempts.filter((a) => a.status === 'rejected');
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect((lost[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict' });
+        const resumed = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<SessionStore['resumeInterrupted']>>>).value!;
+
+        // As stored, missing slots included (the continued run's first step rewrites them); only running again.
+        const running: Session = {
+          ...structuredClone(d.session),
+          status: 'running',
+          missingSlots: [2, 3, 4, 5],
+          updatedAt: now.toISOString(),
+        };
+        expect(resumed.session).toStrictEqual(running);
+        expect(await store.get(d.session.id)).toStrictEqual(running);
+        expect(resumed.afterSeq).toBe(end.seq);
+        expect(resumed.afterSeq).toBe(d.lastSeq + UNSAVED_SEQ_LIMIT + 1);
+        expect(resumed.progress).toStrictEqual(d.raised.filter((e) => e.type !== 'answer.delta' && e.type !== 'verdict.delta'));
+        // The interrupted end is gone: the stream goes on from where the stopped run left it.
+        expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+
+        // The continued run's first step lands above the removed end; its end is the session's only one.
+        const ts = new Date(now.getTime() + 1000).toISOString();
+        const completed: Session = { ...running, status: 'completed', updatedAt: ts, completedAt: ts };
+        const ended = {
+          v: 1,
+          type: 'session.ended',
+          sessionId: d.session.id,
+          seq: resumed.afterSeq + 1,
+          ts,
+          status: 'completed',
+          missingSlots: [],
+          usage: completed.usage,
+          cost: completed.cost,
+        } satisfies DebateEvent;
+        await store.write({ session: completed, events: [ended] });
+        expect(await store.events(d.session.id, 0)).toStrictEqual([...d.raised, ended]);
+        expect(await store.get(d.session.id)).toStrictEqual(completed);
+        expect((await rejection(store.resumeInterrupted(d.session.id, new Date()))) as StoreError).toMatchObject({
+          code: 'conflict',
+        });
       });
     });
 

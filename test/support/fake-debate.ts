@@ -17,7 +17,7 @@ import type {
   Verdict,
 } from '../../sdk/src/generated/types.gen.js';
 import type { EventBody } from '../../server/src/debate/events.js';
-import type { Step } from '../../server/src/sessions/store.js';
+import type { SessionStore, Step } from '../../server/src/sessions/store.js';
 
 /** An event as the debate raises it; the envelope (v, sessionId, seq, ts) is added by `raise`. */
 type Raised = DebateEvent extends infer E ? (E extends DebateEvent ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'> : never) : never;
@@ -332,4 +332,24 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/**
+ * A deep debate of 3 rounds stored as a stopped server leaves it: round 1 whole, round 2 with slots 1–3
+ * answered, then marked `interrupted` by `recoverInterrupted` (which marks every `running` session of
+ * `store`). Its answers name the default panel, so a server with the default slots can continue it.
+ */
+export async function storeInterrupted(store: SessionStore, owner: string): Promise<FakeDebate> {
+  const d = new FakeDebate({ owner });
+  await store.write(d.start().step());
+  d.startRound(1);
+  for (const slot of [1, 2, 3, 4, 5] as const) d.answer(1, slot);
+  d.endRound(1);
+  d.startRound(2);
+  for (const slot of [1, 2, 3] as const) d.answer(2, slot);
+  // Whole milliseconds, as the contract's clients check when they read the session back.
+  for (const round of d.session.rounds) for (const a of round.answers) a.latencyMs = Math.round(a.latencyMs);
+  await store.write(d.step({ rounds: [1, 2] }));
+  await store.recoverInterrupted(new Date());
+  return d;
 }

@@ -13,6 +13,7 @@ import type { Role } from '../../server/src/accounts/store.js';
 import { type Config, loadConfig } from '../../server/src/config/config.js';
 import { createLogger } from '../../server/src/config/log.js';
 import { createApp } from '../../server/src/http/app.js';
+import type { DebateDeps } from '../../server/src/http/deps.js';
 import { LOCAL_OWNER } from '../../server/src/http/owner.js';
 import { Readiness } from '../../server/src/http/readiness.js';
 import { answerClientErrors, httpServerOptions } from '../../server/src/http/timeouts.js';
@@ -69,7 +70,13 @@ export const TEST_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
  * It has accounts like any server: the first admin is created if the store has none, and the
  * returned server is itself a caller — a fresh user (role `user`) with an API token.
  */
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  options: {
+    /** The debate engine and its deps, instead of the app's own (a test counting model calls). */
+    debate?: (config: Config, sessions: Sessions) => DebateDeps;
+  } = {},
+): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
   // Rate limits off unless a test sets them: suites run more debates than a person would.
   const all = {
@@ -100,6 +107,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     sessions,
     accounts,
     limits: database.limits,
+    ...(options.debate && { debate: options.debate(config, sessions) }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions(config) }, () =>

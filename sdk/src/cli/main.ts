@@ -42,6 +42,8 @@ Commands:
   sessions show <id>
   sessions export <id> [--format md|json]
   sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
+  sessions continue <id>          Continue an interrupted session (the server stopped mid-run) to its
+                                  end: kept answers stay, only what is missing is asked again.
   sessions delete <id>
   wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL

@@ -9,6 +9,7 @@ import {
   askFollowUp,
   askProvider,
   cancelSession,
+  continueSession,
   createApiToken,
   deleteSession,
   exportSessionJson,
@@ -80,6 +81,11 @@ export interface DetachOption {
 export interface Detachable<O extends DetachOption, R, A extends unknown[] = [question: string]> {
   (...args: [...A, options: O & { detach: true }]): Promise<DebateAccepted>;
   (...args: [...A, options?: O & { detach?: false }]): Promise<R>;
+}
+
+export interface ContinueOptions extends DetachOption {
+  /** Aborting cancels the continued run (unless `detach`). */
+  signal?: AbortSignal;
 }
 
 export interface FollowUpOptions extends DetachOption {
@@ -315,6 +321,22 @@ export class Consilium {
      * ended session comes back as it is.
      */
     cancel: (id: string): Promise<Session> => this.settle(cancelSession({ client: this.client, path: { sessionId: id } })),
+    /**
+     * Continues an `interrupted` session (the server stopped mid-run) in the same session: kept answers
+     * stay, only what is missing is asked again, and it goes on to its verdict. Its events continue the
+     * same sequence: `follow(id, { lastEventId })` from where you were reads one unbroken debate. A session
+     * that is not interrupted is refused (`conflict`, 409).
+     */
+    continue: ((id: string, options: ContinueOptions = {}) =>
+      this.settle(
+        continueSession({
+          client: this.client,
+          path: { sessionId: id },
+          body: options.detach ? { detach: true } : {},
+          signal: options.signal,
+        }),
+        options.signal,
+      )) as Detachable<ContinueOptions, Session, [id: string]>,
     /** Deletes the session and everything stored with it, stopping its run first if it is running. */
     delete: async (id: string): Promise<void> => {
       await this.settle(deleteSession({ client: this.client, path: { sessionId: id } }));

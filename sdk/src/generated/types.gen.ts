@@ -427,6 +427,13 @@ export type Thread = {
     sessions: Array<SessionSummary>;
 };
 
+export type ContinueRequest = {
+    /**
+     * Continue the run and answer at once `202 Accepted` with the session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
+     */
+    detach?: boolean;
+};
+
 export type FollowUpRequest = {
     question: Question;
     /**
@@ -1378,6 +1385,72 @@ export type CancelSessionResponses = {
 };
 
 export type CancelSessionResponse = CancelSessionResponses[keyof CancelSessionResponses];
+
+export type ContinueSessionData = {
+    body?: ContinueRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/continue';
+};
+
+export type ContinueSessionErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request conflicts with what is stored (a taken username, the last admin).
+     */
+    409: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
+     */
+    429: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type ContinueSessionError = ContinueSessionErrors[keyof ContinueSessionErrors];
+
+export type ContinueSessionResponses = {
+    /**
+     * The session, continued to its end.
+     */
+    200: Session;
+    /**
+     * Sent instead when the request sets `detach`: the run has started and the session is stored as `running` again. Follow its events at `/sessions/{id}/events` (with `Last-Event-ID`, from where you left it) until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.
+     */
+    202: DebateAccepted;
+};
+
+export type ContinueSessionResponse = ContinueSessionResponses[keyof ContinueSessionResponses];
 
 export type StreamSessionEventsData = {
     body?: never;

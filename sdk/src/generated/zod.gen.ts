@@ -376,6 +376,10 @@ export const zSession = z.object({
     earlyStop: z.optional(zEarlyStop)
 });
 
+export const zContinueRequest = z.strictObject({
+    detach: z.optional(z.boolean())
+});
+
 export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.optional(z.enum([
@@ -830,6 +834,17 @@ export const zCancelSessionPath = z.object({
  * The session as stored once its run has stopped (or as it ended, if it already had).
  */
 export const zCancelSessionResponse = zSession;
+
+export const zContinueSessionBody = zContinueRequest;
+
+export const zContinueSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+export const zContinueSessionResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zStreamSessionEventsHeaders = z.object({
     'Last-Event-ID': z.optional(z.string().check(z.regex(/^[0-9]{1,15}$/)))

@@ -14,6 +14,7 @@ import type {
   AnswerError,
   Consensus,
   Cost,
+  DebateEvent,
   DegradationReason,
   PositionChange,
   Round,
@@ -111,6 +112,15 @@ export interface ThreadLink {
   context: string;
 }
 
+/** An interrupted session as stored, to continue (see `DebateEngine.continue`). */
+export interface StoredRun {
+  session: Session;
+  /** Its stored events but the deltas, in order. */
+  progress: readonly DebateEvent[];
+  /** The continued run's events come after this `seq`. */
+  afterSeq: number;
+}
+
 /** What the run accumulates; becomes the contract's Session. */
 class Run {
   readonly log: EventLog;
@@ -139,15 +149,28 @@ class Run {
     readonly roundsRequested: number,
     readonly budget: Budget | undefined,
     options: RunOptions,
+    stored?: StoredRun,
   ) {
     const now = engine.now();
-    this.createdAt = new Date(now).toISOString();
-    this.log = new EventLog(newSessionId(now), { now: engine.now });
-    this.owner = options.owner ?? engine.settings.owner;
+    const from = stored?.session;
+    this.createdAt = from?.createdAt ?? new Date(now).toISOString();
+    this.log = new EventLog(from?.id ?? newSessionId(now), { now: engine.now, afterSeq: stored?.afterSeq ?? 0 });
+    this.owner = from?.owner ?? options.owner ?? engine.settings.owner;
     this.thread = options.thread;
-    this.sourceSessionId = options.sourceSessionId;
+    this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;
+    if (from) {
+      // A continued session keeps what it has spent, answers asked again included.
+      this.usage = from.usage;
+      this.cost = from.cost;
+      this.earlyStop = from.earlyStop;
+    }
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
     options.onLog?.(this.log, () => this.ended ?? this.session('running'));
+  }
+
+  /** Answers a continued run keeps: their failures are still the session's. */
+  keep(answers: readonly Answer[]): void {
+    for (const a of answers) if (a.error) this.fail(a.slot, a.round, a.error);
   }
 
   get cancelled(): boolean {
@@ -262,7 +285,7 @@ export class DebateEngine {
 
   /** Asks one model; the session holds one round with one answer. */
   async ask(slot: Slot, question: string, options: RunOptions & { maxOutputTokens?: number } = {}): Promise<Session> {
-    return this.#singleRound('single', [slot], question, options);
+    return this.#newSingleRound('single', [slot], question, options);
   }
 
   /** All asked slots answer at once; no debate. */
@@ -273,11 +296,11 @@ export class DebateEngine {
   ): Promise<Session> {
     const wanted = slots ? new Set(slots) : undefined;
     const asked = this.settings.panel.filter((p) => !wanted || wanted.has(p.config.slot));
-    return this.#singleRound('parallel', asked, question, options);
+    return this.#newSingleRound('parallel', asked, question, options);
   }
 
   /** One independent round, no verdict: `completed` when all answered, `partial` when some, `failed` when none. */
-  async #singleRound(
+  async #newSingleRound(
     mode: SessionMode,
     slots: readonly Slot[],
     question: string,
@@ -285,17 +308,34 @@ export class DebateEngine {
   ): Promise<Session> {
     const run = new Run(this, mode, question, 1, undefined, options);
     this.#started(run, slots);
+    return this.#singleRound(run, slots, options, []);
+  }
+
+  /** The round of a single or parallel run; `kept` are answers a continued run already has. */
+  async #singleRound(
+    run: Run,
+    slots: readonly Slot[],
+    options: { maxOutputTokens?: number },
+    kept: readonly Answer[],
+  ): Promise<Session> {
     const round = await this.#round(
       run,
       1,
       'independent',
       slots,
-      () => independentPrompt(question, run.thread?.context),
+      () => independentPrompt(run.question, run.thread?.context),
       options.maxOutputTokens,
+      undefined,
+      kept,
     );
     if (run.cancelled) return run.end('cancelled');
+    return this.#singleEnd(run, round, slots.length);
+  }
+
+  #singleEnd(run: Run, round: Round, asked: number): Session {
+    if (!run.rounds.includes(round)) run.rounds.push(round);
     const answered = round.answers.filter((a) => !a.error).length;
-    return run.end(answered === 0 ? 'failed' : answered < slots.length ? 'partial' : 'completed');
+    return run.end(answered === 0 ? 'failed' : answered < asked ? 'partial' : 'completed');
   }
 
   /**
@@ -308,18 +348,76 @@ export class DebateEngine {
     options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean } = {},
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
-    const quorum = Math.min(options.quorum ?? this.settings.quorum, this.settings.panel.length);
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
+    this.#started(run, this.settings.panel);
+    return this.#debate(run, options, { ended: [] });
+  }
+
+  /**
+   * Continues an interrupted session from what is stored, in the same session: its events go on after
+   * `afterSeq`, and what it had spent is added to. Deep: rounds that ended are kept; in the round that
+   * had not, finished answers are kept and only the missing slots are asked; then the debate goes on
+   * as usual. Single and parallel: the slots that had not answered are asked. Synthesis: the verdict
+   * is written again from `answers` (what the session was synthesized from; its own rounds are empty).
+   * Options the session did not store (quorum, budget, output limits, early stop) take their defaults.
+   */
+  async continue(
+    stored: StoredRun,
+    options: RunOptions & { answers?: readonly { slot: SlotNumber; round?: number; text: string }[] } = {},
+  ): Promise<Session> {
+    const s = stored.session;
+    const run = new Run(this, s.mode, s.question, s.roundsRequested, undefined, options, stored);
+    const ended = new Set(stored.progress.flatMap((e) => (e.type === 'round.ended' ? [e.round] : [])));
+    // An answer cut short by the stop is missing, not failed: it is asked again.
+    const finished = (round: Round | undefined) => round?.answers.filter((a) => a.error?.code !== 'aborted') ?? [];
+    if (s.mode === 'synthesis') return this.#synthesis(run, options.answers ?? []);
+    if (s.mode !== 'deep') {
+      const asked = new Set<number>();
+      for (const e of stored.progress) {
+        if (e.type === 'round.started') for (const slot of e.slots) asked.add(slot);
+        else if (e.type === 'session.started' && s.mode === 'parallel') for (const slot of e.slots) asked.add(slot.slot);
+      }
+      const first = s.rounds.find((r) => r.number === 1);
+      if (ended.has(1) && first) {
+        run.keep(first.answers);
+        return this.#singleEnd(run, first, first.answers.length);
+      }
+      const slots = this.settings.panel.filter((p) => asked.has(p.config.slot));
+      run.keep(finished(first));
+      return this.#singleRound(run, slots, {}, finished(first));
+    }
+    const last = s.earlyStop ? s.earlyStop.afterRound + 1 : s.roundsRequested;
+    // The final round's structured positions (for the consensus and the verdict) are not stored: it is asked again whole.
+    const kept: Round[] = [];
+    for (let n = 1; n < last && ended.has(n); n++) {
+      const round = s.rounds.find((r) => r.number === n);
+      if (!round) break;
+      kept.push(round);
+    }
+    const next = kept.length + 1;
+    const open = finished(next < last ? s.rounds.find((r) => r.number === next) : undefined);
+    run.keep([...kept.flatMap((r) => r.answers), ...open]);
+    return this.#debate(run, { rounds: s.roundsRequested }, { ended: kept, open: { number: next, answers: open } });
+  }
+
+  /** The rounds, the consensus and the verdict of a deep debate, going on from what `kept` holds. */
+  async #debate(
+    run: Run,
+    options: { rounds?: number; quorum?: number; earlyStop?: boolean },
+    kept: { ended: readonly Round[]; open?: { number: number; answers: readonly Answer[] } },
+  ): Promise<Session> {
+    const rounds = options.rounds ?? 3;
+    const quorum = Math.min(options.quorum ?? this.settings.quorum, this.settings.panel.length);
     const panel = this.settings.panel;
+    const question = run.question;
     const context = run.thread?.context;
-    this.#started(run, panel);
 
     /** Each slot's latest answer, as the others see it. */
     const latest = new Map<SlotNumber, QuotedAnswer>();
     const finals = new Map<SlotNumber, FinalPosition>();
     let stopped = false;
     /** The final round's number: `rounds`, or sooner after an early stop. */
-    let last = rounds;
+    let last = run.earlyStop ? run.earlyStop.afterRound + 1 : rounds;
     for (let n = 1; n <= last; n++) {
       const kind = roundKind(n, last);
       // In slot order: a slot that first answers in a later round would otherwise come last.
@@ -332,11 +430,19 @@ export class DebateEngine {
         if (kind === 'critique') return critiquePrompt(question, n, own, others(config.slot), { context, positionLine });
         return finalPrompt(question, n, own, others(config.slot), rounds === 2, context);
       };
-      const round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined);
+      const ended = kept.ended.find((r) => r.number === n);
+      let round: Round;
+      if (ended) {
+        round = ended;
+        run.rounds.push(round);
+      } else {
+        const answers = kept.open?.number === n ? kept.open.answers : [];
+        round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined, answers);
+      }
       const answered = round.answers.filter((a) => !a.error);
       for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text });
       const quorumMet = answered.length >= quorum;
-      run.log.emit({ type: 'round.ended', round: n, missingSlots: round.missingSlots, quorumMet });
+      if (!ended) run.log.emit({ type: 'round.ended', round: n, missingSlots: round.missingSlots, quorumMet });
       if (run.cancelled) return run.end('cancelled');
       if (run.overBudget) {
         stopped = true;
@@ -381,6 +487,10 @@ export class DebateEngine {
   ): Promise<Session> {
     const run = new Run(this, 'synthesis', question, 1, undefined, options);
     this.#started(run, []);
+    return this.#synthesis(run, answers);
+  }
+
+  async #synthesis(run: Run, answers: readonly { slot: SlotNumber; round?: number; text: string }[]): Promise<Session> {
     const byRound = new Map<number, QuotedAnswer[]>();
     for (const a of answers) {
       const n = a.round ?? 1;
@@ -419,15 +529,20 @@ export class DebateEngine {
     prompt: (slot: Slot) => string,
     maxOutputTokens: number | undefined,
     finals?: Map<SlotNumber, FinalPosition>,
+    kept: readonly Answer[] = [],
   ): Promise<Round> {
-    run.log.emit({ type: 'round.started', round: n, kind, slots: slots.map((s) => s.config.slot) });
+    // A continued round asks only the slots it has no answer of; its `round.started` lists just those,
+    // so a client resets their text and keeps the rest.
+    const keptBySlot = new Map(kept.map((a) => [a.slot, a]));
+    const asked = slots.filter((s) => !keptBySlot.has(s.config.slot));
+    run.log.emit({ type: 'round.started', round: n, kind, slots: asked.map((s) => s.config.slot) });
     // Setting a call up takes the event loop a fraction of a millisecond each; starting the slot that
     // usually answers last first keeps those set-ups off the round's critical path.
     const expected = (slot: Slot) => this.#latency.get(slot.config.slot) ?? 0;
-    const byLatency = [...slots].sort((a, b) => expected(b) - expected(a));
+    const byLatency = [...asked].sort((a, b) => expected(b) - expected(a));
     // The round is part of the session from its start: answers join it as they finish (a snapshot
     // taken mid-round holds them), then take the panel's order when the round ends.
-    const round: Round = { number: n, kind, answers: [], missingSlots: [] };
+    const round: Round = { number: n, kind, answers: [...kept], missingSlots: [] };
     run.rounds.push(round);
     const settled = new Map<Slot, Answer>();
     await Promise.all(
@@ -435,7 +550,12 @@ export class DebateEngine {
         settled.set(slot, await this.#answer(run, round, slot, prompt(slot), maxOutputTokens, finals));
       }),
     );
-    round.answers = slots.map((slot) => settled.get(slot)!);
+    const panelSlots = new Set<number>(slots.map((s) => s.config.slot));
+    round.answers = [
+      ...slots.map((slot) => settled.get(slot) ?? keptBySlot.get(slot.config.slot)!),
+      // A kept answer of a slot no longer configured stays part of the round.
+      ...kept.filter((a) => !panelSlots.has(a.slot)),
+    ];
     round.missingSlots = sorted(round.answers.filter((a) => a.error).map((a) => a.slot));
     return round;
   }

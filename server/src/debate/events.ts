@@ -17,6 +17,8 @@ export interface EventLogOptions {
   now?: () => number;
   /** Keep every event in `events` (deltas included: about 1 MB for a long debate). */
   retain?: boolean;
+  /** The `seq` the first event comes after: a continued session's events go on from its stored ones. Default 0. */
+  afterSeq?: number;
 }
 
 /**
@@ -66,6 +68,7 @@ export class EventLog {
   ) {
     this.#now = options.now ?? Date.now;
     this.#retain = options.retain ?? false;
+    this.#seq = options.afterSeq ?? 0;
     this.#head = `{"v":1,"sessionId":${JSON.stringify(sessionId)},"seq":`;
   }
 

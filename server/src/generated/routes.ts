@@ -63,6 +63,7 @@ name(s.zSessionStatus, "SessionStatus");
 name(s.zSession, "Session");
 name(s.zEarlyStop, "EarlyStop");
 name(s.zThread, "Thread");
+name(s.zContinueRequest, "ContinueRequest");
 name(s.zFollowUpRequest, "FollowUpRequest");
 name(s.zSessionSummary, "SessionSummary");
 name(s.zSessionPage, "SessionPage");
@@ -828,6 +829,80 @@ export const cancelSession = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const continueSession = createRoute({
+  method: "post",
+  path: "/sessions/{sessionId}/continue",
+  operationId: "continueSession",
+  summary: "Continue an interrupted debate in the same session",
+  description: "Resumes a session the server left `interrupted` (it stopped mid-run) from what is stored: answers already complete are kept, only what is missing is asked again, and the run goes on to its verdict in the same session. Its events continue the same sequence, so a follower resuming `/sessions/{id}/events` with `Last-Event-ID` sees one unbroken debate; before a slot of a round is asked again, a `round.started` for that round lists just the slots asked again (a client resets their text). Deep: rounds that ended are kept; in the round that had not, finished answers are kept; the final round is asked again whole (its structured positions, which the consensus needs, are not stored). Single and parallel: the slots that had not answered are asked. Synthesis: the verdict is written again from the session it was made from (a synthesis of answers given in the request cannot be continued: `409`). The quorum, budget and output limits the run was started with are not stored: the continued run uses the defaults. Usage and cost go on from what the session had spent. Counts as a debate start for the limits. Only the session's owner may continue it; `409` when it is not `interrupted` (running, completed, cancelled...), including when another request or instance has just continued it.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zContinueSessionPath,
+    body: {
+        required: false,
+        content: {
+          "application/json": { schema: s.zContinueSessionBody, example: {
+            "detach": true
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The session, continued to its end.",
+      content: {
+          "application/json": { schema: s.zSession }
+        }
+    },
+    202: {
+      description: "Sent instead when the request sets `detach`: the run has started and the session is stored as `running` again. Follow its events at `/sessions/{id}/events` (with `Last-Event-ID`, from where you left it) until `session.ended`, stop it with POST /sessions/{id}/cancel (or DELETE, which also deletes it); it outlives this connection.",
+      headers: {
+        "Location": {
+          "description": "The session's path, `/sessions/{id}`.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      },
+      content: {
+          "application/json": { schema: s.zDebateAccepted, example: {
+            "sessionId": "ses_01JD3W8Y6Q2N5Z4K7M9P1R3T5V",
+            "status": "running"
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    409: {
+      "$ref": "#/components/responses/Conflict"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    429: {
+      "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1672,7 +1747,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -1698,6 +1773,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   deleteSession: { method: "DELETE", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   cancelSession: { method: "POST", path: "/sessions/{sessionId}/cancel", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  continueSession: { method: "POST", path: "/sessions/{sessionId}/continue", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   streamSessionEvents: { method: "GET", path: "/sessions/{sessionId}/events", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   askFollowUp: { method: "POST", path: "/sessions/{sessionId}/follow-ups", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSessionThread: { method: "GET", path: "/sessions/{sessionId}/thread", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
@@ -1718,7 +1794,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -1734,6 +1810,7 @@ export type Handlers<E extends Env = Env> = {
   getSession: RouteHandler<typeof getSession, E>;
   deleteSession: RouteHandler<typeof deleteSession, E>;
   cancelSession: RouteHandler<typeof cancelSession, E>;
+  continueSession: RouteHandler<typeof continueSession, E>;
   streamSessionEvents: RouteHandler<typeof streamSessionEvents, E>;
   askFollowUp: RouteHandler<typeof askFollowUp, E>;
   getSessionThread: RouteHandler<typeof getSessionThread, E>;
@@ -2029,6 +2106,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(getSession, handlers.getSession);
   app.openapi(deleteSession, handlers.deleteSession);
   app.openapi(cancelSession, handlers.cancelSession);
+  app.openapi(continueSession, handlers.continueSession);
   app.openapi(streamSessionEvents, handlers.streamSessionEvents);
   app.openapi(askFollowUp, handlers.askFollowUp);
   app.openapi(getSessionThread, handlers.getSessionThread);

@@ -11,6 +11,7 @@ export const DEBATE_STARTS = [
   'streamDeepDebate',
   'synthesizeVerdict',
   'askFollowUp',
+  'continueSession',
 ] as const;
 
 /** A running debate's wait before another may start: unknown, so a short, honest guess. */

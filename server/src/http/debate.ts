@@ -27,7 +27,8 @@ type DebateOperations =
   | 'runDeepDebate'
   | 'streamDeepDebate'
   | 'synthesizeVerdict'
-  | 'askFollowUp';
+  | 'askFollowUp'
+  | 'continueSession';
 
 export function debateHandlers({
   engine,
@@ -295,6 +296,19 @@ export function debateHandlers({
               : await engine.deep(body.question, { ...deepOptions(body), ...options }),
         );
       };
+      if (body.detach) return accepted(c, run);
+      return c.json(await run(recorded(c)), 200);
+    },
+
+    continueSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      // The body is optional: no body is `{}`.
+      const body = (c.req.valid('json') as { detach?: boolean } | undefined) ?? {};
+      const continuation = await sessions.continue(sessionId, ownerOf(c));
+      if (!continuation) return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
+      if ('refused' in continuation) return problem(c, 409, 'conflict', { detail: continuation.refused });
+      const run = async (recording: ReturnType<typeof recorded>) =>
+        stored(await engine.continue(continuation.stored, { ...recording, ...continuation.options }));
       if (body.detach) return accepted(c, run);
       return c.json(await run(recorded(c)), 200);
     },

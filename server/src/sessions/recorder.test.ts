@@ -166,6 +166,24 @@ it(`shows events up to ${UNSAVED_SEQ_LIMIT} above the last commit, and holds the
   expect(seen.at(-1)?.type).toBe('session.ended');
 });
 
+it('shows nothing of a continued run (numbered after an interrupted end) before its first commit', async () => {
+  // So a stop before that commit leaves nothing shown above the end recovery numbers again (see `Resumed.afterSeq`).
+  const recorder = new SessionRecorder({ store, cache: new SessionCache(), flushMs: 5 });
+  const debate = new FakeDebate({ owner: 'local' });
+  const log = new EventLog(debate.session.id, { afterSeq: 40 + UNSAVED_SEQ_LIMIT + 1 });
+  recorder.hook(new AbortController())(log, () => debate.session);
+  const live = recorder.live(log.sessionId)!;
+  const seen: DebateEvent[] = [];
+  live.subscribe((e) => seen.push(e));
+  log.emit({ type: 'round.started', round: 2, kind: 'critique', slots: [4, 5] });
+  log.emit({ type: 'answer.delta', round: 2, slot: 4, delta: 'x' });
+  expect(seen).toEqual([]);
+  openGate();
+  await vi.waitFor(() => expect(seen.map((e) => e.seq)).toEqual([UNSAVED_SEQ_LIMIT + 42, UNSAVED_SEQ_LIMIT + 43]));
+  log.emit(endedBody());
+  await live.done;
+});
+
 it('holds the end while its write fails, until a retry commits it', async () => {
   const { log, seen, live } = record();
   let fail = true;

@@ -336,6 +336,7 @@ function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStor
     delete: (id) => store.delete(id),
     events: (id, after) => store.events(id, after),
     recoverInterrupted: (now) => store.recoverInterrupted(now),
+    resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
     ...extra,
   };
 }

@@ -2,12 +2,12 @@
  * Session history over one store: reads through the cache, owner checks, cursor pages, deletes that
  * stop a running debate first, and replay that hands over to live events with no gap and no duplicate.
  */
-import type { DebateEvent, Session, SessionPage, Thread } from '../../../sdk/src/generated/types.gen.js';
-import type { ThreadLink } from '../debate/engine.js';
+import type { Answer, DebateEvent, Session, SessionPage, Thread } from '../../../sdk/src/generated/types.gen.js';
+import type { StoredRun, ThreadLink } from '../debate/engine.js';
 import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
 import type { SessionRecorder } from './recorder.js';
-import { type ListPosition, type SessionStore, summaryOf } from './store.js';
+import { type ListPosition, type SessionStore, StoreError, summaryOf } from './store.js';
 
 export interface SessionsOptions {
   store: SessionStore;
@@ -21,6 +21,13 @@ export interface SessionsOptions {
 export const ALL_OWNERS: unique symbol = Symbol('all owners');
 /** Whose sessions a read may see: one owner's, or (for an admin, explicitly) everyone's. */
 export type OwnerScope = string | typeof ALL_OWNERS;
+
+/** What continuing an interrupted session runs: the engine's `continue` with these. */
+export interface Continuation {
+  stored: StoredRun;
+  /** The thread a follow-up belongs to (its prompts see it), and a synthesis's source answers. */
+  options: { thread?: ThreadLink; answers?: { slot: Answer['slot']; round: number; text: string }[] };
+}
 
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
@@ -160,6 +167,53 @@ export class Sessions {
     if (session.status !== 'running') return session;
     const now = await this.#stopElsewhere(id, 'cancel');
     return now?.status === 'running' ? 'elsewhere' : now;
+  }
+
+  /**
+   * Takes `owner`'s interrupted session back to `running` for a run in this process to continue it
+   * (which the caller starts through the recorder, as any run). `undefined` when `owner` has none by
+   * that id; `refused`, with why, when it is not `interrupted` (or cannot be continued).
+   */
+  async continue(id: string, owner: string, now = new Date()): Promise<Continuation | { refused: string } | undefined> {
+    const session = await this.get(id, owner);
+    if (!session) return undefined;
+    if (session.status !== 'interrupted') {
+      return { refused: `Session ${id} is ${session.status}: only an interrupted session can be continued.` };
+    }
+    const options: Continuation['options'] = {};
+    if (session.mode === 'synthesis') {
+      // A synthesis stores its verdict, not what it was made from: only a session's own answers can be read again.
+      const source = session.sourceSessionId === undefined ? undefined : await this.get(session.sourceSessionId, owner);
+      const answers = source?.rounds.flatMap((r) =>
+        r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
+      );
+      if (!answers?.length) {
+        return { refused: `Session ${id} is a synthesis of answers that were not stored; it cannot be continued.` };
+      }
+      options.answers = answers;
+    }
+    if (session.threadId !== undefined && session.parentId !== undefined) {
+      const parent = await this.get(session.parentId, owner);
+      if (parent) {
+        options.thread = {
+          threadId: session.threadId,
+          parentId: parent.id,
+          context: threadContext(await this.threadUpTo(parent)),
+        };
+      }
+    }
+    this.cache.delete(id);
+    let stored: StoredRun | undefined;
+    try {
+      stored = await this.store.resumeInterrupted(id, now);
+    } catch (error) {
+      // Continued by another request (or instance) since it was read.
+      if (error instanceof StoreError && error.code === 'conflict') return { refused: error.message };
+      throw error;
+    } finally {
+      this.cache.delete(id);
+    }
+    return stored && { stored, options };
   }
 
   /**

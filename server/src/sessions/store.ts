@@ -71,6 +71,13 @@ export interface SessionStore {
    */
   recoverInterrupted(now: Date): Promise<Session[]>;
   /**
+   * Takes an `interrupted` session back to `running` for this process, atomically (two callers, two
+   * instances, never both get it): removes the `session.ended` recovery appended, and returns what a
+   * continued run starts from. `undefined` when there is no such session; a `conflict` StoreError
+   * when it is not `interrupted`.
+   */
+  resumeInterrupted(id: string, now: Date): Promise<Resumed | undefined>;
+  /**
    * Instances sharing a store (PostgreSQL) see each other's writes: `listener` gets every event
    * another instance writes for `sessionId`, and `onChange` every session id another instance changed,
    * or `undefined` when changes may have gone unheard (the store lost, or regained, its notices).
@@ -93,6 +100,27 @@ export interface SessionStore {
   onStopRequest?(listener: (sessionId: string, reason: 'cancel' | 'delete') => void): () => void;
   /** Shared stores: ends `id` as recovery would if the instance running it is gone; undefined while it lives. */
   recoverOrphan?(id: string, now: Date): Promise<Session | undefined>;
+}
+
+/** An interrupted session taken back to `running` (see `SessionStore.resumeInterrupted`). */
+export interface Resumed {
+  /** The session as stored, now `running` (no `completedAt`). */
+  session: Session;
+  /** Its stored events of `PROGRESS_EVENT_TYPES`, in order (the removed end excluded). */
+  progress: DebateEvent[];
+  /**
+   * The highest `seq` the session ever had, the removed end's included (a client may have seen it):
+   * the continued run's events come after it. Should the continued run stop before its first commit,
+   * recovery numbers the new end as the removed one was: the same `seq` for the same news, and nothing
+   * of the continued run was shown (the recorder holds events more than `UNSAVED_SEQ_LIMIT` above its
+   * last commit, and a continued run's first is above that).
+   */
+  afterSeq: number;
+}
+
+/** Why a session cannot be continued: it is not `interrupted`. */
+export function notInterrupted(session: Pick<Session, 'id' | 'status'>): StoreError {
+  return new StoreError('conflict', `Session ${session.id} is ${session.status}: only an interrupted session can be continued.`);
 }
 
 /** A store failure a caller can act on (stable `code`), as opposed to a bug. */
@@ -137,8 +165,9 @@ export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this ses
  */
 export const UNSAVED_SEQ_LIMIT = 100_000;
 
-/** The events recovery reads to find what was incomplete (every type but the deltas). */
+/** The events recovery and a continued run read to find what was incomplete (every type but the deltas). */
 export const PROGRESS_EVENT_TYPES = [
+  'session.started',
   'round.started',
   'round.ended',
   'answer.completed',

@@ -52,6 +52,12 @@ export function SessionPanel({ run }: { run: Run }) {
               Cancel debate
             </button>
           )}
+          {/* The server stopped mid-run: the debate can go on from what was stored, in this same session. */}
+          {view.status === 'interrupted' && view.id && (
+            <button type="button" onClick={() => run.continue()}>
+              Continue debate
+            </button>
+          )}
           {view.id && isFinished(view) && <Exports sessionId={view.id} />}
         </div>
         <ErrorNote error={run.failure} />

@@ -75,6 +75,54 @@ describe('the session view folded from events', () => {
     expect(resumed.rounds[0]!.answers.get(2)!.text).toBe(once.rounds[0]!.answers.get(2)!.text);
   });
 
+  it('continues an interrupted session in the same view: a round started again resets only the slots it lists', () => {
+    seq = 0;
+    const view = emptySession();
+    apply(view, ev({ type: 'session.started', mode: 'deep', question: 'Q?', roundsRequested: 2, slots: [] }));
+    apply(view, ev({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2, 3] }));
+    apply(view, ev({ type: 'answer.completed', answer: answer(1, 1, 'Kept') }));
+    apply(view, ev({ type: 'answer.delta', round: 1, slot: 2, delta: 'Cut sho' }));
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    // Recovery numbers the end above anything the stopped run could have shown.
+    seq += 100_001;
+    apply(view, {
+      ...base,
+      seq,
+      type: 'session.ended',
+      status: 'interrupted',
+      missingSlots: [2, 3],
+      usage,
+      cost: { usd: 0, priced: true },
+      error: 'interrupted',
+    } as DebateEvent);
+    expect(view.status).toBe('interrupted');
+    expect(view.rounds[0]!.answers.get(2)!.status).toBe('failed');
+
+    apply(view, ev({ type: 'round.started', round: 1, kind: 'independent', slots: [2, 3] }));
+    expect(view.rounds).toHaveLength(1);
+    expect(view.status).toBe('running');
+    expect(view.endedAt).toBeUndefined();
+    expect(view.error).toBeUndefined();
+    const [one, two, three] = [1, 2, 3].map((slot) => view.rounds[0]!.answers.get(slot)!);
+    expect(one).toMatchObject({ text: 'Kept', status: 'done' });
+    expect(two).toMatchObject({ text: '', status: 'thinking' });
+    expect(two!.error).toBeUndefined();
+    expect(three).toMatchObject({ text: '', status: 'thinking' });
+    expect(view.rounds[0]!.slots).toEqual([1, 2, 3]);
+    apply(view, ev({ type: 'answer.delta', round: 1, slot: 2, delta: 'Whole' }));
+    apply(view, ev({ type: 'answer.completed', answer: answer(2, 1, 'Whole') }));
+    expect(view.rounds[0]!.answers.get(2)).toMatchObject({ text: 'Whole', status: 'done' });
+
+    // A final round that had ended and is asked again is open again.
+    apply(view, ev({ type: 'round.started', round: 2, kind: 'final', slots: [1] }));
+    apply(view, ev({ type: 'answer.completed', answer: answer(1, 2, 'First') }));
+    apply(view, ev({ type: 'round.ended', round: 2, missingSlots: [], quorumMet: true }));
+    apply(view, ev({ type: 'round.started', round: 2, kind: 'final', slots: [1] }));
+    expect(view.rounds).toHaveLength(2);
+    expect(view.rounds[1]).toMatchObject({ ended: false });
+    expect(view.rounds[1]!.answers.get(1)).toMatchObject({ text: '', status: 'thinking' });
+  });
+
   it('marks an answer still streaming when its round ends as failed, not done', () => {
     seq = 0;
     const view = emptySession();

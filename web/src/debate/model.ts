@@ -107,6 +107,17 @@ const answerOf = (round: RoundView, slot: number): AnswerView => {
   return answer;
 };
 
+/**
+ * A session that ended `interrupted` and is continued goes on in the same stream: the first event of the
+ * continued run makes it running again.
+ */
+function reopen(view: SessionView): void {
+  if (view.status !== 'interrupted') return;
+  view.status = 'running';
+  delete view.endedAt;
+  delete view.error;
+}
+
 /** Applies one event; returns false when it was already applied (a resent `seq`). */
 export function apply(view: SessionView, event: DebateEvent): boolean {
   if (typeof event.seq === 'number' && event.seq <= view.lastSeq) return false;
@@ -125,9 +136,24 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       view.startedAt = event.ts;
       break;
     case 'round.started': {
+      reopen(view);
       const round = roundOf(view, event.round);
       round.kind = event.kind;
-      for (const slot of event.slots) answerOf(round, slot);
+      // A round started again (a continued session) asks the slots it lists afresh: their text starts over.
+      if (round.ended) {
+        round.ended = false;
+        delete round.missingSlots;
+        delete round.quorumMet;
+      }
+      for (const slot of event.slots) {
+        const answer = answerOf(round, slot);
+        if (answer.status === 'thinking' && answer.text === '') continue;
+        answer.text = '';
+        answer.status = 'thinking';
+        delete answer.error;
+        delete answer.answer;
+        answer.rev++;
+      }
       break;
     }
     case 'answer.delta': {
@@ -174,6 +200,7 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       view.consensus = event.consensus;
       break;
     case 'synthesis.started':
+      reopen(view);
       view.synthesizer = event.synthesizer;
       // A fallback synthesizer starts the text over.
       view.verdictText = { summary: '', answer: '', attempt: 0 };

@@ -25,6 +25,11 @@ export interface Run {
   failure?: ConsiliumError;
   /** Stops the debate itself on the server (POST /sessions/{id}/cancel), keeping the session and what it said. */
   cancel(): void;
+  /**
+   * Continues an interrupted session on the server (POST /sessions/{id}/continue, detached) and follows it on: the
+   * continued run's events come after the ones already applied.
+   */
+  continue(): void;
   /** Stops only this page's watching (navigating away). */
   detach(): void;
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -102,6 +107,17 @@ class Runner implements Run {
       (err) => this.fail(err),
     );
   }
+  continue() {
+    const id = this.view.id;
+    if (id === undefined) return;
+    delete this.failure;
+    this.changed();
+    void consilium.sessions
+      .continue(id, { detach: true })
+      .then(() => this.follow(id))
+      .catch((err) => this.fail(err));
+  }
+
   detach() {
     this.watching.abort();
   }

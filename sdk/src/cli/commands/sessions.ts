@@ -1,4 +1,6 @@
-/** `consilium sessions`: list, show, export, cancel and delete stored sessions. */
+/** `consilium sessions`: list, show, export, cancel, continue and delete stored sessions. */
+import { ConsiliumError } from '../../facade/errors.js';
+import type { Session } from '../../generated/types.gen.js';
 import { escapeJson, inert, jsonLine, oneLine } from '../../terminal/terminal.js';
 import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
@@ -62,6 +64,27 @@ export const sessions: Command = {
           );
         return EXIT.ok;
       }
+      case 'continue': {
+        onlyFlags(ctx.parsed, GLOBAL);
+        const sessionId = needId();
+        const controller = new AbortController();
+        const release = ctx.io.onInterrupt(() => controller.abort());
+        let session: Session;
+        try {
+          session = await c().sessions.continue(sessionId, { signal: controller.signal });
+        } catch (error) {
+          if (error instanceof ConsiliumError && error.code === 'aborted') {
+            ctx.io.stderr.write(`consilium: cancelled; ${oneLine(sessionId)} stops on the server\n`);
+            return EXIT.interrupted;
+          }
+          throw error;
+        } finally {
+          release();
+        }
+        if (ctx.json) ctx.out(jsonLine(session));
+        else ctx.out(renderSession(session, ctx.paint));
+        return session.status === 'failed' ? EXIT.server : EXIT.ok;
+      }
       case 'delete': {
         onlyFlags(ctx.parsed, GLOBAL);
         await c().sessions.delete(needId());
@@ -69,7 +92,7 @@ export const sessions: Command = {
         return EXIT.ok;
       }
       default:
-        throw new UsageError(`unknown sessions command: ${sub} (list, show, export, cancel, delete)`);
+        throw new UsageError(`unknown sessions command: ${sub} (list, show, export, cancel, continue, delete)`);
     }
   },
 };

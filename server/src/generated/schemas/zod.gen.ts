@@ -484,6 +484,12 @@ export const zSession = z.object({
     earlyStop: zEarlyStop.optional()
 });
 
+export const zContinueRequest = z.strictObject({
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Continue the run and answer at once `202 Accepted` with the session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+    }).optional()
+});
+
 export const zFollowUpRequest = z.strictObject({
     question: zQuestion,
     mode: z.enum([
@@ -1018,6 +1024,17 @@ export const zCancelSessionPath = z.object({
  * The session as stored once its run has stopped (or as it ended, if it already had).
  */
 export const zCancelSessionResponse = zSession;
+
+export const zContinueSessionBody = zContinueRequest;
+
+export const zContinueSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+export const zContinueSessionResponse = z.union([
+    zSession,
+    zDebateAccepted
+]);
 
 export const zStreamSessionEventsHeaders = z.object({
     'Last-Event-ID': z.string().regex(/^[0-9]{1,15}$/).register(z.globalRegistry, {

@@ -13,7 +13,9 @@ import {
   interruptedEnd,
   type ListPage,
   type ListQuery,
+  notInterrupted,
   PROGRESS_EVENT_TYPES,
+  type Resumed,
   type SessionStore,
   type Step,
   StoreError,
@@ -405,6 +407,39 @@ export class PostgresSessionStore implements SessionStore {
     // These changes did not come through this instance's recorder: tell its own listeners too.
     for (const { session, event } of recovered) this.#listener.local(session.id, [event]);
     return recovered.map((r) => r.session);
+  }
+
+  /** `FOR UPDATE` holds the row: a second instance continuing it at the same moment waits, then finds it `running`. */
+  async resumeInterrupted(id: string, now: Date): Promise<Resumed | undefined> {
+    const ts = now.toISOString();
+    return this.#db.transaction(async (client) => {
+      const { rows } = await client.query<SessionRow>(`${SELECT_SESSION} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
+      if (!rows[0]) return undefined;
+      const { completedAt: _, ...stored } = sessionOf(rows[0]);
+      if (stored.status !== 'interrupted') throw notInterrupted(stored);
+      const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
+        id,
+      ]);
+      await client.query(
+        `DELETE FROM events WHERE session_id = $1 AND type = 'session.ended' AND body ->> 'status' = 'interrupted'`,
+        [id],
+      );
+      await client.query(
+        `UPDATE sessions SET status = 'running', updated_at = $2, completed_at = NULL, writer = $3 WHERE id = $1`,
+        [id, ts, this.instanceId],
+      );
+      const { rows: progress } = await client.query<{ body: DebateEvent }>(
+        'SELECT body FROM events WHERE session_id = $1 AND type = ANY($2) ORDER BY seq',
+        [id, PROGRESS_EVENT_TYPES],
+      );
+      // Other instances drop their cached copy.
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, id, [])]);
+      return {
+        session: { ...stored, status: 'running', updatedAt: ts },
+        progress: progress.map((p) => p.body),
+        afterSeq: top.rows[0]!.seq,
+      };
+    });
   }
 
   watch(sessionId: string, listener: WatchListener): Promise<() => Promise<void>> {

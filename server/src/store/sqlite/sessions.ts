@@ -7,7 +7,9 @@ import {
   interruptedEnd,
   type ListPage,
   type ListQuery,
+  notInterrupted,
   PROGRESS_EVENT_TYPES,
+  type Resumed,
   type SessionStore,
   type Step,
 } from '../../sessions/store.js';
@@ -117,6 +119,32 @@ export class SqliteSessionStore implements SessionStore {
       return recovered;
     };
     return this.#queue.run(work);
+  }
+
+  resumeInterrupted(id: string, now: Date): Promise<Resumed | undefined> {
+    const ts = now.toISOString();
+    // One savepoint in the write transaction: nothing else writes between the check and the update.
+    return this.#queue.run(async (db) => {
+      const stored = await this.#get(db, id);
+      if (!stored) return undefined;
+      if (stored.status !== 'interrupted') throw notInterrupted(stored);
+      const top = await db.first<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE session_id = ?1', [id]);
+      await db.run(
+        `DELETE FROM events WHERE session_id = ?1 AND type = 'session.ended' AND body ->> '$.status' = 'interrupted'`,
+        [id],
+      );
+      await db.run(`UPDATE sessions SET status = 'running', updated_at = ?2, completed_at = NULL WHERE id = ?1`, [id, ts]);
+      const progress = await db.all<{ body: string }>(
+        `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
+        [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
+      );
+      const { completedAt: _, ...session } = stored;
+      return {
+        session: { ...session, status: 'running', updatedAt: ts },
+        progress: progress.map((p) => JSON.parse(p.body) as DebateEvent),
+        afterSeq: top?.seq ?? 0,
+      };
+    });
   }
 
   async #get(db: Connection, id: string): Promise<Session | undefined> {
