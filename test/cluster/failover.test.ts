@@ -48,6 +48,15 @@ describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind n
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
+  /** Reads the session until it is `completed` (through interruptions and continuations); the test timeout bounds it. */
+  const completed = async (id: string): Promise<Session> => {
+    for (;;) {
+      const s = await ended(id);
+      if (s.status === 'completed') return s;
+      expect(s.status).toBe('interrupted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   /** Until nothing listens at `url` (a draining instance closes its port first, then exits once drained). */
   const closed = async (url: string) => {
     for (;;) {
@@ -128,6 +137,23 @@ describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind n
     expect(end).toMatchObject({ type: 'session.ended', status: 'interrupted' });
     expect((end as Extract<DebateEvent, { type: 'session.ended' }>).missingSlots.length).toBeGreaterThan(0);
     expect(toldAfterMs).toBeLessThan(10_000);
+    // B, which found the run orphaned, continues it to its verdict in the same session.
+    const done = await completed(id);
+    expect(done.verdict).toBeDefined();
+    expect(b.run.stdout).toMatch(new RegExp(`continuing a debate another instance left.*${id}`));
+    // Resumed from the last event before the interruption, the stream is one debate: no interrupted end, one end.
+    const lastBefore = events.at(-2)!.seq;
+    const rest: DebateEvent[] = [];
+    for await (const message of readSse(
+      await call(`/sessions/${id}/events`, { headers: { 'last-event-id': String(lastBefore) } }),
+    ))
+      rest.push(JSON.parse(message.data) as DebateEvent);
+    expect(rest.filter((e) => e.type === 'session.ended').map((e) => (e as { status: string }).status)).toStrictEqual([
+      'completed',
+    ]);
+    const seqs = rest.map((e) => e.seq);
+    expect(seqs).toStrictEqual([...seqs].sort((x, y) => x - y));
+    expect(seqs[0]).toBeGreaterThan(lastBefore);
     await cluster.restart(0);
     expect((await fetch(`${a.url}/ready`)).status).toBe(200);
   }, 60_000);
@@ -149,8 +175,10 @@ describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind n
     process.kill(group, 'SIGTERM');
     await closed(a.url);
     process.kill(group, 'SIGTERM');
-    expect(await ended(interrupted)).toMatchObject({ status: 'interrupted' });
-    await a.run.exit;
+    // Handed over: the other instance continues it to its verdict.
+    expect((await completed(interrupted)).verdict).toBeDefined();
+    expect(a.run.stdout).toMatch(/debates interrupted by the stop/);
+    expect(cluster.instances[1]!.run.stdout).toMatch(new RegExp(`continuing a debate another instance left.*${interrupted}`));
     await cluster.restart(0);
     everyInstanceRuns();
   }, 90_000);

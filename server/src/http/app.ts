@@ -18,6 +18,7 @@ import { debateHandlers } from './debate.js';
 import { DEBATE_STARTS, limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
+import { continueHandedOver } from './hand-over.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
@@ -137,16 +138,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   );
 
   const readiness = deps.readiness ?? new Readiness();
+  const debate = deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics);
+  // On a shared store, runs other instances lost or left are continued here (or by a peer).
+  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger });
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers(deps),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
     ...refuseWhileDraining(
-      limitDebates(
-        debateHandlers(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics)),
-        deps.config.rateLimits,
-        ownerOf,
-        limits,
-      ),
+      limitDebates(debateHandlers(debate), deps.config.rateLimits, ownerOf, limits),
       DEBATE_STARTS,
       readiness,
     ),

@@ -22,6 +22,11 @@ export async function openSessions(store: SessionStore, options: OpenSessionsOpt
   const interrupted = await store.recoverInterrupted(new Date());
   if (interrupted.length > 0) {
     options.logger?.warn('sessions interrupted by a previous stop', { sessions: interrupted.map((s) => s.id) });
+    // Instances already running may continue them; this one cannot run anything yet.
+    await store.handOver?.(
+      interrupted.map((s) => s.id),
+      { here: false },
+    );
   }
   const cache = new SessionCache(options.cacheSize);
   const recorder = new SessionRecorder({

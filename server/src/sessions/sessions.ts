@@ -80,6 +80,11 @@ export class Sessions {
     await this.recorder.stopAll(new Error('The server is stopping.'));
     const interrupted = await this.store.recoverInterrupted(new Date());
     for (const session of interrupted) this.cache.delete(session.id);
+    // Other instances, if there are any, continue them.
+    await this.store.handOver?.(
+      interrupted.map((s) => s.id),
+      { here: false },
+    );
     return interrupted;
   }
 

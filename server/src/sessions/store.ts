@@ -98,6 +98,12 @@ export interface SessionStore {
    */
   requestStop?(id: string, reason: 'cancel' | 'delete'): Promise<void>;
   onStopRequest?(listener: (sessionId: string, reason: 'cancel' | 'delete') => void): () => void;
+  /**
+   * Shared stores: offers sessions ended `interrupted` by an instance's loss or stop to the live instances
+   * (and this one when `here`), through `onHandOver`, for one of them to continue.
+   */
+  handOver?(ids: readonly string[], options: { here: boolean }): Promise<void>;
+  onHandOver?(listener: (sessionId: string) => void): () => void;
   /** Shared stores: ends `id` as recovery would if the instance running it is gone; undefined while it lives. */
   recoverOrphan?(id: string, now: Date): Promise<Session | undefined>;
 }

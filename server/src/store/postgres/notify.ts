@@ -22,13 +22,15 @@ export type StopReason = 'cancel' | 'delete';
  * (`e`) or, when they would not fit, the range of their `seq`s (`r`) to read back from the events table.
  * `d`: a delete. `x`: a request to whichever instance runs `s` to stop it, for the reason `r`.
  * `f`: another instance follows `s`, so its runner sends its events live, as they are shown, in `l`
- * notices (`e`) ahead of their commit.
+ * notices (`e`) ahead of their commit. `h`: `s` was interrupted by an instance's loss or stop, for a live
+ * instance to continue.
  */
 export type Notice =
   | { k: 'w'; i: string; s: string; e?: DebateEvent[]; r?: [number, number] }
   | { k: 'd'; i: string; s: string }
   | { k: 'x'; i: string; s: string; r: StopReason }
   | { k: 'f'; i: string; s: string }
+  | { k: 'h'; i: string; s: string }
   | { k: 'l'; i: string; s: string; e: DebateEvent[] };
 
 export function writeNotice(instance: string, sessionId: string, events: readonly DebateEvent[]): string {
@@ -45,6 +47,10 @@ export function deleteNotice(instance: string, sessionId: string): string {
 
 export function stopNotice(instance: string, sessionId: string, reason: StopReason): string {
   return JSON.stringify({ k: 'x', i: instance, s: sessionId, r: reason });
+}
+
+export function handOverNotice(instance: string, sessionId: string): string {
+  return JSON.stringify({ k: 'h', i: instance, s: sessionId });
 }
 
 export function followNotice(instance: string, sessionId: string): string {
@@ -89,7 +95,7 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
     if (typeof notice.i !== 'string' || typeof notice.s !== 'string') return undefined;
     if (notice.k === 'w' || notice.k === 'd') return notice;
     if (notice.k === 'x' && (notice.r === 'cancel' || notice.r === 'delete')) return notice;
-    if (notice.k === 'f' || (notice.k === 'l' && Array.isArray(notice.e))) return notice;
+    if (notice.k === 'f' || notice.k === 'h' || (notice.k === 'l' && Array.isArray(notice.e))) return notice;
   } catch {
     // Not ours.
   }
@@ -125,6 +131,7 @@ export class NoticeListener {
   readonly #changes = new Set<(sessionId: string | undefined) => void>();
   readonly #stops = new Set<(sessionId: string, reason: StopReason) => void>();
   readonly #follows = new Set<(sessionId: string) => void>();
+  readonly #handOvers = new Set<(sessionId: string) => void>();
   #client: Client | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -255,6 +262,18 @@ export class NoticeListener {
     return () => this.#follows.delete(own);
   }
 
+  /** Interrupted sessions handed over for a live instance to continue (`handOver` dispatches here too, when asked). */
+  onHandOver(listener: (sessionId: string) => void): () => void {
+    const own = (sessionId: string) => listener(sessionId);
+    this.#handOvers.add(own);
+    return () => this.#handOvers.delete(own);
+  }
+
+  /** Hands this instance's own listeners a session it handed over. */
+  handedOver(sessionId: string): void {
+    this.#dispatch({ k: 'h', i: this.#options.instanceId, s: sessionId });
+  }
+
   /** Stop requests from other instances, for whichever of their sessions runs here. */
   onStop(listener: (sessionId: string, reason: StopReason) => void): () => void {
     const own = (sessionId: string, reason: StopReason) => listener(sessionId, reason);
@@ -280,8 +299,8 @@ export class NoticeListener {
       for (const listener of this.#stops) this.#safely(() => listener(notice.s, notice.r));
       return;
     }
-    if (notice.k === 'f') {
-      for (const listener of this.#follows) this.#safely(() => listener(notice.s));
+    if (notice.k === 'f' || notice.k === 'h') {
+      for (const listener of notice.k === 'f' ? this.#follows : this.#handOvers) this.#safely(() => listener(notice.s));
       return;
     }
     if (notice.k === 'l') {
@@ -352,6 +371,7 @@ export class NoticeListener {
     this.#changes.clear();
     this.#stops.clear();
     this.#follows.clear();
+    this.#handOvers.clear();
     await client?.end().catch(() => undefined);
   }
 }

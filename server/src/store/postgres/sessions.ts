@@ -25,6 +25,7 @@ import { toStoreError } from './errors.js';
 import {
   CHANNEL,
   deleteNotice,
+  handOverNotice,
   liveNotices,
   NoticeListener,
   type StopReason,
@@ -198,7 +199,29 @@ export class PostgresSessionStore implements SessionStore {
    */
   async #sweep(): Promise<void> {
     if (this.#renewedSince === undefined || Date.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS)) return;
-    await this.#recover(new Date(), false);
+    const recovered = await this.#recover(new Date(), false);
+    if (recovered.length > 0)
+      await this.handOver(
+        recovered.map((s) => s.id),
+        { here: true },
+      );
+  }
+
+  /**
+   * Offers interrupted sessions to the live instances (`onHandOver`), this one too when `here`: each may
+   * try to continue them, and `resumeInterrupted` lets only one.
+   */
+  async handOver(ids: readonly string[], { here }: { here: boolean }): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#db.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
+      CHANNEL,
+      ids.map((id) => handOverNotice(this.instanceId, id)),
+    ]);
+    if (here) for (const id of ids) this.#listener.handedOver(id);
+  }
+
+  onHandOver(listener: (sessionId: string) => void): () => void {
+    return this.#listener.onHandOver(listener);
   }
 
   #every(ms: number, work: () => Promise<unknown>): void {
