@@ -93,9 +93,14 @@ async function followLag(pg: TestPostgres): Promise<void> {
 }
 
 /** 40 deep debates streamed at once: per debate, the time from its verdict event to its `session.ended`. */
-async function verdictToEnd(env: Record<string, string>, watch?: string): Promise<{ gaps: number[]; idleInTransaction: number }> {
+async function verdictToEnd(
+  env: Record<string, string>,
+  watch?: string,
+): Promise<{ gaps: number[]; idleInTransaction: number; poolBusy: number; poolWaiting: number }> {
   const server = await startServer({ ...env, CONSILIUM_OFFLINE_TOKEN_MS: '1' });
   let idleInTransaction = 0;
+  let poolBusy = 0;
+  let poolWaiting = 0;
   let sampling = true;
   const sampler = watch
     ? (async () => {
@@ -106,6 +111,11 @@ async function verdictToEnd(env: Record<string, string>, watch?: string): Promis
             `SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`,
           );
           idleInTransaction = Math.max(idleInTransaction, Number(rows[0]!.n));
+          const pool = server.database.poolUse();
+          if (pool) {
+            poolBusy = Math.max(poolBusy, pool.total - pool.idle);
+            poolWaiting = Math.max(poolWaiting, pool.waiting);
+          }
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         await client.end();
@@ -132,7 +142,7 @@ async function verdictToEnd(env: Record<string, string>, watch?: string): Promis
     await sampler;
     await server.close();
   }
-  return { gaps, idleInTransaction };
+  return { gaps, idleInTransaction, poolBusy, poolWaiting };
 }
 
 async function fortyAtOnce(pg: TestPostgres): Promise<void> {
@@ -148,6 +158,12 @@ async function fortyAtOnce(pg: TestPostgres): Promise<void> {
   );
   report('40 at once, verdict → ended, PostgreSQL p50/p99', percentile(postgres.gaps, 50), 'ms', `p99 ${round(p99, 1)} ms`);
   report('40 at once, most connections idle in transaction', postgres.idleInTransaction, '');
+  report(
+    '40 at once, pool connections busy at once, most',
+    postgres.poolBusy,
+    '',
+    `of 20; ${postgres.poolWaiting} queries waiting at most`,
+  );
   record({
     id: 'forty-end-p99',
     label: '40 debates on PostgreSQL, verdict → session.ended p99',
@@ -162,6 +178,18 @@ async function fortyAtOnce(pg: TestPostgres): Promise<void> {
     unit: 'ms',
   });
   record({
+    id: 'forty-pool-busy',
+    label: 'Pool connections busy at once, most seen (of 20)',
+    value: postgres.poolBusy,
+    unit: '',
+  });
+  record({
+    id: 'forty-pool-waiting',
+    label: 'Queries waiting for a pool connection, most seen',
+    value: postgres.poolWaiting,
+    unit: '',
+  });
+  record({
     id: 'forty-idle-in-transaction',
     label: 'Connections idle in transaction, most seen',
     value: postgres.idleInTransaction,
@@ -172,7 +200,7 @@ async function fortyAtOnce(pg: TestPostgres): Promise<void> {
 export async function benchPostgres(): Promise<void> {
   const pg = await startPostgres();
   try {
-    if (!process.env.BENCH_SKIP_LAG) await followLag(pg);
+    await followLag(pg);
     await fortyAtOnce(pg);
   } finally {
     await pg.stop();

@@ -87,7 +87,8 @@ export async function startServer(
     ...env,
   };
   const config = loadConfig(all);
-  const database = await openDatabase(config.database);
+  // Each test server is an instance of its own (a fresh id), whatever its port.
+  const database = await openDatabase(config.database, { maxConnections: config.instance.poolSize });
   const sessions = await openSessions(database.sessions, {
     cacheSize: config.sessionCacheSize,
     storeRetryMs: config.storeRetryMs,

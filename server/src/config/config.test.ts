@@ -50,7 +50,7 @@ describe('loadConfig defaults', () => {
       allowedHosts: [],
       signInIdleMinutes: 720,
       signInMaxHours: 168,
-      instance: { id: expect.stringMatching(/:8787$/), poolSize: 10, leaseMs: 6000, heartbeatMs: 2000, sweepMs: 2000 },
+      instance: { id: expect.stringMatching(/:8787$/), poolSize: 20, leaseMs: 6000, heartbeatMs: 2000, sweepMs: 2000 },
       drainMs: 30_000,
       metricsToken: undefined,
     });

@@ -67,6 +67,9 @@ export interface InstanceSettings {
   sweepMs: number;
 }
 
+/** 40 debates at once on one instance kept 18 connections busy; at 10 their steps queued for the pool (bench/postgres.ts). */
+export const DEFAULT_POOL_SIZE = 20;
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -158,7 +161,7 @@ function instanceSettings(env: Env, port: number): InstanceSettings {
   }
   return {
     id,
-    poolSize: integer(env, 'CONSILIUM_PG_POOL_SIZE', 10, 1, 1000),
+    poolSize: integer(env, 'CONSILIUM_PG_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     leaseMs,
     heartbeatMs,
     sweepMs: integer(env, 'CONSILIUM_SWEEP_MS', 2000, 100, 3_600_000),

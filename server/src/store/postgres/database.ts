@@ -13,7 +13,7 @@ import { poolAccess } from './pool.js';
 import { type PostgresSessionOptions, PostgresSessionStore } from './sessions.js';
 
 export interface PostgresStoreOptions extends PostgresSessionOptions {
-  /** Pool size (default 10), besides the session store's one LISTEN connection. */
+  /** Pool size (default 20, as `CONSILIUM_PG_POOL_SIZE`), besides the session store's one LISTEN connection. */
   maxConnections?: number;
   /** The `pg_dump` to back up with (default: `pg_dump` on PATH). */
   pgDump?: string;
@@ -46,7 +46,7 @@ export class PostgresDatabase {
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresDatabase> {
     const pool = new Pool({
       connectionString: url,
-      max: options.maxConnections ?? 10,
+      max: options.maxConnections ?? 20,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     });
     // An idle connection's failure surfaces here; the next query gets a fresh one.
