@@ -142,10 +142,18 @@ export function renderReadme(text: string, runs: Map<string, Run>, order: readon
 }
 
 /** READMEs that state recorded figures, from the repository's root. */
-export const READMES = ['README.md', 'bench/README.md', 'sdk/README.md', 'openapi/README.md', 'test/README.md', 'web/README.md'];
+export const READMES = [
+  'README.md',
+  'bench/README.md',
+  'sdk/README.md',
+  'openapi/README.md',
+  'test/README.md',
+  'web/README.md',
+  'server/README.md',
+];
 
 /** The order of the benches in the table: as `npm run bench` runs them, then the other recorded figures. */
-export const TABLE_ORDER = ['http', 'wiki', 'debate', 'sessions', 'size', 'providers', 'ui', 'generate', 'openapi', 'mutation'];
+export const TABLE_ORDER = ['http', 'wiki', 'debate', 'sessions', 'size', 'providers', 'ui', 'generate', 'openapi', 'postgres', 'mutation'];
 
 /** Rewrites each README's figures from the recorded runs; returns the READMEs that changed. */
 export function updateReadmes(root: URL = new URL('../', import.meta.url)): string[] {
