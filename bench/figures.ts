@@ -153,7 +153,19 @@ export const READMES = [
 ];
 
 /** The order of the benches in the table: as `npm run bench` runs them, then the other recorded figures. */
-export const TABLE_ORDER = ['http', 'wiki', 'debate', 'sessions', 'size', 'providers', 'ui', 'generate', 'openapi', 'postgres', 'mutation'];
+export const TABLE_ORDER = [
+  'http',
+  'wiki',
+  'debate',
+  'sessions',
+  'size',
+  'providers',
+  'ui',
+  'generate',
+  'openapi',
+  'postgres',
+  'mutation',
+];
 
 /** Rewrites each README's figures from the recorded runs; returns the READMEs that changed. */
 export function updateReadmes(root: URL = new URL('../', import.meta.url)): string[] {
