@@ -108,8 +108,9 @@ const open = operations.filter((op) => op.security.length === 0);
 const ids = (list: typeof operations) => list.map((op) => [op.id, op] as const);
 
 describe('the contract declares security for every operation', () => {
-  it('public: only health and login; every other operation takes a bearer token or the session cookie', () => {
-    expect(open.map((op) => op.id).sort()).toEqual(['getHealth', 'login']);
+  it('public: only health, readiness and login; every other operation takes a bearer token or the session cookie', () => {
+    // A load balancer's probes carry no credentials.
+    expect(open.map((op) => op.id).sort()).toEqual(['getHealth', 'getReady', 'login']);
     for (const op of secured) {
       expect(op.security.flatMap((r) => Object.keys(r)).sort(), op.id).toEqual(['bearerAuth', 'cookieAuth']);
     }

@@ -326,7 +326,7 @@ describe("another owner's session in a thread", () => {
 });
 
 /** The test's SQLite store with what a store shared by several instances adds (PostgreSQL's `onChange`, `watch`). */
-function alongside(extra: Pick<SessionStore, 'onChange' | 'watch'>): SessionStore {
+function alongside(extra: Pick<SessionStore, 'onChange' | 'watch' | 'hearsChanges'>): SessionStore {
   return {
     kind: store.kind,
     write: (step) => store.write(step),
@@ -647,5 +647,22 @@ describe('drain', () => {
       'session.ended',
     ]);
     expect((await store.get(finishing.log.sessionId))?.status).toBe('completed');
+  });
+});
+
+describe('a store whose change notices are down', () => {
+  it('reads every session from the store, not the cache, until they are back', async () => {
+    let hears = true;
+    const deaf = alongside({ hearsChanges: () => hears });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: deaf, cache, recorder: new SessionRecorder({ store: deaf, cache }) });
+    const d = new FakeDebate({ owner: ALICE, question: 'Cached?' });
+    await store.write(d.start().step());
+    expect((await mine.get(d.session.id, ALICE))?.question).toBe('Cached?');
+    // Another instance changes it unheard: the cached copy is stale.
+    await store.write({ ...d.step(), session: { ...d.session, question: 'Changed elsewhere?' } });
+    expect((await mine.get(d.session.id, ALICE))?.question).toBe('Cached?');
+    hears = false;
+    expect((await mine.get(d.session.id, ALICE))?.question).toBe('Changed elsewhere?');
   });
 });
