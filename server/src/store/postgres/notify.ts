@@ -236,16 +236,9 @@ export class NoticeListener {
     };
   }
 
-  /** True while the LISTEN connection is up: every change another instance commits is heard. */
-  get listening(): boolean {
-    return this.#client !== undefined;
-  }
-
   /** Each session another instance changed; `undefined` when notices were lost or heard again (any may have). */
   onChange(listener: (sessionId: string | undefined) => void): () => void {
-    const own = (sessionId: string | undefined) => listener(sessionId);
-    this.#changes.add(own);
-    return () => this.#changes.delete(own);
+    return subscribe(this.#changes, listener);
   }
 
   /** Tells the other instances this one follows `sessionId`, so its runner sends it live. */
@@ -257,16 +250,12 @@ export class NoticeListener {
 
   /** Sessions other instances follow (each time one starts following): their runner sends them live. */
   onFollow(listener: (sessionId: string) => void): () => void {
-    const own = (sessionId: string) => listener(sessionId);
-    this.#follows.add(own);
-    return () => this.#follows.delete(own);
+    return subscribe(this.#follows, listener);
   }
 
   /** Interrupted sessions handed over for a live instance to continue (`handOver` dispatches here too, when asked). */
   onHandOver(listener: (sessionId: string) => void): () => void {
-    const own = (sessionId: string) => listener(sessionId);
-    this.#handOvers.add(own);
-    return () => this.#handOvers.delete(own);
+    return subscribe(this.#handOvers, listener);
   }
 
   /** Hands this instance's own listeners a session it handed over. */
@@ -276,9 +265,7 @@ export class NoticeListener {
 
   /** Stop requests from other instances, for whichever of their sessions runs here. */
   onStop(listener: (sessionId: string, reason: StopReason) => void): () => void {
-    const own = (sessionId: string, reason: StopReason) => listener(sessionId, reason);
-    this.#stops.add(own);
-    return () => this.#stops.delete(own);
+    return subscribe(this.#stops, listener);
   }
 
   /** Hands this instance's own listeners a change it made outside the recorder (recovery). */
@@ -374,4 +361,11 @@ export class NoticeListener {
     this.#handOvers.clear();
     await client?.end().catch(() => undefined);
   }
+}
+
+/** Adds a wrapper of `listener` to `set`, so the same function added twice is two subscriptions; returns its removal. */
+function subscribe<A extends unknown[]>(set: Set<(...args: A) => void>, listener: (...args: A) => void): () => void {
+  const own = (...args: A) => listener(...args);
+  set.add(own);
+  return () => set.delete(own);
 }

@@ -169,9 +169,12 @@ export class PostgresSessionStore implements SessionStore {
     const notices = liveNotices(this.instanceId, this.#outbox);
     this.#outbox = [];
     if (notices.length === 0 || this.#stopping) return;
-    this.#db
-      .query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [CHANNEL, notices])
-      .catch((error: unknown) => this.#options.onError?.(error));
+    this.#notify(notices).catch((error: unknown) => this.#options.onError?.(error));
+  }
+
+  /** Sends `notices` in one statement. */
+  async #notify(notices: readonly string[]): Promise<void> {
+    await this.#db.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [CHANNEL, notices]);
   }
 
   /** Whether the LISTEN connection is up: without it, other instances' writes reach this one late (caught up on reconnect). */
@@ -213,10 +216,7 @@ export class PostgresSessionStore implements SessionStore {
    */
   async handOver(ids: readonly string[], { here }: { here: boolean }): Promise<void> {
     if (ids.length === 0) return;
-    await this.#db.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
-      CHANNEL,
-      ids.map((id) => handOverNotice(this.instanceId, id)),
-    ]);
+    await this.#notify(ids.map((id) => handOverNotice(this.instanceId, id)));
     if (here) for (const id of ids) this.#listener.handedOver(id);
   }
 
@@ -375,7 +375,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   requestStop(id: string, reason: StopReason): Promise<void> {
-    return this.#db.query('SELECT pg_notify($1, $2)', [CHANNEL, stopNotice(this.instanceId, id, reason)]).then(() => undefined);
+    return this.#notify([stopNotice(this.instanceId, id, reason)]);
   }
 
   onStopRequest(listener: (sessionId: string, reason: StopReason) => void): () => void {
@@ -476,7 +476,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   hearsChanges(): boolean {
-    return this.#listener.listening;
+    return this.listening;
   }
 
   /** Stops the timers and the listener, and gives up the lease (so peers may recover what was left running). */
