@@ -801,7 +801,7 @@ export const cancelSession = createRoute({
   path: "/sessions/{sessionId}/cancel",
   operationId: "cancelSession",
   summary: "Stop a running debate and keep what it said so far",
-  description: "Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, a run is stopped only by the instance running it: any other answers 409.",
+  description: "Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, any instance can cancel: the one running the debate is told and stops it, and the answer is the session as it stored it; 409 only when that instance has not stopped the run within 10 s. A run whose instance is gone is ended `interrupted` at once.",
   tags: [
     "sessions"
   ],
