@@ -344,7 +344,9 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       async function streamed(d: FakeDebate): Promise<void> {
         await store.write(d.start().step());
         d.startRound(1, [1, 2, 3]);
-        const texts = [1, 2, 3].map((slot) => `Slot ${slot}: '; DROP TABLE events; -- "q" \\ \u2028 \u0000 \ud800 🧮 `.repeat(slot + 2));
+        const texts = [1, 2, 3].map((slot) =>
+          `Slot ${slot}: '; DROP TABLE events; -- "q" \\ \u2028 \u0000 \ud800 🧮 `.repeat(slot + 2),
+        );
         const at = [0, 0, 0];
         for (let i = 0; at.some((n, k) => n < texts[k]!.length); i++) {
           const k = (i * 7) % 3;
@@ -392,7 +394,9 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect(await store.events(id, end.seq)).toStrictEqual([]);
         expect(await store.events(id, end.seq + 5)).toStrictEqual([]);
         const deltas = (await store.events(id, 0)).filter((e) => e.type === 'answer.delta' && e.slot === 2);
-        expect(deltas.map((e) => (e.type === 'answer.delta' ? e.delta : '')).join('')).toBe(d.session.rounds[0]!.answers[1]!.text);
+        expect(deltas.map((e) => (e.type === 'answer.delta' ? e.delta : '')).join('')).toBe(
+          d.session.rounds[0]!.answers[1]!.text,
+        );
       });
 
       it('archives ended sessions left unarchived, and an archived interrupted session continues as before', async () => {

@@ -510,7 +510,9 @@ export class PostgresSessionStore implements SessionStore {
       const { completedAt: _, ...stored } = sessionOf(rows[0]);
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
       // An archived session's events go back to rows, as they were before it ended: the continued run appends to them.
-      const { rows: archived } = await client.query<{ body: Buffer }>('SELECT body FROM event_archives WHERE session_id = $1', [id]);
+      const { rows: archived } = await client.query<{ body: Buffer }>('SELECT body FROM event_archives WHERE session_id = $1', [
+        id,
+      ]);
       if (archived[0]) {
         const events = unpackEvents(archived[0].body);
         await client.query(

@@ -3,6 +3,7 @@
  * connection and one statement each, so they see a committed snapshot and never wait for a write.
  */
 import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
   type ListPage,
@@ -13,7 +14,6 @@ import {
   type SessionStore,
   type Step,
 } from '../../sessions/store.js';
-import { eventJson } from '../../debate/events.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import type { Connection, Row } from './connection.js';
 import { insertEvents } from './steps.js';
