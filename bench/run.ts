@@ -13,6 +13,7 @@ import { benchPostgres } from './postgres.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
 import { benchSize } from './size.js';
+import { benchStorage } from './storage.js';
 import { benchUi } from './ui.js';
 import { benchWiki } from './wiki.js';
 
@@ -27,6 +28,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   generate: benchGenerate,
   openapi: benchOpenapi,
   postgres: benchPostgres,
+  storage: benchStorage,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

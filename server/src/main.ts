@@ -11,6 +11,7 @@ import { createApp } from './http/app.js';
 import { LOCAL_OWNER } from './http/owner.js';
 import { Readiness } from './http/readiness.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
+import { startMaintenance } from './sessions/maintenance.js';
 import { openSessions } from './sessions/open.js';
 import type { Sessions } from './sessions/sessions.js';
 import { type Database, openDatabase } from './store/open.js';
@@ -80,6 +81,7 @@ async function start(): Promise<void> {
     }
     throw err;
   }
+  const stopMaintenance = startMaintenance(sessions, { retentionDays: config.retentionDays, logger });
   // Draining (SIGTERM) says so on `/ready` first, so balancers send new requests elsewhere.
   const readiness = new Readiness();
   const app = createApp({
@@ -122,6 +124,7 @@ async function start(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return now.abort();
     stopping = true;
+    stopMaintenance();
     readiness.drain();
     server.close();
     (server as Server).closeIdleConnections();

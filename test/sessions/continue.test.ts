@@ -52,6 +52,9 @@ function freezable(store: SessionStore): SessionStore & { frozen: boolean } {
     events: (id, after) => store.events(id, after),
     recoverInterrupted: (now) => store.recoverInterrupted(now),
     resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
+    archive: (id) => store.archive(id),
+    archiveEnded: (limit) => store.archiveEnded(limit),
+    deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
   };
   return wrapper;
 }

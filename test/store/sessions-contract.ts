@@ -339,6 +339,123 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       });
     });
 
+    describe('archives', () => {
+      /** Three slots streaming at once (their deltas interleaved, hostile text included), then a streamed verdict. */
+      async function streamed(d: FakeDebate): Promise<void> {
+        await store.write(d.start().step());
+        d.startRound(1, [1, 2, 3]);
+        const texts = [1, 2, 3].map((slot) =>
+          `Slot ${slot}: '; DROP TABLE events; -- "q" \\ \u2028 \u0000 \ud800 🧮 `.repeat(slot + 2),
+        );
+        const at = [0, 0, 0];
+        for (let i = 0; at.some((n, k) => n < texts[k]!.length); i++) {
+          const k = (i * 7) % 3;
+          if (at[k]! >= texts[k]!.length) continue;
+          const size = 1 + (i % 5);
+          d.raise({ type: 'answer.delta', round: 1, slot: k + 1, delta: texts[k]!.slice(at[k], at[k]! + size) });
+          at[k] = at[k]! + size;
+          // A step now and then, as the recorder flushes deltas.
+          if (i % 40 === 39) await store.write(d.step({ rounds: [1] }));
+        }
+        for (const k of [0, 1, 2]) d.answer(1, k + 1, texts[k], 0);
+        d.endRound(1);
+        await store.write(d.step({ rounds: [1] }));
+        for (const [attempt, field, delta] of [
+          [1, 'summary', 'Do not '],
+          [1, 'summary', 'shard yet.'],
+          [2, 'summary', 'Do not shard yet.'],
+          [2, 'answer', 'Keep one database.'],
+        ] as const) {
+          d.raise({ type: 'verdict.delta', slot: 2, attempt, field, delta });
+        }
+        d.verdict();
+        await store.write(d.step({ verdict: true }));
+      }
+
+      it("archives a session's events as it ends: replay and resume from every seq give event for event what they gave before", async () => {
+        const d = new FakeDebate({ owner: owner('archive') });
+        await streamed(d);
+        const id = d.session.id;
+        const seqs = d.raised.map((e) => e.seq);
+        // The uncompacted session, resumed from every seq it has.
+        const before = new Map<number, DebateEvent[]>();
+        for (const after of [0, ...seqs]) before.set(after, await store.events(id, after));
+        expect(before.get(0)).toStrictEqual(d.raised);
+        expect(await store.archive(id)).toBe(false); // running: never archived
+
+        d.end();
+        await store.write(d.step());
+        const end = d.raised.at(-1)!;
+        // Archived by the write that ended it: nothing is left to archive.
+        expect(await store.archive(id)).toBe(false);
+        for (const after of [0, ...seqs]) {
+          expect(await store.events(id, after)).toStrictEqual([...before.get(after)!, end]);
+        }
+        expect(await store.events(id, end.seq)).toStrictEqual([]);
+        expect(await store.events(id, end.seq + 5)).toStrictEqual([]);
+        const deltas = (await store.events(id, 0)).filter((e) => e.type === 'answer.delta' && e.slot === 2);
+        expect(deltas.map((e) => (e.type === 'answer.delta' ? e.delta : '')).join('')).toBe(
+          d.session.rounds[0]!.answers[1]!.text,
+        );
+      });
+
+      it('archives ended sessions left unarchived, and an archived interrupted session continues as before', async () => {
+        const d = new FakeDebate({ owner: owner('archive-resume') });
+        await streamed(d);
+        await store.recoverInterrupted(new Date(Date.UTC(2025, 5, 1, 8)));
+        const interrupted = await store.events(d.session.id, 0);
+        expect(interrupted.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+        expect(await store.archiveEnded(10_000)).toBeGreaterThanOrEqual(1);
+        expect(await store.archive(d.session.id)).toBe(false);
+        for (const after of [0, 1, 50, 200, d.lastSeq]) {
+          expect(await store.events(d.session.id, after)).toStrictEqual(interrupted.filter((e) => e.seq > after));
+        }
+
+        const resumed = (await store.resumeInterrupted(d.session.id, new Date(Date.UTC(2025, 5, 1, 9))))!;
+        expect(resumed.afterSeq).toBe(interrupted.at(-1)!.seq);
+        expect(resumed.progress).toStrictEqual(d.raised.filter((e) => e.type !== 'answer.delta' && e.type !== 'verdict.delta'));
+        expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+        // The continued run ends; its session is archived again with the new events.
+        const ts = new Date(Date.UTC(2025, 5, 1, 9, 1)).toISOString();
+        const completed: Session = { ...resumed.session, status: 'completed', updatedAt: ts, completedAt: ts };
+        const ended = {
+          v: 1,
+          type: 'session.ended',
+          sessionId: d.session.id,
+          seq: resumed.afterSeq + 1,
+          ts,
+          status: 'completed',
+          missingSlots: [],
+          usage: completed.usage,
+          cost: completed.cost,
+        } satisfies DebateEvent;
+        await store.write({ session: completed, events: [ended] });
+        expect(await store.archive(d.session.id)).toBe(false);
+        expect(await store.events(d.session.id, 0)).toStrictEqual([...d.raised, ended]);
+        expect(await store.events(d.session.id, 3)).toStrictEqual([...d.raised, ended].filter((e) => e.seq > 3));
+      });
+
+      it('deletes sessions created before a time, never running ones, with their events', async () => {
+        const who = owner('retention');
+        const old = new FakeDebate({ owner: who, createdAt: '2019-03-01T00:00:00.000Z' });
+        for (const step of debateSteps(old, 1)) await store.write(step);
+        const oldRunning = new FakeDebate({ owner: who, createdAt: '2019-03-02T00:00:00.000Z' });
+        await store.write(oldRunning.start().step());
+        const recent = new FakeDebate({ owner: who, createdAt: '2019-06-01T00:00:00.000Z' });
+        for (const step of debateSteps(recent, 1)) await store.write(step);
+
+        const deleted = await store.deleteCreatedBefore(new Date('2019-04-01T00:00:00.000Z'), 100);
+        expect(deleted).toContain(old.session.id);
+        expect(deleted).not.toContain(oldRunning.session.id);
+        expect(deleted).not.toContain(recent.session.id);
+        expect(await store.get(old.session.id)).toBeUndefined();
+        expect(await store.events(old.session.id, 0)).toStrictEqual([]);
+        expect(await store.get(oldRunning.session.id)).toBeDefined();
+        expect(await store.events(recent.session.id, 0)).toStrictEqual(recent.raised);
+        expect(await store.deleteCreatedBefore(new Date('2019-04-01T00:00:00.000Z'), 100)).toStrictEqual([]);
+      });
+    });
+
     describe('recoverInterrupted', () => {
       it('marks only running sessions interrupted, keeps their answers, names every incomplete slot and appends session.ended above anything shown', async () => {
         const who = owner('recover');

@@ -29,6 +29,7 @@ describe('loadConfig defaults', () => {
       database: resolve('data', 'consilium.db'),
       sessionCacheSize: 50,
       storeRetryMs: 30_000,
+      retentionDays: 0,
       logLevel: 'info',
       quorum: 3,
       slots: DEFAULT_SLOTS.map((d, i) => ({ ...d, slot: i + 1, api: 'native', live: false })),

@@ -17,6 +17,8 @@ export interface Config {
   sessionCacheSize: number;
   /** How long a run's writes are retried while the session store fails before the run ends `failed`. */
   storeRetryMs: number;
+  /** Sessions created more than this many days ago are deleted (hourly); 0, the default, keeps them all. */
+  retentionDays: number;
   logLevel: LogLevel;
   quorum: number;
   slots: SlotConfig[];
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: isDatabaseUrl(database) ? database : resolve(database),
     sessionCacheSize: integer(env, 'CONSILIUM_SESSION_CACHE', 50, 0, 100_000),
     storeRetryMs: integer(env, 'CONSILIUM_STORE_RETRY_MS', 30_000, 0, 3_600_000),
+    retentionDays: integer(env, 'CONSILIUM_RETENTION_DAYS', 0, 0, 100_000),
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
     slots: slotsFromEnv(env),

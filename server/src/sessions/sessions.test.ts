@@ -337,6 +337,9 @@ function alongside(extra: Pick<SessionStore, 'onChange' | 'watch' | 'hearsChange
     events: (id, after) => store.events(id, after),
     recoverInterrupted: (now) => store.recoverInterrupted(now),
     resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
+    archive: (id) => store.archive(id),
+    archiveEnded: (limit) => store.archiveEnded(limit),
+    deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
     ...extra,
   };
 }

@@ -63,8 +63,18 @@ export interface SessionStore {
   thread(threadId: string): Promise<SessionSummary[]>;
   /** Deletes the session and everything stored with it; false when there was none. */
   delete(id: string): Promise<boolean>;
-  /** Stored events with `seq > afterSeq`, in order. */
+  /** Stored events with `seq > afterSeq`, in order (archived or not: the same events either way). */
   events(id: string, afterSeq: number): Promise<DebateEvent[]>;
+  /**
+   * Archives the events of a session that has ended (not `running`): they become one compressed archive
+   * that `events` reads back exactly as they were, at a few percent of their size. False when there was
+   * nothing to archive (running, unknown, or already archived). A `write` that ends a session archives it.
+   */
+  archive(id: string): Promise<boolean>;
+  /** Archives up to `limit` ended sessions whose events are not archived yet (a store from before archives, a failed archive); returns how many. */
+  archiveEnded(limit: number): Promise<number>;
+  /** Deletes up to `limit` sessions created before `before` that are not running; returns their ids. */
+  deleteCreatedBefore(before: Date, limit: number): Promise<string[]>;
   /**
    * Marks sessions left `running` by a process that is gone as `interrupted` (keeping their answers)
    * and appends a `session.ended` event to each; returns them as they now stand.

@@ -282,6 +282,22 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX limit_slots_by_key ON limit_slots (key);
     `,
   },
+  {
+    version: 7,
+    name: 'event archives of ended sessions; sessions by age, for retention',
+    // As SQLite's: an ended session's events compressed in one row (store/archive.ts), rows left in `events`
+    // above `last_seq`. Sessions already stored are archived by the maintenance sweep, not here.
+    sql: `
+      CREATE TABLE event_archives (
+        session_id text COLLATE "C" PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        last_seq integer NOT NULL,
+        body bytea NOT NULL
+      );
+      -- Already compressed: TOAST stores it out of line without trying to compress it again.
+      ALTER TABLE event_archives ALTER COLUMN body SET STORAGE EXTERNAL;
+      CREATE INDEX sessions_by_age ON sessions (created_at);
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

@@ -20,6 +20,7 @@ import {
   type Step,
   StoreError,
 } from '../../sessions/store.js';
+import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns } from '../columns.js';
 import { toStoreError } from './errors.js';
 import {
@@ -49,6 +50,12 @@ export interface PostgresSessionOptions {
   /** Failures of background work (lease renewal, recovery, the LISTEN connection), which is retried. */
   onError?: (error: unknown) => void;
 }
+
+// What archiving reads and checks again (under the session's lock) before it writes: the status, and the rows' count and top seq.
+const ARCHIVE_STATE = `SELECT s.status, (SELECT count(*)::integer FROM events WHERE session_id = s.id) AS n,
+  (SELECT max(seq) FROM events WHERE session_id = s.id) AS top FROM sessions s WHERE s.id = $1`;
+
+type ArchiveState = { status: Session['status']; n: number; top: number | null };
 
 // A dead instance's runs end within lease + sweep: 8 s with these.
 export const DEFAULT_LEASE_MS = 6000;
@@ -300,6 +307,61 @@ export class PostgresSessionStore implements SessionStore {
     if (rows[0]?.outcome === 'gone') {
       throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
     }
+    if (s.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
+      // In a following transaction, once no run writes it any more; should it fail, the maintenance sweep does it.
+      await this.archive(s.id).catch(() => false);
+    }
+  }
+
+  async archive(id: string): Promise<boolean> {
+    // One statement, one snapshot: the state checked below is the state these rows were read in.
+    const { rows } = await this.#db.query<ArchiveState & { archive: Buffer | null; list: string | null }>(
+      `SELECT st.*, (SELECT body FROM event_archives WHERE session_id = $1) AS archive,
+         (SELECT '[' || string_agg(body::text, ',' ORDER BY seq) || ']' FROM events WHERE session_id = $1) AS list
+       FROM (${ARCHIVE_STATE}) st`,
+      [id],
+    );
+    const read = rows[0];
+    if (!read || read.status === 'running' || read.n === 0 || read.list === null) return false;
+    const body = await packEvents(
+      read.archive ? JSON.stringify([...unpackEvents(read.archive), ...JSON.parse(read.list)]) : read.list,
+    );
+    return this.#db.transaction(async (client) => {
+      const { rows: now } = await client.query<ArchiveState>(`${ARCHIVE_STATE} FOR UPDATE OF s`, [id]);
+      const state = now[0];
+      if (!state || state.status === 'running' || state.n !== read.n || state.top !== read.top) return false;
+      await client.query(
+        `INSERT INTO event_archives (session_id, last_seq, body) VALUES ($1, $2, $3)
+         ON CONFLICT (session_id) DO UPDATE SET last_seq = EXCLUDED.last_seq, body = EXCLUDED.body`,
+        [id, read.top, body],
+      );
+      await client.query('DELETE FROM events WHERE session_id = $1 AND seq <= $2', [id, read.top]);
+      return true;
+    });
+  }
+
+  async archiveEnded(limit: number): Promise<number> {
+    const { rows } = await this.#db.query<{ id: string }>(
+      `SELECT id FROM sessions s WHERE status <> 'running' AND EXISTS (SELECT 1 FROM events WHERE session_id = s.id) LIMIT $1`,
+      [limit],
+    );
+    let archived = 0;
+    for (const { id } of rows) if (await this.archive(id)) archived++;
+    return archived;
+  }
+
+  /** PostgreSQL's autovacuum makes the deleted rows' space reusable. */
+  async deleteCreatedBefore(before: Date, limit: number): Promise<string[]> {
+    const { rows } = await this.#db.query<{ id: string }>(
+      `DELETE FROM sessions WHERE id IN
+         (SELECT id FROM sessions WHERE created_at < $1 AND status <> 'running' ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [before, limit],
+    );
+    const ids = rows.map((r) => r.id);
+    // Other instances drop their cached copies.
+    if (ids.length > 0) await this.#notify(ids.map((id) => deleteNotice(this.instanceId, id)));
+    return ids;
   }
 
   async get(id: string): Promise<Session | undefined> {
@@ -352,11 +414,18 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async #events(id: string, after: number, upTo: number): Promise<DebateEvent[]> {
-    const { rows } = await this.#db.query<{ body: DebateEvent }>(
-      'SELECT body FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
+    // The archive and the rows in one statement: one snapshot, so an archive made meanwhile neither hides nor repeats any.
+    const { rows } = await this.#db.query<{ body: DebateEvent | null; archive: Buffer | null }>(
+      `SELECT * FROM (
+         SELECT seq, body, NULL::bytea AS archive FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3
+         UNION ALL SELECT 0, NULL, body FROM event_archives WHERE session_id = $1 AND last_seq > $2
+       ) e ORDER BY seq`,
       [id, after, Math.min(upTo, 2 ** 31 - 1)],
     );
-    return rows.map((r) => r.body);
+    const archive = rows[0]?.archive;
+    const stored = rows.flatMap((r) => (r.body ? [r.body] : []));
+    if (!archive) return stored;
+    return joinEvents(unpackEvents(archive), stored, after).filter((e) => e.seq <= upTo);
   }
 
   /**
@@ -440,6 +509,19 @@ export class PostgresSessionStore implements SessionStore {
       if (!rows[0]) return undefined;
       const { completedAt: _, ...stored } = sessionOf(rows[0]);
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
+      // An archived session's events go back to rows, as they were before it ended: the continued run appends to them.
+      const { rows: archived } = await client.query<{ body: Buffer }>('SELECT body FROM event_archives WHERE session_id = $1', [
+        id,
+      ]);
+      if (archived[0]) {
+        const events = unpackEvents(archived[0].body);
+        await client.query(
+          `INSERT INTO events (session_id, seq, type, body)
+           SELECT $1, e.seq, e.type, e.body FROM unnest($2::integer[], $3::text[], $4::json[]) AS e(seq, type, body)`,
+          [id, events.map((e) => e.seq), events.map((e) => e.type), events.map(eventJson)],
+        );
+        await client.query('DELETE FROM event_archives WHERE session_id = $1', [id]);
+      }
       const top = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
         id,
       ]);

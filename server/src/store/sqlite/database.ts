@@ -50,6 +50,9 @@ export class SqliteDatabase {
     let reader: Connection | undefined;
     try {
       await writer.exec(`PRAGMA busy_timeout = ${busyTimeout}`);
+      // Takes effect only on a new file (before its first table): pages freed by archives and retention are then
+      // given back to the file system by the maintenance sweep. An older file reuses them for later writes.
+      await writer.exec('PRAGMA auto_vacuum = INCREMENTAL');
       const [mode] = await writer.all<{ journal_mode: string }>('PRAGMA journal_mode = WAL');
       if (mode?.journal_mode !== 'wal')
         throw new StoreError('unavailable', `${path}: cannot use WAL (journal_mode is ${mode?.journal_mode})`);

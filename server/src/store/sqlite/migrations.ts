@@ -139,6 +139,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_by_thread ON sessions (thread_id, created_at) WHERE thread_id IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: 'event archives of ended sessions; sessions by age, for retention',
+    // An ended session's events, compressed in one row (store/archive.ts); rows left in `events` are
+    // above `last_seq`. Sessions already stored are archived by the maintenance sweep, not here.
+    sql: `
+      CREATE TABLE event_archives (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        last_seq INTEGER NOT NULL,
+        body BLOB NOT NULL -- brotli of the events' JSON array
+      ) STRICT;
+      CREATE INDEX sessions_by_age ON sessions (created_at);
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -3,6 +3,7 @@
  * connection and one statement each, so they see a committed snapshot and never wait for a write.
  */
 import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
   type ListPage,
@@ -13,6 +14,7 @@ import {
   type SessionStore,
   type Step,
 } from '../../sessions/store.js';
+import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import type { Connection, Row } from './connection.js';
 import { insertEvents } from './steps.js';
 import type { WriteQueue } from './write-queue.js';
@@ -31,7 +33,15 @@ const GET_SESSION = `
   FROM sessions AS s WHERE s.id = ?1`;
 
 // Bodies are stored as valid JSON, so joining them is a JSON array: one parse instead of one per row.
-const GET_EVENTS = `SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' AS list FROM events WHERE session_id = ?1 AND seq > ?2`;
+// The archive and the rows in one statement: one snapshot, so an archive made meanwhile neither hides nor repeats any.
+const ROWS = `(SELECT '[' || group_concat(body, ',' ORDER BY seq) || ']' FROM events WHERE session_id = ?1 AND seq > ?2)`;
+const GET_EVENTS = `SELECT (SELECT body FROM event_archives WHERE session_id = ?1 AND last_seq > ?2) AS archive, ${ROWS} AS list`;
+
+// What archiving reads and checks again before it writes: the status, and the rows' count and top seq.
+const ARCHIVE_STATE = `SELECT status, (SELECT count(*) FROM events WHERE session_id = s.id) AS n,
+  (SELECT max(seq) FROM events WHERE session_id = s.id) AS top FROM sessions AS s WHERE id = ?1`;
+
+type ArchiveState = { status: Session['status']; n: number; top: number | null };
 
 const SUMMARY_COLUMNS =
   "id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
@@ -46,8 +56,64 @@ export class SqliteSessionStore implements SessionStore {
     this.#queue = queue;
   }
 
-  write(step: Step): Promise<void> {
-    return this.#queue.write(step);
+  async write(step: Step): Promise<void> {
+    await this.#queue.write(step);
+    if (step.session.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
+      // In a following transaction, once no run writes it any more; should it fail, the maintenance sweep does it.
+      await this.archive(step.session.id).catch(() => false);
+    }
+  }
+
+  async archive(id: string): Promise<boolean> {
+    const read = await this.#reader.first<ArchiveState & { archive: Buffer | null; list: string | null }>(
+      `SELECT *, (SELECT body FROM event_archives WHERE session_id = ?1) AS archive, ${ROWS} AS list FROM (${ARCHIVE_STATE})`,
+      [id, 0],
+    );
+    if (!read || read.status === 'running' || read.n === 0 || read.list === null) return false;
+    // Compressed outside the write transaction, which only checks that nothing changed since.
+    const body = await packEvents(
+      read.archive ? JSON.stringify([...unpackEvents(read.archive), ...JSON.parse(read.list)]) : read.list,
+    );
+    return this.#queue.run(async (db) => {
+      const now = await db.first<ArchiveState>(ARCHIVE_STATE, [id]);
+      if (!now || now.status === 'running' || now.n !== read.n || now.top !== read.top) return false;
+      await db.run(
+        `INSERT INTO event_archives (session_id, last_seq, body) VALUES (?1, ?2, ?3)
+         ON CONFLICT (session_id) DO UPDATE SET last_seq = excluded.last_seq, body = excluded.body`,
+        [id, read.top, body],
+      );
+      await db.run('DELETE FROM events WHERE session_id = ?1 AND seq <= ?2', [id, read.top]);
+      return true;
+    });
+  }
+
+  async archiveEnded(limit: number): Promise<number> {
+    const ended = await this.#reader.all<{ id: string }>(
+      `SELECT id FROM sessions AS s WHERE status <> 'running' AND EXISTS (SELECT 1 FROM events WHERE session_id = s.id) LIMIT ?1`,
+      [limit],
+    );
+    let archived = 0;
+    for (const { id } of ended) if (await this.archive(id)) archived++;
+    if (archived > 0) await this.#reclaim();
+    return archived;
+  }
+
+  async deleteCreatedBefore(before: Date, limit: number): Promise<string[]> {
+    const deleted = await this.#queue.run((db) =>
+      db.all<{ id: string }>(
+        `DELETE FROM sessions WHERE id IN
+           (SELECT id FROM sessions WHERE created_at < ?1 AND status <> 'running' ORDER BY created_at LIMIT ?2)
+         RETURNING id`,
+        [before.toISOString(), limit],
+      ),
+    );
+    if (deleted.length > 0) await this.#reclaim();
+    return deleted.map((r) => r.id);
+  }
+
+  /** Gives free pages back to the file system (a file made with `auto_vacuum = INCREMENTAL`; a no-op on others). */
+  #reclaim(): Promise<void> {
+    return this.#queue.run((db) => db.exec('PRAGMA incremental_vacuum'));
   }
 
   async get(id: string): Promise<Session | undefined> {
@@ -87,8 +153,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async events(id: string, afterSeq: number): Promise<DebateEvent[]> {
-    const row = await this.#reader.first<{ list: string | null }>(GET_EVENTS, [id, afterSeq]);
-    return row?.list ? (JSON.parse(row.list) as DebateEvent[]) : [];
+    const row = await this.#reader.first<{ archive: Buffer | null; list: string | null }>(GET_EVENTS, [id, afterSeq]);
+    const rows = row?.list ? (JSON.parse(row.list) as DebateEvent[]) : [];
+    return row?.archive ? joinEvents(unpackEvents(row.archive), rows, afterSeq) : rows;
   }
 
   recoverInterrupted(now: Date): Promise<Session[]> {
@@ -128,6 +195,7 @@ export class SqliteSessionStore implements SessionStore {
       const stored = await this.#get(db, id);
       if (!stored) return undefined;
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
+      await unarchive(db, id);
       const top = await db.first<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE session_id = ?1', [id]);
       await db.run(
         `DELETE FROM events WHERE session_id = ?1 AND type = 'session.ended' AND body ->> '$.status' = 'interrupted'`,
@@ -172,6 +240,18 @@ export class SqliteSessionStore implements SessionStore {
     if (row.links !== null) Object.assign(session, JSON.parse(row.links as string));
     return session;
   }
+}
+
+/** Puts an archived session's events back as rows, as they were before it ended: a continued run appends to them. */
+async function unarchive(db: Connection, id: string): Promise<void> {
+  const archived = await db.first<{ body: Buffer }>('SELECT body FROM event_archives WHERE session_id = ?1', [id]);
+  if (!archived) return;
+  const rows = unpackEvents(archived.body).map((e) => [e.seq, e.type, eventJson(e)]);
+  await db.run(
+    'INSERT INTO events (session_id, seq, type, body) SELECT ?1, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?2)',
+    [id, JSON.stringify(rows)],
+  );
+  await db.run('DELETE FROM event_archives WHERE session_id = ?1', [id]);
 }
 
 function usageFromRow(row: Row): Session['usage'] {
