@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 // Imported rather than read at run time, so the bundle `npm start` runs carries it.
 import packageJson from '../../package.json' with { type: 'json' };
+import type { Accounts } from './accounts/accounts.js';
 import { openAccounts } from './accounts/open.js';
 import { AccountError } from './accounts/store.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
@@ -62,25 +63,6 @@ async function start(): Promise<void> {
     process.exit(1);
   }
   const accounts = openAccounts(database.accounts, config);
-  try {
-    const adminPassword = process.env.CONSILIUM_ADMIN_PASSWORD || undefined;
-    const created = await accounts.bootstrap({ ...(adminPassword && { password: adminPassword }), adopt: LOCAL_OWNER });
-    if (created) {
-      // Printed whatever the log level: it is shown this once, and stored only hashed.
-      console.log(
-        adminPassword
-          ? `\nFirst run: created the account "${created.username}" with the password in CONSILIUM_ADMIN_PASSWORD.\n`
-          : `\nFirst run: created the account "${created.username}".\n  username: ${created.username}\n  password: ${created.password}\n` +
-              '  It is shown only this once; change it with POST /auth/password (or npm run users -- reset-password admin).\n',
-      );
-    }
-  } catch (err) {
-    if (err instanceof AccountError) {
-      console.error(`consilium: configuration error: CONSILIUM_ADMIN_PASSWORD: ${err.message}`);
-      process.exit(78);
-    }
-    throw err;
-  }
   const stopMaintenance = startMaintenance(sessions, { retentionDays: config.retentionDays, logger });
   // Draining (SIGTERM) says so on `/ready` first, so balancers send new requests elsewhere.
   const readiness = new Readiness();
@@ -96,7 +78,10 @@ async function start(): Promise<void> {
     readiness,
   });
   const serverOptions = httpServerOptions(config);
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, async (info) => {
+    // Only once the port is ours: a start that cannot serve (EADDRINUSE) must not create the admin and print its
+    // one-time password, or the next start would find the account made and the password gone with the failed one.
+    await createFirstAdmin(accounts);
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info('listening', {
       url,
@@ -157,6 +142,29 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** With no users yet, creates `admin` and prints its password (shown this once); exits 78 on a bad CONSILIUM_ADMIN_PASSWORD. */
+async function createFirstAdmin(accounts: Accounts): Promise<void> {
+  try {
+    const adminPassword = process.env.CONSILIUM_ADMIN_PASSWORD || undefined;
+    const created = await accounts.bootstrap({ ...(adminPassword && { password: adminPassword }), adopt: LOCAL_OWNER });
+    if (created) {
+      // Printed whatever the log level: it is shown this once, and stored only hashed.
+      console.log(
+        adminPassword
+          ? `\nFirst run: created the account "${created.username}" with the password in CONSILIUM_ADMIN_PASSWORD.\n`
+          : `\nFirst run: created the account "${created.username}".\n  username: ${created.username}\n  password: ${created.password}\n` +
+              '  It is shown only this once; change it with POST /auth/password (or npm run users -- reset-password admin).\n',
+      );
+    }
+  } catch (err) {
+    if (err instanceof AccountError) {
+      console.error(`consilium: configuration error: CONSILIUM_ADMIN_PASSWORD: ${err.message}`);
+      process.exit(78);
+    }
+    throw err;
+  }
 }
 
 /** A database URL without its password, for logs. */

@@ -63,6 +63,7 @@ beforeFirstTest(async () => {
     createdAt: past,
     lastSeenAt: past,
     expiresAt: new Date(Date.now() - 1000).toISOString(),
+    epoch: 0,
   });
 });
 afterAll(() => server?.close());

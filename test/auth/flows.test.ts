@@ -163,7 +163,7 @@ describe('API tokens', () => {
 });
 
 describe('disabling a user', () => {
-  it('ends their cookie sessions and stops their tokens at once; enabling lets them sign in again', async () => {
+  it('ends their cookie sessions and revokes their tokens at once, for good; enabling lets them sign in again', async () => {
     const admin = await server.admin();
     const carol = await server.newUser();
     const cookie = await cookieOf(carol);
@@ -173,15 +173,15 @@ describe('disabling a user', () => {
     expect((await withCookie(cookie, '/auth/me')).status).toBe(401);
     expect((await carol.fetch('/auth/me')).status).toBe(401);
     expect((await patch(false)).status).toBe(200);
-    expect((await carol.fetch('/auth/me')).status).toBe(200);
-    // The cookie session stays ended; signing in again works.
+    expect((await carol.fetch('/auth/me')).status).toBe(401);
+    // The cookie session stays ended, as does the token; signing in again works.
     expect((await withCookie(cookie, '/auth/me')).status).toBe(401);
     expect((await login(carol.user.username, carol.password)).status).toBe(200);
   });
 });
 
 describe('passwords', () => {
-  it('change with the current one, ending the other cookie sessions but keeping this one', async () => {
+  it('change with the current one, ending the other cookie sessions and the tokens but keeping this one', async () => {
     const dave = await server.newUser();
     const here = await cookieOf(dave);
     const elsewhere = await cookieOf(dave);
@@ -198,6 +198,7 @@ describe('passwords', () => {
     expect((await change(dave.password, 'a-new-password-1')).status).toBe(204);
     expect((await withCookie(here, '/auth/me')).status).toBe(200);
     expect((await withCookie(elsewhere, '/auth/me')).status).toBe(401);
+    expect((await dave.fetch('/auth/me')).status).toBe(401);
     expect((await login(dave.user.username, dave.password)).status).toBe(401);
     expect((await login(dave.user.username, 'a-new-password-1')).status).toBe(200);
   });

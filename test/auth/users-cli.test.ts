@@ -172,7 +172,7 @@ describe('npm run users: on a running server', { timeout: 120_000 }, () => {
     expect(listed.stdout).toContain('x\\u001b]0;pwned\\u0007');
   });
 
-  it('disable ends an existing sign-in and the tokens at once; enable lets them sign in again', async () => {
+  it('disable ends an existing sign-in and the tokens at once, for good; enable lets them sign in again', async () => {
     const cookie = await cookieOf('dora', 'dora-password-1');
     const { token } = await server.accounts.createToken((await server.accounts.findUser('dora'))!.id, 'kept');
     expect((await me(cookie)).status).toBe(200);
@@ -183,14 +183,17 @@ describe('npm run users: on a running server', { timeout: 120_000 }, () => {
 
     expect(await users(['enable', 'dora'])).toMatchObject({ code: 0 });
     expect((await me(cookie)).status).toBe(401); // an ended sign-in stays ended
-    expect((await me(bearer(token))).status).toBe(200);
+    expect((await me(bearer(token))).status).toBe(401); // and so does a revoked token
     expect((await login('dora', 'dora-password-1')).status).toBe(200);
   });
 
-  it('reset-password replaces the password and ends sign-ins', async () => {
+  it('reset-password replaces the password and ends sign-ins and tokens', async () => {
     const cookie = await cookieOf('dora', 'dora-password-1');
+    const { token } = await server.accounts.createToken((await server.accounts.findUser('dora'))!.id, 'ended');
+    expect((await me(bearer(token))).status).toBe(200);
     expect(await users(['reset-password', 'dora', '--password-stdin'], { stdin: 'dora-password-2' })).toMatchObject({ code: 0 });
     expect((await me(cookie)).status).toBe(401);
+    expect((await me(bearer(token))).status).toBe(401);
     expect((await login('dora', 'dora-password-1')).status).toBe(401);
     expect((await login('dora', 'dora-password-2')).status).toBe(200);
   });

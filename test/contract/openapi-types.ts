@@ -67,6 +67,7 @@ export type BodyDefaults = {
   runDeepDebate: 'rounds' | 'detach';
   streamDeepDebate: 'rounds' | 'detach';
   askFollowUp: 'detach';
+  changePassword: 'endOtherCredentials';
 };
 export type QueryDefaults = { listSessions: 'limit'; listProviders: 'check' };
 export type DefaultedKeys<K, Table> = K extends keyof Table ? Table[K] : never;

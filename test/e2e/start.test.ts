@@ -69,7 +69,7 @@ describe('npm start', () => {
     admin = await signIn(baseUrl, 'admin', password);
   });
 
-  it("prints the first admin's one-time password once, before it serves", () => {
+  it("prints the first admin's one-time password once, when its port is bound, before the banner", () => {
     expect(password).toMatch(/^[0-9A-Za-z]{24}$/);
     expect(run.stdout.indexOf('First run')).toBeLessThan(run.stdout.search(BANNER));
     expect(run.stdout.split(password)).toHaveLength(2);

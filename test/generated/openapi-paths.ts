@@ -390,7 +390,7 @@ export type paths = {
         put?: never;
         /**
          * Change your password
-         * @description Ends your other cookie sessions; API tokens stay valid.
+         * @description With `endOtherCredentials` (the default), ends every other sign-in (cookie session) and every API token of yours: only the credential making this request keeps working. With `endOtherCredentials: false`, all of them keep working.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -491,7 +491,7 @@ export type paths = {
         head?: never;
         /**
          * Disable, enable or change the role of a user (admins only)
-         * @description Disabling a user ends their cookie sessions and stops their tokens at once.
+         * @description Disabling a user ends their cookie sessions and revokes their API tokens at once, for good: enabling them again revives none of them (they sign in again and make new tokens).
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -507,7 +507,7 @@ export type paths = {
         put?: never;
         /**
          * Set a user's password (admins only)
-         * @description Without `password`, one is generated and returned once. Ends the user's cookie sessions.
+         * @description Without `password`, one is generated and returned once. Ends all the user's cookie sessions and revokes all their API tokens (yours too, if you reset your own).
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -993,6 +993,11 @@ export type components = {
         PasswordChangeRequest: {
             currentPassword: string;
             newPassword: components["schemas"]["NewPassword"];
+            /**
+             * @description End every other sign-in and revoke every API token of yours, except the credential making this request. Defaults to true: a password changed because it may have leaked should not leave a way in open.
+             * @default true
+             */
+            endOtherCredentials: boolean;
         };
         LoginRequest: {
             username: string;
@@ -2361,7 +2366,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "currentPassword": "correct-horse-battery-staple",
-                 *       "newPassword": "a-longer-and-better-passphrase"
+                 *       "newPassword": "a-longer-and-better-passphrase",
+                 *       "endOtherCredentials": true
                  *     }
                  */
                 "application/json": components["schemas"]["PasswordChangeRequest"];

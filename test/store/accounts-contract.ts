@@ -42,6 +42,7 @@ export function describeAccountStoreContract(name: string, open: () => Promise<D
       role,
       passwordHash: `scrypt$16384$8$1$c2FsdA$${name}`,
       disabled: false,
+      epoch: 0,
       createdAt: at(minute),
       updatedAt: at(minute),
     });
@@ -52,6 +53,7 @@ export function describeAccountStoreContract(name: string, open: () => Promise<D
       prefix: 'csk_abcd',
       secretHash: `${name}-${run}`.padEnd(64, '0'),
       createdAt: at(minute),
+      epoch: 0,
       ...extra,
     });
     const admin = user('admin', 0, 'admin');
@@ -98,6 +100,7 @@ export function describeAccountStoreContract(name: string, open: () => Promise<D
         createdAt: at(6),
         lastSeenAt: at(6),
         expiresAt: at(59),
+        epoch: 0,
       };
       await accounts.createSignIn(signIn);
       await accounts.createToken(token(bob, 'bobs', 6));
@@ -167,6 +170,7 @@ export function describeAccountStoreContract(name: string, open: () => Promise<D
         createdAt: at(7),
         lastSeenAt: at(7),
         expiresAt: at(50),
+        epoch: 0,
       });
       const [one, two, three] = [signIn(1), signIn(2), signIn(3)];
       for (const s of [one, two, three]) await accounts.createSignIn(s);
@@ -204,6 +208,66 @@ export function describeAccountStoreContract(name: string, open: () => Promise<D
       expect(await accounts.deleteToken(older.id, dave.id)).toBe(true);
       expect(await accounts.findToken(older.secretHash)).toBeUndefined();
       expect(await accounts.listTokens(erin.id)).toStrictEqual([]);
+    });
+
+    it('ends credentials with a change, in its transaction: raises the epoch, keeps only the one named', async () => {
+      const fay = user('fay', 15);
+      await accounts.createUser(fay);
+      const signIn = (n: number, epoch = 0) => ({
+        id: `sgn_f${n}${run}`,
+        userId: fay.id,
+        secretHash: `f${n}${run}`.padEnd(64, '3'),
+        createdAt: at(15),
+        lastSeenAt: at(15),
+        expiresAt: at(55),
+        epoch,
+      });
+      const [here, there] = [signIn(1), signIn(2)];
+      const [ci, laptop] = [token(fay, 'fci', 15), token(fay, 'flaptop', 16)];
+      for (const s of [here, there]) await accounts.createSignIn(s);
+      for (const t of [ci, laptop]) await accounts.createToken(t);
+
+      // A change without `endCredentials` keeps the epoch and every credential.
+      expect(await accounts.updateUser(fay.id, { role: 'admin', updatedAt: at(16) })).toBe(true);
+      expect((await accounts.getUser(fay.id))?.epoch).toBe(0);
+      expect(await accounts.listTokens(fay.id)).toHaveLength(2);
+
+      // Keeping the sign-in making the change: it moves to the new epoch; the rest go.
+      const keep = { kind: 'signIn', id: here.id } as const;
+      expect(await accounts.updateUser(fay.id, { passwordHash: 'scrypt$f1', updatedAt: at(17), endCredentials: { keep } })).toBe(
+        true,
+      );
+      expect(await accounts.getUser(fay.id)).toMatchObject({ epoch: 1, passwordHash: 'scrypt$f1', updatedAt: at(17) });
+      expect(await accounts.findSignIn(here.secretHash)).toStrictEqual({
+        signIn: { ...here, epoch: 1 },
+        user: { ...fay, role: 'admin', passwordHash: 'scrypt$f1', updatedAt: at(17), epoch: 1 },
+      });
+      expect(await accounts.findSignIn(there.secretHash)).toBeUndefined();
+      expect(await accounts.listTokens(fay.id)).toStrictEqual([]);
+
+      // Keeping a token, which a stale one (a raced insert of epoch 0) cannot be: stale ones never move up.
+      const kept = token(fay, 'fkept', 18, { epoch: 1 });
+      const stale = token(fay, 'fstale', 18);
+      await accounts.createToken(kept);
+      await accounts.createToken(stale);
+      await accounts.updateUser(fay.id, { updatedAt: at(19), endCredentials: { keep: { kind: 'token', id: kept.id } } });
+      await accounts.updateUser(fay.id, { updatedAt: at(19), endCredentials: { keep: { kind: 'token', id: stale.id } } });
+      expect(await accounts.listTokens(fay.id)).toStrictEqual([]);
+      await accounts.createToken(kept);
+      await accounts.updateUser(fay.id, { updatedAt: at(20), endCredentials: { keep: { kind: 'token', id: kept.id } } });
+      expect(await accounts.getUser(fay.id)).toMatchObject({ epoch: 4 });
+      expect(await accounts.listTokens(fay.id)).toStrictEqual([]); // kept was of epoch 1, not 3
+      const current = token(fay, 'fcurrent', 21, { epoch: 4 });
+      await accounts.createToken(current);
+      await accounts.updateUser(fay.id, { updatedAt: at(22), endCredentials: { keep: { kind: 'token', id: current.id } } });
+      expect(await accounts.listTokens(fay.id)).toStrictEqual([{ ...current, epoch: 5 }]);
+      expect(await accounts.findSignIn(here.secretHash)).toBeUndefined();
+
+      // Disabling, with every credential ended.
+      await accounts.updateUser(fay.id, { disabled: true, updatedAt: at(23), endCredentials: {} });
+      expect(await accounts.getUser(fay.id)).toMatchObject({ epoch: 6, disabled: true });
+      expect(await accounts.listTokens(fay.id)).toStrictEqual([]);
+      expect(await accounts.updateUser('usr_nobody', { updatedAt: at(23), endCredentials: {} })).toBe(false);
     });
   });
 }

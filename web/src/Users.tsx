@@ -130,6 +130,10 @@ export function Users({ self }: { self: User }) {
                           <button
                             type="button"
                             onClick={() =>
+                              (u.disabled ||
+                                confirm(
+                                  `Disable ${u.username}? Their sign-ins end and their API tokens are revoked, for good: enabling them again revives none.`,
+                                )) &&
                               act(() =>
                                 consilium.settle(updateUser({ client, path: { userId: u.id }, body: { disabled: !u.disabled } })),
                               )
@@ -140,6 +144,9 @@ export function Users({ self }: { self: User }) {
                           <button
                             type="button"
                             onClick={() =>
+                              confirm(
+                                `Reset the password of ${u.username}? Their sign-ins end and their API tokens are revoked.`,
+                              ) &&
                               act(async () => {
                                 const reset = await consilium.settle(
                                   resetUserPassword({ client, path: { userId: u.id }, body: {} }),

@@ -365,7 +365,7 @@ export const logout = <ThrowOnError extends boolean = false>(options?: Options<L
 /**
  * Change your password
  *
- * Ends your other cookie sessions; API tokens stay valid.
+ * With `endOtherCredentials` (the default), ends every other sign-in (cookie session) and every API token of yours: only the credential making this request keeps working. With `endOtherCredentials: false`, all of them keep working.
  */
 export const changePassword = <ThrowOnError extends boolean = false>(options: Options<ChangePasswordData, ThrowOnError>) => (options.client ?? client).post<ChangePasswordResponses, ChangePasswordErrors, ThrowOnError>({
     responseValidator: async (data) => await zChangePasswordResponse.parseAsync(data),
@@ -495,7 +495,7 @@ export const deleteUser = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Disable, enable or change the role of a user (admins only)
  *
- * Disabling a user ends their cookie sessions and stops their tokens at once.
+ * Disabling a user ends their cookie sessions and revokes their API tokens at once, for good: enabling them again revives none of them (they sign in again and make new tokens).
  */
 export const updateUser = <ThrowOnError extends boolean = false>(options: Options<UpdateUserData, ThrowOnError>) => (options.client ?? client).patch<UpdateUserResponses, UpdateUserErrors, ThrowOnError>({
     responseValidator: async (data) => await zUpdateUserResponse.parseAsync(data),
@@ -515,7 +515,7 @@ export const updateUser = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Set a user's password (admins only)
  *
- * Without `password`, one is generated and returned once. Ends the user's cookie sessions.
+ * Without `password`, one is generated and returned once. Ends all the user's cookie sessions and revokes all their API tokens (yours too, if you reset your own).
  */
 export const resetUserPassword = <ThrowOnError extends boolean = false>(options: Options<ResetUserPasswordData, ThrowOnError>) => (options.client ?? client).post<ResetUserPasswordResponses, ResetUserPasswordErrors, ThrowOnError>({
     responseValidator: async (data) => await zResetUserPasswordResponse.parseAsync(data),

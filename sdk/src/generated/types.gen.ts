@@ -644,6 +644,10 @@ export type PasswordResetResult = {
 export type PasswordChangeRequest = {
     currentPassword: string;
     newPassword: NewPassword;
+    /**
+     * End every other sign-in and revoke every API token of yours, except the credential making this request. Defaults to true: a password changed because it may have leaked should not leave a way in open.
+     */
+    endOtherCredentials?: boolean;
 };
 
 export type LoginRequest = {

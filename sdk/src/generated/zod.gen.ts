@@ -547,7 +547,8 @@ export const zPasswordResetResult = z.object({
 
 export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
-    newPassword: zNewPassword
+    newPassword: zNewPassword,
+    endOtherCredentials: z._default(z.optional(z.boolean()), true)
 });
 
 export const zLoginRequest = z.strictObject({

@@ -115,20 +115,28 @@ describe('users', () => {
     expect((await accounts.listUsers()).map((u) => u.username).sort()).toEqual(['9.a_b-c@d', `B${'x'.repeat(63)}`, 'a']);
   });
 
-  it('disables and enables a user; disabling ends their sign-ins at once, enabling does not bring them back', async () => {
+  it('disables and enables a user; disabling ends their sign-ins and tokens at once, enabling brings none back', async () => {
     await accounts.bootstrap({ password: 'admin-password', adopt: 'local' });
     const { user } = await accounts.createUser({ username: 'carol', password: 'carol-password' });
     const first = (await accounts.signIn('carol', 'carol-password'))!;
+    const { token } = await accounts.createToken(user.id, 'ci');
+    expect(await accounts.authenticateToken(token)).toBeDefined();
     clock += 5_000;
     const disabled = await accounts.updateUser(user.id, { disabled: true });
     expect(disabled).toEqual({ ...user, disabled: true });
     expect(await accounts.authenticateSignIn(first.secret)).toBeUndefined();
+    expect(await accounts.authenticateToken(token)).toBeUndefined();
     expect(await accounts.signIn('carol', 'carol-password')).toBeUndefined();
     expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 5_000));
     const enabled = await accounts.updateUser(user.id, { disabled: false });
     expect(enabled.disabled).toBe(false);
     expect(await accounts.authenticateSignIn(first.secret)).toBeUndefined();
-    expect(await accounts.signIn('carol', 'carol-password')).toBeDefined();
+    expect(await accounts.authenticateToken(token)).toBeUndefined();
+    expect(await accounts.listTokens(user.id)).toStrictEqual([]);
+    const again = (await accounts.signIn('carol', 'carol-password'))!;
+    expect(await accounts.authenticateSignIn(again.secret)).toBeDefined();
+    const { token: fresh } = await accounts.createToken(user.id, 'ci again');
+    expect(await accounts.authenticateToken(fresh)).toBeDefined();
   });
 
   it('changes a role without touching sign-ins, and leaves unchanged what the change does not name', async () => {
@@ -236,13 +244,16 @@ describe('users', () => {
 });
 
 describe('passwords', () => {
-  it('an admin sets a password (given or generated), which ends every sign-in of the user', async () => {
+  it('an admin sets a password (given or generated), which ends every sign-in and token of the user', async () => {
     const { user } = await accounts.createUser({ username: 'ivy', password: 'ivy-password' });
     const signIn = (await accounts.signIn('ivy', 'ivy-password'))!;
+    const { token } = await accounts.createToken(user.id, 'ci');
     clock += 1_000;
     expect(await accounts.setPassword(user.id, 'new-password')).toBeUndefined();
     expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 1_000));
     expect(await accounts.authenticateSignIn(signIn.secret)).toBeUndefined();
+    expect(await accounts.authenticateToken(token)).toBeUndefined();
+    expect(await accounts.listTokens(user.id)).toStrictEqual([]);
     expect(await accounts.signIn('ivy', 'ivy-password')).toBeUndefined();
     expect(await accounts.signIn('ivy', 'new-password')).toBeDefined();
     const generated = (await accounts.setPassword(user.id))!;
@@ -257,21 +268,72 @@ describe('passwords', () => {
     const { user } = await accounts.createUser({ username: 'jack', password: 'jack-password' });
     const here = (await accounts.signIn('jack', 'jack-password'))!;
     const elsewhere = (await accounts.signIn('jack', 'jack-password'))!;
-    expect(await accounts.changePassword(user.id, 'wrong-password', 'next-password')).toBe(false);
+    const { token } = await accounts.createToken(user.id, 'ci');
+    const ends = { endOthers: true };
+    expect(await accounts.changePassword(user.id, 'wrong-password', 'next-password', ends)).toBe(false);
     expect(await accounts.signIn('jack', 'jack-password')).toBeDefined();
     expect(await accounts.authenticateSignIn(elsewhere.secret)).toBeDefined();
-    expect(await errorCode(accounts.changePassword(user.id, 'jack-password', 'short'))).toBe('invalid');
+    expect(await errorCode(accounts.changePassword(user.id, 'jack-password', 'short', ends))).toBe('invalid');
     expect(await accounts.signIn('jack', 'jack-password')).toBeDefined();
+    expect(await accounts.authenticateToken(token)).toBeDefined();
 
-    const keep = (await accounts.authenticateSignIn(here.secret))!.via.id;
+    const { via } = (await accounts.authenticateSignIn(here.secret))!;
     clock += 2_000;
-    expect(await accounts.changePassword(user.id, 'jack-password', 'next-password', keep)).toBe(true);
+    expect(await accounts.changePassword(user.id, 'jack-password', 'next-password', { ...ends, keep: via })).toBe(true);
     expect((await db.accounts.getUser(user.id))!.updatedAt).toBe(at(T0 + 2_000));
     expect(await accounts.authenticateSignIn(here.secret)).toBeDefined();
     expect(await accounts.authenticateSignIn(elsewhere.secret)).toBeUndefined();
+    expect(await accounts.authenticateToken(token)).toBeUndefined();
     expect(await accounts.signIn('jack', 'jack-password')).toBeUndefined();
     expect(await accounts.signIn('jack', 'next-password')).toBeDefined();
-    expect(await errorCode(accounts.changePassword('usr_none', 'a', 'long-enough'))).toBe('not_found');
+    expect(await errorCode(accounts.changePassword('usr_none', 'a', 'long-enough', ends))).toBe('not_found');
+  });
+
+  it('the user may keep every other sign-in and token, or change it with a token, which then stays the only one', async () => {
+    const { user } = await accounts.createUser({ username: 'jill', password: 'jill-password' });
+    const elsewhere = (await accounts.signIn('jill', 'jill-password'))!;
+    const ci = await accounts.createToken(user.id, 'ci');
+    const laptop = await accounts.createToken(user.id, 'laptop');
+    expect(await accounts.changePassword(user.id, 'jill-password', 'second-password', { endOthers: false })).toBe(true);
+    expect(await accounts.authenticateSignIn(elsewhere.secret)).toBeDefined();
+    expect(await accounts.authenticateToken(ci.token)).toBeDefined();
+    expect(await accounts.authenticateToken(laptop.token)).toBeDefined();
+
+    const { via } = (await accounts.authenticateToken(laptop.token))!;
+    expect(await accounts.changePassword(user.id, 'second-password', 'third-password', { endOthers: true, keep: via })).toBe(
+      true,
+    );
+    expect(await accounts.authenticateToken(laptop.token)).toBeDefined();
+    expect(await accounts.authenticateToken(ci.token)).toBeUndefined();
+    expect(await accounts.authenticateSignIn(elsewhere.secret)).toBeUndefined();
+    expect((await accounts.listTokens(user.id)).map((t) => t.name)).toStrictEqual(['laptop']);
+  });
+
+  it('a sign-in or token begun by a request that raced a reset is dead: it carries the epoch its user had before', async () => {
+    const { user } = await accounts.createUser({ username: 'kit', password: 'kit-password' });
+    const signIn = (await accounts.signIn('kit', 'kit-password'))!;
+    const { via } = (await accounts.authenticateSignIn(signIn.secret))!;
+    // The admin's reset lands between this request's authentication and its token's insert.
+    await accounts.setPassword(user.id, 'reset-password');
+    const raced = await accounts.createToken(user.id, 'raced', undefined, via.epoch);
+    expect(await accounts.authenticateToken(raced.token)).toBeUndefined();
+    expect(await accounts.listTokens(user.id)).toStrictEqual([]);
+    // A sign-in whose password check began before the reset, stored after it.
+    const stale = (await db.accounts.getUser(user.id))!.epoch - 1;
+    await db.accounts.createSignIn({
+      id: 'sgn_raced',
+      userId: user.id,
+      secretHash: hashSecret('raced-sign-in'),
+      createdAt: at(T0),
+      lastSeenAt: at(T0),
+      expiresAt: at(T0 + MAX),
+      epoch: stale,
+    });
+    expect(await accounts.authenticateSignIn('raced-sign-in')).toBeUndefined();
+    // A re-enabled user's stale credential stays dead as well.
+    await accounts.updateUser(user.id, { disabled: true });
+    await accounts.updateUser(user.id, { disabled: false });
+    expect(await accounts.authenticateSignIn('raced-sign-in')).toBeUndefined();
   });
 
   it('rehashes a password stored with weaker parameters at the next sign-in, and only then', async () => {
@@ -307,7 +369,7 @@ describe('sign-ins', () => {
     });
     expect(found.signIn.id).toMatch(/^sgn_[0-9A-Za-z]{20}$/);
     const principal = (await accounts.authenticateSignIn(signIn.secret))!;
-    expect(principal).toEqual({ user, via: { kind: 'signIn', id: found.signIn.id } });
+    expect(principal).toEqual({ user, via: { kind: 'signIn', id: found.signIn.id, epoch: 0 } });
     expect(await accounts.authenticateSignIn(`${signIn.secret}x`)).toBeUndefined();
     expect(await accounts.signIn('nobody', 'liam-password')).toBeUndefined();
     expect(await accounts.signIn('liam', 'Liam-password')).toBeUndefined();
@@ -389,7 +451,7 @@ describe('API tokens', () => {
     expect(Object.keys(created).sort()).toEqual(['createdAt', 'id', 'name', 'prefix', 'token']);
     expect((await db.accounts.findToken(hashSecret(created.token)))?.token.id).toBe(created.id);
     const principal = await accounts.authenticateToken(created.token);
-    expect(principal).toEqual({ user, via: { kind: 'token', id: created.id } });
+    expect(principal).toEqual({ user, via: { kind: 'token', id: created.id, epoch: 0 } });
     expect(await errorCode(accounts.createToken('usr_none', 'x'))).toBe('not_found');
   });
 
@@ -407,19 +469,19 @@ describe('API tokens', () => {
       prefix: 'no-p',
       secretHash: hashSecret(bare),
       createdAt: at(T0),
+      epoch: 0,
     });
     expect(await accounts.authenticateToken(bare)).toBeUndefined();
     expect(await accounts.authenticateToken(`${token}x`)).toBeUndefined();
-    await accounts.updateUser(user.id, { disabled: true });
-    expect(await accounts.authenticateToken(token)).toBeUndefined();
-    await accounts.updateUser(user.id, { disabled: false });
-    expect(await accounts.authenticateToken(token)).toBeDefined();
     const other = (await accounts.createUser({ username: 'tara', password: 'tara-password' })).user;
     expect(await accounts.revokeToken(other.id, id)).toBe(false);
     expect(await accounts.authenticateToken(token)).toBeDefined();
     expect(await accounts.revokeToken(user.id, id)).toBe(true);
     expect(await accounts.authenticateToken(token)).toBeUndefined();
     expect(await accounts.revokeToken(user.id, id)).toBe(false);
+    const { token: second } = await accounts.createToken(user.id, 'second');
+    await accounts.updateUser(user.id, { disabled: true });
+    expect(await accounts.authenticateToken(second)).toBeUndefined();
   });
 
   it('expires after the days given, at the instant', async () => {

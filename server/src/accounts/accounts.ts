@@ -9,6 +9,7 @@ import { hashSecret, randomId, randomPassword, randomSecret } from './secrets.js
 import {
   AccountError,
   type AccountStore,
+  type CredentialRef,
   type Role,
   type SignInRecord,
   type TokenRecord,
@@ -39,8 +40,8 @@ export interface AccountsOptions {
 /** Who a request is from, once its credentials checked out. */
 export interface Principal {
   user: User;
-  /** How they proved it, and which sign-in or token it was. */
-  via: { kind: 'signIn'; id: string } | { kind: 'token'; id: string };
+  /** How they proved it, which sign-in or token it was, and its epoch (what a token it makes is issued under). */
+  via: CredentialRef & { epoch: number };
 }
 
 export class Accounts {
@@ -110,16 +111,20 @@ export class Accounts {
     return user && publicUser(user);
   }
 
-  /** Disables, enables or changes the role of a user. Disabling ends their sign-ins at once. */
+  /**
+   * Disables, enables or changes the role of a user. Disabling ends their sign-ins and tokens for good: enabling the
+   * user again revives none of them.
+   */
   async updateUser(id: string, change: { disabled?: boolean; role?: Role }): Promise<User> {
     const user = await this.#existing(id);
     // The store refuses a change that leaves no enabled admin (atomically: see `AccountStore.updateUser`).
     const patch: UserPatch = { updatedAt: this.#iso() };
     if (change.disabled !== undefined) patch.disabled = change.disabled;
     if (change.role !== undefined) patch.role = change.role;
+    if (change.disabled) patch.endCredentials = {};
     await this.store.updateUser(id, patch);
-    if (change.disabled) await this.store.deleteSignInsOf(id);
-    return publicUser({ ...user, ...patch });
+    const { endCredentials: _, ...changed } = patch;
+    return publicUser({ ...user, ...changed });
   }
 
   /** Removes a user with their sign-ins and tokens; their stored sessions stay. */
@@ -128,23 +133,37 @@ export class Accounts {
     await this.store.deleteUser(id);
   }
 
-  /** Sets a user's password (generated when not given, and returned) and ends their sign-ins. */
+  /** An admin's reset: sets a user's password (generated when not given, and returned) and ends all their sign-ins and tokens. */
   async setPassword(id: string, password?: string): Promise<string | undefined> {
     await this.#existing(id);
     const next = password ?? randomPassword();
     checkPassword(next);
-    await this.store.updateUser(id, { passwordHash: await hashPassword(next, this.#scrypt), updatedAt: this.#iso() });
-    await this.store.deleteSignInsOf(id);
+    await this.store.updateUser(id, {
+      passwordHash: await hashPassword(next, this.#scrypt),
+      updatedAt: this.#iso(),
+      endCredentials: {},
+    });
     return password === undefined ? next : undefined;
   }
 
-  /** The user's own change: false when `current` is wrong. Ends their other sign-ins. */
-  async changePassword(id: string, current: string, next: string, keepSignIn?: string): Promise<boolean> {
+  /**
+   * The user's own change: false when `current` is wrong. With `endOthers`, ends every sign-in and token of theirs
+   * except `keep` (the one asking); without, all stay.
+   */
+  async changePassword(
+    id: string,
+    current: string,
+    next: string,
+    options: { endOthers: boolean; keep?: CredentialRef },
+  ): Promise<boolean> {
     const user = await this.#existing(id);
     if (!(await verifyPassword(current, user.passwordHash))) return false;
     checkPassword(next);
-    await this.store.updateUser(id, { passwordHash: await hashPassword(next, this.#scrypt), updatedAt: this.#iso() });
-    await this.store.deleteSignInsOf(id, keepSignIn);
+    await this.store.updateUser(id, {
+      passwordHash: await hashPassword(next, this.#scrypt),
+      updatedAt: this.#iso(),
+      ...(options.endOthers && { endCredentials: options.keep ? { keep: options.keep } : {} }),
+    });
     return true;
   }
 
@@ -166,6 +185,8 @@ export class Accounts {
       createdAt: now.toISOString(),
       lastSeenAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + this.#maxMs).toISOString(),
+      // As read before the password check: a reset meanwhile leaves this sign-in dead.
+      epoch: user.epoch,
     };
     await this.store.createSignIn(signIn);
     return { user: publicUser(user), secret, expiresAt: signIn.expiresAt };
@@ -174,7 +195,7 @@ export class Accounts {
   /** Who a session cookie's secret stands for; undefined once it ended, idled out, or its user is disabled. */
   async authenticateSignIn(secret: string): Promise<Principal | undefined> {
     const found = await this.store.findSignIn(hashSecret(secret));
-    if (!found || found.user.disabled) return undefined;
+    if (!found || found.user.disabled || found.signIn.epoch !== found.user.epoch) return undefined;
     const { signIn, user } = found;
     const now = this.#now().getTime();
     if (now >= Date.parse(signIn.expiresAt) || now >= Date.parse(signIn.lastSeenAt) + this.#idleMs) {
@@ -182,16 +203,19 @@ export class Accounts {
       return undefined;
     }
     if (now - Date.parse(signIn.lastSeenAt) >= this.#touchEveryMs) await this.store.touchSignIn(signIn.id, this.#iso());
-    return { user: publicUser(user), via: { kind: 'signIn', id: signIn.id } };
+    return { user: publicUser(user), via: { kind: 'signIn', id: signIn.id, epoch: signIn.epoch } };
   }
 
   async signOut(signInId: string): Promise<void> {
     await this.store.deleteSignIn(signInId);
   }
 
-  /** A new API token; its secret is returned here only. */
-  async createToken(userId: string, name: string, expiresInDays?: number): Promise<ApiToken & { token: string }> {
-    await this.#existing(userId);
+  /**
+   * A new API token; its secret is returned here only. `epoch` is that of the credential asking (`Principal.via`), so a
+   * token asked for by a sign-in or token that a reset ends meanwhile is dead too; without it, the user's current one.
+   */
+  async createToken(userId: string, name: string, expiresInDays?: number, epoch?: number): Promise<ApiToken & { token: string }> {
+    const user = await this.#existing(userId);
     const now = this.#now();
     const secret = randomSecret(TOKEN_PREFIX);
     const record: TokenRecord = {
@@ -201,14 +225,18 @@ export class Accounts {
       prefix: secret.slice(0, TOKEN_PREFIX.length + 4),
       secretHash: hashSecret(secret),
       createdAt: now.toISOString(),
+      epoch: epoch ?? user.epoch,
       ...(expiresInDays !== undefined && { expiresAt: new Date(now.getTime() + expiresInDays * 86_400_000).toISOString() }),
     };
     await this.store.createToken(record);
     return { ...publicToken(record), token: secret };
   }
 
+  /** The user's working tokens (one made by a request that raced a reset is not). */
   async listTokens(userId: string): Promise<ApiToken[]> {
-    return (await this.store.listTokens(userId)).map(publicToken);
+    const user = await this.store.getUser(userId);
+    if (!user) return [];
+    return (await this.store.listTokens(userId)).filter((t) => t.epoch === user.epoch).map(publicToken);
   }
 
   /** False when the user has no token by that id. */
@@ -220,14 +248,14 @@ export class Accounts {
   async authenticateToken(secret: string): Promise<Principal | undefined> {
     if (!secret.startsWith(TOKEN_PREFIX)) return undefined;
     const found = await this.store.findToken(hashSecret(secret));
-    if (!found || found.user.disabled) return undefined;
+    if (!found || found.user.disabled || found.token.epoch !== found.user.epoch) return undefined;
     const { token, user } = found;
     const now = this.#now().getTime();
     if (token.expiresAt !== undefined && now >= Date.parse(token.expiresAt)) return undefined;
     if (token.lastUsedAt === undefined || now - Date.parse(token.lastUsedAt) >= this.#touchEveryMs) {
       await this.store.touchToken(token.id, this.#iso());
     }
-    return { user: publicUser(user), via: { kind: 'token', id: token.id } };
+    return { user: publicUser(user), via: { kind: 'token', id: token.id, epoch: token.epoch } };
   }
 
   async #record(username: string, role: Role, password: string): Promise<UserRecord> {
@@ -238,6 +266,7 @@ export class Accounts {
       role,
       passwordHash: await hashPassword(password, this.#scrypt),
       disabled: false,
+      epoch: 0,
       createdAt: at,
       updatedAt: at,
     };

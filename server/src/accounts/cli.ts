@@ -16,12 +16,13 @@ commands:
   add <username> [--role admin|user] [--password-stdin]
                                  create a user; without --password-stdin a password is generated and printed once
   list [--json]                  every user, oldest first
-  disable <username>             refuse their sign-ins and tokens; ends their current sign-ins at once
-  enable <username>
+  disable <username>             refuse their sign-ins; ends their sign-ins and revokes their tokens for good
+  enable <username>              let them sign in again (ended sign-ins and revoked tokens stay so)
   role <username> <admin|user>   change a user's role
   remove <username>              delete a user with their sign-ins and tokens (their sessions stay)
   reset-password <username> [--password-stdin]
-                                 set a new password (generated and printed once unless given); ends their sign-ins
+                                 set a new password (generated and printed once unless given); ends their
+                                 sign-ins and revokes their tokens
   token-create <username> <name> [--expires-days N]
                                  issue an API token; its secret is printed once
   token-list <username> [--json] a user's tokens, newest first (never their secrets)
@@ -94,7 +95,7 @@ const COMMANDS: Record<string, Command> = {
     flags: {},
     run: async (accounts, [username], _, io) => {
       const user = await accounts.updateUser((await userNamed(accounts, username!)).id, { disabled: true });
-      io.out(`disabled "${user.username}": their sign-ins ended and their tokens no longer work`);
+      io.out(`disabled "${user.username}": their sign-ins ended and their tokens revoked, for good`);
     },
   },
   enable: {
@@ -129,7 +130,7 @@ const COMMANDS: Record<string, Command> = {
       const user = await userNamed(accounts, username!);
       const password = flags['password-stdin'] ? await passwordFrom(io) : undefined;
       const generated = await accounts.setPassword(user.id, password);
-      io.out(`reset the password of "${user.username}"; their sign-ins ended`);
+      io.out(`reset the password of "${user.username}"; their sign-ins ended and their tokens revoked`);
       if (generated !== undefined) io.out(`password: ${generated}\n  (shown only this once; stored hashed)`);
     },
   },

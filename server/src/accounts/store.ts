@@ -15,6 +15,12 @@ export interface UserRecord {
   /** `scrypt$N$r$p$salt$hash`, see `passwords.ts`. */
   passwordHash: string;
   disabled: boolean;
+  /**
+   * Which generation of credentials works: raised whenever the user's credentials end (an admin's password reset,
+   * disabling, an own change that ends the others). A sign-in or token works only while its `epoch` equals this, so
+   * one issued by a request that raced the change (its user read before) is dead too, and re-enabling revives none.
+   */
+  epoch: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -29,6 +35,8 @@ export interface SignInRecord {
   lastSeenAt: string;
   /** The absolute expiry. */
   expiresAt: string;
+  /** The user's `epoch` when it began. */
+  epoch: number;
 }
 
 export interface TokenRecord {
@@ -42,9 +50,24 @@ export interface TokenRecord {
   createdAt: string;
   lastUsedAt?: string;
   expiresAt?: string;
+  /** The user's `epoch` when it was made (by the credential that asked, not as read later). */
+  epoch: number;
 }
 
-export type UserPatch = Partial<Pick<UserRecord, 'role' | 'disabled' | 'passwordHash'>> & { updatedAt: string };
+/** One sign-in or token of a user. */
+export interface CredentialRef {
+  kind: 'signIn' | 'token';
+  id: string;
+}
+
+export type UserPatch = Partial<Pick<UserRecord, 'role' | 'disabled' | 'passwordHash'>> & {
+  updatedAt: string;
+  /**
+   * Ends the user's credentials in the same transaction as the change: raises their `epoch`, deletes their sign-ins
+   * and tokens, except `keep` (when it was current), which moves to the new epoch.
+   */
+  endCredentials?: { keep?: CredentialRef };
+};
 
 export interface AccountStore {
   countUsers(): Promise<number>;

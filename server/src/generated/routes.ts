@@ -1251,7 +1251,7 @@ export const changePassword = createRoute({
   path: "/auth/password",
   operationId: "changePassword",
   summary: "Change your password",
-  description: "Ends your other cookie sessions; API tokens stay valid.",
+  description: "With `endOtherCredentials` (the default), ends every other sign-in (cookie session) and every API token of yours: only the credential making this request keeps working. With `endOtherCredentials: false`, all of them keep working.",
   tags: [
     "auth"
   ],
@@ -1261,7 +1261,8 @@ export const changePassword = createRoute({
         content: {
           "application/json": { schema: s.zChangePasswordBody, example: {
             "currentPassword": "correct-horse-battery-staple",
-            "newPassword": "a-longer-and-better-passphrase"
+            "newPassword": "a-longer-and-better-passphrase",
+            "endOtherCredentials": true
           } }
         }
       }
@@ -1616,7 +1617,7 @@ export const updateUser = createRoute({
   path: "/users/{userId}",
   operationId: "updateUser",
   summary: "Disable, enable or change the role of a user (admins only)",
-  description: "Disabling a user ends their cookie sessions and stops their tokens at once.",
+  description: "Disabling a user ends their cookie sessions and revokes their API tokens at once, for good: enabling them again revives none of them (they sign in again and make new tokens).",
   tags: [
     "users"
   ],
@@ -1688,7 +1689,7 @@ export const resetUserPassword = createRoute({
   path: "/users/{userId}/password",
   operationId: "resetUserPassword",
   summary: "Set a user's password (admins only)",
-  description: "Without `password`, one is generated and returned once. Ends the user's cookie sessions.",
+  description: "Without `password`, one is generated and returned once. Ends all the user's cookie sessions and revokes all their API tokens (yours too, if you reset your own).",
   tags: [
     "users"
   ],

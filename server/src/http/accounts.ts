@@ -83,15 +83,14 @@ export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps):
     getCurrentUser: (c) => c.json(c.get('user'), 200),
 
     changePassword: async (c) => {
-      const { currentPassword, newPassword } = c.req.valid('json');
-      const credential = c.get('credential');
+      const { currentPassword, newPassword, endOtherCredentials } = c.req.valid('json');
+      const { kind, id } = c.get('credential');
       try {
-        const changed = await accounts.changePassword(
-          c.get('user').id,
-          currentPassword,
-          newPassword,
-          credential.kind === 'signIn' ? credential.id : undefined,
-        );
+        // Absent, `endOtherCredentials` is true: the contract's default, filled in by the validator.
+        const changed = await accounts.changePassword(c.get('user').id, currentPassword, newPassword, {
+          endOthers: endOtherCredentials,
+          keep: { kind, id },
+        });
         if (!changed) {
           return problem(c, 400, 'validation_failed', {
             detail: 'The current password is wrong.',
@@ -109,7 +108,7 @@ export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps):
     createApiToken: async (c) => {
       const { name, expiresInDays } = c.req.valid('json');
       c.header('cache-control', 'no-store');
-      return c.json(await accounts.createToken(c.get('user').id, name, expiresInDays), 201);
+      return c.json(await accounts.createToken(c.get('user').id, name, expiresInDays, c.get('credential').epoch), 201);
     },
 
     revokeApiToken: async (c) => {

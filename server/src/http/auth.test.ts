@@ -277,6 +277,7 @@ describe('authenticate, on the contract', () => {
         createdAt: now.toISOString(),
         lastSeenAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+        epoch: 0,
       });
     };
     const a = app();

@@ -15,6 +15,7 @@ const admin: UserRecord = {
   role: 'admin',
   passwordHash: 'scrypt$16384$8$1$c2FsdA$open',
   disabled: false,
+  epoch: 0,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

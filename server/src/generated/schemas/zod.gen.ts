@@ -707,7 +707,10 @@ export const zPasswordResetResult = z.object({
 
 export const zPasswordChangeRequest = z.strictObject({
     currentPassword: z.string().min(1).max(200),
-    newPassword: zNewPassword
+    newPassword: zNewPassword,
+    endOtherCredentials: z.boolean().register(z.globalRegistry, {
+        description: 'End every other sign-in and revoke every API token of yours, except the credential making this request. Defaults to true: a password changed because it may have leaked should not leave a way in open.'
+    }).optional().default(true)
 });
 
 export const zLoginRequest = z.strictObject({

@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import {
   AccountError,
   type AccountStore,
+  type CredentialRef,
   foldUsername,
   LAST_ADMIN,
   type SignInRecord,
@@ -18,6 +19,7 @@ interface UserRow {
   role: UserRecord['role'];
   password_hash: string;
   disabled: boolean;
+  credentials_epoch: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,9 +33,10 @@ interface TokenRow {
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
+  epoch: number;
 }
 
-const USER_COLUMNS = 'u.id, u.username, u.role, u.password_hash, u.disabled, u.created_at, u.updated_at';
+const USER_COLUMNS = 'u.id, u.username, u.role, u.password_hash, u.disabled, u.credentials_epoch, u.created_at, u.updated_at';
 
 export class PostgresAccountStore implements AccountStore {
   readonly #db: PostgresAccess;
@@ -83,12 +86,22 @@ export class PostgresAccountStore implements AccountStore {
   updateUser(id: string, patch: UserPatch): Promise<boolean> {
     return this.#db.transaction((client) =>
       keepingAnAdmin(client, id, async () => {
-        const result = await client.query(
+        const result = await client.query<{ credentials_epoch: number }>(
           `UPDATE users SET role = coalesce($2, role), disabled = coalesce($3, disabled),
-             password_hash = coalesce($4, password_hash), updated_at = $5 WHERE id = $1`,
-          [id, patch.role ?? null, patch.disabled ?? null, patch.passwordHash ?? null, patch.updatedAt],
+             password_hash = coalesce($4, password_hash), updated_at = $5, credentials_epoch = credentials_epoch + $6
+           WHERE id = $1 RETURNING credentials_epoch`,
+          [
+            id,
+            patch.role ?? null,
+            patch.disabled ?? null,
+            patch.passwordHash ?? null,
+            patch.updatedAt,
+            patch.endCredentials ? 1 : 0,
+          ],
         );
-        return (result.rowCount ?? 0) > 0;
+        const row = result.rows[0];
+        if (row && patch.endCredentials) await endCredentials(client, id, row.credentials_epoch, patch.endCredentials.keep);
+        return row !== undefined;
       }),
     );
   }
@@ -101,14 +114,17 @@ export class PostgresAccountStore implements AccountStore {
 
   async createSignIn(s: SignInRecord): Promise<void> {
     await this.#db.query(
-      'INSERT INTO sign_ins (id, user_id, secret_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [s.id, s.userId, s.secretHash, s.createdAt, s.lastSeenAt, s.expiresAt],
+      `INSERT INTO sign_ins (id, user_id, secret_hash, created_at, last_seen_at, expires_at, epoch)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [s.id, s.userId, s.secretHash, s.createdAt, s.lastSeenAt, s.expiresAt, s.epoch],
     );
   }
 
   async findSignIn(secretHash: string): Promise<{ signIn: SignInRecord; user: UserRecord } | undefined> {
-    const { rows } = await this.#db.query<UserRow & { s_id: string; s_created_at: Date; last_seen_at: Date; expires_at: Date }>(
-      `SELECT ${USER_COLUMNS}, s.id AS s_id, s.created_at AS s_created_at, s.last_seen_at, s.expires_at
+    const { rows } = await this.#db.query<
+      UserRow & { s_id: string; s_created_at: Date; last_seen_at: Date; expires_at: Date; epoch: number }
+    >(
+      `SELECT ${USER_COLUMNS}, s.id AS s_id, s.created_at AS s_created_at, s.last_seen_at, s.expires_at, s.epoch
        FROM sign_ins s JOIN users u ON u.id = s.user_id WHERE s.secret_hash = $1`,
       [secretHash],
     );
@@ -121,6 +137,7 @@ export class PostgresAccountStore implements AccountStore {
       createdAt: row.s_created_at.toISOString(),
       lastSeenAt: row.last_seen_at.toISOString(),
       expiresAt: row.expires_at.toISOString(),
+      epoch: row.epoch,
     };
     return { signIn, user: userOf(row) };
   }
@@ -143,9 +160,9 @@ export class PostgresAccountStore implements AccountStore {
 
   async createToken(t: TokenRecord): Promise<void> {
     await this.#db.query(
-      `INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, created_at, last_used_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [t.id, t.userId, t.name, t.prefix, t.secretHash, t.createdAt, t.lastUsedAt ?? null, t.expiresAt ?? null],
+      `INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, created_at, last_used_at, expires_at, epoch)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [t.id, t.userId, t.name, t.prefix, t.secretHash, t.createdAt, t.lastUsedAt ?? null, t.expiresAt ?? null, t.epoch],
     );
   }
 
@@ -178,9 +195,9 @@ export class PostgresAccountStore implements AccountStore {
 async function insertUser(client: PoolClient, u: UserRecord): Promise<void> {
   try {
     await client.query(
-      `INSERT INTO users (id, username, username_folded, role, password_hash, disabled, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [u.id, u.username, foldUsername(u.username), u.role, u.passwordHash, u.disabled, u.createdAt, u.updatedAt],
+      `INSERT INTO users (id, username, username_folded, role, password_hash, disabled, credentials_epoch, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [u.id, u.username, foldUsername(u.username), u.role, u.passwordHash, u.disabled, u.epoch, u.createdAt, u.updatedAt],
     );
   } catch (error) {
     if ((error as { code?: string }).code === '23505') {
@@ -206,6 +223,7 @@ function userOf(row: UserRow): UserRecord {
     role: row.role,
     passwordHash: row.password_hash,
     disabled: row.disabled,
+    epoch: row.credentials_epoch,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -219,9 +237,24 @@ function tokenOf(row: TokenRow): TokenRecord {
     prefix: row.prefix,
     secretHash: row.secret_hash,
     createdAt: row.created_at.toISOString(),
+    epoch: row.epoch,
     ...(row.last_used_at !== null && { lastUsedAt: row.last_used_at.toISOString() }),
     ...(row.expires_at !== null && { expiresAt: row.expires_at.toISOString() }),
   };
+}
+
+/** After the user's epoch was raised to `epoch`: `keep` moves to it if it was current; every other credential goes. */
+async function endCredentials(client: PoolClient, userId: string, epoch: number, keep?: CredentialRef): Promise<void> {
+  if (keep) {
+    const table = keep.kind === 'signIn' ? 'sign_ins' : 'api_tokens';
+    await client.query(`UPDATE ${table} SET epoch = $3 WHERE id = $1 AND user_id = $2 AND epoch = $3 - 1`, [
+      keep.id,
+      userId,
+      epoch,
+    ]);
+  }
+  await client.query('DELETE FROM sign_ins WHERE user_id = $1 AND epoch <> $2', [userId, epoch]);
+  await client.query('DELETE FROM api_tokens WHERE user_id = $1 AND epoch <> $2', [userId, epoch]);
 }
 
 /**

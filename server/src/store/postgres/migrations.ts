@@ -298,6 +298,16 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_age ON sessions (created_at);
     `,
   },
+  {
+    version: 8,
+    name: 'credential epochs: a password reset or disabling ends sign-ins and tokens for good',
+    // Existing sign-ins and tokens are of epoch 0, as their users are: they keep working until the next change.
+    sql: `
+      ALTER TABLE users ADD COLUMN credentials_epoch integer NOT NULL DEFAULT 0;
+      ALTER TABLE sign_ins ADD COLUMN epoch integer NOT NULL DEFAULT 0;
+      ALTER TABLE api_tokens ADD COLUMN epoch integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

@@ -2,6 +2,7 @@
 import {
   AccountError,
   type AccountStore,
+  type CredentialRef,
   foldUsername,
   LAST_ADMIN,
   type SignInRecord,
@@ -13,7 +14,7 @@ import { StoreError } from '../../sessions/store.js';
 import type { Connection, Row } from './connection.js';
 import type { WriteQueue } from './write-queue.js';
 
-const USER_COLUMNS = 'u.id, u.username, u.role, u.password_hash, u.disabled, u.created_at, u.updated_at';
+const USER_COLUMNS = 'u.id, u.username, u.role, u.password_hash, u.disabled, u.credentials_epoch, u.created_at, u.updated_at';
 
 export class SqliteAccountStore implements AccountStore {
   readonly #reader: Connection;
@@ -62,15 +63,18 @@ export class SqliteAccountStore implements AccountStore {
       keepingAnAdmin(db, id, async () => {
         const result = await db.run(
           `UPDATE users SET role = coalesce(?2, role), disabled = coalesce(?3, disabled),
-           password_hash = coalesce(?4, password_hash), updated_at = ?5 WHERE id = ?1`,
+           password_hash = coalesce(?4, password_hash), updated_at = ?5, credentials_epoch = credentials_epoch + ?6
+           WHERE id = ?1`,
           [
             id,
             patch.role ?? null,
             patch.disabled === undefined ? null : Number(patch.disabled),
             patch.passwordHash ?? null,
             patch.updatedAt,
+            patch.endCredentials ? 1 : 0,
           ],
         );
+        if (result.changes > 0 && patch.endCredentials) await endCredentials(db, id, patch.endCredentials.keep);
         return result.changes > 0;
       }),
     );
@@ -86,15 +90,16 @@ export class SqliteAccountStore implements AccountStore {
   async createSignIn(s: SignInRecord): Promise<void> {
     await this.#queue.run((db) =>
       db.run(
-        'INSERT INTO sign_ins (id, user_id, secret_hash, created_at, last_seen_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
-        [s.id, s.userId, s.secretHash, s.createdAt, s.lastSeenAt, s.expiresAt],
+        `INSERT INTO sign_ins (id, user_id, secret_hash, created_at, last_seen_at, expires_at, epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+        [s.id, s.userId, s.secretHash, s.createdAt, s.lastSeenAt, s.expiresAt, s.epoch],
       ),
     );
   }
 
   async findSignIn(secretHash: string): Promise<{ signIn: SignInRecord; user: UserRecord } | undefined> {
     const row = await this.#reader.first(
-      `SELECT ${USER_COLUMNS}, s.id AS s_id, s.created_at AS s_created_at, s.last_seen_at, s.expires_at
+      `SELECT ${USER_COLUMNS}, s.id AS s_id, s.created_at AS s_created_at, s.last_seen_at, s.expires_at, s.epoch
        FROM sign_ins AS s JOIN users AS u ON u.id = s.user_id WHERE s.secret_hash = ?1`,
       [secretHash],
     );
@@ -106,6 +111,7 @@ export class SqliteAccountStore implements AccountStore {
       createdAt: row.s_created_at as string,
       lastSeenAt: row.last_seen_at as string,
       expiresAt: row.expires_at as string,
+      epoch: row.epoch as number,
     };
     return { signIn, user: userOf(row) };
   }
@@ -127,9 +133,9 @@ export class SqliteAccountStore implements AccountStore {
   async createToken(t: TokenRecord): Promise<void> {
     await this.#queue.run((db) =>
       db.run(
-        `INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, created_at, last_used_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
-        [t.id, t.userId, t.name, t.prefix, t.secretHash, t.createdAt, t.lastUsedAt ?? null, t.expiresAt ?? null],
+        `INSERT INTO api_tokens (id, user_id, name, prefix, secret_hash, created_at, last_used_at, expires_at, epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+        [t.id, t.userId, t.name, t.prefix, t.secretHash, t.createdAt, t.lastUsedAt ?? null, t.expiresAt ?? null, t.epoch],
       ),
     );
   }
@@ -137,7 +143,7 @@ export class SqliteAccountStore implements AccountStore {
   async findToken(secretHash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined> {
     const row = await this.#reader.first(
       `SELECT ${USER_COLUMNS}, t.id AS t_id, t.name, t.prefix, t.secret_hash, t.created_at AS t_created_at, t.last_used_at,
-         t.expires_at, t.user_id
+         t.expires_at, t.user_id, t.epoch
        FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.secret_hash = ?1`,
       [secretHash],
     );
@@ -165,9 +171,9 @@ export class SqliteAccountStore implements AccountStore {
 async function insertUser(db: Connection, u: UserRecord): Promise<void> {
   try {
     await db.run(
-      `INSERT INTO users (id, username, username_folded, role, password_hash, disabled, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
-      [u.id, u.username, foldUsername(u.username), u.role, u.passwordHash, Number(u.disabled), u.createdAt, u.updatedAt],
+      `INSERT INTO users (id, username, username_folded, role, password_hash, disabled, credentials_epoch, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+      [u.id, u.username, foldUsername(u.username), u.role, u.passwordHash, Number(u.disabled), u.epoch, u.createdAt, u.updatedAt],
     );
   } catch (error) {
     if (error instanceof StoreError && error.code === 'conflict') {
@@ -184,6 +190,7 @@ function userOf(row: Row): UserRecord {
     role: row.role as UserRecord['role'],
     passwordHash: row.password_hash as string,
     disabled: row.disabled === 1,
+    epoch: row.credentials_epoch as number,
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
   };
@@ -197,9 +204,21 @@ function tokenOf(row: Row): TokenRecord {
     prefix: row.prefix as string,
     secretHash: row.secret_hash as string,
     createdAt: row.created_at as string,
+    epoch: row.epoch as number,
     ...(row.last_used_at !== null && { lastUsedAt: row.last_used_at as string }),
     ...(row.expires_at !== null && { expiresAt: row.expires_at as string }),
   };
+}
+
+/** After the user's epoch was raised: `keep` moves to the new one if it was current; every other credential goes. */
+async function endCredentials(db: Connection, userId: string, keep?: CredentialRef): Promise<void> {
+  const { epoch } = (await db.first<{ epoch: number }>('SELECT credentials_epoch AS epoch FROM users WHERE id = ?1', [userId]))!;
+  if (keep) {
+    const table = keep.kind === 'signIn' ? 'sign_ins' : 'api_tokens';
+    await db.run(`UPDATE ${table} SET epoch = ?3 WHERE id = ?1 AND user_id = ?2 AND epoch = ?3 - 1`, [keep.id, userId, epoch]);
+  }
+  await db.run('DELETE FROM sign_ins WHERE user_id = ?1 AND epoch <> ?2', [userId, epoch]);
+  await db.run('DELETE FROM api_tokens WHERE user_id = ?1 AND epoch <> ?2', [userId, epoch]);
 }
 
 /**

@@ -22,6 +22,7 @@ describe('the write queue both stores share', () => {
         role: 'user' as const,
         passwordHash: 'scrypt$x',
         disabled: false,
+        epoch: 0,
         createdAt: d.session.createdAt,
         updatedAt: d.session.createdAt,
       };
