@@ -42,7 +42,7 @@ export interface AccountsOptions {
   signInMaxMs: number;
   scrypt?: ScryptParams;
   /** Where scrypt runs: a server passes a `HashPool`, off libuv's pool (default: `deriveKey`, on it). Closed by `close`. */
-  hashing?: Pick<HashPool, 'derive' | 'close'>;
+  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close'>;
   now?: () => Date;
   /** Last-use times are written at most this often per sign-in or token, not on every request. */
   touchEveryMs?: number;
@@ -166,6 +166,8 @@ export class Accounts {
 
   /** Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user. */
   async signIn(username: string, password: string): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
+    // A flood's overflow is refused before it costs a database read.
+    this.#hashing?.admit();
     const user = await this.store.getUserByName(username);
     // Unknown users take as long as known ones, so timing does not tell which names exist.
     const matches = await verifyPassword(

@@ -69,6 +69,11 @@ export class HashPool {
     return { running: this.#busy.size, waiting: this.#waiting.length };
   }
 
+  /** Throws `HashPoolFull` when a hash asked for now would be refused: before work that would be wasted on it. */
+  admit(): void {
+    if (this.#busy.size >= this.#workers && this.#waiting.length >= this.#queue) throw new HashPoolFull(this.#retryAfterS());
+  }
+
   readonly derive: Derive = (password, salt, params, length) =>
     new Promise<Buffer>((resolve, reject) => {
       if (this.#closed) return reject(new Error('The password hash pool is closed.'));
