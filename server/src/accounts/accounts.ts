@@ -42,7 +42,7 @@ export interface AccountsOptions {
   signInMaxMs: number;
   scrypt?: ScryptParams;
   /** Where scrypt runs: a server passes a `HashPool`, off libuv's pool (default: `deriveKey`, on it). Closed by `close`. */
-  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close'>;
+  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close' | 'load'>;
   now?: () => Date;
   /** Last-use times are written at most this often per sign-in or token, not on every request. */
   touchEveryMs?: number;
@@ -268,6 +268,11 @@ export class Accounts {
       createdAt: at,
       updatedAt: at,
     };
+  }
+
+  /** Password hashes running and waiting on the hash pool (none without one). */
+  get hashLoad(): { running: number; waiting: number } {
+    return this.#hashing?.load ?? { running: 0, waiting: 0 };
   }
 
   /** Ends the hash pool's workers, if any. */
