@@ -164,6 +164,7 @@ export const TABLE_ORDER = [
   'generate',
   'openapi',
   'postgres',
+  'flood',
   'mutation',
 ];
 

@@ -6,6 +6,7 @@
  */
 import { benchDebate } from './debate.js';
 import { takeRun, updateReadmes, writeRun } from './figures.js';
+import { benchFlood } from './flood.js';
 import { benchGenerate } from './generate.js';
 import { benchHttp } from './http.js';
 import { benchOpenapi } from './openapi.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   openapi: benchOpenapi,
   postgres: benchPostgres,
   storage: benchStorage,
+  flood: benchFlood,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

@@ -552,7 +552,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining" | "hashing_busy";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -1376,6 +1376,28 @@ export type components = {
                  *       "code": "store_unavailable",
                  *       "detail": "The session store is unavailable, so the request was not carried out; try again shortly.",
                  *       "instance": "/sessions",
+                 *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`. */
+        HashingBusy: {
+            headers: {
+                /** @description Seconds to wait before trying again (for `hashing_busy`, about when the queued hashes are done). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/hashing_busy",
+                 *       "title": "Too many password checks",
+                 *       "status": 503,
+                 *       "code": "hashing_busy",
+                 *       "detail": "Too many passwords are being checked right now; try again in 1 second.",
+                 *       "instance": "/auth/login",
                  *       "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
                  *     }
                  */
@@ -2330,7 +2352,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["HashingBusy"];
         };
     };
     logout: {
@@ -2386,7 +2408,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["HashingBusy"];
         };
     };
     getCurrentUser: {
@@ -2608,7 +2630,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["HashingBusy"];
         };
     };
     deleteUser: {
@@ -2724,7 +2746,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["HashingBusy"];
         };
     };
 }

@@ -84,6 +84,8 @@ export async function startServer(
     CONSILIUM_OFFLINE_TOKEN_MS: '0',
     CONSILIUM_DATA_DIR: dataDir,
     CONSILIUM_RATE_LIMITS: 'off',
+    // Suites sign in many at once; a test of the hash queue's bound sets its own.
+    CONSILIUM_HASH_QUEUE: '1000',
     ...env,
   };
   const config = loadConfig(all);
@@ -147,6 +149,7 @@ export async function startServer(
     close: async () => {
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       await sessions.close();
+      await accounts.close();
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

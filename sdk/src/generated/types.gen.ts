@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining' | 'hashing_busy';
 
 export type FieldError = {
     /**
@@ -1729,7 +1729,7 @@ export type LoginErrors = {
      */
     429: Problem;
     /**
-     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
 };
@@ -1807,7 +1807,7 @@ export type ChangePasswordErrors = {
      */
     415: Problem;
     /**
-     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
 };
@@ -2038,7 +2038,7 @@ export type CreateUserErrors = {
      */
     415: Problem;
     /**
-     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
 };
@@ -2200,7 +2200,7 @@ export type ResetUserPasswordErrors = {
      */
     415: Problem;
     /**
-     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
 };

@@ -4,7 +4,17 @@
  * bearer token into a call here and gets a user back, or nothing.
  */
 import type { ApiToken, User } from '../../../sdk/src/generated/types.gen.js';
-import { DEFAULT_SCRYPT, decoyHash, hashPassword, needsRehash, type ScryptParams, verifyPassword } from './passwords.js';
+import { type HashPool, HashPoolFull } from './hash-pool.js';
+import {
+  DEFAULT_SCRYPT,
+  type Derive,
+  decoyHash,
+  deriveKey,
+  hashPassword,
+  needsRehash,
+  type ScryptParams,
+  verifyPassword,
+} from './passwords.js';
 import { hashSecret, randomId, randomPassword, randomSecret } from './secrets.js';
 import {
   AccountError,
@@ -32,6 +42,8 @@ export interface AccountsOptions {
   /** A sign-in ends this long after it began, used or not. */
   signInMaxMs: number;
   scrypt?: ScryptParams;
+  /** Where scrypt runs: a server passes a `HashPool`, off libuv's pool (default: `deriveKey`, on it). Closed by `close`. */
+  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close' | 'load'>;
   now?: () => Date;
   /** Last-use times are written at most this often per sign-in or token, not on every request. */
   touchEveryMs?: number;
@@ -49,6 +61,8 @@ export class Accounts {
   readonly #idleMs: number;
   readonly #maxMs: number;
   readonly #scrypt: ScryptParams;
+  readonly #derive: Derive;
+  readonly #hashing: AccountsOptions['hashing'];
   readonly #now: () => Date;
   readonly #touchEveryMs: number;
 
@@ -57,6 +71,8 @@ export class Accounts {
     this.#idleMs = options.signInIdleMs;
     this.#maxMs = options.signInMaxMs;
     this.#scrypt = options.scrypt ?? DEFAULT_SCRYPT;
+    this.#hashing = options.hashing;
+    this.#derive = options.hashing?.derive ?? deriveKey;
     this.#now = options.now ?? (() => new Date());
     this.#touchEveryMs = options.touchEveryMs ?? 60_000;
   }
@@ -139,7 +155,7 @@ export class Accounts {
     const next = password ?? randomPassword();
     checkPassword(next);
     await this.store.updateUser(id, {
-      passwordHash: await hashPassword(next, this.#scrypt),
+      passwordHash: await this.#hash(next),
       updatedAt: this.#iso(),
       endCredentials: {},
     });
@@ -157,10 +173,10 @@ export class Accounts {
     options: { endOthers: boolean; keep?: CredentialRef },
   ): Promise<boolean> {
     const user = await this.#existing(id);
-    if (!(await verifyPassword(current, user.passwordHash))) return false;
+    if (!(await verifyPassword(current, user.passwordHash, this.#derive))) return false;
     checkPassword(next);
     await this.store.updateUser(id, {
-      passwordHash: await hashPassword(next, this.#scrypt),
+      passwordHash: await this.#hash(next),
       updatedAt: this.#iso(),
       ...(options.endOthers && { endCredentials: options.keep ? { keep: options.keep } : {} }),
     });
@@ -169,12 +185,23 @@ export class Accounts {
 
   /** Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user. */
   async signIn(username: string, password: string): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
+    // A flood's overflow is refused before it costs a database read.
+    this.#hashing?.admit();
     const user = await this.store.getUserByName(username);
     // Unknown users take as long as known ones, so timing does not tell which names exist.
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(this.#scrypt)));
+    const matches = await verifyPassword(
+      password,
+      user?.passwordHash ?? (await decoyHash(this.#scrypt, this.#derive)),
+      this.#derive,
+    );
     if (!user || !matches || user.disabled) return undefined;
     if (needsRehash(user.passwordHash, this.#scrypt)) {
-      await this.store.updateUser(user.id, { passwordHash: await hashPassword(password, this.#scrypt), updatedAt: this.#iso() });
+      // Only a nicety: with the hash pool full, the next sign-in does it.
+      const rehashed = await this.#hash(password).catch((error: unknown) => {
+        if (error instanceof HashPoolFull) return undefined;
+        throw error;
+      });
+      if (rehashed) await this.store.updateUser(user.id, { passwordHash: rehashed, updatedAt: this.#iso() });
     }
     const now = this.#now();
     const secret = randomSecret();
@@ -264,12 +291,26 @@ export class Accounts {
       id: randomId('usr'),
       username,
       role,
-      passwordHash: await hashPassword(password, this.#scrypt),
+      passwordHash: await this.#hash(password),
       disabled: false,
       epoch: 0,
       createdAt: at,
       updatedAt: at,
     };
+  }
+
+  /** Password hashes running and waiting on the hash pool (none without one). */
+  get hashLoad(): { running: number; waiting: number } {
+    return this.#hashing?.load ?? { running: 0, waiting: 0 };
+  }
+
+  /** Ends the hash pool's workers, if any. */
+  async close(): Promise<void> {
+    await this.#hashing?.close();
+  }
+
+  #hash(password: string): Promise<string> {
+    return hashPassword(password, this.#scrypt, this.#derive);
   }
 
   async #existing(id: string): Promise<UserRecord> {

@@ -18,18 +18,28 @@ export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
-function derive(password: string, salt: Buffer, { N, r, p }: ScryptParams, length: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // maxmem must exceed 128·N·r; give it twice that.
-    scryptCallback(password.normalize('NFC'), salt, length, { N, r, p, maxmem: 256 * N * r }, (error, key) =>
+/** Where a key is derived from an NFC password: here on libuv's pool (`deriveKey`), or on a `HashPool`'s own threads. */
+export type Derive = (password: string, salt: Buffer, params: ScryptParams, length: number) => Promise<Buffer>;
+
+/** maxmem must exceed 128·N·r; give it twice that. */
+export const scryptMaxmem = ({ N, r }: ScryptParams): number => 256 * N * r;
+
+/** scrypt on libuv's thread pool: fine for the CLI, but a server's database shares that pool (see `hash-pool.ts`). */
+export const deriveKey: Derive = (password, salt, params, length) =>
+  new Promise((resolve, reject) => {
+    const { N, r, p } = params;
+    scryptCallback(password, salt, length, { N, r, p, maxmem: scryptMaxmem(params) }, (error, key) =>
       error ? reject(error) : resolve(key),
     );
   });
-}
 
-export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
+export async function hashPassword(
+  password: string,
+  params: ScryptParams = DEFAULT_SCRYPT,
+  derive: Derive = deriveKey,
+): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
-  const key = await derive(password, salt, params, KEY_LENGTH);
+  const key = await derive(password.normalize('NFC'), salt, params, KEY_LENGTH);
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
@@ -45,10 +55,10 @@ function parse(hash: string): { params: ScryptParams; salt: Buffer; key: Buffer 
 }
 
 /** Whether `password` matches `hash`, compared in constant time. A malformed hash matches nothing. */
-export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+export async function verifyPassword(password: string, hash: string, derive: Derive = deriveKey): Promise<boolean> {
   const parsed = parse(hash);
   if (!parsed) return false;
-  const key = await derive(password, parsed.salt, parsed.params, parsed.key.length);
+  const key = await derive(password.normalize('NFC'), parsed.salt, parsed.params, parsed.key.length);
   return timingSafeEqual(key, parsed.key);
 }
 
@@ -60,11 +70,13 @@ export function needsRehash(hash: string, params: ScryptParams = DEFAULT_SCRYPT)
 
 /** A hash no password matches, worked through for unknown usernames so they take as long as known ones. */
 const decoys = new Map<string, Promise<string>>();
-export function decoyHash(params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
+export function decoyHash(params: ScryptParams = DEFAULT_SCRYPT, derive: Derive = deriveKey): Promise<string> {
   const key = `${params.N}/${params.r}/${params.p}`;
   const known = decoys.get(key);
   if (known) return known;
-  const decoy = hashPassword(randomBytes(16).toString('hex'), params);
+  const decoy = hashPassword(randomBytes(16).toString('hex'), params, derive);
+  // A refused attempt (a full `HashPool`) must not leave its failure as the decoy for good.
+  decoy.catch(() => decoys.get(key) === decoy && decoys.delete(key));
   decoys.set(key, decoy);
   return decoy;
 }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type LogLevel, loadConfig, loadDotEnv } from './config.js';
@@ -54,6 +54,7 @@ describe('loadConfig defaults', () => {
       instance: { id: expect.stringMatching(/:8787$/), poolSize: 20, leaseMs: 6000, heartbeatMs: 2000, sweepMs: 2000 },
       drainMs: 30_000,
       metricsToken: undefined,
+      passwordHashing: { workers: Math.min(2, Math.max(1, availableParallelism() - 1)), queue: expect.any(Number) },
     });
   });
 
@@ -277,6 +278,27 @@ describe('several instances', () => {
     rejects({ CONSILIUM_DRAIN_MS: '-1' }, /^CONSILIUM_DRAIN_MS must be an integer/);
     rejects({ CONSILIUM_METRICS_TOKEN: 'short' }, /^CONSILIUM_METRICS_TOKEN must be 16 to 256/);
     rejects({ CONSILIUM_METRICS_TOKEN: 'has a space in it, so no' }, /^CONSILIUM_METRICS_TOKEN must be 16 to 256/);
+  });
+});
+
+describe('password hashing', () => {
+  it('hashes on one thread per core but one, at most two, with four waiting per thread', () => {
+    const { workers, queue } = loadConfig({}).passwordHashing;
+    expect(workers).toBe(Math.min(2, Math.max(1, availableParallelism() - 1)));
+    expect(queue).toBe(4 * workers);
+  });
+
+  it('takes both from the environment, a queue of 0 refusing whatever finds every worker busy', () => {
+    expect(loadConfig({ CONSILIUM_HASH_WORKERS: '3', CONSILIUM_HASH_QUEUE: '0' }).passwordHashing).toEqual({
+      workers: 3,
+      queue: 0,
+    });
+    expect(loadConfig({ CONSILIUM_HASH_WORKERS: '3' }).passwordHashing).toEqual({ workers: 3, queue: 12 });
+  });
+
+  it('refuses no worker at all, or a count that is not one', () => {
+    expect(() => loadConfig({ CONSILIUM_HASH_WORKERS: '0' })).toThrow(/CONSILIUM_HASH_WORKERS must be an integer from 1 to 64/);
+    expect(() => loadConfig({ CONSILIUM_HASH_QUEUE: '-1' })).toThrow(/CONSILIUM_HASH_QUEUE must be an integer from 0/);
   });
 });
 

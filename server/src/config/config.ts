@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseHost } from './hosts.js';
 import { type RateLimits, rateLimitsFromEnv } from './limits.js';
@@ -51,6 +51,8 @@ export interface Config {
   instance: InstanceSettings;
   /** `CONSILIUM_DRAIN_MS`: how long SIGTERM lets running debates finish before the process stops them and exits. */
   drainMs: number;
+  /** `CONSILIUM_HASH_WORKERS` / `CONSILIUM_HASH_QUEUE`: password hashes at once, each on a thread of its own, and waiting. */
+  passwordHashing: { workers: number; queue: number };
   /** `CONSILIUM_METRICS_TOKEN`: the bearer token `GET /metrics` asks for; unset, `/metrics` is not served. */
   metricsToken: string | undefined;
 }
@@ -133,7 +135,17 @@ export function loadConfig(env: Env = process.env): Config {
     instance: instanceSettings(env, port),
     drainMs: integer(env, 'CONSILIUM_DRAIN_MS', 30_000, 0, 3_600_000),
     metricsToken: metricsToken(env.CONSILIUM_METRICS_TOKEN),
+    passwordHashing: passwordHashing(env),
   };
+}
+
+/**
+ * A core for the rest (the event loop) when there are several, at most two hashing: 32 MiB and ~190 ms a hash, so
+ * about 10 sign-ins a second. Four waiting per worker keeps a refused attempt's alternative, waiting, under a second.
+ */
+function passwordHashing(env: Env): Config['passwordHashing'] {
+  const workers = integer(env, 'CONSILIUM_HASH_WORKERS', Math.min(2, Math.max(1, availableParallelism() - 1)), 1, 64);
+  return { workers, queue: integer(env, 'CONSILIUM_HASH_QUEUE', 4 * workers, 0, 10_000) };
 }
 
 /** Letters, digits and `.:_-`, as in `host:port`: it goes into a connection's application_name and the logs. */

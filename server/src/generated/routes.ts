@@ -1217,7 +1217,7 @@ export const login = createRoute({
       "$ref": "#/components/responses/TooManyRequests"
     },
     503: {
-      "$ref": "#/components/responses/ServiceUnavailable"
+      "$ref": "#/components/responses/HashingBusy"
     }
   }
 });
@@ -1287,7 +1287,7 @@ export const changePassword = createRoute({
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
-      "$ref": "#/components/responses/ServiceUnavailable"
+      "$ref": "#/components/responses/HashingBusy"
     }
   }
 });
@@ -1558,7 +1558,7 @@ export const createUser = createRoute({
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
-      "$ref": "#/components/responses/ServiceUnavailable"
+      "$ref": "#/components/responses/HashingBusy"
     }
   }
 });
@@ -1742,7 +1742,7 @@ export const resetUserPassword = createRoute({
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
-      "$ref": "#/components/responses/ServiceUnavailable"
+      "$ref": "#/components/responses/HashingBusy"
     }
   }
 });
@@ -2063,6 +2063,33 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
           "code": "store_unavailable",
           "detail": "The session store is unavailable, so the request was not carried out; try again shortly.",
           "instance": "/sessions",
+          "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "HashingBusy", {
+    "description": "Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.",
+    "headers": {
+      "Retry-After": {
+        "description": "Seconds to wait before trying again (for `hashing_busy`, about when the queued hashes are done).",
+        "schema": {
+          "type": "integer"
+        }
+      }
+    },
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/hashing_busy",
+          "title": "Too many password checks",
+          "status": 503,
+          "code": "hashing_busy",
+          "detail": "Too many passwords are being checked right now; try again in 1 second.",
+          "instance": "/auth/login",
           "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
         }
       }

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { HashPoolFull } from '../accounts/hash-pool.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import { type CallFailure, DebateEngine } from '../debate/engine.js';
@@ -25,7 +26,7 @@ import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { AppMetrics, metricsHandler } from './metrics.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
-import { problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
+import { hashingBusy, problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
 import { loginRateLimit } from './rate-limit.js';
 import { Readiness, readinessHandlers, refuseWhileDraining } from './readiness.js';
 import { securityHeaders } from './security-headers.js';
@@ -175,6 +176,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (err instanceof HTTPException && err.status < 500) {
       return problem(c, err.status, 'validation_failed', { detail: err.message });
     }
+    if (err instanceof HashPoolFull) return hashingBusy(c, err.retryAfterS);
     if (storeDown(err)) {
       // Not a bug: the operator needs the store's own words, not a stack.
       deps.logger.error('session store unavailable', { requestId: c.get('requestId'), error: String(err?.message ?? err) });

@@ -34,6 +34,7 @@ const TITLES: Record<ProblemCode, string> = {
   method_not_allowed: 'Method not allowed',
   not_ready: 'Not ready',
   draining: 'Draining',
+  hashing_busy: 'Too many password checks',
 };
 
 /** The `ZodError` a failed parse gives; fails the test if the value parses. */

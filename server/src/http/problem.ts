@@ -30,6 +30,7 @@ const TITLES: Record<ProblemCode, string> = {
   method_not_allowed: 'Method not allowed',
   not_ready: 'Not ready',
   draining: 'Draining',
+  hashing_busy: 'Too many password checks',
 };
 
 export type ProblemInit = Omit<Problem, 'type' | 'title' | 'status' | 'code'>;
@@ -56,6 +57,17 @@ export function storeUnavailable(c: Context): Response {
   c.header('retry-after', String(STORE_RETRY_AFTER_S));
   return problem(c, 503, 'store_unavailable', {
     detail: `The session store is unavailable, so the request was not carried out; try again in ${STORE_RETRY_AFTER_S} seconds.`,
+  });
+}
+
+/**
+ * 503 `hashing_busy` with `Retry-After`: every password-hash worker is busy and its queue full (`HashPool`), so a
+ * sign-in or password change is refused at once rather than waiting seconds behind a flood of attempts.
+ */
+export function hashingBusy(c: Context, retryAfterS: number): Response {
+  c.header('retry-after', String(retryAfterS));
+  return problem(c, 503, 'hashing_busy', {
+    detail: `Too many passwords are being checked right now; try again in ${retryAfterS} second${retryAfterS === 1 ? '' : 's'}.`,
   });
 }
 

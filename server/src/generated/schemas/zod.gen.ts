@@ -26,7 +26,8 @@ export const zProblemCode = z.enum([
     'store_unavailable',
     'method_not_allowed',
     'not_ready',
-    'draining'
+    'draining',
+    'hashing_busy'
 ]).register(z.globalRegistry, {
     description: 'A stable, machine-readable problem code.'
 });

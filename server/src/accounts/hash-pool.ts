@@ -1,0 +1,144 @@
+/**
+ * Password hashing on threads of its own. `crypto.scrypt` runs on libuv's pool (4 threads), which sqlite3 uses for
+ * every query too: a flood of sign-ins (32 MiB and ~190 ms a hash) queued the database's reads behind it. Here at most
+ * `workers` hashes run at once, each on a worker thread, at most `queue` more wait, and any beyond are refused at once
+ * (`HashPoolFull`): a flood costs everyone else those threads and no more, and nobody waits seconds for a hash.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Derive, ScryptParams } from './passwords.js';
+import { scryptMaxmem } from './passwords.js';
+
+export interface HashPoolOptions {
+  /** Hashes at once, one worker thread each (started on first use). */
+  workers: number;
+  /** Hashes waiting for a worker; more are refused. */
+  queue: number;
+}
+
+/** Every worker busy and the queue full: try again after `retryAfterS`. */
+export class HashPoolFull extends Error {
+  constructor(readonly retryAfterS: number) {
+    super(`Too many passwords are being checked; try again in ${retryAfterS} s.`);
+    this.name = 'HashPoolFull';
+  }
+}
+
+// Plain CommonJS, evaluated: no file to find, whether this runs from source (tsx) or bundled (dist/server.mjs).
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+parentPort.on('message', ({ password, salt, length, options }) => {
+  try {
+    parentPort.postMessage({ key: scryptSync(password, salt, length, options) });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  }
+});
+`;
+
+interface Job {
+  password: string;
+  salt: Buffer;
+  params: ScryptParams;
+  length: number;
+  resolve: (key: Buffer) => void;
+  reject: (error: Error) => void;
+}
+
+/** Until hashes are timed: about production scrypt's cost on a server core. */
+const FIRST_GUESS_MS = 200;
+
+export class HashPool {
+  readonly #workers: number;
+  readonly #queue: number;
+  readonly #idle: Worker[] = [];
+  readonly #busy = new Map<Worker, { job: Job; started: number }>();
+  readonly #waiting: Job[] = [];
+  #meanMs = FIRST_GUESS_MS;
+  #closed = false;
+
+  constructor(options: HashPoolOptions) {
+    if (!(Number.isInteger(options.workers) && options.workers >= 1)) throw new RangeError('workers must be 1 or more');
+    if (!(Number.isInteger(options.queue) && options.queue >= 0)) throw new RangeError('queue must be 0 or more');
+    this.#workers = options.workers;
+    this.#queue = options.queue;
+  }
+
+  /** Hashes running and waiting. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.#busy.size, waiting: this.#waiting.length };
+  }
+
+  /** Throws `HashPoolFull` when a hash asked for now would be refused: before work that would be wasted on it. */
+  admit(): void {
+    if (this.#busy.size >= this.#workers && this.#waiting.length >= this.#queue) throw new HashPoolFull(this.#retryAfterS());
+  }
+
+  readonly derive: Derive = (password, salt, params, length) =>
+    new Promise<Buffer>((resolve, reject) => {
+      if (this.#closed) return reject(new Error('The password hash pool is closed.'));
+      const job: Job = { password, salt, params, length, resolve, reject };
+      if (this.#busy.size < this.#workers) this.#run(job);
+      else if (this.#waiting.length < this.#queue) this.#waiting.push(job);
+      else reject(new HashPoolFull(this.#retryAfterS()));
+    });
+
+  /** Ends the workers; waiting and running hashes fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closed = new Error('The password hash pool is closed.');
+    for (const job of this.#waiting.splice(0)) job.reject(closed);
+    const workers = [...this.#idle.splice(0), ...this.#busy.keys()];
+    for (const { job } of this.#busy.values()) job.reject(closed);
+    this.#busy.clear();
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+
+  /** When everything ahead, and this attempt, would have had its turn. */
+  #retryAfterS(): number {
+    const ahead = this.#busy.size + this.#waiting.length + 1;
+    return Math.max(1, Math.ceil(((ahead / this.#workers) * this.#meanMs) / 1000));
+  }
+
+  #run(job: Job): void {
+    const worker = this.#idle.pop() ?? this.#spawn();
+    this.#busy.set(worker, { job, started: performance.now() });
+    // Referenced only while hashing: an idle pool does not keep the process alive, a running hash does (the CLI).
+    worker.ref();
+    const { password, salt, params, length } = job;
+    const { N, r, p } = params;
+    worker.postMessage({ password, salt, length, options: { N, r, p, maxmem: scryptMaxmem(params) } });
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker.on('message', (reply: { key?: Uint8Array; error?: string }) => {
+      const running = this.#busy.get(worker);
+      if (!running) return;
+      this.#busy.delete(worker);
+      const ms = performance.now() - running.started;
+      this.#meanMs = this.#meanMs * 0.8 + ms * 0.2;
+      if (reply.key) running.job.resolve(Buffer.from(reply.key.buffer, reply.key.byteOffset, reply.key.byteLength));
+      else running.job.reject(new Error(reply.error ?? 'scrypt failed'));
+      worker.unref();
+      this.#idle.push(worker);
+      this.#next();
+    });
+    const lost = (error: Error) => {
+      const running = this.#busy.get(worker);
+      this.#busy.delete(worker);
+      const at = this.#idle.indexOf(worker);
+      if (at >= 0) this.#idle.splice(at, 1);
+      running?.job.reject(error);
+      if (!this.#closed) this.#next();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`A password hash worker exited (${code}).`)));
+    return worker;
+  }
+
+  #next(): void {
+    const job = this.#busy.size < this.#workers ? this.#waiting.shift() : undefined;
+    if (job) this.#run(job);
+  }
+}
