@@ -10,7 +10,7 @@ import { SqliteDatabase } from '../store/sqlite/database.js';
 import { SessionCache } from './cache.js';
 import { type RecorderOptions, SessionRecorder, STORE_UNAVAILABLE } from './recorder.js';
 import { Sessions } from './sessions.js';
-import { type SessionStore, type Step, UNSAVED_SEQ_LIMIT } from './store.js';
+import { type SessionStore, type Step, StoreError, UNSAVED_SEQ_LIMIT } from './store.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -673,5 +673,54 @@ describe('observeWrites', () => {
     log.emit(endedBody());
     await live.done;
     expect(writes.length).toBe(seen);
+  });
+});
+
+describe('a session taken from its run (deleted, or ended by another instance)', () => {
+  it("stops the run, writes nothing more, and ends its followers' streams as cancelled, saying why", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'consilium-recorder-gone-'));
+    const db = await SqliteDatabase.open(join(dir, 'gone.db'));
+    onTestFinished(async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const steps: Step[] = [];
+    let gone = false;
+    const store: SessionStore = Object.assign(Object.create(db.sessions) as SessionStore, {
+      write: async (step: Step) => {
+        steps.push(step);
+        if (gone) throw new StoreError('gone', 'Session was deleted.');
+        return db.sessions.write(step);
+      },
+    });
+    const cache = new SessionCache(10);
+    const recorder = new SessionRecorder({ store, cache, flushMs: 1 });
+    const d = new FakeDebate({ owner: 'usr_gone' });
+    const log = new EventLog(d.session.id);
+    const controller = new AbortController();
+    recorder.hook(controller)(log, () => d.session);
+    const seen: DebateEvent[] = [];
+    const live = recorder.live(d.session.id)!;
+    live.subscribe((e) => seen.push(e));
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
+    await live.settled();
+    expect(steps.map((s) => s.run)).toStrictEqual(['first']);
+    gone = true;
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'never stored' });
+    expect(await live.done).toBeUndefined();
+    expect(steps.at(-1)?.run).toBe('later');
+    expect((controller.signal.reason as Error).message).toBe('Session was deleted.');
+    expect(recorder.live(d.session.id)).toBeUndefined();
+    expect(seen.at(-1)).toMatchObject({
+      type: 'session.ended',
+      status: 'cancelled',
+      error: 'gone: Session was deleted.',
+      missingSlots: [1, 2],
+    });
+    // Nothing more is written, whatever the run still raises.
+    const writes = steps.length;
+    log.emit(endedBody('cancelled'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(steps.length).toBe(writes);
   });
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
-import { debateSteps, endedBody, FakeDebate } from '../../../test/support/fake-debate.js';
+import { debateSteps, endedBody, FakeDebate, storeInterrupted } from '../../../test/support/fake-debate.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { threadContext } from '../debate/thread.js';
 import { SqliteDatabase } from '../store/sqlite/database.js';
@@ -667,5 +667,144 @@ describe('a store whose change notices are down', () => {
     expect((await mine.get(d.session.id, ALICE))?.question).toBe('Cached?');
     hears = false;
     expect((await mine.get(d.session.id, ALICE))?.question).toBe('Changed elsewhere?');
+  });
+});
+
+describe('continue', () => {
+  it("takes an owner's interrupted session back to running once; anything else is refused, or absent", async () => {
+    const d = await storeInterrupted(store, ALICE);
+    expect(await sessions.continue(d.session.id, BOB)).toBeUndefined();
+    const continuation = await sessions.continue(d.session.id, ALICE);
+    if (!continuation || 'refused' in continuation) throw new Error(`not continued: ${JSON.stringify(continuation)}`);
+    expect(continuation.stored.session).toMatchObject({ id: d.session.id, status: 'running' });
+    expect(continuation.stored.afterSeq).toBeGreaterThan(d.lastSeq);
+    expect(continuation.options).toStrictEqual({});
+    // Running now: a second continue is refused, saying why.
+    expect(await sessions.continue(d.session.id, ALICE)).toStrictEqual({
+      refused: `Session ${d.session.id} is running: only an interrupted session can be continued.`,
+    });
+    const done = await stored(ALICE, 'Done?', '2026-11-20T10:00:00.000Z');
+    expect(await sessions.continue(done.id, ALICE)).toMatchObject({
+      refused: expect.stringContaining(`is ${done.status}: only an interrupted session`),
+    });
+  });
+
+  it("refuses when another continue took it between the read and the store's take-over", async () => {
+    const d = await storeInterrupted(store, ALICE);
+    await sessions.get(d.session.id, ALICE);
+    // Taken behind the cache's back, as another instance would.
+    await store.resumeInterrupted(d.session.id, new Date());
+    const cached = { ...(await store.get(d.session.id))!, status: 'interrupted' as const };
+    sessions.cache.set(cached);
+    expect(await sessions.continue(d.session.id, ALICE)).toMatchObject({ refused: expect.stringContaining('running') });
+  });
+
+  it("a follow-up's continuation carries its thread; a synthesis's, its source's answers, or a refusal without them", async () => {
+    const parent = await stored(ALICE, 'Parent?', '2026-11-20T10:00:00.000Z');
+    const link = await sessions.followUp(parent);
+    const child = new FakeDebate({ owner: ALICE, question: 'Child?', createdAt: '2026-11-21T10:00:00.000Z' });
+    child.session.threadId = link.threadId;
+    child.session.parentId = link.parentId;
+    await store.write(child.start().step());
+    await store.recoverInterrupted(new Date());
+    const continued = await sessions.continue(child.session.id, ALICE);
+    expect(continued).toMatchObject({ options: { thread: { threadId: parent.id, parentId: parent.id, context: link.context } } });
+
+    const synthesis = new FakeDebate({ owner: ALICE, question: 'Synthesized?', mode: 'synthesis' });
+    synthesis.session.sourceSessionId = parent.id;
+    await store.write(synthesis.start().step());
+    const orphan = new FakeDebate({ owner: ALICE, question: 'Of nothing?', mode: 'synthesis' });
+    orphan.session.sourceSessionId = 'ses_GONE';
+    await store.write(orphan.start().step());
+    await store.recoverInterrupted(new Date());
+    const withAnswers = await sessions.continue(synthesis.session.id, ALICE);
+    if (!withAnswers || 'refused' in withAnswers) throw new Error('refused');
+    expect(withAnswers.options.answers).toStrictEqual(
+      parent.rounds.flatMap((r) =>
+        r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
+      ),
+    );
+    expect(await sessions.continue(orphan.session.id, ALICE)).toMatchObject({
+      refused: expect.stringContaining('cannot be continued'),
+    });
+  });
+});
+
+describe('cancel and delete of a run on another instance (a shared store)', () => {
+  /** A store shared with "another instance": stop requests are recorded, and the test plays that instance. */
+  function shared(options: { orphan?: boolean; stopWaitMs?: number } = {}) {
+    const requests: [string, string][] = [];
+    let watcher: ((event: DebateEvent, committed: boolean) => void) | undefined;
+    let onStop: ((id: string, reason: 'cancel' | 'delete') => void) | undefined;
+    const other = alongside({
+      watch: async (_id, listener) => {
+        watcher = listener;
+        return async () => {
+          watcher = undefined;
+        };
+      },
+    });
+    Object.assign(other, {
+      requestStop: async (id: string, reason: string) => {
+        requests.push([id, reason]);
+      },
+      onStopRequest: (listener: typeof onStop) => {
+        onStop = listener;
+        return () => undefined;
+      },
+      recoverOrphan: async (id: string) => (options.orphan ? { ...(await store.get(id))!, status: 'interrupted' } : undefined),
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({
+      store: other,
+      cache,
+      recorder: new SessionRecorder({ store: other, cache }),
+      stopWaitMs: options.stopWaitMs ?? 5000,
+    });
+    return { mine, requests, end: (event: DebateEvent) => watcher?.(event, true), stopHere: () => onStop };
+  }
+  async function runningElsewhere(): Promise<FakeDebate> {
+    const d = new FakeDebate({ owner: ALICE, question: 'Elsewhere?' });
+    await store.write(d.start().step());
+    return d;
+  }
+
+  it('cancel asks the running instance, waits for its end, and answers with the session as stored then', async () => {
+    const { mine, requests, end } = shared();
+    const d = await runningElsewhere();
+    const cancelling = mine.cancel(d.session.id, ALICE);
+    await expect.poll(() => requests).toStrictEqual([[d.session.id, 'cancel']]);
+    d.session.status = 'cancelled';
+    d.end('cancelled');
+    await store.write(d.step());
+    end(d.raised.at(-1)!);
+    expect(await cancelling).toMatchObject({ id: d.session.id, status: 'cancelled' });
+  });
+
+  it('a run that does not stop within the wait is `elsewhere`; one whose instance is gone ends at once', async () => {
+    const waiting = shared({ stopWaitMs: 50 });
+    const d = await runningElsewhere();
+    expect(await waiting.mine.cancel(d.session.id, ALICE)).toBe('elsewhere');
+    const gone = shared({ orphan: true, stopWaitMs: 50 });
+    expect(await gone.mine.cancel(d.session.id, ALICE)).toMatchObject({ status: 'interrupted' });
+    expect(gone.requests).toStrictEqual([]);
+  });
+
+  it('delete asks the running instance to stop, then deletes, even when it does not answer', async () => {
+    const { mine, requests } = shared({ stopWaitMs: 50 });
+    const d = await runningElsewhere();
+    expect(await mine.delete(d.session.id, ALICE)).toBe(true);
+    expect(requests).toStrictEqual([[d.session.id, 'delete']]);
+    expect(await store.get(d.session.id)).toBeUndefined();
+  });
+
+  it("another instance's stop request cancels the run here, saying why", async () => {
+    const { mine, stopHere } = shared();
+    const controller = new AbortController();
+    const log = new EventLog('ses_STOPPEDHERE');
+    mine.recorder.hook(controller)(log, () => new FakeDebate({ owner: ALICE }).session);
+    stopHere()!('ses_STOPPEDHERE', 'delete');
+    expect((controller.signal.reason as Error).message).toBe('The session was deleted.');
+    stopHere()!('ses_UNKNOWN', 'cancel');
   });
 });
