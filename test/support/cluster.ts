@@ -8,10 +8,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postgres, startPostgres, type TestPostgres } from './postgres.js';
+import { freePort, postgres, startPostgres, type TestPostgres } from './postgres.js';
 import { captured, envWith, npmStart, ROOT, type Run, running, stop as stopRun, waitForStdout } from './process.js';
 import { missingService, skipReason, skipsService } from './services.js';
 
@@ -67,17 +66,6 @@ export interface Cluster {
   restart(i: number): Promise<void>;
   /** Stops nginx, every instance and PostgreSQL, and removes their files. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**

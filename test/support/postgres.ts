@@ -134,7 +134,8 @@ function serverAt(url: string, stopServer: () => Promise<void>, control: Control
   };
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now, on loopback. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
