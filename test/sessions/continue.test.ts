@@ -54,6 +54,7 @@ function freezable(store: SessionStore): SessionStore & { frozen: boolean } {
     resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
     archive: (id) => store.archive(id),
     archiveEnded: (limit) => store.archiveEnded(limit),
+    archivesDone: () => store.archivesDone(),
     deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
   };
   return wrapper;

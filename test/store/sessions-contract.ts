@@ -387,6 +387,7 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         await store.write(d.step());
         const end = d.raised.at(-1)!;
         // Archived by the write that ended it: nothing is left to archive.
+        await store.archivesDone();
         expect(await store.archive(id)).toBe(false);
         for (const after of [0, ...seqs]) {
           expect(await store.events(id, after)).toStrictEqual([...before.get(after)!, end]);
@@ -430,6 +431,7 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
           cost: completed.cost,
         } satisfies DebateEvent;
         await store.write({ session: completed, events: [ended] });
+        await store.archivesDone();
         expect(await store.archive(d.session.id)).toBe(false);
         expect(await store.events(d.session.id, 0)).toStrictEqual([...d.raised, ended]);
         expect(await store.events(d.session.id, 3)).toStrictEqual([...d.raised, ended].filter((e) => e.seq > 3));

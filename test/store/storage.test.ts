@@ -52,6 +52,7 @@ describe('storage proportional to the text (SQLite)', () => {
       text += textBytes(session);
       ids.push(session.id);
     }
+    await server.database.sessions.archivesDone();
     const after = await pages();
     const perDebate = ((after.used - before.used) * 4096) / DEBATES;
     expect(perDebate).toBeLessThanOrEqual((3 * text) / DEBATES + 8192);

@@ -339,6 +339,7 @@ function alongside(extra: Pick<SessionStore, 'onChange' | 'watch' | 'hearsChange
     resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
     archive: (id) => store.archive(id),
     archiveEnded: (limit) => store.archiveEnded(limit),
+    archivesDone: () => store.archivesDone(),
     deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
     ...extra,
   };

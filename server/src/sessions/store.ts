@@ -68,9 +68,12 @@ export interface SessionStore {
   /**
    * Archives the events of a session that has ended (not `running`): they become one compressed archive
    * that `events` reads back exactly as they were, at a few percent of their size. False when there was
-   * nothing to archive (running, unknown, or already archived). A `write` that ends a session archives it.
+   * nothing to archive (running, unknown, or already archived). A `write` that ends a session archives it
+   * soon after, in the background (`archivesDone` waits for that).
    */
   archive(id: string): Promise<boolean>;
+  /** Resolves once the archives started by the writes so far are done. */
+  archivesDone(): Promise<void>;
   /** Archives up to `limit` ended sessions whose events are not archived yet (a store from before archives, a failed archive); returns how many. */
   archiveEnded(limit: number): Promise<number>;
   /** Deletes up to `limit` sessions created before `before` that are not running; returns their ids. */

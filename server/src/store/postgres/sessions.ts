@@ -137,6 +137,8 @@ export class PostgresSessionStore implements SessionStore {
   /** Events shown and not yet sent live, in order. */
   #outbox: DebateEvent[] = [];
   #sending: ReturnType<typeof setTimeout> | undefined;
+  /** The archives of ended sessions, one after another. */
+  #archives: Promise<unknown> = Promise.resolve();
   /** Since when every heartbeat has renewed the lease (undefined after a failure), and when the last did. */
   #renewedSince: number | undefined;
   #lastRenewal: number | undefined;
@@ -308,9 +310,15 @@ export class PostgresSessionStore implements SessionStore {
       throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
     }
     if (s.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
-      // In a following transaction, once no run writes it any more; should it fail, the maintenance sweep does it.
-      await this.archive(s.id).catch(() => false);
+      // After the step, one archive at a time: the end is shown once its step commits, and archives never queue
+      // ahead of other runs' steps for connections. Should one fail (or the store close first), the sweep does it.
+      this.#archives = this.#archives.then(() => this.archive(s.id)).catch(() => false);
     }
+  }
+
+  /** Resolves once the archives the writes so far started are done. */
+  async archivesDone(): Promise<void> {
+    await this.#archives;
   }
 
   async archive(id: string): Promise<boolean> {

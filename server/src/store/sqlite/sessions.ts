@@ -50,6 +50,8 @@ export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
   readonly #reader: Connection;
   readonly #queue: WriteQueue;
+  /** The archives of ended sessions, one after another. */
+  #archives: Promise<unknown> = Promise.resolve();
 
   constructor(reader: Connection, queue: WriteQueue) {
     this.#reader = reader;
@@ -59,9 +61,15 @@ export class SqliteSessionStore implements SessionStore {
   async write(step: Step): Promise<void> {
     await this.#queue.write(step);
     if (step.session.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
-      // In a following transaction, once no run writes it any more; should it fail, the maintenance sweep does it.
-      await this.archive(step.session.id).catch(() => false);
+      // After the step, one archive at a time: the end is shown once its step commits, and archives never queue
+      // ahead of other runs' steps for connections. Should one fail (or the store close first), the sweep does it.
+      this.#archives = this.#archives.then(() => this.archive(step.session.id)).catch(() => false);
     }
+  }
+
+  /** Resolves once the archives the writes so far started are done. */
+  async archivesDone(): Promise<void> {
+    await this.#archives;
   }
 
   async archive(id: string): Promise<boolean> {
