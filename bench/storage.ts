@@ -40,6 +40,8 @@ export async function benchStorage(): Promise<void> {
       const texts = [...s.rounds.flatMap((r) => r.answers.map((a) => a.text)), s.verdict?.summary ?? '', s.verdict?.answer ?? ''];
       text += texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0);
     }
+    // Each ended session is archived just after its end, in the background.
+    await server.database.sessions.archivesDone();
     const after = await compact(db);
     await db.close();
     // The same sessions unarchived: each archive back as rows, as the store kept them before.
