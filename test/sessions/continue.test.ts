@@ -18,9 +18,9 @@ import { ownerOf } from '../../server/src/http/owner.js';
 import { createSlotModel } from '../../server/src/providers/models.js';
 import { SessionCache } from '../../server/src/sessions/cache.js';
 import { SessionRecorder } from '../../server/src/sessions/recorder.js';
-import type { SessionStore } from '../../server/src/sessions/store.js';
+import type { SessionStore, Step } from '../../server/src/sessions/store.js';
 import { openDatabase } from '../../server/src/store/open.js';
-import { FakeDebate, storeInterrupted } from '../support/fake-debate.js';
+import { FakeDebate, storeInterrupted, storeWith } from '../support/fake-debate.js';
 import { postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type Caller, caller, startServer, TEST_SCRYPT } from '../support/server.js';
 import { readSse } from '../support/sse.js';
@@ -41,22 +41,10 @@ function countingEngine(config: Config, calls: number[], tokenDelayMs: number): 
 
 /** A store that stops writing for good when `frozen` is set: what a killed process leaves behind. */
 function freezable(store: SessionStore): SessionStore & { frozen: boolean } {
-  const wrapper: SessionStore & { frozen: boolean } = {
+  const wrapper = storeWith(store, {
     frozen: false,
-    kind: store.kind,
-    write: (step) => (wrapper.frozen ? new Promise<void>(() => undefined) : store.write(step)),
-    get: (id) => store.get(id),
-    list: (query) => store.list(query),
-    thread: (id) => store.thread(id),
-    delete: (id) => store.delete(id),
-    events: (id, after) => store.events(id, after),
-    recoverInterrupted: (now) => store.recoverInterrupted(now),
-    resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
-    archive: (id) => store.archive(id),
-    archiveEnded: (limit) => store.archiveEnded(limit),
-    archivesDone: () => store.archivesDone(),
-    deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
-  };
+    write: (step: Step) => (wrapper.frozen ? new Promise<void>(() => undefined) : store.write(step)),
+  });
   return wrapper;
 }
 

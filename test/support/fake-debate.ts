@@ -353,3 +353,23 @@ export async function storeInterrupted(store: SessionStore, owner: string): Prom
   await store.recoverInterrupted(new Date());
   return d;
 }
+
+/**
+ * `store` with the methods in `overrides` replaced or added (what a store shared by several instances adds, a
+ * write that stops): every other member is `store`'s own, so the wrapper never lags behind the interface.
+ * Members set on the wrapper land in `overrides`, never on `store`.
+ */
+export function storeWith<T extends object>(store: SessionStore, overrides: T): SessionStore & T {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key in overrides) return (overrides as Record<PropertyKey, unknown>)[key];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    has: (target, key) => key in overrides || key in target,
+    set(_target, key, value) {
+      (overrides as Record<PropertyKey, unknown>)[key] = value;
+      return true;
+    },
+  }) as SessionStore & T;
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../../sdk/src/generated/types.gen.js';
-import { debateSteps, endedBody, FakeDebate, storeInterrupted } from '../../../test/support/fake-debate.js';
+import { debateSteps, endedBody, FakeDebate, storeInterrupted, storeWith } from '../../../test/support/fake-debate.js';
 import { type EventBody, EventLog } from '../debate/events.js';
 import { threadContext } from '../debate/thread.js';
 import { SqliteDatabase } from '../store/sqlite/database.js';
@@ -327,22 +327,7 @@ describe("another owner's session in a thread", () => {
 
 /** The test's SQLite store with what a store shared by several instances adds (PostgreSQL's `onChange`, `watch`). */
 function alongside(extra: Pick<SessionStore, 'onChange' | 'watch' | 'hearsChanges'>): SessionStore {
-  return {
-    kind: store.kind,
-    write: (step) => store.write(step),
-    get: (id) => store.get(id),
-    list: (query) => store.list(query),
-    thread: (id) => store.thread(id),
-    delete: (id) => store.delete(id),
-    events: (id, after) => store.events(id, after),
-    recoverInterrupted: (now) => store.recoverInterrupted(now),
-    resumeInterrupted: (id, now) => store.resumeInterrupted(id, now),
-    archive: (id) => store.archive(id),
-    archiveEnded: (limit) => store.archiveEnded(limit),
-    archivesDone: () => store.archivesDone(),
-    deleteCreatedBefore: (before, limit) => store.deleteCreatedBefore(before, limit),
-    ...extra,
-  };
+  return storeWith(store, extra);
 }
 
 describe('a store that reports changes made by other instances', () => {
