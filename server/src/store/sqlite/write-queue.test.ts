@@ -45,6 +45,48 @@ describe('the write queue both stores share', () => {
     }
   });
 
+  it('writes the steps around another job in bulk, one trip for each run of them; a bad step among them fails alone', async () => {
+    const database = await SqliteDatabase.open(join(dir, `queue-${++files}.db`));
+    const exec = vi.spyOn(Connection.prototype, 'exec');
+    try {
+      const debates = Array.from({ length: 40 }, () => new FakeDebate({ owner: 'usr_bulk' }).start());
+      const clash = new FakeDebate({ owner: 'usr_bulk' }).start();
+      const user = {
+        id: 'usr_bulk',
+        username: 'bulk',
+        role: 'user' as const,
+        passwordHash: 'scrypt$x',
+        disabled: false,
+        epoch: 0,
+        createdAt: clash.session.createdAt,
+        updatedAt: clash.session.createdAt,
+      };
+      const bad = clash.step();
+      bad.events.push(bad.events[0]!); // the same seq twice: the events' primary key refuses it
+      exec.mockClear();
+      const outcomes = await Promise.allSettled([
+        ...debates.slice(0, 20).map((d) => database.sessions.write(d.step())),
+        database.accounts.createUser(user),
+        database.sessions.write(bad),
+        ...debates.slice(20).map((d) => database.sessions.write(d.step())),
+      ]);
+      expect(outcomes.map((o) => o.status)).toStrictEqual([
+        ...Array(21).fill('fulfilled'),
+        'rejected',
+        ...Array(20).fill('fulfilled'),
+      ]);
+      const stepTrips = exec.mock.calls.filter(([sql]) => sql.includes('INSERT INTO events'));
+      // A run of 20, then one of 21 that fails on the bad step and goes again one by one: 2 + 21 trips, not 41.
+      expect(stepTrips).toHaveLength(23);
+      for (const d of debates) expect(await database.sessions.get(d.session.id)).toStrictEqual(d.session);
+      expect(await database.sessions.get(clash.session.id)).toBeUndefined();
+      expect(await database.accounts.getUser(user.id)).toStrictEqual(user);
+    } finally {
+      exec.mockRestore();
+      await database.close();
+    }
+  });
+
   it('finishes what was queued before close, then refuses more as unavailable', async () => {
     const database = await SqliteDatabase.open(join(dir, `queue-${++files}.db`));
     const d = new FakeDebate({ owner: 'usr_closing' });
