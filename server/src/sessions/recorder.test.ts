@@ -56,12 +56,12 @@ function record(
 const answerDelta = (seq: number) => ({ type: 'answer.delta', round: 1, slot: 1, delta: `t${seq}` }) as const;
 
 /** Raises on `log` what `d` raised since `from` (the same bodies; the log numbers them alike). */
-function pass(d: FakeDebate, log: EventLog, from: number): number {
-  for (const e of d.raised.slice(from)) {
+function pass(d: FakeDebate, log: EventLog, from: number, to = d.raised.length): number {
+  for (const e of d.raised.slice(from, to)) {
     const { v: _v, sessionId: _s, seq: _q, ts: _t, ...body } = e;
     log.emit(body as EventBody);
   }
-  return d.raised.length;
+  return to;
 }
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -392,6 +392,36 @@ describe('what the store holds as a run is recorded', () => {
     expect(await store.get(d.session.id)).toEqual(d.session);
     expect(recorder.running).toBe(0);
     expect(from).toBe(d.raised.length);
+  });
+
+  it('a verdict and the end raised together are one write, so the end waits for one commit, not two', async () => {
+    openGate();
+    const { recorder, debate: d, log, live } = record({ flushMs: 1000 }, new FakeDebate({ owner: 'local' }));
+    const writes: Step[] = [];
+    const write = store.write.bind(store);
+    store.write = async (step: Step) => {
+      writes.push(step);
+      return write(step);
+    };
+    d.start();
+    let from = pass(d, log, 0);
+    await recorder.settled();
+    d.verdict();
+    from = pass(d, log, from, from + 1); // `synthesis.started`, written on its own
+    await recorder.settled();
+    from = pass(d, log, from);
+    // As the engine does: the end follows its verdict a few microtasks later.
+    await Promise.resolve();
+    d.end();
+    pass(d, log, from);
+    await live.done;
+    expect(writes.map((w) => w.events.map((e) => e.type))).toEqual([
+      ['session.started'],
+      ['synthesis.started'],
+      ['verdict', 'session.ended'],
+    ]);
+    expect(writes[2]).toMatchObject({ verdict: true });
+    expect(await store.get(d.session.id)).toEqual(d.session);
   });
 
   it('a step whose write failed is written whole by the retry: its rounds, consensus and verdict too', async () => {
