@@ -61,8 +61,9 @@ describe('the write queue both stores share', () => {
         createdAt: clash.session.createdAt,
         updatedAt: clash.session.createdAt,
       };
-      const bad = clash.step();
-      bad.events.push(bad.events[0]!); // the same seq twice: the events' primary key refuses it
+      const step = clash.step();
+      // The same seq twice: the events' primary key refuses it.
+      const bad = { ...step, events: [...step.events, step.events[0]!] };
       exec.mockClear();
       const outcomes = await Promise.allSettled([
         ...debates.slice(0, 20).map((d) => database.sessions.write(d.step())),
