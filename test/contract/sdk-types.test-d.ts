@@ -51,6 +51,18 @@ import type {
   GetSessionData,
   GetSessionErrors,
   GetSessionResponses,
+  UpdateSessionData,
+  UpdateSessionErrors,
+  UpdateSessionResponses,
+  ListSessionSharesData,
+  ListSessionSharesErrors,
+  ListSessionSharesResponses,
+  ShareSessionData,
+  ShareSessionErrors,
+  ShareSessionResponses,
+  UnshareSessionData,
+  UnshareSessionErrors,
+  UnshareSessionResponses,
   GetSessionThreadData,
   GetSessionThreadErrors,
   GetSessionThreadResponses,
@@ -141,6 +153,10 @@ type Sdk = {
   exportSessionJson: { data: ExportSessionJsonData; responses: ExportSessionJsonResponses; errors: ExportSessionJsonErrors };
   askFollowUp: { data: AskFollowUpData; responses: AskFollowUpResponses; errors: AskFollowUpErrors };
   getSessionThread: { data: GetSessionThreadData; responses: GetSessionThreadResponses; errors: GetSessionThreadErrors };
+  updateSession: { data: UpdateSessionData; responses: UpdateSessionResponses; errors: UpdateSessionErrors };
+  listSessionShares: { data: ListSessionSharesData; responses: ListSessionSharesResponses; errors: ListSessionSharesErrors };
+  shareSession: { data: ShareSessionData; responses: ShareSessionResponses; errors: ShareSessionErrors };
+  unshareSession: { data: UnshareSessionData; responses: UnshareSessionResponses; errors: UnshareSessionErrors };
   login: { data: LoginData; responses: LoginResponses; errors: LoginErrors };
   logout: { data: LogoutData; responses: LogoutResponses; errors: LogoutErrors };
   getCurrentUser: { data: GetCurrentUserData; responses: GetCurrentUserResponses; errors: GetCurrentUserErrors };
