@@ -1975,8 +1975,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only sessions whose question contains this text (case-insensitive), or whose question, answers or verdict contain every word of it (full-text: the database's own index, words matched whole, the last one also as a prefix). */
+                /** @description Only sessions whose question contains this text (case-insensitive). */
                 q?: string;
+                /** @description Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database's own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it). */
+                text?: string;
                 /** @description `true` lists the sessions other users shared with you (read-only) instead of your own. */
                 shared?: boolean;
                 /** @description `true` lists only archived sessions; absent or `false`, only those not archived. */

@@ -1251,9 +1251,13 @@ export type ListSessionsData = {
          */
         limit?: number;
         /**
-         * Only sessions whose question contains this text (case-insensitive), or whose question, answers or verdict contain every word of it (full-text: the database's own index, words matched whole, the last one also as a prefix).
+         * Only sessions whose question contains this text (case-insensitive).
          */
         q?: string;
+        /**
+         * Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database's own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it).
+         */
+        text?: string;
         /**
          * `true` lists the sessions other users shared with you (read-only) instead of your own.
          */

@@ -824,6 +824,7 @@ export const zListSessionsQuery = z.object({
     cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     limit: z._default(z.optional(z.int().check(z.gte(1), z.lte(100))), 20),
     q: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    text: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     shared: z._default(z.optional(z.boolean()), false),
     archived: z._default(z.optional(z.boolean()), false),
     mode: z.optional(zSessionMode),

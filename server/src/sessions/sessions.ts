@@ -36,6 +36,7 @@ export interface ListOptions {
   /** Sessions shared with the user rather than theirs. */
   shared?: boolean;
   q?: string;
+  text?: string;
   archived?: boolean;
   mode?: Session['mode'];
   status?: Session['status'];
@@ -125,15 +126,16 @@ export class Sessions {
 
   /**
    * A page of `owner`'s sessions (or, with `shared`, of those shared with `owner`), filtered. `q` matches a
-   * substring of the question or, through the store's full-text index, the words of the session's text.
+   * substring of the question; `text`, through the store's full-text index, the words of the session's text.
    */
   async list(owner: OwnerScope, query: ListOptions): Promise<SessionPage> {
-    const { limit, cursor, shared, q, archived, mode, status, from, to } = query;
+    const { limit, cursor, shared, q, text, archived, mode, status, from, to } = query;
     if (shared && owner === ALL_OWNERS) throw new Error('a shared list is one user’s');
     const page = await this.store.list({
       ...(owner !== ALL_OWNERS && (shared ? { sharedWith: owner } : { owner })),
       limit: limit ?? 20,
       ...(q !== undefined && { q }),
+      ...(text !== undefined && { text }),
       ...(archived !== undefined && { archived }),
       ...(mode !== undefined && { mode }),
       ...(status !== undefined && { status }),

@@ -36,11 +36,13 @@ export interface ListQuery {
   sharedWith?: string;
   /** 1–100. */
   limit: number;
-  /**
-   * A case-insensitive substring of the question, or every word of it in the session's text (question, answers,
-   * verdict) through the database's full-text index (`searchTerms`), the last word also as a prefix.
-   */
+  /** Case-insensitive substring of the question. */
   q?: string;
+  /**
+   * Every word of it (`searchTerms`) in the session's text (question, answers, verdict), through the database's
+   * full-text index; the last word also as a prefix unless the text ends after it.
+   */
+  text?: string;
   /** Only archived sessions (true), or only those not archived (false, the default). */
   archived?: boolean;
   mode?: Session['mode'];
@@ -220,11 +222,13 @@ export function verdictPreview(verdict: NonNullable<Session['verdict']>): string
 export const SEARCH_TEXT_CHARS = 100_000;
 
 /**
- * The words of a search, for the full-text indexes: runs of letters and digits (what both tokenizers keep as
- * words), lower-cased, at most 16. Empty when `q` has none (a search for `%` matches questions by substring only).
+ * The words of a full-text search: runs of letters and digits (what both databases' tokenizers keep as words),
+ * lower-cased, at most 16; `prefix` when the text ends inside its last word (typing "shard" finds "sharding").
+ * No words (`%`): nothing matches.
  */
-export function searchTerms(q: string): string[] {
-  return (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
+export function searchTerms(text: string): { terms: string[]; prefix: boolean } {
+  const terms = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
+  return { terms, prefix: /[\p{L}\p{N}]$/u.test(text) };
 }
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';

@@ -1022,7 +1022,10 @@ export const zListSessionsQuery = z.object({
         description: 'Page size.'
     }).optional().default(20),
     q: z.string().min(1).max(200).register(z.globalRegistry, {
-        description: 'Only sessions whose question contains this text (case-insensitive), or whose question, answers or verdict contain every word of it (full-text: the database\'s own index, words matched whole, the last one also as a prefix).'
+        description: 'Only sessions whose question contains this text (case-insensitive).'
+    }).optional(),
+    text: z.string().min(1).max(200).register(z.globalRegistry, {
+        description: 'Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database\'s own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it).'
     }).optional(),
     shared: z.boolean().register(z.globalRegistry, {
         description: '`true` lists the sessions other users shared with you (read-only) instead of your own.'

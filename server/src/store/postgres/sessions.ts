@@ -393,14 +393,16 @@ export class PostgresSessionStore implements SessionStore {
       where.push(`s.id IN (SELECT session_id FROM session_shares WHERE user_id = ${param(query.sharedWith)})`);
     } else if (query.owner !== undefined) where.push(`s.owner = ${param(query.owner)}`);
     if (query.q) {
-      const like = `s.question ILIKE ${param(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`;
-      const terms = searchTerms(query.q);
-      // Every word, the last also as a prefix; the words hold only letters and digits, so nothing in them is an operator.
-      const tsquery = terms.map((t, i) => `'${t}'${i === terms.length - 1 ? ':*' : ''}`).join(' & ');
+      where.push(`s.question ILIKE ${param(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`);
+    }
+    if (query.text !== undefined) {
+      const { terms, prefix } = searchTerms(query.text);
+      // Every word, the last also as a prefix; words hold only letters and digits, so nothing in them is an operator.
+      const tsquery = terms.map((t, i) => `'${t}'${prefix && i === terms.length - 1 ? ':*' : ''}`).join(' & ');
       where.push(
         terms.length === 0
-          ? like
-          : `(${like} OR s.id IN (SELECT session_id FROM session_search WHERE document @@ to_tsquery('simple', ${param(tsquery)})))`,
+          ? 'false'
+          : `s.id IN (SELECT session_id FROM session_search WHERE document @@ to_tsquery('simple', ${param(tsquery)}))`,
       );
     }
     where.push(query.archived ? 's.archived_at IS NOT NULL' : 's.archived_at IS NULL');

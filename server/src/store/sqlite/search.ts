@@ -21,7 +21,7 @@ export const indexSessions = (ids: string) => `
   SELECT k.id, ${SEARCH_DOCUMENT} FROM session_search AS k JOIN sessions AS s ON s.id = k.session_id
   WHERE k.session_id IN (SELECT value FROM json_each(${ids}));`;
 
-/** An FTS5 query for `terms` (from `searchTerms`): every word, the last also as a prefix. Terms hold no quote. */
-export function ftsQuery(terms: readonly string[]): string {
-  return terms.map((t, i) => `"${t}"${i === terms.length - 1 ? '*' : ''}`).join(' ');
+/** An FTS5 query for `searchTerms`' words: every word, the last also as a prefix when asked. Words hold no quote. */
+export function ftsQuery({ terms, prefix }: { terms: readonly string[]; prefix: boolean }): string {
+  return terms.map((t, i) => `"${t}"${prefix && i === terms.length - 1 ? '*' : ''}`).join(' ');
 }

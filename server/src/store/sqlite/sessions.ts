@@ -144,14 +144,17 @@ export class SqliteSessionStore implements SessionStore {
       where.push(`id IN (SELECT session_id FROM session_shares WHERE user_id = ${param(query.sharedWith)})`);
     }
     if (query.q !== undefined && query.q !== '') {
-      const like = `question_folded LIKE ${param(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`)} ESCAPE '\\'`;
-      const terms = searchTerms(query.q);
-      // The full-text match is one lookup in the index, made once for the whole list.
+      params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
+      where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
+    }
+    if (query.text !== undefined) {
+      const search = searchTerms(query.text);
+      // One lookup in the index, made once for the whole list (no words: nothing matches).
       where.push(
-        terms.length === 0
-          ? like
-          : `(${like} OR id IN (SELECT k.session_id FROM session_text AS t JOIN session_search AS k ON k.id = t.rowid
-               WHERE session_text MATCH ${param(ftsQuery(terms))}))`,
+        search.terms.length === 0
+          ? 'false'
+          : `id IN (SELECT k.session_id FROM session_text AS t JOIN session_search AS k ON k.id = t.rowid
+               WHERE session_text MATCH ${param(ftsQuery(search))})`,
       );
     }
     where.push(query.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
