@@ -211,9 +211,11 @@ export const VERDICT_PREVIEW_CHARS = 200;
 
 /** The start of a verdict for a list: its summary, else its answer, else its raw text (as the stores' SQL picks it). */
 export function verdictPreview(verdict: NonNullable<Session['verdict']>): string {
-  const text = verdict.summary ?? verdict.answer ?? verdict.rawText ?? '';
-  return Array.from(text).slice(0, VERDICT_PREVIEW_CHARS).join('');
+  return previewText(verdict.summary ?? verdict.answer ?? verdict.rawText ?? '');
 }
+
+/** The first `VERDICT_PREVIEW_CHARS` code points of `text`. */
+export const previewText = (text: string): string => Array.from(text).slice(0, VERDICT_PREVIEW_CHARS).join('');
 
 /**
  * How much of a session's text (its question, then its verdict, then its answers) the full-text index holds:

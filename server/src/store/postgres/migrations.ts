@@ -330,15 +330,23 @@ export const migrations: readonly Migration[] = [
       );
       CREATE INDEX session_search_document ON session_search USING gin (document);
 
+      -- A JSON string's text for the index, without decoding it: ->> refuses a string holding a NUL (which answers
+      -- may, and the step stores), so every escape becomes a space, as the tokenizer would take most of them anyway.
+      -- JSON.stringify escapes only control characters and lone surrogates; other text is as written.
+      CREATE FUNCTION consilium_json_text(j json) RETURNS text LANGUAGE sql IMMUTABLE AS $fn$
+        SELECT regexp_replace(j::text, '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g')
+      $fn$;
       -- Positions stripped: only membership is asked, and a stripped vector stays far under the 1 MB limit.
       CREATE FUNCTION consilium_index_session(p_id text) RETURNS void LANGUAGE sql AS $fn$
         INSERT INTO session_search (session_id, document)
         SELECT s.id, strip(to_tsvector('simple', left(concat_ws(' ', s.question,
-          (SELECT concat_ws(' ', v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText',
-              (SELECT string_agg(concat_ws(' ', x ->> 'title', x ->> 'rationale'), ' ')
+          (SELECT concat_ws(' ', consilium_json_text(v.body -> 'summary'), consilium_json_text(v.body -> 'answer'),
+              consilium_json_text(v.body -> 'rawText'),
+              (SELECT string_agg(concat_ws(' ', consilium_json_text(x -> 'title'), consilium_json_text(x -> 'rationale')), ' ')
                FROM json_each(v.body -> 'actions') AS g, json_array_elements(g.value) AS x))
             FROM verdicts v WHERE v.session_id = s.id),
-          (SELECT string_agg(a.body ->> 'text', ' ' ORDER BY a.round, a.position) FROM answers a WHERE a.session_id = s.id)
+          (SELECT string_agg(consilium_json_text(a.body -> 'text'), ' ' ORDER BY a.round, a.position)
+           FROM answers a WHERE a.session_id = s.id)
         ), ${SEARCH_TEXT_CHARS})))
         FROM sessions s WHERE s.id = p_id
         ON CONFLICT (session_id) DO UPDATE SET document = EXCLUDED.document;

@@ -21,7 +21,7 @@ import {
   type Step,
   StoreError,
   searchTerms,
-  VERDICT_PREVIEW_CHARS,
+  previewText,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns } from '../columns.js';
@@ -70,8 +70,11 @@ const LIVE_WINDOW_MS = 16;
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
   s.thread_id, s.links, s.archived_at`;
-/** The verdict's preview as `verdictPreview` (sessions/store.ts) makes it, for lists. */
-const PREVIEW = `(SELECT left(coalesce(v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText', ''), ${VERDICT_PREVIEW_CHARS})
+/**
+ * The text `verdictPreview` (sessions/store.ts) cuts the list's preview from, as a JSON string: `->>` refuses one
+ * holding a NUL, so it is decoded here (`summaryOfRow`).
+ */
+const PREVIEW = `(SELECT coalesce(v.body -> 'summary', v.body -> 'answer', v.body -> 'rawText', '""'::json)::text
   FROM verdicts v WHERE v.session_id = s.id) AS verdict_preview`;
 
 interface HeaderRow {
@@ -694,7 +697,7 @@ function summaryOfRow(row: HeaderRow): SessionSummary {
     ...(row.thread_id !== null && { threadId: row.thread_id }),
     ...(row.links?.parentId !== undefined && { parentId: row.links.parentId }),
     ...(row.archived_at !== null && { archivedAt: row.archived_at.toISOString() }),
-    ...(row.verdict_preview != null && { verdictPreview: row.verdict_preview }),
+    ...(row.verdict_preview != null && { verdictPreview: previewText(JSON.parse(row.verdict_preview) as string) }),
   };
 }
 
