@@ -330,22 +330,21 @@ export const migrations: readonly Migration[] = [
       );
       CREATE INDEX session_search_document ON session_search USING gin (document);
 
-      -- A JSON string's text for the index, without decoding it: ->> refuses a string holding a NUL (which answers
-      -- may, and the step stores), so every escape becomes a space, as the tokenizer would take most of them anyway.
-      -- JSON.stringify escapes only control characters and lone surrogates; other text is as written.
-      CREATE FUNCTION consilium_json_text(j json) RETURNS text LANGUAGE sql IMMUTABLE AS $fn$
-        SELECT regexp_replace(j::text, '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g')
+      -- A stored body the index can read text from: json's -> and ->> refuse a \\u0000 or a lone surrogate's escape
+      -- (which answers may hold, and the steps store), so both go, and nothing else (an escaped backslash stays one).
+      -- JSON.stringify escapes a surrogate only when it is alone.
+      CREATE FUNCTION consilium_clean_json(j json) RETURNS json LANGUAGE sql IMMUTABLE AS $fn$
+        SELECT regexp_replace(j::text, '(\\\\\\\\)|\\\\u0000|\\\\ud[89a-f][0-9a-f]{2}', '\\1', 'gi')::json
       $fn$;
       -- Positions stripped: only membership is asked, and a stripped vector stays far under the 1 MB limit.
       CREATE FUNCTION consilium_index_session(p_id text) RETURNS void LANGUAGE sql AS $fn$
         INSERT INTO session_search (session_id, document)
         SELECT s.id, strip(to_tsvector('simple', left(concat_ws(' ', s.question,
-          (SELECT concat_ws(' ', consilium_json_text(v.body -> 'summary'), consilium_json_text(v.body -> 'answer'),
-              consilium_json_text(v.body -> 'rawText'),
-              (SELECT string_agg(concat_ws(' ', consilium_json_text(x -> 'title'), consilium_json_text(x -> 'rationale')), ' ')
+          (SELECT concat_ws(' ', v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText',
+              (SELECT string_agg(concat_ws(' ', x ->> 'title', x ->> 'rationale'), ' ')
                FROM json_each(v.body -> 'actions') AS g, json_array_elements(g.value) AS x))
-            FROM verdicts v WHERE v.session_id = s.id),
-          (SELECT string_agg(consilium_json_text(a.body -> 'text'), ' ' ORDER BY a.round, a.position)
+            FROM (SELECT consilium_clean_json(body) AS body FROM verdicts WHERE session_id = s.id) v),
+          (SELECT string_agg(consilium_clean_json(a.body) ->> 'text', ' ' ORDER BY a.round, a.position)
            FROM answers a WHERE a.session_id = s.id)
         ), ${SEARCH_TEXT_CHARS})))
         FROM sessions s WHERE s.id = p_id

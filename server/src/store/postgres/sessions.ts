@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { QueryConfig } from 'pg';
-import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary, Verdict } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
@@ -21,7 +21,7 @@ import {
   type Step,
   StoreError,
   searchTerms,
-  previewText,
+  verdictPreview,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns } from '../columns.js';
@@ -70,11 +70,8 @@ const LIVE_WINDOW_MS = 16;
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
   s.thread_id, s.links, s.archived_at`;
-/**
- * The text `verdictPreview` (sessions/store.ts) cuts the list's preview from, as a JSON string: `->>` refuses one
- * holding a NUL, so it is decoded here (`summaryOfRow`).
- */
-const PREVIEW = `(SELECT coalesce(v.body -> 'summary', v.body -> 'answer', v.body -> 'rawText', '""'::json)::text
+/** The verdict whole, as JSON text, for `verdictPreview` (`summaryOfRow`): json's `->` refuses a string holding a NUL. */
+const PREVIEW = `(SELECT v.body::text
   FROM verdicts v WHERE v.session_id = s.id) AS verdict_preview`;
 
 interface HeaderRow {
@@ -697,7 +694,7 @@ function summaryOfRow(row: HeaderRow): SessionSummary {
     ...(row.thread_id !== null && { threadId: row.thread_id }),
     ...(row.links?.parentId !== undefined && { parentId: row.links.parentId }),
     ...(row.archived_at !== null && { archivedAt: row.archived_at.toISOString() }),
-    ...(row.verdict_preview != null && { verdictPreview: previewText(JSON.parse(row.verdict_preview) as string) }),
+    ...(row.verdict_preview != null && { verdictPreview: verdictPreview(JSON.parse(row.verdict_preview) as Verdict) }),
   };
 }
 
