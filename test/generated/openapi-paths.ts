@@ -171,7 +171,7 @@ export type paths = {
         };
         /**
          * List your sessions, newest first
-         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.
          */
         get: operations["listSessions"];
         put?: never;
@@ -1983,9 +1983,7 @@ export interface operations {
                 shared?: boolean;
                 /** @description `true` lists only archived sessions; absent or `false`, only those not archived. */
                 archived?: boolean;
-                /** @description Only sessions of this mode. */
                 mode?: components["schemas"]["SessionMode"];
-                /** @description Only sessions with this status. */
                 status?: components["schemas"]["SessionStatus"];
                 /** @description Only sessions created at or after this time. */
                 from?: string;

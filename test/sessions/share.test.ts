@@ -54,7 +54,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       `/sessions/${id}/export/json`,
       `/sessions/${id}/thread`,
     ];
-    const list = async (who: Caller, query: string) => ((await (await who.fetch(`/sessions?${query}`)).json()) as SessionPage).items;
+    const list = async (who: Caller, query: string) =>
+      ((await (await who.fetch(`/sessions?${query}`)).json()) as SessionPage).items;
 
     it('finds the session by a word only an answer holds, for its owner alone, with its verdict previewed', async () => {
       const [found] = await list(server, `text=${word}`);

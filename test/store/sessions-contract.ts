@@ -277,7 +277,16 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       const userRecord = (label: string) => {
         const at = new Date().toISOString();
         const id = `usr_${label}${run}${randomUUID().slice(0, 6)}`.replaceAll('-', '');
-        return { id, username: `${label}-${id}`, role: 'user' as const, passwordHash: 'scrypt$x', disabled: false, epoch: 0, createdAt: at, updatedAt: at };
+        return {
+          id,
+          username: `${label}-${id}`,
+          role: 'user' as const,
+          passwordHash: 'scrypt$x',
+          disabled: false,
+          epoch: 0,
+          createdAt: at,
+          updatedAt: at,
+        };
       };
 
       it('archives a session out of the list and back; a step leaves the flag alone', async () => {
@@ -300,7 +309,10 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect((await store.get(d.session.id))?.archivedAt).toBe(at);
         expect(await store.setArchived(d.session.id, undefined)).toBe(true);
         expect(await store.get(d.session.id)).toStrictEqual(d.session);
-        expect((await store.list({ owner: who, limit: 10 })).items.map((s) => s.id)).toStrictEqual([d.session.id, other.session.id]);
+        expect((await store.list({ owner: who, limit: 10 })).items.map((s) => s.id)).toStrictEqual([
+          d.session.id,
+          other.session.id,
+        ]);
       });
 
       it('shares read-only with named users, revocably; a share lists the session for them alone', async () => {
@@ -370,7 +382,9 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect(await found(`${word}engine`)).toStrictEqual([d.session.id]);
         // Filters combine with the search.
         expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, mode: 'single' })).items).toStrictEqual([]);
-        expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, status: d.session.status })).items).toHaveLength(1);
+        expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, status: d.session.status })).items).toHaveLength(
+          1,
+        );
         // The round rewritten with that answer's text changed: the word is gone from the index.
         d.round(2).answers[0]!.text = 'Consider nothing.';
         await store.write(d.step({ rounds: [2] }));

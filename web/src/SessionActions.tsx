@@ -27,14 +27,15 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
     let live = true;
     consilium.sessions.get(id).then(
       (s) => live && setSession(s),
-      () => undefined,
+      // The panel shows a session that cannot be read (404); anything else is said here.
+      (err: ConsiliumError) => live && err.status !== 404 && setError(err),
     );
     return () => {
       live = false;
     };
   }, [id, ended(status), reload]);
 
-  if (!session) return null;
+  if (!session) return error ? <ErrorNote error={error} /> : null;
   const mine = user === undefined || session.owner === user.id || user.role === 'admin';
   const finished = ended(status) && session.status !== 'running';
   const act = async (label: string, work: () => Promise<unknown>) => {
@@ -64,7 +65,11 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
       <div class="actions-row">
         {finished && session.mode !== 'synthesis' && (
           <>
-            <button type="button" disabled={busy !== undefined} onClick={() => act('rerun', () => consilium.sessions.rerun(id).then(open))}>
+            <button
+              type="button"
+              disabled={busy !== undefined}
+              onClick={() => act('rerun', () => consilium.sessions.rerun(id).then(open))}
+            >
               Run again
             </button>
             <button type="button" disabled={busy !== undefined} aria-expanded={editing} onClick={() => setEditing(!editing)}>
@@ -73,7 +78,11 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
           </>
         )}
         {finished && session.mode === 'synthesis' && session.sourceSessionId && (
-          <button type="button" disabled={busy !== undefined} onClick={() => act('rerun', () => consilium.sessions.rerun(id).then(open))}>
+          <button
+            type="button"
+            disabled={busy !== undefined}
+            onClick={() => act('rerun', () => consilium.sessions.rerun(id).then(open))}
+          >
             Synthesize again
           </button>
         )}
@@ -192,7 +201,13 @@ function ShareButton({ id }: { id: string }) {
         <p class="small muted">The users you name can read, follow and export this session, not change it.</p>
         <form onSubmit={share} class="share-form">
           <label for="share-user">Username</label>
-          <input id="share-user" value={username} onInput={(e) => setUsername(e.currentTarget.value)} autocomplete="off" required />
+          <input
+            id="share-user"
+            value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+            autocomplete="off"
+            required
+          />
           <button type="submit">Share</button>
         </form>
         <ErrorNote error={error} />
@@ -203,7 +218,12 @@ function ShareButton({ id }: { id: string }) {
             {shares.map((s) => (
               <li key={s.userId}>
                 <span>{s.username}</span>{' '}
-                <button type="button" class="small" onClick={() => unshare(s.userId)} aria-label={`Stop sharing with ${s.username}`}>
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => unshare(s.userId)}
+                  aria-label={`Stop sharing with ${s.username}`}
+                >
                   Stop sharing
                 </button>
               </li>

@@ -184,7 +184,11 @@ export function rerunSettings(session: Session): RerunSettings {
     case 'deep':
       return { ...common, mode: 'deep', rounds: Math.max(2, session.roundsRequested) };
     case 'synthesis':
-      return { ...common, mode: 'synthesis', ...(session.sourceSessionId !== undefined && { sourceSessionId: session.sourceSessionId }) };
+      return {
+        ...common,
+        mode: 'synthesis',
+        ...(session.sourceSessionId !== undefined && { sourceSessionId: session.sourceSessionId }),
+      };
   }
 }
 
@@ -434,17 +438,32 @@ export class Consilium {
           return this.debates.synthesize({ sessionId: settings.sourceSessionId });
         case 'single':
           if (settings.parentId !== undefined) {
-            return this.sessions.followUp(settings.parentId, question, { mode: 'single', provider: settings.provider, detach: true, signal });
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'single',
+              provider: settings.provider,
+              detach: true,
+              signal,
+            });
           }
           return this.ask(question, { provider: settings.provider, detach: true, signal });
         case 'parallel':
           if (settings.parentId !== undefined) {
-            return this.sessions.followUp(settings.parentId, question, { mode: 'parallel', slots: settings.slots, detach: true, signal });
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'parallel',
+              slots: settings.slots,
+              detach: true,
+              signal,
+            });
           }
           return this.debates.parallel(question, { slots: settings.slots, detach: true, signal });
         case 'deep':
           if (settings.parentId !== undefined) {
-            return this.sessions.followUp(settings.parentId, question, { mode: 'deep', rounds: settings.rounds, detach: true, signal });
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'deep',
+              rounds: settings.rounds,
+              detach: true,
+              signal,
+            });
           }
           return this.debates.run(question, { rounds: settings.rounds, detach: true, signal });
       }

@@ -167,7 +167,7 @@ export const synthesizeVerdict = <ThrowOnError extends boolean = false>(options:
 /**
  * List your sessions, newest first
  *
- * An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+ * An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.
  */
 export const listSessions = <ThrowOnError extends boolean = false>(options?: Options<ListSessionsData, ThrowOnError>) => (options?.client ?? client).get<ListSessionsResponses, ListSessionsErrors, ThrowOnError>({
     responseValidator: async (data) => await zListSessionsResponse.parseAsync(data),

@@ -1266,13 +1266,7 @@ export type ListSessionsData = {
          * `true` lists only archived sessions; absent or `false`, only those not archived.
          */
         archived?: boolean;
-        /**
-         * Only sessions of this mode.
-         */
         mode?: SessionMode;
-        /**
-         * Only sessions with this status.
-         */
         status?: SessionStatus;
         /**
          * Only sessions created at or after this time.

@@ -683,7 +683,7 @@ export const listSessions = createRoute({
   path: "/sessions",
   operationId: "listSessions",
   summary: "List your sessions, newest first",
-  description: "An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.",
+  description: "An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.",
   tags: [
     "sessions"
   ],

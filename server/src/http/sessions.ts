@@ -168,7 +168,11 @@ export function sessionHandlers({
       if (!shares) return notFound(c, sessionId);
       const users = await Promise.all(shares.map((s) => accounts.getUser(s.userId)));
       return c.json(
-        { items: shares.flatMap((s, i) => (users[i] ? [{ userId: s.userId, username: users[i].username, createdAt: s.createdAt }] : [])) },
+        {
+          items: shares.flatMap((s, i) =>
+            users[i] ? [{ userId: s.userId, username: users[i].username, createdAt: s.createdAt }] : [],
+          ),
+        },
         200,
       );
     },
@@ -188,7 +192,9 @@ export function sessionHandlers({
         });
       }
       const share = await sessions.share(sessionId, scope, user.id);
-      return share ? c.json({ userId: user.id, username: user.username, createdAt: share.createdAt }, 200) : notFound(c, sessionId);
+      return share
+        ? c.json({ userId: user.id, username: user.username, createdAt: share.createdAt }, 200)
+        : notFound(c, sessionId);
     },
 
     unshareSession: async (c) => {

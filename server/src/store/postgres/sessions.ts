@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { QueryConfig } from 'pg';
-import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary, Verdict } from '../../../../sdk/src/generated/types.gen.js';
+import type {
+  DebateEvent,
+  Round,
+  Session,
+  SessionEndedEvent,
+  SessionSummary,
+  Verdict,
+} from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,

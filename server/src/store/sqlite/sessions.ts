@@ -194,8 +194,7 @@ export class SqliteSessionStore implements SessionStore {
 
   unshare(id: string, userId: string): Promise<boolean> {
     return this.#queue.run(
-      async (db) =>
-        (await db.run('DELETE FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])).changes > 0,
+      async (db) => (await db.run('DELETE FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])).changes > 0,
     );
   }
 
@@ -208,7 +207,10 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async isSharedWith(id: string, userId: string): Promise<boolean> {
-    return (await this.#reader.first('SELECT 1 FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])) !== undefined;
+    return (
+      (await this.#reader.first('SELECT 1 FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])) !==
+      undefined
+    );
   }
 
   async thread(threadId: string): Promise<SessionSummary[]> {
