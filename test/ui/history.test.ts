@@ -43,7 +43,7 @@ async function seriousViolations(on: Page, within?: string) {
       window as unknown as {
         axe: {
           run(
-            c: Document,
+            c: Document | object,
             o: object,
           ): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }>;
         };
