@@ -21,7 +21,10 @@ export {
   type Detachable,
   type DetachOption,
   type FollowOptions,
+  type ListOptions,
   type ParallelOptions,
+  type RerunSettings,
+  rerunSettings,
   type SessionList,
   type SignInOptions,
 } from './facade/consilium.js';

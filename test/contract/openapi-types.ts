@@ -69,7 +69,7 @@ export type BodyDefaults = {
   askFollowUp: 'detach';
   changePassword: 'endOtherCredentials';
 };
-export type QueryDefaults = { listSessions: 'limit'; listProviders: 'check' };
+export type QueryDefaults = { listSessions: 'limit' | 'shared' | 'archived'; listProviders: 'check' };
 export type DefaultedKeys<K, Table> = K extends keyof Table ? Table[K] : never;
 
 type Simplify<T> = { [P in keyof T]: T[P] };

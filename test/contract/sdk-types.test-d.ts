@@ -60,6 +60,9 @@ import type {
   ListProvidersData,
   ListProvidersErrors,
   ListProvidersResponses,
+  ListSessionSharesData,
+  ListSessionSharesErrors,
+  ListSessionSharesResponses,
   ListSessionsData,
   ListSessionsErrors,
   ListSessionsResponses,
@@ -85,6 +88,9 @@ import type {
   RunParallelData,
   RunParallelErrors,
   RunParallelResponses,
+  ShareSessionData,
+  ShareSessionErrors,
+  ShareSessionResponses,
   StreamDeepDebateData,
   StreamDeepDebateErrors,
   StreamDeepDebateResponses,
@@ -94,6 +100,12 @@ import type {
   SynthesizeVerdictData,
   SynthesizeVerdictErrors,
   SynthesizeVerdictResponses,
+  UnshareSessionData,
+  UnshareSessionErrors,
+  UnshareSessionResponses,
+  UpdateSessionData,
+  UpdateSessionErrors,
+  UpdateSessionResponses,
   UpdateUserData,
   UpdateUserErrors,
   UpdateUserResponses,
@@ -141,6 +153,10 @@ type Sdk = {
   exportSessionJson: { data: ExportSessionJsonData; responses: ExportSessionJsonResponses; errors: ExportSessionJsonErrors };
   askFollowUp: { data: AskFollowUpData; responses: AskFollowUpResponses; errors: AskFollowUpErrors };
   getSessionThread: { data: GetSessionThreadData; responses: GetSessionThreadResponses; errors: GetSessionThreadErrors };
+  updateSession: { data: UpdateSessionData; responses: UpdateSessionResponses; errors: UpdateSessionErrors };
+  listSessionShares: { data: ListSessionSharesData; responses: ListSessionSharesResponses; errors: ListSessionSharesErrors };
+  shareSession: { data: ShareSessionData; responses: ShareSessionResponses; errors: ShareSessionErrors };
+  unshareSession: { data: UnshareSessionData; responses: UnshareSessionResponses; errors: UnshareSessionErrors };
   login: { data: LoginData; responses: LoginResponses; errors: LoginErrors };
   logout: { data: LogoutData; responses: LogoutResponses; errors: LogoutErrors };
   getCurrentUser: { data: GetCurrentUserData; responses: GetCurrentUserResponses; errors: GetCurrentUserErrors };

@@ -171,7 +171,7 @@ export type paths = {
         };
         /**
          * List your sessions, newest first
-         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+         * @description An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.
          */
         get: operations["listSessions"];
         put?: never;
@@ -197,7 +197,11 @@ export type paths = {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Archive a session, or bring it back
+         * @description An archived session is kept whole (and can still be read, followed, exported and shared) but leaves the history list, which shows archived sessions only with `archived=true`. Only the session's owner (or an admin) may change it; a user it is shared with gets `404`.
+         */
+        patch: operations["updateSession"];
         trace?: never;
     };
     "/sessions/{sessionId}/cancel": {
@@ -277,6 +281,47 @@ export type paths = {
          */
         post: operations["askFollowUp"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The users a session is shared with (owner or admin) */
+        get: operations["listSessionShares"];
+        put?: never;
+        /**
+         * Share a session read-only with another user of this service
+         * @description The user named may then read the session (get, follow its events, export it, see it in `GET /sessions?shared=true`) but not cancel, delete, continue, archive or share it. Sharing again with the same user changes nothing. Only the session's owner (or an admin) may share it; anyone else gets `404`, as for any session they cannot see. An unknown username is `404` too (its `detail` says which was not found).
+         */
+        post: operations["shareSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/shares/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop sharing a session with a user
+         * @description From then on the session answers that user `404`, as one that never existed.
+         */
+        delete: operations["unshareSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -813,6 +858,11 @@ export type components = {
             parentId?: components["schemas"]["SessionId"];
             sourceSessionId?: components["schemas"]["SessionId"];
             earlyStop?: components["schemas"]["EarlyStop"];
+            /**
+             * Format: date-time
+             * @description When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
+             */
+            archivedAt?: string;
         };
         /** @description The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it. */
         EarlyStop: {
@@ -868,6 +918,32 @@ export type components = {
             updatedAt: string;
             threadId?: components["schemas"]["SessionId"];
             parentId?: components["schemas"]["SessionId"];
+            /**
+             * Format: date-time
+             * @description When its owner archived it; absent while it is not archived.
+             */
+            archivedAt?: string;
+            /** @description The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted. */
+            verdictPreview?: string;
+        };
+        SessionUpdateRequest: {
+            /** @description `true` archives the session (it leaves the history list); `false` brings it back. */
+            archived: boolean;
+        };
+        ShareRequest: {
+            username: components["schemas"]["Username"];
+        };
+        Share: {
+            userId: components["schemas"]["UserId"];
+            username: string;
+            /**
+             * Format: date-time
+             * @description When it was shared with them.
+             */
+            createdAt: string;
+        };
+        ShareList: {
+            items: components["schemas"]["Share"][];
         };
         SessionPage: {
             items: components["schemas"]["SessionSummary"][];
@@ -1901,6 +1977,18 @@ export interface operations {
                 limit?: number;
                 /** @description Only sessions whose question contains this text (case-insensitive). */
                 q?: string;
+                /** @description Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database's own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it). */
+                text?: string;
+                /** @description `true` lists the sessions other users shared with you (read-only) instead of your own. */
+                shared?: boolean;
+                /** @description `true` lists only archived sessions; absent or `false`, only those not archived. */
+                archived?: boolean;
+                mode?: components["schemas"]["SessionMode"];
+                status?: components["schemas"]["SessionStatus"];
+                /** @description Only sessions created at or after this time. */
+                from?: string;
+                /** @description Only sessions created before this time. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2001,6 +2089,45 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "archived": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SessionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The session as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2198,6 +2325,111 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessionShares: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users it is shared with, earliest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "userId": "usr_7Hk2pQ9sXw",
+                     *           "username": "ada",
+                     *           "createdAt": "2026-11-22T10:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "ada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description The share, as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Share"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unshareSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: components["schemas"]["SessionId"];
+                /** @description A user's id. */
+                userId: components["schemas"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No longer shared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -206,6 +206,36 @@ describe('Consilium', () => {
     expect(await rejection(c.sessions.continue('ses_00000000000000000000000000'))).toMatchObject({ code: 'not_found' });
   });
 
+  it('sessions.share, shares, unshare and archive; rerun starts the session again with its settings', async () => {
+    const other = await server.newUser();
+    const asOther = new Consilium({ baseUrl: server.baseUrl, token: other.token });
+    const { sessionId } = await c.debates.parallel('Facade: share and re-run?', { slots: [2, 4], detach: true });
+    for await (const _ of c.sessions.follow(sessionId)) {
+      // to its end
+    }
+    expect((await rejection(asOther.sessions.get(sessionId))).code).toBe('not_found');
+    const share = await c.sessions.share(sessionId, other.user.username);
+    expect(share).toMatchObject({ userId: other.user.id, username: other.user.username });
+    expect(await c.sessions.shares(sessionId)).toStrictEqual([share]);
+    expect((await asOther.sessions.get(sessionId)).id).toBe(sessionId);
+    expect((await collect(asOther.sessions.list({ shared: true }))).map((s) => s.id)).toStrictEqual([sessionId]);
+    expect((await rejection(asOther.sessions.archive(sessionId))).code).toBe('not_found');
+    await c.sessions.unshare(sessionId, other.user.id);
+    expect((await rejection(asOther.sessions.get(sessionId))).code).toBe('not_found');
+
+    expect((await c.sessions.archive(sessionId)).archivedAt).toEqual(expect.any(String));
+    expect((await collect(c.sessions.list({ archived: true }))).map((s) => s.id)).toContain(sessionId);
+    expect((await c.sessions.archive(sessionId, false)).archivedAt).toBeUndefined();
+
+    const again = await c.sessions.rerun(sessionId, { question: 'Facade: edited and resent?' });
+    for await (const _ of c.sessions.follow(again.sessionId)) {
+      // to its end
+    }
+    const rerun = await c.sessions.get(again.sessionId);
+    expect(rerun).toMatchObject({ mode: 'parallel', question: 'Facade: edited and resent?' });
+    expect(rerun.rounds[0]!.answers.map((a) => a.slot).sort()).toStrictEqual([2, 4]);
+  });
+
   it('says network_error when nothing answers', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {

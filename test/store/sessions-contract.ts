@@ -273,6 +273,152 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       });
     });
 
+    describe('archive, shares and full-text search', () => {
+      const userRecord = (label: string) => {
+        const at = new Date().toISOString();
+        const id = `usr_${label}${run}${randomUUID().slice(0, 6)}`.replaceAll('-', '');
+        return {
+          id,
+          username: `${label}-${id}`,
+          role: 'user' as const,
+          passwordHash: 'scrypt$x',
+          disabled: false,
+          epoch: 0,
+          createdAt: at,
+          updatedAt: at,
+        };
+      };
+
+      it('archives a session out of the list and back; a step leaves the flag alone', async () => {
+        const who = owner('archive');
+        const d = new FakeDebate({ owner: who, createdAt: '2025-07-02T00:00:00.000Z' });
+        await store.write(d.start().step());
+        const other = new FakeDebate({ owner: who, createdAt: '2025-07-01T00:00:00.000Z' });
+        await store.write(other.start().step());
+        const at = '2026-11-26T10:00:00.000Z';
+        expect(await store.setArchived(d.session.id, at)).toBe(true);
+        expect(await store.setArchived('ses_NOSUCHSESSION', at)).toBe(false);
+        expect((await store.get(d.session.id))?.archivedAt).toBe(at);
+        expect((await store.list({ owner: who, limit: 10 })).items.map((s) => s.id)).toStrictEqual([other.session.id]);
+        const archived = await store.list({ owner: who, limit: 10, archived: true });
+        expect(archived.items).toStrictEqual([summaryOf({ ...d.session, archivedAt: at })]);
+        // The run goes on writing: the session stays archived.
+        d.startRound(1);
+        d.answer(1, 1);
+        await store.write(d.step({ rounds: [1] }));
+        expect((await store.get(d.session.id))?.archivedAt).toBe(at);
+        expect(await store.setArchived(d.session.id, undefined)).toBe(true);
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+        expect((await store.list({ owner: who, limit: 10 })).items.map((s) => s.id)).toStrictEqual([
+          d.session.id,
+          other.session.id,
+        ]);
+      });
+
+      it('shares read-only with named users, revocably; a share lists the session for them alone', async () => {
+        const [grantee, third] = [userRecord('grantee'), userRecord('third')];
+        await database.accounts.createUser(grantee);
+        await database.accounts.createUser(third);
+        const who = owner('sharer');
+        const d = new FakeDebate({ owner: who, question: 'Shared with one reader' });
+        await store.write(d.start().step());
+        const unshared = new FakeDebate({ owner: who });
+        await store.write(unshared.start().step());
+
+        const share = await store.share(d.session.id, grantee.id, '2026-11-26T10:00:00.000Z');
+        expect(share).toStrictEqual({ userId: grantee.id, createdAt: '2026-11-26T10:00:00.000Z' });
+        // Sharing again keeps the first share.
+        expect(await store.share(d.session.id, grantee.id, '2026-11-26T11:00:00.000Z')).toStrictEqual(share);
+        expect(await store.share('ses_NOSUCHSESSION', grantee.id, '2026-11-26T11:00:00.000Z')).toBeUndefined();
+        expect(await store.shares(d.session.id)).toStrictEqual([share]);
+        expect(await store.isSharedWith(d.session.id, grantee.id)).toBe(true);
+        expect(await store.isSharedWith(d.session.id, third.id)).toBe(false);
+        expect(await store.isSharedWith(unshared.session.id, grantee.id)).toBe(false);
+        const sharedList = await store.list({ sharedWith: grantee.id, owner: grantee.id, limit: 10 });
+        expect(sharedList.items).toStrictEqual([summaryOf(d.session)]);
+        expect((await store.list({ sharedWith: third.id, limit: 10 })).items).toStrictEqual([]);
+        expect((await store.list({ owner: grantee.id, limit: 10 })).items).toStrictEqual([]);
+
+        expect(await store.unshare(d.session.id, grantee.id)).toBe(true);
+        expect(await store.unshare(d.session.id, grantee.id)).toBe(false);
+        expect(await store.isSharedWith(d.session.id, grantee.id)).toBe(false);
+        expect((await store.list({ sharedWith: grantee.id, limit: 10 })).items).toStrictEqual([]);
+        // Deleting the session (or the user) deletes its shares.
+        await store.share(d.session.id, third.id, '2026-11-26T12:00:00.000Z');
+        await store.delete(d.session.id);
+        expect(await store.shares(d.session.id)).toStrictEqual([]);
+        expect((await store.list({ sharedWith: third.id, limit: 10 })).items).toStrictEqual([]);
+      });
+
+      it('finds a word only an answer holds, one only the verdict holds, by prefix too; a deleted session is gone from the index', async () => {
+        const who = owner('fts');
+        const word = `zyx${run.replace(/[^a-z0-9]/gi, '')}`;
+        const d = new FakeDebate({ owner: who, question: 'Which storage engine?' });
+        const steps = debateSteps(d, 1);
+        for (const step of steps) await store.write(step);
+        const plain = new FakeDebate({ owner: who, question: 'Nothing to find here' });
+        await store.write(plain.start().step());
+        const found = async (text: string) => (await store.list({ owner: who, limit: 10, text })).items.map((s) => s.id);
+        expect(await found(word)).toStrictEqual([]);
+
+        // An answer of a later step (a second round), written as the recorder writes it.
+        d.startRound(2);
+        d.answer(2, 3, `Consider the ${word}Engine, whose Ünïcödé docs say "lsm".`);
+        await store.write(d.step({ rounds: [2] }));
+        await store.archivesDone();
+        expect(await found(`${word}engine`)).toStrictEqual([d.session.id]);
+        expect(await found(`${word.toUpperCase()}ENG`)).toStrictEqual([d.session.id]);
+        expect(await found(`storage ${word}engine`)).toStrictEqual([d.session.id]);
+        expect(await found(`${word}engine nowhere`)).toStrictEqual([]);
+        // A word followed by more text is whole, not a prefix; text with no word finds nothing.
+        expect(await found(`${word}eng.`)).toStrictEqual([]);
+        expect(await found('%')).toStrictEqual([]);
+        expect(await found('ünïcödé docs')).toStrictEqual([d.session.id]);
+        // The verdict's actions are text too ("Prototype owner sharding").
+        expect(await found('prototype')).toStrictEqual([d.session.id]);
+        // Another owner's session with the same word is not theirs to find.
+        const stranger = new FakeDebate({ owner: owner('stranger'), question: `About ${word}Engine` });
+        await store.write(stranger.start().step());
+        expect(await found(`${word}engine`)).toStrictEqual([d.session.id]);
+        // Filters combine with the search.
+        expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, mode: 'single' })).items).toStrictEqual([]);
+        expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, status: d.session.status })).items).toHaveLength(
+          1,
+        );
+        // The round rewritten with that answer's text changed: the word is gone from the index.
+        d.round(2).answers[0]!.text = 'Consider nothing.';
+        await store.write(d.step({ rounds: [2] }));
+        expect(await found(`${word}engine`)).toStrictEqual([]);
+        expect(await store.delete(d.session.id)).toBe(true);
+        expect(await found('prototype')).toStrictEqual([]);
+      });
+
+      it('filters by mode, status and creation time', async () => {
+        const who = owner('filters');
+        const made: Session[] = [];
+        for (const [i, [mode, status]] of (
+          [
+            ['single', 'completed'],
+            ['parallel', 'failed'],
+            ['deep', 'completed'],
+          ] as const
+        ).entries()) {
+          const d = new FakeDebate({ owner: who, mode, createdAt: new Date(Date.UTC(2025, 5, 1 + i)).toISOString() });
+          d.start();
+          d.end(status);
+          await store.write(d.step());
+          made.push(d.session);
+        }
+        const ids = async (q: Partial<Parameters<SessionStore['list']>[0]>) =>
+          (await store.list({ owner: who, limit: 10, ...q })).items.map((s) => s.id);
+        expect(await ids({ mode: 'parallel' })).toStrictEqual([made[1]!.id]);
+        expect(await ids({ status: 'completed' })).toStrictEqual([made[2]!.id, made[0]!.id]);
+        expect(await ids({ from: '2025-06-02T00:00:00Z' })).toStrictEqual([made[2]!.id, made[1]!.id]);
+        expect(await ids({ to: '2025-06-02T00:00:00Z' })).toStrictEqual([made[0]!.id]);
+        expect(await ids({ from: '2025-06-02T00:00:00+02:00', to: '2025-06-03T00:00:00.000Z' })).toStrictEqual([made[1]!.id]);
+      });
+    });
+
     describe('delete', () => {
       it('removes the session with its rounds, answers, consensus, verdict and events', async () => {
         const who = owner('delete');

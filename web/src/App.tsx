@@ -2,11 +2,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsiliumError, type User } from '../../sdk/src/index.js';
 import { Ask } from './Ask.js';
 import { consilium, onUnauthorized } from './api.js';
-import { History } from './History.js';
+import { History, openSearch } from './History.js';
 import { Login } from './Login.js';
 import { Providers } from './Providers.js';
 import { navSection, type Route, useRoute } from './router.js';
 import { SessionPage } from './SessionPage.js';
+import { Toasts } from './Toasts.js';
 import { Tokens } from './Tokens.js';
 import { applyTheme, storedTheme, type ThemeChoice } from './theme.js';
 import { Users } from './Users.js';
@@ -28,6 +29,17 @@ export function App() {
         setWho(err instanceof ConsiliumError && err.status === 501 ? { state: 'local' } : { state: 'signed-out' }),
     );
     return onUnauthorized(() => setWho({ state: 'signed-out' }));
+  }, []);
+  useEffect(() => {
+    // Ctrl/Cmd+K: search history from anywhere.
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        openSearch();
+      }
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
   }, []);
 
   if (who.state === 'loading') return <main id="main" class="loading" aria-busy="true" />;
@@ -88,6 +100,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <Page route={route} user={user} />
       </main>
+      <Toasts />
     </>
   );
 }
@@ -95,9 +108,9 @@ export function App() {
 function Page({ route, user }: { route: Route; user?: User }) {
   switch (route.name) {
     case 'session':
-      return <SessionPage key={route.id} id={route.id} />;
+      return <SessionPage key={route.id} id={route.id} user={user} />;
     case 'history':
-      return <History q={route.q} />;
+      return <History q={route.q} user={user} />;
     case 'tokens':
       return <Tokens />;
     case 'users':

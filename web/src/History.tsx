@@ -1,21 +1,71 @@
-import { useEffect, useState } from 'preact/hooks';
-import { type ConsiliumError, listSessions, type SessionPage } from '../../sdk/src/index.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type ConsiliumError, listSessions, type SessionPage, type SessionSummary, type User } from '../../sdk/src/index.js';
 import { client, consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import { formatCost, formatDate, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
+import { archiveWithUndo, deleteWithUndo, onToasts, pendingDeletes } from './undo.js';
 
 const PAGE = 20;
+const MODES = ['single', 'parallel', 'deep', 'synthesis'] as const;
+const STATUSES = ['running', 'completed', 'partial', 'cancelled', 'interrupted', 'failed'] as const;
 
-/** Past sessions, newest first: searchable by question, a page at a time (cursor pagination). */
-export function History({ q: initial }: { q: string }) {
+/** Which sessions the list shows: your own, your archived ones, or those shared with you. */
+type View = 'mine' | 'archived' | 'shared';
+
+export interface Filters {
+  view: View;
+  mode: string;
+  status: string;
+  /** `YYYY-MM-DD` (local day) or empty. */
+  from: string;
+  to: string;
+}
+const noFilters: Filters = { view: 'mine', mode: '', status: '', from: '', to: '' };
+
+/** The search field's id: Ctrl/Cmd+K focuses it (`App.tsx`). */
+export const SEARCH_ID = 'history-q';
+
+/** The list query for `text` and `filters` (dates are local days: `to` includes its whole day). */
+export function listQuery(text: string, f: Filters): Parameters<typeof consilium.sessions.list>[0] {
+  const day = (d: string, plus = 0) => {
+    const date = new Date(`${d}T00:00:00`);
+    date.setDate(date.getDate() + plus);
+    return date.toISOString();
+  };
+  return {
+    ...(text.trim() && { text: text.trim() }),
+    ...(f.view === 'shared' && { shared: true }),
+    ...(f.view === 'archived' && { archived: true }),
+    ...(f.mode && { mode: f.mode as (typeof MODES)[number] }),
+    ...(f.status && { status: f.status as (typeof STATUSES)[number] }),
+    ...(f.from && { from: day(f.from) }),
+    ...(f.to && { to: day(f.to, 1) }),
+  };
+}
+
+/**
+ * Past sessions, newest first, a page at a time: full-text search over questions, answers and verdicts (the server's
+ * index), filters by mode, status and day, your archive and what others shared with you; archive and delete with Undo.
+ */
+export function History({ q: initial, user }: { q: string; user?: User }) {
   const [q, setQ] = useState(initial);
   const [query, setQuery] = useState(initial);
+  const [filters, setFilters] = useState<Filters>(noFilters);
   // Cursors of the pages before the current one, to go back.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<SessionPage>();
   const [error, setError] = useState<ConsiliumError>();
+  const [reload, setReload] = useState(0);
+  const [, setHidden] = useState(0);
   const cursor = cursors.at(-1);
+  const search = useRef<HTMLInputElement>(null);
+
+  useEffect(() => onToasts(() => setHidden((n) => n + 1)), []);
+  useEffect(() => {
+    if (focusSearchOnOpen) search.current?.focus();
+    focusSearchOnOpen = false;
+  }, []);
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -32,7 +82,7 @@ export function History({ q: initial }: { q: string }) {
     let live = true;
     setError(undefined);
     consilium
-      .settle(listSessions({ client, query: { limit: PAGE, ...(cursor && { cursor }), ...(query && { q: query }) } }))
+      .settle(listSessions({ client, query: { limit: PAGE, ...(cursor && { cursor }), ...listQuery(query, filters) } }))
       .then(
         (p) => live && setPage(p),
         (err) => live && setError(err),
@@ -40,44 +90,88 @@ export function History({ q: initial }: { q: string }) {
     return () => {
       live = false;
     };
-  }, [query, cursor]);
+  }, [query, cursor, filters, reload]);
+
+  const setFilter = (change: Partial<Filters>) => {
+    setFilters({ ...filters, ...change });
+    setCursors([undefined]);
+  };
+  const hidden = pendingDeletes();
+  const items = page?.items.filter((s) => !hidden.has(s.id)) ?? [];
+  const filtered = query.trim() !== '' || JSON.stringify(filters) !== JSON.stringify(noFilters);
 
   return (
     <section class="card" aria-labelledby="history-h">
       <h1 id="history-h">History</h1>
       <search class="search">
-        <label for="history-q">Search questions</label>
+        <label for={SEARCH_ID}>
+          Search questions, answers and verdicts <kbd class="small muted">Ctrl K</kbd>
+        </label>
         <input
-          id="history-q"
+          id={SEARCH_ID}
+          ref={search}
           type="search"
           value={q}
           onInput={(e) => setQ(e.currentTarget.value)}
-          placeholder="Text in the question"
+          placeholder="Words in the question, an answer or the verdict"
         />
       </search>
+      <fieldset class="filters">
+        <legend class="sr-only">Filters</legend>
+        <label>
+          Show
+          <select value={filters.view} onChange={(e) => setFilter({ view: e.currentTarget.value as View })}>
+            <option value="mine">My sessions</option>
+            <option value="archived">Archived</option>
+            <option value="shared">Shared with me</option>
+          </select>
+        </label>
+        <label>
+          Mode
+          <select value={filters.mode} onChange={(e) => setFilter({ mode: e.currentTarget.value })}>
+            <option value="">Any</option>
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={filters.status} onChange={(e) => setFilter({ status: e.currentTarget.value })}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" value={filters.from} onInput={(e) => setFilter({ from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={filters.to} onInput={(e) => setFilter({ to: e.currentTarget.value })} />
+        </label>
+      </fieldset>
       <ErrorNote error={error} />
-      {page && page.items.length === 0 && <p class="muted">{query ? 'No session asks that.' : 'No sessions yet.'}</p>}
-      {page && page.items.length > 0 && (
+      {page && items.length === 0 && (
+        <p class="muted">
+          {filtered ? 'No session matches.' : filters.view === 'shared' ? 'Nothing is shared with you.' : 'No sessions yet.'}
+        </p>
+      )}
+      {items.length > 0 && (
         <ul class="history">
-          {page.items.map((s) => (
-            <li key={s.id}>
-              <a href={sessionHref(s.id)} class="history-link">
-                <span class="history-q">{s.question}</span>
-                <span class="history-meta small">
-                  <span class={`pill pill-${s.status}`}>{s.status}</span> <span class="pill">{s.mode}</span>{' '}
-                  {s.parentId && (
-                    <>
-                      <span class="pill" title="Asked in an earlier session's thread; its page shows the thread">
-                        follow-up
-                      </span>{' '}
-                    </>
-                  )}
-                  <span class="muted">
-                    {formatDate(s.createdAt)} · {formatTokens(s.usage.totalTokens)} tokens · {formatCost(s.cost)}
-                  </span>
-                </span>
-              </a>
-            </li>
+          {items.map((s) => (
+            <HistoryItem
+              key={s.id}
+              session={s}
+              mine={filters.view !== 'shared' && s.owner === user?.id}
+              onChange={() => setReload((n) => n + 1)}
+            />
           ))}
         </ul>
       )}
@@ -92,4 +186,73 @@ export function History({ q: initial }: { q: string }) {
       </nav>
     </section>
   );
+}
+
+function HistoryItem({ session: s, mine, onChange }: { session: SessionSummary; mine: boolean; onChange: () => void }) {
+  const [error, setError] = useState<ConsiliumError>();
+  const archive = () => archiveWithUndo(s.id, s.question, onChange).catch(setError);
+  const unarchive = () => consilium.sessions.archive(s.id, false).then(onChange, setError);
+  return (
+    <li>
+      <a href={sessionHref(s.id)} class="history-link">
+        <span class="history-q">{s.question}</span>
+        {s.verdictPreview && (
+          <span class="history-verdict small" data-testid="verdict-preview">
+            <span class="muted">Verdict: </span>
+            {s.verdictPreview}
+          </span>
+        )}
+        <span class="history-meta small">
+          <span class={`pill pill-${s.status}`}>{s.status}</span> <span class="pill">{s.mode}</span>{' '}
+          {s.parentId && (
+            <>
+              <span class="pill" title="Asked in an earlier session's thread; its page shows the thread">
+                follow-up
+              </span>{' '}
+            </>
+          )}
+          {!mine && s.archivedAt === undefined && <span class="pill">shared with you</span>}{' '}
+          <span class="muted">
+            {formatDate(s.createdAt)} · {formatTokens(s.usage.totalTokens)} tokens · {formatCost(s.cost)}
+          </span>
+        </span>
+      </a>
+      {mine && (
+        <span class="history-actions">
+          {s.archivedAt === undefined ? (
+            <button type="button" class="small" onClick={archive} aria-label={`Archive “${s.question}”`}>
+              Archive
+            </button>
+          ) : (
+            <button type="button" class="small" onClick={unarchive} aria-label={`Unarchive “${s.question}”`}>
+              Unarchive
+            </button>
+          )}
+          <button
+            type="button"
+            class="small danger"
+            onClick={() => deleteWithUndo(s.id, s.question, (deleted) => deleted && onChange())}
+            aria-label={`Delete “${s.question}”`}
+          >
+            Delete
+          </button>
+        </span>
+      )}
+      <ErrorNote error={error} />
+    </li>
+  );
+}
+
+/** Set by Ctrl/Cmd+K before it opens History, so the search field takes focus once it is shown. */
+let focusSearchOnOpen = false;
+
+/** Ctrl/Cmd+K: opens History (when elsewhere) and puts the cursor in its search field. */
+export function openSearch(): void {
+  const field = document.getElementById(SEARCH_ID);
+  if (field) {
+    field.focus();
+    return;
+  }
+  focusSearchOnOpen = true;
+  location.hash = '#/sessions';
 }

@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useReducer } from 'preact/hooks';
+import type { User } from '../../sdk/src/index.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
 import { liveRuns } from './runs.js';
+import { SessionActions } from './SessionActions.js';
 
 /** A session by id: the run this page started, or the stored session replayed (and followed while it runs). */
-export function SessionPage({ id }: { id: string }) {
+export function SessionPage({ id, user }: { id: string; user?: User }) {
   const run = useMemo(() => liveRuns.get(id) ?? openRun(id), [id]);
   useEffect(() => () => (run.owned ? undefined : run.detach()), [run]);
   // A 404 may arrive after the first render and must replace the panel; other changes are the panel's to show.
@@ -25,5 +27,10 @@ export function SessionPage({ id }: { id: string }) {
       </section>
     );
   }
-  return <LazySessionPanel run={run} />;
+  return (
+    <>
+      <LazySessionPanel run={run} />
+      <SessionActions id={id} run={run} user={user} />
+    </>
+  );
 }

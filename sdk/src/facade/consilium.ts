@@ -19,15 +19,19 @@ import {
   getSession,
   listApiTokens,
   listProviders,
+  listSessionShares,
   listSessions,
   login,
   logout,
   revokeApiToken,
   runDeepDebate,
   runParallel,
+  shareSession,
   streamDeepDebate,
   streamSessionEvents,
   synthesizeVerdict,
+  unshareSession,
+  updateSession,
 } from '../generated/sdk.gen.js';
 import type {
   ApiToken,
@@ -40,8 +44,11 @@ import type {
   ParallelResult,
   ProviderCatalogue,
   Session,
+  SessionMode,
   SessionPage,
+  SessionStatus,
   SessionSummary,
+  Share,
   SynthesisResult,
   SynthesizeRequest,
   User,
@@ -129,6 +136,60 @@ export interface AskOptions extends DetachOption {
 export interface ParallelOptions extends DetachOption {
   slots?: number[];
   signal?: AbortSignal;
+}
+
+/** What `sessions.list` may filter by (see `GET /sessions`). */
+export interface ListOptions {
+  /** A case-insensitive substring of the question. */
+  q?: string;
+  /** Full-text: every word in the question, answers or verdict (the last also as a prefix). */
+  text?: string;
+  limit?: number;
+  /** The sessions shared with you (read-only) instead of your own. */
+  shared?: boolean;
+  /** Only archived sessions (otherwise only those not archived). */
+  archived?: boolean;
+  mode?: SessionMode;
+  status?: SessionStatus;
+  /** Created at or after this ISO time. */
+  from?: string;
+  /** Created before this ISO time. */
+  to?: string;
+}
+
+/** How a session was asked, to ask it again (`sessions.rerun`). */
+export type RerunSettings = { question: string; parentId?: string } & (
+  | { mode: 'single'; provider: string }
+  | { mode: 'parallel'; slots: number[] }
+  | { mode: 'deep'; rounds: number }
+  | { mode: 'synthesis'; sourceSessionId?: string }
+);
+
+/**
+ * The settings a stored session was run with, as far as it records them: its mode and question, the provider
+ * (single) or slots (parallel) its first round asked, the rounds asked for (deep), its thread's parent, the
+ * session a synthesis was made from. Quorum, budget and output limits are not stored: a re-run uses the defaults.
+ */
+export function rerunSettings(session: Session): RerunSettings {
+  const common = { question: session.question, ...(session.parentId !== undefined && { parentId: session.parentId }) };
+  const asked = session.rounds[0]?.answers ?? [];
+  switch (session.mode) {
+    case 'single':
+      // A session that never got its answer stored names no provider: slot 1's, as `ask` does by default.
+      return { ...common, mode: 'single', provider: asked[0]?.provider ?? 'anthropic' };
+    case 'parallel': {
+      const slots = [...new Set([...asked.map((a) => a.slot), ...(session.rounds[0]?.missingSlots ?? [])])].sort((a, b) => a - b);
+      return { ...common, mode: 'parallel', slots: slots.length > 0 ? slots : [1, 2, 3, 4, 5] };
+    }
+    case 'deep':
+      return { ...common, mode: 'deep', rounds: Math.max(2, session.roundsRequested) };
+    case 'synthesis':
+      return {
+        ...common,
+        mode: 'synthesis',
+        ...(session.sourceSessionId !== undefined && { sourceSessionId: session.sourceSessionId }),
+      };
+  }
 }
 
 export interface SignInOptions extends Omit<ConsiliumOptions, 'token'> {
@@ -297,7 +358,7 @@ export class Consilium {
 
   readonly sessions = {
     /** Your sessions, newest first, across pages. */
-    list: (options: { q?: string; limit?: number } = {}): SessionList => {
+    list: (options: ListOptions = {}): SessionList => {
       const pages = async function* (this: Consilium): AsyncGenerator<SessionPage> {
         let cursor: string | undefined;
         do {
@@ -337,6 +398,76 @@ export class Consilium {
         }),
         options.signal,
       )) as Detachable<ContinueOptions, Session, [id: string]>,
+    /**
+     * Archives the session (it leaves `list()`, which shows archived ones with `archived: true`), or brings it back
+     * with `archived: false`. Owner (or admin) only.
+     */
+    archive: (id: string, archived = true): Promise<Session> =>
+      this.settle(updateSession({ client: this.client, path: { sessionId: id }, body: { archived } })),
+    /** The users the session is shared with (read-only), earliest first. Owner (or admin) only. */
+    shares: (id: string): Promise<Share[]> =>
+      this.settle(listSessionShares({ client: this.client, path: { sessionId: id } })).then((l) => l.items),
+    /**
+     * Shares the session read-only with the user named `username`: they may read, follow and export it (and find it
+     * with `list({ shared: true })`), not change it. Sharing again changes nothing.
+     */
+    share: (id: string, username: string): Promise<Share> =>
+      this.settle(shareSession({ client: this.client, path: { sessionId: id }, body: { username } })),
+    /** Stops sharing the session with that user: it reads as absent for them again. */
+    unshare: async (id: string, userId: string): Promise<void> => {
+      await this.settle(unshareSession({ client: this.client, path: { sessionId: id, userId } }));
+    },
+    /**
+     * Runs a stored session again, detached, with its settings (`rerunSettings`): the same mode, slots or provider, rounds
+     * and thread, with `question` instead of its own when given ("edit and resend"). A synthesis is made again from the
+     * session it was made from, and answers once written. Returns the new session's id.
+     */
+    rerun: async (id: string, options: { question?: string; signal?: AbortSignal } = {}): Promise<{ sessionId: string }> => {
+      const settings = rerunSettings(await this.sessions.get(id));
+      const question = options.question ?? settings.question;
+      const { signal } = options;
+      switch (settings.mode) {
+        case 'synthesis':
+          if (settings.sourceSessionId === undefined) {
+            throw this.#told(
+              new ConsiliumError(`Session ${id} is a synthesis of answers that were not stored: it cannot be run again`, {
+                code: 'conflict',
+              }),
+            );
+          }
+          return this.debates.synthesize({ sessionId: settings.sourceSessionId });
+        case 'single':
+          if (settings.parentId !== undefined) {
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'single',
+              provider: settings.provider,
+              detach: true,
+              signal,
+            });
+          }
+          return this.ask(question, { provider: settings.provider, detach: true, signal });
+        case 'parallel':
+          if (settings.parentId !== undefined) {
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'parallel',
+              slots: settings.slots,
+              detach: true,
+              signal,
+            });
+          }
+          return this.debates.parallel(question, { slots: settings.slots, detach: true, signal });
+        case 'deep':
+          if (settings.parentId !== undefined) {
+            return this.sessions.followUp(settings.parentId, question, {
+              mode: 'deep',
+              rounds: settings.rounds,
+              detach: true,
+              signal,
+            });
+          }
+          return this.debates.run(question, { rounds: settings.rounds, detach: true, signal });
+      }
+    },
     /** Deletes the session and everything stored with it, stopping its run first if it is running. */
     delete: async (id: string): Promise<void> => {
       await this.settle(deleteSession({ client: this.client, path: { sessionId: id } }));

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
-import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUpdateUserResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionSharesData, ListSessionSharesErrors, ListSessionSharesResponses, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, ShareSessionData, ShareSessionErrors, ShareSessionResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UnshareSessionData, UnshareSessionErrors, UnshareSessionResponses, UpdateSessionData, UpdateSessionErrors, UpdateSessionResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionSharesResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zShareSessionResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUnshareSessionResponse, zUpdateSessionResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -167,7 +167,7 @@ export const synthesizeVerdict = <ThrowOnError extends boolean = false>(options:
 /**
  * List your sessions, newest first
  *
- * An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.
+ * An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.
  */
 export const listSessions = <ThrowOnError extends boolean = false>(options?: Options<ListSessionsData, ThrowOnError>) => (options?.client ?? client).get<ListSessionsResponses, ListSessionsErrors, ThrowOnError>({
     responseValidator: async (data) => await zListSessionsResponse.parseAsync(data),
@@ -206,6 +206,26 @@ export const getSession = <ThrowOnError extends boolean = false>(options: Option
         }],
     url: '/sessions/{sessionId}',
     ...options
+});
+
+/**
+ * Archive a session, or bring it back
+ *
+ * An archived session is kept whole (and can still be read, followed, exported and shared) but leaves the history list, which shows archived sessions only with `archived=true`. Only the session's owner (or an admin) may change it; a user it is shared with gets `404`.
+ */
+export const updateSession = <ThrowOnError extends boolean = false>(options: Options<UpdateSessionData, ThrowOnError>) => (options.client ?? client).patch<UpdateSessionResponses, UpdateSessionErrors, ThrowOnError>({
+    responseValidator: async (data) => await zUpdateSessionResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -281,6 +301,56 @@ export const askFollowUp = <ThrowOnError extends boolean = false>(options: Optio
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The users a session is shared with (owner or admin)
+ */
+export const listSessionShares = <ThrowOnError extends boolean = false>(options: Options<ListSessionSharesData, ThrowOnError>) => (options.client ?? client).get<ListSessionSharesResponses, ListSessionSharesErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListSessionSharesResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/shares',
+    ...options
+});
+
+/**
+ * Share a session read-only with another user of this service
+ *
+ * The user named may then read the session (get, follow its events, export it, see it in `GET /sessions?shared=true`) but not cancel, delete, continue, archive or share it. Sharing again with the same user changes nothing. Only the session's owner (or an admin) may share it; anyone else gets `404`, as for any session they cannot see. An unknown username is `404` too (its `detail` says which was not found).
+ */
+export const shareSession = <ThrowOnError extends boolean = false>(options: Options<ShareSessionData, ThrowOnError>) => (options.client ?? client).post<ShareSessionResponses, ShareSessionErrors, ThrowOnError>({
+    responseValidator: async (data) => await zShareSessionResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/shares',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Stop sharing a session with a user
+ *
+ * From then on the session answers that user `404`, as one that never existed.
+ */
+export const unshareSession = <ThrowOnError extends boolean = false>(options: Options<UnshareSessionData, ThrowOnError>) => (options.client ?? client).delete<UnshareSessionResponses, UnshareSessionErrors, ThrowOnError>({
+    responseValidator: async (data) => await zUnshareSessionResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/sessions/{sessionId}/shares/{userId}',
+    ...options
 });
 
 /**

@@ -407,6 +407,10 @@ export type Session = {
     parentId?: SessionId;
     sourceSessionId?: SessionId;
     earlyStop?: EarlyStop;
+    /**
+     * When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
+     */
+    archivedAt?: string;
 };
 
 /**
@@ -479,6 +483,38 @@ export type SessionSummary = {
     updatedAt: string;
     threadId?: SessionId;
     parentId?: SessionId;
+    /**
+     * When its owner archived it; absent while it is not archived.
+     */
+    archivedAt?: string;
+    /**
+     * The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted.
+     */
+    verdictPreview?: string;
+};
+
+export type SessionUpdateRequest = {
+    /**
+     * `true` archives the session (it leaves the history list); `false` brings it back.
+     */
+    archived: boolean;
+};
+
+export type ShareRequest = {
+    username: Username;
+};
+
+export type Share = {
+    userId: UserId;
+    username: string;
+    /**
+     * When it was shared with them.
+     */
+    createdAt: string;
+};
+
+export type ShareList = {
+    items: Array<Share>;
 };
 
 export type SessionPage = {
@@ -1218,6 +1254,28 @@ export type ListSessionsData = {
          * Only sessions whose question contains this text (case-insensitive).
          */
         q?: string;
+        /**
+         * Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database's own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it).
+         */
+        text?: string;
+        /**
+         * `true` lists the sessions other users shared with you (read-only) instead of your own.
+         */
+        shared?: boolean;
+        /**
+         * `true` lists only archived sessions; absent or `false`, only those not archived.
+         */
+        archived?: boolean;
+        mode?: SessionMode;
+        status?: SessionStatus;
+        /**
+         * Only sessions created at or after this time.
+         */
+        from?: string;
+        /**
+         * Only sessions created before this time.
+         */
+        to?: string;
     };
     url: '/sessions';
 };
@@ -1339,6 +1397,60 @@ export type GetSessionResponses = {
 };
 
 export type GetSessionResponse = GetSessionResponses[keyof GetSessionResponses];
+
+export type UpdateSessionData = {
+    body: SessionUpdateRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}';
+};
+
+export type UpdateSessionErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type UpdateSessionError = UpdateSessionErrors[keyof UpdateSessionErrors];
+
+export type UpdateSessionResponses = {
+    /**
+     * The session as it now stands.
+     */
+    200: Session;
+};
+
+export type UpdateSessionResponse = UpdateSessionResponses[keyof UpdateSessionResponses];
 
 export type CancelSessionData = {
     body?: never;
@@ -1569,6 +1681,152 @@ export type AskFollowUpResponses = {
 };
 
 export type AskFollowUpResponse = AskFollowUpResponses[keyof AskFollowUpResponses];
+
+export type ListSessionSharesData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/shares';
+};
+
+export type ListSessionSharesErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type ListSessionSharesError = ListSessionSharesErrors[keyof ListSessionSharesErrors];
+
+export type ListSessionSharesResponses = {
+    /**
+     * The users it is shared with, earliest first.
+     */
+    200: ShareList;
+};
+
+export type ListSessionSharesResponse = ListSessionSharesResponses[keyof ListSessionSharesResponses];
+
+export type ShareSessionData = {
+    body: ShareRequest;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/shares';
+};
+
+export type ShareSessionErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type ShareSessionError = ShareSessionErrors[keyof ShareSessionErrors];
+
+export type ShareSessionResponses = {
+    /**
+     * The share, as stored.
+     */
+    200: Share;
+};
+
+export type ShareSessionResponse = ShareSessionResponses[keyof ShareSessionResponses];
+
+export type UnshareSessionData = {
+    body?: never;
+    path: {
+        /**
+         * A session's id.
+         */
+        sessionId: SessionId;
+        /**
+         * A user's id.
+         */
+        userId: UserId;
+    };
+    query?: never;
+    url: '/sessions/{sessionId}/shares/{userId}';
+};
+
+export type UnshareSessionErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type UnshareSessionError = UnshareSessionErrors[keyof UnshareSessionErrors];
+
+export type UnshareSessionResponses = {
+    /**
+     * No longer shared.
+     */
+    204: void;
+};
+
+export type UnshareSessionResponse = UnshareSessionResponses[keyof UnshareSessionResponses];
 
 export type GetSessionThreadData = {
     body?: never;

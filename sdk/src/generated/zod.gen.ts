@@ -374,7 +374,8 @@ export const zSession = z.object({
     threadId: z.optional(zSessionId),
     parentId: z.optional(zSessionId),
     sourceSessionId: z.optional(zSessionId),
-    earlyStop: z.optional(zEarlyStop)
+    earlyStop: z.optional(zEarlyStop),
+    archivedAt: z.optional(z.iso.datetime())
 });
 
 export const zContinueRequest = z.strictObject({
@@ -408,7 +409,9 @@ export const zSessionSummary = z.object({
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     threadId: z.optional(zSessionId),
-    parentId: z.optional(zSessionId)
+    parentId: z.optional(zSessionId),
+    archivedAt: z.optional(z.iso.datetime()),
+    verdictPreview: z.optional(z.string().check(z.maxLength(200)))
 });
 
 /**
@@ -417,6 +420,10 @@ export const zSessionSummary = z.object({
 export const zThread = z.object({
     threadId: zSessionId,
     sessions: z.array(zSessionSummary)
+});
+
+export const zSessionUpdateRequest = z.strictObject({
+    archived: z.boolean()
 });
 
 export const zSessionPage = z.object({
@@ -495,10 +502,24 @@ export const zSynthesisResult = z.object({
  */
 export const zUserId = z.string().check(z.regex(/^usr_[0-9A-Za-z]{6,40}$/));
 
+export const zShare = z.object({
+    userId: zUserId,
+    username: z.string(),
+    createdAt: z.iso.datetime()
+});
+
+export const zShareList = z.object({
+    items: z.array(zShare)
+});
+
 /**
  * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
  */
 export const zUsername = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/));
+
+export const zShareRequest = z.strictObject({
+    username: zUsername
+});
 
 /**
  * An `admin` manages users and may list every session; a `user` sees only their own.
@@ -802,7 +823,14 @@ export const zListSessionsQuery = z.object({
     owner: z.optional(z.enum(['all'])),
     cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     limit: z._default(z.optional(z.int().check(z.gte(1), z.lte(100))), 20),
-    q: z.optional(z.string().check(z.minLength(1), z.maxLength(200)))
+    q: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    text: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    shared: z._default(z.optional(z.boolean()), false),
+    archived: z._default(z.optional(z.boolean()), false),
+    mode: z.optional(zSessionMode),
+    status: z.optional(zSessionStatus),
+    from: z.optional(z.iso.datetime()),
+    to: z.optional(z.iso.datetime())
 });
 
 /**
@@ -827,6 +855,17 @@ export const zGetSessionPath = z.object({
  * The session.
  */
 export const zGetSessionResponse = zSession;
+
+export const zUpdateSessionBody = zSessionUpdateRequest;
+
+export const zUpdateSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The session as it now stands.
+ */
+export const zUpdateSessionResponse = zSession;
 
 export const zCancelSessionPath = z.object({
     sessionId: zSessionId
@@ -871,6 +910,36 @@ export const zAskFollowUpResponse = z.union([
     zSession,
     zDebateAccepted
 ]);
+
+export const zListSessionSharesPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The users it is shared with, earliest first.
+ */
+export const zListSessionSharesResponse = zShareList;
+
+export const zShareSessionBody = zShareRequest;
+
+export const zShareSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The share, as stored.
+ */
+export const zShareSessionResponse = zShare;
+
+export const zUnshareSessionPath = z.object({
+    sessionId: zSessionId,
+    userId: zUserId
+});
+
+/**
+ * No longer shared.
+ */
+export const zUnshareSessionResponse = z.void();
 
 export const zGetSessionThreadPath = z.object({
     sessionId: zSessionId

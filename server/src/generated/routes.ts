@@ -66,6 +66,10 @@ name(s.zThread, "Thread");
 name(s.zContinueRequest, "ContinueRequest");
 name(s.zFollowUpRequest, "FollowUpRequest");
 name(s.zSessionSummary, "SessionSummary");
+name(s.zSessionUpdateRequest, "SessionUpdateRequest");
+name(s.zShareRequest, "ShareRequest");
+name(s.zShare, "Share");
+name(s.zShareList, "ShareList");
 name(s.zSessionPage, "SessionPage");
 name(s.zBudget, "Budget");
 name(s.zAskRequest, "AskRequest");
@@ -679,12 +683,12 @@ export const listSessions = createRoute({
   path: "/sessions",
   operationId: "listSessions",
   summary: "List your sessions, newest first",
-  description: "An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it.",
+  description: "An admin may list every user's sessions with `owner=all`; anyone else gets `403` for it. `mode` and `status` keep only sessions of that mode or with that status; the filters combine. Each entry previews its verdict.",
   tags: [
     "sessions"
   ],
   request: {
-    query: s.zListSessionsQuery.extend({ "limit": z.preprocess(fromString('integer'), s.zListSessionsQuery.shape["limit"]) })
+    query: s.zListSessionsQuery.extend({ "limit": z.preprocess(fromString('integer'), s.zListSessionsQuery.shape["limit"]), "shared": z.preprocess(fromString('boolean'), s.zListSessionsQuery.shape["shared"]), "archived": z.preprocess(fromString('boolean'), s.zListSessionsQuery.shape["archived"]) })
   },
   responses: {
     200: {
@@ -789,6 +793,57 @@ export const deleteSession = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const updateSession = createRoute({
+  method: "patch",
+  path: "/sessions/{sessionId}",
+  operationId: "updateSession",
+  summary: "Archive a session, or bring it back",
+  description: "An archived session is kept whole (and can still be read, followed, exported and shared) but leaves the history list, which shows archived sessions only with `archived=true`. Only the session's owner (or an admin) may change it; a user it is shared with gets `404`.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zUpdateSessionPath,
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zUpdateSessionBody, example: {
+            "archived": true
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The session as it now stands.",
+      content: {
+          "application/json": { schema: s.zSession }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1031,6 +1086,132 @@ export const askFollowUp = createRoute({
     },
     429: {
       "$ref": "#/components/responses/TooManyRequests"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const listSessionShares = createRoute({
+  method: "get",
+  path: "/sessions/{sessionId}/shares",
+  operationId: "listSessionShares",
+  summary: "The users a session is shared with (owner or admin)",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zListSessionSharesPath
+  },
+  responses: {
+    200: {
+      description: "The users it is shared with, earliest first.",
+      content: {
+          "application/json": { schema: s.zShareList, example: {
+            "items": [
+              {
+                "userId": "usr_7Hk2pQ9sXw",
+                "username": "ada",
+                "createdAt": "2026-11-22T10:00:00Z"
+              }
+            ]
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const shareSession = createRoute({
+  method: "post",
+  path: "/sessions/{sessionId}/shares",
+  operationId: "shareSession",
+  summary: "Share a session read-only with another user of this service",
+  description: "The user named may then read the session (get, follow its events, export it, see it in `GET /sessions?shared=true`) but not cancel, delete, continue, archive or share it. Sharing again with the same user changes nothing. Only the session's owner (or an admin) may share it; anyone else gets `404`, as for any session they cannot see. An unknown username is `404` too (its `detail` says which was not found).",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zShareSessionPath,
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zShareSessionBody, example: {
+            "username": "ada"
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The share, as stored.",
+      content: {
+          "application/json": { schema: s.zShare }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const unshareSession = createRoute({
+  method: "delete",
+  path: "/sessions/{sessionId}/shares/{userId}",
+  operationId: "unshareSession",
+  summary: "Stop sharing a session with a user",
+  description: "From then on the session answers that user `404`, as one that never existed.",
+  tags: [
+    "sessions"
+  ],
+  request: {
+    params: s.zUnshareSessionPath
+  },
+  responses: {
+    204: {
+      description: "No longer shared."
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1748,7 +1929,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, updateSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, listSessionShares, shareSession, unshareSession, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -1773,10 +1954,14 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   listSessions: { method: "GET", path: "/sessions", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   deleteSession: { method: "DELETE", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  updateSession: { method: "PATCH", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   cancelSession: { method: "POST", path: "/sessions/{sessionId}/cancel", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   continueSession: { method: "POST", path: "/sessions/{sessionId}/continue", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   streamSessionEvents: { method: "GET", path: "/sessions/{sessionId}/events", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   askFollowUp: { method: "POST", path: "/sessions/{sessionId}/follow-ups", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  listSessionShares: { method: "GET", path: "/sessions/{sessionId}/shares", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  shareSession: { method: "POST", path: "/sessions/{sessionId}/shares", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  unshareSession: { method: "DELETE", path: "/sessions/{sessionId}/shares/{userId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSessionThread: { method: "GET", path: "/sessions/{sessionId}/thread", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   exportSessionMarkdown: { method: "GET", path: "/sessions/{sessionId}/export/markdown", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   exportSessionJson: { method: "GET", path: "/sessions/{sessionId}/export/json", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
@@ -1795,7 +1980,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -1810,10 +1995,14 @@ export type Handlers<E extends Env = Env> = {
   listSessions: RouteHandler<typeof listSessions, E>;
   getSession: RouteHandler<typeof getSession, E>;
   deleteSession: RouteHandler<typeof deleteSession, E>;
+  updateSession: RouteHandler<typeof updateSession, E>;
   cancelSession: RouteHandler<typeof cancelSession, E>;
   continueSession: RouteHandler<typeof continueSession, E>;
   streamSessionEvents: RouteHandler<typeof streamSessionEvents, E>;
   askFollowUp: RouteHandler<typeof askFollowUp, E>;
+  listSessionShares: RouteHandler<typeof listSessionShares, E>;
+  shareSession: RouteHandler<typeof shareSession, E>;
+  unshareSession: RouteHandler<typeof unshareSession, E>;
   getSessionThread: RouteHandler<typeof getSessionThread, E>;
   exportSessionMarkdown: RouteHandler<typeof exportSessionMarkdown, E>;
   exportSessionJson: RouteHandler<typeof exportSessionJson, E>;
@@ -2133,10 +2322,14 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(listSessions, handlers.listSessions);
   app.openapi(getSession, handlers.getSession);
   app.openapi(deleteSession, handlers.deleteSession);
+  app.openapi(updateSession, handlers.updateSession);
   app.openapi(cancelSession, handlers.cancelSession);
   app.openapi(continueSession, handlers.continueSession);
   app.openapi(streamSessionEvents, handlers.streamSessionEvents);
   app.openapi(askFollowUp, handlers.askFollowUp);
+  app.openapi(listSessionShares, handlers.listSessionShares);
+  app.openapi(shareSession, handlers.shareSession);
+  app.openapi(unshareSession, handlers.unshareSession);
   app.openapi(getSessionThread, handlers.getSessionThread);
   app.openapi(exportSessionMarkdown, handlers.exportSessionMarkdown);
   app.openapi(exportSessionJson, handlers.exportSessionJson);

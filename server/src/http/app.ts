@@ -150,7 +150,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       DEBATE_STARTS,
       readiness,
     ),
-    ...sessionHandlers({ sessions: deps.sessions, scopeOf, heartbeatMs: deps.config.sseHeartbeatMs }),
+    ...sessionHandlers({ sessions: deps.sessions, scopeOf, accounts: deps.accounts, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),
   };
   registerContract(app, handlers);

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DebateEvent } from '../../../sdk/src/generated/types.gen.js';
+import type { Accounts } from '../accounts/accounts.js';
 import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { threadMarkdown } from '../sessions/markdown.js';
@@ -18,12 +19,18 @@ type SessionOperations =
   | 'streamSessionEvents'
   | 'exportSessionMarkdown'
   | 'exportSessionJson'
-  | 'getSessionThread';
+  | 'getSessionThread'
+  | 'updateSession'
+  | 'listSessionShares'
+  | 'shareSession'
+  | 'unshareSession';
 
 export interface SessionHandlerDeps {
   sessions: Sessions;
   /** Whose sessions the caller may read by id: their own, or an admin's any. */
   scopeOf: (c: Context<AppEnv>) => OwnerScope;
+  /** Shares name users by username; their ids and names come from here. */
+  accounts: Pick<Accounts, 'findUser' | 'getUser'>;
   heartbeatMs: number;
 }
 
@@ -35,8 +42,11 @@ const attachment = (id: string, extension: string) => `attachment; filename="${i
 export function sessionHandlers({
   sessions,
   scopeOf,
+  accounts,
   heartbeatMs,
 }: SessionHandlerDeps): Pick<Handlers<AppEnv>, SessionOperations> {
+  /** A read by id: the caller's own (an admin's any), or one shared with them. */
+  const read = (c: Context<AppEnv>, id: string) => sessions.read(id, scopeOf(c), c.get('user').id);
   return {
     listSessions: async (c) => {
       const { owner, ...query } = c.req.valid('query');
@@ -44,6 +54,12 @@ export function sessionHandlers({
       // Everyone's sessions only when an admin asks for them; by default, even an admin sees their own.
       if (owner === 'all' && user.role !== 'admin') {
         return problem(c, 403, 'forbidden', { detail: 'Only admins may list every user’s sessions (`owner=all`).' });
+      }
+      if (owner === 'all' && query.shared) {
+        return problem(c, 400, 'validation_failed', {
+          detail: '`shared=true` lists what was shared with you; it cannot be combined with `owner=all`.',
+          errors: [{ path: 'query.shared', message: 'not with owner=all' }],
+        });
       }
       try {
         return c.json(await sessions.list(owner === 'all' ? ALL_OWNERS : user.id, query), 200);
@@ -58,7 +74,7 @@ export function sessionHandlers({
 
     getSession: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, scopeOf(c));
+      const session = await read(c, sessionId);
       return session ? c.json(session, 200) : notFound(c, sessionId);
     },
 
@@ -82,7 +98,7 @@ export function sessionHandlers({
     streamSessionEvents: async (c) => {
       const { sessionId } = c.req.valid('param');
       const lastEventId = c.req.valid('header')['Last-Event-ID'];
-      const session = await sessions.get(sessionId, scopeOf(c));
+      const session = await read(c, sessionId);
       if (!session) return notFound(c, sessionId);
       return streamSSE(c, async (stream) => {
         const closed = new AbortController();
@@ -113,10 +129,12 @@ export function sessionHandlers({
 
     exportSessionMarkdown: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, scopeOf(c));
+      const session = await read(c, sessionId);
       if (!session) return notFound(c, sessionId);
-      // A follow-up's export carries the thread up to it, and names what came after.
-      const { upTo, later } = await sessions.threadAround(session);
+      // A follow-up's export carries the thread up to it, and names what came after (through a share: what is shared).
+      const scope = scopeOf(c);
+      const viaShare = scope !== ALL_OWNERS && session.owner !== scope ? scope : undefined;
+      const { upTo, later } = await sessions.threadAround(session, true, viaShare);
       return c.body(threadMarkdown(upTo, later), 200, {
         'content-type': 'text/markdown; charset=utf-8',
         'content-disposition': attachment(session.id, 'md'),
@@ -125,16 +143,67 @@ export function sessionHandlers({
 
     getSessionThread: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const thread = await sessions.thread(sessionId, scopeOf(c));
+      const thread = await sessions.thread(sessionId, scopeOf(c), c.get('user').id);
       return thread ? c.json(thread, 200) : notFound(c, sessionId);
     },
 
     exportSessionJson: async (c) => {
       const { sessionId } = c.req.valid('param');
-      const session = await sessions.get(sessionId, scopeOf(c));
+      const session = await read(c, sessionId);
       if (!session) return notFound(c, sessionId);
       c.header('content-disposition', attachment(session.id, 'json'));
       return c.json(session, 200);
+    },
+
+    updateSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const { archived } = c.req.valid('json');
+      const session = await sessions.setArchived(sessionId, scopeOf(c), archived);
+      return session ? c.json(session, 200) : notFound(c, sessionId);
+    },
+
+    listSessionShares: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const shares = await sessions.shares(sessionId, scopeOf(c));
+      if (!shares) return notFound(c, sessionId);
+      const users = await Promise.all(shares.map((s) => accounts.getUser(s.userId)));
+      return c.json(
+        {
+          items: shares.flatMap((s, i) =>
+            users[i] ? [{ userId: s.userId, username: users[i].username, createdAt: s.createdAt }] : [],
+          ),
+        },
+        200,
+      );
+    },
+
+    shareSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const { username } = c.req.valid('json');
+      const scope = scopeOf(c);
+      // The session first: someone who cannot see it learns nothing of which usernames exist.
+      if (!(await sessions.get(sessionId, scope))) return notFound(c, sessionId);
+      const user = await accounts.findUser(username);
+      if (!user) return problem(c, 404, 'not_found', { detail: `No user "${username}".` });
+      if (user.id === c.get('user').id) {
+        return problem(c, 400, 'validation_failed', {
+          detail: 'A session is yours already: share it with someone else.',
+          errors: [{ path: 'body.username', message: 'is you' }],
+        });
+      }
+      const share = await sessions.share(sessionId, scope, user.id);
+      return share
+        ? c.json({ userId: user.id, username: user.username, createdAt: share.createdAt }, 200)
+        : notFound(c, sessionId);
+    },
+
+    unshareSession: async (c) => {
+      const { sessionId, userId } = c.req.valid('param');
+      const scope = scopeOf(c);
+      if (!(await sessions.get(sessionId, scope))) return notFound(c, sessionId);
+      return (await sessions.unshare(sessionId, scope, userId))
+        ? c.body(null, 204)
+        : problem(c, 404, 'not_found', { detail: `Session "${sessionId}" is not shared with ${userId}.` });
     },
   };
 }

@@ -7,7 +7,7 @@ import type { StoredRun, ThreadLink } from '../debate/engine.js';
 import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
 import type { SessionRecorder } from './recorder.js';
-import { type ListPosition, type SessionStore, StoreError, summaryOf } from './store.js';
+import { type ListPosition, type SessionStore, type ShareRecord, StoreError, summaryOf } from './store.js';
 
 export interface SessionsOptions {
   store: SessionStore;
@@ -27,6 +27,21 @@ export interface Continuation {
   stored: StoredRun;
   /** The thread a follow-up belongs to (its prompts see it), and a synthesis's source answers. */
   options: { thread?: ThreadLink; answers?: { slot: Answer['slot']; round: number; text: string }[] };
+}
+
+/** What a list may ask for (the `listSessions` query, less `owner`). */
+export interface ListOptions {
+  limit?: number;
+  cursor?: string;
+  /** Sessions shared with the user rather than theirs. */
+  shared?: boolean;
+  q?: string;
+  text?: string;
+  archived?: boolean;
+  mode?: Session['mode'];
+  status?: Session['status'];
+  from?: string;
+  to?: string;
 }
 
 /** A `cursor` that is not one of ours. */
@@ -99,22 +114,83 @@ export class Sessions {
     return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }
 
-  async list(owner: OwnerScope, query: { limit?: number; cursor?: string; q?: string }): Promise<SessionPage> {
+  /**
+   * The session if `owner` may see it, or it is shared with `reader` (read-only: get, follow, export). Anyone
+   * else gets `undefined`, as for a session that does not exist.
+   */
+  async read(id: string, owner: OwnerScope, reader: string): Promise<Session | undefined> {
+    const own = await this.get(id, owner);
+    if (own) return own;
+    return (await this.store.isSharedWith(id, reader)) ? this.get(id, ALL_OWNERS) : undefined;
+  }
+
+  /**
+   * A page of `owner`'s sessions (or, with `shared`, of those shared with `owner`), filtered. `q` matches a
+   * substring of the question; `text`, through the store's full-text index, the words of the session's text.
+   */
+  async list(owner: OwnerScope, query: ListOptions): Promise<SessionPage> {
+    const { limit, cursor, shared, q, text, archived, mode, status, from, to } = query;
+    if (shared && owner === ALL_OWNERS) throw new Error('a shared list is one user’s');
     const page = await this.store.list({
-      ...(owner !== ALL_OWNERS && { owner }),
-      limit: query.limit ?? 20,
-      ...(query.q !== undefined && { q: query.q }),
-      ...(query.cursor !== undefined && { after: decodeCursor(query.cursor) }),
+      ...(owner !== ALL_OWNERS && (shared ? { sharedWith: owner } : { owner })),
+      limit: limit ?? 20,
+      ...(q !== undefined && { q }),
+      ...(text !== undefined && { text }),
+      ...(archived !== undefined && { archived }),
+      ...(mode !== undefined && { mode }),
+      ...(status !== undefined && { status }),
+      ...(from !== undefined && { from }),
+      ...(to !== undefined && { to }),
+      ...(cursor !== undefined && { after: decodeCursor(cursor) }),
     });
     return { items: page.items, ...(page.next && { nextCursor: encodeCursor(page.next) }) };
   }
 
-  /** The thread `id` belongs to, oldest first (a session without follow-ups is a thread of one). */
-  async thread(id: string, owner: OwnerScope): Promise<Thread | undefined> {
+  /** Archives `owner`'s session (or brings it back); `undefined` when `owner` has none by that id. */
+  async setArchived(id: string, owner: OwnerScope, archived: boolean, now = new Date()): Promise<Session | undefined> {
     const session = await this.get(id, owner);
     if (!session) return undefined;
+    this.cache.delete(id);
+    const changed = await this.store.setArchived(id, archived ? (session.archivedAt ?? now.toISOString()) : undefined);
+    this.cache.delete(id);
+    return changed ? this.get(id, owner) : undefined;
+  }
+
+  /** Shares `owner`'s session read-only with `userId`; `undefined` when `owner` has none by that id. */
+  async share(id: string, owner: OwnerScope, userId: string, now = new Date()): Promise<ShareRecord | undefined> {
+    if (!(await this.get(id, owner))) return undefined;
+    return this.store.share(id, userId, now.toISOString());
+  }
+
+  /** Stops sharing `owner`'s session with `userId`; false when it was not shared with them (or is not `owner`'s). */
+  async unshare(id: string, owner: OwnerScope, userId: string): Promise<boolean> {
+    if (!(await this.get(id, owner))) return false;
+    return this.store.unshare(id, userId);
+  }
+
+  /** Whom `owner`'s session is shared with; `undefined` when `owner` has none by that id. */
+  async shares(id: string, owner: OwnerScope): Promise<ShareRecord[] | undefined> {
+    if (!(await this.get(id, owner))) return undefined;
+    return this.store.shares(id);
+  }
+
+  /** The thread `id` belongs to, oldest first (a session without follow-ups is a thread of one). */
+  async thread(id: string, owner: OwnerScope, reader?: string): Promise<Thread | undefined> {
+    const session = reader === undefined ? await this.get(id, owner) : await this.read(id, owner, reader);
+    if (!session) return undefined;
     if (!session.threadId) return { threadId: session.id, sessions: [summaryOf(session)] };
-    return { threadId: session.threadId, sessions: await this.store.thread(session.threadId) };
+    const sessions = await this.store.thread(session.threadId);
+    // Someone a session is shared with sees only the thread's sessions shared with them too.
+    const shared = reader !== undefined && owner !== ALL_OWNERS && session.owner !== owner;
+    return {
+      threadId: session.threadId,
+      sessions: shared ? await this.#sharedOnly(sessions, session.id, reader) : sessions,
+    };
+  }
+
+  async #sharedOnly<T extends { id: string }>(items: T[], keep: string, reader: string): Promise<T[]> {
+    const visible = await Promise.all(items.map((s) => s.id === keep || this.store.isSharedWith(s.id, reader)));
+    return items.filter((_, i) => visible[i]);
   }
 
   /** The thread's sessions up to and including `session`, oldest first, whole. */
@@ -126,9 +202,11 @@ export class Sessions {
    * `threadUpTo`, and the ids of the thread's sessions after `session` (when `later` is asked for),
    * from one read of the thread. Only sessions `session`'s owner may read are included.
    */
-  async threadAround(session: Session, later = true): Promise<{ upTo: Session[]; later: string[] }> {
+  async threadAround(session: Session, later = true, sharedWith?: string): Promise<{ upTo: Session[]; later: string[] }> {
     if (!session.threadId) return { upTo: [session], later: [] };
-    const summaries = await this.store.thread(session.threadId);
+    let summaries = await this.store.thread(session.threadId);
+    // Read through a share: only the thread's sessions shared with that user too.
+    if (sharedWith !== undefined) summaries = await this.#sharedOnly(summaries, session.id, sharedWith);
     const at = summaries.findIndex((s) => s.id === session.id) + 1;
     const read = async (ids: string[]) =>
       (await Promise.all(ids.map((id) => (id === session.id ? session : this.get(id, session.owner))))).filter(

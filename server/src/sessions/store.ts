@@ -32,10 +32,25 @@ export interface Step {
 export interface ListQuery {
   /** Only this owner's sessions; absent, everyone's (an admin's explicit request). */
   owner?: string;
+  /** Only sessions shared with this user (read-only, see `share`), whoever owns them; `owner` is then ignored. */
+  sharedWith?: string;
   /** 1–100. */
   limit: number;
   /** Case-insensitive substring of the question. */
   q?: string;
+  /**
+   * Every word of it (`searchTerms`) in the session's text (question, answers, verdict), through the database's
+   * full-text index; the last word also as a prefix unless the text ends after it.
+   */
+  text?: string;
+  /** Only archived sessions (true), or only those not archived (false, the default). */
+  archived?: boolean;
+  mode?: Session['mode'];
+  status?: Session['status'];
+  /** Created at or after this ISO time. */
+  from?: string;
+  /** Created before this ISO time. */
+  to?: string;
   /** Continue after this position (from a previous page's `next`). */
   after?: ListPosition;
 }
@@ -52,8 +67,24 @@ export interface ListPage {
   next?: ListPosition;
 }
 
+/** A session shared read-only with a user. */
+export interface ShareRecord {
+  userId: string;
+  createdAt: string;
+}
+
 export interface SessionStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** Archives the session (`at`, an ISO time) or brings it back (`undefined`); false when there is none. Steps leave it as it is. */
+  setArchived(id: string, at: string | undefined): Promise<boolean>;
+  /** Shares the session with `userId`; sharing again keeps the first share. Undefined when there is no such session. */
+  share(id: string, userId: string, at: string): Promise<ShareRecord | undefined>;
+  /** Stops sharing it with `userId`; false when it was not shared with them. */
+  unshare(id: string, userId: string): Promise<boolean>;
+  /** The users the session is shared with, earliest first. */
+  shares(id: string): Promise<ShareRecord[]>;
+  /** Whether the session is shared with `userId`. */
+  isSharedWith(id: string, userId: string): Promise<boolean>;
   /** Writes one step atomically. The first step of a session creates it. */
   write(step: Step): Promise<void>;
   get(id: string): Promise<Session | undefined>;
@@ -170,7 +201,36 @@ export function summaryOf(session: Session): SessionSummary {
     updatedAt: session.updatedAt,
     ...(session.threadId !== undefined && { threadId: session.threadId }),
     ...(session.parentId !== undefined && { parentId: session.parentId }),
+    ...(session.archivedAt !== undefined && { archivedAt: session.archivedAt }),
+    ...(session.verdict && { verdictPreview: verdictPreview(session.verdict) }),
   };
+}
+
+/** How many characters (code points, as the databases count them) of the verdict a list shows. */
+export const VERDICT_PREVIEW_CHARS = 200;
+
+/** The start of a verdict for a list: its summary, else its answer, else its raw text (as the stores' SQL picks it). */
+export function verdictPreview(verdict: NonNullable<Session['verdict']>): string {
+  return previewText(verdict.summary ?? verdict.answer ?? verdict.rawText ?? '');
+}
+
+/** The first `VERDICT_PREVIEW_CHARS` code points of `text`. */
+export const previewText = (text: string): string => Array.from(text).slice(0, VERDICT_PREVIEW_CHARS).join('');
+
+/**
+ * How much of a session's text (its question, then its verdict, then its answers) the full-text index holds:
+ * PostgreSQL refuses a `tsvector` over 1 MB, and a bounded document keeps a step's indexing bounded too.
+ */
+export const SEARCH_TEXT_CHARS = 100_000;
+
+/**
+ * The words of a full-text search: runs of letters and digits (what both databases' tokenizers keep as words),
+ * lower-cased, at most 16; `prefix` when the text ends inside its last word (typing "shard" finds "sharding").
+ * No words (`%`): nothing matches.
+ */
+export function searchTerms(text: string): { terms: string[]; prefix: boolean } {
+  const terms = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
+  return { terms, prefix: /[\p{L}\p{N}]$/u.test(text) };
 }
 
 export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this session was running';

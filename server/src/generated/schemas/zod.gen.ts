@@ -482,7 +482,10 @@ export const zSession = z.object({
     threadId: zSessionId.optional(),
     parentId: zSessionId.optional(),
     sourceSessionId: zSessionId.optional(),
-    earlyStop: zEarlyStop.optional()
+    earlyStop: zEarlyStop.optional(),
+    archivedAt: z.iso.datetime().register(z.globalRegistry, {
+        description: 'When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.'
+    }).optional()
 });
 
 export const zContinueRequest = z.strictObject({
@@ -532,7 +535,13 @@ export const zSessionSummary = z.object({
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     threadId: zSessionId.optional(),
-    parentId: zSessionId.optional()
+    parentId: zSessionId.optional(),
+    archivedAt: z.iso.datetime().register(z.globalRegistry, {
+        description: 'When its owner archived it; absent while it is not archived.'
+    }).optional(),
+    verdictPreview: z.string().max(200).register(z.globalRegistry, {
+        description: 'The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted.'
+    }).optional()
 });
 
 /**
@@ -543,6 +552,12 @@ export const zThread = z.object({
     sessions: z.array(zSessionSummary)
 }).register(z.globalRegistry, {
     description: 'A thread\'s sessions, oldest first. `threadId` is its first session\'s id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.'
+});
+
+export const zSessionUpdateRequest = z.strictObject({
+    archived: z.boolean().register(z.globalRegistry, {
+        description: '`true` archives the session (it leaves the history list); `false` brings it back.'
+    })
 });
 
 export const zSessionPage = z.object({
@@ -643,11 +658,27 @@ export const zUserId = z.string().regex(/^usr_[0-9A-Za-z]{6,40}$/).register(z.gl
     description: 'A user\'s id.'
 });
 
+export const zShare = z.object({
+    userId: zUserId,
+    username: z.string(),
+    createdAt: z.iso.datetime().register(z.globalRegistry, {
+        description: 'When it was shared with them.'
+    })
+});
+
+export const zShareList = z.object({
+    items: z.array(zShare)
+});
+
 /**
  * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
  */
 export const zUsername = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/).register(z.globalRegistry, {
     description: 'Letters, digits, `.`, `_`, `-` and `@`; compared without case.'
+});
+
+export const zShareRequest = z.strictObject({
+    username: zUsername
 });
 
 /**
@@ -992,6 +1023,23 @@ export const zListSessionsQuery = z.object({
     }).optional().default(20),
     q: z.string().min(1).max(200).register(z.globalRegistry, {
         description: 'Only sessions whose question contains this text (case-insensitive).'
+    }).optional(),
+    text: z.string().min(1).max(200).register(z.globalRegistry, {
+        description: 'Full-text search: only sessions whose question, answers or verdict contain every word of this text (through the database\'s own index: SQLite FTS5, PostgreSQL full-text search; words are runs of letters and digits, matched whole and without case; the last one also as a prefix unless the text ends after it).'
+    }).optional(),
+    shared: z.boolean().register(z.globalRegistry, {
+        description: '`true` lists the sessions other users shared with you (read-only) instead of your own.'
+    }).optional().default(false),
+    archived: z.boolean().register(z.globalRegistry, {
+        description: '`true` lists only archived sessions; absent or `false`, only those not archived.'
+    }).optional().default(false),
+    mode: zSessionMode.optional(),
+    status: zSessionStatus.optional(),
+    from: z.iso.datetime().register(z.globalRegistry, {
+        description: 'Only sessions created at or after this time.'
+    }).optional(),
+    to: z.iso.datetime().register(z.globalRegistry, {
+        description: 'Only sessions created before this time.'
     }).optional()
 });
 
@@ -1019,6 +1067,17 @@ export const zGetSessionPath = z.object({
  * The session.
  */
 export const zGetSessionResponse = zSession;
+
+export const zUpdateSessionBody = zSessionUpdateRequest;
+
+export const zUpdateSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The session as it now stands.
+ */
+export const zUpdateSessionResponse = zSession;
 
 export const zCancelSessionPath = z.object({
     sessionId: zSessionId
@@ -1065,6 +1124,38 @@ export const zAskFollowUpResponse = z.union([
     zSession,
     zDebateAccepted
 ]);
+
+export const zListSessionSharesPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The users it is shared with, earliest first.
+ */
+export const zListSessionSharesResponse = zShareList;
+
+export const zShareSessionBody = zShareRequest;
+
+export const zShareSessionPath = z.object({
+    sessionId: zSessionId
+});
+
+/**
+ * The share, as stored.
+ */
+export const zShareSessionResponse = zShare;
+
+export const zUnshareSessionPath = z.object({
+    sessionId: zSessionId,
+    userId: zUserId
+});
+
+/**
+ * No longer shared.
+ */
+export const zUnshareSessionResponse = z.void().register(z.globalRegistry, {
+    description: 'No longer shared.'
+});
 
 export const zGetSessionThreadPath = z.object({
     sessionId: zSessionId

@@ -3,7 +3,7 @@
  * recorded in `schema_migrations`; a migration is never edited once released, only followed.
  */
 import type { PoolClient } from 'pg';
-import { StoreError } from '../../sessions/store.js';
+import { SEARCH_TEXT_CHARS, StoreError } from '../../sessions/store.js';
 
 export interface Migration {
   version: number;
@@ -306,6 +306,86 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN credentials_epoch integer NOT NULL DEFAULT 0;
       ALTER TABLE sign_ins ADD COLUMN epoch integer NOT NULL DEFAULT 0;
       ALTER TABLE api_tokens ADD COLUMN epoch integer NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 9,
+    name: 'archived sessions, read-only shares, full-text search over questions, answers and verdicts',
+    // As SQLite's, with PostgreSQL's own full-text search: one tsvector per session ('simple': words as they
+    // are, in any language, as SQLite's unicode61 keeps them), kept in step by triggers on what a step writes
+    // (the question, answers, the verdict), so no path that writes them can leave the index behind.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN archived_at timestamptz;
+      CREATE TABLE session_shares (
+        session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        user_id text COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, user_id)
+      );
+      CREATE INDEX session_shares_by_user ON session_shares (user_id, session_id);
+
+      CREATE TABLE session_search (
+        session_id text COLLATE "C" PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        document tsvector NOT NULL
+      );
+      CREATE INDEX session_search_document ON session_search USING gin (document);
+
+      -- A stored body the index can read text from: json's -> and ->> refuse a \\u0000 or a lone surrogate's escape
+      -- (which answers may hold, and the steps store), so both go, and nothing else (an escaped backslash stays one).
+      -- JSON.stringify escapes a surrogate only when it is alone.
+      CREATE FUNCTION consilium_clean_json(j json) RETURNS json LANGUAGE sql IMMUTABLE AS $fn$
+        SELECT regexp_replace(j::text, '(\\\\\\\\)|\\\\u0000|\\\\ud[89a-f][0-9a-f]{2}', '\\1', 'gi')::json
+      $fn$;
+      -- Positions stripped: only membership is asked, and a stripped vector stays far under the 1 MB limit.
+      CREATE FUNCTION consilium_index_session(p_id text) RETURNS void LANGUAGE sql AS $fn$
+        INSERT INTO session_search (session_id, document)
+        SELECT s.id, strip(to_tsvector('simple', left(concat_ws(' ', s.question,
+          (SELECT concat_ws(' ', v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText',
+              (SELECT string_agg(concat_ws(' ', x ->> 'title', x ->> 'rationale'), ' ')
+               FROM json_each(v.body -> 'actions') AS g, json_array_elements(g.value) AS x))
+            FROM (SELECT consilium_clean_json(body) AS body FROM verdicts WHERE session_id = s.id) v),
+          (SELECT string_agg(consilium_clean_json(a.body) ->> 'text', ' ' ORDER BY a.round, a.position)
+           FROM answers a WHERE a.session_id = s.id)
+        ), ${SEARCH_TEXT_CHARS})))
+        FROM sessions s WHERE s.id = p_id
+        ON CONFLICT (session_id) DO UPDATE SET document = EXCLUDED.document;
+      $fn$;
+      CREATE FUNCTION consilium_index_session_row() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        PERFORM consilium_index_session(NEW.id);
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER sessions_indexed AFTER INSERT ON sessions
+        FOR EACH ROW EXECUTE FUNCTION consilium_index_session_row();
+      CREATE TRIGGER sessions_reindexed AFTER UPDATE OF question ON sessions
+        FOR EACH ROW WHEN (OLD.question IS DISTINCT FROM NEW.question) EXECUTE FUNCTION consilium_index_session_row();
+      CREATE FUNCTION consilium_index_verdict_row() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM consilium_index_session(OLD.session_id);
+        ELSE
+          PERFORM consilium_index_session(NEW.session_id);
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER verdicts_indexed AFTER INSERT OR UPDATE OR DELETE ON verdicts
+        FOR EACH ROW EXECUTE FUNCTION consilium_index_verdict_row();
+      -- Once per statement: a step writes a round's answers in one INSERT.
+      CREATE FUNCTION consilium_index_answers() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        r record;
+      BEGIN
+        FOR r IN SELECT DISTINCT session_id FROM added LOOP
+          PERFORM consilium_index_session(r.session_id);
+        END LOOP;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER answers_indexed AFTER INSERT ON answers
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION consilium_index_answers();
+      SELECT consilium_index_session(id) FROM sessions;
     `,
   },
 ];

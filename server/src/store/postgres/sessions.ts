@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { QueryConfig } from 'pg';
-import type { DebateEvent, Round, Session, SessionEndedEvent, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type {
+  DebateEvent,
+  Round,
+  Session,
+  SessionEndedEvent,
+  SessionSummary,
+  Verdict,
+} from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
@@ -17,8 +24,11 @@ import {
   PROGRESS_EVENT_TYPES,
   type Resumed,
   type SessionStore,
+  type ShareRecord,
   type Step,
   StoreError,
+  searchTerms,
+  verdictPreview,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns } from '../columns.js';
@@ -66,7 +76,10 @@ const LIVE_WINDOW_MS = 16;
 
 const HEADER = `s.id, s.owner, s.mode, s.question, s.status, s.rounds_requested, s.missing_slots, s.input_tokens,
   s.output_tokens, s.total_tokens, s.cost_usd, s.cost_priced, s.created_at, s.updated_at, s.completed_at, s.prompt_version,
-  s.thread_id, s.links`;
+  s.thread_id, s.links, s.archived_at`;
+/** The verdict whole, as JSON text, for `verdictPreview` (`summaryOfRow`): json's `->` refuses a string holding a NUL. */
+const PREVIEW = `(SELECT v.body::text
+  FROM verdicts v WHERE v.session_id = s.id) AS verdict_preview`;
 
 interface HeaderRow {
   id: string;
@@ -87,6 +100,8 @@ interface HeaderRow {
   prompt_version: string | null;
   thread_id: string | null;
   links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop'> | null;
+  archived_at: Date | null;
+  verdict_preview?: string | null;
 }
 
 interface SessionRow extends HeaderRow {
@@ -378,20 +393,37 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const params: unknown[] = [query.owner ?? null];
-    let where = query.owner === undefined ? '$1::text IS NULL' : 's.owner = $1';
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where: string[] = [];
+    if (query.sharedWith !== undefined) {
+      where.push(`s.id IN (SELECT session_id FROM session_shares WHERE user_id = ${param(query.sharedWith)})`);
+    } else if (query.owner !== undefined) where.push(`s.owner = ${param(query.owner)}`);
     if (query.q) {
-      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where += ` AND s.question ILIKE $${params.length} ESCAPE '\\'`;
+      where.push(`s.question ILIKE ${param(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`);
     }
+    if (query.text !== undefined) {
+      const { terms, prefix } = searchTerms(query.text);
+      // Every word, the last also as a prefix; words hold only letters and digits, so nothing in them is an operator.
+      const tsquery = terms.map((t, i) => `'${t}'${prefix && i === terms.length - 1 ? ':*' : ''}`).join(' & ');
+      where.push(
+        terms.length === 0
+          ? 'false'
+          : `s.id IN (SELECT session_id FROM session_search WHERE document @@ to_tsquery('simple', ${param(tsquery)}))`,
+      );
+    }
+    where.push(query.archived ? 's.archived_at IS NOT NULL' : 's.archived_at IS NULL');
+    if (query.mode !== undefined) where.push(`s.mode = ${param(query.mode)}`);
+    if (query.status !== undefined) where.push(`s.status = ${param(query.status)}`);
+    if (query.from !== undefined) where.push(`s.created_at >= ${param(query.from)}::timestamptz`);
+    if (query.to !== undefined) where.push(`s.created_at < ${param(query.to)}::timestamptz`);
     if (query.after) {
-      params.push(query.after.createdAt, query.after.id);
-      where += ` AND (s.created_at, s.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+      where.push(`(s.created_at, s.id) < (${param(query.after.createdAt)}::timestamptz, ${param(query.after.id)})`);
     }
     // One more than asked tells whether there is a next page.
-    params.push(query.limit + 1);
     const { rows } = await this.#db.query<HeaderRow>(
-      `SELECT ${HEADER} FROM sessions s WHERE ${where} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`,
+      `SELECT ${HEADER}, ${PREVIEW} FROM sessions s WHERE ${where.join(' AND ')}
+       ORDER BY s.created_at DESC, s.id DESC LIMIT ${param(query.limit + 1)}`,
       params,
     );
     const items = rows.slice(0, query.limit).map(summaryOfRow);
@@ -399,9 +431,46 @@ export class PostgresSessionStore implements SessionStore {
     return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
   }
 
+  async setArchived(id: string, at: string | undefined): Promise<boolean> {
+    return this.#db.transaction(async (client) => {
+      const { rowCount } = await client.query('UPDATE sessions SET archived_at = $2 WHERE id = $1', [id, at ?? null]);
+      if (!rowCount) return false;
+      // Other instances drop their cached copy.
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, id, [])]);
+      return true;
+    });
+  }
+
+  async share(id: string, userId: string, at: string): Promise<ShareRecord | undefined> {
+    const { rows } = await this.#db.query<{ created_at: Date }>(
+      `INSERT INTO session_shares (session_id, user_id, created_at) SELECT id, $2, $3 FROM sessions WHERE id = $1
+       ON CONFLICT (session_id, user_id) DO UPDATE SET created_at = session_shares.created_at RETURNING created_at`,
+      [id, userId, at],
+    );
+    return rows[0] && { userId, createdAt: rows[0].created_at.toISOString() };
+  }
+
+  async unshare(id: string, userId: string): Promise<boolean> {
+    const { rowCount } = await this.#db.query('DELETE FROM session_shares WHERE session_id = $1 AND user_id = $2', [id, userId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async shares(id: string): Promise<ShareRecord[]> {
+    const { rows } = await this.#db.query<{ user_id: string; created_at: Date }>(
+      'SELECT user_id, created_at FROM session_shares WHERE session_id = $1 ORDER BY created_at, user_id',
+      [id],
+    );
+    return rows.map((r) => ({ userId: r.user_id, createdAt: r.created_at.toISOString() }));
+  }
+
+  async isSharedWith(id: string, userId: string): Promise<boolean> {
+    const { rows } = await this.#db.query('SELECT 1 FROM session_shares WHERE session_id = $1 AND user_id = $2', [id, userId]);
+    return rows.length > 0;
+  }
+
   async thread(threadId: string): Promise<SessionSummary[]> {
     const { rows } = await this.#db.query<HeaderRow>(
-      `SELECT ${HEADER} FROM sessions s WHERE s.thread_id = $1 ORDER BY s.created_at, s.id`,
+      `SELECT ${HEADER}, ${PREVIEW} FROM sessions s WHERE s.thread_id = $1 ORDER BY s.created_at, s.id`,
       [threadId],
     );
     return rows.map(summaryOfRow);
@@ -607,6 +676,7 @@ function sessionOf(row: SessionRow): Session {
   if (row.prompt_version !== null) session.promptVersion = row.prompt_version;
   if (row.thread_id !== null) session.threadId = row.thread_id;
   if (row.links !== null) Object.assign(session, row.links);
+  if (row.archived_at !== null) session.archivedAt = row.archived_at.toISOString();
   return session;
 }
 
@@ -630,6 +700,8 @@ function summaryOfRow(row: HeaderRow): SessionSummary {
     updatedAt: row.updated_at.toISOString(),
     ...(row.thread_id !== null && { threadId: row.thread_id }),
     ...(row.links?.parentId !== undefined && { parentId: row.links.parentId }),
+    ...(row.archived_at !== null && { archivedAt: row.archived_at.toISOString() }),
+    ...(row.verdict_preview != null && { verdictPreview: verdictPreview(JSON.parse(row.verdict_preview) as Verdict) }),
   };
 }
 

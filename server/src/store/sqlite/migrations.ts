@@ -4,6 +4,7 @@
  */
 import { StoreError } from '../../sessions/store.js';
 import type { Connection } from './connection.js';
+import { SEARCH_DOCUMENT } from './search.js';
 
 export interface Migration {
   version: number;
@@ -161,6 +162,36 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN credentials_epoch INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE sign_ins ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE api_tokens ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 6,
+    name: 'archived sessions, read-only shares, full-text search over questions, answers and verdicts',
+    // The search index is FTS5, contentless (the text is in answers and verdicts already), keyed by
+    // `session_search.id`: an INTEGER PRIMARY KEY, which VACUUM keeps (a session's own rowid it may renumber).
+    // The steps keep it in step (steps.ts); deleting a session deletes its key, whose trigger deletes its text.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN archived_at TEXT;
+      CREATE TABLE session_shares (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, user_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX session_shares_by_user ON session_shares (user_id, session_id);
+
+      CREATE TABLE session_search (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL UNIQUE REFERENCES sessions (id) ON DELETE CASCADE
+      ) STRICT;
+      CREATE VIRTUAL TABLE session_text USING fts5 (
+        body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+      );
+      CREATE TRIGGER session_search_deleted AFTER DELETE ON session_search BEGIN
+        DELETE FROM session_text WHERE rowid = old.id;
+      END;
+      INSERT INTO session_search (session_id) SELECT id FROM sessions;
+      INSERT INTO session_text (rowid, body) SELECT k.id, ${SEARCH_DOCUMENT} FROM session_search AS k JOIN sessions AS s ON s.id = k.session_id;
     `,
   },
 ];

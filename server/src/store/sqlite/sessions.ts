@@ -12,10 +12,14 @@ import {
   PROGRESS_EVENT_TYPES,
   type Resumed,
   type SessionStore,
+  type ShareRecord,
   type Step,
+  searchTerms,
+  VERDICT_PREVIEW_CHARS,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import type { Connection, Row } from './connection.js';
+import { ftsQuery } from './search.js';
 import { insertEvents } from './steps.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -43,8 +47,11 @@ const ARCHIVE_STATE = `SELECT status, (SELECT count(*) FROM events WHERE session
 
 type ArchiveState = { status: Session['status']; n: number; top: number | null };
 
-const SUMMARY_COLUMNS =
-  "id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at, updated_at, thread_id, links ->> 'parentId' AS parent_id";
+// The verdict's preview as `verdictPreview` (sessions/store.ts) makes it.
+const SUMMARY_COLUMNS = `id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at,
+  updated_at, thread_id, links ->> 'parentId' AS parent_id, archived_at,
+  (SELECT substr(coalesce(v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText', ''), 1, ${VERDICT_PREVIEW_CHARS})
+   FROM verdicts AS v WHERE v.session_id = sessions.id) AS verdict_preview`;
 
 export class SqliteSessionStore implements SessionStore {
   readonly kind = 'sqlite';
@@ -130,15 +137,34 @@ export class SqliteSessionStore implements SessionStore {
 
   async list(query: ListQuery): Promise<ListPage> {
     // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
-    const where = [query.owner === undefined ? '?1 IS NULL' : 'owner = ?1'];
-    const params: unknown[] = [query.owner ?? null, query.limit + 1];
+    const where = [query.owner === undefined || query.sharedWith !== undefined ? '?1 IS NULL' : 'owner = ?1'];
+    const params: unknown[] = [query.sharedWith === undefined ? (query.owner ?? null) : null, query.limit + 1];
+    const param = (value: unknown) => `?${params.push(value)}`;
+    if (query.sharedWith !== undefined) {
+      where.push(`id IN (SELECT session_id FROM session_shares WHERE user_id = ${param(query.sharedWith)})`);
+    }
     if (query.q !== undefined && query.q !== '') {
       params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`);
       where.push(`question_folded LIKE ?${params.length} ESCAPE '\\'`);
     }
+    if (query.text !== undefined) {
+      const search = searchTerms(query.text);
+      // One lookup in the index, made once for the whole list (no words: nothing matches).
+      where.push(
+        search.terms.length === 0
+          ? 'false'
+          : `id IN (SELECT k.session_id FROM session_text AS t JOIN session_search AS k ON k.id = t.rowid
+               WHERE session_text MATCH ${param(ftsQuery(search))})`,
+      );
+    }
+    where.push(query.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
+    if (query.mode !== undefined) where.push(`mode = ${param(query.mode)}`);
+    if (query.status !== undefined) where.push(`status = ${param(query.status)}`);
+    // created_at is ISO 8601 UTC text: a time given with another offset is compared once made UTC too.
+    if (query.from !== undefined) where.push(`created_at >= ${param(new Date(query.from).toISOString())}`);
+    if (query.to !== undefined) where.push(`created_at < ${param(new Date(query.to).toISOString())}`);
     if (query.after) {
-      params.push(query.after.createdAt, query.after.id);
-      where.push(`(created_at, id) < (?${params.length - 1}, ?${params.length})`);
+      where.push(`(created_at, id) < (${param(query.after.createdAt)}, ${param(query.after.id)})`);
     }
     const rows = await this.#reader.all(
       `SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?2`,
@@ -147,6 +173,44 @@ export class SqliteSessionStore implements SessionStore {
     const items = rows.slice(0, query.limit).map(summaryFromRow);
     const last = items.at(-1);
     return rows.length > query.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };
+  }
+
+  setArchived(id: string, at: string | undefined): Promise<boolean> {
+    return this.#queue.run(
+      async (db) => (await db.run('UPDATE sessions SET archived_at = ?2 WHERE id = ?1', [id, at ?? null])).changes > 0,
+    );
+  }
+
+  share(id: string, userId: string, at: string): Promise<ShareRecord | undefined> {
+    return this.#queue.run(async (db) => {
+      const row = await db.first<{ created_at: string }>(
+        `INSERT INTO session_shares (session_id, user_id, created_at) SELECT id, ?2, ?3 FROM sessions WHERE id = ?1
+         ON CONFLICT (session_id, user_id) DO UPDATE SET created_at = created_at RETURNING created_at`,
+        [id, userId, at],
+      );
+      return row && { userId, createdAt: row.created_at };
+    });
+  }
+
+  unshare(id: string, userId: string): Promise<boolean> {
+    return this.#queue.run(
+      async (db) => (await db.run('DELETE FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])).changes > 0,
+    );
+  }
+
+  async shares(id: string): Promise<ShareRecord[]> {
+    const rows = await this.#reader.all<{ user_id: string; created_at: string }>(
+      'SELECT user_id, created_at FROM session_shares WHERE session_id = ?1 ORDER BY created_at, user_id',
+      [id],
+    );
+    return rows.map((r) => ({ userId: r.user_id, createdAt: r.created_at }));
+  }
+
+  async isSharedWith(id: string, userId: string): Promise<boolean> {
+    return (
+      (await this.#reader.first('SELECT 1 FROM session_shares WHERE session_id = ?1 AND user_id = ?2', [id, userId])) !==
+      undefined
+    );
   }
 
   async thread(threadId: string): Promise<SessionSummary[]> {
@@ -246,6 +310,7 @@ export class SqliteSessionStore implements SessionStore {
     if (row.prompt_version !== null) session.promptVersion = row.prompt_version as string;
     if (row.thread_id !== null) session.threadId = row.thread_id as string;
     if (row.links !== null) Object.assign(session, JSON.parse(row.links as string));
+    if (row.archived_at !== null) session.archivedAt = row.archived_at as string;
     return session;
   }
 }
@@ -284,5 +349,7 @@ function summaryFromRow(row: Row): SessionSummary {
     updatedAt: row.updated_at as string,
     ...(row.thread_id !== null && { threadId: row.thread_id as string }),
     ...(row.parent_id !== null && { parentId: row.parent_id as string }),
+    ...(row.archived_at !== null && { archivedAt: row.archived_at as string }),
+    ...(row.verdict_preview !== null && { verdictPreview: row.verdict_preview as string }),
   };
 }

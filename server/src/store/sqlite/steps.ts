@@ -5,6 +5,7 @@
 import { eventJson } from '../../debate/events.js';
 import type { Step } from '../../sessions/store.js';
 import { answerColumns } from '../columns.js';
+import { indexSessions } from './search.js';
 
 // Each write statement covers any number of steps, so a transaction of a hundred steps and their
 // thousands of events is a handful of statements. Rows go as tuples of literals made here (`row`),
@@ -88,7 +89,10 @@ export function stepsSql(steps: readonly Step[]): string {
     verdicts: { set: [] as string[], cleared: [] as string[] },
   };
   const events: string[] = [];
+  const indexed: string[] = [];
   for (const { session: s, ...step } of steps) {
+    // The searchable text changes with the question (a session's first step), an answer or the verdict.
+    if (step.run !== 'later' || (step.rounds?.length ?? 0) > 0 || step.verdict) indexed.push(s.id);
     const id = quoted(s.id);
     const { parentId, sourceSessionId, earlyStop } = s;
     const linked = parentId !== undefined || sourceSessionId !== undefined || earlyStop !== undefined;
@@ -144,5 +148,6 @@ export function stepsSql(steps: readonly Step[]): string {
     if (cleared.length > 0) sql.push(deleteBody(table, literal(cleared)));
   }
   if (events.length > 0) sql.push(insertEventRows(events));
+  if (indexed.length > 0) sql.push(indexSessions(literal(indexed)));
   return sql.join('\n');
 }
