@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Consilium } from '../facade/consilium.js';
 import { ConsiliumError } from '../facade/errors.js';
-import { inert, oneLine, type Paint, paint, wantsColour } from '../terminal/terminal.js';
+import { inert, oneLine, type Paint, paint, paintOptions, wantsColour } from '../terminal/terminal.js';
 import { WikiParamError } from '../wiki/types.js';
 import { type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
 import { ask } from './commands/ask.js';
@@ -159,7 +159,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const colours = paint(wantsColour(io.stdout.isTTY, io.env, parsed.flags.has('no-color') ? false : undefined));
+  const colours = paint(wantsColour(io.stdout.isTTY, io.env, parsed.flags.has('no-color') ? false : undefined), paintOptions(io.env));
   const fail = err(colours);
   const saved = () => {
     try {
