@@ -59,7 +59,9 @@ export function typedStreams(client: Client): Client {
       if (signal?.aborted) forward();
       signal?.addEventListener('abort', forward);
       const base = options.fetch ?? client.getConfig().fetch ?? globalThis.fetch;
-      const sleep = (options as { sseSleepFn?: (ms: number) => Promise<void> }).sseSleepFn ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+      const sleep =
+        (options as { sseSleepFn?: (ms: number) => Promise<void> }).sseSleepFn ??
+        ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
       const result = await open({
         ...options,
         signal: stop.signal,

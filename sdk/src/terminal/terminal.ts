@@ -40,7 +40,8 @@ const CODES: Record<Exclude<Colour, SlotName>, [number, number]> = {
 };
 
 /** Each slot's colour, so a model keeps its colour across rounds and matches the web UI's. */
-export const slotColour = (slot: number): Colour => `slot-${(((slot - 1) % SLOT_COLOURS.length) + SLOT_COLOURS.length) % SLOT_COLOURS.length + 1}`;
+export const slotColour = (slot: number): Colour =>
+  `slot-${((((slot - 1) % SLOT_COLOURS.length) + SLOT_COLOURS.length) % SLOT_COLOURS.length) + 1}`;
 
 export interface Paint {
   readonly enabled: boolean;
