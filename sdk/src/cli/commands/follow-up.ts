@@ -4,7 +4,7 @@
  */
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
 import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
-import { type Command, EXIT, GLOBAL } from '../context.js';
+import { type Command, GLOBAL } from '../context.js';
 import { slotProvider } from '../question.js';
 import { detachedEvents, watch } from '../watch.js';
 
