@@ -63,7 +63,15 @@ describe('DebateView', () => {
   it('prints the consensus as statements with their slots, and each disagreement with its sides', () => {
     let out = '';
     const view = new DebateView({ write: (t) => (out += t), paint: paint(false), live: false, columns: 80 });
-    view.event(ev({ type: 'session.started', mode: 'deep', question: 'Q', roundsRequested: 2, slots: slots(['anthropic', 'openai', 'xai']) }));
+    view.event(
+      ev({
+        type: 'session.started',
+        mode: 'deep',
+        question: 'Q',
+        roundsRequested: 2,
+        slots: slots(['anthropic', 'openai', 'xai']),
+      }),
+    );
     view.event(
       ev({
         type: 'consensus',
@@ -82,7 +90,9 @@ describe('DebateView', () => {
         },
       }),
     );
-    expect(out).toContain('Consensus (round 2)\n  ✓ Measure first — 1 anthropic, 2 openai\n  ≠ Language\n      1 anthropic: Rust\n      2 openai, 3 xai: Go\n');
+    expect(out).toContain(
+      'Consensus (round 2)\n  ✓ Measure first — 1 anthropic, 2 openai\n  ≠ Language\n      1 anthropic: Rust\n      2 openai, 3 xai: Go\n',
+    );
   });
 
   it('keeps the live columns aligned and within the terminal for any provider name', () => {

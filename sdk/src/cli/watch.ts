@@ -14,8 +14,8 @@ export interface WatchOptions {
   events(signal: AbortSignal): AsyncIterable<DebateEvent>;
   /** For a detached run: stops it on the server once the watcher is interrupted. */
   cancel?(sessionId: string): Promise<unknown>;
-  /** What is cancelled, for the message on Ctrl-C; `session <id>` by default. */
-  what?(sessionId: string | undefined): string;
+  /** What is cancelled, for the message on Ctrl-C (`the follow-up of ses_…`); the session by default. */
+  what?: string;
   /** `--json` prints nothing per event (the command prints its own result at the end). */
   quietJson?: boolean;
 }
@@ -40,8 +40,10 @@ export async function watch(ctx: Context, options: WatchOptions): Promise<Watche
     full: ctx.parsed.flags.has('full'),
   });
   let last: DebateEvent | undefined;
+  // The session may be known before any of its events arrived (a detached run's id): cancel it all the same.
   const stopOnServer = async () => {
-    if (last && options.cancel) await options.cancel(last.sessionId).catch(() => undefined);
+    const id = last?.sessionId ?? ctx.session;
+    if (id && options.cancel) await options.cancel(id).catch(() => undefined);
   };
   try {
     for await (const event of options.events(controller.signal)) {
@@ -59,8 +61,13 @@ export async function watch(ctx: Context, options: WatchOptions): Promise<Watche
     }
     if (error instanceof ConsiliumError && error.code === 'aborted') {
       await stopOnServer();
-      const what = options.what?.(last?.sessionId) ?? (last ? `session ${last.sessionId}` : undefined);
-      ctx.io.stderr.write(`consilium: cancelled${what ? `; ${what} stops on the server` : ''}\n`);
+      const id = last?.sessionId ?? ctx.session;
+      const what = options.what
+        ? `${options.what} stops on the server${id ? ` [session ${id}]` : ''}`
+        : id
+          ? `session ${id} stops on the server`
+          : undefined;
+      ctx.io.stderr.write(`consilium: cancelled${what ? `; ${what}` : ''}\n`);
       return { code: EXIT.interrupted, last };
     }
     throw error;

@@ -59,7 +59,7 @@ export const followUp: Command = {
         }),
       ),
       cancel: (sessionId) => consilium.sessions.cancel(sessionId),
-      what: (sessionId) => `the follow-up of ${oneLine(id)}${sessionId ? ` (session ${sessionId})` : ''}`,
+      what: `the follow-up of ${oneLine(id)}`,
       quietJson: true,
     });
     if (last?.type !== 'session.ended') return code;
