@@ -82,7 +82,12 @@ export function typedStreams(client: Client): Client {
             ? Promise.resolve()
             : Promise.race([sleep(ms), new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve()))]),
       } as SseOptions);
-      return { stream: rethrowing(result.stream, state, signal, () => signal?.removeEventListener('abort', forward)) };
+      // Leaving the loop early (break, throw) closes the connection, which cancels a debate on the server.
+      const done = () => {
+        signal?.removeEventListener('abort', forward);
+        stop.abort();
+      };
+      return { stream: rethrowing(result.stream, state, signal, done) };
     }) as SseOpen;
   }
   return client;

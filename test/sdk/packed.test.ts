@@ -481,8 +481,17 @@ console.log(JSON.stringify({
       );
       expect(blocks.length).toBeGreaterThanOrEqual(3);
       const isImport = (line: string) => line.startsWith('import ');
+      // Each block is whole on its own, so two may import the same name: one import per module, each name once.
+      const imported = new Map<string, Set<string>>();
+      for (const line of blocks.flatMap((b) => b.split('\n').filter(isImport))) {
+        const [, names = '', from = ''] = /^import \{([^}]*)\} from '([^']+)';$/.exec(line) ?? [];
+        if (!from) throw new Error(`a README import this test cannot merge: ${line}`);
+        const set = imported.get(from) ?? new Set<string>();
+        for (const name of names.split(',').map((n) => n.trim())) if (name) set.add(name);
+        imported.set(from, set);
+      }
       const readme = [
-        ...blocks.flatMap((b) => b.split('\n').filter(isImport)),
+        ...[...imported].map(([from, names]) => `import { ${[...names].join(', ')} } from '${from}';`),
         ...blocks.map((b, i) => {
           const body = b
             .split('\n')
