@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildHttpReference, HTTP_REFERENCE_DIR } from '../docs/src/build-http.js';
+import { buildSdkReference, SDK_REFERENCE_DIR } from '../docs/src/build-sdk.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,5 +42,10 @@ export async function bundleServer(out = `${root}dist/server.mjs`): Promise<stri
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await bundleServer();
   // The server serves the HTTP reference at /docs/; build it once if `npm run docs` has not.
-  if (!existsSync(`${HTTP_REFERENCE_DIR}/index.html`)) buildHttpReference();
+  if (!existsSync(`${HTTP_REFERENCE_DIR}/index.html`) || !existsSync(`${HTTP_REFERENCE_DIR}/search.js`)) buildHttpReference();
+  // And the SDK reference at /docs/sdk/, once (typedoc takes some seconds; `npm run docs` rebuilds both).
+  if (!existsSync(`${SDK_REFERENCE_DIR}/index.html`)) {
+    console.log('docs: building the SDK reference for /docs/sdk/ (first start only)…');
+    buildSdkReference();
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * Writes the HTTP reference (`docs/api/http/index.html` and `reference.css`) from the contract.
+ * Writes the HTTP reference (`docs/api/http/index.html`, `reference.css` and `search.js`) from the contract.
  * `npm run docs` runs it; `npm start` runs it when the reference is not built yet.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -16,10 +16,11 @@ export function buildHttpReference(
   contractFile = join(root, 'openapi/openapi.yaml'),
   outDir = HTTP_REFERENCE_DIR,
 ): { operations: string[] } {
-  const { html, css, operations } = renderHttpReference(parse(readFileSync(contractFile, 'utf8')));
+  const { html, css, js, operations } = renderHttpReference(parse(readFileSync(contractFile, 'utf8')));
   mkdirSync(outDir, { recursive: true });
   for (const [name, text] of [
     ['reference.css', css],
+    ['search.js', js],
     ['index.html', html],
   ] as const) {
     const temporary = join(outDir, `${name}.${process.pid}.tmp`);

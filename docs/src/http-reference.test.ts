@@ -25,7 +25,7 @@ const doc = {
 };
 
 describe('renderHttpReference', () => {
-  const { html, css, operations } = renderHttpReference(doc);
+  const { html, css, js, operations } = renderHttpReference(doc);
 
   it('gives every operation and schema an anchor, the nav a link, and says which are public', () => {
     expect(operations).toEqual(['getThing', 'health']);
@@ -38,11 +38,19 @@ describe('renderHttpReference', () => {
     expect(html).toContain('≤ <code>5</code>');
   });
 
-  it('escapes the contract text and carries no script, inline style or outside URL', () => {
-    expect(html).not.toMatch(/<script|<b>one|style=| on\w+=/i);
+  it('escapes the contract text and carries no inline script, inline style or outside URL', () => {
+    // One script: the search box's, a same-origin file.
+    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="search.js" defer>']);
+    expect(html.replace('<script src="search.js" defer></script>', '')).not.toMatch(/<script|<b>one|style=| on\w+=/i);
     expect(html).toContain('T&lt;script&gt;');
     expect(html).toContain('<code>code</code> and <strong>bold</strong>');
     expect(html.match(/(?:href|src)="([^"]+)"/g)?.filter((a) => /\/\/|^(?:href|src)="http/.test(a))).toEqual([]);
     expect(css).not.toMatch(/url\(|@import/);
+  });
+
+  it('fits a phone and links the SDK reference; its search script writes text, never markup', () => {
+    expect(css).toMatch(/@media \(max-width: 48rem\) \{[^}]*body \{ display: block; \}/);
+    expect(html).toContain('<a href="sdk/">SDK reference</a>');
+    expect(js).not.toMatch(/innerHTML|insertAdjacentHTML|document\.write|eval\(|fetch\(/);
   });
 });

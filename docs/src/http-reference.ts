@@ -100,8 +100,11 @@ interface Operation {
   spec: Json;
 }
 
-/** Renders the contract; returns the page and its stylesheet (served beside it as `reference.css`). */
-export function renderHttpReference(doc: Json): { html: string; css: string; operations: string[] } {
+/**
+ * Renders the contract; returns the page, its stylesheet (served beside it as `reference.css`) and its one script
+ * (`search.js`, same origin: the search box; the page reads whole without it).
+ */
+export function renderHttpReference(doc: Json): { html: string; css: string; js: string; operations: string[] } {
   const info = (doc.info ?? {}) as Json;
   const paths = (doc.paths ?? {}) as Record<string, Json>;
   const components = (doc.components ?? {}) as Json;
@@ -183,30 +186,37 @@ ${body ? `<h4>Request body${body.required ? ' <span class="required">required</s
 <meta name="referrer" content="no-referrer">
 <title>${esc(info.title)} ${esc(info.version)} — HTTP reference</title>
 <link rel="stylesheet" href="reference.css">
+<script src="search.js" defer></script>
 </head>
 <body>
-<nav><p class="brand">${esc(info.title)} <span>${esc(info.version)}</span></p><ul>${nav}</ul><p><a href="#schemas">Schemas</a> · <a href="../openapi.json">openapi.json</a></p></nav>
+<nav><p class="brand">${esc(info.title)} <span>${esc(info.version)}</span></p>
+<form class="search" role="search" hidden><label for="search">Search</label> <input type="search" id="search" placeholder="operation, path, schema…" autocomplete="off"> <output id="search-count" for="search"></output></form>
+<ul>${nav}</ul><p><a href="#schemas">Schemas</a> · <a href="../openapi.json">openapi.json</a> · <a href="sdk/">SDK reference</a></p></nav>
 <main>
-<header><h1>${esc(info.title)} — HTTP reference</h1>${prose(info.description)}</header>
+<header><h1>${esc(info.title)} — HTTP reference</h1><p class="see-also">The TypeScript client for these operations: the <a href="sdk/">SDK reference</a>.</p>${prose(info.description)}</header>
 ${sections}
 <section id="schemas"><h2>Schemas</h2>${schemaSections}</section>
 </main>
 </body>
 </html>
 `;
-  return { html, css: CSS, operations: operations.map((o) => String(o.spec.operationId)) };
+  return { html, css: CSS, js: SEARCH_JS, operations: operations.map((o) => String(o.spec.operationId)) };
 }
 
 const CSS = `:root { color-scheme: light dark; --fg: #1d1f23; --bg: #fff; --muted: #5f6570; --line: #d8dbe0; --code: #f3f4f6; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6e7ea; --bg: #15171b; --muted: #9aa0aa; --line: #30343b; --code: #22252b; } }
 * { box-sizing: border-box; }
-body { margin: 0; display: grid; grid-template-columns: 18rem 1fr; font: 15px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
+body { margin: 0; display: grid; grid-template-columns: 18rem minmax(0, 1fr); font: 15px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 nav { position: sticky; top: 0; height: 100vh; overflow: auto; padding: 1rem; border-right: 1px solid var(--line); font-size: 13px; }
 nav ul { list-style: none; margin: 0; padding: 0; } nav li li { margin: .15rem 0 .15rem .5rem; }
 nav a { color: inherit; text-decoration: none; } nav a:hover { text-decoration: underline; }
 .brand { font-weight: 600; font-size: 16px; } .brand span, .tag { color: var(--muted); }
 .tag { display: block; margin-top: .75rem; text-transform: uppercase; font-size: 11px; letter-spacing: .05em; }
-main { padding: 1rem 2rem 4rem; max-width: 70rem; }
+main { padding: 1rem 2rem 4rem; max-width: 70rem; min-width: 0; overflow-wrap: anywhere; }
+pre { overflow-x: auto; max-width: 100%; }
+.search { margin: .5rem 0 1rem; } .search input { width: 100%; font: inherit; padding: .3rem .4rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+.search label { font-weight: 600; } .search output { color: var(--muted); font-size: 12px; }
+[data-hidden] { display: none !important; }
 h2 { border-bottom: 1px solid var(--line); padding-bottom: .25rem; margin-top: 2.5rem; text-transform: capitalize; }
 .operation, .schema { border: 1px solid var(--line); border-radius: 6px; padding: .25rem 1rem 1rem; margin: 1rem 0; }
 .summary { font-weight: 500; } .operation-id, .constraints { color: var(--muted); font-weight: 400; font-size: 13px; }
@@ -216,4 +226,55 @@ td p { margin: 0; } .required { color: #b4232a; font-size: 11px; } .public { col
 .method { display: inline-block; min-width: 3.5rem; font: 600 11px/1.6 ui-monospace, monospace; text-align: center; border-radius: 3px; color: #fff; background: #6b7280; }
 .method.get { background: #1f6feb; } .method.post { background: #1a7f37; } .method.delete { background: #b4232a; } .method.put, .method.patch { background: #9a6700; }
 .media { margin: .25rem 0; }
+/* A phone: the menu above the page, tables scrolling inside themselves, never the page sideways. */
+@media (max-width: 48rem) {
+  body { display: block; }
+  nav { position: static; height: auto; border-right: 0; border-bottom: 1px solid var(--line); }
+  main { padding: .5rem 1rem 3rem; }
+  table { display: block; overflow-x: auto; }
+  .operation, .schema { padding: .25rem .6rem .6rem; }
+}
+`;
+
+/**
+ * The search box: filters the operations (method, path, summary, operationId, tag) and schemas as you type, in the
+ * page and in its menu. Plain DOM, no dependency; `textContent` only, so nothing typed becomes markup.
+ */
+const SEARCH_JS = `'use strict';
+document.addEventListener('DOMContentLoaded', () => {
+  const form = document.querySelector('form.search');
+  const input = document.getElementById('search');
+  const count = document.getElementById('search-count');
+  if (!form || !input || !count) return;
+  form.hidden = false;
+  form.addEventListener('submit', (e) => e.preventDefault());
+  const items = [...document.querySelectorAll('section.operation, section.schema')].map((el) => {
+    const link = document.querySelector('nav a[href="#' + el.id + '"]');
+    const group = el.closest('section.tag-group');
+    const heading = el.querySelector('h3');
+    const summary = el.querySelector('.summary');
+    const parts = [el.id, heading ? heading.textContent : '', summary ? summary.textContent : '', group ? group.id : ''];
+    return { el, link: link && link.closest('li'), text: parts.join(' ').toLowerCase() };
+  });
+  const apply = () => {
+    const words = input.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    let shown = 0;
+    for (const item of items) {
+      const match = words.every((w) => item.text.includes(w));
+      if (match) shown += 1;
+      item.el.toggleAttribute('data-hidden', !match);
+      if (item.link) item.link.toggleAttribute('data-hidden', !match);
+    }
+    for (const group of document.querySelectorAll('section.tag-group, #schemas')) {
+      group.toggleAttribute('data-hidden', !group.querySelector('section.operation:not([data-hidden]), section.schema:not([data-hidden])'));
+    }
+    count.textContent = words.length ? shown + (shown === 1 ? ' match' : ' matches') : '';
+  };
+  input.addEventListener('input', apply);
+  const query = new URLSearchParams(location.search).get('q');
+  if (query) {
+    input.value = query;
+    apply();
+  }
+});
 `;

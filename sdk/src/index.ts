@@ -26,6 +26,7 @@ export {
   type RerunSettings,
   rerunSettings,
   type SessionList,
+  SIGN_IN_TOKEN_DAYS,
   type SignInOptions,
 } from './facade/consilium.js';
 export { ConsiliumError, type ConsiliumErrorCode } from './facade/errors.js';
@@ -33,3 +34,4 @@ export type { Client } from './generated/client/index.js';
 export { client as defaultClient } from './generated/client.gen.js';
 export * from './generated/index.js';
 export * as schemas from './generated/zod.gen.js';
+export { SLOT_COLOURS, type SlotColour, slotColourOf } from './slots.js';

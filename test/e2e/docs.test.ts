@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildHttpReference } from '../../docs/src/build-http.js';
+import { buildSdkReference, SDK_REFERENCE_DIR } from '../../docs/src/build-sdk.js';
 import { loadContract } from '../../generator/src/contract.js';
 import { listOperations } from '../../generator/src/routes.js';
 import { type RunningServer, startServer } from '../support/server.js';
@@ -23,6 +24,7 @@ beforeAll(async () => {
     throw missingService('chromium', `Chromium (${CHROMIUM})`, 'CONSILIUM_CHROMIUM');
   }
   buildHttpReference();
+  if (!existsSync(`${SDK_REFERENCE_DIR}/index.html`)) buildSdkReference();
   server = await startServer();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -37,7 +39,7 @@ beforeAll(async () => {
       '--no-first-run',
     ],
   });
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -84,12 +86,64 @@ it('lists every operation, loading nothing but the server, with no CSP violation
   // The stylesheet applied (a rule of it, not the browser default), so it loaded under the CSP.
   const columns = await page.evaluate(() => getComputedStyle(document.body).display);
   expect(columns).toBe('grid');
-  expect(await page.locator('script').count()).toBe(0);
+  // One script, the search box's, from the server itself.
+  expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual(['search.js']);
   expect(elsewhere).toEqual([]);
-  expect(fromServer).toEqual(expect.arrayContaining(['/docs', '/docs/reference.css'])); // the redirect to /docs/ is followed inside the request
+  expect(fromServer).toEqual(expect.arrayContaining(['/docs', '/docs/reference.css', '/docs/search.js'])); // the redirect to /docs/ is followed inside the request
   expect(problems).toEqual([]);
 
   // A schema link from an operation lands on its section.
   await page.locator('#op-runDeepDebate a[href="#schema-DeepRequest"]').first().click();
   expect(page.url()).toMatch(/#schema-DeepRequest$/);
 }, 60_000);
+
+/** How far the page scrolls sideways: 0 when it fits the screen. */
+const sideways = (page: import('playwright-core').Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+it('on a 390 px phone: /docs/ fits, its search finds an operation, and it links the SDK reference at /docs/sdk/, which fits too', async ({
+  skip,
+}) => {
+  skip(skipsService('chromium'), skipReason('chromium'));
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.route('**/*', (route) =>
+    route.request().url().startsWith(`${server.baseUrl}/`) ? route.continue() : route.abort(),
+  );
+  await page.goto(`${server.baseUrl}/docs/`);
+  expect(await sideways(page)).toBe(0);
+
+  // Search: typing narrows the operations (page and menu) to those that match.
+  const search = page.locator('#search');
+  await expect.poll(() => search.isVisible()).toBe(true);
+  await search.fill('follow-ups');
+  await expect.poll(() => page.locator('#search-count').innerText()).toBe('1 match');
+  expect(await page.locator('#op-askFollowUp').isVisible()).toBe(true);
+  expect(await page.locator('#op-runDeepDebate').isVisible()).toBe(false);
+  expect(await page.locator('nav a[href="#op-askFollowUp"]').isVisible()).toBe(true);
+  expect(await page.locator('nav a[href="#op-runDeepDebate"]').isVisible()).toBe(false);
+  await search.fill('streamSessionEvents');
+  await expect.poll(() => page.locator('#op-streamSessionEvents').isVisible()).toBe(true);
+  await search.fill('');
+  await expect.poll(() => page.locator('#op-runDeepDebate').isVisible()).toBe(true);
+  expect(await sideways(page)).toBe(0);
+
+  // The SDK reference, linked from the page and served by the server.
+  await page.locator('header a[href="sdk/"]').click();
+  await page.waitForURL(`${server.baseUrl}/docs/sdk/`);
+  expect(await page.locator('h1, h2').first().innerText()).toMatch(/Consilium SDK|@consilium\/sdk/);
+  expect(await sideways(page)).toBe(0);
+  const facade = await page.goto(`${server.baseUrl}/docs/sdk/classes/_consilium_sdk.Consilium.html`);
+  expect(facade?.status()).toBe(200);
+  // Its own policy: typedoc's script adds <style> elements; scripts are still only the server's own files.
+  expect(facade?.headers()['content-security-policy']).toMatch(/script-src 'self';.*style-src 'self' 'unsafe-inline'/);
+  expect(await page.locator('h1').innerText()).toContain('Consilium');
+  expect(await sideways(page)).toBe(0);
+  // Nothing outside the reference's folder is served through it.
+  expect((await page.request.get(`${server.baseUrl}/docs/sdk/..%2f..%2fopenapi%2fopenapi.yaml`)).status()).toBe(404);
+  expect(problems, problems.join('\n')).toEqual([]);
+}, 120_000);

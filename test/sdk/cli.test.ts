@@ -3,13 +3,15 @@
  * (and once under a pseudo-terminal, through util-linux `script`, to see the live display).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOT_COLOURS } from '../../sdk/src/slots.js';
+import { hexSgr } from '../../sdk/src/terminal/terminal.js';
 import { storeInterrupted } from '../support/fake-debate.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
@@ -312,14 +314,16 @@ describe('consilium', () => {
     const id = first.sessionId;
 
     // Deep, with the rounds asked for: every round, every slot, the verdict, and where it sits in the thread.
+    // Streamed as debate streams, piped: each round, each answer when complete, the consensus, the verdict.
     const deep = await cli(['follow-up', id, 'And how would we migrate?', '--mode', 'deep', '--rounds', '2']);
     expect(deep.code, deep.stderr).toBe(0);
-    expect(deep.stdout).toMatch(/^And how would we migrate\?\n/);
-    expect(deep.stdout).toMatch(/Round 1 · independent/);
-    expect(deep.stdout).toMatch(/Round 2 · final/);
+    expect(deep.stdout).toMatch(/^And how would we migrate\?\nsession ses_\S+ · 5 models · 2 rounds\n/);
+    expect(deep.stdout).toMatch(/Round 1\/2 · independent/);
+    expect(deep.stdout).toMatch(/Round 2\/2 · final/);
     expect(deep.stdout).not.toMatch(/Round 3/);
     for (const slot of ['1 anthropic:', '2 openai:', '3 deepseek:', '4 google:', '5 xai:']) expect(deep.stdout).toContain(slot);
-    expect(deep.stdout).toMatch(/\nVerdict\n/);
+    expect(deep.stdout).toMatch(/\nVerdict written by 1 anthropic/);
+    expect(deep.stdout).toMatch(/\ncompleted · \d+ tokens/);
     expect(deep.stdout).toContain(`follow-up of ${id} · thread ${id}`);
 
     // The default mode is the parent's (single), and the parent's slot unless another is named.
@@ -488,6 +492,136 @@ describe('consilium', () => {
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it('debate --full prints every answer whole as it is written, under a terminal and piped', async () => {
+    const piped = await cli(['debate', 'Tabs or spaces?', '--rounds', '2', '--full']);
+    expect(piped.code, piped.stderr).toBe(0);
+    const session = (await (await server.fetch(`/sessions/${/session (ses_\S+)/.exec(piped.stdout)![1]}`)).json()) as {
+      rounds: { number: number; answers: { slot: number; provider: string; text: string }[] }[];
+    };
+    // Every answer of every round, whole, under its slot's heading, in slot order, each exactly once.
+    let at = 0;
+    for (const round of session.rounds) {
+      at = piped.stdout.indexOf(`Round ${round.number}/2`, at);
+      expect(at).toBeGreaterThan(-1);
+      for (const a of [...round.answers].sort((x, y) => x.slot - y.slot)) {
+        const block = `\n${a.slot} ${a.provider}:\n${a.text.trim()}`;
+        const found = piped.stdout.indexOf(block, at);
+        expect(found, `round ${round.number} slot ${a.slot}`).toBeGreaterThan(at);
+        at = found;
+      }
+    }
+    expect(piped.stdout).toMatch(/\nConsensus \(round 2\)\n/);
+    expect(piped.stdout).toMatch(/\ncompleted · \d+ tokens/);
+    const tty = await underPty("debate 'Tabs or spaces?' --rounds 2 --full");
+    expect(tty).not.toMatch(new RegExp(`${ESC}\\[\\d+F`)); // scrolls, never redrawn in place
+    const plain = tty.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '').replace(/\r/g, '');
+    for (const heading of ['\n1 anthropic:\n', '\n5 xai:\n']) expect(plain.split(heading).length - 1).toBe(2); // once per round
+    expect(tty).toContain(`${ESC}[${hexSgr(SLOT_COLOURS[0]!.dark, false)}m1 anthropic`);
+  });
+
+  it('follow-up streams as it runs, not all at once at the end', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20' });
+    try {
+      const parent = (await (
+        await slow.fetch('/ask/anthropic', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ question: 'First?', maxOutputTokens: 2 }),
+        })
+      ).json()) as { sessionId: string };
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', BIN, 'follow-up', parent.sessionId, 'Then?', '--mode', 'deep', '--rounds', '2'],
+        {
+          cwd: ROOT,
+          env: baseEnv({ CONSILIUM_URL: slow.baseUrl, CONSILIUM_TOKEN: slow.token }),
+        },
+      );
+      let stdout = '';
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // The first answer is printed while the session still runs on the server.
+      const firstAnswer = await new Promise<string>((resolve) =>
+        child.stdout!.on('data', (d) => {
+          stdout += d;
+          const id = /session (ses_\S+)/.exec(stdout)?.[1];
+          if (id && / anthropic: /.test(stdout)) resolve(id);
+        }),
+      );
+      const status = ((await (await slow.fetch(`/sessions/${firstAnswer}`)).json()) as { status: string }).status;
+      expect(status).toBe('running');
+      expect(await exited).toBe(0);
+      expect(stdout).toContain(`follow-up of ${parent.sessionId}`);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('parallel asks every slot (or those listed) at once and streams them; --json is one event per line', async () => {
+    const run = await cli(['parallel', 'Which editor?']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Which editor\?\nsession ses_\S+ · 5 models/);
+    for (const slot of ['1 anthropic:', '2 openai:', '3 deepseek:', '4 google:', '5 xai:']) expect(run.stdout).toContain(slot);
+    expect(run.stdout).toMatch(/\ncompleted · \d+ tokens/);
+    const some = await cli(['parallel', 'Which editor?', '--slots', '2,4', '--json']);
+    expect(some.code, some.stderr).toBe(0);
+    const events = some.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; answer?: { slot: number } });
+    expect(events[0]?.type).toBe('session.started');
+    expect(events.at(-1)?.type).toBe('session.ended');
+    expect(
+      events
+        .filter((e) => e.type === 'answer.completed')
+        .map((e) => e.answer!.slot)
+        .sort(),
+    ).toEqual([2, 4]);
+    const full = await underPty("parallel 'Which editor?' --slots 1,3 --full");
+    const plain = full.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '').replace(/\r/g, '');
+    expect(plain).toMatch(/\n1 anthropic:\n[\s\S]+\n3 deepseek:\n/);
+    expect((await cli(['parallel', 'Why?', '--slots', 'one'])).code).toBe(2);
+  });
+
+  it('synthesize writes a verdict from a stored session or from given answers (a file or stdin)', async () => {
+    const first = JSON.parse((await cli(['parallel', 'Monolith or services?', '--json'])).stdout.trim().split('\n')[0]!) as {
+      sessionId: string;
+    };
+    const fromSession = await cli(['synthesize', first.sessionId]);
+    expect(fromSession.code, fromSession.stderr).toBe(0);
+    expect(fromSession.stdout).toMatch(/^Verdict written by 1 anthropic\n/);
+    expect(fromSession.stdout).toMatch(/\nsession ses_\S+ · \d+ tokens\n$/);
+    const answers = JSON.stringify([
+      { slot: 1, text: 'A monolith first.' },
+      { slot: 2, text: 'Services, for the teams.' },
+    ]);
+    const fromStdin = await cli(['synthesize', '--question', 'Monolith?', '--answers', '-', '--json'], {}, answers);
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({
+      sessionId: expect.stringMatching(/^ses_/),
+      verdict: { synthesizer: { slot: 1 } },
+    });
+    const file = join(home, 'answers.json');
+    writeFileSync(file, answers);
+    expect((await cli(['synthesize', '--question', 'Monolith?', '--answers', file])).code).toBe(0);
+    const bad = await cli(['synthesize', '--question', 'Monolith?', '--answers', '-'], {}, '{"slot": 1}');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/must be a JSON array/);
+    expect((await cli(['synthesize'])).code).toBe(2);
+    expect((await cli(['synthesize', 'ses_doesnotexist0000000000'])).code).toBe(6);
+  });
+
+  it('continue streams an interrupted session to its end: the kept rounds, then the rest live', async () => {
+    const d = await storeInterrupted(server.sessions.store, server.user.id);
+    const run = await cli(['continue', d.session.id]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Round 1\/3/);
+    expect(run.stdout).toMatch(/Round 3\/3/);
+    expect(run.stdout).toMatch(/\ncompleted · \d+ tokens/);
+    const again = await cli(['continue', d.session.id]);
+    expect(again.code).toBe(6);
+    expect(again.stderr).toMatch(/conflict/);
+  });
+
   it('Ctrl-C cancels the debate on the server', async () => {
     const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '30' });
     try {
@@ -586,9 +720,17 @@ describe('consilium', () => {
 
   it('under a terminal: colours per slot, redraws in place, and NO_COLOR turns colour off', async () => {
     const debate = "debate 'Tabs or spaces?' --rounds 2";
+    // Each slot in the colour of the SDK's table, the one the web UI takes too: 256 colours, or exact in 24-bit.
     const coloured = await underPty(debate);
-    expect(coloured).toContain(`${ESC}[35m1 anthropic`); // slot 1's colour
-    expect(coloured).toContain(`${ESC}[32m2 openai`);
+    for (const [i, provider] of ['anthropic', 'openai', 'deepseek', 'google', 'xai'].entries()) {
+      expect(coloured).toContain(`${ESC}[${hexSgr(SLOT_COLOURS[i]!.dark, false)}m${i + 1} ${provider}`);
+    }
+    const truecolor = await underPty(debate, { COLORTERM: 'truecolor' });
+    expect(truecolor).toContain(`${ESC}[38;2;255;155;107m1 anthropic`); // #ff9b6b, orange as in the UI
+    expect(truecolor).toContain(`${ESC}[38;2;212;155;255m4 google`); // #d49bff, purple
+    expect(truecolor).toContain(`${ESC}[38;2;255;138;184m5 xai`); // #ff8ab8, crimson
+    const light = await underPty(debate, { COLORTERM: 'truecolor', COLORFGBG: '0;15' });
+    expect(light).toContain(`${ESC}[38;2;179;71;29m1 anthropic`); // #b3471d, the light theme's
     expect(coloured).toMatch(new RegExp(`${ESC}\\[\\d+F`)); // cursor back up to redraw the block
     expect(coloured).toContain(`${ESC}[2K`);
     expect(coloured).toMatch(/Round 2\/2 · 5\/5 answered/);

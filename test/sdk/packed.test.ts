@@ -257,6 +257,67 @@ main().catch((error: unknown) => { console.error(error); process.exitCode = 1; }
     SLOW,
   );
 
+  it('a refused stream throws ConsiliumError with its code (generated function and facade); signIn twice leaves one live token', async () => {
+    await writeFile(
+      join(consumer, 'streams.mjs'),
+      `import { Consilium, ConsiliumError, createConsiliumClient, streamDeepDebate } from '@consilium/sdk';
+const baseUrl = process.env.CONSILIUM_BASE_URL;
+const caught = async (open) => {
+  const seen = [];
+  try {
+    for await (const e of await open()) seen.push(e.type);
+    return { silent: seen };
+  } catch (error) {
+    if (!(error instanceof ConsiliumError)) return { other: String(error) };
+    return { code: error.code, status: error.status, paths: error.errors.map((f) => f.path).sort(), requestId: typeof error.requestId };
+  }
+};
+const told = [];
+const signedIn = createConsiliumClient({ baseUrl, token: process.env.CONSILIUM_TOKEN });
+const anonymous = createConsiliumClient({ baseUrl });
+// No onSseError given: the failure must still be thrown, not end the loop quietly.
+const generated400 = await caught(async () => (await streamDeepDebate({ client: signedIn, body: { question: '', rounds: 9 } })).stream);
+const generated401 = await caught(async () =>
+  (await streamDeepDebate({ client: anonymous, body: { question: 'Hi?' }, onSseError: (e) => told.push(e instanceof ConsiliumError && e.code) })).stream,
+);
+const facade401 = await caught(async () => new Consilium({ baseUrl }).debates.stream('Hi?'));
+const credentials = { baseUrl, username: process.env.CONSILIUM_USERNAME, password: process.env.CONSILIUM_PASSWORD };
+const first = await Consilium.signIn(credentials);
+const second = await Consilium.signIn(credentials);
+const mine = (await second.consilium.auth.tokens.list()).filter((t) => t.name === 'consilium-sdk');
+let firstAfter = null;
+try {
+  await first.consilium.auth.me();
+  firstAfter = 'live';
+} catch (error) {
+  firstAfter = error instanceof ConsiliumError ? error.code : String(error);
+}
+const days = (Date.parse(mine[0]?.expiresAt ?? '') - Date.now()) / 86400000;
+console.log(JSON.stringify({ generated400, generated401, told, facade401, live: mine.map((t) => t.id === second.token.id), days: Math.round(days), firstAfter }));
+`,
+    );
+    const { stdout } = await run(
+      process.execPath,
+      ['streams.mjs'],
+      consumer,
+      consumerEnv({
+        CONSILIUM_BASE_URL: server.baseUrl,
+        CONSILIUM_TOKEN: consumerToken(),
+        CONSILIUM_USERNAME: server.user.username,
+        CONSILIUM_PASSWORD: server.password,
+      }),
+    );
+    expect(JSON.parse(stdout.trim())).toEqual({
+      generated400: { code: 'validation_failed', status: 400, paths: ['body.question', 'body.rounds'], requestId: 'string' },
+      generated401: { code: 'unauthorized', status: 401, paths: [], requestId: 'string' },
+      told: ['unauthorized'],
+      facade401: { code: 'unauthorized', status: 401, paths: [], requestId: 'string' },
+      live: [true],
+      days: 7,
+      firstAfter: 'unauthorized',
+    });
+  });
+
   it('the consilium bin from the tarball talks to the server', async () => {
     const dir = join(work, 'cjs');
     const bin = join(dir, 'node_modules', '.bin', 'consilium');
@@ -420,8 +481,17 @@ console.log(JSON.stringify({
       );
       expect(blocks.length).toBeGreaterThanOrEqual(3);
       const isImport = (line: string) => line.startsWith('import ');
+      // Each block is whole on its own, so two may import the same name: one import per module, each name once.
+      const imported = new Map<string, Set<string>>();
+      for (const line of blocks.flatMap((b) => b.split('\n').filter(isImport))) {
+        const [, names = '', from = ''] = /^import \{([^}]*)\} from '([^']+)';$/.exec(line) ?? [];
+        if (!from) throw new Error(`a README import this test cannot merge: ${line}`);
+        const set = imported.get(from) ?? new Set<string>();
+        for (const name of names.split(',').map((n) => n.trim())) if (name) set.add(name);
+        imported.set(from, set);
+      }
       const readme = [
-        ...blocks.flatMap((b) => b.split('\n').filter(isImport)),
+        ...[...imported].map(([from, names]) => `import { ${[...names].join(', ')} } from '${from}';`),
         ...blocks.map((b, i) => {
           const body = b
             .split('\n')

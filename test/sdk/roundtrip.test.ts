@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  ConsiliumError,
   createConsiliumClient,
   type DebateEvent,
   type DeepRequest,
@@ -140,23 +141,29 @@ describe('the SDK against a server with no provider keys', () => {
     expect(await sent.json()).toEqual({ question: '', rounds: 9 });
   });
 
-  it('streamDeepDebate with a bad body is refused with 400 before any event', async () => {
+  it('streamDeepDebate with a bad body is refused with 400 before any event: thrown as a ConsiliumError, told to onSseError', async () => {
     const recorder = recordingFetch();
     const client = createConsiliumClient({ baseUrl: server.baseUrl, token: server.token, fetch: recorder.fetch });
     const sseErrors: unknown[] = [];
     const { stream } = await streamDeepDebate({
       client,
       body: { question: '', rounds: 9 },
-      sseMaxRetryAttempts: 1,
       onSseError: (error) => sseErrors.push(error),
     });
-    for await (const _ of stream) expect.unreachable('no event on a refused request');
-
-    expect((sseErrors as Error[]).map((e) => e.message)).toEqual(['SSE failed: 400 Bad Request']);
+    let thrown: unknown;
+    try {
+      for await (const _ of stream) expect.unreachable('no event on a refused request');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConsiliumError);
+    expect(thrown).toMatchObject({ code: 'validation_failed', status: 400, requestId: expect.any(String) });
+    expect((thrown as ConsiliumError).errors.map((e) => e.path).sort()).toEqual(['body.question', 'body.rounds']);
+    expect(sseErrors).toEqual([thrown]);
+    // Asked once (exchangeFor checks): a refusal is not retried.
     const exchange = exchangeFor(recorder.exchanges, '/consilium/deep/stream');
     const problem = JSON.parse(await exchange.text) as Problem;
     expect(problem.code).toBe('validation_failed');
-    expect(problem.errors?.map((e) => e.path).sort()).toEqual(['body.question', 'body.rounds']);
   });
 
   it('sends the token as Authorization: Bearer on operations that declare bearer security, and only there', async () => {

@@ -1,9 +1,12 @@
 /**
  * The live display of a debate. On a terminal: a progress line per round and one line per slot in
  * its colour showing the end of what it is writing, redrawn in place (at most every 50 ms), then the
- * verdict. Elsewhere (a pipe, a file): plain lines, each answer in full when it completes.
+ * verdict. Elsewhere (a pipe, a file): plain lines, each answer in full when it completes. With `full`
+ * (both places): every answer in full as it is written, one after another in the round's slot order (the
+ * first streams live, the others are held until their turn, so five models writing at once read as five
+ * answers).
  */
-import type { Action, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
+import type { Action, Consensus, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
 import { inert, oneLine, type Paint, slotColour, tail } from '../terminal/terminal.js';
 
 type SlotState = 'waiting' | 'writing' | 'done' | 'failed';
@@ -21,7 +24,12 @@ interface ViewOptions {
   /** Redraw in place (a terminal); otherwise print plain lines. */
   live: boolean;
   columns: number;
+  /** Every answer in full as it is written, instead of the compact view. */
+  full?: boolean;
 }
+
+/** The widest a provider's name is drawn in the live block: a long one is cut, so the text column still fits. */
+const NAME_SHARE = 4;
 
 const MARK: Record<SlotState, string> = { waiting: '·', writing: '●', done: '✓', failed: '✗' };
 
@@ -34,8 +42,14 @@ export class DebateView {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The verdict text streamed so far: which attempt and field it is in, so each starts on its own line. */
   #verdictAt: string | undefined;
+  /** `full`: the index in the round's lines whose answer is being printed, and how much of it is out (-1: not started). */
+  #turn = 0;
+  #written = -1;
 
-  constructor(private readonly options: ViewOptions) {}
+  constructor(private readonly options: ViewOptions) {
+    // Full answers are text that scrolls, never a block redrawn in place.
+    if (options.full) this.options = { ...options, live: false };
+  }
 
   event(e: DebateEvent): void {
     const { write, paint } = this.options;
@@ -43,12 +57,15 @@ export class DebateView {
       case 'session.started':
         for (const s of e.slots) this.#slots.set(s.slot, s);
         this.#rounds = e.roundsRequested;
+        write(`${paint('bold', oneLine(e.question).trim())}\n`);
         write(`${paint('dim', `session ${e.sessionId} · ${e.slots.length} models · ${e.roundsRequested} rounds`)}\n`);
         return;
       case 'round.started':
         this.#settle();
         this.#header = `Round ${e.round}/${this.#rounds} · ${e.kind}`;
         this.#lines = e.slots.map((slot) => ({ slot, state: 'waiting', text: '' }));
+        this.#turn = 0;
+        this.#written = -1;
         if (this.options.live) this.#draw();
         else write(`\n${paint('bold', this.#header)}\n`);
         return;
@@ -56,14 +73,16 @@ export class DebateView {
         const line = this.#line(e.slot);
         line.state = 'writing';
         line.text += e.delta;
-        this.#schedule();
+        if (this.options.full) this.#printFull();
+        else this.#schedule();
         return;
       }
       case 'answer.completed': {
         const line = this.#line(e.answer.slot);
         line.state = 'done';
         line.text = e.answer.text;
-        if (this.options.live) this.#schedule();
+        if (this.options.full) this.#printFull();
+        else if (this.options.live) this.#schedule();
         else write(`${this.#label(e.answer.slot)} ${inert(e.answer.text).trim()}\n`);
         return;
       }
@@ -71,22 +90,22 @@ export class DebateView {
         const line = this.#line(e.slot);
         line.state = 'failed';
         line.note = `${e.error.code}: ${e.error.message}`;
-        if (this.options.live) this.#schedule();
+        if (this.options.full) this.#printFull();
+        else if (this.options.live) this.#schedule();
         else write(`${this.#label(e.slot)} ${paint('red', `failed (${oneLine(line.note)})`)}\n`);
         return;
       }
       case 'round.ended': {
         const answered = this.#lines.filter((l) => l.state === 'done').length;
         this.#header = `Round ${e.round}/${this.#rounds} · ${answered}/${this.#lines.length} answered${e.quorumMet ? '' : ' · quorum not met'}`;
+        if (this.options.full) this.#printFull(true);
         this.#settle();
-        if (!this.options.live) write(`${paint('dim', this.#header)}\n`);
+        if (!this.options.live) write(`${this.options.full ? '\n' : ''}${paint('dim', this.#header)}\n`);
         return;
       }
       case 'consensus':
         this.#settle();
-        write(
-          `\n${paint('bold', 'Consensus')} · ${e.consensus.agreements.length} agreements, ${e.consensus.disagreements.length} disagreements\n`,
-        );
+        write(renderConsensus(e.consensus, paint, (slot) => this.#name(slot)));
         return;
       case 'synthesis.started':
         this.#settle();
@@ -121,6 +140,31 @@ export class DebateView {
   /** Leaves the live block as it last was, e.g. on Ctrl-C. */
   close(): void {
     this.#settle();
+  }
+
+  /**
+   * `full`: prints what is printable now. The slot whose turn it is gets its new text; once its answer is done (or
+   * failed), the next slot in the round's order follows with what it has written so far. `all` (the round ended)
+   * prints every slot left, whatever its state.
+   */
+  #printFull(all = false): void {
+    const { write, paint } = this.options;
+    for (; this.#turn < this.#lines.length; this.#turn++, this.#written = -1) {
+      const line = this.#lines[this.#turn]!;
+      if (this.#written < 0) {
+        write(`\n${paint('bold', this.#label(line.slot))}\n`);
+        this.#written = 0;
+      }
+      if (line.text.length > this.#written) {
+        write(inert(line.text.slice(this.#written)));
+        this.#written = line.text.length;
+      }
+      const open = this.#written > 0 && !line.text.endsWith('\n') ? '\n' : '';
+      if (line.state === 'done') write(open);
+      else if (line.state === 'failed') write(`${open}${paint('red', `failed (${oneLine(line.note ?? '')})`)}\n`);
+      else if (all) write(`${open}${paint('yellow', '(unfinished)')}\n`);
+      else return;
+    }
   }
 
   #line(slot: number): Line {
@@ -163,9 +207,12 @@ export class DebateView {
   #draw(): void {
     const { paint, columns } = this.options;
     const rows = [paint('bold', this.#header)];
-    for (const line of this.#lines) {
-      const info = this.#slots.get(line.slot);
-      const label = `${line.slot} ${oneLine(info?.provider ?? '').padEnd(10)}`;
+    const names = this.#lines.map((l) => oneLine(this.#slots.get(l.slot)?.provider ?? ''));
+    // As wide as the longest name, up to a quarter of the line: columns hold for any provider name.
+    const width = Math.min(Math.max(0, ...names.map((n) => n.length)), Math.max(10, Math.floor(columns / NAME_SHARE)));
+    const digits = Math.max(...this.#lines.map((l) => String(l.slot).length));
+    for (const [i, line] of this.#lines.entries()) {
+      const label = `${String(line.slot).padStart(digits)} ${cut(names[i]!, width).padEnd(width)}`;
       const mark =
         line.state === 'failed'
           ? paint('red', MARK.failed)
@@ -181,6 +228,25 @@ export class DebateView {
     this.options.write(`${up}${rows.map((r) => `\u001b[2K${r}`).join('\n')}\n`);
     this.#drawn = rows.length;
   }
+}
+
+/** `text` cut to `width` characters, with an ellipsis when it was longer. */
+const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`);
+
+/** The consensus as statements with the slots that hold each, and each disagreement's sides. */
+export function renderConsensus(consensus: Consensus, paint: Paint, name: (slot: number) => string = String): string {
+  const out = ['', `${paint('bold', 'Consensus')} ${paint('dim', `(round ${consensus.round})`)}`];
+  if (consensus.agreements.length === 0) out.push(paint('dim', '  no statement all hold'));
+  for (const a of consensus.agreements) {
+    out.push(
+      `  ${paint('green', '✓')} ${oneLine(a.statement)}${a.slots.length ? paint('dim', ` — ${a.slots.map(name).join(', ')}`) : ''}`,
+    );
+  }
+  for (const d of consensus.disagreements) {
+    out.push(`  ${paint('yellow', '≠')} ${oneLine(d.topic)}`);
+    for (const p of d.positions) out.push(`      ${p.slots.map(name).join(', ')}: ${oneLine(p.position)}`);
+  }
+  return `${out.join('\n')}\n`;
 }
 
 /** A verdict as text: summary, answer, then actions grouped P0/P1/P2 with the slots that support each. */

@@ -53,15 +53,34 @@ describe('consilium arguments', () => {
     }
   });
 
-  it('bare `consilium` is a usage error: the usage goes to stderr', async () => {
+  it('bare `consilium` is a usage error: one line on stderr naming the commands and pointing to --help', async () => {
     const bare = await run([]);
     expect(bare).toMatchObject({ code: EXIT.usage, stdout: '' });
-    expect(bare.stderr).toMatch(/Usage: consilium <command>/);
+    expect(bare.stderr).toBe(
+      'consilium: missing the command (login, ask, debate, parallel, follow-up, continue, synthesize, sessions, wiki) (see consilium --help)\n',
+    );
     const onlyGlobals = await run(['--json']);
     expect(onlyGlobals).toMatchObject({ code: EXIT.usage, stdout: '' });
     const help = await run(['--help']);
     expect(help).toMatchObject({ code: EXIT.ok, stderr: '' });
     expect(help.stdout).toContain('$XDG_CONFIG_HOME/consilium/config.json');
+  });
+
+  it("a usage error is one line pointing to the help; a command's --help is its own part; typos get suggestions", async () => {
+    const bad = await run(['debate', 'Why?', '--rounds', 'many']);
+    expect(bad).toMatchObject({ code: EXIT.usage, stdout: '' });
+    expect(bad.stderr).toBe('consilium: --rounds must be a whole number from 1 to 99 (see consilium debate --help)\n');
+    const unknown = await run(['debat', 'Why?']);
+    expect(unknown.stderr).toBe('consilium: unknown command: debat (did you mean debate?) (see consilium --help)\n');
+    const option = await run(['parallel', 'Why?', '--slot', '2']);
+    expect(option.stderr.trim().split('\n')).toHaveLength(1);
+    const help = await run(['parallel', '--help']);
+    expect(help.stdout).toMatch(/^Usage:\n {2}parallel "<question>" \[--slots N,N…\] \[--full\]\n/);
+    expect(help.stdout).not.toContain('follow-up <session>');
+    expect(help.stdout).toContain('--no-color');
+    const wiki = await run(['wiki', 'build', 'alpages', '--limit', '5']);
+    expect(wiki).toMatchObject({ code: EXIT.usage });
+    expect(wiki.stderr).toContain('unknown wiki module: alpages (did you mean allpages');
   });
 
   it('a server URL that is not http(s) is a usage error, wherever it came from', async () => {

@@ -8,17 +8,21 @@
 import { readFileSync } from 'node:fs';
 import { Consilium } from '../facade/consilium.js';
 import { ConsiliumError } from '../facade/errors.js';
-import { inert, oneLine, type Paint, paint, wantsColour } from '../terminal/terminal.js';
+import { inert, oneLine, type Paint, paint, paintOptions, wantsColour } from '../terminal/terminal.js';
 import { WikiParamError } from '../wiki/types.js';
 import { type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
 import { ask } from './commands/ask.js';
+import { continueRun } from './commands/continue.js';
 import { debate } from './commands/debate.js';
 import { followUp } from './commands/follow-up.js';
 import { login } from './commands/login.js';
+import { parallel } from './commands/parallel.js';
 import { sessions } from './commands/sessions.js';
+import { synthesize } from './commands/synthesize.js';
 import { wiki, generate as wikiGenerate } from './commands/wiki.js';
 import { configPath, readConfig, resolveConnection } from './config.js';
 import { type Command, type Context, checkServerUrl, EXIT, GLOBAL, type Io, urlSource } from './context.js';
+import { didYouMean } from './suggest.js';
 
 export const USAGE = `Usage: consilium <command> [options]
 
@@ -31,19 +35,26 @@ Commands:
                                   N days (90 by default), revoking the one an earlier login created.
   ask "<question>" [--slot N | --provider NAME]
                                   One model's answer (slot 1 by default).
-  debate "<question>" [--rounds N] [--quorum N]
-                                  A deep debate, streamed live; then the verdict grouped P0/P1/P2.
-                                  Ctrl-C cancels it on the server.
+  debate "<question>" [--rounds N] [--quorum N] [--full]
+                                  A deep debate, streamed live; then the consensus (each statement with
+                                  the slots that hold it) and the verdict grouped P0/P1/P2. --full prints
+                                  every answer in full as it is written. Ctrl-C cancels it on the server.
+  parallel "<question>" [--slots N,N…] [--full]
+                                  Every slot (or those listed) answers once, side by side, streamed live.
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
-            [--slots N,N…] [--rounds N] [--quorum N]
+            [--slots N,N…] [--rounds N] [--quorum N] [--full]
                                   Ask again in a finished session's thread (its mode by default; the
-                                  panel sees the thread so far); prints the new session once it ends.
+                                  panel sees the thread so far), streamed live as debate is.
+  continue <session> [--full]     Continue an interrupted session (the server stopped mid-run), streamed
+                                  live: kept answers stay, only what is missing is asked again.
+  synthesize <session> | --question "<question>" --answers FILE|-
+                                  A verdict from a stored session, or from given answers (a JSON array
+                                  of {"slot": 1, "text": "…"}; - reads it from stdin).
   sessions [list] [--q TEXT] [--limit N]
   sessions show <id>
   sessions export <id> [--format md|json]
   sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
-  sessions continue <id>          Continue an interrupted session (the server stopped mid-run) to its
-                                  end: kept answers stay, only what is missing is asked again.
+  sessions continue <id>          Continue an interrupted session to its end; prints it as show does.
   sessions delete <id>
   wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL
@@ -54,7 +65,8 @@ Commands:
 Options (before or after the command):
   --url URL        The server (else CONSILIUM_URL, else the saved one, else http://127.0.0.1:8787)
   --token TOKEN    An API token (else CONSILIUM_TOKEN, else the saved one)
-  --json           Machine-readable output (debate: one event per line; follow-up: the session)
+  --json           Machine-readable output (debate, parallel, continue: one event per line;
+                   follow-up: the session once it ends)
   --no-color       No colour (also NO_COLOR=1; colour is only ever used on a terminal)
   -h, --help       This help
   --version        The version
@@ -66,11 +78,35 @@ limited: any other 4xx); 130 interrupted (Ctrl-C); 141 stdout closed early (e.g.
 `;
 
 /** Every command, by the name it is called by. */
-const COMMANDS: Record<string, Command> = { login, ask, debate, 'follow-up': followUp, sessions, wiki };
+const COMMANDS: Record<string, Command> = {
+  login,
+  ask,
+  debate,
+  parallel,
+  'follow-up': followUp,
+  continue: continueRun,
+  synthesize,
+  sessions,
+  wiki,
+};
 /** The options that take no value, of any command: one parser reads them all. */
 const BOOLEANS = new Set(['json', 'no-color', 'help', 'version', ...Object.values(COMMANDS).flatMap((c) => c.booleans ?? [])]);
 /** Global options that take a value, for reading them before the command. */
 const GLOBAL_VALUES = new Set(['url', 'token']);
+
+/** One command's part of the help, with the options every command takes. */
+export function commandUsage(command: string): string {
+  const [, commands = '', rest = ''] = /Commands:\n([\s\S]*?)\n\n(Options[\s\S]*)$/.exec(USAGE) ?? [];
+  // A command's block: its first line (two spaces, then its name) and the lines indented under it.
+  const blocks = commands.split(/\n(?= {2}\S)/).filter((b) => b.trimStart().split(/\s/)[0] === command);
+  return blocks.length ? `Usage:\n${blocks.join('\n')}\n\n${rest}` : USAGE;
+}
+
+/** A usage error: the one line that says what is wrong, and where the help is (not the whole help). */
+function usageLine(message: string, command?: string): string {
+  const help = command && Object.hasOwn(COMMANDS, command) ? `consilium ${command} --help` : 'consilium --help';
+  return `${message} (see ${help})`;
+}
 
 export function version(): string {
   // dist/cli/main.js and src/cli/main.ts both sit two folders below the package.json.
@@ -116,7 +152,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     args = hoistGlobals(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(paint(false))(`${error.message}\n\n${USAGE}`);
+    err(paint(false))(usageLine(error.message));
     return EXIT.usage;
   }
   const [command, ...rest] = args;
@@ -127,7 +163,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   if (command === 'wiki' && rest[0] === 'generate') return wikiGenerate(rest, io, closing.signal);
   const helpOrVersion = ['--help', '-h', '--version'];
   if (command === undefined || (command.startsWith('-') && !helpOrVersion.includes(command))) {
-    err(paint(false))(`missing the command\n\n${USAGE}`);
+    err(paint(false))(usageLine(`missing the command (${Object.keys(COMMANDS).join(', ')})`));
     return EXIT.usage;
   }
   const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
@@ -137,7 +173,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     parsed = chosen?.parse ? chosen.parse(rest) : parseArgs(rest, BOOLEANS, own ? new Set([...GLOBAL, ...own]) : undefined);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(paint(false))(`${error.message}\n\n${USAGE}`);
+    err(paint(false))(usageLine(error.message, command));
     return EXIT.usage;
   }
   if (command === '--version' || parsed.flags.has('version')) {
@@ -156,10 +192,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   if (command === '--help' || command === '-h' || command === 'help' || parsed.flags.has('help')) {
-    io.stdout.write(USAGE);
+    io.stdout.write(chosen ? commandUsage(command) : USAGE);
     return EXIT.ok;
   }
-  const colours = paint(wantsColour(io.stdout.isTTY, io.env, parsed.flags.has('no-color') ? false : undefined));
+  const colours = paint(
+    wantsColour(io.stdout.isTTY, io.env, parsed.flags.has('no-color') ? false : undefined),
+    paintOptions(io.env),
+  );
   const fail = err(colours);
   const saved = () => {
     try {
@@ -195,7 +234,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     },
   };
   if (!chosen) {
-    fail(`unknown command: ${command}\n\n${USAGE}`);
+    fail(usageLine(`unknown command: ${command}${didYouMean(command, Object.keys(COMMANDS))}`));
     return EXIT.usage;
   }
   try {
@@ -204,7 +243,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } catch (error) {
     if (closing.signal.aborted) return EXIT.closed;
     if (error instanceof UsageError) {
-      fail(`${error.message} (see consilium --help)`);
+      fail(usageLine(error.message, command));
       return EXIT.usage;
     }
     if (error instanceof ConsiliumError) return reportError(error, fail, ctx);

@@ -195,10 +195,22 @@ export function rerunSettings(session: Session): RerunSettings {
 export interface SignInOptions extends Omit<ConsiliumOptions, 'token'> {
   username: string;
   password: string;
-  /** The API token's name, as listed by `tokens.list()`. */
+  /**
+   * The API token's name, as listed by `tokens.list()` (`consilium-sdk` by default). It is also how a later
+   * `signIn` knows the tokens it made before: give each script or machine that signs in at the same time a name of its own.
+   */
   tokenName?: string;
+  /** The token's lifetime; {@link SIGN_IN_TOKEN_DAYS} (7) by default, so a forgotten token ends by itself. */
   expiresInDays?: number;
+  /**
+   * Keep the earlier tokens named `tokenName` live. By default `signIn` revokes them once the new one exists, so a
+   * script that signs in on every run leaves one live token, not one per run.
+   */
+  keepPrevious?: boolean;
 }
+
+/** The lifetime, in days, of the tokens `Consilium.signIn` creates unless told otherwise. */
+export const SIGN_IN_TOKEN_DAYS = 7;
 
 /** Sessions across pages: iterate it for every summary, or `pages()` for one page at a time. */
 export interface SessionList extends AsyncIterable<SessionSummary> {
@@ -273,11 +285,19 @@ export class Consilium {
   }
 
   /**
-   * Signs in with a username and password, creates an API token with the session cookie, and returns
-   * the token (its secret is shown once) with a client that uses it.
+   * Signs in with a username and password, creates an API token with the session cookie (ending after
+   * `expiresInDays`, 7 by default), revokes the earlier tokens of the same name (unless `keepPrevious`), ends the
+   * cookie session, and returns the token (its secret is shown once) with a client that uses it.
    */
   static async signIn(options: SignInOptions): Promise<{ consilium: Consilium; token: ApiTokenCreated }> {
-    const { username, password, tokenName = 'consilium-sdk', expiresInDays, ...clientOptions } = options;
+    const {
+      username,
+      password,
+      tokenName = 'consilium-sdk',
+      expiresInDays = SIGN_IN_TOKEN_DAYS,
+      keepPrevious = false,
+      ...clientOptions
+    } = options;
     const anonymous = new Consilium(clientOptions);
     const signedIn = await login({ client: anonymous.client, body: { username, password } }).then(async (r) => {
       await anonymous.settle(Promise.resolve(r));
@@ -290,13 +310,19 @@ export class Consilium {
     // A request signed in by cookie must name the service's own origin (the server's CSRF check), as a
     // browser does by itself; Node's fetch sends no Origin. From the request: a custom fetch's Response may have no URL.
     const origin = new URL(signedIn.request.url).origin;
+    const headers = { cookie, origin };
     const token = await anonymous.settle(
-      createApiToken({
-        client: anonymous.client,
-        headers: { cookie, origin },
-        body: { name: tokenName, ...(expiresInDays !== undefined && { expiresInDays }) },
-      }),
+      createApiToken({ client: anonymous.client, headers, body: { name: tokenName, expiresInDays } }),
     );
+    if (!keepPrevious) {
+      const { items } = await anonymous.settle(listApiTokens({ client: anonymous.client, headers }));
+      for (const earlier of items) {
+        if (earlier.name !== tokenName || earlier.id === token.id) continue;
+        await anonymous.settle(revokeApiToken({ client: anonymous.client, headers, path: { tokenId: earlier.id } }));
+      }
+    }
+    // The cookie session was only the way to the token: end it rather than leave it live for days.
+    await anonymous.settle(logout({ client: anonymous.client, headers }));
     return { consilium: new Consilium({ ...clientOptions, token: token.token }), token };
   }
 

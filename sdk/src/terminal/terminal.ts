@@ -22,8 +22,12 @@ export function oneLine(text: string): string {
   return inert(text).replace(/\s+/g, ' ');
 }
 
-export type Colour = 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan' | 'grey' | 'bold' | 'dim';
-const CODES: Record<Colour, [number, number]> = {
+import { SLOT_COLOURS } from '../slots.js';
+
+/** A named terminal colour, or a slot's colour (`slot-1` …), drawn from the SDK's one slot table. */
+export type Colour = 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan' | 'grey' | 'bold' | 'dim' | SlotName;
+type SlotName = `slot-${number}`;
+const CODES: Record<Exclude<Colour, SlotName>, [number, number]> = {
   red: [31, 39],
   green: [32, 39],
   yellow: [33, 39],
@@ -35,23 +39,51 @@ const CODES: Record<Colour, [number, number]> = {
   dim: [2, 22],
 };
 
-/** Each slot's colour, so a model keeps its colour across rounds. */
-const SLOT_COLOURS: readonly Colour[] = ['magenta', 'green', 'blue', 'yellow', 'cyan'];
-export const slotColour = (slot: number): Colour => SLOT_COLOURS[(slot - 1) % SLOT_COLOURS.length]!;
+/** Each slot's colour, so a model keeps its colour across rounds and matches the web UI's. */
+export const slotColour = (slot: number): Colour =>
+  `slot-${((((slot - 1) % SLOT_COLOURS.length) + SLOT_COLOURS.length) % SLOT_COLOURS.length) + 1}`;
 
 export interface Paint {
   readonly enabled: boolean;
   (colour: Colour, text: string): string;
 }
 
+export interface PaintOptions {
+  /** 24-bit colour (`COLORTERM=truecolor`); otherwise the nearest of the 256-colour palette. */
+  truecolor?: boolean;
+  /** A light background: the slot table's `light` colours; its `dark` ones otherwise. */
+  light?: boolean;
+}
+
+/** The SGR parameters of `#rrggbb`: exact in 24-bit, else the nearest colour of xterm's 6×6×6 cube. */
+export function hexSgr(hex: string, truecolor: boolean): string {
+  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+  if (truecolor) return `38;2;${r};${g};${b}`;
+  const level = (v: number) => (v < 48 ? 0 : v < 115 ? 1 : Math.min(5, Math.floor((v - 35) / 40)));
+  return `38;5;${16 + 36 * level(r) + 6 * level(g) + level(b)}`;
+}
+
 /** Colours only when asked for: `enabled` is decided once from the TTY, `NO_COLOR` and `--no-color`. */
-export function paint(enabled: boolean): Paint {
+export function paint(enabled: boolean, options: PaintOptions = {}): Paint {
   const fn = (colour: Colour, text: string) => {
     if (!enabled) return text;
-    const [open, close] = CODES[colour];
+    if (colour.startsWith('slot-')) {
+      const entry = SLOT_COLOURS[Number(colour.slice(5)) - 1] ?? SLOT_COLOURS[0]!;
+      return `\u001b[${hexSgr(options.light ? entry.light : entry.dark, options.truecolor ?? false)}m${text}\u001b[39m`;
+    }
+    const [open, close] = CODES[colour as Exclude<Colour, SlotName>];
     return `\u001b[${open}m${text}\u001b[${close}m`;
   };
   return Object.assign(fn, { enabled });
+}
+
+/** How this terminal shows colour, from its environment: 24-bit when it says so, light when `COLORFGBG` says its background is. */
+export function paintOptions(env: Record<string, string | undefined>): PaintOptions {
+  const background = Number(env.COLORFGBG?.split(';').at(-1));
+  return {
+    truecolor: env.COLORTERM === 'truecolor' || env.COLORTERM === '24bit',
+    light: background === 7 || background === 15,
+  };
 }
 
 /** Colour on a terminal, unless `NO_COLOR` is set (to anything but empty) or `TERM=dumb`. */

@@ -13,6 +13,12 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The SDK reference at `/docs/sdk/` is typedoc's static output, whose script adds `<style>` elements (its member
+ * filters): there, and only there, inline styles are allowed. Scripts stay same-origin files.
+ */
+export const SDK_REFERENCE_POLICY = CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+
 /** Sent on every response the app makes. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
@@ -45,6 +51,7 @@ export function securityHeaders(isPublic: (path: string) => boolean = isPublicPa
     await next();
     const headers = c.res.headers;
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) headers.set(name, value);
+    if (c.req.path.startsWith('/docs/sdk/')) headers.set('content-security-policy', SDK_REFERENCE_POLICY);
     if (!isPublic(c.req.path)) headers.set('cache-control', 'no-store');
     else if (!headers.has('cache-control')) headers.set('cache-control', 'no-cache');
   };

@@ -1,62 +1,32 @@
 /**
- * `consilium debate`: a deep debate streamed live (or as JSON lines), then the verdict. Ctrl-C, or stdout
- * closing, cancels it on the server.
+ * `consilium debate`: a deep debate streamed live (or as JSON lines, or every answer in full with `--full`), then
+ * the consensus and the verdict. Ctrl-C, or stdout closing, cancels it on the server.
  */
-import { ConsiliumError } from '../../facade/errors.js';
-import type { DebateEvent } from '../../generated/types.gen.js';
-import { canRedraw, jsonLine, terminalColumns } from '../../terminal/terminal.js';
 import { intFlag, onlyFlags } from '../args.js';
-import { type Command, EXIT, GLOBAL } from '../context.js';
-import { DebateView } from '../debate-view.js';
+import { type Command, GLOBAL } from '../context.js';
 import { question } from '../question.js';
+import { watch } from '../watch.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['rounds', 'quorum'];
+const OPTIONS = ['rounds', 'quorum', 'full'];
 
 export const debate: Command = {
   options: OPTIONS,
+  booleans: ['full'],
   async run(ctx) {
     onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
     const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
     const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
     const text = question(ctx);
-    const controller = new AbortController();
-    const release = ctx.io.onInterrupt(() => controller.abort());
-    // Output gone (`| head`): stop the debate on the server too, as Ctrl-C does.
-    const stop = () => controller.abort();
-    ctx.closed.addEventListener('abort', stop);
-    const live = canRedraw(ctx.io.stdout.isTTY, ctx.io.env) && !ctx.json;
-    const view = new DebateView({ write: ctx.out, paint: ctx.paint, live, columns: terminalColumns(ctx.io.stdout.columns) });
-    let last: DebateEvent | undefined;
-    try {
-      const events = ctx.consilium().debates.stream(text, {
-        ...(rounds !== undefined && { rounds }),
-        ...(quorum !== undefined && { quorum }),
-        signal: controller.signal,
-      });
-      for await (const event of events) {
-        last = event;
-        ctx.session = event.sessionId;
-        if (ctx.json) ctx.out(jsonLine(event));
-        else view.event(event);
-      }
-    } catch (error) {
-      view.close();
-      if (ctx.closed.aborted) return EXIT.closed;
-      if (error instanceof ConsiliumError && error.code === 'aborted') {
-        ctx.io.stderr.write(`consilium: cancelled${last ? `; session ${last.sessionId} stops on the server` : ''}\n`);
-        return EXIT.interrupted;
-      }
-      throw error;
-    } finally {
-      release();
-      ctx.closed.removeEventListener('abort', stop);
-    }
-    if (last?.type !== 'session.ended') {
-      const session = last ? ` [session ${last.sessionId}; see consilium sessions show ${last.sessionId}]` : '';
-      ctx.io.stderr.write(`consilium: the stream ended before the session did${session}\n`);
-      return EXIT.network;
-    }
-    return last.status === 'failed' ? EXIT.server : EXIT.ok;
+    const consilium = ctx.consilium();
+    const { code } = await watch(ctx, {
+      events: (signal) =>
+        consilium.debates.stream(text, {
+          ...(rounds !== undefined && { rounds }),
+          ...(quorum !== undefined && { quorum }),
+          signal,
+        }),
+    });
+    return code;
   },
 };

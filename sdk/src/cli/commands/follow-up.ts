@@ -1,20 +1,19 @@
 /**
- * `consilium follow-up`: asks again in a finished session's thread and prints the new session once it
- * ends. Options the chosen mode would not use are usage errors, not dropped.
+ * `consilium follow-up`: asks again in a finished session's thread and shows the new run live, as `debate` does
+ * (`--json`: the new session once it ends). Options the chosen mode would not use are usage errors, not dropped.
  */
-import { ConsiliumError } from '../../facade/errors.js';
-import type { Session } from '../../generated/types.gen.js';
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
 import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
-import { type Command, EXIT, GLOBAL } from '../context.js';
+import { type Command, GLOBAL } from '../context.js';
 import { slotProvider } from '../question.js';
-import { renderSession } from '../session-view.js';
+import { detachedEvents, watch } from '../watch.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['mode', 'slot', 'provider', 'slots', 'rounds', 'quorum'];
+const OPTIONS = ['mode', 'slot', 'provider', 'slots', 'rounds', 'quorum', 'full'];
 
 export const followUp: Command = {
   options: OPTIONS,
+  booleans: ['full'],
   async run(ctx) {
     onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
     const [id, text, ...extra] = ctx.parsed.positionals;
@@ -45,37 +44,31 @@ export const followUp: Command = {
     for (const flag of mode === undefined ? [] : unused[mode]!) {
       if (ctx.parsed.flags.has(flag)) throw new UsageError(`--${flag} does not apply to --mode ${mode}`);
     }
-    const controller = new AbortController();
-    const release = ctx.io.onInterrupt(() => controller.abort());
     const consilium = ctx.consilium();
     const chosen = slot === undefined ? provider : await slotProvider(consilium, slot);
-    let session: Session;
-    try {
-      session = await consilium.sessions.followUp(id, text, {
-        ...(mode !== undefined && { mode }),
-        ...(chosen !== undefined && { provider: chosen }),
-        ...(slots !== undefined && { slots }),
-        ...(rounds !== undefined && { rounds }),
-        ...(quorum !== undefined && { quorum }),
-        signal: controller.signal,
-      });
-    } catch (error) {
-      if (error instanceof ConsiliumError && error.code === 'aborted') {
-        ctx.io.stderr.write(
-          `consilium: cancelled; the follow-up of ${oneLine(id)} stops on the server (consilium sessions list shows it)\n`,
-        );
-        return EXIT.interrupted;
-      }
-      throw error;
-    } finally {
-      release();
-    }
+    const { code, last } = await watch(ctx, {
+      events: detachedEvents(ctx, (signal) =>
+        consilium.sessions.followUp(id, text, {
+          ...(mode !== undefined && { mode }),
+          ...(chosen !== undefined && { provider: chosen }),
+          ...(slots !== undefined && { slots }),
+          ...(rounds !== undefined && { rounds }),
+          ...(quorum !== undefined && { quorum }),
+          detach: true,
+          signal,
+        }),
+      ),
+      cancel: (sessionId) => consilium.sessions.cancel(sessionId),
+      what: `the follow-up of ${oneLine(id)}`,
+      quietJson: true,
+    });
+    if (last?.type !== 'session.ended') return code;
+    const session = await consilium.sessions.get(last.sessionId);
     if (ctx.json) ctx.out(jsonLine(session));
     else {
-      ctx.out(renderSession(session, ctx.paint));
       const thread = session.threadId ? ` · thread ${session.threadId}` : '';
-      ctx.out(`${ctx.paint('dim', `follow-up of ${session.parentId ?? id}${thread} · ${session.usage.totalTokens} tokens`)}\n`);
+      ctx.out(`${ctx.paint('dim', `follow-up of ${session.parentId ?? id}${thread}`)}\n`);
     }
-    return session.status === 'failed' ? EXIT.server : EXIT.ok;
+    return code;
   },
 };

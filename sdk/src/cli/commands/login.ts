@@ -68,7 +68,14 @@ export const login: Command = {
         : io.env.CONSILIUM_PASSWORD;
       if (!password) throw new UsageError('give the password on stdin with --password-stdin, or in CONSILIUM_PASSWORD');
       ctx.signingIn = true;
-      const signedIn = await Consilium.signIn({ ...options, username, password, tokenName: CLI_TOKEN, expiresInDays });
+      const signedIn = await Consilium.signIn({
+        ...options,
+        username,
+        password,
+        tokenName: CLI_TOKEN,
+        expiresInDays,
+        keepPrevious: true,
+      });
       token = signedIn.token.token;
       who = ` as ${oneLine(username)}`;
       // The token an earlier `login --username` made here is replaced: revoke it (best effort), so logins

@@ -9,6 +9,7 @@ import { main as wikiCodegen } from '../../wiki/codegen/cli.js';
 import { query } from '../../wiki/query.js';
 import { type Parsed, stringFlag, UsageError } from '../args.js';
 import { type Command, EXIT, type Io } from '../context.js';
+import { didYouMean } from '../suggest.js';
 
 /** `wiki generate …`: consilium-wiki's own command line, writing to stdout until it closes. */
 export function generate(args: readonly string[], io: Io, closed: AbortSignal): Promise<number> {
@@ -33,7 +34,12 @@ type WikiBuilder = ((params: object) => unknown) & {
 /** The module's builder, or a usage error. */
 function wikiModule(name: string): WikiBuilder {
   const mod = (wikiModules as Record<string, unknown>)[name] as WikiBuilder | undefined;
-  if (typeof mod !== 'function' || !('spec' in mod)) throw new UsageError(`unknown wiki module: ${oneLine(name)}`);
+  if (typeof mod !== 'function' || !('spec' in mod)) {
+    const names = Object.entries(wikiModules)
+      .filter(([, m]) => typeof m === 'function' && 'spec' in m)
+      .map(([n]) => n);
+    throw new UsageError(`unknown wiki module: ${oneLine(name)}${didYouMean(name, names)}`);
+  }
   return mod;
 }
 
