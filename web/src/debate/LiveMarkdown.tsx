@@ -39,7 +39,7 @@ export function chunksOf(text: string): { settled: string[]; tail: string } {
  * Source characters shown before "show all": parsing, sanitising and laying out a 5 MB answer in one go would hold
  * the page for seconds. The rest is a click away, as plain text in small blocks.
  */
-export const SHOWN = 60_000;
+export const SHOWN = 40_000;
 
 /** `text` cut near `SHOWN` at a paragraph, else a line, else a space. */
 export function bounded(text: string): { head: string; rest: string } {
