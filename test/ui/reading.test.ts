@@ -40,7 +40,11 @@ function reply(body: string): { text: string; piece: number; delayMs: number } {
       text: JSON.stringify({
         summary: 'Use **Kafka**, with replay tooling first.',
         answer: MARKDOWN,
-        actions: { P0: [{ title: 'Set up topics', rationale: 'Ordering.', supportingSlots: [5], supportingRounds: [1] }], P1: [], P2: [] },
+        actions: {
+          P0: [{ title: 'Set up topics', rationale: 'Ordering.', supportingSlots: [5], supportingRounds: [1] }],
+          P1: [],
+          P2: [],
+        },
         dissent: [],
         confidence: 0.7,
       }),
@@ -51,7 +55,8 @@ function reply(body: string): { text: string; piece: number; delayMs: number } {
   let text = MARKDOWN;
   if (/HUGE/.test(body)) text = 'word '.repeat(HUGE / 5);
   else if (/SPOOF/.test(body)) text = `${SPOOF}\n\nSee ${LONG_URL} for more.`;
-  if (wantsJson) text = JSON.stringify({ position: text, changed: false, changeReason: 'Held.', agreements: [], disagreements: [] });
+  if (wantsJson)
+    text = JSON.stringify({ position: text, changed: false, changeReason: 'Held.', agreements: [], disagreements: [] });
   return /HUGE/.test(body) ? { text, piece: 64 * 1024, delayMs: 0 } : { text, piece: 12, delayMs: /slowly/.test(body) ? 40 : 8 };
 }
 
@@ -271,7 +276,11 @@ describe.skipIf(chromiumSkipped)('reading a debate while it streams', () => {
     await page.keyboard.press('j');
     const second = await page.evaluate(() => document.activeElement?.getAttribute('data-slot'));
     await page.keyboard.press('k');
-    expect([first, second, await page.evaluate(() => document.activeElement?.getAttribute('data-slot'))]).toEqual(['1', '2', '1']);
+    expect([first, second, await page.evaluate(() => document.activeElement?.getAttribute('data-slot'))]).toEqual([
+      '1',
+      '2',
+      '1',
+    ]);
   });
 });
 
@@ -315,6 +324,7 @@ describe.skipIf(chromiumSkipped)('hostile or huge text', () => {
     await waitForStatus(p, 'completed');
     const text = (await p.textContent('[data-testid=columns-live] .column[data-slot="5"] .answer-text'))!;
     expect(text).toContain('access ⟨U+202E⟩edoc_terces⟨U+202C⟩ granted ␛[2J bell␇ csi⟨U+009B⟩');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     // The link wraps inside its column: no box scrolls sideways because of it.

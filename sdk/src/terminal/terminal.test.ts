@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { canRedraw, escapeJson, inert, jsonLine, oneLine, paint, tail, terminalColumns, visibleControls, wantsColour } from './terminal.js';
+import {
+  canRedraw,
+  escapeJson,
+  inert,
+  jsonLine,
+  oneLine,
+  paint,
+  tail,
+  terminalColumns,
+  visibleControls,
+  wantsColour,
+} from './terminal.js';
 
 describe('inert', () => {
   it('removes escape sequences a model could use to take over the terminal', () => {

@@ -22,11 +22,11 @@ export function SlotColumns({ view, which }: { view: SessionView; which: 'live' 
     <section class={`card columns columns-${which}`} aria-label={label} data-testid={`columns-${which}`}>
       {which === 'final' && <h2>Compare final positions</h2>}
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
-      <div class="columns-row" tabIndex={0} role="group" aria-label={label}>
+      <section class="columns-row" tabIndex={0} aria-label={label}>
         {view.slots.map((info) => (
           <Column key={info.slot} view={view} info={info} which={which} />
         ))}
-      </div>
+      </section>
     </section>
   );
 }
@@ -43,7 +43,11 @@ function Column({ view, info, which }: { view: SessionView; info: SlotInfo; whic
     if (which === 'live' && el && atEnd.current && el.scrollHeight > el.clientHeight) el.scrollTop = el.scrollHeight;
   });
   return (
-    <section class={`${slotLook(info.slot).className} column`} data-slot={info.slot} aria-label={`${info.provider} (${info.model})`}>
+    <section
+      class={`${slotLook(info.slot).className} column`}
+      data-slot={info.slot}
+      aria-label={`${info.provider} (${info.model})`}
+    >
       <header class="column-head">
         <SlotName slot={info.slot} info={info} />
         <span class="muted small">{info.model}</span>
@@ -60,10 +64,10 @@ function Column({ view, info, which }: { view: SessionView; info: SlotInfo; whic
           <strong>{change.changed ? `Changed${change.round ? ` in R${change.round}` : ''}` : 'Held'}</strong>: {change.reason}
         </p>
       )}
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
       <div
         class="column-body"
         ref={box}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
         tabIndex={0}
         onScroll={(e) => {
           const el = e.currentTarget;
@@ -72,7 +76,13 @@ function Column({ view, info, which }: { view: SessionView; info: SlotInfo; whic
       >
         {answers.length === 0 && <p class="muted small">Waiting for the first round…</p>}
         {answers.map((a) => (
-          <ColumnAnswer key={a.round} answer={a} rev={a.rev} kind={view.rounds.find((r) => r.number === a.round)?.kind} which={which} />
+          <ColumnAnswer
+            key={a.round}
+            answer={a}
+            rev={a.rev}
+            kind={view.rounds.find((r) => r.number === a.round)?.kind}
+            which={which}
+          />
         ))}
       </div>
     </section>
@@ -107,7 +117,11 @@ const ColumnAnswer = memo(
         )}
         {/* One renderer from the first delta to the end in the live view: finishing changes nothing on screen. */}
         {which === 'live' ? (
-          <LiveMarkdown text={answer.text} class="answer-text" done={answer.status !== 'streaming' && answer.status !== 'thinking'} />
+          <LiveMarkdown
+            text={answer.text}
+            class="answer-text"
+            done={answer.status !== 'streaming' && answer.status !== 'thinking'}
+          />
         ) : (
           <Markdown text={answer.text} class="answer-text" />
         )}
