@@ -66,7 +66,7 @@ export function SessionPanel({ run }: { run: Run }) {
           )}
           {view.id && isFinished(view) && (
             <>
-              <CopyButton what="session as Markdown" label="Copy as Markdown" text={() => sessionMarkdown(view.id!)} />
+              <CopyButton what="session as Markdown" label="Copy session as Markdown" text={() => sessionMarkdown(view.id!)} />
               <Exports sessionId={view.id} />
             </>
           )}

@@ -38,9 +38,16 @@ function Column({ view, info, which }: { view: SessionView; info: SlotInfo; whic
   const change = view.verdict?.positionChanges.find((p) => p.slot === info.slot);
   const box = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
+  /** Where this column last scrolled itself: the reader's scroll may not have reached `onScroll` yet. */
+  const placed = useRef<number | undefined>(undefined);
   useLayoutEffect(() => {
     const el = box.current;
-    if (which === 'live' && el && atEnd.current && el.scrollHeight > el.clientHeight) el.scrollTop = el.scrollHeight;
+    if (which !== 'live' || !el) return;
+    if (placed.current !== undefined && el.scrollTop < placed.current - 4) atEnd.current = false;
+    if (atEnd.current && el.scrollHeight > el.clientHeight) {
+      el.scrollTop = el.scrollHeight;
+      placed.current = el.scrollTop;
+    }
   });
   return (
     <section
