@@ -241,6 +241,15 @@ describe.skipIf(chromiumSkipped)('reading a debate while it streams', () => {
     await expect.poll(clipboard).toContain('| a | b |');
     await page.click('button[data-copy="session as Markdown"]');
     await expect.poll(clipboard).toContain('## Verdict');
+    // The export keeps the models' formatting as formatting, not as escaped characters.
+    expect(await clipboard()).toContain('The **queue** should be *partitioned*, with `replay` tooling first.');
+    expect(await clipboard()).toContain('| a | b |\n| --- | --- |\n| 1 | 2 |');
+    // "Copy session as Markdown" is a button the size of the exports beside it.
+    const box = async (selector: string) => (await (await page.$(selector))!.boundingBox())!;
+    const copy = await box('button[data-copy="session as Markdown"]');
+    const exported = await box('.exports button');
+    expect(Math.abs(copy.height - exported.height)).toBeLessThanOrEqual(1);
+    expect(Math.abs(copy.y - exported.y)).toBeLessThanOrEqual(1);
   });
 
   it('reads an unpriced model\'s cost as "unknown", never "≥ $0.0000"', async () => {
