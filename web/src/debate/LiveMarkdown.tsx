@@ -37,9 +37,10 @@ export function chunksOf(text: string): { settled: string[]; tail: string } {
 
 /**
  * Source characters shown before "show all": parsing, sanitising and laying out a 5 MB answer in one go would hold
- * the page for seconds. The rest is a click away, as plain text in small blocks.
+ * the page for seconds. The rest is a click away, as plain text in small blocks. A long answer is rarely over 15,000;
+ * a page showing the same text twice (its column and its round) lays out both in one task when it opens.
  */
-export const SHOWN = 40_000;
+export const SHOWN = 20_000;
 
 /** `text` cut near `SHOWN` at a paragraph, else a line, else a space. */
 export function bounded(text: string): { head: string; rest: string } {

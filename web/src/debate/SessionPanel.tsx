@@ -93,7 +93,14 @@ export function SessionPanel({ run }: { run: Run }) {
           <Details view={view} />
         </>
       )}
-      {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
+      {view.id && isFinished(view) && (
+        <ThreadPanel
+          sessionId={view.id}
+          mode={view.mode}
+          // An early stop shows as fewer rounds than asked for; a synthesis names its source.
+          needsSession={view.mode === 'synthesis' || (view.mode === 'deep' && view.rounds.length < (view.roundsRequested ?? 0))}
+        />
+      )}
     </div>
   );
 }
