@@ -40,6 +40,8 @@ export const waitForStatus = (page: Page, status: string, timeout = 60_000) =>
  * the live columns, and the rounds tab's cards). An answer shown in both must read the same in both.
  */
 export async function shownAnswers(page: Page): Promise<Record<string, string>> {
+  // A long finished answer renders its Markdown in parts, showing the ones still to come as text: wait for them.
+  await page.waitForFunction(() => !document.querySelector('.session [data-answer] :is(.md-part.streaming, .md.streaming)'));
   const found = await page.$$eval('.session [data-answer]', (answers) =>
     answers.map((a) => [
       `${a.getAttribute('data-round')}:${a.getAttribute('data-slot')}`,

@@ -241,7 +241,10 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
       cost: { usd: number; priced: boolean };
       rounds: { number: number; answers: { round: number; slot: number; cost: { usd: number; priced: boolean } }[] }[];
     };
-    const money = (c: { usd: number; priced: boolean }) => `${c.priced ? '' : '≥ '}$${c.usd.toFixed(c.usd < 0.01 ? 4 : 2)}`;
+    // An unpriced cost is "unknown", with its priced part as a lower bound when there is one (never "≥ $0.0000").
+    const dollars = (usd: number) => `$${usd.toFixed(usd < 0.01 ? 4 : 2)}`;
+    const money = (c: { usd: number; priced: boolean }) =>
+      c.priced ? dollars(c.usd) : c.usd > 0 ? `unknown (≥ ${dollars(c.usd)})` : 'unknown';
     const cell = (slot: number, column: number) =>
       page.textContent(`[data-testid=usage-table] tbody tr[data-slot="${slot}"] td:nth-of-type(${column})`);
     for (const round of stored.rounds) {
@@ -255,12 +258,16 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
         money({ usd: roundCost, priced: false }),
       );
     }
-    // Slot 2's total is its rounds summed; slot 5's is a lower bound; the session's is the API's.
-    const slot2 = stored.rounds.flatMap((r) => r.answers).filter((a) => a.slot === 2);
-    expect(await cell(2, stored.rounds.length + 2)).toContain(
-      money({ usd: slot2.reduce((n, a) => n + a.cost.usd, 0), priced: true }),
-    );
-    expect(await cell(5, stored.rounds.length + 2)).toContain('≥');
+    // Slot 2's total is its rounds summed; slot 5's is unknown (with no price at all, no lower bound); the session's
+    // is the API's.
+    const slotTotal = (slot: number) =>
+      stored.rounds
+        .flatMap((r) => r.answers)
+        .filter((a) => a.slot === slot)
+        .reduce((n, a) => n + a.cost.usd, 0);
+    expect(await cell(2, stored.rounds.length + 2)).toContain(money({ usd: slotTotal(2), priced: true }));
+    expect(await cell(5, stored.rounds.length + 2)).toContain(money({ usd: slotTotal(5), priced: false }));
+    expect(await cell(5, stored.rounds.length + 2)).toContain('unknown');
     expect(stored.cost.priced).toBe(false);
     expect(await page.textContent('[data-testid=total-cost]')).toBe(money(stored.cost));
   });
