@@ -234,9 +234,9 @@ describe.skipIf(chromiumSkipped)('history and session actions in the web UI', ()
         expect(width, 'no sideways scroll').toBeLessThanOrEqual(device === 'phone' ? 390 : 1280);
         await p.screenshot({ path: join(ARTIFACTS, `history-filters-${theme}-${device}.png`), fullPage: true });
         await p.goto(`${server.baseUrl}/#/sessions/${searchable}`);
-        await p.waitForSelector('.session-actions button:has-text("Share…")');
+        await p.waitForSelector('.session-manage button:has-text("Share…")');
         // The actions only: the panel above them is the session view's own (test/ui/views.test.ts).
-        expect(await seriousViolations(p, '.session-actions'), `session actions ${theme} ${device}`).toStrictEqual([]);
+        expect(await seriousViolations(p, '.session-manage'), `session actions ${theme} ${device}`).toStrictEqual([]);
         await p.screenshot({ path: join(ARTIFACTS, `session-actions-${theme}-${device}.png`), fullPage: true });
         await context.close();
       }

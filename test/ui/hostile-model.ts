@@ -21,7 +21,11 @@ export const PAYLOADS = [
 export const HOSTILE_TEXT = `Here is my answer.\n\n${PAYLOADS.join('\n\n')}\n\nThe end.`;
 
 /** Every answer is `text` (the XSS payloads unless told otherwise). */
-export async function startHostileModel(text = HOSTILE_TEXT): Promise<{ baseUrl: string; close(): Promise<void> }> {
+export async function startHostileModel(
+  text = HOSTILE_TEXT,
+  options: { pieceSize?: number } = {},
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const piece = new RegExp(`[\\s\\S]{1,${options.pieceSize ?? 24}}`, 'g');
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -34,7 +38,7 @@ export async function startHostileModel(text = HOSTILE_TEXT): Promise<{ baseUrl:
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'hostile-1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
-      for (const piece of text.match(/[\s\S]{1,24}/g) ?? []) res.write(chunk({ content: piece }));
+      for (const part of text.match(piece) ?? []) res.write(chunk({ content: part }));
       res.write(chunk({}, 'stop'));
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'hostile-1', choices: [], usage: { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 } })}\n\n`,

@@ -35,19 +35,36 @@ export async function sessionIdOf(page: Page): Promise<string> {
 export const waitForStatus = (page: Page, status: string, timeout = 60_000) =>
   page.waitForSelector(`.session[data-status=${status}]`, { timeout });
 
-/** Each answer card's text, by `round:slot`, as shown. */
+/**
+ * Each answer's text, by `round:slot`, as shown: from every place the session view shows answers (`[data-answer]`:
+ * the live columns, and the rounds tab's cards). An answer shown in both must read the same in both.
+ */
 export async function shownAnswers(page: Page): Promise<Record<string, string>> {
-  return page.$$eval('article.answer', (cards) =>
-    Object.fromEntries(
-      cards.map((card) => [
-        `${card.getAttribute('data-round')}:${card.getAttribute('data-slot')}`,
-        (card.querySelector('.answer-text') as HTMLElement).textContent!.trim(),
-      ]),
-    ),
+  // A long finished answer renders its Markdown in parts, showing the ones still to come as text: wait for them.
+  await page.waitForFunction(() => !document.querySelector('.session [data-answer] :is(.md-part.streaming, .md.streaming)'));
+  const found = await page.$$eval('.session [data-answer]', (answers) =>
+    answers.map((a) => [
+      `${a.getAttribute('data-round')}:${a.getAttribute('data-slot')}`,
+      (a.querySelector('.answer-text') as HTMLElement).textContent!.trim(),
+    ]),
   );
+  const shown: Record<string, string> = {};
+  const squash = (text: string) => text.replace(/\s+/g, ' ');
+  for (const [key, text] of found as [string, string][]) {
+    if (key in shown) expect(squash(text), `answer ${key} in the columns and in the rounds`).toBe(squash(shown[key]!));
+    else shown[key] = text;
+  }
+  return shown;
 }
 
-/** Opens every folded round so all answers are on the page. */
+/** Opens one of a finished session's details tabs (Compare, Rounds, Usage and cost). */
+export async function openTab(page: Page, tab: 'compare' | 'rounds' | 'usage') {
+  await page.click(`#tab-${tab}`);
+  await page.waitForSelector(`#tab-${tab}[aria-selected=true]`);
+}
+
+/** Opens the session's Rounds tab (when it has tabs) and every folded round, so all answers are on the page. */
 export async function unfoldRounds(page: Page) {
+  if (await page.$('#tab-rounds[aria-selected=false]')) await openTab(page, 'rounds');
   for (const button of await page.$$('button.fold[aria-expanded=false]')) await button.click();
 }

@@ -11,7 +11,7 @@ import { ROOT } from '../support/process.js';
 import { chromiumSkipped, launchChromium, newContext, watchCsp } from './browser.js';
 import { HOSTILE_TEXT, PAYLOADS, startHostileModel } from './hostile-model.js';
 import { startLongModel } from './long-model.js';
-import { ask, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
+import { ask, openTab, sessionIdOf, shownAnswers, signIn, unfoldRounds, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
 
 export const ARTIFACTS = join(ROOT, 'test/ui/artifacts');
@@ -93,7 +93,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
       (window as unknown as { __seen: typeof seen }).__seen = seen;
       addEventListener('DOMContentLoaded', () =>
         new MutationObserver(() => {
-          if (document.querySelector('.session[data-status=running] article.answer[data-round="1"] .answer-text:not(:empty)')) {
+          if (document.querySelector('.session[data-status=running] [data-answer][data-round="1"] .answer-text:not(:empty)')) {
             seen.answerStream = true;
           }
           if (document.querySelector('[data-testid=verdict-stream]')) seen.verdictStream = true;
@@ -106,6 +106,12 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     debateId = await sessionIdOf(page);
     await waitForStatus(page, 'completed');
     expect(await seen()).toEqual({ answerStream: true, verdictStream: true });
+    for (const p of ['P0', 'P1', 'P2']) expect(await page.$(`.priority-${p}`)).not.toBeNull();
+    await openTab(page, 'compare');
+    const matrix = await page.$('[data-testid=consensus-matrix]');
+    expect(matrix).not.toBeNull();
+    expect(await page.$$eval('[data-testid=consensus-matrix] td.held', (cells) => cells.length)).toBeGreaterThan(0);
+
     await unfoldRounds(page);
     const colours = await page.$$eval('article.answer[data-round="1"] .slot-name', (names) =>
       names.map((n) => getComputedStyle(n).color),
@@ -115,12 +121,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     // Each model is also told apart without colour: a distinct shape and its provider's name.
     const shapes = await page.$$eval('article.answer[data-round="1"] .slot-name .shape', (s) => s.map((x) => x.textContent));
     expect(new Set(shapes).size).toBe(5);
-
     expect(await page.$$eval('article.answer', (a) => a.length)).toBeGreaterThanOrEqual(5);
-    const matrix = await page.$('[data-testid=consensus-matrix]');
-    expect(matrix).not.toBeNull();
-    expect(await page.$$eval('[data-testid=consensus-matrix] td.held', (cells) => cells.length)).toBeGreaterThan(0);
-    for (const p of ['P0', 'P1', 'P2']) expect(await page.$(`.priority-${p}`)).not.toBeNull();
 
     // What is shown is what the API stored, answer for answer.
     const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
@@ -144,7 +145,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
       while (!(await reader.read()).done) {}
     })();
     await page.goto(`${server.baseUrl}/#/sessions/${id}`);
-    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    await page.waitForSelector('.session[data-status=running] [data-answer] .answer-text:not(:empty)');
     const before = await shownAnswers(page);
     await page.reload();
     await waitForStatus(page, 'completed');
@@ -163,7 +164,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     await ask(page, server.baseUrl, 'Should the API gateway own rate limiting?', { mode: 'deep', rounds: 2 });
     // The session's id is in the URL from its first event, so a reload lands on the session's page.
     const id = await sessionIdOf(page);
-    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    await page.waitForSelector('.session[data-status=running] [data-answer] .answer-text:not(:empty)');
     const before = await shownAnswers(page);
     await page.reload();
     expect(page.url()).toContain(`#/sessions/${id}`);
@@ -198,7 +199,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
       // The id came from the start's `202 Accepted`: nothing searched the session list for it.
       expect(seen.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([202]);
       expect(seen.filter((r) => r.path === '/sessions')).toEqual([]);
-      await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+      await page.waitForSelector('.session[data-status=running] [data-answer] .answer-text:not(:empty)');
       await page.reload();
       expect(page.url()).toContain(`#/sessions/${id}`);
       await waitForStatus(page, 'completed');
@@ -235,11 +236,15 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
   it('shows usage and cost per model, per round and in total, as the API reports them', async () => {
     await page.goto(`${server.baseUrl}/#/sessions/${debateId}`);
     await waitForStatus(page, 'completed');
+    await openTab(page, 'usage');
     const stored = (await (await api(`/sessions/${debateId}`)).json()) as {
       cost: { usd: number; priced: boolean };
       rounds: { number: number; answers: { round: number; slot: number; cost: { usd: number; priced: boolean } }[] }[];
     };
-    const money = (c: { usd: number; priced: boolean }) => `${c.priced ? '' : '≥ '}$${c.usd.toFixed(c.usd < 0.01 ? 4 : 2)}`;
+    // An unpriced cost is "unknown", with its priced part as a lower bound when there is one (never "≥ $0.0000").
+    const dollars = (usd: number) => `$${usd.toFixed(usd < 0.01 ? 4 : 2)}`;
+    const money = (c: { usd: number; priced: boolean }) =>
+      c.priced ? dollars(c.usd) : c.usd > 0 ? `unknown (≥ ${dollars(c.usd)})` : 'unknown';
     const cell = (slot: number, column: number) =>
       page.textContent(`[data-testid=usage-table] tbody tr[data-slot="${slot}"] td:nth-of-type(${column})`);
     for (const round of stored.rounds) {
@@ -253,12 +258,16 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
         money({ usd: roundCost, priced: false }),
       );
     }
-    // Slot 2's total is its rounds summed; slot 5's is a lower bound; the session's is the API's.
-    const slot2 = stored.rounds.flatMap((r) => r.answers).filter((a) => a.slot === 2);
-    expect(await cell(2, stored.rounds.length + 2)).toContain(
-      money({ usd: slot2.reduce((n, a) => n + a.cost.usd, 0), priced: true }),
-    );
-    expect(await cell(5, stored.rounds.length + 2)).toContain('≥');
+    // Slot 2's total is its rounds summed; slot 5's is unknown (with no price at all, no lower bound); the session's
+    // is the API's.
+    const slotTotal = (slot: number) =>
+      stored.rounds
+        .flatMap((r) => r.answers)
+        .filter((a) => a.slot === slot)
+        .reduce((n, a) => n + a.cost.usd, 0);
+    expect(await cell(2, stored.rounds.length + 2)).toContain(money({ usd: slotTotal(2), priced: true }));
+    expect(await cell(5, stored.rounds.length + 2)).toContain(money({ usd: slotTotal(5), priced: false }));
+    expect(await cell(5, stored.rounds.length + 2)).toContain('unknown');
     expect(stored.cost.priced).toBe(false);
     expect(await page.textContent('[data-testid=total-cost]')).toBe(money(stored.cost));
   });
@@ -266,7 +275,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
   it('cancels a running debate, also after a reload, and keeps it: what was said stays, and exports', async () => {
     await ask(page, server.baseUrl, 'Do we need a service mesh?', { mode: 'deep', rounds: 3 });
     const id = await sessionIdOf(page);
-    await page.waitForSelector('.session[data-status=running] article.answer .answer-text:not(:empty)');
+    await page.waitForSelector('.session[data-status=running] [data-answer] .answer-text:not(:empty)');
     await page.reload();
     await page.waitForSelector('.session[data-status=running]');
     const cancelled = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/sessions/${id}/cancel`));
@@ -279,7 +288,11 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     };
     expect(stored.status).toBe('cancelled');
     // Nothing is left looking live, and the session exports like any other.
-    expect(await page.$$('.session article.answer-streaming, .session article.answer-thinking')).toEqual([]);
+    expect(
+      await page.$$(
+        '.session article.answer-streaming, .session article.answer-thinking, .session .status-streaming, .session .status-thinking',
+      ),
+    ).toEqual([]);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export JSON")')]);
     expect(JSON.parse(readFileSync((await download.path())!, 'utf8'))).toMatchObject({ id, status: 'cancelled' });
   });
@@ -299,6 +312,7 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
     expect(Object.keys(shown)).toHaveLength(stored.rounds.reduce((n, r) => n + r.answers.length, 0));
     for (const round of stored.rounds)
       for (const a of round.answers) expect(norm(shown[`${a.round}:${a.slot}`] ?? '')).toBe(norm(a.text));
+    await openTab(page, 'compare');
     expect(await page.$('[data-testid=consensus-matrix]')).not.toBeNull();
   });
 

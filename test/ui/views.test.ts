@@ -39,9 +39,12 @@ async function seriousViolations(page: Page): Promise<Violation[]> {
     .map((v) => ({ ...v, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
 }
 
-const VIEWS: { name: string; hash: string; ready: string }[] = [
+const VIEWS: { name: string; hash: string; ready: string; click?: string }[] = [
   { name: 'ask', hash: '#/', ready: '#question' },
+  // A finished session opens on its verdict, with the final positions compared below it.
   { name: 'session', hash: '', ready: '.session[data-status=completed] [data-testid=consensus-matrix]' },
+  { name: 'session-rounds', hash: '', ready: '.session[data-status=completed] #tab-rounds', click: '#tab-rounds' },
+  { name: 'session-usage', hash: '', ready: '.session[data-status=completed] #tab-usage', click: '#tab-usage' },
   { name: 'history', hash: '#/sessions', ready: '.history li' },
   { name: 'tokens', hash: '#/tokens', ready: 'form.row-form' },
   { name: 'providers', hash: '#/providers', ready: 'table.providers' },
@@ -91,6 +94,10 @@ describe.skipIf(chromiumSkipped).each([
       for (const view of VIEWS) {
         await page.goto(`${server.baseUrl}/${view.hash || `#/sessions/${sessionId}`}`);
         await page.waitForSelector(view.ready);
+        if (view.click) {
+          await page.click(view.click);
+          await page.waitForSelector(`${view.click}[aria-selected=true]`);
+        }
         // Off-screen answers skip rendering (content-visibility) until scrolled to; a full-page screenshot shows them
         // as a reader scrolling down would see them.
         await page.evaluate(() => {

@@ -55,7 +55,7 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
   const answered = session.rounds[0]?.answers.some((a) => !a.error && a.text) ?? false;
 
   return (
-    <section class="card session-actions" aria-label="Session actions">
+    <section class="card session-manage" aria-label="Session actions">
       {!mine && (
         <p class="small" data-testid="read-only">
           Shared with you, read-only: you can read, follow and export it.

@@ -65,8 +65,9 @@ const STATUS_LABEL: Record<AnswerStatus, string> = {
   streaming: 'streaming',
   done: 'done',
   failed: 'failed',
+  cancelled: 'cancelled',
 };
-const STATUS_ICON: Record<AnswerStatus, string> = { thinking: '…', streaming: '▸', done: '✓', failed: '✕' };
+const STATUS_ICON: Record<AnswerStatus, string> = { thinking: '…', streaming: '▸', done: '✓', failed: '✕', cancelled: '■' };
 
 export function StatusChip({ status }: { status: AnswerStatus }) {
   return (

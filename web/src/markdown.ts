@@ -105,9 +105,11 @@ const cache = new Map<string, string>();
  * Sanitized HTML for untrusted Markdown, or `undefined` when the text is plain (render it as text). Results are cached:
  * a session's view renders the same statements and answers many times.
  */
-export function renderMarkdown(text: string): string | undefined {
+export function renderMarkdown(text: string, options: { cache?: boolean } = {}): string | undefined {
   if (PLAIN.test(text) && !/^\s*(?:[-+>]|\d+[.)])\s/.test(text)) return undefined;
   let html = cache.get(text);
+  // The growing end of a streamed answer changes every frame: caching it would only push useful entries out.
+  if (html === undefined && options.cache === false) return purify.sanitize(marked.parse(text) as string);
   if (html === undefined) {
     html = purify.sanitize(marked.parse(text) as string);
     if (cache.size > 500) cache.delete(cache.keys().next().value!);

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { canRedraw, escapeJson, inert, jsonLine, oneLine, paint, tail, terminalColumns, wantsColour } from './terminal.js';
+import {
+  canRedraw,
+  escapeJson,
+  inert,
+  jsonLine,
+  oneLine,
+  paint,
+  tail,
+  terminalColumns,
+  visibleControls,
+  wantsColour,
+} from './terminal.js';
 
 describe('inert', () => {
   it('removes escape sequences a model could use to take over the terminal', () => {
@@ -66,5 +77,15 @@ describe('the terminal', () => {
     expect(canRedraw(true, { TERM: 'xterm' })).toBe(true);
     expect(canRedraw(true, { TERM: 'dumb' })).toBe(false);
     expect(canRedraw(false, {})).toBe(false);
+  });
+});
+
+describe('visibleControls', () => {
+  it('shows every character inert removes as a visible mark, and nothing else changes', () => {
+    const text = 'access \u202eedoc_terces\u202c granted\u001b[2J\r\u0007\u007f\u009b\u2066x\u2069\tok\né';
+    const shown = visibleControls(text);
+    expect(shown).toBe('access ⟨U+202E⟩edoc_terces⟨U+202C⟩ granted␛[2J␍␇␡⟨U+009B⟩⟨U+2066⟩x⟨U+2069⟩\tok\né');
+    // Nothing the terminal's `inert` would remove is left.
+    expect(inert(shown)).toBe(shown);
   });
 });

@@ -12,6 +12,20 @@ const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]?|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u00
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
+/**
+ * `text` with the same characters `inert` removes shown instead, as visible inert marks, for a page that must show
+ * what a model wrote without acting on it: a C0 control as its Unicode control picture (ESC as ␛, CR as ␍), DEL as ␡,
+ * a C1 control or a bidirectional override or isolate as `⟨U+202E⟩`. Tab and newline stay.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `⟨U+${code.toString(16).toUpperCase().padStart(4, '0')}⟩`;
+  });
+}
+
 /** `text` without escape sequences or control characters (tab and newline stay). */
 export function inert(text: string): string {
   return text.replace(ESCAPES, '').replace(CONTROLS, '');

@@ -1,13 +1,14 @@
 /**
  * The export rendered as a viewer would, by a CommonMark renderer with raw HTML on (markdown-it, `html: true`):
- * hostile user and model text in every field must come out as text, with no HTML, no link or image, and no
- * heading but the export's own.
+ * hostile user and model text in every field must come out with no HTML, no image, no link but http(s) and
+ * mailto, and no heading but the export's own.
  */
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import type { Answer, Session } from '../../../sdk/src/generated/types.gen.js';
 import { inert, sessionMarkdown } from './markdown.js';
+import { modelMarkdown } from './model-markdown.js';
 
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
@@ -41,7 +42,10 @@ function expectInert(markdown: string): Token[] {
       if (t.type === 'link_open') expect(t.attrGet('href') ?? '', `a link in\n${markdown}`).toMatch(SAFE_LINK);
     }
     const html = md.render(markdown);
-    expect(html).not.toMatch(/<(?!\/?(h[1-6]|p|ul|ol|li|em|strong|code|pre|br|blockquote|hr|a)\b)[a-z!/]/i);
+    // The allow-list: the tags of Markdown's own structure (model formatting keeps tables and strikethrough).
+    expect(html).not.toMatch(
+      /<(?!\/?(h[1-6]|p|ul|ol|li|em|strong|s|del|code|pre|br|blockquote|hr|a|table|thead|tbody|tr|th|td)\b)[a-z!/]/i,
+    );
     expect(html).not.toMatch(/<a\b(?![^>]*href="(https?:|mailto:))/i);
   }
   return first;
@@ -240,6 +244,15 @@ describe('property: any hostile text', () => {
         expect(rendered.replace(/[\s\u00a0]/g, '')).toBe(text.replace(/\0/g, '\ufffd').replace(/[\s\u00a0]/g, ''));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('modelMarkdown() keeps formatting from its allow-list only: no HTML, no image, no unsafe link, no heading', () => {
+    fc.assert(
+      fc.property(hostileText, (text) => {
+        expect(headings(expectInert(modelMarkdown(text)))).toEqual([]);
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -2,13 +2,16 @@
  * A session as a Markdown document someone can read top to bottom: the question, every round per
  * model, the consensus, then the verdict with its P0/P1/P2 actions.
  *
- * User and model text is untrusted, and a viewer may render HTML: every character that could give it
- * Markdown structure is backslash-escaped, so it renders as the literal text it is, never as HTML, a link,
- * an image, a heading, a fence or a list. Its lines are kept (hard breaks); the export's own headings
- * are the only ones. Model Markdown is shown as written rather than rendered: that is the price of a
- * guarantee that does not depend on tracking fences and spans the way every renderer does.
+ * User and model text is untrusted, and a viewer may render HTML. Answers and the verdict's summary and answer
+ * keep their Markdown formatting, re-written from an allow-list (`modelMarkdown`: emphasis, lists, code,
+ * tables, quotes, http(s) links; never raw HTML, an image or another link). Every other field (the question,
+ * names, actions, consensus, errors) is plain text with each structural character backslash-escaped, so it
+ * renders as the literal text it is. The export's own headings are the only ones.
  */
 import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
+
+export { escapeMarkdown };
 
 export function sessionMarkdown(session: Session): string {
   const out: string[] = [];
@@ -76,8 +79,8 @@ export function sessionMarkdown(session: Session): string {
     if (verdict.format === 'unstructured') {
       out.push('The verdict did not validate; this is its raw text.', '', fenced(verdict.rawText ?? ''), '');
     } else {
-      if (verdict.summary) out.push(inert(verdict.summary), '');
-      if (verdict.answer) out.push(inert(verdict.answer), '');
+      if (verdict.summary) out.push(modelMarkdown(verdict.summary), '');
+      if (verdict.answer) out.push(modelMarkdown(verdict.answer), '');
       for (const priority of ['P0', 'P1', 'P2'] as const) {
         const actions = verdict.actions?.[priority] ?? [];
         out.push(`### ${priority}`, '');
@@ -136,7 +139,7 @@ function answerSection(answer: Answer): string[] {
   if (answer.error) {
     return [head, '', `_Failed: ${inlineText(answer.error.code)} — ${inlineText(answer.error.message)}_`, ''];
   }
-  return [head, '', inert(answer.text), ''];
+  return [head, '', modelMarkdown(answer.text), ''];
 }
 
 function actionLine(action: Action): string {
@@ -186,18 +189,4 @@ function fenced(text: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}text\n${text}\n${fence}`;
-}
-
-/**
- * Backslash-escapes every character that can open structure: HTML and autolinks (`<`), entities (`&`),
- * links and images (`[`), code (`` ` ``), emphasis (`*`, `_`), headings (`#`; `=` and `-` opening a line
- * would underline the one before), quotes (`>`), lists (`-`, `+`, `1.`, `1)` opening a line), tables (`|`),
- * strikethrough and fences (`~`), escapes (`\`).
- * CommonMark lets any ASCII punctuation be escaped, so this is exact: the text renders as itself.
- */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\\`*_[\]<>#|~&]/g, '\\$&')
-    .replace(/^(\s*)([-+=])/, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])/, '$1\\$2');
 }

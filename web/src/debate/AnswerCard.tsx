@@ -3,9 +3,10 @@ import type { SlotInfo } from '../../../sdk/src/index.js';
 import { OfflineMark, SlotName, StatusChip } from '../components.js';
 import { formatCost, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
+import { CopyButton } from './Copy.js';
+import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
 import type { AnswerView } from './model.js';
-import { StreamingText } from './StreamingText.js';
 
 /** One model's answer in a round; re-rendered only when the answer changed (`rev`). */
 export const AnswerCard = memo(
@@ -13,11 +14,18 @@ export const AnswerCard = memo(
     const look = slotLook(answer.slot);
     const offline = answer.answer?.offline ?? info?.status === 'offline';
     return (
-      <article class={`${look.className} answer answer-${answer.status}`} data-slot={answer.slot} data-round={answer.round}>
+      <article
+        class={`${look.className} answer answer-${answer.status}`}
+        data-slot={answer.slot}
+        data-round={answer.round}
+        data-answer=""
+        tabIndex={-1}
+      >
         <header>
           <SlotName slot={answer.slot} info={info} />
           <StatusChip status={answer.status} />
           {offline && <OfflineMark />}
+          {answer.text && <CopyButton what={`answer of slot ${answer.slot}, round ${answer.round}`} text={() => answer.text} />}
         </header>
         <p class="muted small">
           {answer.answer?.model ?? info?.model}
@@ -29,11 +37,11 @@ export const AnswerCard = memo(
             {answer.error.attempts > 1 ? ` (${answer.error.attempts} attempts)` : ''}
           </p>
         )}
-        {answer.status === 'done' ? (
-          <Markdown text={answer.text} class="answer-text" />
+        {answer.status === 'streaming' || answer.status === 'thinking' ? (
+          // While streaming: Markdown chunk by chunk (only the growing end re-renders); all of it once it ended.
+          <LiveMarkdown text={answer.text} class="answer-text" />
         ) : (
-          // While streaming: plain text, cheap to update every frame; Markdown once it is complete.
-          <StreamingText text={answer.text} class="answer-text" />
+          <Markdown text={answer.text} class="answer-text" />
         )}
         {answer.answer && (
           <p class="muted small">

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { type MarkdownParts, markdownParts, renderMarkdown } from '../markdown.js';
+import { bounded, Rest } from './LiveMarkdown.js';
 import { StreamingText } from './StreamingText.js';
 
 /**
@@ -49,8 +51,22 @@ const initial = (text: string): Rendered | undefined => {
   return { text, parts: parts.slice(0, SLICE_JOBS), source: { count: parts.length, part: (i) => parts[i], raw: () => '' } };
 };
 
-/** Sanitized Markdown for untrusted text (model output, questions). */
+/**
+ * Sanitized Markdown for untrusted text (model output): control characters and bidi overrides shown as visible marks,
+ * and a huge text bounded (the rest behind "show all", see `bounded`).
+ */
 export function Markdown({ text, class: className }: { text: string; class?: string }) {
+  const { head, rest } = bounded(text);
+  if (rest === '') return <MarkdownBody text={visibleControls(head)} class={className} />;
+  return (
+    <div class={className}>
+      <MarkdownBody text={visibleControls(head)} />
+      <Rest rest={rest} />
+    </div>
+  );
+}
+
+function MarkdownBody({ text, class: className }: { text: string; class?: string }) {
   const [state, setState] = useState<Rendered | undefined>(() => initial(text));
   const current = state?.text === text ? state : initial(text);
   useEffect(() => {

@@ -18,7 +18,12 @@ export function RoundSection({ round, view, latest }: { round: RoundView; view: 
           <span aria-hidden="true">{shown ? '▾' : '▸'}</span> Round {round.number} · {KIND_LABEL[round.kind]}
         </button>
         <span class="muted small"> {formatUsage(usageOfRound(round))}</span>
-        {round.ended && round.quorumMet === false && <span class="error small"> quorum not met</span>}
+        {/* A round the user's cancel cut short did not fail its quorum: it was stopped. */}
+        {round.ended && round.quorumMet === false && view.status === 'cancelled' ? (
+          <span class="muted small"> cancelled</span>
+        ) : round.ended && round.quorumMet === false ? (
+          <span class="error small"> quorum not met</span>
+        ) : null}
       </h2>
       {shown && (
         <div class="answers">

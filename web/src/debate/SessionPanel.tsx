@@ -1,13 +1,17 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { exportSessionMarkdown } from '../../../sdk/src/index.js';
+import { client, consilium } from '../api.js';
 import { ErrorNote, useRun } from '../components.js';
 import { formatDate } from '../format.js';
 import { Connection } from './Connection.js';
 import { ConsensusMatrix } from './ConsensusMatrix.js';
+import { CopyButton } from './Copy.js';
 import { Exports } from './Exports.js';
-import { isFinished } from './model.js';
+import { isFinished, type SessionView } from './model.js';
 import { Panel } from './Panel.js';
 import { RoundSection } from './RoundSection.js';
 import type { Run } from './runner.js';
+import { SlotColumns } from './SlotColumns.js';
 import { ThreadPanel } from './Thread.js';
 import { Timeline } from './Timeline.js';
 import { UsageTable } from './UsageTable.js';
@@ -16,9 +20,11 @@ import { VerdictSection } from './VerdictSection.js';
 /** Everything about one session, live or stored: the same component for both, so a reopened session looks the same. */
 export function SessionPanel({ run }: { run: Run }) {
   useRun(run);
+  useKeys(run);
   const view = run.view;
   const slotInfo = (slot: number) => view.slots.find((s) => s.slot === slot);
   const running = !isFinished(view);
+  const layout = run.met === undefined && !run.failure ? 'pending' : run.met === 'live' || running ? 'live' : 'opened';
   const heading = useRef<HTMLHeadingElement>(null);
   // The view that held focus (the Ask form, a follow-up form, a history link) went away when this one replaced it:
   // focus the heading once it names the question, so a screen reader reads the question and the debate's status
@@ -58,21 +64,133 @@ export function SessionPanel({ run }: { run: Run }) {
               Continue debate
             </button>
           )}
-          {view.id && isFinished(view) && <Exports sessionId={view.id} />}
+          {view.id && isFinished(view) && (
+            <>
+              <CopyButton what="session as Markdown" label="Copy session as Markdown" text={() => sessionMarkdown(view.id!)} />
+              <Exports sessionId={view.id} />
+            </>
+          )}
         </div>
         <ErrorNote error={run.failure} />
         {view.error && <p class="error">Ended: {view.error}</p>}
       </header>
-      {/* Sections that change only with the debate's shape skip the frames where only text streamed in. */}
-      {view.slots.length > 0 && <Panel slots={view.slots} />}
-      {view.rounds.length > 1 || view.verdict ? <Timeline view={view} shape={view.shape} /> : null}
-      {view.rounds.map((round) => (
-        <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
-      ))}
-      {view.consensus && <ConsensusMatrix view={view} shape={view.shape} />}
-      {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
-      {view.rounds.length > 0 && <UsageTable view={view} shape={view.shape} />}
-      {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}
+      {layout === 'pending' ? (
+        <p class="muted" aria-busy="true">
+          Loading…
+        </p>
+      ) : layout === 'live' ? (
+        <>
+          {/* Watched live: the models side by side in boxes of fixed height, the verdict below them; nothing here
+              moves when a round starts, the verdict begins or the debate ends (the details are added below). */}
+          {view.slots.length > 0 && <SlotColumns view={view} which="live" />}
+          {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          {isFinished(view) && <Details view={view} />}
+        </>
+      ) : (
+        <>
+          {/* Opened finished: the verdict first, the rounds one step away. */}
+          {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          <Details view={view} />
+        </>
+      )}
+      {view.id && isFinished(view) && (
+        <ThreadPanel
+          sessionId={view.id}
+          mode={view.mode}
+          // An early stop shows as fewer rounds than asked for; a synthesis names its source.
+          needsSession={view.mode === 'synthesis' || (view.mode === 'deep' && view.rounds.length < (view.roundsRequested ?? 0))}
+        />
+      )}
     </div>
   );
+}
+
+/** The session's Markdown export, as the API serves it (the one implementation, on the server). */
+async function sessionMarkdown(sessionId: string): Promise<string> {
+  return (await consilium.settle(exportSessionMarkdown({ client, path: { sessionId }, parseAs: 'text' }))) as unknown as string;
+}
+
+type Tab = 'compare' | 'rounds' | 'usage';
+
+/** What is one step away from the verdict: final positions side by side, every round, usage and cost. */
+function Details({ view }: { view: SessionView }) {
+  const tabs: { id: Tab; label: string }[] = [
+    ...(view.rounds.length > 0 ? [{ id: 'compare' as const, label: 'Compare' }] : []),
+    { id: 'rounds', label: view.rounds.length === 1 ? 'Answers' : `Rounds (${view.rounds.length})` },
+    ...(view.rounds.length > 0 ? [{ id: 'usage' as const, label: 'Usage and cost' }] : []),
+  ];
+  const [tab, setTab] = useState<Tab>(view.verdict && view.rounds.length > 0 ? 'compare' : 'rounds');
+  const move = (e: KeyboardEvent) => {
+    const i = tabs.findIndex((t) => t.id === tab);
+    const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : undefined;
+    if (next === undefined) return;
+    const t = tabs[(next + tabs.length) % tabs.length]!;
+    setTab(t.id);
+    document.getElementById(`tab-${t.id}`)?.focus();
+  };
+  return (
+    <div class="details">
+      <div class="tabs" role="tablist" aria-label="Session details" onKeyDown={move}>
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            onClick={() => setTab(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} data-testid={`panel-${tab}`}>
+        {tab === 'compare' && (
+          <>
+            {view.consensus && <ConsensusMatrix view={view} shape={view.shape} />}
+            <SlotColumns view={view} which="final" />
+          </>
+        )}
+        {tab === 'rounds' && (
+          <>
+            {view.slots.length > 0 && <Panel view={view} shape={view.shape} />}
+            {view.rounds.length > 1 || view.verdict ? <Timeline view={view} shape={view.shape} /> : null}
+            {view.rounds.map((round) => (
+              <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
+            ))}
+          </>
+        )}
+        {tab === 'usage' && <UsageTable view={view} shape={view.shape} />}
+      </div>
+    </div>
+  );
+}
+
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+
+/** Esc cancels a running debate; j and k move focus to the next and previous answer on the page. */
+function useKeys(run: Run) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      if (e.key === 'Escape' && !isFinished(run.view) && run.view.id) {
+        e.preventDefault();
+        run.cancel();
+      } else if (e.key === 'j' || e.key === 'k') {
+        const answers = [...document.querySelectorAll<HTMLElement>('[data-answer]')];
+        if (answers.length === 0) return;
+        const at = answers.findIndex((a) => a === document.activeElement || a.contains(document.activeElement));
+        const next = at === -1 ? (e.key === 'j' ? 0 : answers.length - 1) : at + (e.key === 'j' ? 1 : -1);
+        const target = answers[Math.max(0, Math.min(answers.length - 1, next))]!;
+        e.preventDefault();
+        target.focus({ preventScroll: true });
+        target.scrollIntoView({ block: 'nearest' });
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [run]);
 }

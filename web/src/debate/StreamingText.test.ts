@@ -20,7 +20,18 @@ describe('blocksOf', () => {
     expect(after.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
   });
 
-  it('leaves text without a newline in one block', () => {
-    expect(blocksOf('x'.repeat(5000))).toEqual(['x'.repeat(5000)]);
+  it('cuts text without a newline too (at a space, else anywhere), and the cuts stay as it grows', () => {
+    const words = 'word '.repeat(2000);
+    const blocks = blocksOf(words);
+    expect(blocks.length).toBeGreaterThan(4);
+    expect(blocks.join('')).toBe(words);
+    for (const block of blocks.slice(0, -1)) expect(block.endsWith(' ')).toBe(true);
+    const solid = blocksOf('x'.repeat(5000));
+    expect(solid.join('')).toBe('x'.repeat(5000));
+    expect(Math.max(...solid.map((b) => b.length))).toBeLessThanOrEqual(2000);
+    for (let n = 1000; n < 10_000; n += 333) {
+      const before = blocksOf(words.slice(0, n));
+      expect(blocksOf(words).slice(0, before.length - 1)).toEqual(before.slice(0, -1));
+    }
   });
 });

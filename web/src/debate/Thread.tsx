@@ -11,7 +11,19 @@ import { startRun } from './runner.js';
  * A finished session's thread (its earlier and later questions, oldest first), what early stop saved, and the form to
  * ask a follow-up, which runs in the same thread and opens as its own session.
  */
-export function ThreadPanel({ sessionId, mode }: { sessionId: string; mode?: string }) {
+export function ThreadPanel({
+  sessionId,
+  mode,
+  needsSession,
+}: {
+  sessionId: string;
+  mode?: string;
+  /**
+   * Whether the stored session may say more than its events (an early stop, the session it was synthesized from):
+   * only then is the whole document fetched; parsing a session with a 5 MB answer holds the page for tens of ms.
+   */
+  needsSession: boolean;
+}) {
   const [thread, setThread] = useState<ThreadData>();
   const [session, setSession] = useState<Session>();
   const [question, setQuestion] = useState('');
@@ -23,8 +35,8 @@ export function ThreadPanel({ sessionId, mode }: { sessionId: string; mode?: str
   const [error, setError] = useState<ConsiliumError>();
   useEffect(() => {
     consilium.settle(getSessionThread({ client, path: { sessionId } })).then(setThread, () => undefined);
-    consilium.sessions.get(sessionId).then(setSession, () => undefined);
-  }, [sessionId]);
+    if (needsSession) consilium.sessions.get(sessionId).then(setSession, () => undefined);
+  }, [sessionId, needsSession]);
 
   const ask = (e: Event) => {
     e.preventDefault();

@@ -1,5 +1,7 @@
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
 import { SlotChip, SlotName } from '../components.js';
+import { actionText, CopyButton, verdictText } from './Copy.js';
+import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
 import type { SessionView } from './model.js';
 import { Supporters } from './Supporters.js';
@@ -10,7 +12,10 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
   const synth = verdict?.synthesizer ?? view.synthesizer;
   return (
     <section class="card verdict" aria-labelledby="verdict-h" aria-live="polite" aria-busy={!verdict}>
-      <h2 id="verdict-h">Verdict {!verdict && <span class="status status-streaming">being written…</span>}</h2>
+      <h2 id="verdict-h">
+        Verdict {!verdict && <span class="status status-streaming">being written…</span>}
+        {verdict && <CopyButton what="verdict" text={() => verdictText(verdict)} />}
+      </h2>
       {synth && (
         <p class="small">
           Synthesized by <SlotName slot={synth.slot} info={slotInfo(synth.slot)} /> ({synth.model}
@@ -20,8 +25,8 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
       )}
       {!verdict && (view.verdictText.summary || view.verdictText.answer) && (
         <div class="verdict-stream" data-testid="verdict-stream">
-          {view.verdictText.summary && <p class="streaming summary">{view.verdictText.summary}</p>}
-          {view.verdictText.answer && <p class="streaming">{view.verdictText.answer}</p>}
+          {view.verdictText.summary && <LiveMarkdown text={view.verdictText.summary} class="summary" />}
+          {view.verdictText.answer && <LiveMarkdown text={view.verdictText.answer} />}
         </div>
       )}
       {verdict?.format === 'unstructured' && verdict.rawText && <Markdown text={verdict.rawText} />}
@@ -45,7 +50,8 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
                         <Markdown text={a.title} class="inline" />
                       </strong>
                       <Markdown text={a.rationale} class="small" />
-                      <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />
+                      <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />{' '}
+                      <CopyButton what={`action ${p}.${i + 1}`} text={() => actionText(a)} />
                     </li>
                   ))}
                 </ul>

@@ -22,7 +22,8 @@ import type {
   Verdict,
 } from '../../../sdk/src/index.js';
 
-export type AnswerStatus = 'thinking' | 'streaming' | 'done' | 'failed';
+/** `cancelled`: cut off by the user's cancel, not a failure of the model's. */
+export type AnswerStatus = 'thinking' | 'streaming' | 'done' | 'failed' | 'cancelled';
 
 export interface AnswerView {
   slot: number;
@@ -218,7 +219,12 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       if (event.error) view.error = event.error;
       for (const round of view.rounds) {
         for (const answer of round.answers.values()) {
-          if (answer.status === 'thinking' || answer.status === 'streaming') {
+          // The user's cancel cut these short: that reads as cancelled, not as the model failing.
+          const cut = answer.status === 'thinking' || answer.status === 'streaming' || answer.error?.code === 'aborted';
+          if (event.status === 'cancelled' && cut && answer.status !== 'done') {
+            answer.status = 'cancelled';
+            answer.rev++;
+          } else if (answer.status === 'thinking' || answer.status === 'streaming') {
             answer.status = 'failed';
             answer.error ??= { code: 'aborted', message: `The session ended (${event.status}).`, retryable: false, attempts: 0 };
             answer.rev++;
@@ -240,6 +246,19 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
 }
 
 export const isFinished = (view: SessionView) => view.status !== 'running' && view.status !== 'starting';
+
+/** The error of a slot's latest answer when it failed (a cancel is not a failure): the panel shows it as failing. */
+export function slotFailure(view: SessionView, slot: number): AnswerError | undefined {
+  for (let i = view.rounds.length - 1; i >= 0; i--) {
+    const answer = view.rounds[i]!.answers.get(slot);
+    if (answer) return answer.status === 'failed' ? answer.error : undefined;
+  }
+  return undefined;
+}
+
+/** Each slot's answers, round by round: the columns of the live view and the rows of "compare". */
+export const answersOfSlot = (view: SessionView, slot: number): AnswerView[] =>
+  view.rounds.flatMap((r) => (r.answers.has(slot) ? [r.answers.get(slot)!] : []));
 
 /** Usage summed per slot over every round. */
 export function usageBySlot(view: SessionView): Map<number, Usage> {

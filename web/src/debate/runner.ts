@@ -38,6 +38,12 @@ export interface Run {
   readonly owned: boolean;
   /** Counts changes, so a view subscribing late can tell it missed some. */
   readonly version: number;
+  /**
+   * How the page met the session: `live` (started here, or caught up with it while it ran) or `finished` (its end came
+   * with the replay of its stored events); undefined until one of those happened. A session met finished opens on its
+   * verdict; one watched live keeps its layout when it ends, so nothing moves under the reader.
+   */
+  readonly met: 'live' | 'finished' | undefined;
 }
 
 export type AskInput =
@@ -68,7 +74,24 @@ class Runner implements Run {
 
   private readonly listeners = new Set<() => void>();
 
-  constructor(readonly owned: boolean) {}
+  met: 'live' | 'finished' | undefined;
+
+  constructor(readonly owned: boolean) {
+    if (owned) this.met = 'live';
+  }
+
+  /** When the last event came: a pause in the stream while the session runs means the replay is over. */
+  private lastEvent = 0;
+  watchCatchUp() {
+    const check = () => {
+      if (this.met !== undefined || this.watching.signal.aborted) return;
+      if (this.view.status === 'running' && performance.now() - this.lastEvent > 50) {
+        this.met = 'live';
+        this.changed();
+      } else setTimeout(check, 60);
+    };
+    setTimeout(check, 60);
+  }
 
   subscribe(listener: () => void) {
     this.listeners.add(listener);
@@ -123,7 +146,10 @@ class Runner implements Run {
   }
 
   private feed(event: DebateEvent) {
-    if (apply(this.view, event)) this.changed();
+    this.lastEvent = performance.now();
+    if (!apply(this.view, event)) return;
+    if (this.met === undefined && isFinished(this.view)) this.met = 'finished';
+    this.changed();
   }
 
   private setConnection(connection: Connection) {
@@ -205,6 +231,7 @@ export function startRun(input: AskInput, onSessionId: (id: string) => void): Ru
 /** Opens a stored session: its events replayed, then followed live while it runs. */
 export function openRun(sessionId: string): Run {
   const runner = new Runner(false);
+  runner.watchCatchUp();
   void runner.follow(sessionId).catch((err) => runner.fail(err));
   return runner;
 }
