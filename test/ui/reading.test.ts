@@ -198,9 +198,16 @@ describe.skipIf(chromiumSkipped)('reading a debate while it streams', () => {
     expect(await seriousViolations(page)).toEqual([]);
     // The reader scrolls column 1 back to its start and reads round 1 there: it must stay where it is.
     const probe = '[data-testid=columns-live] .column[data-slot="1"] .col-answer[data-round="1"]';
-    await page.$eval('[data-testid=columns-live] .column[data-slot="1"] .column-body', (e) => {
+    const body1 = '[data-testid=columns-live] .column[data-slot="1"] .column-body';
+    // Back from a column that holds more than it shows (one that fits is at its end, and follows it).
+    await page.waitForFunction((s) => {
+      const e = document.querySelector(s);
+      return e !== null && e.scrollHeight > e.clientHeight + 50;
+    }, body1);
+    await page.$eval(body1, (e) => {
       e.scrollTop = 0;
     });
+    await page.waitForFunction((s) => document.querySelector(s)?.scrollTop === 0, body1);
     const head = '[data-testid=columns-live] .column[data-slot="5"] .column-head';
     const before = { probe: await top(page, probe), head: await top(page, head) };
     await page.waitForSelector(`${column} .col-answer[data-round="2"]`);
