@@ -90,8 +90,9 @@ export function stepsSql(steps: readonly Step[]): string {
   const events: string[] = [];
   for (const { session: s, ...step } of steps) {
     const id = quoted(s.id);
-    const { parentId, sourceSessionId, earlyStop } = s;
-    const linked = parentId !== undefined || sourceSessionId !== undefined || earlyStop !== undefined;
+    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts } = s;
+    const links = { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts };
+    const linked = Object.values(links).some((v) => v !== undefined);
     headers.push(
       row(
         s.id,
@@ -111,7 +112,7 @@ export function stepsSql(steps: readonly Step[]): string {
         s.updatedAt,
         s.completedAt,
         s.threadId,
-        linked ? { parentId, sourceSessionId, earlyStop } : undefined,
+        linked ? links : undefined,
       ),
     );
     for (const number of step.rounds ?? []) {
