@@ -21,6 +21,7 @@ export {
   type Detachable,
   type DetachOption,
   type FollowOptions,
+  type PanelOptions,
   type ParallelOptions,
   type SessionList,
   type SignInOptions,

@@ -31,13 +31,19 @@ Commands:
                                   N days (90 by default), revoking the one an earlier login created.
   ask "<question>" [--slot N | --provider NAME]
                                   One model's answer (slot 1 by default).
-  debate "<question>" [--rounds N] [--quorum N]
+  debate "<question>" [--rounds N] [--quorum N] [--slots N,N…] [--synthesizer N] [--ranking]
+         [--named] [--models N=MODEL,…]
                                   A deep debate, streamed live; then the verdict grouped P0/P1/P2.
-                                  Ctrl-C cancels it on the server.
+                                  --slots: the panel (two or more); --synthesizer: who writes the
+                                  verdict; --ranking: each model ranks the others' answers; --named:
+                                  peers quoted by slot, not anonymously; --models: a slot's model
+                                  from its allowed list. Ctrl-C cancels it on the server.
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
-            [--slots N,N…] [--rounds N] [--quorum N]
+            [--slots N,N…] [--rounds N] [--quorum N] [--synthesizer N] [--ranking] [--named]
+            [--models N=MODEL,…]
                                   Ask again in a finished session's thread (its mode by default; the
-                                  panel sees the thread so far); prints the new session once it ends.
+                                  panel sees the thread so far; a deep one keeps its panel unless
+                                  told); prints the new session once it ends.
   sessions [list] [--q TEXT] [--limit N]
   sessions show <id>
   sessions export <id> [--format md|json]

@@ -8,15 +8,18 @@ import { canRedraw, jsonLine, terminalColumns } from '../../terminal/terminal.js
 import { intFlag, onlyFlags } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { DebateView } from '../debate-view.js';
+import { PANEL_BOOLEANS, PANEL_OPTIONS, panelFlags } from '../panel-flags.js';
 import { question } from '../question.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['rounds', 'quorum'];
+const OPTIONS = ['rounds', 'quorum', ...PANEL_OPTIONS];
 
 export const debate: Command = {
   options: OPTIONS,
+  booleans: PANEL_BOOLEANS,
   async run(ctx) {
-    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
+    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS, ...PANEL_BOOLEANS]);
+    const panel = panelFlags(ctx.parsed);
     const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
     const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
     const text = question(ctx);
@@ -32,6 +35,7 @@ export const debate: Command = {
       const events = ctx.consilium().debates.stream(text, {
         ...(rounds !== undefined && { rounds }),
         ...(quorum !== undefined && { quorum }),
+        ...panel,
         signal: controller.signal,
       });
       for await (const event of events) {
