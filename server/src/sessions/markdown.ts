@@ -9,6 +9,7 @@
  * guarantee that does not depend on tracking fences and spans the way every renderer does.
  */
 import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+import { panelLine, panelSections } from './panel-markdown.js';
 
 export function sessionMarkdown(session: Session): string {
   const out: string[] = [];
@@ -22,6 +23,7 @@ export function sessionMarkdown(session: Session): string {
     '',
   );
   const links = [
+    ...panelLine(session),
     ...(session.parentId ? [`- Follows up: \`${session.parentId}\` (thread \`${session.threadId}\`)`] : []),
     ...(session.sourceSessionId ? [`- Synthesized from: \`${session.sourceSessionId}\``] : []),
     ...(session.earlyStop
@@ -65,12 +67,14 @@ export function sessionMarkdown(session: Session): string {
     }
   }
 
+  out.push(...panelSections(session, inlineText));
+
   const verdict = session.verdict;
   if (verdict) {
     const by = verdict.synthesizer;
     out.push('## Verdict', '');
     out.push(
-      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : ''}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
       '',
     );
     if (verdict.format === 'unstructured') {
