@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useReducer } from 'preact/hooks';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
+import { PanelRanking } from './PanelRanking.js';
 import { liveRuns } from './runs.js';
 
 /** A session by id: the run this page started, or the stored session replayed (and followed while it runs). */
@@ -25,5 +26,10 @@ export function SessionPage({ id }: { id: string }) {
       </section>
     );
   }
-  return <LazySessionPanel run={run} />;
+  return (
+    <>
+      <LazySessionPanel run={run} />
+      <PanelRanking run={run} />
+    </>
+  );
 }
