@@ -57,9 +57,7 @@ export function finalJson(slot: number): string {
     changed: slot === 2,
     changeReason: slot === 2 ? 'Slot 3 showed the refactor blocks the release.' : 'No critique changed the trade-off.',
     agreements: [{ statement: AGREEMENT, slots: [slot], responses: ['you'] }],
-    disagreements: [
-      { topic: 'When to refactor', positions: [{ position: 'Next quarter.', slots: [slot], responses: ['you'] }] },
-    ],
+    disagreements: [{ topic: 'When to refactor', positions: [{ position: 'Next quarter.', slots: [slot], responses: ['you'] }] }],
   });
 }
 
@@ -176,7 +174,8 @@ export class FaultNet {
           };
           entry.case.calls.push(call);
           return (
-            (await entry.respond?.(call, request, p)) ?? answer(p, request, call, healthyText(call.slot, call.stage, call.round, call.body))
+            (await entry.respond?.(call, request, p)) ??
+            answer(p, request, call, healthyText(call.slot, call.stage, call.round, call.body))
           );
         }),
       ),

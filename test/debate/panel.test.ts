@@ -46,7 +46,10 @@ const slotOfWord = (word: string) => WORDS.indexOf(word) + 1;
 
 /** The labelled quotes of a prompt, in its order: label and the slot whose answer it quotes. */
 function shown(prompt: string): { label: string; slot: number }[] {
-  return [...prompt.matchAll(/Response ([A-E]) said:\n`{3,}text\n(\w+) /g)].map((m) => ({ label: m[1]!, slot: slotOfWord(m[2]!) }));
+  return [...prompt.matchAll(/Response ([A-E]) said:\n`{3,}text\n(\w+) /g)].map((m) => ({
+    label: m[1]!,
+    slot: slotOfWord(m[2]!),
+  }));
 }
 
 /** The user prompt of a request, read from the body in the provider's own wire format. */
@@ -236,7 +239,9 @@ describe('anonymous peers (the default)', () => {
     );
     expect(d.session.rounds[1]!.missingSlots).toEqual([4]);
     expect(d.session.consensus?.agreements).toEqual([{ statement: 'Ship small first.', slots: [1, 2, 3, 5] }]);
-    expect(d.session.consensus?.disagreements).toEqual([{ topic: 'Timing', positions: [{ position: 'Now.', slots: [1, 2, 3, 5] }] }]);
+    expect(d.session.consensus?.disagreements).toEqual([
+      { topic: 'Timing', positions: [{ position: 'Now.', slots: [1, 2, 3, 5] }] },
+    ]);
   });
 });
 
@@ -378,8 +383,7 @@ describe('the panel and the synthesizer chosen per request', () => {
     expect(d.session.verdict?.synthesizer.slot).toBe(2);
 
     const down = await debate(
-      (call, request, p) =>
-        call.slot === 4 && call.stage === 'synthesis' ? new Response('{}', { status: 500 }) : undefined,
+      (call) => (call.slot === 4 && call.stage === 'synthesis' ? new Response('{}', { status: 500 }) : undefined),
       { rounds: 2, panel: { slots: [1, 3], synthesizer: 4 } },
     );
     expect(down.session.verdict?.synthesizer).toMatchObject({ slot: 1, reason: 'fallback', fallbackFrom: 4, participated: true });

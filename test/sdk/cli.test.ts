@@ -366,14 +366,32 @@ describe('consilium', () => {
   });
 
   it('debate and follow-up choose the panel: --slots, --synthesizer, --ranking, --named; a deep follow-up keeps it unless told', async () => {
-    const run = await cli(['debate', 'Which queue?', '--rounds', '2', '--slots', '4,2', '--synthesizer', '3', '--ranking', '--json']);
+    const run = await cli([
+      'debate',
+      'Which queue?',
+      '--rounds',
+      '2',
+      '--slots',
+      '4,2',
+      '--synthesizer',
+      '3',
+      '--ranking',
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as DebateEvent);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DebateEvent);
     const started = events.find((e) => e.type === 'session.started');
     expect(started?.type === 'session.started' && started.slots.map((s) => s.slot)).toEqual([2, 4]);
-    expect(events.find((e) => e.type === 'synthesis.started')).toMatchObject({ synthesizer: { slot: 3, reason: 'chosen', participated: false } });
+    expect(events.find((e) => e.type === 'synthesis.started')).toMatchObject({
+      synthesizer: { slot: 3, reason: 'chosen', participated: false },
+    });
     // Offline stand-ins have no judgement to rank with: the ranking says so rather than invent one.
-    expect(events.find((e) => e.type === 'ranking')).toMatchObject({ ranking: { ballots: [], missing: [{ slot: 2 }, { slot: 4 }] } });
+    expect(events.find((e) => e.type === 'ranking')).toMatchObject({
+      ranking: { ballots: [], missing: [{ slot: 2 }, { slot: 4 }] },
+    });
     const id = events[0]!.sessionId;
 
     const inherited = JSON.parse((await cli(['follow-up', id, 'And then?', '--json'])).stdout) as Session;

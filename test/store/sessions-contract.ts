@@ -172,15 +172,37 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         const who = owner('panel');
         const d = new FakeDebate({ owner: who });
         Object.assign(d.session, {
-          panel: { slots: [2, 4, 5], synthesizer: 3, anonymous: true, ranking: true, models: [{ slot: 2, model: 'gpt-4.1-mini' }] },
+          panel: {
+            slots: [2, 4, 5],
+            synthesizer: 3,
+            anonymous: true,
+            ranking: true,
+            models: [{ slot: 2, model: 'gpt-4.1-mini' }],
+          },
           labels: [
-            { round: 2, purpose: 'debate', reader: 2, responses: [{ label: 'A', slot: 5 }, { label: 'B', slot: 4 }] },
+            {
+              round: 2,
+              purpose: 'debate',
+              reader: 2,
+              responses: [
+                { label: 'A', slot: 5 },
+                { label: 'B', slot: 4 },
+              ],
+            },
             { round: 1, purpose: 'ranking', reader: 4, responses: [{ label: 'A', slot: 2 }] },
           ],
           rankings: [
             {
               round: 1,
-              ballots: [{ slot: 2, order: [{ slot: 5, reason: "It's clearer" }, { slot: 4, reason: 'Thin' }] }],
+              ballots: [
+                {
+                  slot: 2,
+                  order: [
+                    { slot: 5, reason: "It's clearer" },
+                    { slot: 4, reason: 'Thin' },
+                  ],
+                },
+              ],
               missing: [{ slot: 4, reason: 'invalid ranking: left out response B' }],
               aggregate: [
                 { slot: 5, rank: 1, points: 1, ballots: 1, score: 1, tied: false },

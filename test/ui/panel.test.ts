@@ -37,7 +37,8 @@ describe.skipIf(chromiumSkipped)('the panel chosen in the ask form', () => {
     await page.selectOption('#rounds', '2');
     await page.click('details.options summary');
     // The panel: 2, 3 and 4 (1 and 5 unticked).
-    for (const slot of [1, 5]) await page.uncheck(`fieldset:has(legend:has-text("Panel")) label:has([data-slot="${slot}"]) input`);
+    for (const slot of [1, 5])
+      await page.uncheck(`fieldset:has(legend:has-text("Panel")) label:has([data-slot="${slot}"]) input`);
     await page.selectOption('select[aria-label="Model for slot 2"]', 'gpt-4.1-mini');
     await page.selectOption('#synthesizer', '5');
     await page.check('label:has-text("Peer ranking") input');

@@ -72,7 +72,9 @@ export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfi
       .filter((m) => m.length > 0);
     const context = get('CONTEXT_TOKENS');
     if (context !== undefined && !(/^\d+$/.test(context) && Number(context) >= 1000 && Number(context) <= 10_000_000)) {
-      throw new ConfigError(`CONSILIUM_SLOT${slot}_CONTEXT_TOKENS must be a whole number from 1000 to 10000000, got "${context}"`);
+      throw new ConfigError(
+        `CONSILIUM_SLOT${slot}_CONTEXT_TOKENS must be a whole number from 1000 to 10000000, got "${context}"`,
+      );
     }
     return {
       ...(models.length > 0 && { models: [...new Set(models)] }),

@@ -8,19 +8,25 @@ const FIVE = [1, 2, 3, 4, 5];
 describe('assignLabels', () => {
   it('property: each reader gets every quoted slot but itself; a label never names one slot for two readers', () => {
     fc.assert(
-      fc.property(fc.subarray(FIVE, { minLength: 2 }), fc.subarray(FIVE, { minLength: 1 }), fc.string(), (readers, quoted, seed) => {
-        const labels = assignLabels(readers, quoted, seededRng(seed));
-        expect([...labels.keys()].sort()).toEqual([...readers].sort());
-        for (const [reader, responses] of labels) {
-          expect(responses.map((r) => r.slot).sort()).toEqual(quoted.filter((q) => q !== reader).sort());
-          // Labels in order, each once.
-          expect(responses.map((r) => r.label)).toEqual([...responses.map((r) => r.label)].sort());
-          expect(new Set(responses.map((r) => r.label)).size).toBe(responses.length);
-        }
-        const byLabel = new Map<string, number[]>();
-        for (const responses of labels.values()) for (const r of responses) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r.slot]);
-        for (const slots of byLabel.values()) expect(new Set(slots).size).toBe(slots.length);
-      }),
+      fc.property(
+        fc.subarray(FIVE, { minLength: 2 }),
+        fc.subarray(FIVE, { minLength: 1 }),
+        fc.string(),
+        (readers, quoted, seed) => {
+          const labels = assignLabels(readers, quoted, seededRng(seed));
+          expect([...labels.keys()].sort()).toEqual([...readers].sort());
+          for (const [reader, responses] of labels) {
+            expect(responses.map((r) => r.slot).sort()).toEqual(quoted.filter((q) => q !== reader).sort());
+            // Labels in order, each once.
+            expect(responses.map((r) => r.label)).toEqual([...responses.map((r) => r.label)].sort());
+            expect(new Set(responses.map((r) => r.label)).size).toBe(responses.length);
+          }
+          const byLabel = new Map<string, number[]>();
+          for (const responses of labels.values())
+            for (const r of responses) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r.slot]);
+          for (const slots of byLabel.values()) expect(new Set(slots).size).toBe(slots.length);
+        },
+      ),
     );
   });
 

@@ -33,11 +33,7 @@ function shuffle<T>(items: readonly T[], random: Random): T[] {
  * `quoted` but itself. A peer with nothing to quote leaves its label unused rather than shift the
  * others, so a label still never names the same slot for two readers.
  */
-export function assignLabels(
-  readers: readonly number[],
-  quoted: readonly number[],
-  random: Random,
-): Map<SlotNumber, Labelled> {
+export function assignLabels(readers: readonly number[], quoted: readonly number[], random: Random): Map<SlotNumber, Labelled> {
   const members = [...new Set([...readers, ...quoted])].sort((a, b) => a - b) as SlotNumber[];
   const cycle = shuffle(members, random);
   const m = cycle.length;

@@ -23,15 +23,21 @@ describe('shorten and fitTexts', () => {
 
   it('property: short texts stay whole, the total fits, nothing is cut when it all fits', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(20_000), { minLength: 1, maxLength: 8 }), fc.integer({ min: 2_000, max: 40_000 }), (lengths, available) => {
-        const texts = lengths.map((n, i) => String.fromCharCode(97 + i).repeat(n));
-        const fitted = fitTexts(texts, available);
-        const total = lengths.reduce((a, b) => a + b, 0);
-        if (total <= available) expect(fitted.map((f) => f.text)).toEqual(texts);
-        expect(fitted.reduce((n, f) => n + f.text.length, 0)).toBeLessThanOrEqual(Math.max(available, total <= available ? total : 0) + 0);
-        // A text no longer than an even share is never cut.
-        for (const [i, t] of texts.entries()) if (t.length <= available / texts.length) expect(fitted[i]!.text).toBe(t);
-      }),
+      fc.property(
+        fc.array(fc.nat(20_000), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 2_000, max: 40_000 }),
+        (lengths, available) => {
+          const texts = lengths.map((n, i) => String.fromCharCode(97 + i).repeat(n));
+          const fitted = fitTexts(texts, available);
+          const total = lengths.reduce((a, b) => a + b, 0);
+          if (total <= available) expect(fitted.map((f) => f.text)).toEqual(texts);
+          expect(fitted.reduce((n, f) => n + f.text.length, 0)).toBeLessThanOrEqual(
+            Math.max(available, total <= available ? total : 0) + 0,
+          );
+          // A text no longer than an even share is never cut.
+          for (const [i, t] of texts.entries()) if (t.length <= available / texts.length) expect(fitted[i]!.text).toBe(t);
+        },
+      ),
     );
   });
 });

@@ -9,6 +9,8 @@
  * but there is a result; `failed` when round 1 missed its quorum or nothing answered; `cancelled`
  * when the caller went away.
  */
+
+import type { z } from 'zod';
 import type {
   Answer,
   AnswerError,
@@ -30,7 +32,6 @@ import type {
   Usage,
   Verdict,
 } from '../../../sdk/src/generated/types.gen.js';
-import type { z } from 'zod';
 import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
@@ -40,9 +41,9 @@ import { boundedPrompt, promptChars, type QuotedPart } from './budget.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
+import { type PanelRequest, PanelResolver, panelChoice } from './panel.js';
 import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
-import { type PanelRequest, PanelResolver, panelChoice } from './panel.js';
 import {
   type AnonymousFinalPosition,
   anonymousFinalPositionSchema,
@@ -160,7 +161,9 @@ class Run {
   /** Work running beside the rounds (the peer ranking), settled before the session ends. */
   side: Promise<void> = Promise.resolve();
   /** How the final round's structured reply is asked for and read back (anonymous labels mapped to slots). */
-  finalOutput: { schema: typeof anonymousFinalPositionSchema; read: (slot: SlotNumber, reply: unknown) => FinalPosition } | undefined;
+  finalOutput:
+    | { schema: typeof anonymousFinalPositionSchema; read: (slot: SlotNumber, reply: unknown) => FinalPosition }
+    | undefined;
   readonly owner: string;
   readonly thread: ThreadLink | undefined;
   readonly sourceSessionId: string | undefined;
@@ -506,14 +509,25 @@ export class DebateEngine {
         run.rounds.push(round);
       } else {
         const answers = kept.open?.number === n ? kept.open.answers : [];
-        round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined, answers, labelled);
+        round = await this.#round(
+          run,
+          n,
+          kind,
+          panel,
+          prompt,
+          undefined,
+          kind === 'final' ? finals : undefined,
+          answers,
+          labelled,
+        );
       }
       const answered = round.answers.filter((a) => !a.error);
       for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text, round: n });
       const quorumMet = answered.length >= quorum;
       if (!ended) run.log.emit({ type: 'round.ended', round: n, missingSlots: round.missingSlots, quorumMet });
       // The peer ranking runs beside the next rounds; the verdict waits for it.
-      if (n === 1 && quorumMet && !ended && run.choice?.ranking && !run.signal.aborted) run.side = this.#rank(run, panel, answered, n);
+      if (n === 1 && quorumMet && !ended && run.choice?.ranking && !run.signal.aborted)
+        run.side = this.#rank(run, panel, answered, n);
       if (run.cancelled) return run.finish('cancelled');
       if (run.overBudget) {
         stopped = true;
@@ -583,7 +597,13 @@ export class DebateEngine {
   }
 
   /** A prompt quoting `parts`, within `slot`'s context budget; what had to be cut is recorded with the session. */
-  #bounded(run: Run, slot: Slot, round: number, parts: readonly QuotedPart[], build: (texts: readonly string[]) => string): string {
+  #bounded(
+    run: Run,
+    slot: Slot,
+    round: number,
+    parts: readonly QuotedPart[],
+    build: (texts: readonly string[]) => string,
+  ): string {
     const { prompt, cuts } = boundedPrompt(parts, build, {
       maxChars: promptChars(slot.config.provider, slot.config.contextTokens),
       overhead: this.#system(slot, run).length,
@@ -826,7 +846,9 @@ export class DebateEngine {
         : 'There is no consensus report: the debate ended before its final round completed.',
       ...run.rankings.map(rankingNote),
     ].join('\n\n');
-    const parts = transcript.flatMap((r) => r.answers.map((a) => ({ slot: a.slot as SlotNumber, round: r.number, text: a.text })));
+    const parts = transcript.flatMap((r) =>
+      r.answers.map((a) => ({ slot: a.slot as SlotNumber, round: r.number, text: a.text })),
+    );
     const promptFor = (slot: Slot) =>
       this.#bounded(run, slot, 0, parts, (texts) => {
         let i = 0;

@@ -62,9 +62,7 @@ export function panelChoice(configured: readonly PanelSlot[], request: PanelRequ
     ? ([...new Set(request.slots)].sort((a, b) => a - b) as SlotNumber[])
     : configured.map((p) => p.config.slot);
   // A model named for a slot that keeps its configured one changes nothing: not recorded.
-  const models = (request.models ?? []).filter(
-    (m) => configured.find((p) => p.config.slot === m.slot)?.config.model !== m.model,
-  );
+  const models = (request.models ?? []).filter((m) => configured.find((p) => p.config.slot === m.slot)?.config.model !== m.model);
   return {
     slots,
     ...(request.synthesizer !== undefined && { synthesizer: request.synthesizer as SlotNumber }),

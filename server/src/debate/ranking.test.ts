@@ -86,7 +86,10 @@ describe('aggregate (Borda count)', () => {
   });
 
   it('explains ties, and skips the next rank', () => {
-    const ballot = (slot: number, ...order: number[]) => ({ slot: slot as 1, order: order.map((s) => ({ slot: s as 1, reason: '' })) });
+    const ballot = (slot: number, ...order: number[]) => ({
+      slot: slot as 1,
+      order: order.map((s) => ({ slot: s as 1, reason: '' })),
+    });
     const r = rankingOf(1, [ballot(1, 2, 3), ballot(2, 3, 1), ballot(3, 1, 2)], [], [1, 2, 3]);
     expect(r.aggregate.map((e) => [e.slot, e.rank, e.points, e.tied])).toEqual([
       [1, 1, 1, true],

@@ -30,7 +30,10 @@ export function ballotOf(reply: RankingReply, ranker: SlotNumber, labels: Labell
   const seen = new Set<string>();
   const order: Ballot['order'] = [];
   for (const entry of reply.ranking) {
-    const label = entry.response.trim().toUpperCase().replace(/^RESPONSE\s+/, '');
+    const label = entry.response
+      .trim()
+      .toUpperCase()
+      .replace(/^RESPONSE\s+/, '');
     const slot = bySlot.get(label);
     if (slot === undefined) return { invalid: `ranked "${entry.response}", which it was not shown` };
     if (seen.has(label)) return { invalid: `ranked response ${label} twice` };
@@ -79,7 +82,8 @@ export function aggregate(ballots: readonly Ballot[], candidates: readonly numbe
   for (const e of entries) if (e.tied) groups.set(e.rank, [...(groups.get(e.rank) ?? []), e.slot]);
   if (groups.size === 0) return { aggregate: entries };
   const ties = [...groups.entries()].map(
-    ([rank, slots]) => `slots ${slots.join(' and ')} share rank ${rank} (${round3(entries.find((e) => e.rank === rank)!.score)} points per ballot)`,
+    ([rank, slots]) =>
+      `slots ${slots.join(' and ')} share rank ${rank} (${round3(entries.find((e) => e.rank === rank)!.score)} points per ballot)`,
   );
   return {
     aggregate: entries,
@@ -108,7 +112,8 @@ export function rankingOf(
 /** The ranking as the synthesizer reads it: material, with the slots named. */
 export function rankingNote(ranking: Ranking): string {
   const lines = ranking.aggregate.map(
-    (e) => `${e.rank}. Slot ${e.slot}: ${e.points} Borda points from ${e.ballots} ballot${e.ballots === 1 ? '' : 's'}${e.tied ? ' (tied)' : ''}`,
+    (e) =>
+      `${e.rank}. Slot ${e.slot}: ${e.points} Borda points from ${e.ballots} ballot${e.ballots === 1 ? '' : 's'}${e.tied ? ' (tied)' : ''}`,
   );
   const missing = ranking.missing.map((m) => `Slot ${m.slot} gave no usable ranking: ${m.reason}.`);
   return [

@@ -9,8 +9,8 @@
 import type { Context } from 'hono';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
 import type { RunOptions } from '../debate/engine.js';
-import { type PanelRequest, panelProblems } from '../debate/panel.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
+import { type PanelRequest, panelProblems } from '../debate/panel.js';
 import type { Handlers } from '../generated/routes.js';
 import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';

@@ -37,8 +37,12 @@ describe('the export of a chosen, anonymous, ranked panel', () => {
       ],
       promptCuts: [{ round: 2, reader: 2, slot: 4, quotedRound: 1, chars: 5_000_000, keptChars: 160_000 }],
     });
-    expect(md).toContain('- Panel: slots 2, 4; synthesizer slot 3; peers anonymous, in a shuffled order; peer ranking; slot 2 on model gpt-4.1-mini');
-    expect(md).toContain('## Peer ranking after round 1\n\n1. Slot 4: 0 Borda points from 1 ballot (tied)\n1. Slot 2: 0 Borda points from 0 ballots (tied)');
+    expect(md).toContain(
+      '- Panel: slots 2, 4; synthesizer slot 3; peers anonymous, in a shuffled order; peer ranking; slot 2 on model gpt-4.1-mini',
+    );
+    expect(md).toContain(
+      '## Peer ranking after round 1\n\n1. Slot 4: 0 Borda points from 1 ballot (tied)\n1. Slot 2: 0 Borda points from 0 ballots (tied)',
+    );
     // Escaped, so a renderer shows it as text.
     expect(md).toContain('slot 4 (\\<img');
     expect(md).not.toMatch(/[^\\]<img/);

@@ -25,7 +25,9 @@ export function panelSections(session: Session, inline: (text: string) => string
   for (const r of session.rankings ?? []) {
     out.push(`## Peer ranking after round ${r.round}`, '');
     for (const e of r.aggregate) {
-      out.push(`${e.rank}. Slot ${e.slot}: ${e.points} Borda points from ${e.ballots} ballot${e.ballots === 1 ? '' : 's'}${e.tied ? ' (tied)' : ''}`);
+      out.push(
+        `${e.rank}. Slot ${e.slot}: ${e.points} Borda points from ${e.ballots} ballot${e.ballots === 1 ? '' : 's'}${e.tied ? ' (tied)' : ''}`,
+      );
     }
     out.push('');
     if (r.note) out.push(`_${inline(r.note)}_`, '');
