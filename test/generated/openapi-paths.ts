@@ -759,7 +759,7 @@ export type components = {
             provider: components["schemas"]["ProviderId"];
             model: string;
             /**
-             * @description `default` when slot 1 wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
+             * @description `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
              * @enum {string}
              */
             reason: "default" | "chosen" | "fallback";

@@ -349,7 +349,7 @@ export type Synthesizer = {
     provider: ProviderId;
     model: string;
     /**
-     * `default` when slot 1 wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
+     * `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
      */
     reason: 'default' | 'chosen' | 'fallback';
     fallbackFrom?: SlotNumber;

@@ -407,7 +407,7 @@ export const zSynthesizer = z.object({
         'chosen',
         'fallback'
     ]).register(z.globalRegistry, {
-        description: '`default` when slot 1 wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).'
+        description: '`default` when the panel\'s first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).'
     }),
     fallbackFrom: zSlotNumber.optional(),
     participated: z.boolean().register(z.globalRegistry, {
