@@ -46,7 +46,7 @@ const CHILD_ENV = 'CONSILIUM_BENCH_CHILD';
 const PROFILES = Object.values(SIM_PROFILES);
 const SLOWEST_MS = Math.max(...PROFILES.map(callMs));
 /** The ideal duration of a deep debate: the slowest call of each round, then the verdict (slot 1). */
-const idealMs = (rounds: number) => rounds * SLOWEST_MS + callMs(SIM_PROFILES[1]);
+export const idealMs = (rounds: number) => rounds * SLOWEST_MS + callMs(SIM_PROFILES[1]);
 
 const goal = (met: boolean) => (met ? 'met' : 'NOT met');
 const median = (xs: number[]) => percentile(xs, 50);
@@ -55,7 +55,7 @@ const mb = (bytes: number) => bytes / 2 ** 20;
 // ---------------------------------------------------------------------------------------------
 // The engine over simulated providers.
 
-function simPanel(onCall?: (call: SimCall) => void): Slot[] {
+export function simPanel(onCall?: (call: SimCall) => void): Slot[] {
   return slotsFromEnv({}).map((config) => {
     const languageModel = new SimLanguageModel({ slot: config.slot, ...(onCall && { onCall }) });
     return {
@@ -68,7 +68,7 @@ function simPanel(onCall?: (call: SimCall) => void): Slot[] {
 type DeepOptions = NonNullable<Parameters<DebateEngine['deep']>[1]>;
 
 /** The app's defaults (quorum, deadline, retries, prices), none read from this machine's environment. */
-function settings(panel: Slot[]) {
+export function settings(panel: Slot[]) {
   // 500 debates at once from one owner: the rate limits would (rightly) refuse most of them.
   const config = loadConfig({ CONSILIUM_LOG_LEVEL: 'silent', CONSILIUM_RATE_LIMITS: 'off' });
   return {

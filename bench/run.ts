@@ -10,6 +10,7 @@ import { benchFlood } from './flood.js';
 import { benchGenerate } from './generate.js';
 import { benchHttp } from './http.js';
 import { benchOpenapi } from './openapi.js';
+import { benchPanel } from './panel.js';
 import { benchPostgres } from './postgres.js';
 import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   http: benchHttp,
   wiki: benchWiki,
   debate: benchDebate,
+  panel: benchPanel,
   sessions: benchSessions,
   size: benchSize,
   providers: benchProviders,

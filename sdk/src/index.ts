@@ -22,6 +22,7 @@ export {
   type DetachOption,
   type FollowOptions,
   type ListOptions,
+  type PanelOptions,
   type ParallelOptions,
   type RerunSettings,
   rerunSettings,

@@ -64,8 +64,8 @@ export type DocParams<K extends OperationId, In extends 'path' | 'query' | 'head
 export type BodyDefaults = {
   askProvider: 'detach';
   runParallel: 'detach';
-  runDeepDebate: 'rounds' | 'detach';
-  streamDeepDebate: 'rounds' | 'detach';
+  runDeepDebate: 'rounds' | 'detach' | 'anonymous' | 'ranking';
+  streamDeepDebate: 'rounds' | 'detach' | 'anonymous' | 'ranking';
   askFollowUp: 'detach';
   changePassword: 'endOtherCredentials';
 };

@@ -101,7 +101,7 @@ async function runCell(fault: Fault, slot: SlotNumber, stage: Stage, options: { 
 }
 
 const STAGES: readonly Stage[] = ['round1', 'middle', 'final', 'synthesis'];
-const ROUND_OF: Record<Stage, number> = { round1: 1, middle: 2, final: 3, synthesis: 0, repair: 0 };
+const ROUND_OF: Record<Stage, number> = { round1: 1, middle: 2, final: 3, synthesis: 0, repair: 0, ranking: 1 };
 const FAULTS: readonly Fault[] = ['rate_limited', 'server_error', 'timeout', 'connection_reset', 'invalid_json'];
 
 /** What the engine reports for a fault: the error, how many requests it took, the waits between them. */

@@ -20,14 +20,16 @@ export const PANEL: readonly WireProvider[] = PROVIDERS.slice(0, 5);
 /** Every panel slot's key: all five live. */
 export const LIVE_ENV: Record<string, string> = Object.assign({}, ...PANEL.map((p) => p.env));
 
-/** Which call of a debate a request is. `repair` is the verdict's second try after invalid output. */
-export type Stage = 'round1' | 'middle' | 'final' | 'synthesis' | 'repair';
+/** Which call of a debate a request is. `repair` is the verdict's second try after invalid output; `ranking` a peer ranking. */
+export type Stage = 'round1' | 'middle' | 'final' | 'synthesis' | 'repair' | 'ranking';
 
 /** Reads the stage from the prompt text, as the engine's prompts word it. */
 function stageOf(body: string): { stage: Stage; round: number } {
   if (body.includes('You are writing the verdict')) {
     return { stage: body.includes('Your previous reply could not be used') ? 'repair' : 'synthesis', round: 0 };
   }
+  const ranking = /You are ranking the answers of a panel debate[\s\S]*?answers in round (\d)/.exec(body);
+  if (ranking) return { stage: 'ranking', round: Number(ranking[1]) };
   const final = /This is round (\d), the final round/.exec(body);
   if (final) return { stage: 'final', round: Number(final[1]) };
   const critique = /This is round (\d)\./.exec(body);
@@ -45,15 +47,26 @@ export const prose = (slot: number, round: number) =>
 
 export const AGREEMENT = 'Ship the smaller change first.';
 
-/** A healthy final-round answer: valid `finalPositionSchema` JSON. */
+/**
+ * A healthy final-round answer: valid JSON for both final-round schemas, the named one (`slots`) and
+ * the anonymous one (`responses`, "you" for itself).
+ */
 export function finalJson(slot: number): string {
   return JSON.stringify({
     position: `Slot ${slot} holds: ship the smaller change first.`,
     changed: slot === 2,
     changeReason: slot === 2 ? 'Slot 3 showed the refactor blocks the release.' : 'No critique changed the trade-off.',
-    agreements: [{ statement: AGREEMENT, slots: [slot] }],
-    disagreements: [{ topic: 'When to refactor', positions: [{ position: 'Next quarter.', slots: [slot] }] }],
+    agreements: [{ statement: AGREEMENT, slots: [slot], responses: ['you'] }],
+    disagreements: [{ topic: 'When to refactor', positions: [{ position: 'Next quarter.', slots: [slot], responses: ['you'] }] }],
   });
+}
+
+/** The labels a prompt quotes ("Response A said:"), in its order. */
+export const labelsIn = (body: string) => [...body.matchAll(/Response ([A-E]) said:/g)].map((m) => m[1]!);
+
+/** A healthy ranking: every response the prompt shows, in label order. */
+export function rankingJson(body: string): string {
+  return JSON.stringify({ ranking: labelsIn(body).map((label) => ({ response: label, reason: `Response ${label} is clear.` })) });
 }
 
 /** A healthy verdict: valid `verdictDraftSchema` JSON. */
@@ -85,9 +98,10 @@ export const INVALID_VERDICT = '{"summary": "The panel backs the smaller change"
 /** A verdict that parses but breaks the schema (empty summary, confidence above 1, no actions). */
 export const INVALID_VERDICT_AGAIN = '{"summary": "", "answer": "Ship it", "confidence": 7}';
 
-/** The healthy answer for a stage. */
-export function healthyText(slot: number, stage: Stage, round: number): string {
+/** The healthy answer for a stage (`body`, the request's, for a ranking of the labels it shows). */
+export function healthyText(slot: number, stage: Stage, round: number, body = ''): string {
   if (stage === 'final') return finalJson(slot);
+  if (stage === 'ranking') return rankingJson(body);
   if (stage === 'synthesis' || stage === 'repair') return verdictJson(slot);
   return prose(slot, round);
 }
@@ -160,7 +174,8 @@ export class FaultNet {
           };
           entry.case.calls.push(call);
           return (
-            (await entry.respond?.(call, request, p)) ?? answer(p, request, call, healthyText(call.slot, call.stage, call.round))
+            (await entry.respond?.(call, request, p)) ??
+            answer(p, request, call, healthyText(call.slot, call.stage, call.round, call.body))
           );
         }),
       ),

@@ -64,6 +64,7 @@ function failing(...cells: [slots: readonly number[], stage: Stage, round?: numb
       : undefined;
 }
 
+/** The tests here read the named hand-off (`Slot N (provider) said:`); `panel.test.ts` covers the anonymous one. */
 async function debate(
   respond: Responder | undefined,
   options: { rounds: number; quorum?: number; settingsQuorum?: number },
@@ -80,6 +81,7 @@ async function debate(
   const events: DebateEvent[] = [];
   const session = await engine.deep(c.question, {
     rounds: options.rounds,
+    panel: { anonymous: false },
     ...(options.quorum !== undefined && { quorum: options.quorum }),
     onLog: (log) => log.subscribe((e) => events.push(e)),
   });

@@ -645,6 +645,8 @@ export type components = {
              * @enum {string}
              */
             api: "native" | "openai-compatible";
+            /** @description Other models of this slot's provider a deep debate may ask for (`models` in its request); the operator lists them (`CONSILIUM_SLOT<N>_MODELS`). Absent when there are none: the slot always uses `model`. */
+            models?: string[];
             health?: components["schemas"]["SlotHealth"];
         };
         /** @description What asking the slot's endpoint found (`GET /providers?check=true`). */
@@ -802,10 +804,10 @@ export type components = {
             provider: components["schemas"]["ProviderId"];
             model: string;
             /**
-             * @description `default` when slot 1 wrote the verdict; `fallback` when it was down and the next healthy slot took over.
+             * @description `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
              * @enum {string}
              */
-            reason: "default" | "fallback";
+            reason: "default" | "chosen" | "fallback";
             fallbackFrom?: components["schemas"]["SlotNumber"];
             /** @description True when the synthesizer also debated, so it judged its own answers. */
             participated: boolean;
@@ -863,6 +865,86 @@ export type components = {
              * @description When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
              */
             archivedAt?: string;
+            panel?: components["schemas"]["PanelChoice"];
+            /** @description Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking). */
+            labels?: components["schemas"]["LabelMap"][];
+            /** @description The peer rankings of a debate asked with `ranking: true`. */
+            rankings?: components["schemas"]["Ranking"][];
+            /** @description Quoted answers shortened to keep a prompt within its model's context budget, each with how much was kept; the prompt shows a marker where text was cut. */
+            promptCuts?: components["schemas"]["PromptCut"][];
+        };
+        /** @description How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it. */
+        PanelChoice: {
+            /** @description The slots that debated, in slot order. */
+            slots: components["schemas"]["SlotNumber"][];
+            synthesizer?: components["schemas"]["SlotNumber"];
+            anonymous: boolean;
+            ranking: boolean;
+            models?: components["schemas"]["PanelModel"][];
+        };
+        /** @description A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`). */
+        PanelModel: {
+            slot: components["schemas"]["SlotNumber"];
+            model: string;
+        };
+        /** @description An anonymous peer's label as a prompt shows it ("Response A"). */
+        ResponseLabel: string;
+        LabelMap: {
+            round: components["schemas"]["RoundNumber"];
+            /**
+             * @description `debate`: the quoted answers of a critique or final round's prompt; `ranking`: the answers of round `round` being ranked.
+             * @enum {string}
+             */
+            purpose: "debate" | "ranking";
+            reader: components["schemas"]["SlotNumber"];
+            /** @description In the order the prompt showed them. */
+            responses: {
+                label: components["schemas"]["ResponseLabel"];
+                slot: components["schemas"]["SlotNumber"];
+            }[];
+        };
+        /** @description One model's ranking of the others' answers, best first, labels mapped back to slots. */
+        Ballot: {
+            slot: components["schemas"]["SlotNumber"];
+            order: {
+                slot: components["schemas"]["SlotNumber"];
+                reason: string;
+            }[];
+        };
+        RankEntry: {
+            slot: components["schemas"]["SlotNumber"];
+            /** @description 1 for the strongest; tied slots share a rank and the next rank is skipped (1, 2, 2, 4). */
+            rank: number;
+            /** @description Borda points: on a ballot of k answers, the first gets k−1, the last 0. */
+            points: number;
+            /** @description The ballots that ranked this slot. */
+            ballots: number;
+            /** @description Points per ballot (0 with none), which orders the aggregate, so a missing ballot does not favour the slot it could not have ranked. */
+            score: number;
+            tied: boolean;
+        };
+        /** @description The peer ranking after a round: each model ranked the others' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed. */
+        Ranking: {
+            round: components["schemas"]["RoundNumber"];
+            ballots: components["schemas"]["Ballot"][];
+            missing: {
+                slot: components["schemas"]["SlotNumber"];
+                reason: string;
+            }[];
+            /** @description Best first. */
+            aggregate: components["schemas"]["RankEntry"][];
+            /** @description How ties were handled, when there are any. */
+            note?: string;
+        };
+        PromptCut: {
+            /** @description The round whose prompt it was; 0 for the verdict's. */
+            round: number;
+            reader: components["schemas"]["SlotNumber"];
+            slot: components["schemas"]["SlotNumber"];
+            quotedRound?: components["schemas"]["RoundNumber"];
+            /** @description The quoted answer's length. */
+            chars: number;
+            keptChars: number;
         };
         /** @description The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it. */
         EarlyStop: {
@@ -889,8 +971,15 @@ export type components = {
             mode?: "single" | "parallel" | "deep";
             /** @description For `single`, the slot's provider to ask; slot 1's otherwise. */
             provider?: string;
-            /** @description For `parallel`, the slots to ask; all by default. */
+            /** @description For `parallel`, the slots to ask; all by default. For `deep`, the panel (at least two distinct slots); the previous session's panel by default. */
             slots?: components["schemas"]["SlotNumber"][];
+            synthesizer?: components["schemas"]["SlotNumber"];
+            /** @description For `deep`, as in `DeepRequest`; the previous session's choice by default. */
+            anonymous?: boolean;
+            /** @description For `deep`, as in `DeepRequest`; the previous session's choice by default. */
+            ranking?: boolean;
+            /** @description For `deep`, as in `DeepRequest`; the previous session's by default. */
+            models?: components["schemas"]["PanelModel"][];
             /** @description For `deep`, how many rounds (3 unless given). */
             rounds?: number;
             quorum?: number;
@@ -997,6 +1086,21 @@ export type components = {
             /** @description How many slots must answer for a round to proceed; the server's default (3) otherwise. */
             quorum?: number;
             budget?: components["schemas"]["Budget"];
+            /** @description The panel: only these slots debate (a repeated slot counts once; at least two distinct); all five by default. */
+            slots?: components["schemas"]["SlotNumber"][];
+            synthesizer?: components["schemas"]["SlotNumber"];
+            /**
+             * @description Quote peers in critique and final rounds as "Response A, B…" in an order shuffled per model and per round, never by slot, provider or model; the session records the mapping (`labels`). On unless false.
+             * @default true
+             */
+            anonymous: boolean;
+            /**
+             * @description After round 1, each model ranks the others' anonymous answers; the session's `rankings` holds the ballots and a Borda count, given to the synthesizer as material.
+             * @default false
+             */
+            ranking: boolean;
+            /** @description Per-slot models from each slot's operator-allowed list (`SlotInfo.models`). */
+            models?: components["schemas"]["PanelModel"][];
             /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
             earlyStop?: boolean;
             /**
@@ -1114,7 +1218,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -1144,6 +1248,8 @@ export type components = {
             kind: components["schemas"]["RoundKind"];
             /** @description The slots asked in this round. */
             slots: components["schemas"]["SlotNumber"][];
+            /** @description In an anonymous debate, who is behind each label in each asked model's prompt this round. */
+            labels?: components["schemas"]["LabelMap"][];
         };
         /** @description A piece of a model's text as it streams. */
         AnswerDeltaEvent: {
@@ -1198,6 +1304,16 @@ export type components = {
             seq: components["schemas"]["EventSeq"];
             ts: components["schemas"]["EventTime"];
             consensus: components["schemas"]["Consensus"];
+        };
+        /** @description The peer ranking after a round, once every ballot is in or missing. */
+        RankingEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "ranking";
+            sessionId: components["schemas"]["SessionId"];
+            seq: components["schemas"]["EventSeq"];
+            ts: components["schemas"]["EventTime"];
+            ranking: components["schemas"]["Ranking"];
         };
         SynthesisStartedEvent: {
             v: components["schemas"]["EventVersion"];

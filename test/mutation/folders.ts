@@ -13,7 +13,8 @@ export interface MutationFolder {
 
 export const FOLDERS: Record<string, MutationFolder> = {
   // The debate protocol: quorum, hand-off, statuses, verdict fallback and degradation, and the files it is made of
-  // (prompts, consensus, the event log, the streamed positions, a follow-up's thread, ids, pricing).
+  // (prompts, consensus, the event log, the streamed positions, a follow-up's thread, ids, pricing; the chosen panel,
+  // anonymous labels, the peer ranking and prompt budgets).
   engine: {
     mutate: [
       'server/src/debate/engine.ts',
@@ -24,6 +25,10 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/debate/thread.ts',
       'server/src/debate/ids.ts',
       'server/src/debate/pricing.ts',
+      'server/src/debate/panel.ts',
+      'server/src/debate/anonymise.ts',
+      'server/src/debate/ranking.ts',
+      'server/src/debate/budget.ts',
     ],
     tests: [
       'server/src/debate/engine.test.ts',
@@ -37,6 +42,10 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/sessions/sessions.test.ts',
       'test/debate/protocol.test.ts',
       'test/debate/engine-modes.test.ts',
+      'server/src/debate/anonymise.test.ts',
+      'server/src/debate/ranking.test.ts',
+      'server/src/debate/budget.test.ts',
+      'test/debate/panel.test.ts',
     ],
   },
   // The session layer in front of the stores, and the SQLite database with the session and account stores

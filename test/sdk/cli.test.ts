@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SLOT_COLOURS } from '../../sdk/src/slots.js';
 import { hexSgr } from '../../sdk/src/terminal/terminal.js';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { storeInterrupted } from '../support/fake-debate.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
@@ -366,6 +367,48 @@ describe('consilium', () => {
     const missing = await cli(['follow-up', 'ses_doesnotexist0000000000', 'Why?']);
     expect(missing.code).toBe(6);
     expect(missing.stderr).toMatch(/not_found|No session/);
+  });
+
+  it('debate and follow-up choose the panel: --slots, --synthesizer, --ranking, --named; a deep follow-up keeps it unless told', async () => {
+    const run = await cli([
+      'debate',
+      'Which queue?',
+      '--rounds',
+      '2',
+      '--slots',
+      '4,2',
+      '--synthesizer',
+      '3',
+      '--ranking',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DebateEvent);
+    const started = events.find((e) => e.type === 'session.started');
+    expect(started?.type === 'session.started' && started.slots.map((s) => s.slot)).toEqual([2, 4]);
+    expect(events.find((e) => e.type === 'synthesis.started')).toMatchObject({
+      synthesizer: { slot: 3, reason: 'chosen', participated: false },
+    });
+    // Offline stand-ins have no judgement to rank with: the ranking says so rather than invent one.
+    expect(events.find((e) => e.type === 'ranking')).toMatchObject({
+      ranking: { ballots: [], missing: [{ slot: 2 }, { slot: 4 }] },
+    });
+    const id = events[0]!.sessionId;
+
+    const inherited = JSON.parse((await cli(['follow-up', id, 'And then?', '--json'])).stdout) as Session;
+    expect(inherited.panel).toEqual({ slots: [2, 4], synthesizer: 3, anonymous: true, ranking: true });
+    const named = JSON.parse((await cli(['follow-up', id, 'Named?', '--named', '--slots', '1,2,5', '--json'])).stdout) as Session;
+    expect(named.panel).toEqual({ slots: [1, 2, 5], synthesizer: 3, anonymous: false, ranking: true });
+
+    // One slot is no debate: the server's validation_failed, exit 2; panel flags on a single follow-up are usage errors.
+    const one = await cli(['debate', 'Alone?', '--slots', '3,3']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/validation_failed.*body\.slots A debate needs at least two distinct slots/s);
+    expect((await cli(['follow-up', id, 'Why?', '--mode', 'single', '--ranking'])).code).toBe(2);
+    expect((await cli(['debate', 'Which?', '--models', '2:gpt'])).stderr).toMatch(/--models must be slot=model pairs/);
   });
 
   it('a slot the server does not have, or a server URL that is not http(s), is a usage error (2)', async () => {

@@ -203,7 +203,11 @@ describe('follow-up fields that do not fit the mode', () => {
     expect(problem.code).toBe('validation_failed');
     expect(problem.detail).toBe('`slots`, `rounds` do not apply to a single follow-up.');
     expect(problem.errors).toEqual([
-      { path: 'body.slots', code: 'unrecognized_keys', message: '"slots" is for a parallel follow-up; this one is single.' },
+      {
+        path: 'body.slots',
+        code: 'unrecognized_keys',
+        message: '"slots" is for a parallel or deep follow-up; this one is single.',
+      },
       { path: 'body.rounds', code: 'unrecognized_keys', message: '"rounds" is for a deep follow-up; this one is single.' },
     ]);
     expect(await storedCount()).toBe(before);

@@ -167,6 +167,59 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         const page = await store.list({ owner: who, limit: 10 });
         expect(page.items).toStrictEqual([follow.session, other.session, root.session].map(summaryOf));
       });
+
+      it("stores a deep debate's panel choice, label mappings, rankings and prompt cuts with the session, and lists stay summaries", async () => {
+        const who = owner('panel');
+        const d = new FakeDebate({ owner: who });
+        Object.assign(d.session, {
+          panel: {
+            slots: [2, 4, 5],
+            synthesizer: 3,
+            anonymous: true,
+            ranking: true,
+            models: [{ slot: 2, model: 'gpt-4.1-mini' }],
+          },
+          labels: [
+            {
+              round: 2,
+              purpose: 'debate',
+              reader: 2,
+              responses: [
+                { label: 'A', slot: 5 },
+                { label: 'B', slot: 4 },
+              ],
+            },
+            { round: 1, purpose: 'ranking', reader: 4, responses: [{ label: 'A', slot: 2 }] },
+          ],
+          rankings: [
+            {
+              round: 1,
+              ballots: [
+                {
+                  slot: 2,
+                  order: [
+                    { slot: 5, reason: "It's clearer" },
+                    { slot: 4, reason: 'Thin' },
+                  ],
+                },
+              ],
+              missing: [{ slot: 4, reason: 'invalid ranking: left out response B' }],
+              aggregate: [
+                { slot: 5, rank: 1, points: 1, ballots: 1, score: 1, tied: false },
+                { slot: 2, rank: 2, points: 0, ballots: 0, score: 0, tied: true },
+                { slot: 4, rank: 2, points: 0, ballots: 1, score: 0, tied: true },
+              ],
+              note: 'Tied on Borda points per ballot',
+            },
+          ],
+          promptCuts: [{ round: 2, reader: 2, slot: 5, quotedRound: 1, chars: 5_000_000, keptChars: 160_000 }],
+        });
+        await store.write(d.start().step());
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+        const [summary] = (await store.list({ owner: who, limit: 1 })).items;
+        expect(summary).toStrictEqual(summaryOf(d.session));
+        expect(summary).not.toHaveProperty('rankings');
+      });
     });
 
     describe('list', () => {

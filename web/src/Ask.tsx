@@ -3,6 +3,7 @@ import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { DEFAULT_ROUNDS } from './debate/rounds.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
+import { PanelRanking } from './PanelRanking.js';
 import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
 import { useProviders } from './use-providers.js';
@@ -21,6 +22,10 @@ export function Ask() {
   const [maxCostUsd, setMaxCostUsd] = useState('');
   const [earlyStop, setEarlyStop] = useState(false);
   const [slots, setSlots] = useState<number[] | undefined>();
+  const [synthesizer, setSynthesizer] = useState('');
+  const [anonymous, setAnonymous] = useState(true);
+  const [ranking, setRanking] = useState(false);
+  const [models, setModels] = useState<Record<number, string>>({});
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
   useEffect(() => LazySessionPanel.preload(), []);
@@ -38,6 +43,10 @@ export function Ask() {
     } else if (mode === 'parallel') {
       input = { mode, question: text, ...(slots && { slots }) };
     } else {
+      if (slots && slots.length < 2) return setError('A debate needs at least two slots.');
+      const chosenModels = Object.entries(models)
+        .filter(([slot, model]) => model && (!slots || slots.includes(Number(slot))))
+        .map(([slot, model]) => ({ slot: Number(slot), model }));
       const budget = {
         ...(maxTokens && { maxTokens: Number(maxTokens) }),
         ...(maxCostUsd && { maxCostUsd: Number(maxCostUsd) }),
@@ -49,6 +58,11 @@ export function Ask() {
         ...(quorum && { quorum: Number(quorum) }),
         ...(earlyStop && { earlyStop }),
         ...(Object.keys(budget).length > 0 && { budget }),
+        ...(slots && { slots }),
+        ...(synthesizer && { synthesizer: Number(synthesizer) }),
+        ...(!anonymous && { anonymous }),
+        ...(ranking && { ranking }),
+        ...(chosenModels.length > 0 && { models: chosenModels }),
       };
     }
     const started = startRun(input, (id) => {
@@ -126,9 +140,9 @@ export function Ask() {
         {mode !== 'single' && (
           <details class="options">
             <summary>Options</summary>
-            {mode === 'parallel' && (
+            {
               <fieldset>
-                <legend>Slots to ask</legend>
+                <legend>{mode === 'deep' ? 'Panel (two or more)' : 'Slots to ask'}</legend>
                 {providers?.slots.map((s) => (
                   <label key={s.slot} class="radio">
                     <input
@@ -142,12 +156,45 @@ export function Ask() {
                       }}
                     />
                     <SlotName slot={s.slot} info={s} />
+                    {mode === 'deep' && s.models && s.models.length > 0 && (
+                      <select
+                        aria-label={`Model for slot ${s.slot}`}
+                        value={models[s.slot] ?? ''}
+                        onChange={(e) => setModels({ ...models, [s.slot]: e.currentTarget.value })}
+                      >
+                        <option value="">{s.model}</option>
+                        {s.models.map((m) => (
+                          <option key={m} value={m}>
+                            {m}
+                          </option>
+                        ))}
+                      </select>
+                    )}
                   </label>
                 ))}
               </fieldset>
-            )}
+            }
             {mode === 'deep' && (
               <div class="option-grid">
+                <label>
+                  Verdict written by
+                  <select id="synthesizer" value={synthesizer} onChange={(e) => setSynthesizer(e.currentTarget.value)}>
+                    <option value="">the panel's first slot</option>
+                    {providers?.slots.map((s) => (
+                      <option key={s.slot} value={String(s.slot)}>
+                        slot {s.slot} ({s.provider})
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label class="radio">
+                  <input type="checkbox" checked={anonymous} onChange={(e) => setAnonymous(e.currentTarget.checked)} />
+                  Anonymous peers (each model sees "Response A, B…" in a shuffled order)
+                </label>
+                <label class="radio">
+                  <input type="checkbox" checked={ranking} onChange={(e) => setRanking(e.currentTarget.checked)} />
+                  Peer ranking (each model ranks the others' first answers)
+                </label>
                 <label>
                   Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
                   <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
@@ -180,6 +227,7 @@ export function Ask() {
         </button>
       </form>
       {run && <LazySessionPanel run={run} />}
+      {run && <PanelRanking run={run} />}
     </div>
   );
 }

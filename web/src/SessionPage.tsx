@@ -2,6 +2,7 @@ import { useEffect, useMemo, useReducer } from 'preact/hooks';
 import type { User } from '../../sdk/src/index.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
+import { PanelRanking } from './PanelRanking.js';
 import { liveRuns } from './runs.js';
 import { SessionActions } from './SessionActions.js';
 
@@ -31,6 +32,7 @@ export function SessionPage({ id, user }: { id: string; user?: User }) {
     <>
       <LazySessionPanel run={run} />
       <SessionActions id={id} run={run} user={user} />
+      <PanelRanking run={run} />
     </>
   );
 }

@@ -35,16 +35,23 @@ Commands:
                                   N days (90 by default), revoking the one an earlier login created.
   ask "<question>" [--slot N | --provider NAME]
                                   One model's answer (slot 1 by default).
-  debate "<question>" [--rounds N] [--quorum N] [--full]
+  debate "<question>" [--rounds N] [--quorum N] [--full] [--slots N,N…] [--synthesizer N] [--ranking]
+         [--named] [--models N=MODEL,…]
                                   A deep debate, streamed live; then the consensus (each statement with
                                   the slots that hold it) and the verdict grouped P0/P1/P2. --full prints
-                                  every answer in full as it is written. Ctrl-C cancels it on the server.
+                                  every answer in full as it is written. --slots: the panel (two or
+                                  more); --synthesizer: who writes the verdict; --ranking: each model
+                                  ranks the others' answers; --named: peers quoted by slot, not
+                                  anonymously; --models: a slot's model from its allowed list. Ctrl-C
+                                  cancels it on the server.
   parallel "<question>" [--slots N,N…] [--full]
                                   Every slot (or those listed) answers once, side by side, streamed live.
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
-            [--slots N,N…] [--rounds N] [--quorum N] [--full]
+            [--slots N,N…] [--rounds N] [--quorum N] [--synthesizer N] [--ranking] [--named]
+            [--models N=MODEL,…] [--full]
                                   Ask again in a finished session's thread (its mode by default; the
-                                  panel sees the thread so far), streamed live as debate is.
+                                  panel sees the thread so far; a deep one keeps its panel unless
+                                  told), streamed live as debate is.
   continue <session> [--full]     Continue an interrupted session (the server stopped mid-run), streamed
                                   live: kept answers stay, only what is missing is asked again.
   synthesize <session> | --question "<question>" --answers FILE|-

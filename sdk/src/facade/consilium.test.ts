@@ -172,4 +172,31 @@ describe('debates.run', () => {
     expect(accepted).toEqual({ sessionId: ID, status: 'running' });
     expect(body).toEqual({ question: 'Tabs or spaces?', rounds: 3, quorum: 2, earlyStop: true, detach: true });
   });
+
+  it('sends the panel options: slots, synthesizer, anonymous, ranking, models', async () => {
+    let body: unknown;
+    server.use(
+      http.post(`${BASE}/consilium/deep`, async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({ sessionId: ID, status: 'running' }, { status: 202 });
+      }),
+    );
+    await new Consilium({ baseUrl: BASE }).debates.run('Tabs or spaces?', {
+      slots: [2, 3],
+      synthesizer: 1,
+      anonymous: false,
+      ranking: true,
+      models: [{ slot: 2, model: 'gpt-4.1-mini' }],
+      detach: true,
+    });
+    expect(body).toEqual({
+      question: 'Tabs or spaces?',
+      slots: [2, 3],
+      synthesizer: 1,
+      anonymous: false,
+      ranking: true,
+      models: [{ slot: 2, model: 'gpt-4.1-mini' }],
+      detach: true,
+    });
+  });
 });

@@ -41,6 +41,7 @@ import type {
   DebateAccepted,
   DebateEvent,
   Health,
+  PanelModel,
   ParallelResult,
   ProviderCatalogue,
   Session,
@@ -63,7 +64,7 @@ export interface ConsiliumOptions extends ConsiliumClientOptions {
   onError?: (error: ConsiliumError) => void;
 }
 
-export interface DebateOptions extends DetachOption {
+export interface DebateOptions extends DetachOption, PanelOptions {
   /** Rounds to debate (2–5); the server's default (3) otherwise. */
   rounds?: number;
   /** Slots that must answer for a round to proceed. */
@@ -73,6 +74,31 @@ export interface DebateOptions extends DetachOption {
   earlyStop?: boolean;
   /** Aborting cancels the debate on the server and every model call it has in flight. */
   signal?: AbortSignal;
+}
+
+/** How a deep debate's panel is chosen; the server's defaults (all slots, slot 1 synthesizes, anonymous, no ranking) otherwise. */
+export interface PanelOptions {
+  /** The slots that debate (at least two). For a `parallel` follow-up, the slots to ask. */
+  slots?: number[];
+  /** The slot that writes the verdict, in the panel or not. */
+  synthesizer?: number;
+  /** Peers quoted as "Response A, B…" in a shuffled order (the default), or by slot when false. */
+  anonymous?: boolean;
+  /** Each model ranks the others' first answers; the session's `rankings` holds the Borda count. */
+  ranking?: boolean;
+  /** Per-slot models from each slot's operator-allowed list (`providers()` shows them as `models`). */
+  models?: PanelModel[];
+}
+
+function panelBody(options: PanelOptions) {
+  const { slots, synthesizer, anonymous, ranking, models } = options;
+  return {
+    ...(slots !== undefined && { slots }),
+    ...(synthesizer !== undefined && { synthesizer }),
+    ...(anonymous !== undefined && { anonymous }),
+    ...(ranking !== undefined && { ranking }),
+    ...(models !== undefined && { models }),
+  };
 }
 
 /**
@@ -95,14 +121,14 @@ export interface ContinueOptions extends DetachOption {
   signal?: AbortSignal;
 }
 
-export interface FollowUpOptions extends DetachOption {
+export interface FollowUpOptions extends DetachOption, Omit<PanelOptions, 'slots'> {
   /** How to ask it; the previous session's mode by default (`deep` after a synthesis). */
   mode?: 'single' | 'parallel' | 'deep';
   /** For `single`: the slot whose provider answers (resolved through `providers()`). */
   slot?: number;
   /** For `single`: the provider to ask by name; the previous session's, else slot 1's, by default. */
   provider?: string;
-  /** For `parallel`: the slots to ask; all by default. */
+  /** For `parallel`: the slots to ask; all by default. For `deep`: the panel; the previous session's (as its other panel options) by default. */
   slots?: number[];
   /** For `deep`: rounds (2–5), quorum and early stop, as in a debate. */
   rounds?: number;
@@ -512,7 +538,7 @@ export class Consilium {
      * ended (its `threadId` and `parentId` link it to the thread).
      */
     followUp: (async (id: string, question: string, options: FollowUpOptions = {}) => {
-      const { mode, slot, slots, rounds, quorum, earlyStop, detach, signal } = options;
+      const { mode, slot, rounds, quorum, earlyStop, detach, signal } = options;
       if (slot !== undefined && options.provider !== undefined) {
         throw this.#told(new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' }));
       }
@@ -521,7 +547,7 @@ export class Consilium {
         question,
         ...(mode !== undefined && { mode }),
         ...(provider !== undefined && { provider }),
-        ...(slots !== undefined && { slots }),
+        ...panelBody(options),
         ...(rounds !== undefined && { rounds }),
         ...(quorum !== undefined && { quorum }),
         ...(earlyStop !== undefined && { earlyStop }),
@@ -659,5 +685,6 @@ function deepBody(question: string, options: DebateOptions) {
     ...(quorum !== undefined && { quorum }),
     ...(budget !== undefined && { budget }),
     ...(earlyStop !== undefined && { earlyStop }),
+    ...panelBody(options),
   };
 }

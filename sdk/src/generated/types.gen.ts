@@ -128,6 +128,10 @@ export type SlotInfo = {
      * `native` for the provider's own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.
      */
     api: 'native' | 'openai-compatible';
+    /**
+     * Other models of this slot's provider a deep debate may ask for (`models` in its request); the operator lists them (`CONSILIUM_SLOT<N>_MODELS`). Absent when there are none: the slot always uses `model`.
+     */
+    models?: Array<string>;
     health?: SlotHealth;
 };
 
@@ -345,9 +349,9 @@ export type Synthesizer = {
     provider: ProviderId;
     model: string;
     /**
-     * `default` when slot 1 wrote the verdict; `fallback` when it was down and the next healthy slot took over.
+     * `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
      */
-    reason: 'default' | 'fallback';
+    reason: 'default' | 'chosen' | 'fallback';
     fallbackFrom?: SlotNumber;
     /**
      * True when the synthesizer also debated, so it judged its own answers.
@@ -411,6 +415,129 @@ export type Session = {
      * When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
      */
     archivedAt?: string;
+    panel?: PanelChoice;
+    /**
+     * Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).
+     */
+    labels?: Array<LabelMap>;
+    /**
+     * The peer rankings of a debate asked with `ranking: true`.
+     */
+    rankings?: Array<Ranking>;
+    /**
+     * Quoted answers shortened to keep a prompt within its model's context budget, each with how much was kept; the prompt shows a marker where text was cut.
+     */
+    promptCuts?: Array<PromptCut>;
+};
+
+/**
+ * How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it.
+ */
+export type PanelChoice = {
+    /**
+     * The slots that debated, in slot order.
+     */
+    slots: Array<SlotNumber>;
+    synthesizer?: SlotNumber;
+    anonymous: boolean;
+    ranking: boolean;
+    models?: Array<PanelModel>;
+};
+
+/**
+ * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
+ */
+export type PanelModel = {
+    slot: SlotNumber;
+    model: string;
+};
+
+/**
+ * An anonymous peer's label as a prompt shows it ("Response A").
+ */
+export type ResponseLabel = string;
+
+export type LabelMap = {
+    round: RoundNumber;
+    /**
+     * `debate`: the quoted answers of a critique or final round's prompt; `ranking`: the answers of round `round` being ranked.
+     */
+    purpose: 'debate' | 'ranking';
+    reader: SlotNumber;
+    /**
+     * In the order the prompt showed them.
+     */
+    responses: Array<{
+        label: ResponseLabel;
+        slot: SlotNumber;
+    }>;
+};
+
+/**
+ * One model's ranking of the others' answers, best first, labels mapped back to slots.
+ */
+export type Ballot = {
+    slot: SlotNumber;
+    order: Array<{
+        slot: SlotNumber;
+        reason: string;
+    }>;
+};
+
+export type RankEntry = {
+    slot: SlotNumber;
+    /**
+     * 1 for the strongest; tied slots share a rank and the next rank is skipped (1, 2, 2, 4).
+     */
+    rank: number;
+    /**
+     * Borda points: on a ballot of k answers, the first gets k−1, the last 0.
+     */
+    points: number;
+    /**
+     * The ballots that ranked this slot.
+     */
+    ballots: number;
+    /**
+     * Points per ballot (0 with none), which orders the aggregate, so a missing ballot does not favour the slot it could not have ranked.
+     */
+    score: number;
+    tied: boolean;
+};
+
+/**
+ * The peer ranking after a round: each model ranked the others' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed.
+ */
+export type Ranking = {
+    round: RoundNumber;
+    ballots: Array<Ballot>;
+    missing: Array<{
+        slot: SlotNumber;
+        reason: string;
+    }>;
+    /**
+     * Best first.
+     */
+    aggregate: Array<RankEntry>;
+    /**
+     * How ties were handled, when there are any.
+     */
+    note?: string;
+};
+
+export type PromptCut = {
+    /**
+     * The round whose prompt it was; 0 for the verdict's.
+     */
+    round: number;
+    reader: SlotNumber;
+    slot: SlotNumber;
+    quotedRound?: RoundNumber;
+    /**
+     * The quoted answer's length.
+     */
+    chars: number;
+    keptChars: number;
 };
 
 /**
@@ -449,9 +576,22 @@ export type FollowUpRequest = {
      */
     provider?: string;
     /**
-     * For `parallel`, the slots to ask; all by default.
+     * For `parallel`, the slots to ask; all by default. For `deep`, the panel (at least two distinct slots); the previous session's panel by default.
      */
     slots?: Array<SlotNumber>;
+    synthesizer?: SlotNumber;
+    /**
+     * For `deep`, as in `DeepRequest`; the previous session's choice by default.
+     */
+    anonymous?: boolean;
+    /**
+     * For `deep`, as in `DeepRequest`; the previous session's choice by default.
+     */
+    ranking?: boolean;
+    /**
+     * For `deep`, as in `DeepRequest`; the previous session's by default.
+     */
+    models?: Array<PanelModel>;
     /**
      * For `deep`, how many rounds (3 unless given).
      */
@@ -580,6 +720,23 @@ export type DeepRequest = {
      */
     quorum?: number;
     budget?: Budget;
+    /**
+     * The panel: only these slots debate (a repeated slot counts once; at least two distinct); all five by default.
+     */
+    slots?: Array<SlotNumber>;
+    synthesizer?: SlotNumber;
+    /**
+     * Quote peers in critique and final rounds as "Response A, B…" in an order shuffled per model and per round, never by slot, provider or model; the session records the mapping (`labels`). On unless false.
+     */
+    anonymous?: boolean;
+    /**
+     * After round 1, each model ranks the others' anonymous answers; the session's `rankings` holds the ballots and a Borda count, given to the synthesizer as material.
+     */
+    ranking?: boolean;
+    /**
+     * Per-slot models from each slot's operator-allowed list (`SlotInfo.models`).
+     */
+    models?: Array<PanelModel>;
     /**
      * Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved.
      */
@@ -729,7 +886,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -767,6 +924,10 @@ export type RoundStartedEvent = {
      * The slots asked in this round.
      */
     slots: Array<SlotNumber>;
+    /**
+     * In an anonymous debate, who is behind each label in each asked model's prompt this round.
+     */
+    labels?: Array<LabelMap>;
 };
 
 /**
@@ -823,6 +984,18 @@ export type ConsensusEvent = {
     seq: EventSeq;
     ts: EventTime;
     consensus: Consensus;
+};
+
+/**
+ * The peer ranking after a round, once every ballot is in or missing.
+ */
+export type RankingEvent = {
+    v: EventVersion;
+    type: 'ranking';
+    sessionId: SessionId;
+    seq: EventSeq;
+    ts: EventTime;
+    ranking: Ranking;
 };
 
 export type SynthesisStartedEvent = {

@@ -179,6 +179,7 @@ export const zSlotInfo = z.object({
     strength: z.string(),
     status: z.enum(['live', 'offline']),
     api: z.enum(['native', 'openai-compatible']),
+    models: z.optional(z.array(z.string())),
     health: z.optional(zSlotHealth)
 });
 
@@ -305,7 +306,11 @@ export const zSynthesizer = z.object({
     slot: zSlotNumber,
     provider: zProviderId,
     model: z.string(),
-    reason: z.enum(['default', 'fallback']),
+    reason: z.enum([
+        'default',
+        'chosen',
+        'fallback'
+    ]),
     fallbackFrom: z.optional(zSlotNumber),
     participated: z.boolean()
 });
@@ -345,6 +350,83 @@ export const zSessionStatus = z.enum([
 ]);
 
 /**
+ * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
+ */
+export const zPanelModel = z.strictObject({
+    slot: zSlotNumber,
+    model: z.string().check(z.minLength(1), z.maxLength(200))
+});
+
+/**
+ * How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it.
+ */
+export const zPanelChoice = z.object({
+    slots: z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5)),
+    synthesizer: z.optional(zSlotNumber),
+    anonymous: z.boolean(),
+    ranking: z.boolean(),
+    models: z.optional(z.array(zPanelModel).check(z.maxLength(5)))
+});
+
+/**
+ * An anonymous peer's label as a prompt shows it ("Response A").
+ */
+export const zResponseLabel = z.string().check(z.regex(/^[A-E]$/));
+
+export const zLabelMap = z.object({
+    round: zRoundNumber,
+    purpose: z.enum(['debate', 'ranking']),
+    reader: zSlotNumber,
+    responses: z.array(z.object({
+        label: zResponseLabel,
+        slot: zSlotNumber
+    }))
+});
+
+/**
+ * One model's ranking of the others' answers, best first, labels mapped back to slots.
+ */
+export const zBallot = z.object({
+    slot: zSlotNumber,
+    order: z.array(z.object({
+        slot: zSlotNumber,
+        reason: z.string()
+    }))
+});
+
+export const zRankEntry = z.object({
+    slot: zSlotNumber,
+    rank: z.int().check(z.gte(1)),
+    points: z.int().check(z.gte(0)),
+    ballots: z.int().check(z.gte(0)),
+    score: z.number().check(z.gte(0)),
+    tied: z.boolean()
+});
+
+/**
+ * The peer ranking after a round: each model ranked the others' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed.
+ */
+export const zRanking = z.object({
+    round: zRoundNumber,
+    ballots: z.array(zBallot),
+    missing: z.array(z.object({
+        slot: zSlotNumber,
+        reason: z.string()
+    })),
+    aggregate: z.array(zRankEntry),
+    note: z.optional(z.string())
+});
+
+export const zPromptCut = z.object({
+    round: z.int().check(z.gte(0), z.lte(5)),
+    reader: zSlotNumber,
+    slot: zSlotNumber,
+    quotedRound: z.optional(zRoundNumber),
+    chars: z.int().check(z.gte(0)),
+    keptChars: z.int().check(z.gte(0))
+});
+
+/**
  * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
  */
 export const zEarlyStop = z.object({
@@ -375,7 +457,11 @@ export const zSession = z.object({
     parentId: z.optional(zSessionId),
     sourceSessionId: z.optional(zSessionId),
     earlyStop: z.optional(zEarlyStop),
-    archivedAt: z.optional(z.iso.datetime())
+    archivedAt: z.optional(z.iso.datetime()),
+    panel: z.optional(zPanelChoice),
+    labels: z.optional(z.array(zLabelMap)),
+    rankings: z.optional(z.array(zRanking)),
+    promptCuts: z.optional(z.array(zPromptCut))
 });
 
 export const zContinueRequest = z.strictObject({
@@ -391,6 +477,10 @@ export const zFollowUpRequest = z.strictObject({
     ])),
     provider: z.optional(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
+    synthesizer: z.optional(zSlotNumber),
+    anonymous: z.optional(z.boolean()),
+    ranking: z.optional(z.boolean()),
+    models: z.optional(z.array(zPanelModel).check(z.maxLength(5))),
     rounds: z.optional(z.int().check(z.gte(2), z.lte(5))),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
     earlyStop: z.optional(z.boolean()),
@@ -471,6 +561,11 @@ export const zDeepRequest = z.strictObject({
     rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
     quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
     budget: z.optional(zBudget),
+    slots: z.optional(z.array(zSlotNumber).check(z.minLength(2), z.maxLength(5))),
+    synthesizer: z.optional(zSlotNumber),
+    anonymous: z._default(z.optional(z.boolean()), true),
+    ranking: z._default(z.optional(z.boolean()), false),
+    models: z.optional(z.array(zPanelModel).check(z.maxLength(5))),
     earlyStop: z.optional(z.boolean()),
     detach: z._default(z.optional(z.boolean()), false)
 });
@@ -642,7 +737,8 @@ export const zRoundStartedEvent = z.object({
     ts: zEventTime,
     round: zRoundNumber,
     kind: zRoundKind,
-    slots: z.array(zSlotNumber)
+    slots: z.array(zSlotNumber),
+    labels: z.optional(z.array(zLabelMap))
 });
 
 /**
@@ -701,6 +797,18 @@ export const zConsensusEvent = z.object({
     consensus: zConsensus
 });
 
+/**
+ * The peer ranking after a round, once every ballot is in or missing.
+ */
+export const zRankingEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['ranking']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    ranking: zRanking
+});
+
 export const zSynthesisStartedEvent = z.object({
     v: zEventVersion,
     type: z.enum(['synthesis.started']),
@@ -755,6 +863,7 @@ export const zDebateEvent = z.union([
     zAnswerFailedEvent,
     zRoundEndedEvent,
     zConsensusEvent,
+    zRankingEvent,
     zSynthesisStartedEvent,
     zVerdictDeltaEvent,
     zVerdictEvent,

@@ -208,3 +208,23 @@ describe('publicSlot', () => {
     }
   });
 });
+
+describe('per-slot model lists and context windows', () => {
+  it('reads CONSILIUM_SLOT<N>_MODELS (trimmed, once each) and shows them in /providers; none by default', () => {
+    const slots = slotsFromEnv({ CONSILIUM_SLOT2_MODELS: ' gpt-4.1-mini, o4-mini ,gpt-4.1-mini,' });
+    expect(slots[1]!.models).toEqual(['gpt-4.1-mini', 'o4-mini']);
+    expect(publicSlot(slots[1]!).models).toEqual(['gpt-4.1-mini', 'o4-mini']);
+    expect(slots[0]!.models).toBeUndefined();
+    expect(publicSlot(slots[0]!)).not.toHaveProperty('models');
+  });
+
+  it('reads CONSILIUM_SLOT<N>_CONTEXT_TOKENS and refuses one that is not a whole number from 1000 to 10000000', () => {
+    expect(slotsFromEnv({ CONSILIUM_SLOT3_CONTEXT_TOKENS: '32000' })[2]!.contextTokens).toBe(32_000);
+    expect(slotsFromEnv({})[2]!.contextTokens).toBeUndefined();
+    for (const bad of ['999', '1e6', 'lots', '10000001']) {
+      expect(() => slotsFromEnv({ CONSILIUM_SLOT3_CONTEXT_TOKENS: bad })).toThrow(
+        /CONSILIUM_SLOT3_CONTEXT_TOKENS must be a whole number/,
+      );
+    }
+  });
+});

@@ -18,6 +18,10 @@ export interface SlotConfig {
   api: SlotInfo['api'];
   /** True when a key is present or a base URL points at a server that needs none. */
   live: boolean;
+  /** Other models of the provider a request may ask this slot for (`CONSILIUM_SLOT<N>_MODELS`). */
+  models?: string[];
+  /** The model's context window in tokens (`CONSILIUM_SLOT<N>_CONTEXT_TOKENS`); a default per provider otherwise. */
+  contextTokens?: number;
 }
 
 type Defaults = Pick<SlotConfig, 'provider' | 'model' | 'strength' | 'apiKeyEnv'>;
@@ -62,7 +66,19 @@ export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfi
     if (api === 'openai-compatible' && baseUrl === undefined) {
       throw new ConfigError(`Slot ${slot} uses provider "${provider}", which needs CONSILIUM_SLOT${slot}_BASE_URL`);
     }
+    const models = (get('MODELS') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m.length > 0);
+    const context = get('CONTEXT_TOKENS');
+    if (context !== undefined && !(/^\d+$/.test(context) && Number(context) >= 1000 && Number(context) <= 10_000_000)) {
+      throw new ConfigError(
+        `CONSILIUM_SLOT${slot}_CONTEXT_TOKENS must be a whole number from 1000 to 10000000, got "${context}"`,
+      );
+    }
     return {
+      ...(models.length > 0 && { models: [...new Set(models)] }),
+      ...(context !== undefined && { contextTokens: Number(context) }),
       slot,
       provider,
       model: get('MODEL') ?? native?.model ?? provider,
@@ -92,5 +108,6 @@ export function publicSlot(s: SlotConfig): SlotInfo {
     strength: s.strength,
     status: s.live ? 'live' : 'offline',
     api: s.api,
+    ...(s.models && { models: [...s.models] }),
   };
 }

@@ -9,6 +9,8 @@
  * but there is a result; `failed` when round 1 missed its quorum or nothing answered; `cancelled`
  * when the caller went away.
  */
+
+import type { z } from 'zod';
 import type {
   Answer,
   AnswerError,
@@ -16,7 +18,11 @@ import type {
   Cost,
   DebateEvent,
   DegradationReason,
+  LabelMap,
+  PanelChoice,
   PositionChange,
+  PromptCut,
+  Ranking,
   Round,
   RoundKind,
   Session,
@@ -30,12 +36,17 @@ import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
 import type { SlotModel } from '../providers/models.js';
+import { assignLabels, type Labelled, labelMaps, namedFinal, type Random } from './anonymise.js';
+import { boundedPrompt, promptChars, type QuotedPart } from './budget.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
+import { type PanelRequest, PanelResolver, panelChoice } from './panel.js';
 import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
 import {
+  type AnonymousFinalPosition,
+  anonymousFinalPositionSchema,
   critiquePrompt,
   type FinalPosition,
   finalPositionSchema,
@@ -43,6 +54,7 @@ import {
   independentPrompt,
   PROMPT_VERSION,
   type QuotedAnswer,
+  rankingPrompt,
   repairPrompt,
   reportsUnchanged,
   synthesisPrompt,
@@ -50,6 +62,7 @@ import {
   type VerdictDraft,
   verdictDraftSchema,
 } from './prompts.js';
+import { ballotOf, rankingNote, rankingOf, rankingSchema } from './ranking.js';
 
 type SlotNumber = Answer['slot'];
 
@@ -74,6 +87,10 @@ export interface EngineSettings {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Each failed model call attempt, with the session, round and slot it belongs to: the operator's log. */
   onCallFailed?: (failure: CallFailure) => void;
+  /** Shuffles the anonymous labels; `Math.random` by default (tests give a seeded one). */
+  random?: Random;
+  /** Makes a slot's model for another model of its provider (a request's `models`); without it they are refused. */
+  modelFor?: (config: SlotConfig) => SlotModel;
 }
 
 /** A failed attempt of one model call, placed in its session. Round 0 is the verdict. */
@@ -136,6 +153,17 @@ class Run {
   /** The session `end` returned, so a snapshot taken after the end equals it. */
   ended: Session | undefined;
   earlyStop: Session['earlyStop'];
+  /** How a deep debate's panel was chosen; undefined for other modes (and deep sessions stored before it existed). */
+  choice: PanelChoice | undefined;
+  readonly labels: LabelMap[] = [];
+  readonly rankings: Ranking[] = [];
+  readonly promptCuts: PromptCut[] = [];
+  /** Work running beside the rounds (the peer ranking), settled before the session ends. */
+  side: Promise<void> = Promise.resolve();
+  /** How the final round's structured reply is asked for and read back (anonymous labels mapped to slots). */
+  finalOutput:
+    | { schema: typeof anonymousFinalPositionSchema; read: (slot: SlotNumber, reply: unknown) => FinalPosition }
+    | undefined;
   readonly owner: string;
   readonly thread: ThreadLink | undefined;
   readonly sourceSessionId: string | undefined;
@@ -163,6 +191,10 @@ class Run {
       this.usage = from.usage;
       this.cost = from.cost;
       this.earlyStop = from.earlyStop;
+      this.choice = from.panel;
+      this.labels.push(...(from.labels ?? []));
+      this.rankings.push(...(from.rankings ?? []));
+      this.promptCuts.push(...(from.promptCuts ?? []));
     }
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
     options.onLog?.(this.log, () => this.ended ?? this.session('running'));
@@ -227,10 +259,20 @@ class Run {
     }
     if (this.sourceSessionId) session.sourceSessionId = this.sourceSessionId;
     if (this.earlyStop) session.earlyStop = this.earlyStop;
+    if (this.choice) session.panel = this.choice;
+    if (this.labels.length > 0) session.labels = [...this.labels];
+    if (this.rankings.length > 0) session.rankings = [...this.rankings];
+    if (this.promptCuts.length > 0) session.promptCuts = [...this.promptCuts];
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
     if (status !== 'running') session.completedAt = now;
     return session;
+  }
+
+  /** `end`, once the work beside the rounds has settled, so no event follows `session.ended`. */
+  async finish(status: Session['status']): Promise<Session> {
+    await this.side;
+    return this.end(status);
   }
 
   end(status: Session['status']): Session {
@@ -269,9 +311,18 @@ export class DebateEngine {
   readonly now: () => number;
   /** Each slot's recent answer latency (ms, moving average), to start the slowest slot first. */
   readonly #latency = new Map<SlotNumber, number>();
+  readonly #random: Random;
+  readonly #resolver: PanelResolver;
 
   constructor(readonly settings: EngineSettings) {
     this.now = settings.now ?? Date.now;
+    this.#random = settings.random ?? Math.random;
+    this.#resolver = new PanelResolver(settings.panel, settings.modelFor);
+  }
+
+  /** The slots that debate in `run`: its chosen panel, or every configured slot. */
+  #panelOf(run: Run): Slot[] {
+    return run.choice ? this.#resolver.panel(run.choice) : [...this.settings.panel];
   }
 
   get slots(): SlotInfo[] {
@@ -345,11 +396,12 @@ export class DebateEngine {
    */
   async deep(
     question: string,
-    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean } = {},
+    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean; panel?: PanelRequest } = {},
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
-    this.#started(run, this.settings.panel);
+    run.choice = panelChoice(this.settings.panel, options.panel ?? {});
+    this.#started(run, this.#panelOf(run));
     return this.#debate(run, options, { ended: [] });
   }
 
@@ -407,13 +459,14 @@ export class DebateEngine {
     kept: { ended: readonly Round[]; open?: { number: number; answers: readonly Answer[] } },
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
-    const quorum = Math.min(options.quorum ?? this.settings.quorum, this.settings.panel.length);
-    const panel = this.settings.panel;
+    const panel = this.#panelOf(run);
+    const quorum = Math.min(options.quorum ?? this.settings.quorum, panel.length);
     const question = run.question;
     const context = run.thread?.context;
+    const anonymous = run.choice?.anonymous === true;
 
     /** Each slot's latest answer, as the others see it. */
-    const latest = new Map<SlotNumber, QuotedAnswer>();
+    const latest = new Map<SlotNumber, QuotedAnswer & { round: number }>();
     const finals = new Map<SlotNumber, FinalPosition>();
     let stopped = false;
     /** The final round's number: `rounds`, or sooner after an early stop. */
@@ -424,33 +477,65 @@ export class DebateEngine {
       const others = (slot: SlotNumber) => [...latest.values()].filter((a) => a.slot !== slot).sort((a, b) => a.slot - b.slot);
       // Only a critique round followed by another critique round can end early.
       const positionLine = options.earlyStop === true && kind === 'critique' && n + 1 < last;
-      const prompt = ({ config }: Slot) => {
-        const own = latest.get(config.slot)?.text;
-        if (kind === 'independent') return independentPrompt(question, context);
-        if (kind === 'critique') return critiquePrompt(question, n, own, others(config.slot), { context, positionLine });
-        return finalPrompt(question, n, own, others(config.slot), rounds === 2, context);
-      };
       const ended = kept.ended.find((r) => r.number === n);
+      // Anonymous: each reader's peers as labels, shuffled per reader and per round (see anonymise.ts).
+      const labels =
+        anonymous && kind !== 'independent' && !ended
+          ? assignLabels(
+              panel.map((p) => p.config.slot),
+              [...latest.keys()],
+              this.#random,
+            )
+          : undefined;
+      const labelled = labels ? labelMaps(n, 'debate', labels) : [];
+      run.labels.push(...labelled);
+      run.finalOutput = labels && kind === 'final' ? anonymousFinal(labels) : undefined;
+      const prompt = (slot: Slot) => {
+        if (kind === 'independent') return independentPrompt(question, context);
+        const own = latest.get(slot.config.slot);
+        const mine = labels?.get(slot.config.slot);
+        const quoted = mine ? mine.map((l) => ({ ...latest.get(l.slot)!, label: l.label })) : others(slot.config.slot);
+        return this.#bounded(run, slot, n, [...(own ? [own] : []), ...quoted], (texts) => {
+          const ownText = own ? texts[0] : undefined;
+          const peers = quoted.map((q, i) => ({ ...q, text: texts[i + (own ? 1 : 0)]! }));
+          return kind === 'critique'
+            ? critiquePrompt(question, n, ownText, peers, { context, positionLine })
+            : finalPrompt(question, n, ownText, peers, rounds === 2, context, { anonymous: labels !== undefined });
+        });
+      };
       let round: Round;
       if (ended) {
         round = ended;
         run.rounds.push(round);
       } else {
         const answers = kept.open?.number === n ? kept.open.answers : [];
-        round = await this.#round(run, n, kind, panel, prompt, undefined, kind === 'final' ? finals : undefined, answers);
+        round = await this.#round(
+          run,
+          n,
+          kind,
+          panel,
+          prompt,
+          undefined,
+          kind === 'final' ? finals : undefined,
+          answers,
+          labelled,
+        );
       }
       const answered = round.answers.filter((a) => !a.error);
-      for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text });
+      for (const a of answered) latest.set(a.slot, { slot: a.slot, provider: a.provider, text: a.text, round: n });
       const quorumMet = answered.length >= quorum;
       if (!ended) run.log.emit({ type: 'round.ended', round: n, missingSlots: round.missingSlots, quorumMet });
-      if (run.cancelled) return run.end('cancelled');
+      // The peer ranking runs beside the next rounds; the verdict waits for it.
+      if (n === 1 && quorumMet && !ended && run.choice?.ranking && !run.signal.aborted)
+        run.side = this.#rank(run, panel, answered, n);
+      if (run.cancelled) return run.finish('cancelled');
       if (run.overBudget) {
         stopped = true;
         break;
       }
       if (!quorumMet) {
         run.error = `quorum_not_met: round ${n} had ${answered.length} answers, the quorum is ${quorum}`;
-        if (n === 1) return run.end('failed');
+        if (n === 1) return run.finish('failed');
         stopped = true;
         break;
       }
@@ -471,6 +556,7 @@ export class DebateEngine {
       run.consensus = mergeConsensus(last, [...finals.values()], new Set(finals.keys()));
       run.log.emit({ type: 'consensus', consensus: run.consensus });
     }
+    await run.side;
     if (run.overBudget) return run.end('partial');
 
     await this.#synthesize(run, finals, last);
@@ -505,9 +591,91 @@ export class DebateEngine {
     );
   }
 
-  #system({ config }: Slot): string {
+  #system({ config }: Slot, run: Run): string {
     const { slot, provider, strength } = config;
-    return systemPrompt({ slot, provider, strength }, this.settings.panel.length);
+    return systemPrompt({ slot, provider, strength }, run.choice?.slots.length ?? this.settings.panel.length);
+  }
+
+  /** A prompt quoting `parts`, within `slot`'s context budget; what had to be cut is recorded with the session. */
+  #bounded(
+    run: Run,
+    slot: Slot,
+    round: number,
+    parts: readonly QuotedPart[],
+    build: (texts: readonly string[]) => string,
+  ): string {
+    const { prompt, cuts } = boundedPrompt(parts, build, {
+      maxChars: promptChars(slot.config.provider, slot.config.contextTokens),
+      overhead: this.#system(slot, run).length,
+      round,
+      reader: slot.config.slot,
+    });
+    run.promptCuts.push(...cuts);
+    return prompt;
+  }
+
+  /**
+   * The peer ranking after round `round`: each slot that answered ranks the others' answers, anonymous
+   * and shuffled for it, never its own. A ballot that fails or does not rank exactly what it was shown
+   * is missing, with why (and the slot's failure is the session's, as a failed answer's is); an
+   * offline stand-in has no judgement to give, so it is not asked.
+   */
+  async #rank(run: Run, panel: readonly Slot[], answers: readonly Answer[], round: number): Promise<void> {
+    const bySlot = new Map(answers.map((a) => [a.slot, a]));
+    const rankers = panel.filter((p) => bySlot.has(p.config.slot));
+    const labels = assignLabels(
+      rankers.map((p) => p.config.slot),
+      [...bySlot.keys()],
+      this.#random,
+    );
+    run.labels.push(...labelMaps(round, 'ranking', labels));
+    const ballots: Ranking['ballots'] = [];
+    const missing: Ranking['missing'] = [];
+    await Promise.all(
+      rankers.map(async (slot) => {
+        const n = slot.config.slot;
+        const mine = labels.get(n) ?? [];
+        if (mine.length < 2) return void missing.push({ slot: n, reason: 'fewer than two other answers to rank' });
+        if (slot.model.offline) return void missing.push({ slot: n, reason: 'an offline stand-in cannot judge answers' });
+        const quoted = mine.map((l) => ({ slot: l.slot, provider: '', text: bySlot.get(l.slot)!.text, label: l.label, round }));
+        const prompt = this.#bounded(run, slot, round, quoted, (texts) =>
+          rankingPrompt(
+            run.question,
+            round,
+            quoted.map((q, i) => ({ ...q, text: texts[i]! })),
+            run.thread?.context,
+          ),
+        );
+        const result = await streamAnswer({
+          model: slot.model,
+          system: this.#system(slot, run),
+          prompt,
+          signal: run.signal,
+          timeoutMs: this.settings.callTimeoutMs,
+          maxRetries: this.settings.maxRetries,
+          output: rankingSchema,
+          ...(this.settings.sleep && { sleep: this.settings.sleep }),
+          ...this.#reportFailures(run, slot, round),
+        });
+        run.account(result.usage, slot);
+        const error = stoppedError(run, result);
+        if (!result.object || error) {
+          const e = error ?? { code: 'invalid_output' as const, message: 'no ranking', retryable: false, attempts: 1 };
+          if (!run.cancelled) run.fail(n, round, { ...e, message: `ranking: ${e.message}` });
+          return void missing.push({ slot: n, reason: `${e.code}: ${e.message}` });
+        }
+        const ballot = ballotOf(result.object, n, mine);
+        if ('invalid' in ballot) {
+          run.fail(n, round, { code: 'invalid_output', message: `ranking: ${ballot.invalid}`, retryable: false, attempts: 1 });
+          return void missing.push({ slot: n, reason: `invalid ranking: ${ballot.invalid}` });
+        }
+        ballots.push(ballot);
+      }),
+    );
+    if (run.cancelled) return;
+    const ranking = rankingOf(round, ballots, missing, [...bySlot.keys()]);
+    run.rankings.push(ranking);
+    run.log.emit({ type: 'ranking', ranking });
   }
 
   #started(run: Run, slots: readonly Slot[]): void {
@@ -530,12 +698,19 @@ export class DebateEngine {
     maxOutputTokens: number | undefined,
     finals?: Map<SlotNumber, FinalPosition>,
     kept: readonly Answer[] = [],
+    labels: readonly LabelMap[] = [],
   ): Promise<Round> {
     // A continued round asks only the slots it has no answer of; its `round.started` lists just those,
     // so a client resets their text and keeps the rest.
     const keptBySlot = new Map(kept.map((a) => [a.slot, a]));
     const asked = slots.filter((s) => !keptBySlot.has(s.config.slot));
-    run.log.emit({ type: 'round.started', round: n, kind, slots: asked.map((s) => s.config.slot) });
+    run.log.emit({
+      type: 'round.started',
+      round: n,
+      kind,
+      slots: asked.map((s) => s.config.slot),
+      ...(labels.length > 0 && { labels: [...labels] }),
+    });
     // Setting a call up takes the event loop a fraction of a millisecond each; starting the slot that
     // usually answers last first keeps those set-ups off the round's critical path.
     const expected = (slot: Slot) => this.#latency.get(slot.config.slot) ?? 0;
@@ -578,20 +753,23 @@ export class DebateEngine {
     };
     const result = await streamAnswer({
       model,
-      system: this.#system(slot),
+      system: this.#system(slot, run),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
       maxRetries: this.settings.maxRetries,
       onDelta,
-      ...(finals && { output: finalPositionSchema }),
+      ...(finals && { output: (run.finalOutput?.schema ?? finalPositionSchema) as z.ZodType<unknown> }),
       ...(maxOutputTokens !== undefined && { maxOutputTokens }),
       ...(this.settings.sleep && { sleep: this.settings.sleep }),
       ...this.#reportFailures(run, slot, n),
     });
     const cost = run.account(result.usage, slot);
     const error = stoppedError(run, result);
-    const final = result.object as FinalPosition | undefined;
+    const final =
+      result.object === undefined || !run.finalOutput
+        ? (result.object as FinalPosition | undefined)
+        : run.finalOutput.read(slotNumber, result.object);
     if (final && finals) finals.set(slotNumber, final);
     const answer: Answer = {
       slot: slotNumber,
@@ -630,7 +808,7 @@ export class DebateEngine {
     const lastRound = run.rounds.at(-1);
     const healthy = new Set(lastRound?.answers.filter((a) => !a.error).map((a) => a.slot));
     const changes: PositionChange[] = [];
-    for (const { config } of this.settings.panel) {
+    for (const { config } of this.#panelOf(run)) {
       const slot = config.slot;
       const final = finals.get(slot);
       if (final) changes.push({ slot, changed: final.changed, round: rounds, reason: oneLine(final.changeReason) });
@@ -640,9 +818,11 @@ export class DebateEngine {
   }
 
   /**
-   * The verdict: slot 1 writes it unless it is down (it failed the last round, or fails now); then
-   * the next healthy slot does, and the verdict says so. Output that fails validation gets one
-   * repair attempt; after that the raw text is kept as an `unstructured` verdict, never invented.
+   * The verdict: the synthesizer the request chose (any slot, in the panel or not), else the panel's
+   * first slot (slot 1 on a full panel), writes it unless it is down (it debated and failed the last
+   * round, or fails now); then the next healthy panel slot does, and the verdict says so. Output that
+   * fails validation gets one repair attempt; after that the raw text is kept as an `unstructured`
+   * verdict, never invented.
    */
   async #writeVerdict(
     run: Run,
@@ -651,17 +831,30 @@ export class DebateEngine {
     healthy: ReadonlySet<SlotNumber>,
     positionChanges: PositionChange[] | undefined,
   ): Promise<void> {
-    const panel = this.settings.panel;
-    const first = panel[0]!;
-    const firstDown = run.mode === 'deep' && !healthy.has(first.config.slot);
+    const panel = this.#panelOf(run);
+    const chosen = run.choice?.synthesizer;
+    const first = (chosen !== undefined && run.choice ? this.#resolver.slot(chosen, run.choice) : undefined) ?? panel[0]!;
+    const debated = panel.some((p) => p.config.slot === first.config.slot);
+    const firstDown = run.mode === 'deep' && debated && !healthy.has(first.config.slot);
     const candidates = [
       ...(firstDown ? [] : [first]),
-      ...panel.slice(1).filter((p) => run.mode !== 'deep' || healthy.has(p.config.slot)),
+      ...panel.filter((p) => p.config.slot !== first.config.slot && (run.mode !== 'deep' || healthy.has(p.config.slot))),
     ];
-    const consensusNote = run.consensus
-      ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
-      : 'There is no consensus report: the debate ended before its final round completed.';
-    const prompt = synthesisPrompt(run.question, transcript, consensusNote, run.thread?.context);
+    const consensusNote = [
+      run.consensus
+        ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
+        : 'There is no consensus report: the debate ended before its final round completed.',
+      ...run.rankings.map(rankingNote),
+    ].join('\n\n');
+    const parts = transcript.flatMap((r) =>
+      r.answers.map((a) => ({ slot: a.slot as SlotNumber, round: r.number, text: a.text })),
+    );
+    const promptFor = (slot: Slot) =>
+      this.#bounded(run, slot, 0, parts, (texts) => {
+        let i = 0;
+        const cut = transcript.map((r) => ({ number: r.number, answers: r.answers.map((a) => ({ ...a, text: texts[i++]! })) }));
+        return synthesisPrompt(run.question, cut, consensusNote, run.thread?.context);
+      });
     const validSlots = new Set(participants);
     const validRounds = new Set(transcript.map((r) => r.number));
 
@@ -672,10 +865,11 @@ export class DebateEngine {
         slot: slotNumber,
         provider: slot.model.provider,
         model: slot.model.model,
-        reason: slot === first ? 'default' : 'fallback',
+        reason: slot !== first ? 'fallback' : chosen !== undefined ? 'chosen' : 'default',
         participated: participants.has(slotNumber),
         ...(slot !== first && { fallbackFrom: first.config.slot }),
       };
+      const prompt = promptFor(slot);
       run.log.emit({ type: 'synthesis.started', synthesizer });
       let result = await this.#callVerdict(run, slot, prompt, 1);
       if (result.error?.code === 'invalid_output') {
@@ -739,7 +933,7 @@ export class DebateEngine {
         for (const { field, delta } of fields.push(text)) run.log.verdictDelta(slot.config.slot, attempt, field, delta);
       },
       model: slot.model,
-      system: this.#system(slot),
+      system: this.#system(slot, run),
       prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
@@ -804,4 +998,12 @@ export class DebateEngine {
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** How an anonymous final round is asked: labels for who holds a view, mapped back to slots per reader. */
+function anonymousFinal(labels: ReadonlyMap<SlotNumber, Labelled>): NonNullable<Run['finalOutput']> {
+  return {
+    schema: anonymousFinalPositionSchema,
+    read: (slot, reply) => namedFinal(reply as AnonymousFinalPosition, slot, labels.get(slot) ?? []),
+  };
 }

@@ -4,11 +4,12 @@
  * the models were asked the same thing.
  *
  * Other models' answers are untrusted text: they are quoted inside fenced blocks that name the
- * slot, and every prompt says they are material to weigh, not instructions to follow.
+ * slot (or, in an anonymous debate, only a label: see `anonymise.ts`), and every prompt says they
+ * are material to weigh, not instructions to follow.
  */
 import { z } from 'zod';
 
-export const PROMPT_VERSION = '2026-11-23.1';
+export const PROMPT_VERSION = '2026-11-26.1';
 
 export interface PanelMember {
   slot: number;
@@ -21,6 +22,8 @@ export interface QuotedAnswer {
   slot: number;
   provider: string;
   text: string;
+  /** Set in an anonymous debate: the answer is quoted as "Response <label>", never by slot or provider. */
+  label?: string;
 }
 
 export function systemPrompt(member: PanelMember, panelSize: number): string {
@@ -39,7 +42,8 @@ function quote(answers: readonly QuotedAnswer[]): string {
     .map((a) => {
       const longest = Math.max(2, ...[...a.text.matchAll(/`+/g)].map((m) => m[0].length));
       const fence = '`'.repeat(longest + 1);
-      return `Slot ${a.slot} (${a.provider}) said:\n${fence}text\n${a.text}\n${fence}`;
+      const who = a.label !== undefined ? `Response ${a.label}` : `Slot ${a.slot} (${a.provider})`;
+      return `${who} said:\n${fence}text\n${a.text}\n${fence}`;
     })
     .join('\n\n');
 }
@@ -77,6 +81,13 @@ function ownLatest(own: string | undefined): string {
     : `Your answer in the previous round:\n${quote([{ slot: 0, provider: 'you', text: own }]).replace(/^Slot 0 \(you\) said:\n/, '')}`;
 }
 
+/** The heading of the others' answers; anonymous answers come with why they are unnamed. */
+function othersHeading(others: readonly QuotedAnswer[]): string {
+  return others.some((a) => a.label !== undefined)
+    ? "The other panel members' latest answers, anonymous and in no particular order (judge each on its merits):"
+    : "The other panel members' latest answers:";
+}
+
 export function critiquePrompt(
   question: string,
   round: number,
@@ -88,7 +99,7 @@ export function critiquePrompt(
     ...earlier(options.context),
     `Question:\n${question}`,
     `This is round ${round}. ${ownLatest(own)}`,
-    `The other panel members' latest answers:\n\n${quote(others)}`,
+    `${othersHeading(others)}\n\n${quote(others)}`,
     'Critique them: where are they right, where wrong, what did they miss? Then give your refined answer.',
     'Change your position only for a reason you can state.',
     ...(options.positionLine ? [POSITION_LINE] : []),
@@ -119,6 +130,28 @@ export const finalPositionSchema = z.object({
 });
 export type FinalPosition = z.infer<typeof finalPositionSchema>;
 
+const holders = z
+  .array(z.string().min(1))
+  .min(1)
+  .describe('Who holds this view: "you" for yourself, and the letter of each response above that holds it.');
+
+/** The final round's reply in an anonymous debate: views are credited to "you" and response letters; the engine maps them to slots. */
+export const anonymousFinalPositionSchema = z.object({
+  position: finalPositionSchema.shape.position,
+  changed: finalPositionSchema.shape.changed,
+  changeReason: finalPositionSchema.shape.changeReason,
+  agreements: z.array(z.object({ statement: z.string().min(1), responses: holders })).describe('Points the panel agrees on.'),
+  disagreements: z
+    .array(
+      z.object({
+        topic: z.string().min(1),
+        positions: z.array(z.object({ position: z.string().min(1), responses: holders })).min(1),
+      }),
+    )
+    .describe('Points the panel still disagrees on, with who holds which position.'),
+});
+export type AnonymousFinalPosition = z.infer<typeof anonymousFinalPositionSchema>;
+
 export function finalPrompt(
   question: string,
   round: number,
@@ -126,15 +159,30 @@ export function finalPrompt(
   others: readonly QuotedAnswer[],
   alsoCritique: boolean,
   context?: string,
+  options: { anonymous?: boolean } = {},
 ): string {
   return [
     ...earlier(context),
     `Question:\n${question}`,
     `This is round ${round}, the final round. ${ownLatest(own)}`,
-    `The other panel members' latest answers:\n\n${quote(others)}`,
+    `${othersHeading(others)}\n\n${quote(others)}`,
     alsoCritique ? 'Critique their answers, then give your final position.' : 'Give your final position, having weighed theirs.',
     'Then report the consensus as you read it: what the panel agrees on and what it still disagrees on,',
-    'naming the slots (by number, yours included) that hold each view. Answer in the JSON shape asked for.',
+    options.anonymous
+      ? 'naming who holds each view ("you" for yourself, and the letters of the responses above). Answer in the JSON shape asked for.'
+      : 'naming the slots (by number, yours included) that hold each view. Answer in the JSON shape asked for.',
+  ].join('\n\n');
+}
+
+/** The peer ranking's prompt: the others' answers of a round, anonymous, to rank best first. */
+export function rankingPrompt(question: string, round: number, others: readonly QuotedAnswer[], context?: string): string {
+  return [
+    'You are ranking the answers of a panel debate.',
+    ...earlier(context),
+    `Question:\n${question}`,
+    `The other panel members' answers in round ${round}, anonymous and in no particular order (yours is not among them):\n\n${quote(others)}`,
+    'Rank every response above from strongest to weakest, each exactly once, with a one-line reason.',
+    'Judge the reasoning and the evidence, not the length or the style. Answer in the JSON shape asked for.',
   ].join('\n\n');
 }
 

@@ -175,6 +175,11 @@ describe('threadContext, line by line', () => {
         'Slot 2 (openai) answered: A2',
       ].join('\n'),
     );
+    // A long thread keeps its latest exchanges, each under its own number: never the oldest ones renumbered.
+    const six = [1, 2, 3, 4, 5, 6].map(short);
+    const latest = threadContext(six);
+    for (const n of [3, 4, 5, 6]) expect(latest).toContain(`### Earlier question ${n}\nAsked (deep): Q${n}\n`);
+    expect(latest).not.toMatch(/Q1\b|Q2\b|A1\b|A2\b/);
     const five = [1, 2, 3, 4, 5].map(short);
     expect(threadContext(five)).toMatch(/^\(1 earlier exchange not shown\.\)\n\n### Earlier question 2\n/);
     expect(threadContext([...five, short(6)])).toMatch(/^\(2 earlier exchanges not shown\.\)\n\n### Earlier question 3\n/);

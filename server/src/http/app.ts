@@ -51,6 +51,8 @@ function createDebateDeps(
     maxRetries: config.maxRetries,
     prices: config.prices,
     owner: LOCAL_OWNER,
+    // A request's per-slot model (from the slot's operator-set list) gets a model of its own.
+    modelFor: (slot) => createSlotModel(slot, env, offline),
     // The cause and the provider's request id of every failed call, retried or not: a 502 alone says nothing.
     ...((logger || metrics) && {
       onCallFailed: (failure: CallFailure) => {

@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
+import { type PanelRequest, panelProblems } from '../debate/panel.js';
 import type { Handlers } from '../generated/routes.js';
 import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
@@ -57,6 +58,12 @@ export function debateHandlers({
         onLog?.(log);
       },
     };
+  };
+  /** A 400 for a panel the configuration cannot give (fewer than two slots, a model off a slot's list); undefined when it can. */
+  const panelRefused = (c: Context, body: PanelRequest): Response | undefined => {
+    const errors = panelProblems(engine.settings.panel, body);
+    if (errors.length === 0) return undefined;
+    return problem(c, 400, 'validation_failed', { detail: errors.map((e) => e.message).join(' '), errors });
   };
   /** The run's result once all of it is stored, so a read right after the response finds it (or how it failed, if the store stayed down). */
   const stored = async (session: Session) => (await sessions.recorder.live(session.id)?.done) ?? session;
@@ -156,6 +163,8 @@ export function debateHandlers({
 
     runDeepDebate: async (c) => {
       const body = c.req.valid('json');
+      const refused = panelRefused(c, body);
+      if (refused) return refused;
       if (body.detach)
         return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deepOptions(body), ...options })));
       return c.json(await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) })), 200);
@@ -163,6 +172,8 @@ export function debateHandlers({
 
     streamDeepDebate: (c) => {
       const body = c.req.valid('json');
+      const refused = panelRefused(c, body);
+      if (refused) return refused;
       const detach = body.detach === true;
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
@@ -279,6 +290,10 @@ export function debateHandlers({
           })),
         });
       }
+      // A deep follow-up debates on its parent's panel unless told otherwise, field by field.
+      const inherited = mode === 'deep' ? inheritPanel(parent, body) : body;
+      const refused = mode === 'deep' ? panelRefused(c, inherited) : undefined;
+      if (refused) return refused;
       // A single follow-up asks the same slot as before unless told otherwise.
       const provider = body.provider ?? (parent.mode === 'single' ? parent.rounds[0]?.answers[0]?.provider : undefined);
       const slot = provider !== undefined ? engine.slotByProvider(provider) : engine.settings.panel[0];
@@ -293,7 +308,7 @@ export function debateHandlers({
             ? await engine.ask(slot!, body.question, options)
             : mode === 'parallel'
               ? await engine.parallel(body.question, body.slots, options)
-              : await engine.deep(body.question, { ...deepOptions(body), ...options }),
+              : await engine.deep(body.question, { ...deepOptions(inherited), ...options }),
         );
       };
       if (body.detach) return accepted(c, run);
@@ -318,30 +333,58 @@ export function debateHandlers({
 /** The follow-up fields that belong to one mode; as `POST /ask`, `/consilium` and `/consilium/deep` refuse each other's. */
 const MODE_OF_FIELD = {
   provider: 'single',
-  slots: 'parallel',
+  slots: 'parallel or deep',
   rounds: 'deep',
   quorum: 'deep',
   earlyStop: 'deep',
-} as const satisfies Record<string, 'single' | 'parallel' | 'deep'>;
+  synthesizer: 'deep',
+  anonymous: 'deep',
+  ranking: 'deep',
+  models: 'deep',
+} as const satisfies Record<string, 'single' | 'parallel or deep' | 'deep'>;
 
 /** The fields of `body` that another mode than `mode` takes, in the order above. */
 function fieldsOutsideMode(body: Record<string, unknown>, mode: string): (keyof typeof MODE_OF_FIELD)[] {
   return (Object.keys(MODE_OF_FIELD) as (keyof typeof MODE_OF_FIELD)[]).filter(
-    (field) => body[field] !== undefined && MODE_OF_FIELD[field] !== mode,
+    (field) => body[field] !== undefined && !MODE_OF_FIELD[field].split(' or ').includes(mode),
   );
 }
 
-function deepOptions(body: {
-  rounds?: number;
-  quorum?: number;
-  budget?: { maxTokens?: number; maxCostUsd?: number };
-  earlyStop?: boolean;
-  detach?: boolean;
-}) {
+/** A deep follow-up's panel: each field the request leaves out is the parent's (a deep parent's recorded choice). */
+function inheritPanel<T extends PanelRequest>(parent: Session, body: T): T {
+  const from = parent.mode === 'deep' ? parent.panel : undefined;
+  if (!from) return body;
+  return {
+    ...body,
+    ...(body.slots === undefined && { slots: from.slots }),
+    ...(body.synthesizer === undefined && from.synthesizer !== undefined && { synthesizer: from.synthesizer }),
+    ...(body.anonymous === undefined && { anonymous: from.anonymous }),
+    ...(body.ranking === undefined && { ranking: from.ranking }),
+    ...(body.models === undefined && from.models && { models: from.models }),
+  };
+}
+
+function deepOptions(
+  body: PanelRequest & {
+    rounds?: number;
+    quorum?: number;
+    budget?: { maxTokens?: number; maxCostUsd?: number };
+    earlyStop?: boolean;
+    detach?: boolean;
+  },
+) {
+  const panel: PanelRequest = {
+    ...(body.slots !== undefined && { slots: body.slots }),
+    ...(body.synthesizer !== undefined && { synthesizer: body.synthesizer }),
+    ...(body.anonymous !== undefined && { anonymous: body.anonymous }),
+    ...(body.ranking !== undefined && { ranking: body.ranking }),
+    ...(body.models !== undefined && { models: body.models }),
+  };
   return {
     ...(body.earlyStop !== undefined && { earlyStop: body.earlyStop }),
     ...(body.rounds !== undefined && { rounds: body.rounds }),
     ...(body.quorum !== undefined && { quorum: body.quorum }),
     ...(body.budget !== undefined && { budget: body.budget }),
+    panel,
   };
 }

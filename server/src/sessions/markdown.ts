@@ -12,6 +12,7 @@ import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/gener
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
 
 export { escapeMarkdown };
+import { panelLine, panelSections } from './panel-markdown.js';
 
 export function sessionMarkdown(session: Session): string {
   const out: string[] = [];
@@ -25,6 +26,7 @@ export function sessionMarkdown(session: Session): string {
     '',
   );
   const links = [
+    ...panelLine(session),
     ...(session.parentId ? [`- Follows up: \`${session.parentId}\` (thread \`${session.threadId}\`)`] : []),
     ...(session.sourceSessionId ? [`- Synthesized from: \`${session.sourceSessionId}\``] : []),
     ...(session.earlyStop
@@ -68,12 +70,14 @@ export function sessionMarkdown(session: Session): string {
     }
   }
 
+  out.push(...panelSections(session, inlineText));
+
   const verdict = session.verdict;
   if (verdict) {
     const by = verdict.synthesizer;
     out.push('## Verdict', '');
     out.push(
-      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : ''}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
       '',
     );
     if (verdict.format === 'unstructured') {

@@ -4,17 +4,20 @@
  */
 import { intFlag, onlyFlags } from '../args.js';
 import { type Command, GLOBAL } from '../context.js';
+import { PANEL_BOOLEANS, PANEL_OPTIONS, panelFlags } from '../panel-flags.js';
 import { question } from '../question.js';
 import { watch } from '../watch.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['rounds', 'quorum', 'full'];
+const OPTIONS = ['rounds', 'quorum', ...PANEL_OPTIONS];
+const BOOLEANS = ['full', ...PANEL_BOOLEANS];
 
 export const debate: Command = {
   options: OPTIONS,
-  booleans: ['full'],
+  booleans: BOOLEANS,
   async run(ctx) {
-    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
+    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS, ...BOOLEANS]);
+    const panel = panelFlags(ctx.parsed);
     const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
     const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
     const text = question(ctx);
@@ -24,6 +27,7 @@ export const debate: Command = {
         consilium.debates.stream(text, {
           ...(rounds !== undefined && { rounds }),
           ...(quorum !== undefined && { quorum }),
+          ...panel,
           signal,
         }),
     });

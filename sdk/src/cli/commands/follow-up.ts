@@ -5,17 +5,19 @@
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
 import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
 import { type Command, GLOBAL } from '../context.js';
+import { PANEL_BOOLEANS, PANEL_OPTIONS, panelFlags } from '../panel-flags.js';
 import { slotProvider } from '../question.js';
 import { detachedEvents, watch } from '../watch.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['mode', 'slot', 'provider', 'slots', 'rounds', 'quorum', 'full'];
+const OPTIONS = ['mode', 'slot', 'provider', 'rounds', 'quorum', ...PANEL_OPTIONS];
+const BOOLEANS = ['full', ...PANEL_BOOLEANS];
 
 export const followUp: Command = {
   options: OPTIONS,
-  booleans: ['full'],
+  booleans: BOOLEANS,
   async run(ctx) {
-    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
+    onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS, ...BOOLEANS]);
     const [id, text, ...extra] = ctx.parsed.positionals;
     if (!id) throw new UsageError('follow-up needs a session id, e.g. consilium follow-up ses_… "And then?"');
     if (text === undefined || text.trim() === '')
@@ -28,17 +30,13 @@ export const followUp: Command = {
     const slot = intFlag(ctx.parsed, 'slot', 1, 99);
     const provider = stringFlag(ctx.parsed, 'provider');
     if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
-    const slotList = stringFlag(ctx.parsed, 'slots');
-    const slots = slotList?.split(',').map((n) => {
-      if (!/^\d{1,2}$/.test(n.trim())) throw new UsageError('--slots must be slot numbers separated by commas, e.g. 1,3');
-      return Number(n);
-    });
+    const panel = panelFlags(ctx.parsed);
     const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
     const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
     // Options the chosen mode would not use are mistakes, not silently dropped.
     const unused: Record<string, readonly string[]> = {
-      single: ['slots', 'rounds', 'quorum'],
-      parallel: ['slot', 'provider', 'rounds', 'quorum'],
+      single: ['slots', 'rounds', 'quorum', 'synthesizer', 'models', ...PANEL_BOOLEANS],
+      parallel: ['slot', 'provider', 'rounds', 'quorum', 'synthesizer', 'models', ...PANEL_BOOLEANS],
       deep: ['slot', 'provider'],
     };
     for (const flag of mode === undefined ? [] : unused[mode]!) {
@@ -51,7 +49,7 @@ export const followUp: Command = {
         consilium.sessions.followUp(id, text, {
           ...(mode !== undefined && { mode }),
           ...(chosen !== undefined && { provider: chosen }),
-          ...(slots !== undefined && { slots }),
+          ...panel,
           ...(rounds !== undefined && { rounds }),
           ...(quorum !== undefined && { quorum }),
           detach: true,

@@ -245,6 +245,9 @@ export const zSlotInfo = z.object({
     api: z.enum(['native', 'openai-compatible']).register(z.globalRegistry, {
         description: '`native` for the provider\'s own API; `openai-compatible` for Ollama, LM Studio, vLLM, OpenRouter and the like.'
     }),
+    models: z.array(z.string()).register(z.globalRegistry, {
+        description: 'Other models of this slot\'s provider a deep debate may ask for (`models` in its request); the operator lists them (`CONSILIUM_SLOT<N>_MODELS`). Absent when there are none: the slot always uses `model`.'
+    }).optional(),
     health: zSlotHealth.optional()
 });
 
@@ -399,8 +402,12 @@ export const zSynthesizer = z.object({
     slot: zSlotNumber,
     provider: zProviderId,
     model: z.string(),
-    reason: z.enum(['default', 'fallback']).register(z.globalRegistry, {
-        description: '`default` when slot 1 wrote the verdict; `fallback` when it was down and the next healthy slot took over.'
+    reason: z.enum([
+        'default',
+        'chosen',
+        'fallback'
+    ]).register(z.globalRegistry, {
+        description: '`default` when the panel\'s first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).'
     }),
     fallbackFrom: zSlotNumber.optional(),
     participated: z.boolean().register(z.globalRegistry, {
@@ -445,6 +452,115 @@ export const zSessionStatus = z.enum([
 ]);
 
 /**
+ * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
+ */
+export const zPanelModel = z.strictObject({
+    slot: zSlotNumber,
+    model: z.string().min(1).max(200)
+}).register(z.globalRegistry, {
+    description: 'A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).'
+});
+
+/**
+ * How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it.
+ */
+export const zPanelChoice = z.object({
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'The slots that debated, in slot order.'
+    }),
+    synthesizer: zSlotNumber.optional(),
+    anonymous: z.boolean(),
+    ranking: z.boolean(),
+    models: z.array(zPanelModel).max(5).optional()
+}).register(z.globalRegistry, {
+    description: 'How a deep debate\'s panel was chosen (as asked, defaults filled in); a follow-up inherits it.'
+});
+
+/**
+ * An anonymous peer's label as a prompt shows it ("Response A").
+ */
+export const zResponseLabel = z.string().regex(/^[A-E]$/).register(z.globalRegistry, {
+    description: 'An anonymous peer\'s label as a prompt shows it ("Response A").'
+});
+
+export const zLabelMap = z.object({
+    round: zRoundNumber,
+    purpose: z.enum(['debate', 'ranking']).register(z.globalRegistry, {
+        description: '`debate`: the quoted answers of a critique or final round\'s prompt; `ranking`: the answers of round `round` being ranked.'
+    }),
+    reader: zSlotNumber,
+    responses: z.array(z.object({
+        label: zResponseLabel,
+        slot: zSlotNumber
+    })).register(z.globalRegistry, {
+        description: 'In the order the prompt showed them.'
+    })
+});
+
+/**
+ * One model's ranking of the others' answers, best first, labels mapped back to slots.
+ */
+export const zBallot = z.object({
+    slot: zSlotNumber,
+    order: z.array(z.object({
+        slot: zSlotNumber,
+        reason: z.string()
+    }))
+}).register(z.globalRegistry, {
+    description: 'One model\'s ranking of the others\' answers, best first, labels mapped back to slots.'
+});
+
+export const zRankEntry = z.object({
+    slot: zSlotNumber,
+    rank: z.int().gte(1).register(z.globalRegistry, {
+        description: '1 for the strongest; tied slots share a rank and the next rank is skipped (1, 2, 2, 4).'
+    }),
+    points: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Borda points: on a ballot of k answers, the first gets k−1, the last 0.'
+    }),
+    ballots: z.int().gte(0).register(z.globalRegistry, {
+        description: 'The ballots that ranked this slot.'
+    }),
+    score: z.number().gte(0).register(z.globalRegistry, {
+        description: 'Points per ballot (0 with none), which orders the aggregate, so a missing ballot does not favour the slot it could not have ranked.'
+    }),
+    tied: z.boolean()
+});
+
+/**
+ * The peer ranking after a round: each model ranked the others' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed.
+ */
+export const zRanking = z.object({
+    round: zRoundNumber,
+    ballots: z.array(zBallot),
+    missing: z.array(z.object({
+        slot: zSlotNumber,
+        reason: z.string()
+    })),
+    aggregate: z.array(zRankEntry).register(z.globalRegistry, {
+        description: 'Best first.'
+    }),
+    note: z.string().register(z.globalRegistry, {
+        description: 'How ties were handled, when there are any.'
+    }).optional()
+}).register(z.globalRegistry, {
+    description: 'The peer ranking after a round: each model ranked the others\' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed.'
+});
+
+export const zPromptCut = z.object({
+    round: z.int().gte(0).lte(5).register(z.globalRegistry, {
+        description: 'The round whose prompt it was; 0 for the verdict\'s.'
+    }),
+    reader: zSlotNumber,
+    slot: zSlotNumber,
+    quotedRound: zRoundNumber.optional(),
+    chars: z.int().gte(0).register(z.globalRegistry, {
+        description: 'The quoted answer\'s length.'
+    }),
+    keptChars: z.int().gte(0)
+});
+
+/**
  * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
  */
 export const zEarlyStop = z.object({
@@ -485,6 +601,16 @@ export const zSession = z.object({
     earlyStop: zEarlyStop.optional(),
     archivedAt: z.iso.datetime().register(z.globalRegistry, {
         description: 'When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.'
+    }).optional(),
+    panel: zPanelChoice.optional(),
+    labels: z.array(zLabelMap).register(z.globalRegistry, {
+        description: 'Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).'
+    }).optional(),
+    rankings: z.array(zRanking).register(z.globalRegistry, {
+        description: 'The peer rankings of a debate asked with `ranking: true`.'
+    }).optional(),
+    promptCuts: z.array(zPromptCut).register(z.globalRegistry, {
+        description: 'Quoted answers shortened to keep a prompt within its model\'s context budget, each with how much was kept; the prompt shows a marker where text was cut.'
     }).optional()
 });
 
@@ -507,7 +633,17 @@ export const zFollowUpRequest = z.strictObject({
         description: 'For `single`, the slot\'s provider to ask; slot 1\'s otherwise.'
     }).optional(),
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
-        description: 'For `parallel`, the slots to ask; all by default.'
+        description: 'For `parallel`, the slots to ask; all by default. For `deep`, the panel (at least two distinct slots); the previous session\'s panel by default.'
+    }).optional(),
+    synthesizer: zSlotNumber.optional(),
+    anonymous: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
+    }).optional(),
+    ranking: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
+    }).optional(),
+    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s by default.'
     }).optional(),
     rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
         description: 'For `deep`, how many rounds (3 unless given).'
@@ -619,6 +755,19 @@ export const zDeepRequest = z.strictObject({
         description: 'How many slots must answer for a round to proceed; the server\'s default (3) otherwise.'
     }).optional(),
     budget: zBudget.optional(),
+    slots: z.array(zSlotNumber).min(2).max(5).register(z.globalRegistry, {
+        description: 'The panel: only these slots debate (a repeated slot counts once; at least two distinct); all five by default.'
+    }).optional(),
+    synthesizer: zSlotNumber.optional(),
+    anonymous: z.boolean().register(z.globalRegistry, {
+        description: 'Quote peers in critique and final rounds as "Response A, B…" in an order shuffled per model and per round, never by slot, provider or model; the session records the mapping (`labels`). On unless false.'
+    }).optional().default(true),
+    ranking: z.boolean().register(z.globalRegistry, {
+        description: 'After round 1, each model ranks the others\' anonymous answers; the session\'s `rankings` holds the ballots and a Borda count, given to the synthesizer as material.'
+    }).optional().default(false),
+    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
+        description: 'Per-slot models from each slot\'s operator-allowed list (`SlotInfo.models`).'
+    }).optional(),
     earlyStop: z.boolean().register(z.globalRegistry, {
         description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
     }).optional(),
@@ -824,7 +973,10 @@ export const zRoundStartedEvent = z.object({
     kind: zRoundKind,
     slots: z.array(zSlotNumber).register(z.globalRegistry, {
         description: 'The slots asked in this round.'
-    })
+    }),
+    labels: z.array(zLabelMap).register(z.globalRegistry, {
+        description: 'In an anonymous debate, who is behind each label in each asked model\'s prompt this round.'
+    }).optional()
 });
 
 /**
@@ -883,6 +1035,20 @@ export const zConsensusEvent = z.object({
     seq: zEventSeq,
     ts: zEventTime,
     consensus: zConsensus
+});
+
+/**
+ * The peer ranking after a round, once every ballot is in or missing.
+ */
+export const zRankingEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['ranking']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    ranking: zRanking
+}).register(z.globalRegistry, {
+    description: 'The peer ranking after a round, once every ballot is in or missing.'
 });
 
 export const zSynthesisStartedEvent = z.object({
@@ -945,6 +1111,7 @@ export const zDebateEvent = z.union([
     zAnswerFailedEvent,
     zRoundEndedEvent,
     zConsensusEvent,
+    zRankingEvent,
     zSynthesisStartedEvent,
     zVerdictDeltaEvent,
     zVerdictEvent,

@@ -51,3 +51,14 @@ describe('the offline stand-in', () => {
     }
   });
 });
+
+describe('anonymous peers', () => {
+  it('says which labelled responses it read, never guessing the slots behind them', () => {
+    const f = readPrompt(
+      'You are slot 2 (openai) on a panel',
+      "Question:\nWhich?\n\nThis is round 2. You gave no answer in the previous round.\n\nThe other panel members' latest answers, anonymous:\n\nResponse A said:\n```text\nx\n```\n\nResponse C said:\n```text\ny\n```",
+    );
+    expect(f.saw).toEqual([]);
+    expect(standInText(f)).toContain('the latest answers of responses A and C, anonymous.');
+  });
+});

@@ -14,6 +14,8 @@ export interface PromptFacts {
   question: string;
   /** The slots whose answers the prompt quoted, in order. */
   saw: number[];
+  /** The labels of the anonymous answers the prompt quoted ("Response A"), in order. */
+  sawLabels?: string[];
   /** The rounds of a verdict's transcript. */
   rounds: number[];
   /** The earlier exchanges a follow-up question carries, if any. */
@@ -38,7 +40,9 @@ export function readPrompt(system: string, user: string): PromptFacts {
           : 'other';
   const saw = [...new Set([...user.matchAll(/^Slot (\d+) \([^)]*\) said:/gm)].map((m) => Number(m[1])))];
   const rounds = [...new Set([...user.matchAll(/^## Round (\d+)/gm)].map((m) => Number(m[1])))];
+  const labels = [...new Set([...user.matchAll(/^Response ([A-E]) said:/gm)].map((m) => m[1]!))];
   return {
+    ...(labels.length > 0 && { sawLabels: labels }),
     ...(me && { slot: Number(me[1]), provider: me[2]! }),
     role,
     ...(round ? { round: Number(round[1]) } : role === 'independent' && { round: 1 }),
@@ -70,7 +74,12 @@ const HOW_TO_GO_LIVE =
 
 /** What it read: the question, and whose answers. */
 function seen(f: PromptFacts): string {
-  const others = f.saw.length > 0 ? `the latest answers of slots ${list(f.saw)}` : 'no other answers';
+  const others =
+    f.saw.length > 0
+      ? `the latest answers of slots ${list(f.saw)}`
+      : f.sawLabels?.length
+        ? `the latest answers of responses ${f.sawLabels.slice(0, -1).join(', ')}${f.sawLabels.length > 1 ? ' and ' : ''}${f.sawLabels.at(-1)}, anonymous`
+        : 'no other answers';
   const thread =
     f.thread > 0 ? `, the ${f.thread === 1 ? 'earlier exchange' : `${f.thread} earlier exchanges`} of this thread` : '';
   return `I was given the question "${short(f.question)}"${thread} and ${others}.`;

@@ -99,7 +99,7 @@ interface HeaderRow {
   completed_at: Date | null;
   prompt_version: string | null;
   thread_id: string | null;
-  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop'> | null;
+  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop' | 'panel' | 'labels' | 'rankings' | 'promptCuts'> | null;
   archived_at: Date | null;
   verdict_preview?: string | null;
 }
@@ -682,7 +682,16 @@ function sessionOf(row: SessionRow): Session {
 
 /** The session's optional links, as stored in `links` (NULL when it has none). */
 function linksOf(s: Session): string | null {
-  const links = { parentId: s.parentId, sourceSessionId: s.sourceSessionId, earlyStop: s.earlyStop };
+  const links = {
+    parentId: s.parentId,
+    sourceSessionId: s.sourceSessionId,
+    earlyStop: s.earlyStop,
+    // A deep debate's panel choice, label mappings, rankings and prompt cuts: optional JSON, read with the session only.
+    panel: s.panel,
+    labels: s.labels,
+    rankings: s.rankings,
+    promptCuts: s.promptCuts,
+  };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }
 

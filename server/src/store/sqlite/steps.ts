@@ -94,8 +94,9 @@ export function stepsSql(steps: readonly Step[]): string {
     // The searchable text changes with the question (a session's first step), an answer or the verdict.
     if (step.run !== 'later' || (step.rounds?.length ?? 0) > 0 || step.verdict) indexed.push(s.id);
     const id = quoted(s.id);
-    const { parentId, sourceSessionId, earlyStop } = s;
-    const linked = parentId !== undefined || sourceSessionId !== undefined || earlyStop !== undefined;
+    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts } = s;
+    const links = { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts };
+    const linked = Object.values(links).some((v) => v !== undefined);
     headers.push(
       row(
         s.id,
@@ -115,7 +116,7 @@ export function stepsSql(steps: readonly Step[]): string {
         s.updatedAt,
         s.completedAt,
         s.threadId,
-        linked ? { parentId, sourceSessionId, earlyStop } : undefined,
+        linked ? links : undefined,
       ),
     );
     for (const number of step.rounds ?? []) {
