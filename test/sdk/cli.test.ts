@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { SLOT_COLOURS } from '../../sdk/src/slots.js';
 import { hexSgr } from '../../sdk/src/terminal/terminal.js';
-import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { storeInterrupted } from '../support/fake-debate.js';
 import { type RunningServer, startServer } from '../support/server.js';
 

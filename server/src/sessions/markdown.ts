@@ -12,6 +12,7 @@ import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/gener
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
 
 export { escapeMarkdown };
+
 import { panelLine, panelSections } from './panel-markdown.js';
 
 export function sessionMarkdown(session: Session): string {
