@@ -44,6 +44,52 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
       }
     ],
+    "allfileusages": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], NS_FILE for allfileusages)"
+      }
+    ],
     "allimages": [
       {
         "rule": "requires",
@@ -61,6 +107,20 @@ export const moduleRules: RuleTable = {
       {
         "rule": "requires",
         "params": [
+          "filterbots"
+        ],
+        "requires": {
+          "param": "sort",
+          "equals": "timestamp"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name and filterbots != all → apierror-invalidparammix-mustusewith",
+        "except": {
+          "filterbots": "all"
+        }
+      },
+      {
+        "rule": "requires",
+        "params": [
           "from",
           "to",
           "prefix"
@@ -70,6 +130,86 @@ export const moduleRules: RuleTable = {
           "equals": "name"
         },
         "source": "ApiQueryAllImages.php run(): sort=timestamp disallows from, to, prefix → apierror-invalidparammix-mustusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "sort",
+          "equals": "name"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name: dieContinueUsageIf(count($cont) != 1)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "when": {
+          "param": "sort",
+          "equals": "name"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name: titlePartToKey($params[...], NS_FILE)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "sort",
+          "equals": "timestamp"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2) (the timestamp part is the database's to read)"
+      }
+    ],
+    "alllinks": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
       }
     ],
     "allpages": [
@@ -98,6 +238,52 @@ export const moduleRules: RuleTable = {
           "param": "prtype"
         },
         "source": "ApiQueryAllPages.php run(): prlevel without prtype → apierror-invalidparammix-mustusewith"
+      }
+    ],
+    "allredirects": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
       }
     ],
     "allrevisions": [
@@ -132,7 +318,56 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryAllRevisions.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "ints": [
+          1
+        ],
+        "source": "ApiQueryAllRevisions.php run(): dieContinueUsageIf(count($cont) != 2), then strval((int)$cont[1]) !== $cont[1]"
+      }
+    ],
+    "alltransclusions": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
       }
     ],
     "allusers": [
@@ -160,6 +395,26 @@ export const moduleRules: RuleTable = {
           "title"
         ],
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
       }
     ],
     "blocks": [
@@ -175,7 +430,10 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "exclusive-values",
@@ -223,6 +481,13 @@ export const moduleRules: RuleTable = {
         "namespace": 14,
         "code": "invalidcategory",
         "source": "ApiQueryCategories.php run(): a clcategories value not a title in NS_CATEGORY → apiwarn-invalidcategory, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "categorymembers": [
@@ -247,21 +512,32 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
+        "limit": 3,
+        "truthy": true,
+        "patterns": [
+          {
+            "part": 1,
+            "pattern": "^(?:[a-fA-F0-9]{2})*$"
+          }
+        ],
         "when": {
           "param": "sort",
           "equals": "sortkey"
         },
-        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey: dieContinueUsageIf(count($cont) != 3)"
+        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey: if ($params['continue']) explode('|', …, 3), dieContinueUsageIf(count($cont) != 3), then validateHexSortkey($cont[1])"
       },
       {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
+        "looseInts": [
+          1
+        ],
         "when": {
           "param": "sort",
           "equals": "timestamp"
         },
-        "source": "ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)"
+        "source": "ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "pattern",
@@ -296,6 +572,13 @@ export const moduleRules: RuleTable = {
           "excluderights"
         ],
         "source": "ApiQueryContributors.php execute(): requireMaxOneParameter($params, 'group', 'excludegroup', 'rights', 'excluderights')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryContributors.php execute(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "deletedrevisions": [
@@ -329,6 +612,15 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryDeletedRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
+    "duplicatefiles": [
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2)"
+      }
+    ],
     "embeddedin": [
       {
         "rule": "only-one-of",
@@ -344,6 +636,66 @@ export const moduleRules: RuleTable = {
           "title"
         ],
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
+      }
+    ],
+    "filearchive": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "ints": [
+          2
+        ],
+        "source": "ApiQueryFilearchive.php execute(): dieContinueUsageIf(count($cont) != 3), then $cont[2] !== (string)(int)$cont[2]"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "source": "ApiQueryFilearchive.php execute(): titlePartToKey($params[...], NS_FILE)"
+      }
+    ],
+    "fileusage": [
+      {
+        "pages": true,
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
       }
     ],
     "images": [
@@ -354,6 +706,13 @@ export const moduleRules: RuleTable = {
         "namespace": 6,
         "code": "notfile",
         "source": "ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "imageusage": [
@@ -373,6 +732,26 @@ export const moduleRules: RuleTable = {
         "namespace": 6,
         "code": "bad_image_title",
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText or apierror-invalidtitle; ApiQueryBacklinks.php run(): imageusage root not in NS_FILE → apierror-imageusage-badtitle (bad_image_title)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
       }
     ],
     "iwbacklinks": [
@@ -385,6 +764,12 @@ export const moduleRules: RuleTable = {
           "param": "prefix"
         },
         "source": "ApiQueryIWBacklinks.php run(): title without prefix → apierror-invalidparammix-mustusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryIWBacklinks.php run(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "iwlinks": [
@@ -407,6 +792,13 @@ export const moduleRules: RuleTable = {
           "prop"
         ],
         "source": "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryIWLinks.php execute(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "langbacklinks": [
@@ -420,6 +812,12 @@ export const moduleRules: RuleTable = {
         },
         "code": "nolang",
         "source": "ApiQueryLangBacklinks.php run(): title without lang → apierror-invalidparammix-mustusewith, code nolang"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLangBacklinks.php run(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "langlinks": [
@@ -442,6 +840,13 @@ export const moduleRules: RuleTable = {
           "prop"
         ],
         "source": "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryLangLinks.php execute(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "links": [
@@ -451,6 +856,32 @@ export const moduleRules: RuleTable = {
         "param": "titles",
         "code": "invalidtitle",
         "source": "ApiQueryLinks.php run(): a pltitles value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+      }
+    ],
+    "linkshere": [
+      {
+        "pages": true,
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
       }
     ],
     "logevents": [
@@ -467,7 +898,10 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "title",
@@ -478,12 +912,37 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLogEvents.php execute(): Title::newFromText of title, then of prefix, null or external → apierror-invalidtitle (a $wgMiserMode wiki refuses prefix first: apierror-prefixsearchdisabled)"
       }
     ],
+    "mystashedfiles": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryMyStashedFiles.php execute(): dieContinueUsageIf(count($cont) != 1), then strval((int)$cont[0]) !== $cont[0]"
+      }
+    ],
     "pagepropnames": [
       {
         "rule": "continue",
         "param": "continue",
         "parts": 1,
-        "source": "ApiQueryPagePropNames.php execute(): dieContinueUsageIf(count($cont) != 1)"
+        "truthy": true,
+        "source": "ApiQueryPagePropNames.php execute(): if ($params['continue']): dieContinueUsageIf(count($cont) != 1)"
+      }
+    ],
+    "pageprops": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "limit": 1,
+        "truthy": true,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryPageProps.php execute(): if ($params['continue']): strval((int)$params['continue']) !== $params['continue'] → dieContinueUsageIf"
       }
     ],
     "pageswithprop": [
@@ -491,7 +950,8 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 1,
-        "source": "ApiQueryPagesWithProp.php run(): dieContinueUsageIf(count($cont) != 1)"
+        "truthy": true,
+        "source": "ApiQueryPagesWithProp.php run(): if ($params['continue']): dieContinueUsageIf(count($cont) != 1)"
       }
     ],
     "protectedtitles": [
@@ -499,15 +959,43 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryProtectedTitles.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryProtectedTitles.php run(): dieContinueUsageIf(count($cont) != 3), then (int)$cont[1] != $cont[1]"
       }
     ],
     "random": [
       {
+        "rule": "max-one-of",
+        "params": [
+          "filterredir",
+          "redirect"
+        ],
+        "source": "ApiQueryRandom.php run(): filterredir given in the request: requireMaxOneParameter($params, 'filterredir', 'redirect')"
+      },
+      {
         "rule": "continue",
         "param": "continue",
         "parts": 4,
-        "source": "ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4)"
+        "ints": [
+          2
+        ],
+        "patterns": [
+          {
+            "part": 0,
+            "pattern": "^0\\.\\d+$"
+          },
+          {
+            "part": 1,
+            "pattern": "^0\\.\\d+$"
+          },
+          {
+            "part": 3,
+            "pattern": "^[01]$"
+          }
+        ],
+        "source": "ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4), then $cont[0], $cont[1] match /^0\\.\\d+$/, $cont[2] !== (string)(int)$cont[2], $cont[3] '0' or '1'"
       }
     ],
     "recentchanges": [
@@ -515,7 +1003,10 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "title",
@@ -581,6 +1072,25 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRecentChanges.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
+    "redirects": [
+      {
+        "pages": true,
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
+      }
+    ],
     "revisions": [
       {
         "pages": true,
@@ -637,6 +1147,32 @@ export const moduleRules: RuleTable = {
         "param": "templates",
         "code": "invalidtitle",
         "source": "ApiQueryLinks.php run(): a tltemplates value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+      }
+    ],
+    "transcludedin": [
+      {
+        "pages": true,
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
       }
     ],
     "usercontribs": [
@@ -658,6 +1194,18 @@ export const moduleRules: RuleTable = {
           "IPv6": 32
         },
         "source": "ApiQueryUserContribs.php execute(): IPUtils::isIPv4/isIPv6 and parseCIDR or apierror-invalidiprange; a prefix below $wgRangeContributionsCIDRLimit (default IPv4 16, IPv6 32) → apierror-cidrtoobroad"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          4
+        ],
+        "looseInts": [
+          -1
+        ],
+        "source": "ApiQueryUserContribs.php prepareQuery(): 4 parts (several users: userprefix, iprange, users) or 2, then the id part (int)$x != $x; which count applies depends on the users given, the rest is the wiki's"
       },
       {
         "rule": "exclusive-values",
@@ -700,6 +1248,28 @@ export const moduleRules: RuleTable = {
           "users"
         ],
         "source": "ApiQueryUsers.php execute(): requireMaxOneParameter($params, 'userids', 'users')"
+      }
+    ],
+    "watchlist": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryWatchlist.php run(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
+      }
+    ],
+    "watchlistraw": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryWatchlistRaw.php run(): dieContinueUsageIf(count($cont) != 2), then strval((int)$cont[0]) !== $cont[0]"
       }
     ]
   }

@@ -40,6 +40,7 @@ export {
 } from './query.js';
 export {
   applyRules,
+  cannotUseWithRule,
   continueRule,
   exclusiveValuesRule,
   ipRangeRule,

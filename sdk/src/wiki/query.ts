@@ -468,6 +468,8 @@ function buildQueryInto(
   }
 
   const applyModuleRules = options?.rules !== false;
+  // The modules a top-level `continue` says are done do not run (their parameters are still read).
+  const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
   const pagesGiven = nonEmpty(input.titles) || nonEmpty(input.pageids) || nonEmpty(input.revids);
   let pageContext: QueryContext | undefined;
   for (const use of uses) {
@@ -475,7 +477,11 @@ function buildQueryInto(
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
     const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
     const rules =
-      applyModuleRules && use.spec.rules !== undefined && use.spec.rules.length > 0 && (pages || !onlyWithPages(use.spec.rules))
+      applyModuleRules &&
+      skipped?.has(use) !== true &&
+      use.spec.rules !== undefined &&
+      use.spec.rules.length > 0 &&
+      (pages || !onlyWithPages(use.spec.rules))
         ? use.spec.rules
         : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
@@ -547,6 +553,37 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/**
+ * ApiContinuationManager's reading of the top-level `continue` (`<generator keys or ->||<done modules>`):
+ * not exactly one `||` → `badcontinue`; the modules named after it are not executed, nor, when the
+ * generator is done (`-`), the generator and every prop module. Undefined when nothing is skipped.
+ */
+function skippedModules(value: unknown, uses: readonly Use[], generatorUse: Use | undefined): Set<Use> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = String(value);
+  if (text === '') return undefined;
+  const halves = text.split('||');
+  if (halves.length !== 2) {
+    throw new WikiParamError(
+      'badcontinue',
+      'continue',
+      'Invalid continue param. You should pass the original value returned by the previous query.',
+      'main',
+      { value: text },
+    );
+  }
+  const done = new Set(halves[1]!.split('|'));
+  const generatorDone = halves[0] === '-';
+  let out: Set<Use> | undefined;
+  for (const use of uses) {
+    const skip = use === generatorUse ? generatorDone : done.has(use.spec.name) || (generatorDone && use.spec.group === 'prop');
+    if (!skip) continue;
+    out ??= new Set();
+    out.add(use);
+  }
+  return out;
+}
 
 const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
 

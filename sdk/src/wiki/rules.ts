@@ -9,7 +9,7 @@
 import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
-import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
+import { CANONICAL_NAMESPACES, decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 
 /** `catalogue/rules.json`: module name → its rules. */
 export interface RuleTable {
@@ -27,6 +27,9 @@ function needs(rule: ModuleRule): { params: string[]; values: [string, string][]
   if (rule.rule === 'missing-param-deprecation') {
     params.push(rule.ifAny.param);
     for (const v of rule.ifAny.values) values.push([rule.ifAny.param, v]);
+  }
+  if (rule.rule === 'cannot-use-with') {
+    params.push(rule.values.param);
   }
   if (rule.rule === 'requires') {
     params.push(rule.requires.param);
@@ -46,7 +49,7 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
   const byName = new Map(spec.parameters.map((p) => [p.name, p]));
   const hasValue = (p: string, v: string) => {
     const type = byName.get(p)?.type;
-    return Array.isArray(type) && type.includes(v);
+    return Array.isArray(type) ? type.includes(v) : type === 'boolean' && v === 'true';
   };
   const out: ModuleRule[] = [];
   for (const rule of rules) {
@@ -57,6 +60,10 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
       const pairs = rule.pairs.filter(([a, b]) => hasValue(rule.param, a) && hasValue(rule.param, b));
       if (pairs.length === 0) continue;
       out.push(pairs.length === rule.pairs.length ? rule : { ...rule, pairs });
+    } else if (rule.rule === 'cannot-use-with') {
+      const values = rule.values.values.filter((v) => hasValue(rule.values.param, v));
+      if (values.length === 0) continue;
+      out.push(values.length === rule.values.values.length ? rule : { ...rule, values: { param: rule.values.param, values } });
     } else {
       out.push(rule);
     }
@@ -147,7 +154,11 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
       if (rule.pages && !pages) continue;
-      if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
+      if (
+        rule.when &&
+        (String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) === rule.when.equals) ===
+          (rule.when.not === true)
+      )
         continue;
       const check = found[i];
       if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
@@ -191,11 +202,60 @@ export const oneOfRule: RuleCheck<'only-one-of'> & RuleCheck<'max-one-of'> = (
   }
 };
 
-/** `continue`: the value has as many `|`-separated parts as the module's continuation. */
+/** PHP's whitespace before (and, in PHP 8, after) a numeric string. */
+const PHP_NUMERIC = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?[ \t\n\r\v\f]*$/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** `strval((int)$x) === $x`: the canonical decimal form of a 64-bit integer. */
+export function isPhpIntString(x: string): boolean {
+  if (!/^(?:0|-?[1-9]\d*)$/.test(x)) return false;
+  if (x.length < 19) return true;
+  const n = BigInt(x);
+  return n <= INT64_MAX && n >= -INT64_MAX - 1n;
+}
+
+/** `(int)$x == $x` in PHP 8: a numeric string whose value is an integer (beyond 64 bits the wiki decides). */
+export function isPhpLooseInt(x: string): boolean {
+  if (!PHP_NUMERIC.test(x)) return false;
+  const n = Number(x);
+  return Number.isInteger(n) || !Number.isFinite(n) || Math.abs(n) >= 2 ** 63;
+}
+
+/** PHP's explode('|', $value, $limit): at most `limit` parts, the last one keeping the rest. */
+function explode(value: string, limit: number | undefined): string[] {
+  const parts = value.split('|');
+  if (limit === undefined || parts.length <= limit) return parts;
+  return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join('|')];
+}
+
+/**
+ * `continue`: the value read as the module reads it (ApiQuery*.php: explode, then dieContinueUsageIf on
+ * the number of parts and on each part's form) → `badcontinue`. Only what the request shows is
+ * checked: a part the module compares with the database (a timestamp, a title) is the wiki's.
+ */
 export const continueRule: RuleCheck<'continue'> = (rule, spec, params, prefix) => {
   const value = params[rule.param];
   if (!isGiven(value)) return;
-  if (String(value).split('|').length !== rule.parts) {
+  const text = String(value);
+  if (rule.truthy && (text === '' || text === '0')) return;
+  const parts = explode(text, rule.limit);
+  const n = parts.length;
+  const part = (i: number) => parts[i < 0 ? n + i : i];
+  const ok =
+    (typeof rule.parts === 'number' ? n === rule.parts : rule.parts.includes(n)) &&
+    (rule.ints ?? []).every((i) => {
+      const p = part(i);
+      return p === undefined || isPhpIntString(p);
+    }) &&
+    (rule.looseInts ?? []).every((i) => {
+      const p = part(i);
+      return p === undefined || isPhpLooseInt(p);
+    }) &&
+    (rule.patterns ?? []).every(({ part: i, pattern }) => {
+      const p = part(i);
+      return p === undefined || new RegExp(pattern).test(p);
+    });
+  if (!ok) {
     fail(
       'badcontinue',
       prefix + rule.param,
@@ -214,7 +274,7 @@ export const titleRule: RuleCheck<'title'> = (rule, spec, params, prefix, site) 
     if (!isGiven(value)) continue;
     // A plain title is in the main namespace; only a namespace requirement needs the parser.
     if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
-    const ns = titleNamespace(String(value), 0, site);
+    const ns = titleNamespace(decodeCharReferences(String(value)), 0, site);
     if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
     if (rule.namespace !== undefined && ns !== rule.namespace) {
       fail(rule.code ?? 'invalidtitle', prefix + name, `"${String(value)}" is not in namespace ${rule.namespace}.`, spec, rule);
@@ -230,7 +290,9 @@ export const requiresRule: RuleCheck<'requires'> = (rule, spec, params, prefix) 
   if (met) return;
   let used: string | undefined;
   for (let i = 0; i < rule.params.length && used === undefined; i++) {
-    if (isGiven(params[rule.params[i]!])) used = rule.params[i];
+    const name = rule.params[i]!;
+    const v = params[name];
+    if (isGiven(v) && (rule.except?.[name] === undefined || String(v) !== rule.except[name])) used = name;
   }
   if (used !== undefined) {
     const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
@@ -319,7 +381,7 @@ export const titleWarningRule: RuleCheck<'title-warning'> = (rule, spec, params,
     if (rule.namespace === undefined && isPlainTitle(v)) continue;
     let ok = false;
     try {
-      const t = parseTitle(v, 0, site);
+      const t = parseTitle(decodeCharReferences(v), 0, site);
       ok = !t.interwiki && (rule.namespace === undefined || t.namespace === rule.namespace);
     } catch (e) {
       if (!(e instanceof MalformedTitleError)) throw e;
@@ -353,6 +415,26 @@ export const missingParamDeprecationRule: RuleCheck<'missing-param-deprecation'>
   });
 };
 
+/** `cannot-use-with`: a boolean parameter set together with one of a multi parameter's values. */
+export const cannotUseWithRule: RuleCheck<'cannot-use-with'> = (rule, spec, params, prefix) => {
+  if (!isGiven(params[rule.param])) return;
+  const asked = readValue(params, settingsOf(spec, rule.values.param), rule.values.param);
+  const list = Array.isArray(asked) ? asked.map(String) : isGiven(asked) ? String(asked).split('|') : [];
+  const matches = rule.values.values.filter((v) => list.includes(v));
+  if (matches.length === 0) return;
+  const other = `${prefix}${rule.values.param}=${matches.join('|')}`;
+  fail(
+    'invalidparammix',
+    prefix + rule.param,
+    `The parameters "${other}" and "${prefix}${rule.param}" can not be used together.`,
+    spec,
+    rule,
+    {
+      with: other,
+    },
+  );
+};
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -366,6 +448,7 @@ const RULE_CHECKS: RuleChecks = {
   pattern: patternRule,
   'title-warning': titleWarningRule,
   'missing-param-deprecation': missingParamDeprecationRule,
+  'cannot-use-with': cannotUseWithRule,
 };
 
 /**

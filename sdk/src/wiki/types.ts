@@ -190,7 +190,10 @@ export class WikiParamError extends Error {
 /** A rule applies only when a parameter (its default included) has this value. */
 interface RuleCondition {
   param: string;
+  /** The value as a string (`"true"` for a boolean that is set). */
   equals: string;
+  /** The rule applies when the parameter does not have that value. */
+  not?: true;
 }
 
 interface RuleBase {
@@ -210,10 +213,39 @@ export type ModuleRule = RuleBase &
     | { rule: 'exclusive-values'; param: string; pairs: readonly (readonly [string, string])[]; code: string }
     | { rule: 'only-one-of'; params: readonly string[] }
     | { rule: 'max-one-of'; params: readonly string[] }
-    | { rule: 'continue'; param: string; parts: number }
+    | {
+        rule: 'continue';
+        param: string;
+        /** The number of `|`-separated parts it must have (one of them, for a module with several forms). */
+        parts: number | readonly number[];
+        /** PHP's explode() limit: the last part keeps the rest, `|` included. */
+        limit?: number;
+        /** The module tests the value's truthiness (`if ($params['continue'])`): `''` and `'0'` are skipped. */
+        truthy?: true;
+        /** Parts that must be an integer as written (`strval((int)$x) === $x`); negative indices count from the end. */
+        ints?: readonly number[];
+        /** Parts that must equal their integer (`(int)$x != $x`, PHP 8's loose comparison). */
+        looseInts?: readonly number[];
+        /** Parts that must match a pattern (preg_match). */
+        patterns?: readonly { part: number; pattern: string }[];
+      }
     | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
-    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
+    | {
+        rule: 'requires';
+        params: readonly string[];
+        requires: { param: string; equals?: string };
+        code?: string;
+        /** A value of one of `params` that counts as not used (allimages' `filterbots=all`). */
+        except?: Readonly<Record<string, string>>;
+      }
+    | {
+        rule: 'cannot-use-with';
+        /** A boolean parameter that, set, … */
+        param: string;
+        /** … excludes these values of a multi parameter → invalidparammix (apierror-invalidparammix-cannotusewith). */
+        values: { param: string; values: readonly string[] };
+      }
     | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
     | { rule: 'pattern'; param: string; pattern: string; unless?: string }
     | { rule: 'title-warning'; param: string; namespace?: number; code: string }

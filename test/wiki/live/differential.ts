@@ -200,9 +200,11 @@ function ruleCases(spec: ModuleSpec): [string, Record<string, string | undefined
         break;
       }
       case 'continue': {
+        if (rule.when?.not) break;
         const when = rule.when ? { [rule.when.param]: rule.when.equals } : {};
-        out.push([`continue with ${rule.parts + 1} parts`, { ...when, [rule.param]: times(rule.parts + 1, () => 'x') }]);
-        if (rule.parts > 1) out.push([`continue with 1 part`, { ...when, [rule.param]: 'x' }]);
+        const parts = typeof rule.parts === 'number' ? rule.parts : Math.max(...rule.parts);
+        out.push([`continue with ${parts + 1} parts`, { ...when, [rule.param]: times(parts + 1, () => 'x') }]);
+        if (parts > 1) out.push([`continue with 1 part`, { ...when, [rule.param]: 'x' }]);
         break;
       }
       case 'title':

@@ -122,7 +122,8 @@ export const blocks: WikiModule<BlocksParams, 'list', false> = defineTypedModule
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2)',
+      looseInts: [1],
+      source: 'ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
       rule: 'exclusive-values',

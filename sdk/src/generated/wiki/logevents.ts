@@ -293,7 +293,8 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)',
+      looseInts: [1],
+      source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
       rule: 'title',

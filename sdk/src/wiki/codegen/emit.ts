@@ -68,6 +68,7 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   pattern: 'patternRule',
   'title-warning': 'titleWarningRule',
   'missing-param-deprecation': 'missingParamDeprecationRule',
+  'cannot-use-with': 'cannotUseWithRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */

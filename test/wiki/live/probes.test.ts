@@ -1,0 +1,100 @@
+/**
+ * The hand-written probes (`probes.ts`, read from the PHP, not from rules.json) against the live
+ * MediaWiki 1.39: each runs through the builders — modules made at run time from the wiki's own
+ * paraminfo with `defineModule()`, rules matched from the table — and through api.php, compared on the
+ * first error's code. Prints the agreement per category; asserts that no request the wiki accepts is
+ * refused, and the agreement goal.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodeForm } from '../../../sdk/src/wiki/form.js';
+import { defineModule } from '../../../sdk/src/wiki/module.js';
+import { type QueryInput, query } from '../../../sdk/src/wiki/query.js';
+import type { RuleTable } from '../../../sdk/src/wiki/rules.js';
+import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../../../sdk/src/wiki/site.js';
+import type { ModuleGroup, ModuleSpec, SiteContext } from '../../../sdk/src/wiki/types.js';
+import { WikiParamError } from '../../../sdk/src/wiki/types.js';
+import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
+import { specsFrom } from './differential.js';
+import { PROBES, type Probe } from './probes.js';
+
+const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
+
+describe.skipIf(!mediawiki.available)('probes from the PHP: builders vs the live MediaWiki 1.39', () => {
+  let api: string;
+  let specs: Map<string, ModuleSpec>;
+  let site: SiteContext;
+  const post = async (params: Record<string, string>): Promise<Record<string, unknown>> => {
+    const res = await fetch(api, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: encodeForm(params),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
+
+  beforeAll(async () => {
+    api = (await startMediaWiki()).api;
+    const info = await post({ action: 'paraminfo', modules: 'query+*', helpformat: 'none', format: 'json', formatversion: '2' });
+    specs = new Map(specsFrom(info, table).map((s) => [s.name, s]));
+    site = siteContextFromSiteinfo(
+      await post({ action: 'query', meta: 'siteinfo', siprop: SITEINFO_PROPS, format: 'json', formatversion: '2' }),
+    );
+  }, 120_000);
+
+  const wire = (p: Probe): Record<string, string> => {
+    const out: Record<string, string> = { action: 'query', format: 'json', formatversion: '2', errorformat: 'plaintext' };
+    if (p.titles) out.titles = p.titles.join('|');
+    if (p.continue !== undefined) out.continue = p.continue;
+    for (const u of p.uses) {
+      const spec = specs.get(u.module)!;
+      if (u.generator) out.generator = u.module;
+      else out[spec.group] = out[spec.group] ? `${out[spec.group]}|${u.module}` : u.module;
+      for (const [k, v] of Object.entries(u.params)) out[(u.generator ? 'g' : '') + spec.prefix + k] = v;
+    }
+    return out;
+  };
+
+  const builder = (p: Probe): string | undefined => {
+    const input: Record<string, unknown> = {};
+    if (p.titles) input.titles = p.titles;
+    if (p.continue !== undefined) input.continue = { continue: p.continue };
+    for (const u of p.uses) {
+      const spec = specs.get(u.module)!;
+      const module = defineModule<Record<string, unknown>, ModuleGroup, true>(spec);
+      if (u.generator) input.generator = module.asGenerator(u.params);
+      else input[spec.group] = [...((input[spec.group] as unknown[]) ?? []), module(u.params)];
+    }
+    try {
+      query(input as QueryInput, { site });
+      return undefined;
+    } catch (e) {
+      if (e instanceof WikiParamError) return e.code;
+      return `threw ${(e as Error).name}: ${(e as Error).message}`;
+    }
+  };
+
+  it('agrees per category, and refuses nothing the wiki accepts', async () => {
+    for (const p of PROBES) for (const u of p.uses) expect(specs.has(u.module), u.module).toBe(true);
+    const rows: { p: Probe; api?: string; builder?: string }[] = [];
+    for (const p of PROBES) {
+      const response = await post(wire(p));
+      const errors = Array.isArray(response.errors) ? (response.errors as { code: string }[]) : [];
+      rows.push({ p, api: errors[0]?.code, builder: builder(p) });
+    }
+    const categories = [...new Set(PROBES.map((p) => p.category))];
+    const lines = categories.map((c) => {
+      const of = rows.filter((r) => r.p.category === c);
+      const agreed = of.filter((r) => r.api === r.builder).length;
+      return `  ${c}: ${agreed}/${of.length}`;
+    });
+    const agreed = rows.filter((r) => r.api === r.builder).length;
+    console.log(`probes (${rows.length} requests): ${agreed}/${rows.length}\n${lines.join('\n')}`);
+    for (const r of rows.filter((x) => x.api !== x.builder)) {
+      console.log(`  ✗ [${r.p.category}] ${r.p.label}: builder ${r.builder ?? 'ok'} api ${r.api ?? 'ok'}`);
+    }
+    // No false refusals: where the wiki accepts, so does the builder.
+    expect(rows.filter((r) => r.api === undefined && r.builder !== undefined).map((r) => r.p.label)).toEqual([]);
+    expect(agreed / rows.length).toBeGreaterThanOrEqual(0.9);
+  }, 300_000);
+});
