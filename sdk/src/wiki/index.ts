@@ -29,7 +29,7 @@ export {
 export { encodeForm } from './form.js';
 export { type BuiltModule, buildModuleParams, formatTimestamp } from './full-path.js';
 export { checkInfoConditions } from './info.js';
-export { defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
+export { type DefineOptions, defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
 export {
   type BuiltQuery,
   DEFAULT_ERROR_FORMAT,
@@ -49,8 +49,10 @@ export {
   patternRule,
   type RuleCheck,
   type RuleChecks,
+  type RuleTable,
   requiresRule,
   ruleApplier,
+  rulesFor,
   titlePartRule,
   titleRule,
   titleWarningRule,
