@@ -25,6 +25,81 @@ export const moduleRules: RuleTable = {
     ],
     "alldeletedrevisions": [
       {
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
+      {
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -164,6 +239,21 @@ export const moduleRules: RuleTable = {
           "equals": "timestamp"
         },
         "source": "ApiQueryAllImages.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2) (the timestamp part is the database's to read)"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1",
+        "pattern": "^[a-fA-F0-9]{40}\\n?$",
+        "code": "invalidsha1hash",
+        "source": "ApiQueryAllImages.php run(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1base36",
+        "pattern": "^[a-zA-Z0-9]{31}\\n?$",
+        "unless": "sha1",
+        "code": "invalidsha1base36hash",
+        "source": "ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash"
       }
     ],
     "alllinks": [
@@ -210,6 +300,19 @@ export const moduleRules: RuleTable = {
         ],
         "namespaceParam": "namespace",
         "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
+      }
+    ],
+    "allmessages": [
+      {
+        "rule": "title",
+        "params": [
+          "title"
+        ],
+        "when": {
+          "param": "enableparser",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllMessages.php execute(): enableparser: Title::newFromText($params['title']) null or external → apierror-invalidtitle (after the lang check, which is the wiki's)"
       }
     ],
     "allpages": [
@@ -287,6 +390,81 @@ export const moduleRules: RuleTable = {
       }
     ],
     "allrevisions": [
+      {
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
       {
         "rule": "missing-param-deprecation",
         "param": "slots",
@@ -434,6 +612,17 @@ export const moduleRules: RuleTable = {
           1
         ],
         "source": "ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
+      },
+      {
+        "rule": "iprange",
+        "param": "ip",
+        "limits": {
+          "IPv4": 16,
+          "IPv6": 19
+        },
+        "code": "param_ip",
+        "cidrOptional": true,
+        "source": "ApiQueryBlocks.php execute(): not IPUtils::isIPv4/isIPv6 → apierror-badip (param_ip); a range prefix below $wgBlockCIDRLimit (default IPv4 16, IPv6 19) → apierror-cidrtoobroad"
       },
       {
         "rule": "exclusive-values",
@@ -584,6 +773,90 @@ export const moduleRules: RuleTable = {
     "deletedrevisions": [
       {
         "pages": true,
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
+      {
+        "pages": true,
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -677,6 +950,21 @@ export const moduleRules: RuleTable = {
         ],
         "namespace": 6,
         "source": "ApiQueryFilearchive.php execute(): titlePartToKey($params[...], NS_FILE)"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1",
+        "pattern": "^[a-fA-F0-9]{40}\\n?$",
+        "code": "invalidsha1hash",
+        "source": "ApiQueryFilearchive.php execute(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1base36",
+        "pattern": "^[a-zA-Z0-9]{31}\\n?$",
+        "unless": "sha1",
+        "code": "invalidsha1base36hash",
+        "source": "ApiQueryFilearchive.php execute(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash"
       }
     ],
     "fileusage": [
@@ -984,11 +1272,11 @@ export const moduleRules: RuleTable = {
         "patterns": [
           {
             "part": 0,
-            "pattern": "^0\\.\\d+$"
+            "pattern": "^0\\.\\d+\\n?$"
           },
           {
             "part": 1,
-            "pattern": "^0\\.\\d+$"
+            "pattern": "^0\\.\\d+\\n?$"
           },
           {
             "part": 3,
@@ -1094,6 +1382,90 @@ export const moduleRules: RuleTable = {
     "revisions": [
       {
         "pages": true,
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
+      {
+        "pages": true,
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -1185,6 +1557,22 @@ export const moduleRules: RuleTable = {
           "user"
         ],
         "source": "ApiQueryUserContribs.php execute(): requireOnlyOneParameter($this->params, 'userprefix', 'userids', 'iprange', 'user')"
+      },
+      {
+        "rule": "nonempty",
+        "param": "userids",
+        "source": "ApiQueryUserContribs.php execute(): userids === [] → apierror-paramempty (paramempty_<param>)"
+      },
+      {
+        "rule": "positive",
+        "param": "userids",
+        "code": "invaliduserid",
+        "source": "ApiQueryUserContribs.php execute(): a userids value <= 0 → apierror-invaliduserid"
+      },
+      {
+        "rule": "nonempty",
+        "param": "user",
+        "source": "ApiQueryUserContribs.php execute(): user empty, or one of its values '' → apierror-paramempty (paramempty_<param>)"
       },
       {
         "rule": "iprange",

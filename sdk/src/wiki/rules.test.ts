@@ -9,6 +9,7 @@ import { allpages } from '../generated/wiki/allpages.js';
 import { allredirects } from '../generated/wiki/allredirects.js';
 import { allrevisions } from '../generated/wiki/allrevisions.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
+import { blocks } from '../generated/wiki/blocks.js';
 import { categories } from '../generated/wiki/categories.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
 import { deletedrevisions } from '../generated/wiki/deletedrevisions.js';
@@ -137,6 +138,28 @@ describe('module rules in query()', () => {
     const pages = { titles: ['Apple'] };
     expect(bad(() => query({ ...pages, prop: [fileusage({ show: ['redirect', '!redirect'] })] }))).toBe('show');
     expect(query({ prop: [fileusage({ show: ['redirect', '!redirect'] })] }).params.fushow).toBe('redirect|!redirect');
+  });
+
+  it('value checks of run(): diffto, slots, block ip, user ids, sha1', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    const pages = { titles: ['Apple'] };
+    expect(bad(() => query({ ...pages, prop: [revisions({ diffto: 'x' })] }))).toBe('diffto');
+    for (const ok of ['prev', 'next', 'cur', '12'])
+      expect(query({ ...pages, prop: [revisions({ diffto: ok })] }).params.rvdiffto).toBe(ok);
+    expect(query({ ...pages, prop: [revisions({ diffto: 'x', difftotext: 'y' })] }).params.rvdiffto).toBe('x');
+    expect(query({ prop: [revisions({ diffto: 'x' })] }).params.rvdiffto).toBe('x'); // no pages: run() returns first
+    expect(bad(() => query({ ...pages, prop: [revisions({ slots: ['main'], expandtemplates: true })] }))).toBe('invalidparammix');
+    expect(bad(() => query({ ...pages, prop: [revisions({ slots: ['main'], prop: ['parsetree'] })] }))).toBe('invalidparammix');
+    expect(bad(() => blocks.build({ ip: '10.0.0.0/8' }))).toBe('cidrtoobroad');
+    expect(bad(() => blocks.build({ ip: 'x' }))).toBe('param_ip');
+    expect(blocks.build({ ip: '10.0.0.1' }).params.bkip).toBe('10.0.0.1');
+    expect(blocks.build({ ip: '2001:db8::/19' }).params.bkip).toBe('2001:db8::/19');
+    expect(bad(() => usercontribs.build({ userids: [0] }))).toBe('invaliduserid');
+    expect(bad(() => allimages.build({ sha1: 'x' }))).toBe('invalidsha1hash');
+    expect(allimages.build({ sha1: 'ABCDEF0123456789ABCDEF0123456789ABCDEF01' }).params.aisha1).toBe(
+      'ABCDEF0123456789ABCDEF0123456789ABCDEF01',
+    );
+    expect(bad(() => allimages.build({ sha1base36: 'x' }))).toBe('invalidsha1base36hash');
   });
 
   it('titles: Title::newFromText decodes character references (iutitle=A&amp;B is a title outside File:)', () => {

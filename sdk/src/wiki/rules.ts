@@ -345,9 +345,10 @@ export const ipRangeRule: RuleCheck<'iprange'> = (rule, spec, params, prefix) =>
   // IPUtils::isIPv4 / isIPv6 take an address with an optional prefix; parseCIDR then needs the prefix.
   const family = isIPv4(range) ? 'IPv4' : isIPv6(range) ? 'IPv6' : undefined;
   const slash = range.indexOf('/');
-  if (family === undefined || slash === -1) {
-    fail('invalidiprange', name, `Invalid CIDR range "${range}".`, spec, rule, { value: range });
+  if (family === undefined || (slash === -1 && !rule.cidrOptional)) {
+    fail(rule.code ?? 'invalidiprange', name, `Invalid CIDR range "${range}".`, spec, rule, { value: range });
   }
+  if (slash === -1) return;
   const limit = rule.limits[family];
   if (Number(range.slice(slash + 1)) < limit) {
     fail('cidrtoobroad', name, `${family} CIDR ranges broader than /${limit} are not accepted.`, spec, rule, {
@@ -363,7 +364,29 @@ export const patternRule: RuleCheck<'pattern'> = (rule, spec, params, prefix) =>
   if (!isGiven(value) || (rule.unless !== undefined && isGiven(params[rule.unless]))) return;
   if (new RegExp(rule.pattern).test(String(value))) return;
   const name = prefix + rule.param;
-  fail(`badvalue_${name}`, name, `Invalid value for parameter "${name}".`, spec, rule, { pattern: rule.pattern });
+  fail(rule.code ?? `badvalue_${name}`, name, `Invalid value for parameter "${name}".`, spec, rule, { pattern: rule.pattern });
+};
+
+/** `nonempty`: a multi parameter given empty, or with an empty value (ApiQueryUserContribs) → `paramempty_<param>`. */
+export const nonEmptyRule: RuleCheck<'nonempty'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
+  if (values.length > 0 && !values.includes('')) return;
+  const name = prefix + rule.param;
+  fail(`paramempty_${name}`, name, `The "${name}" parameter may not be empty.`, spec, rule);
+};
+
+/** `positive`: each value of a multi integer parameter above 0 (ApiQueryUserContribs' userids → invaliduserid). */
+export const positiveRule: RuleCheck<'positive'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value : String(value).split('|');
+  const bad = values.find((v) => !(Number(v) > 0));
+  if (bad === undefined) return;
+  fail(rule.code, prefix + rule.param, `Invalid value "${String(bad)}" for parameter "${prefix}${rule.param}".`, spec, rule, {
+    value: bad,
+  });
 };
 
 /**
@@ -449,6 +472,8 @@ const RULE_CHECKS: RuleChecks = {
   'title-warning': titleWarningRule,
   'missing-param-deprecation': missingParamDeprecationRule,
   'cannot-use-with': cannotUseWithRule,
+  nonempty: nonEmptyRule,
+  positive: positiveRule,
 };
 
 /**

@@ -246,8 +246,34 @@ export type ModuleRule = RuleBase &
         /** … excludes these values of a multi parameter → invalidparammix (apierror-invalidparammix-cannotusewith). */
         values: { param: string; values: readonly string[] };
       }
-    | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
-    | { rule: 'pattern'; param: string; pattern: string; unless?: string }
+    | {
+        rule: 'iprange';
+        param: string;
+        limits: { readonly IPv4: number; readonly IPv6: number };
+        /** The code for a value that is not an IP range (default `invalidiprange`). */
+        code?: string;
+        /** A single address is accepted too; only a range's prefix is checked against `limits`. */
+        cidrOptional?: true;
+      }
+    | {
+        rule: 'pattern';
+        param: string;
+        pattern: string;
+        unless?: string;
+        /** The error code (default `badvalue_<prefixed param>`). */
+        code?: string;
+      }
+    | {
+        rule: 'nonempty';
+        /** A multi parameter given with no value, or with an empty one → `paramempty_<prefixed param>`. */
+        param: string;
+      }
+    | {
+        rule: 'positive';
+        /** A multi integer parameter: each value must be above 0 → `code`. */
+        param: string;
+        code: string;
+      }
     | { rule: 'title-warning'; param: string; namespace?: number; code: string }
     | {
         rule: 'missing-param-deprecation';

@@ -84,7 +84,7 @@ describe.skipIf(!mediawiki.available)('probes from the PHP: builders vs the live
     const lines = categories.map((c) => {
       const of = rows.filter((r) => r.p.category === c);
       const agreed = of.filter((r) => r.api === r.builder).length;
-      return `  ${c}: ${agreed}/${of.length}`;
+      return `  ${c}: ${agreed}/${of.length} (the wiki refuses ${of.filter((r) => r.api !== undefined).length})`;
     });
     const agreed = rows.filter((r) => r.api === r.builder).length;
     console.log(`probes (${rows.length} requests): ${agreed}/${rows.length}\n${lines.join('\n')}`);

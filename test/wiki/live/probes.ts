@@ -5,7 +5,7 @@
  * unprefixed raw values, and the top-level `continue` or titles it carries.
  */
 
-export type ProbeCategory = 'continue' | 'top-continue' | 'generator' | 'title-part' | 'show' | 'combination' | 'title';
+export type ProbeCategory = 'continue' | 'top-continue' | 'generator' | 'title-part' | 'show' | 'combination' | 'value' | 'title';
 
 export interface ProbeUse {
   module: string;
@@ -216,6 +216,45 @@ const combinations: Probe[] = [
   one('combination', 'allfileusages unique+prop=ids', 'allfileusages', { unique: '1', prop: 'ids' }),
 ];
 
+/** run()'s value checks, read from each module's PHP. */
+const valueChecks: Probe[] = [
+  one('value', 'revisions diffto=x', 'revisions', { diffto: 'x' }, PAGE),
+  one('value', 'revisions diffto=prev', 'revisions', { diffto: 'prev' }, PAGE),
+  one('value', 'revisions diffto=cur', 'revisions', { diffto: 'cur' }, PAGE),
+  one('value', 'revisions diffto=-1', 'revisions', { diffto: '-1' }, PAGE),
+  one('value', 'revisions diffto=x difftotext=y', 'revisions', { diffto: 'x', difftotext: 'y' }, PAGE),
+  one('value', 'allrevisions diffto=x', 'allrevisions', { diffto: 'x' }),
+  one(
+    'value',
+    'revisions slots=main contentformat=text/x-wiki',
+    'revisions',
+    { slots: 'main', contentformat: 'text/x-wiki' },
+    PAGE,
+  ),
+  one('value', 'revisions slots=main expandtemplates', 'revisions', { slots: 'main', expandtemplates: '1' }, PAGE),
+  one('value', 'revisions slots=main prop=parsetree', 'revisions', { slots: 'main', prop: 'parsetree' }, PAGE),
+  one('value', 'revisions slots=main prop=content', 'revisions', { slots: 'main', prop: 'content' }, PAGE),
+  one('value', 'allrevisions slots=main parse', 'allrevisions', { slots: 'main', prop: 'content', parse: '1' }),
+  one('value', 'blocks ip=10.0.0.0/8', 'blocks', { ip: '10.0.0.0/8' }),
+  one('value', 'blocks ip=10.0.0.0/16', 'blocks', { ip: '10.0.0.0/16' }),
+  one('value', 'blocks ip=10.0.0.1', 'blocks', { ip: '10.0.0.1' }),
+  one('value', 'blocks ip=2001:db8::/16', 'blocks', { ip: '2001:db8::/16' }),
+  one('value', 'blocks ip=2001:db8::/19', 'blocks', { ip: '2001:db8::/19' }),
+  one('value', 'blocks ip=x', 'blocks', { ip: 'x' }),
+  one('value', 'usercontribs user=', 'usercontribs', { user: '' }),
+  one('value', 'usercontribs userids=0', 'usercontribs', { userids: '0' }),
+  one('value', 'usercontribs userids=', 'usercontribs', { userids: '' }),
+  one('value', 'usercontribs userids=1', 'usercontribs', { userids: '1' }),
+  one('value', 'usercontribs iprange=10.0.0.0/8', 'usercontribs', { iprange: '10.0.0.0/8' }),
+  one('value', 'allimages sha1=x', 'allimages', { sha1: 'x' }),
+  one('value', 'allimages sha1=40 hex, upper case', 'allimages', { sha1: 'ABCDEF0123456789ABCDEF0123456789ABCDEF01' }),
+  one('value', 'allimages sha1base36=x', 'allimages', { sha1base36: 'x' }),
+  one('value', 'allimages sha1base36=31 chars', 'allimages', { sha1base36: 'abcdefghijklmnopqrstuvwxyz01234' }),
+  one('value', 'allimages sha1=x sha1base36=31 chars', 'allimages', { sha1: 'x', sha1base36: 'abcdefghijklmnopqrstuvwxyz01234' }),
+  one('value', 'allmessages enableparser title=a[b', 'allmessages', { enableparser: '1', title: 'a[b' }),
+  one('value', 'allmessages title=a[b without enableparser', 'allmessages', { title: 'a[b' }),
+];
+
 /** Title::newFromText decodes character references (Sanitizer::decodeCharReferencesAndNormalize). */
 const titles: Probe[] = [
   one('title', 'imageusage title=A&amp;B', 'imageusage', { title: 'A&amp;B' }),
@@ -232,5 +271,6 @@ export const PROBES: readonly Probe[] = [
   ...titleParts,
   ...shows,
   ...combinations,
+  ...valueChecks,
   ...titles,
 ];

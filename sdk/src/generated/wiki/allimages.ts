@@ -2,6 +2,7 @@
 import {
   continueRule,
   defineTypedModule,
+  patternRule,
   requiresRule,
   ruleApplier,
   timestampDef,
@@ -186,7 +187,24 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
       source:
         "ApiQueryAllImages.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2) (the timestamp part is the database's to read)",
     },
+    {
+      rule: 'pattern',
+      param: 'sha1',
+      pattern: '^[a-fA-F0-9]{40}\\n?$',
+      code: 'invalidsha1hash',
+      source:
+        'ApiQueryAllImages.php run(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash',
+    },
+    {
+      rule: 'pattern',
+      param: 'sha1base36',
+      pattern: '^[a-zA-Z0-9]{31}\\n?$',
+      unless: 'sha1',
+      code: 'invalidsha1base36hash',
+      source:
+        'ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash',
+    },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ requires: requiresRule, continue: continueRule, 'title-part': titlePartRule }),
+  applyRules: ruleApplier({ requires: requiresRule, continue: continueRule, 'title-part': titlePartRule, pattern: patternRule }),
 });

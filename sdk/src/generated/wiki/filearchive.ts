@@ -2,6 +2,7 @@
 import {
   continueRule,
   defineTypedModule,
+  patternRule,
   ruleApplier,
   titlePartRule,
   type WikiLimit,
@@ -107,6 +108,23 @@ export const filearchive: WikiModule<FilearchiveParams, 'list', false> = defineT
       namespace: 6,
       source: 'ApiQueryFilearchive.php execute(): titlePartToKey($params[...], NS_FILE)',
     },
+    {
+      rule: 'pattern',
+      param: 'sha1',
+      pattern: '^[a-fA-F0-9]{40}\\n?$',
+      code: 'invalidsha1hash',
+      source:
+        'ApiQueryFilearchive.php execute(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash',
+    },
+    {
+      rule: 'pattern',
+      param: 'sha1base36',
+      pattern: '^[a-zA-Z0-9]{31}\\n?$',
+      unless: 'sha1',
+      code: 'invalidsha1base36hash',
+      source:
+        'ApiQueryFilearchive.php execute(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash',
+    },
   ],
-  applyRules: ruleApplier({ continue: continueRule, 'title-part': titlePartRule }),
+  applyRules: ruleApplier({ continue: continueRule, 'title-part': titlePartRule, pattern: patternRule }),
 });

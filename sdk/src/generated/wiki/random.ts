@@ -57,7 +57,7 @@ export const random: WikiModule<RandomParams, 'list', true> = defineTypedModule(
       param: 'continue',
       parts: 4,
       ints: [2],
-      patterns: [{ part: 0, pattern: '^0\\.\\d+$' }, { part: 1, pattern: '^0\\.\\d+$' }, { part: 3, pattern: '^[01]$' }],
+      patterns: [{ part: 0, pattern: '^0\\.\\d+\\n?$' }, { part: 1, pattern: '^0\\.\\d+\\n?$' }, { part: 3, pattern: '^[01]$' }],
       source:
         "ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4), then $cont[0], $cont[1] match /^0\\.\\d+$/, $cont[2] !== (string)(int)$cont[2], $cont[3] '0' or '1'",
     },

@@ -4,7 +4,9 @@ import {
   defineTypedModule,
   exclusiveValuesRule,
   ipRangeRule,
+  nonEmptyRule,
   oneOfRule,
+  positiveRule,
   ruleApplier,
   timestampDef,
   userDef,
@@ -149,6 +151,23 @@ export const usercontribs: WikiModule<UsercontribsParams, 'list', false> = defin
         "ApiQueryUserContribs.php execute(): requireOnlyOneParameter($this->params, 'userprefix', 'userids', 'iprange', 'user')",
     },
     {
+      rule: 'nonempty',
+      param: 'userids',
+      source: 'ApiQueryUserContribs.php execute(): userids === [] → apierror-paramempty (paramempty_<param>)',
+    },
+    {
+      rule: 'positive',
+      param: 'userids',
+      code: 'invaliduserid',
+      source: 'ApiQueryUserContribs.php execute(): a userids value <= 0 → apierror-invaliduserid',
+    },
+    {
+      rule: 'nonempty',
+      param: 'user',
+      source:
+        "ApiQueryUserContribs.php execute(): user empty, or one of its values '' → apierror-paramempty (paramempty_<param>)",
+    },
+    {
       rule: 'iprange',
       param: 'iprange',
       limits: { IPv4: 16, IPv6: 32 },
@@ -181,6 +200,8 @@ export const usercontribs: WikiModule<UsercontribsParams, 'list', false> = defin
   types: { timestamp: timestampDef, user: userDef },
   applyRules: ruleApplier({
     'only-one-of': oneOfRule,
+    nonempty: nonEmptyRule,
+    positive: positiveRule,
     iprange: ipRangeRule,
     continue: continueRule,
     'exclusive-values': exclusiveValuesRule,

@@ -212,7 +212,7 @@ describe('consilium-wiki (in process)', () => {
     // Another wiki's backlinks without `pageid`: the only-one-of rule (title or pageid) no longer fits it.
     const trimmed = { ...pick('backlinks'), name: 'backlinks', path: 'query+backlinks' };
     trimmed.parameters = trimmed.parameters.filter((p) => p.name !== 'pageid');
-    writeFileSync(join(dir, 'full.json'), JSON.stringify({ paraminfo: { modules: [pick('backlinks'), pick('allmessages')] } }));
+    writeFileSync(join(dir, 'full.json'), JSON.stringify({ paraminfo: { modules: [pick('backlinks'), pick('categoryinfo')] } }));
     writeFileSync(join(dir, 'trimmed.json'), JSON.stringify({ paraminfo: { modules: [trimmed] } }));
     const body = (text: string) => text.slice(text.indexOf('\n') + 1); // past the one-line header
     const rulesOf = (text: string) => /\n {2}rules: (\[[\s\S]*?\n {2}\]),\n/.exec(text)?.[1];
@@ -241,8 +241,8 @@ describe('consilium-wiki (in process)', () => {
     const applier = /\n {2}applyRules: ruleApplier\(\{ (.*) \}\),\n/.exec(backlinks)?.[1];
     expect(applier?.split(', ').map((c) => c.split(':')[0]!.replaceAll("'", ''))).toEqual(kinds);
     // A module with no rules in the table gets none.
-    expect(moduleRules.modules.allmessages).toBeUndefined();
-    expect(readFileSync(join(dir, 'full', 'allmessages.ts'), 'utf8')).not.toMatch(/\brules:/);
+    expect(moduleRules.modules.categoryinfo).toBeUndefined();
+    expect(readFileSync(join(dir, 'full', 'categoryinfo.ts'), 'utf8')).not.toMatch(/\brules:/);
 
     const cut = await run(['generate', '--catalogue', join(dir, 'trimmed.json'), '--out', join(dir, 'trimmed'), '--ext', 'ts']);
     expect(cut.code).toBe(0);

@@ -69,6 +69,8 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   'title-warning': 'titleWarningRule',
   'missing-param-deprecation': 'missingParamDeprecationRule',
   'cannot-use-with': 'cannotUseWithRule',
+  nonempty: 'nonEmptyRule',
+  positive: 'positiveRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
