@@ -888,10 +888,11 @@ export const moduleRules: RuleTable = {
     "duplicatefiles": [
       {
         "pages": true,
+        "pagesIn": 6,
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "source": "ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2), only for File: pages (getGoodAndMissingTitlesByNamespace()[NS_FILE], else it returns first)"
       }
     ],
     "embeddedin": [
@@ -970,6 +971,8 @@ export const moduleRules: RuleTable = {
     "fileusage": [
       {
         "pages": true,
+        "pagesIn": 6,
+        "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -983,7 +986,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (only for File: pages: to_namespace; not with namespace given empty)"
       }
     ],
     "images": [
@@ -1156,6 +1159,7 @@ export const moduleRules: RuleTable = {
     "linkshere": [
       {
         "pages": true,
+        "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -1169,7 +1173,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
       }
     ],
     "logevents": [
@@ -1363,6 +1367,7 @@ export const moduleRules: RuleTable = {
     "redirects": [
       {
         "pages": true,
+        "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -1376,7 +1381,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
       }
     ],
     "revisions": [
@@ -1531,6 +1536,7 @@ export const moduleRules: RuleTable = {
     "transcludedin": [
       {
         "pages": true,
+        "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
         "pairs": [
@@ -1544,7 +1550,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
       }
     ],
     "usercontribs": [

@@ -39,6 +39,7 @@ import type {
   WikiWarning,
 } from './types.js';
 import { WikiParamError } from './types.js';
+import { decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -472,6 +473,11 @@ function buildQueryInto(
   const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
   const pagesGiven = nonEmpty(input.titles) || nonEmpty(input.pageids) || nonEmpty(input.revids);
   let pageContext: QueryContext | undefined;
+  // Known only when titles are all the pages: no page IDs, revision IDs or generator.
+  const titleNamespaces =
+    nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
+      ? namespacesOf(input.titles!, options?.site)
+      : undefined;
   for (const use of uses) {
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
@@ -505,7 +511,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces);
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -526,7 +532,7 @@ function buildQueryInto(
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
     if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages);
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces);
   }
 
   if (input.continue) {
@@ -553,6 +559,23 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** The namespaces of the titles, read once and only when a rule asks (a title that does not parse has none). */
+function namespacesOf(titles: readonly string[], site: SiteContext | undefined): () => ReadonlySet<number> {
+  let found: Set<number> | undefined;
+  return () => {
+    if (found) return found;
+    found = new Set();
+    for (const t of titles) {
+      try {
+        found.add(parseTitle(decodeCharReferences(String(t)), 0, site).namespace);
+      } catch (e) {
+        if (!(e instanceof MalformedTitleError)) throw e;
+      }
+    }
+    return found;
+  };
+}
 
 /**
  * ApiContinuationManager's reading of the top-level `continue` (`<generator keys or ->||<done modules>`):

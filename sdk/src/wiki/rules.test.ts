@@ -19,6 +19,7 @@ import { images } from '../generated/wiki/images.js';
 import { imageusage } from '../generated/wiki/imageusage.js';
 import * as generated from '../generated/wiki/index.js';
 import { links } from '../generated/wiki/links.js';
+import { linkshere } from '../generated/wiki/linkshere.js';
 import { logevents } from '../generated/wiki/logevents.js';
 import { pageprops } from '../generated/wiki/pageprops.js';
 import { random } from '../generated/wiki/random.js';
@@ -135,9 +136,16 @@ describe('module rules in query()', () => {
     expect(allimages.build({ filterbots: 'all' }).params.aifilterbots).toBe('all');
     expect(bad(() => random.build({ filterredir: 'all', redirect: true }))).toBe('invalidparammix');
     expect(random.build({ redirect: true }).params.rnredirect).toBe('1');
-    const pages = { titles: ['Apple'] };
-    expect(bad(() => query({ ...pages, prop: [fileusage({ show: ['redirect', '!redirect'] })] }))).toBe('show');
-    expect(query({ prop: [fileusage({ show: ['redirect', '!redirect'] })] }).params.fushow).toBe('redirect|!redirect');
+    // fileusage checks show only for File: pages (its to_namespace), and not with funamespace given empty.
+    const both = () => fileusage({ show: ['redirect', '!redirect'] });
+    expect(bad(() => query({ titles: ['File:A.png'], prop: [both()] }))).toBe('show');
+    expect(bad(() => query({ titles: ['Apple', 'File:A&#46;png'], prop: [both()] }))).toBe('show');
+    expect(query({ titles: ['Apple'], prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ pageids: [1], prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ generator: allpages.asGenerator(), prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    const emptyNs = fileusage({ show: ['redirect', '!redirect'], namespace: [] });
+    expect(query({ titles: ['File:A.png'], prop: [emptyNs] }).params.fushow).toBe('redirect|!redirect');
   });
 
   it('value checks of run(): diffto, slots, block ip, user ids, sha1', () => {
@@ -175,11 +183,11 @@ describe('module rules in query()', () => {
     expect(thrown(() => query({ list: [bad], continue: { continue: '-||' } })).code).toBe('badcontinue');
     expect(query({ list: [bad], continue: { continue: '-||allpages' } }).params.apcontinue).toBe('A|B');
     expect(thrown(() => query({ list: [bad], continue: { continue: '' } })).code).toBe('badcontinue');
-    const badShow = fileusage({ show: ['redirect', '!redirect'] });
+    const badShow = linkshere({ show: ['redirect', '!redirect'] });
     expect(
       thrown(() => query({ generator: allpages.asGenerator(), prop: [badShow], continue: { continue: 'gapcontinue||' } })).code,
     ).toBe('show');
-    expect(query({ generator: allpages.asGenerator(), prop: [badShow], continue: { continue: '-||' } }).params.fushow).toBe(
+    expect(query({ generator: allpages.asGenerator(), prop: [badShow], continue: { continue: '-||' } }).params.lhshow).toBe(
       'redirect|!redirect',
     );
     expect(

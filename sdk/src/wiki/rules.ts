@@ -146,7 +146,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   // A module's rules are one array, given on every request: its checks are looked up once.
   let known: readonly ModuleRule[] | undefined;
   let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site, warnings, pages) => {
+  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces) => {
     if (rules !== known) {
       found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
       known = rules;
@@ -154,6 +154,11 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
       if (rule.pages && !pages) continue;
+      if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
+      if (rule.unlessEmpty !== undefined) {
+        const v = params[rule.unlessEmpty];
+        if (Array.isArray(v) ? v.length === 0 : v === '') continue;
+      }
       if (
         rule.when &&
         (String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) === rule.when.equals) ===

@@ -81,6 +81,8 @@ export type RuleApplier = (
   warnings: WikiWarning[],
   /** The query gives pages (titles, pageids, revids) or a generator does: rules marked `pages` apply. */
   pages: boolean,
+  /** The namespaces of the titles given, when the titles are all the pages (for rules with `pagesIn`). */
+  titleNamespaces?: () => ReadonlySet<number>,
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */
@@ -205,6 +207,14 @@ interface RuleBase {
    * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
    */
   pages?: true;
+  /**
+   * The module makes this check only for the pages of one namespace (fileusage, duplicatefiles: File:):
+   * the rule applies only when a title given is in it. With page IDs or a generator nobody knows
+   * before the wiki answers, so the check is the wiki's.
+   */
+  pagesIn?: number;
+  /** The module returns before this check when this multi parameter is given empty (`funamespace=`). */
+  unlessEmpty?: string;
 }
 
 /** One of a core module's own request checks (`catalogue/rules.json`), applied by `rules.ts`. */

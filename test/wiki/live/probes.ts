@@ -88,6 +88,7 @@ const continues: Probe[] = [
       ['iwlinks', {}, PAGE, ['1|w|X', '1|w']],
       ['contributors', {}, PAGE, ['1|1', '1']],
       ['duplicatefiles', {}, ['File:A.png'], ['A.png|B.png', 'A.png']],
+      ['duplicatefiles', {}, PAGE, ['A.png']],
       ['pageprops', {}, PAGE, ['5', '0', 'x', '1|2']],
     ] as [string, Record<string, string>, string[] | undefined, string[]][]
   ).flatMap(([module, extra, titles, values]) =>
@@ -196,7 +197,12 @@ const titleParts: Probe[] = (
 
 const shows: Probe[] = [
   one('show', 'fileusage show=redirect|!redirect', 'fileusage', { show: 'redirect|!redirect' }, ['File:A.png']),
+  one('show', 'fileusage show=redirect|!redirect, no File: page', 'fileusage', { show: 'redirect|!redirect' }, PAGE),
+  one('show', 'fileusage show=redirect|!redirect namespace=', 'fileusage', { show: 'redirect|!redirect', namespace: '' }, [
+    'File:A.png',
+  ]),
   one('show', 'linkshere show=redirect|!redirect', 'linkshere', { show: 'redirect|!redirect' }, PAGE),
+  one('show', 'linkshere show=redirect|!redirect namespace=', 'linkshere', { show: 'redirect|!redirect', namespace: '' }, PAGE),
   one('show', 'redirects show=fragment|!fragment', 'redirects', { show: 'fragment|!fragment' }, PAGE),
   one('show', 'redirects show=fragment|!redirect', 'redirects', { show: 'fragment|!redirect' }, PAGE),
   one('show', 'transcludedin show=redirect|!redirect', 'transcludedin', { show: 'redirect|!redirect' }, ['Template:Infobox']),

@@ -39,10 +39,12 @@ export const duplicatefiles: WikiModule<DuplicatefilesParams, 'prop', true> = de
   rules: [
     {
       pages: true,
+      pagesIn: 6,
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2)',
+      source:
+        'ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2), only for File: pages (getGoodAndMissingTitlesByNamespace()[NS_FILE], else it returns first)',
     },
   ],
   applyRules: ruleApplier({ continue: continueRule }),

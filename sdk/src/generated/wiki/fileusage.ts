@@ -58,12 +58,14 @@ export const fileusage: WikiModule<FileusageParams, 'prop', true> = defineTypedM
   rules: [
     {
       pages: true,
+      pagesIn: 6,
+      unlessEmpty: 'namespace',
       rule: 'exclusive-values',
       param: 'show',
       pairs: [['redirect', '!redirect']],
       code: 'show',
       source:
-        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show",
+        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (only for File: pages: to_namespace; not with namespace given empty)",
     },
   ],
   applyRules: ruleApplier({ 'exclusive-values': exclusiveValuesRule }),

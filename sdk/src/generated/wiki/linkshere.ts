@@ -58,12 +58,13 @@ export const linkshere: WikiModule<LinkshereParams, 'prop', true> = defineTypedM
   rules: [
     {
       pages: true,
+      unlessEmpty: 'namespace',
       rule: 'exclusive-values',
       param: 'show',
       pairs: [['redirect', '!redirect']],
       code: 'show',
       source:
-        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show",
+        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)",
     },
   ],
   applyRules: ruleApplier({ 'exclusive-values': exclusiveValuesRule }),
