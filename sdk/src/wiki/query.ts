@@ -25,7 +25,7 @@
 
 import { fastModule, namespaceSet } from './fast-path.js';
 import { encodeForm, encodeFormComponent } from './form.js';
-import { type BuiltModule, buildModule, strictError, withWarnings } from './full-path.js';
+import { type BuiltModule, buildModule, strictError, withEveryType, withWarnings } from './full-path.js';
 import type {
   BuildOptions,
   GeneratorUse,
@@ -173,6 +173,45 @@ const INPUT_KEYS = new Map<string, boolean>([
   ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),
   ...[...TOP_LEVEL_NAMES].map((k) => [k, true] as const),
 ]);
+
+/** The main and query modules' parameters a query is validated against, and the input keys they make. */
+interface TopLevel {
+  spec: ModuleSpec;
+  inputKeys: ReadonlyMap<string, boolean>;
+}
+
+const DEFAULT_TOP: TopLevel = { spec: TOP_LEVEL_SPEC, inputKeys: INPUT_KEYS };
+/** Names `query()` sets from its own input (or never sends): not the main module's to validate. */
+const SET_BY_QUERY = new Set([
+  'action',
+  'format',
+  'formatversion',
+  'callback',
+  'list',
+  'prop',
+  'meta',
+  'generator',
+  'continue',
+  'rawcontinue',
+]);
+const customTops = new WeakMap<readonly ParamInfo[], TopLevel>();
+
+/** The target wiki's own main and query parameters (`BuildOptions.main`), as a module to validate. */
+function topLevelOf(main: readonly ParamInfo[] | undefined): TopLevel {
+  if (main === undefined) return DEFAULT_TOP;
+  let top = customTops.get(main);
+  if (top === undefined) {
+    const parameters = main.filter((p) => !SET_BY_QUERY.has(p.name));
+    const spec = withEveryType({ name: 'query', path: 'query', group: 'meta', prefix: '', parameters });
+    const inputKeys = new Map<string, boolean>([
+      ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),
+      ...parameters.map((p) => [p.name, true] as const),
+    ]);
+    top = { spec, inputKeys };
+    customTops.set(main, top);
+  }
+  return top;
+}
 
 /** `POST` when the encoded request is over {@link POST_THRESHOLD_BYTES}, `GET` otherwise. */
 export function methodFor(encoded: string): 'GET' | 'POST' {
@@ -390,12 +429,14 @@ function buildQueryInto(
   fast: boolean,
 ): BuiltQuery {
   const highLimits = Boolean(options?.apihighlimits);
+  const topLevel = topLevelOf(options?.main);
+  const topSpec = topLevel.spec;
 
   let topInput: Record<string, unknown> | undefined;
   for (const key of Object.keys(input)) {
     const typed = (input as Record<string, unknown>)[key];
     if (typed === undefined) continue;
-    const isTop = INPUT_KEYS.get(key);
+    const isTop = topLevel.inputKeys.get(key);
     if (isTop) {
       topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
       topInput[key] = typed;
@@ -407,16 +448,23 @@ function buildQueryInto(
   const uses = moduleUses(input);
   // Unless a module's parameter names meet the main module's, a fast module's keys are not set yet:
   // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
-  let checkKeys = checkCollisions(uses);
+  let checkKeys = checkCollisions(uses) || topLevel !== DEFAULT_TOP;
 
   // The main module's own parameters as `[key, wire, encoded, …]`: from the fast path, or the full path's result.
   let top: readonly string[] | undefined;
-  if (fast) top = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  if (fast) {
+    if (topInput) top = fastModule(topSpec, topInput, false, highLimits);
+    else
+      top =
+        topLevel === DEFAULT_TOP
+          ? defaultTop(highLimits)
+          : fastModule(topSpec, { errorformat: DEFAULT_ERROR_FORMAT }, false, highLimits);
+  }
   const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (top === undefined) {
-    topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) });
+    topBuilt = buildModule(topSpec, topInput, { prefix: '', options: nonStrict(options) });
     warnings.push(...topBuilt.warnings);
     top = triples(topBuilt.params);
   }
@@ -498,7 +546,7 @@ function buildQueryInto(
       // What the page set tells the modules' `info` conditions (after a fast top level, the full path
       // gives the same values, without a warning).
       pageContext ??= pageContextOf(
-        topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }),
+        topBuilt ?? buildModule(topSpec, topInput, { prefix: '', options: nonStrict(options) }),
         options?.site,
       );
       const built = buildModule(use.spec, use.params, {

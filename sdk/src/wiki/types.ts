@@ -159,6 +159,13 @@ export interface BuildOptions {
    * exactly-one-of groups, parameters that need or exclude others, `continue` formats, titles). Default `true`.
    */
   rules?: boolean;
+  /**
+   * The target wiki's own `main` and `query` module parameters (their paraminfo's `parameters`, as
+   * `consilium-wiki generate` writes them to `main.ts`): the query's own options are validated against
+   * them instead of the bundled table (MediaWiki 1.46's), so a 1.39 wiki's `smaxage=-1` passes and its
+   * unknown `crossorigin` warns `unrecognizedparams`, as that wiki does.
+   */
+  main?: readonly ParamInfo[];
   /** Turn every warning into a `WikiParamError`. */
   strict?: boolean;
   /** The current time, for timestamps like `now` (defaults to `Date.now()`); tests pin it. */
