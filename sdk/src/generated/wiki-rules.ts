@@ -5,6 +5,38 @@ import type { RuleTable } from '../wiki/rules.js';
 export const moduleRules: RuleTable = {
   "mediawiki": "1.39",
   "modules": {
+    "abusefilters": [
+      {
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "enabled",
+            "!enabled"
+          ],
+          [
+            "deleted",
+            "!deleted"
+          ],
+          [
+            "private",
+            "!private"
+          ]
+        ],
+        "code": "show",
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseFilters.php execute(): isset($show['x']) && isset($show['!x']) → apierror-show"
+      }
+    ],
+    "abuselog": [
+      {
+        "rule": "title",
+        "params": [
+          "title"
+        ],
+        "external": true,
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseLog.php execute(): Title::newFromText($params['title']) null → apierror-invalidtitle (an interwiki title passes; after the filter checks, which are the wiki's)"
+      }
+    ],
     "allcategories": [
       {
         "rule": "continue",
@@ -932,6 +964,25 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
       }
     ],
+    "extracts": [
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "chars",
+          "sentences"
+        ],
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): requireMaxOneParameter($params, 'chars', 'sentences') (for the pages that exist: none, and it returns first)"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "continue",
+        "pattern": "^(?![ \\t\\n\\r\\v\\f]*-0*[1-9])",
+        "code": "badcontinue",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) < 0 → dieContinueUsageIf (beyond the number of pages is the wiki's)"
+      }
+    ],
     "filearchive": [
       {
         "rule": "continue",
@@ -1213,6 +1264,14 @@ export const moduleRules: RuleTable = {
           0
         ],
         "source": "ApiQueryMyStashedFiles.php execute(): dieContinueUsageIf(count($cont) != 1), then strval((int)$cont[0]) !== $cont[0]"
+      }
+    ],
+    "pageimages": [
+      {
+        "rule": "nonempty",
+        "param": "prop",
+        "code": "noprop",
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): no prop → apierror-paramempty, code noprop (before the pages are read; continue names a page of the set, the wiki's)"
       }
     ],
     "pagepropnames": [

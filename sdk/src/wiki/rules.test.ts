@@ -27,6 +27,8 @@ import { recentchanges } from '../generated/wiki/recentchanges.js';
 import { revisions } from '../generated/wiki/revisions.js';
 import { templates } from '../generated/wiki/templates.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
+import { moduleRules } from '../generated/wiki-rules.js';
+import { defineModule } from './module.js';
 import { buildQuery, type QueryInput, query } from './query.js';
 import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
 import type { ModuleSpec, WikiWarning } from './types.js';
@@ -37,7 +39,8 @@ const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', i
 describe('catalogue/rules.json', () => {
   it('names the MediaWiki source of every rule, and every rule matches its catalogue module', () => {
     for (const [name, rules] of Object.entries(table.modules)) {
-      for (const rule of rules) expect(rule.source, `${name}: ${rule.rule}`).toMatch(/^Api\w+(\.php |::)/);
+      for (const rule of rules)
+        expect(rule.source, `${name}: ${rule.rule}`).toMatch(/^(Api\w+|extensions\/\w+\/[\w/]+)(\.php |::)/);
     }
     expect(backlinks.spec.rules).toEqual(table.modules.backlinks);
     expect(recentchanges.spec.rules).toEqual(table.modules.recentchanges);
@@ -168,6 +171,40 @@ describe('module rules in query()', () => {
       'ABCDEF0123456789ABCDEF0123456789ABCDEF01',
     );
     expect(bad(() => allimages.build({ sha1base36: 'x' }))).toBe('invalidsha1base36hash');
+  });
+
+  it('extension modules (as their getAllowedParams declare them) get their own checks when the wiki has them', () => {
+    const multi = { multi: true, lowlimit: 50, highlimit: 500, limit: 50 } as const;
+    const ext = <G extends 'prop' | 'list'>(name: string, prefix: string, group: G, parameters: ModuleSpec['parameters']) =>
+      defineModule<Record<string, unknown>, G, false>(
+        { name, path: `query+${name}`, group, prefix, parameters },
+        { rules: moduleRules },
+      );
+    const extracts = ext('extracts', 'ex', 'prop', [
+      { name: 'chars', type: 'integer' },
+      { name: 'sentences', type: 'integer' },
+      { name: 'continue', type: 'integer' },
+    ]);
+    const pageimages = ext('pageimages', 'pi', 'prop', [
+      { name: 'prop', type: ['thumbnail', 'name', 'original'], default: 'thumbnail|name', ...multi },
+    ]);
+    const abusefilters = ext('abusefilters', 'abf', 'list', [
+      { name: 'show', type: ['enabled', '!enabled', 'deleted', '!deleted', 'private', '!private'], ...multi },
+    ]);
+    const abuselog = ext('abuselog', 'afl', 'list', [{ name: 'title', type: 'string' }]);
+    const bad = (f: () => unknown) => thrown(f).code;
+    const pages = { titles: ['Apple'] };
+    expect(bad(() => query({ ...pages, prop: [extracts({ chars: 10, sentences: 2 })] }))).toBe('invalidparammix');
+    expect(query({ prop: [extracts({ chars: 10, sentences: 2 })] }).params.exchars).toBe('10');
+    expect(bad(() => query({ ...pages, prop: [extracts({ continue: -1 })] }))).toBe('badcontinue');
+    expect(query({ ...pages, prop: [extracts({ continue: 0 })] }).params.excontinue).toBe('0');
+    expect(bad(() => query({ prop: [pageimages({ prop: [] })] }))).toBe('noprop');
+    expect(query({ prop: [pageimages({ prop: ['name'] })] }).params.piprop).toBe('name');
+    expect(bad(() => query({ list: [abusefilters({ show: ['enabled', '!enabled'] })] }))).toBe('show');
+    expect(query({ list: [abusefilters({ show: ['enabled', '!deleted'] })] }).params.abfshow).toBe('enabled|!deleted');
+    expect(bad(() => query({ list: [abuselog({ title: 'a[b' })] }))).toBe('invalidtitle');
+    const site = { interwikiPrefixes: ['w'] };
+    expect(query({ list: [abuselog({ title: 'w:Foo' })] }, { site }).params.afltitle).toBe('w:Foo');
   });
 
   it('titles: Title::newFromText decodes character references (iutitle=A&amp;B is a title outside File:)', () => {

@@ -103,16 +103,20 @@ export function isPlainTitle(value: string): boolean {
   return true;
 }
 
+/** Not a namespace: what {@link titleNamespace} gives an interwiki title when those are accepted. */
+const EXTERNAL = -1000;
+
 /** A namespace's local name, from the site or MediaWiki's canonical ones. */
 function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
   return (site?.namespaces ?? CANONICAL_NAMESPACES).find((n) => n.id === id)?.name;
 }
 
-/** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace. */
-function titleNamespace(text: string, defaultNamespace: number, site: SiteContext | undefined): number | undefined {
+/** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace (-1000 for an external one). */
+function titleNamespace(text: string, defaultNamespace: number, site: SiteContext | undefined, external = false): number | undefined {
   try {
     const t = parseTitle(text, defaultNamespace, site);
-    return t.interwiki ? undefined : t.namespace;
+    if (t.interwiki) return external ? EXTERNAL : undefined;
+    return t.namespace;
   } catch (e) {
     if (e instanceof MalformedTitleError) return undefined;
     throw e;
@@ -279,7 +283,7 @@ export const titleRule: RuleCheck<'title'> = (rule, spec, params, prefix, site) 
     if (!isGiven(value)) continue;
     // A plain title is in the main namespace; only a namespace requirement needs the parser.
     if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
-    const ns = titleNamespace(decodeCharReferences(String(value)), 0, site);
+    const ns = titleNamespace(decodeCharReferences(String(value)), 0, site, rule.external === true);
     if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
     if (rule.namespace !== undefined && ns !== rule.namespace) {
       fail(rule.code ?? 'invalidtitle', prefix + name, `"${String(value)}" is not in namespace ${rule.namespace}.`, spec, rule);
@@ -379,7 +383,7 @@ export const nonEmptyRule: RuleCheck<'nonempty'> = (rule, spec, params, prefix) 
   const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
   if (values.length > 0 && !values.includes('')) return;
   const name = prefix + rule.param;
-  fail(`paramempty_${name}`, name, `The "${name}" parameter may not be empty.`, spec, rule);
+  fail(rule.code ?? `paramempty_${name}`, name, `The "${name}" parameter may not be empty.`, spec, rule);
 };
 
 /** `positive`: each value of a multi integer parameter above 0 (ApiQueryUserContribs' userids → invaliduserid). */

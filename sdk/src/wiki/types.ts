@@ -246,7 +246,14 @@ export type ModuleRule = RuleBase &
         /** Parts that must match a pattern (preg_match). */
         patterns?: readonly { part: number; pattern: string }[];
       }
-    | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
+    | {
+        rule: 'title';
+        params: readonly string[];
+        namespace?: number;
+        code?: string;
+        /** An interwiki title is accepted (the module checks only that Title::newFromText gives one). */
+        external?: true;
+      }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
     | {
         rule: 'requires';
@@ -284,6 +291,8 @@ export type ModuleRule = RuleBase &
         rule: 'nonempty';
         /** A multi parameter given with no value, or with an empty one → `paramempty_<prefixed param>`. */
         param: string;
+        /** The error code instead (PageImages' `noprop`). */
+        code?: string;
       }
     | {
         rule: 'positive';
