@@ -112,7 +112,12 @@ function namespaceName(id: number, site: SiteContext | undefined): string | unde
 }
 
 /** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace (-1000 for an external one). */
-function titleNamespace(text: string, defaultNamespace: number, site: SiteContext | undefined, external = false): number | undefined {
+function titleNamespace(
+  text: string,
+  defaultNamespace: number,
+  site: SiteContext | undefined,
+  external = false,
+): number | undefined {
   try {
     const t = parseTitle(text, defaultNamespace, site);
     if (t.interwiki) return external ? EXTERNAL : undefined;
