@@ -1238,6 +1238,11 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLogEvents.php execute(): requireMaxOneParameter($params, 'title', 'prefix', 'namespace')"
       },
       {
+        "rule": "log-action",
+        "param": "action",
+        "source": "ApiQueryLogEvents.php execute(): the action parameter's type is its values only for help (getAllowedParams without GET_VALUES_FOR_HELP: a string); a value without / or neither listed nor under a listed type/* → apierror-unrecognizedvalue, code unknown_<param>"
+      },
+      {
         "rule": "continue",
         "param": "continue",
         "parts": 2,

@@ -44,6 +44,7 @@ export {
   continueRule,
   exclusiveValuesRule,
   ipRangeRule,
+  logActionRule,
   missingParamDeprecationRule,
   nonEmptyRule,
   oneOfRule,
@@ -52,12 +53,14 @@ export {
   type RuleCheck,
   type RuleChecks,
   type RuleTable,
+  relaxedParameters,
   requiresRule,
   ruleApplier,
   rulesFor,
   titlePartRule,
   titleRule,
   titleWarningRule,
+  withRuleTable,
 } from './rules.js';
 export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export { readTemplated } from './templated.js';

@@ -12,7 +12,7 @@
  */
 import { withEveryType } from './full-path.js';
 import { type BuiltQuery, query } from './query.js';
-import { applyRules, type RuleTable, rulesFor } from './rules.js';
+import { applyRules, type RuleTable, withRuleTable } from './rules.js';
 import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse } from './types.js';
 import { SUPPLIED_TYPES } from './validate/core.js';
 
@@ -73,8 +73,8 @@ function withRules(spec: ModuleSpec, table: RuleTable): ModuleSpec {
   }
   let ruled = byTable.get(spec);
   if (ruled === undefined) {
-    const rules = rulesFor(spec, table);
-    ruled = rules.length > 0 ? Object.freeze({ ...spec, rules }) : spec;
+    const found = withRuleTable(spec, table);
+    ruled = found === spec ? spec : Object.freeze(found);
     byTable.set(spec, ruled);
   }
   return ruled;

@@ -207,6 +207,21 @@ describe('module rules in query()', () => {
     expect(query({ list: [abuselog({ title: 'w:Foo' })] }, { site }).params.afltitle).toBe('w:Foo');
   });
 
+  it('leaction as ApiQueryLogEvents checks it: listed, or under a listed type/*, else unknown_leaction', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    expect(logevents.spec.parameters.find((p) => p.name === 'action')?.type).toBe('string');
+    expect(logevents.build({ action: 'block/block' }).params.leaction).toBe('block/block');
+    expect(bad(() => logevents.build({ action: 'block' as never }))).toBe('unknown_leaction');
+    expect(bad(() => logevents.build({ action: 'nosuch/thing' as never }))).toBe('unknown_leaction');
+    const wildcard = (logevents.spec.rules?.find((r) => r.rule === 'log-action') as { values: readonly string[] }).values.find(
+      (v) => v.endsWith('/*'),
+    );
+    if (wildcard) {
+      const under = `${wildcard.slice(0, -1)}anything`;
+      expect(logevents.build({ action: under as never }).params.leaction).toBe(under);
+    }
+  });
+
   it('titles: Title::newFromText decodes character references (iutitle=A&amp;B is a title outside File:)', () => {
     expect(thrown(() => imageusage.build({ title: 'A&amp;B' })).code).toBe('bad_image_title');
     expect(thrown(() => imageusage.build({ title: 'A&bogus;B' })).code).toBe('invalidtitle');

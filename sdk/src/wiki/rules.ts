@@ -60,6 +60,9 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
       const pairs = rule.pairs.filter(([a, b]) => hasValue(rule.param, a) && hasValue(rule.param, b));
       if (pairs.length === 0) continue;
       out.push(pairs.length === rule.pairs.length ? rule : { ...rule, pairs });
+    } else if (rule.rule === 'log-action') {
+      const type = byName.get(rule.param)?.type;
+      out.push(Array.isArray(type) ? { ...rule, values: type } : rule);
     } else if (rule.rule === 'cannot-use-with') {
       const values = rule.values.values.filter((v) => hasValue(rule.values.param, v));
       if (values.length === 0) continue;
@@ -69,6 +72,25 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
     }
   }
   return out;
+}
+
+/**
+ * `spec` with the rules of `table` its parameters match, and the parameters those rules validate
+ * themselves read as strings (a `log-action` enum is paraminfo's help, not the request's type).
+ */
+export function withRuleTable<S extends Pick<ModuleSpec, 'name' | 'parameters'> & { rules?: ModuleSpec['rules'] }>(
+  spec: S,
+  table: RuleTable,
+): S {
+  const rules = rulesFor(spec, table);
+  if (rules.length === 0) return spec;
+  return { ...spec, parameters: relaxedParameters(spec.parameters, rules), rules };
+}
+
+/** The parameters as the request reads them: a `log-action` parameter is a plain string. */
+export function relaxedParameters<P extends ParamInfo>(parameters: readonly P[], rules: readonly ModuleRule[]): P[] {
+  const own = new Set(rules.filter((r) => r.rule === 'log-action').map((r) => (r as { param: string }).param));
+  return parameters.map((p) => (own.has(p.name) ? { ...p, type: 'string' } : p));
 }
 
 const isGiven = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
@@ -472,6 +494,17 @@ export const cannotUseWithRule: RuleCheck<'cannot-use-with'> = (rule, spec, para
   );
 };
 
+/** `log-action`: ApiQueryLogEvents' own check of `leaction` (`type/action`, or a listed `type/*`). */
+export const logActionRule: RuleCheck<'log-action'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value) || rule.values === undefined) return;
+  const text = String(value);
+  const slash = text.indexOf('/');
+  if (slash !== -1 && (rule.values.includes(text) || rule.values.includes(`${text.slice(0, slash)}/*`))) return;
+  const name = prefix + rule.param;
+  fail(`unknown_${name}`, name, `Unrecognized value for parameter "${name}": ${text}.`, spec, rule, { value: text });
+};
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -488,6 +521,7 @@ const RULE_CHECKS: RuleChecks = {
   'cannot-use-with': cannotUseWithRule,
   nonempty: nonEmptyRule,
   positive: positiveRule,
+  'log-action': logActionRule,
 };
 
 /**

@@ -288,6 +288,16 @@ export type ModuleRule = RuleBase &
         code?: string;
       }
     | {
+        /**
+         * A `type/action` value the module checks itself (ApiQueryLogEvents): paraminfo's enum is for help
+         * only, so the parameter is read as a string and the value must be listed, or its `type/*`
+         * be → `unknown_<prefixed param>`. `values` is the enum, copied in when the rule is matched.
+         */
+        rule: 'log-action';
+        param: string;
+        values?: readonly string[];
+      }
+    | {
         rule: 'nonempty';
         /** A multi parameter given with no value, or with an empty one → `paramempty_<prefixed param>`. */
         param: string;

@@ -15,7 +15,7 @@ import { parseParamInfoDocument } from '../../../sdk/src/wiki/codegen/document.j
 import { planModules } from '../../../sdk/src/wiki/codegen/emit.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { query } from '../../../sdk/src/wiki/query.js';
-import { type RuleTable, rulesFor } from '../../../sdk/src/wiki/rules.js';
+import { type RuleTable, withRuleTable } from '../../../sdk/src/wiki/rules.js';
 import type { GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, ParamInfo, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 
@@ -300,8 +300,7 @@ export function specsFrom(paraminfo: unknown, table: RuleTable): ModuleSpec[] {
       ...(module.deprecated ? { deprecated: true } : {}),
       ...(module.templatedparameters ? { templatedparameters: module.templatedparameters } : {}),
     };
-    const rules = rulesFor(spec, table);
-    return rules.length > 0 ? { ...spec, rules } : spec;
+    return withRuleTable(spec, table);
   });
 }
 

@@ -259,6 +259,10 @@ const valueChecks: Probe[] = [
   one('value', 'allimages sha1=x sha1base36=31 chars', 'allimages', { sha1: 'x', sha1base36: 'abcdefghijklmnopqrstuvwxyz01234' }),
   one('value', 'allmessages enableparser title=a[b', 'allmessages', { enableparser: '1', title: 'a[b' }),
   one('value', 'allmessages title=a[b without enableparser', 'allmessages', { title: 'a[b' }),
+  one('value', 'logevents action=delete/delete', 'logevents', { action: 'delete/delete' }),
+  one('value', 'logevents action=delete', 'logevents', { action: 'delete' }),
+  one('value', 'logevents action=nosuch/thing', 'logevents', { action: 'nosuch/thing' }),
+  one('value', 'logevents action=block/nosuch', 'logevents', { action: 'block/nosuch' }),
 ];
 
 /** Title::newFromText decodes character references (Sanitizer::decodeCharReferencesAndNormalize). */
