@@ -213,9 +213,9 @@ describe('module rules in query()', () => {
     expect(logevents.build({ action: 'block/block' }).params.leaction).toBe('block/block');
     expect(bad(() => logevents.build({ action: 'block' as never }))).toBe('unknown_leaction');
     expect(bad(() => logevents.build({ action: 'nosuch/thing' as never }))).toBe('unknown_leaction');
-    const wildcard = (logevents.spec.rules?.find((r) => r.rule === 'log-action') as { values: readonly string[] }).values.find(
-      (v) => v.endsWith('/*'),
-    );
+    const rule = logevents.spec.rules!.find((r) => r.rule === 'log-action') as { values: readonly string[] };
+    const wildcard = rule.values.find((v) => v.endsWith('/*'));
+    expect(wildcard).toBeDefined();
     if (wildcard) {
       const under = `${wildcard.slice(0, -1)}anything`;
       expect(logevents.build({ action: under as never }).params.leaction).toBe(under);
