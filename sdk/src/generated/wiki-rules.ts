@@ -5,6 +5,38 @@ import type { RuleTable } from '../wiki/rules.js';
 export const moduleRules: RuleTable = {
   "mediawiki": "1.39",
   "modules": {
+    "abusefilters": [
+      {
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "enabled",
+            "!enabled"
+          ],
+          [
+            "deleted",
+            "!deleted"
+          ],
+          [
+            "private",
+            "!private"
+          ]
+        ],
+        "code": "show",
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseFilters.php execute(): isset($show['x']) && isset($show['!x']) → apierror-show"
+      }
+    ],
+    "abuselog": [
+      {
+        "rule": "title",
+        "params": [
+          "title"
+        ],
+        "external": true,
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseLog.php execute(): Title::newFromText($params['title']) null → apierror-invalidtitle (an interwiki title passes; after the filter checks, which are the wiki's)"
+      }
+    ],
     "allcategories": [
       {
         "rule": "continue",
@@ -25,6 +57,81 @@ export const moduleRules: RuleTable = {
     ],
     "alldeletedrevisions": [
       {
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
+      {
         "rule": "missing-param-deprecation",
         "param": "slots",
         "ifAny": {
@@ -44,6 +151,52 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRevisionsBase.php parseParameters(): needSlots and slots null → addDeprecation(apiwarn-deprecation-missingparam)"
       }
     ],
+    "allfileusages": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], NS_FILE for allfileusages)"
+      }
+    ],
     "allimages": [
       {
         "rule": "requires",
@@ -61,6 +214,20 @@ export const moduleRules: RuleTable = {
       {
         "rule": "requires",
         "params": [
+          "filterbots"
+        ],
+        "requires": {
+          "param": "sort",
+          "equals": "timestamp"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name and filterbots != all → apierror-invalidparammix-mustusewith",
+        "except": {
+          "filterbots": "all"
+        }
+      },
+      {
+        "rule": "requires",
+        "params": [
           "from",
           "to",
           "prefix"
@@ -70,6 +237,114 @@ export const moduleRules: RuleTable = {
           "equals": "name"
         },
         "source": "ApiQueryAllImages.php run(): sort=timestamp disallows from, to, prefix → apierror-invalidparammix-mustusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "sort",
+          "equals": "name"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name: dieContinueUsageIf(count($cont) != 1)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "when": {
+          "param": "sort",
+          "equals": "name"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=name: titlePartToKey($params[...], NS_FILE)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "sort",
+          "equals": "timestamp"
+        },
+        "source": "ApiQueryAllImages.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2) (the timestamp part is the database's to read)"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1",
+        "pattern": "^[a-fA-F0-9]{40}\\n?$",
+        "code": "invalidsha1hash",
+        "source": "ApiQueryAllImages.php run(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1base36",
+        "pattern": "^[a-zA-Z0-9]{31}\\n?$",
+        "unless": "sha1",
+        "code": "invalidsha1base36hash",
+        "source": "ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash"
+      }
+    ],
+    "alllinks": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
+      }
+    ],
+    "allmessages": [
+      {
+        "rule": "title",
+        "params": [
+          "title"
+        ],
+        "when": {
+          "param": "enableparser",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllMessages.php execute(): enableparser: Title::newFromText($params['title']) null or external → apierror-invalidtitle (after the lang check, which is the wiki's)"
       }
     ],
     "allpages": [
@@ -100,7 +375,128 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryAllPages.php run(): prlevel without prtype → apierror-invalidparammix-mustusewith"
       }
     ],
+    "allredirects": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
+      }
+    ],
     "allrevisions": [
+      {
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
       {
         "rule": "missing-param-deprecation",
         "param": "slots",
@@ -132,7 +528,56 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryAllRevisions.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "ints": [
+          1
+        ],
+        "source": "ApiQueryAllRevisions.php run(): dieContinueUsageIf(count($cont) != 2), then strval((int)$cont[1]) !== $cont[1]"
+      }
+    ],
+    "alltransclusions": [
+      {
+        "rule": "cannot-use-with",
+        "param": "unique",
+        "values": {
+          "param": "prop",
+          "values": [
+            "ids",
+            "fragment",
+            "interwiki"
+          ]
+        },
+        "source": "ApiQueryAllLinks.php run(): unique with prop=ids (or allredirects' fragment, interwiki) → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "when": {
+          "param": "unique",
+          "equals": "true"
+        },
+        "source": "ApiQueryAllLinks.php run(): unique: dieContinueUsageIf(count($continueArr) != 1)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "when": {
+          "param": "unique",
+          "equals": "true",
+          "not": true
+        },
+        "source": "ApiQueryAllLinks.php run(): not unique: dieContinueUsageIf(count($continueArr) != 2)"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespaceParam": "namespace",
+        "source": "ApiQueryAllLinks.php run(): titlePartToKey($params[...], $params['namespace'])"
       }
     ],
     "allusers": [
@@ -160,6 +605,26 @@ export const moduleRules: RuleTable = {
           "title"
         ],
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
       }
     ],
     "blocks": [
@@ -175,7 +640,21 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
+      },
+      {
+        "rule": "iprange",
+        "param": "ip",
+        "limits": {
+          "IPv4": 16,
+          "IPv6": 19
+        },
+        "code": "param_ip",
+        "cidrOptional": true,
+        "source": "ApiQueryBlocks.php execute(): not IPUtils::isIPv4/isIPv6 → apierror-badip (param_ip); a range prefix below $wgBlockCIDRLimit (default IPv4 16, IPv6 19) → apierror-cidrtoobroad"
       },
       {
         "rule": "exclusive-values",
@@ -223,6 +702,13 @@ export const moduleRules: RuleTable = {
         "namespace": 14,
         "code": "invalidcategory",
         "source": "ApiQueryCategories.php run(): a clcategories value not a title in NS_CATEGORY → apiwarn-invalidcategory, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "categorymembers": [
@@ -247,21 +733,32 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
+        "limit": 3,
+        "truthy": true,
+        "patterns": [
+          {
+            "part": 1,
+            "pattern": "^(?:[a-fA-F0-9]{2})*$"
+          }
+        ],
         "when": {
           "param": "sort",
           "equals": "sortkey"
         },
-        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey: dieContinueUsageIf(count($cont) != 3)"
+        "source": "ApiQueryCategoryMembers.php run(): sort=sortkey: if ($params['continue']) explode('|', …, 3), dieContinueUsageIf(count($cont) != 3), then validateHexSortkey($cont[1])"
       },
       {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
+        "looseInts": [
+          1
+        ],
         "when": {
           "param": "sort",
           "equals": "timestamp"
         },
-        "source": "ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)"
+        "source": "ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "pattern",
@@ -296,9 +793,100 @@ export const moduleRules: RuleTable = {
           "excluderights"
         ],
         "source": "ApiQueryContributors.php execute(): requireMaxOneParameter($params, 'group', 'excludegroup', 'rights', 'excluderights')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryContributors.php execute(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "deletedrevisions": [
+      {
+        "pages": true,
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
       {
         "pages": true,
         "rule": "missing-param-deprecation",
@@ -329,6 +917,16 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryDeletedRevisions.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
+    "duplicatefiles": [
+      {
+        "pages": true,
+        "pagesIn": 6,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryDuplicateFiles.php run(): dieContinueUsageIf(count($cont) != 2), only for File: pages (getGoodAndMissingTitlesByNamespace()[NS_FILE], else it returns first)"
+      }
+    ],
     "embeddedin": [
       {
         "rule": "only-one-of",
@@ -344,6 +942,102 @@ export const moduleRules: RuleTable = {
           "title"
         ],
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText($params['title']) or apierror-invalidtitle"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
+      }
+    ],
+    "extracts": [
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "chars",
+          "sentences"
+        ],
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): requireMaxOneParameter($params, 'chars', 'sentences') (for the pages that exist: none, and it returns first)"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "continue",
+        "pattern": "^(?![ \\t\\n\\r\\v\\f]*-0*[1-9])",
+        "code": "badcontinue",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) < 0 → dieContinueUsageIf (beyond the number of pages is the wiki's)"
+      }
+    ],
+    "filearchive": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "ints": [
+          2
+        ],
+        "source": "ApiQueryFilearchive.php execute(): dieContinueUsageIf(count($cont) != 3), then $cont[2] !== (string)(int)$cont[2]"
+      },
+      {
+        "rule": "title-part",
+        "params": [
+          "from",
+          "to",
+          "prefix"
+        ],
+        "namespace": 6,
+        "source": "ApiQueryFilearchive.php execute(): titlePartToKey($params[...], NS_FILE)"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1",
+        "pattern": "^[a-fA-F0-9]{40}\\n?$",
+        "code": "invalidsha1hash",
+        "source": "ApiQueryFilearchive.php execute(): strtolower(sha1) not /^[a-f0-9]{40}$/ (ApiQueryBase::validateSha1Hash) → apierror-invalidsha1hash"
+      },
+      {
+        "rule": "pattern",
+        "param": "sha1base36",
+        "pattern": "^[a-zA-Z0-9]{31}\\n?$",
+        "unless": "sha1",
+        "code": "invalidsha1base36hash",
+        "source": "ApiQueryFilearchive.php execute(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash"
+      }
+    ],
+    "fileusage": [
+      {
+        "pages": true,
+        "pagesIn": 6,
+        "unlessEmpty": "namespace",
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (only for File: pages: to_namespace; not with namespace given empty)"
       }
     ],
     "images": [
@@ -354,6 +1048,13 @@ export const moduleRules: RuleTable = {
         "namespace": 6,
         "code": "notfile",
         "source": "ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "imageusage": [
@@ -373,6 +1074,26 @@ export const moduleRules: RuleTable = {
         "namespace": 6,
         "code": "bad_image_title",
         "source": "ApiBase::getTitleFromTitleOrPageId(): Title::newFromText or apierror-invalidtitle; ApiQueryBacklinks.php run(): imageusage root not in NS_FILE → apierror-imageusage-badtitle (bad_image_title)"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          6,
+          7,
+          8
+        ],
+        "ints": [
+          0,
+          1,
+          2,
+          4,
+          5,
+          6,
+          7
+        ],
+        "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
       }
     ],
     "iwbacklinks": [
@@ -385,6 +1106,12 @@ export const moduleRules: RuleTable = {
           "param": "prefix"
         },
         "source": "ApiQueryIWBacklinks.php run(): title without prefix → apierror-invalidparammix-mustusewith"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryIWBacklinks.php run(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "iwlinks": [
@@ -407,6 +1134,13 @@ export const moduleRules: RuleTable = {
           "prop"
         ],
         "source": "ApiQueryIWLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryIWLinks.php execute(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "langbacklinks": [
@@ -420,6 +1154,12 @@ export const moduleRules: RuleTable = {
         },
         "code": "nolang",
         "source": "ApiQueryLangBacklinks.php run(): title without lang → apierror-invalidparammix-mustusewith, code nolang"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLangBacklinks.php run(): dieContinueUsageIf(count($cont) != 3)"
       }
     ],
     "langlinks": [
@@ -442,6 +1182,13 @@ export const moduleRules: RuleTable = {
           "prop"
         ],
         "source": "ApiQueryLangLinks.php execute(): requireMaxOneParameter($params, 'url', 'prop')"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryLangLinks.php execute(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "links": [
@@ -451,6 +1198,33 @@ export const moduleRules: RuleTable = {
         "param": "titles",
         "code": "invalidtitle",
         "source": "ApiQueryLinks.php run(): a pltitles value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+      }
+    ],
+    "linkshere": [
+      {
+        "pages": true,
+        "unlessEmpty": "namespace",
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
       }
     ],
     "logevents": [
@@ -464,10 +1238,18 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLogEvents.php execute(): requireMaxOneParameter($params, 'title', 'prefix', 'namespace')"
       },
       {
+        "rule": "log-action",
+        "param": "action",
+        "source": "ApiQueryLogEvents.php execute(): the action parameter's type is its values only for help (getAllowedParams without GET_VALUES_FOR_HELP: a string); a value without / or neither listed nor under a listed type/* → apierror-unrecognizedvalue, code unknown_<param>"
+      },
+      {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "title",
@@ -478,12 +1260,45 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLogEvents.php execute(): Title::newFromText of title, then of prefix, null or external → apierror-invalidtitle (a $wgMiserMode wiki refuses prefix first: apierror-prefixsearchdisabled)"
       }
     ],
+    "mystashedfiles": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryMyStashedFiles.php execute(): dieContinueUsageIf(count($cont) != 1), then strval((int)$cont[0]) !== $cont[0]"
+      }
+    ],
+    "pageimages": [
+      {
+        "rule": "nonempty",
+        "param": "prop",
+        "code": "noprop",
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): no prop → apierror-paramempty, code noprop (before the pages are read; continue names a page of the set, the wiki's)"
+      }
+    ],
     "pagepropnames": [
       {
         "rule": "continue",
         "param": "continue",
         "parts": 1,
-        "source": "ApiQueryPagePropNames.php execute(): dieContinueUsageIf(count($cont) != 1)"
+        "truthy": true,
+        "source": "ApiQueryPagePropNames.php execute(): if ($params['continue']): dieContinueUsageIf(count($cont) != 1)"
+      }
+    ],
+    "pageprops": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 1,
+        "limit": 1,
+        "truthy": true,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryPageProps.php execute(): if ($params['continue']): strval((int)$params['continue']) !== $params['continue'] → dieContinueUsageIf"
       }
     ],
     "pageswithprop": [
@@ -491,7 +1306,8 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 1,
-        "source": "ApiQueryPagesWithProp.php run(): dieContinueUsageIf(count($cont) != 1)"
+        "truthy": true,
+        "source": "ApiQueryPagesWithProp.php run(): if ($params['continue']): dieContinueUsageIf(count($cont) != 1)"
       }
     ],
     "protectedtitles": [
@@ -499,15 +1315,43 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryProtectedTitles.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryProtectedTitles.php run(): dieContinueUsageIf(count($cont) != 3), then (int)$cont[1] != $cont[1]"
       }
     ],
     "random": [
       {
+        "rule": "max-one-of",
+        "params": [
+          "filterredir",
+          "redirect"
+        ],
+        "source": "ApiQueryRandom.php run(): filterredir given in the request: requireMaxOneParameter($params, 'filterredir', 'redirect')"
+      },
+      {
         "rule": "continue",
         "param": "continue",
         "parts": 4,
-        "source": "ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4)"
+        "ints": [
+          2
+        ],
+        "patterns": [
+          {
+            "part": 0,
+            "pattern": "^0\\.\\d+\\n?$"
+          },
+          {
+            "part": 1,
+            "pattern": "^0\\.\\d+\\n?$"
+          },
+          {
+            "part": 3,
+            "pattern": "^[01]$"
+          }
+        ],
+        "source": "ApiQueryRandom.php run(): dieContinueUsageIf(count($cont) != 4), then $cont[0], $cont[1] match /^0\\.\\d+$/, $cont[2] !== (string)(int)$cont[2], $cont[3] '0' or '1'"
       }
     ],
     "recentchanges": [
@@ -515,7 +1359,10 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
       },
       {
         "rule": "title",
@@ -581,7 +1428,111 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryRecentChanges.php run(): requireMaxOneParameter($params, 'user', 'excludeuser')"
       }
     ],
+    "redirects": [
+      {
+        "pages": true,
+        "unlessEmpty": "namespace",
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
+      }
+    ],
     "revisions": [
+      {
+        "pages": true,
+        "rule": "cannot-use-with",
+        "param": "slots",
+        "values": {
+          "param": "prop",
+          "values": [
+            "parsetree"
+          ]
+        },
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with prop=parsetree → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "expandtemplates"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with expandtemplates → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "generatexml"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with generatexml → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "parse"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with parse → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "diffto"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with diffto → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotext"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotext → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "difftotextpst"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with difftotextpst → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "max-one-of",
+        "params": [
+          "slots",
+          "contentformat"
+        ],
+        "source": "ApiQueryRevisionsBase.php parseParameters(): slots with contentformat → apierror-invalidparammix-cannotusewith"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "diffto",
+        "pattern": "^(?:\\d+|cur|prev|next)$",
+        "unless": "difftotext",
+        "code": "diffto",
+        "source": "ApiQueryRevisionsBase.php parseParameters(): no difftotext: diffto not ctype_digit, cur, prev or next → apierror-baddiffto (diffto); a revision that does not exist is the wiki's (nosuchrevid)"
+      },
       {
         "pages": true,
         "rule": "missing-param-deprecation",
@@ -637,6 +1588,33 @@ export const moduleRules: RuleTable = {
         "param": "templates",
         "code": "invalidtitle",
         "source": "ApiQueryLinks.php run(): a tltemplates value Title::newFromText refuses, or external → apiwarn-invalidtitle, skipped"
+      },
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 3,
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+      }
+    ],
+    "transcludedin": [
+      {
+        "pages": true,
+        "unlessEmpty": "namespace",
+        "rule": "exclusive-values",
+        "param": "show",
+        "pairs": [
+          [
+            "fragment",
+            "!fragment"
+          ],
+          [
+            "redirect",
+            "!redirect"
+          ]
+        ],
+        "code": "show",
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
       }
     ],
     "usercontribs": [
@@ -651,6 +1629,22 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryUserContribs.php execute(): requireOnlyOneParameter($this->params, 'userprefix', 'userids', 'iprange', 'user')"
       },
       {
+        "rule": "nonempty",
+        "param": "userids",
+        "source": "ApiQueryUserContribs.php execute(): userids === [] → apierror-paramempty (paramempty_<param>)"
+      },
+      {
+        "rule": "positive",
+        "param": "userids",
+        "code": "invaliduserid",
+        "source": "ApiQueryUserContribs.php execute(): a userids value <= 0 → apierror-invaliduserid"
+      },
+      {
+        "rule": "nonempty",
+        "param": "user",
+        "source": "ApiQueryUserContribs.php execute(): user empty, or one of its values '' → apierror-paramempty (paramempty_<param>)"
+      },
+      {
         "rule": "iprange",
         "param": "iprange",
         "limits": {
@@ -658,6 +1652,18 @@ export const moduleRules: RuleTable = {
           "IPv6": 32
         },
         "source": "ApiQueryUserContribs.php execute(): IPUtils::isIPv4/isIPv6 and parseCIDR or apierror-invalidiprange; a prefix below $wgRangeContributionsCIDRLimit (default IPv4 16, IPv6 32) → apierror-cidrtoobroad"
+      },
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": [
+          2,
+          4
+        ],
+        "looseInts": [
+          -1
+        ],
+        "source": "ApiQueryUserContribs.php prepareQuery(): 4 parts (several users: userprefix, iprange, users) or 2, then the id part (int)$x != $x; which count applies depends on the users given, the rest is the wiki's"
       },
       {
         "rule": "exclusive-values",
@@ -700,6 +1706,28 @@ export const moduleRules: RuleTable = {
           "users"
         ],
         "source": "ApiQueryUsers.php execute(): requireMaxOneParameter($params, 'userids', 'users')"
+      }
+    ],
+    "watchlist": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "looseInts": [
+          1
+        ],
+        "source": "ApiQueryWatchlist.php run(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
+      }
+    ],
+    "watchlistraw": [
+      {
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "ints": [
+          0
+        ],
+        "source": "ApiQueryWatchlistRaw.php run(): dieContinueUsageIf(count($cont) != 2), then strval((int)$cont[0]) !== $cont[0]"
       }
     ]
   }

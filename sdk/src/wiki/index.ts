@@ -29,7 +29,7 @@ export {
 export { encodeForm } from './form.js';
 export { type BuiltModule, buildModuleParams, formatTimestamp } from './full-path.js';
 export { checkInfoConditions } from './info.js';
-export { defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
+export { type DefineOptions, defineModule, defineTypedModule, type ParamsArg, type WikiModule } from './module.js';
 export {
   type BuiltQuery,
   DEFAULT_ERROR_FORMAT,
@@ -40,19 +40,27 @@ export {
 } from './query.js';
 export {
   applyRules,
+  cannotUseWithRule,
   continueRule,
   exclusiveValuesRule,
   ipRangeRule,
+  logActionRule,
   missingParamDeprecationRule,
+  nonEmptyRule,
   oneOfRule,
   patternRule,
+  positiveRule,
   type RuleCheck,
   type RuleChecks,
+  type RuleTable,
+  relaxedParameters,
   requiresRule,
   ruleApplier,
+  rulesFor,
   titlePartRule,
   titleRule,
   titleWarningRule,
+  withRuleTable,
 } from './rules.js';
 export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export { readTemplated } from './templated.js';

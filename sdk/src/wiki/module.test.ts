@@ -7,6 +7,8 @@ import {
   revisions,
   revisionsSpec,
 } from '../../../test/wiki/fixtures/query-specs.js';
+import { categorymembers } from '../generated/wiki/categorymembers.js';
+import { moduleRules } from '../generated/wiki-rules.js';
 import { checkInfoConditions } from './info.js';
 import { defineModule, defineTypedModule } from './module.js';
 import { applyRules } from './rules.js';
@@ -15,6 +17,30 @@ import { type ModuleSpec, WikiParamError } from './types.js';
 import { timestampDef } from './validate/timestamp.js';
 
 describe('defineModule', () => {
+  it('with the SDK’s rule table, gives a descriptor read at run time the rules a generated builder has', () => {
+    // A descriptor as paraminfo gives it: no rules, no checker.
+    const { rules: _rules, applyRules: _apply, ...bare } = categorymembers.spec;
+    const plain = defineModule<{ title?: string; continue?: string }, 'list', true>(bare);
+    expect(plain.build({ title: 'Category:X', continue: 'page|41' }).params.cmcontinue).toBe('page|41');
+    const ruled = defineModule<{ title?: string; continue?: string }, 'list', true>(bare, { rules: moduleRules });
+    expect(ruled.spec.rules).toEqual(categorymembers.spec.rules);
+    expect(defineModule(bare, { rules: moduleRules }).spec).toBe(ruled.spec);
+    for (const value of ['page|41', 'page|4|7', 'x']) {
+      const e = (() => {
+        try {
+          ruled.build({ title: 'Category:X', continue: value });
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(e, value).toBeInstanceOf(WikiParamError);
+      expect((e as WikiParamError).code).toBe('badcontinue');
+    }
+    expect(ruled.build({ title: 'Category:X', continue: 'page|41|7|x' }).params.cmcontinue).toBe('page|41|7|x');
+    // A descriptor that has rules keeps its own.
+    expect(defineModule(categorymembers.spec, { rules: { modules: {} } }).spec.rules).toBe(categorymembers.spec.rules);
+  });
+
   it('is callable and returns a frozen use carrying the spec, group and parameters', () => {
     const use = allpages({ from: 'B', limit: 5 });
     expect(use).toEqual({ kind: 'module', group: 'list', spec: allpagesSpec, params: { from: 'B', limit: 5 } });

@@ -12,7 +12,7 @@
  */
 import { withEveryType } from './full-path.js';
 import { type BuiltQuery, query } from './query.js';
-import { applyRules } from './rules.js';
+import { applyRules, type RuleTable, withRuleTable } from './rules.js';
 import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse } from './types.js';
 import { SUPPLIED_TYPES } from './validate/core.js';
 
@@ -48,8 +48,36 @@ export type WikiModule<P extends object, G extends ModuleGroup, Gen extends bool
  */
 export function defineModule<P extends object, G extends ModuleGroup, Gen extends boolean>(
   spec: ModuleSpec,
+  options: DefineOptions = {},
 ): WikiModule<P, G, Gen> {
-  return defineTypedModule(completeSpec(spec));
+  return defineTypedModule(completeSpec(options.rules && spec.rules === undefined ? withRules(spec, options.rules) : spec));
+}
+
+export interface DefineOptions {
+  /**
+   * The module rules to match against a descriptor that has none (one read from a wiki's paraminfo):
+   * the SDK's own table is `moduleRules` from `@consilium/sdk/wiki/rules`, the one its generated
+   * builders carry. The module gets the rules its parameters match ({@link rulesFor}).
+   */
+  rules?: RuleTable;
+}
+
+/** Descriptors given rules by {@link defineModule}, per table: one descriptor and table always give the same copy. */
+const ruledSpecs = new WeakMap<RuleTable, WeakMap<ModuleSpec, ModuleSpec>>();
+
+function withRules(spec: ModuleSpec, table: RuleTable): ModuleSpec {
+  let byTable = ruledSpecs.get(table);
+  if (byTable === undefined) {
+    byTable = new WeakMap();
+    ruledSpecs.set(table, byTable);
+  }
+  let ruled = byTable.get(spec);
+  if (ruled === undefined) {
+    const found = withRuleTable(spec, table);
+    ruled = found === spec ? spec : Object.freeze(found);
+    byTable.set(spec, ruled);
+  }
+  return ruled;
 }
 
 /** Descriptors completed by {@link defineModule}, so that one descriptor always gives the same (cached) copy. */

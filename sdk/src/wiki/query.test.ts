@@ -17,6 +17,7 @@ import {
   tokens,
 } from '../../../test/wiki/fixtures/query-specs.js';
 import { encodedLength, POST_THRESHOLD_BYTES, query } from './query.js';
+import type { ParamInfo } from './types.js';
 
 describe('query()', () => {
   it('composes list, prop and meta modules with the fixed format parameters', () => {
@@ -171,5 +172,32 @@ describe('query()', () => {
     expect(encodedLength(q.params)).toBeGreaterThan(POST_THRESHOLD_BYTES);
     expect(q.method).toBe('POST');
     expect(query({ titles: long.slice(0, 10) }).method).toBe('GET');
+  });
+});
+
+describe('query() with the target wiki’s own main and query parameters (BuildOptions.main)', () => {
+  // As a MediaWiki 1.39 describes them: smaxage without a minimum, no crossorigin.
+  const main: ParamInfo[] = [
+    { name: 'smaxage', type: 'integer', default: 0 },
+    { name: 'errorformat', type: ['bc', 'html', 'none', 'plaintext', 'raw', 'wikitext'], default: 'bc' },
+    { name: 'titles', type: 'string', multi: true, lowlimit: 50, highlimit: 500, limit: 50 },
+    { name: 'action', type: ['query'], default: 'help' },
+  ];
+
+  it('validates the query’s options as that wiki does; the bundled table stays the default', () => {
+    expect(query({ smaxage: -1 }).warnings.map((w) => w.code)).toEqual(['outofrange']);
+    expect(query({ smaxage: -1 }, { main }).warnings).toEqual([]);
+    expect(query({ smaxage: -1 }, { main }).params.smaxage).toBe('-1');
+    expect(query({ crossorigin: true }).warnings).toEqual([]);
+    expect(query({ crossorigin: true }, { main }).warnings.map((w) => [w.code, w.param])).toEqual([
+      ['unrecognizedparams', 'crossorigin'],
+    ]);
+    expect(query({ titles: ['Apple'], list: [allpages({ limit: 5 })] }, { main }).params).toMatchObject({
+      titles: 'Apple',
+      list: 'allpages',
+      aplimit: '5',
+      errorformat: 'plaintext',
+    });
+    expect(thrown(() => query({ smaxage: 'x' as unknown as number }, { main })).code).toBe('badinteger');
   });
 });

@@ -25,7 +25,7 @@
 
 import { fastModule, namespaceSet } from './fast-path.js';
 import { encodeForm, encodeFormComponent } from './form.js';
-import { type BuiltModule, buildModule, strictError, withWarnings } from './full-path.js';
+import { type BuiltModule, buildModule, strictError, withEveryType, withWarnings } from './full-path.js';
 import type {
   BuildOptions,
   GeneratorUse,
@@ -39,6 +39,7 @@ import type {
   WikiWarning,
 } from './types.js';
 import { WikiParamError } from './types.js';
+import { decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -172,6 +173,45 @@ const INPUT_KEYS = new Map<string, boolean>([
   ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),
   ...[...TOP_LEVEL_NAMES].map((k) => [k, true] as const),
 ]);
+
+/** The main and query modules' parameters a query is validated against, and the input keys they make. */
+interface TopLevel {
+  spec: ModuleSpec;
+  inputKeys: ReadonlyMap<string, boolean>;
+}
+
+const DEFAULT_TOP: TopLevel = { spec: TOP_LEVEL_SPEC, inputKeys: INPUT_KEYS };
+/** Names `query()` sets from its own input (or never sends): not the main module's to validate. */
+const SET_BY_QUERY = new Set([
+  'action',
+  'format',
+  'formatversion',
+  'callback',
+  'list',
+  'prop',
+  'meta',
+  'generator',
+  'continue',
+  'rawcontinue',
+]);
+const customTops = new WeakMap<readonly ParamInfo[], TopLevel>();
+
+/** The target wiki's own main and query parameters (`BuildOptions.main`), as a module to validate. */
+function topLevelOf(main: readonly ParamInfo[] | undefined): TopLevel {
+  if (main === undefined) return DEFAULT_TOP;
+  let top = customTops.get(main);
+  if (top === undefined) {
+    const parameters = main.filter((p) => !SET_BY_QUERY.has(p.name));
+    const spec = withEveryType({ name: 'query', path: 'query', group: 'meta', prefix: '', parameters });
+    const inputKeys = new Map<string, boolean>([
+      ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),
+      ...parameters.map((p) => [p.name, true] as const),
+    ]);
+    top = { spec, inputKeys };
+    customTops.set(main, top);
+  }
+  return top;
+}
 
 /** `POST` when the encoded request is over {@link POST_THRESHOLD_BYTES}, `GET` otherwise. */
 export function methodFor(encoded: string): 'GET' | 'POST' {
@@ -389,12 +429,14 @@ function buildQueryInto(
   fast: boolean,
 ): BuiltQuery {
   const highLimits = Boolean(options?.apihighlimits);
+  const topLevel = topLevelOf(options?.main);
+  const topSpec = topLevel.spec;
 
   let topInput: Record<string, unknown> | undefined;
   for (const key of Object.keys(input)) {
     const typed = (input as Record<string, unknown>)[key];
     if (typed === undefined) continue;
-    const isTop = INPUT_KEYS.get(key);
+    const isTop = topLevel.inputKeys.get(key);
     if (isTop) {
       topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
       topInput[key] = typed;
@@ -406,16 +448,23 @@ function buildQueryInto(
   const uses = moduleUses(input);
   // Unless a module's parameter names meet the main module's, a fast module's keys are not set yet:
   // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
-  let checkKeys = checkCollisions(uses);
+  let checkKeys = checkCollisions(uses) || topLevel !== DEFAULT_TOP;
 
   // The main module's own parameters as `[key, wire, encoded, …]`: from the fast path, or the full path's result.
   let top: readonly string[] | undefined;
-  if (fast) top = topInput ? fastModule(TOP_LEVEL_SPEC, topInput, false, highLimits) : defaultTop(highLimits);
+  if (fast) {
+    if (topInput) top = fastModule(topSpec, topInput, false, highLimits);
+    else
+      top =
+        topLevel === DEFAULT_TOP
+          ? defaultTop(highLimits)
+          : fastModule(topSpec, { errorformat: DEFAULT_ERROR_FORMAT }, false, highLimits);
+  }
   const ns = namespaceSet(options?.site);
   topInput ??= { errorformat: DEFAULT_ERROR_FORMAT };
   let topBuilt: BuiltModule | undefined;
   if (top === undefined) {
-    topBuilt = buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) });
+    topBuilt = buildModule(topSpec, topInput, { prefix: '', options: nonStrict(options) });
     warnings.push(...topBuilt.warnings);
     top = triples(topBuilt.params);
   }
@@ -468,14 +517,25 @@ function buildQueryInto(
   }
 
   const applyModuleRules = options?.rules !== false;
+  // The modules a top-level `continue` says are done do not run (their parameters are still read).
+  const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
   const pagesGiven = nonEmpty(input.titles) || nonEmpty(input.pageids) || nonEmpty(input.revids);
   let pageContext: QueryContext | undefined;
+  // Known only when titles are all the pages: no page IDs, revision IDs or generator.
+  const titleNamespaces =
+    nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
+      ? namespacesOf(input.titles!, options?.site)
+      : undefined;
   for (const use of uses) {
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
     const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
     const rules =
-      applyModuleRules && use.spec.rules !== undefined && use.spec.rules.length > 0 && (pages || !onlyWithPages(use.spec.rules))
+      applyModuleRules &&
+      skipped?.has(use) !== true &&
+      use.spec.rules !== undefined &&
+      use.spec.rules.length > 0 &&
+      (pages || !onlyWithPages(use.spec.rules))
         ? use.spec.rules
         : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
@@ -486,7 +546,7 @@ function buildQueryInto(
       // What the page set tells the modules' `info` conditions (after a fast top level, the full path
       // gives the same values, without a warning).
       pageContext ??= pageContextOf(
-        topBuilt ?? buildModule(TOP_LEVEL_SPEC, topInput, { prefix: '', options: nonStrict(options) }),
+        topBuilt ?? buildModule(topSpec, topInput, { prefix: '', options: nonStrict(options) }),
         options?.site,
       );
       const built = buildModule(use.spec, use.params, {
@@ -499,7 +559,7 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces);
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -520,7 +580,7 @@ function buildQueryInto(
     }
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
     if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages);
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces);
   }
 
   if (input.continue) {
@@ -547,6 +607,54 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** The namespaces of the titles, read once and only when a rule asks (a title that does not parse has none). */
+function namespacesOf(titles: readonly string[], site: SiteContext | undefined): () => ReadonlySet<number> {
+  let found: Set<number> | undefined;
+  return () => {
+    if (found) return found;
+    found = new Set();
+    for (const t of titles) {
+      try {
+        found.add(parseTitle(decodeCharReferences(String(t)), 0, site).namespace);
+      } catch (e) {
+        if (!(e instanceof MalformedTitleError)) throw e;
+      }
+    }
+    return found;
+  };
+}
+
+/**
+ * ApiContinuationManager's reading of the top-level `continue` (`<generator keys or ->||<done modules>`):
+ * not exactly one `||` → `badcontinue`; the modules named after it are not executed, nor, when the
+ * generator is done (`-`), the generator and every prop module. Undefined when nothing is skipped.
+ */
+function skippedModules(value: unknown, uses: readonly Use[], generatorUse: Use | undefined): Set<Use> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = String(value);
+  if (text === '') return undefined;
+  const halves = text.split('||');
+  if (halves.length !== 2) {
+    throw new WikiParamError(
+      'badcontinue',
+      'continue',
+      'Invalid continue param. You should pass the original value returned by the previous query.',
+      'main',
+      { value: text },
+    );
+  }
+  const done = new Set(halves[1]!.split('|'));
+  const generatorDone = halves[0] === '-';
+  let out: Set<Use> | undefined;
+  for (const use of uses) {
+    const skip = use === generatorUse ? generatorDone : done.has(use.spec.name) || (generatorDone && use.spec.group === 'prop');
+    if (!skip) continue;
+    out ??= new Set();
+    out.add(use);
+  }
+  return out;
+}
 
 const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
 

@@ -2,19 +2,33 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { thrown } from '../../../test/wiki/fixtures/build.js';
+import { allfileusages } from '../generated/wiki/allfileusages.js';
+import { allimages } from '../generated/wiki/allimages.js';
+import { alllinks } from '../generated/wiki/alllinks.js';
 import { allpages } from '../generated/wiki/allpages.js';
+import { allredirects } from '../generated/wiki/allredirects.js';
+import { allrevisions } from '../generated/wiki/allrevisions.js';
 import { backlinks } from '../generated/wiki/backlinks.js';
+import { blocks } from '../generated/wiki/blocks.js';
 import { categories } from '../generated/wiki/categories.js';
 import { categorymembers } from '../generated/wiki/categorymembers.js';
 import { deletedrevisions } from '../generated/wiki/deletedrevisions.js';
+import { filearchive } from '../generated/wiki/filearchive.js';
+import { fileusage } from '../generated/wiki/fileusage.js';
 import { images } from '../generated/wiki/images.js';
+import { imageusage } from '../generated/wiki/imageusage.js';
 import * as generated from '../generated/wiki/index.js';
 import { links } from '../generated/wiki/links.js';
+import { linkshere } from '../generated/wiki/linkshere.js';
 import { logevents } from '../generated/wiki/logevents.js';
+import { pageprops } from '../generated/wiki/pageprops.js';
+import { random } from '../generated/wiki/random.js';
 import { recentchanges } from '../generated/wiki/recentchanges.js';
 import { revisions } from '../generated/wiki/revisions.js';
 import { templates } from '../generated/wiki/templates.js';
 import { usercontribs } from '../generated/wiki/usercontribs.js';
+import { moduleRules } from '../generated/wiki-rules.js';
+import { defineModule } from './module.js';
 import { buildQuery, type QueryInput, query } from './query.js';
 import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
 import type { ModuleSpec, WikiWarning } from './types.js';
@@ -25,7 +39,8 @@ const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', i
 describe('catalogue/rules.json', () => {
   it('names the MediaWiki source of every rule, and every rule matches its catalogue module', () => {
     for (const [name, rules] of Object.entries(table.modules)) {
-      for (const rule of rules) expect(rule.source, `${name}: ${rule.rule}`).toMatch(/^Api\w+(\.php |::)/);
+      for (const rule of rules)
+        expect(rule.source, `${name}: ${rule.rule}`).toMatch(/^(Api\w+|extensions\/\w+\/[\w/]+)(\.php |::)/);
     }
     expect(backlinks.spec.rules).toEqual(table.modules.backlinks);
     expect(recentchanges.spec.rules).toEqual(table.modules.recentchanges);
@@ -67,11 +82,169 @@ describe('module rules in query()', () => {
   it('continue formats: badcontinue, per mode where the module has several', () => {
     expect(thrown(() => allpages.build({ continue: 'A|B' }))).toMatchObject({ code: 'badcontinue', param: 'apcontinue' });
     expect(allpages.build({ continue: 'A' }).params.apcontinue).toBe('A');
-    expect(thrown(() => categorymembers.build({ title: 'Category:X', continue: 'page|41|7|x' })).code).toBe('badcontinue');
+    // sort=sortkey: if ($params['continue']) explode('|', …, 3): '' and '0' are skipped, a fourth part stays in the third.
+    expect(categorymembers.build({ title: 'Category:X', continue: 'page|41|7|x' }).params.cmcontinue).toBe('page|41|7|x');
+    expect(categorymembers.build({ title: 'Category:X', continue: '' }).params.cmcontinue).toBe('');
+    expect(categorymembers.build({ title: 'Category:X', continue: '0' }).params.cmcontinue).toBe('0');
     expect(categorymembers.build({ title: 'Category:X', continue: 'page|41|7' }).params.cmcontinue).toBe('page|41|7');
+    expect(thrown(() => categorymembers.build({ title: 'Category:X', continue: 'page|4|7' })).code).toBe('badcontinue');
+    expect(thrown(() => categorymembers.build({ title: 'Category:X', continue: 'page|41' })).code).toBe('badcontinue');
     expect(categorymembers.build({ title: 'Category:X', sort: 'timestamp', continue: '20240101000000|7' }).params.cmsort).toBe(
       'timestamp',
     );
+  });
+
+  it('continue values: each part as the module reads it (ints, loose ints, patterns, counts)', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    // allrevisions: strval((int)$cont[1]) !== $cont[1]
+    expect(bad(() => allrevisions.build({ continue: '20240101000000|x' }))).toBe('badcontinue');
+    expect(bad(() => allrevisions.build({ continue: '20240101000000|07' }))).toBe('badcontinue');
+    expect(bad(() => allrevisions.build({ continue: '20240101000000|99999999999999999999' }))).toBe('badcontinue');
+    expect(allrevisions.build({ continue: '20240101000000|-7' }).params.arvcontinue).toBe('20240101000000|-7');
+    // recentchanges: (int)$cont[1] != $cont[1], PHP 8: numeric strings compare as numbers
+    for (const ok of ['20240101000000|7', '20240101000000| 7', '20240101000000|7 ', '20240101000000|1e3', '20240101000000|7.0'])
+      expect(recentchanges.build({ continue: ok }).params.rccontinue).toBe(ok);
+    for (const no of ['20240101000000|', '20240101000000|7x', '20240101000000|7.5', '20240101000000|0x1A'])
+      expect(bad(() => recentchanges.build({ continue: no }))).toBe('badcontinue');
+    // alllinks family: 2 parts, 1 with unique
+    expect(bad(() => allfileusages.build({ continue: 'garbage' }))).toBe('badcontinue');
+    expect(allfileusages.build({ continue: 'A|1' }).params.afcontinue).toBe('A|1');
+    expect(allfileusages.build({ unique: true, continue: 'A' }).params.afcontinue).toBe('A');
+    expect(bad(() => allfileusages.build({ unique: true, continue: 'A|1' }))).toBe('badcontinue');
+    // backlinks: 2, 6, 7 or 8 parts, every part but the title (4th) an integer
+    expect(backlinks.build({ title: 'A', continue: '0|12' }).params.blcontinue).toBe('0|12');
+    expect(backlinks.build({ title: 'A', continue: '0|12|0|Apple|0|3|5|6' }).params.blcontinue).toBe('0|12|0|Apple|0|3|5|6');
+    expect(bad(() => backlinks.build({ title: 'A', continue: '0|12|0' }))).toBe('badcontinue');
+    expect(bad(() => backlinks.build({ title: 'A', continue: '0|12|0|Apple|x|3' }))).toBe('badcontinue');
+    // random: two 0.<digits>, an id, 0 or 1
+    expect(random.build({ continue: '0.5|0.25|3|1' }).params.rncontinue).toBe('0.5|0.25|3|1');
+    expect(bad(() => random.build({ continue: '0.5|1.25|3|1' }))).toBe('badcontinue');
+    expect(bad(() => random.build({ continue: '0.5|0.25|3|2' }))).toBe('badcontinue');
+    // pageprops: the whole value an integer, unless PHP-falsy
+    expect(pageprops.build({ continue: '0' }).params.ppcontinue).toBe('0');
+    expect(bad(() => pageprops.build({ continue: '1|2' }))).toBe('badcontinue');
+  });
+
+  it('title parts, show, combinations read from the PHP', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    expect(bad(() => allredirects.build({ prefix: 'Talk:X' }))).toBe('invalidtitle');
+    expect(allredirects.build({ prefix: 'Talk:X', namespace: 4 }).params.arprefix).toBe('Talk:X');
+    expect(bad(() => allfileusages.build({ from: 'a{b' }))).toBe('invalidtitle');
+    expect(allfileusages.build({ from: 'File:X' }).params.affrom).toBe('File:X'); // File:File:Xx is a title
+    expect(bad(() => allimages.build({ to: 'a[b' }))).toBe('invalidtitle');
+    expect(bad(() => filearchive.build({ prefix: 'X#y' }))).toBe('invalidtitle');
+    expect(bad(() => alllinks.build({ unique: true, prop: ['ids'] }))).toBe('invalidparammix');
+    expect(alllinks.build({ unique: true, prop: ['title'] }).params.alunique).toBe('1');
+    expect(bad(() => allimages.build({ filterbots: 'bots' }))).toBe('invalidparammix');
+    expect(allimages.build({ filterbots: 'all' }).params.aifilterbots).toBe('all');
+    expect(bad(() => random.build({ filterredir: 'all', redirect: true }))).toBe('invalidparammix');
+    expect(random.build({ redirect: true }).params.rnredirect).toBe('1');
+    // fileusage checks show only for File: pages (its to_namespace), and not with funamespace given empty.
+    const both = () => fileusage({ show: ['redirect', '!redirect'] });
+    expect(bad(() => query({ titles: ['File:A.png'], prop: [both()] }))).toBe('show');
+    expect(bad(() => query({ titles: ['Apple', 'File:A&#46;png'], prop: [both()] }))).toBe('show');
+    expect(query({ titles: ['Apple'], prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ pageids: [1], prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ generator: allpages.asGenerator(), prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    expect(query({ prop: [both()] }).params.fushow).toBe('redirect|!redirect');
+    const emptyNs = fileusage({ show: ['redirect', '!redirect'], namespace: [] });
+    expect(query({ titles: ['File:A.png'], prop: [emptyNs] }).params.fushow).toBe('redirect|!redirect');
+  });
+
+  it('value checks of run(): diffto, slots, block ip, user ids, sha1', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    const pages = { titles: ['Apple'] };
+    expect(bad(() => query({ ...pages, prop: [revisions({ diffto: 'x' })] }))).toBe('diffto');
+    for (const ok of ['prev', 'next', 'cur', '12'])
+      expect(query({ ...pages, prop: [revisions({ diffto: ok })] }).params.rvdiffto).toBe(ok);
+    expect(query({ ...pages, prop: [revisions({ diffto: 'x', difftotext: 'y' })] }).params.rvdiffto).toBe('x');
+    expect(query({ prop: [revisions({ diffto: 'x' })] }).params.rvdiffto).toBe('x'); // no pages: run() returns first
+    expect(bad(() => query({ ...pages, prop: [revisions({ slots: ['main'], expandtemplates: true })] }))).toBe('invalidparammix');
+    expect(bad(() => query({ ...pages, prop: [revisions({ slots: ['main'], prop: ['parsetree'] })] }))).toBe('invalidparammix');
+    expect(bad(() => blocks.build({ ip: '10.0.0.0/8' }))).toBe('cidrtoobroad');
+    expect(bad(() => blocks.build({ ip: 'x' }))).toBe('param_ip');
+    expect(blocks.build({ ip: '10.0.0.1' }).params.bkip).toBe('10.0.0.1');
+    expect(blocks.build({ ip: '2001:db8::/19' }).params.bkip).toBe('2001:db8::/19');
+    expect(bad(() => usercontribs.build({ userids: [0] }))).toBe('invaliduserid');
+    expect(bad(() => allimages.build({ sha1: 'x' }))).toBe('invalidsha1hash');
+    expect(allimages.build({ sha1: 'ABCDEF0123456789ABCDEF0123456789ABCDEF01' }).params.aisha1).toBe(
+      'ABCDEF0123456789ABCDEF0123456789ABCDEF01',
+    );
+    expect(bad(() => allimages.build({ sha1base36: 'x' }))).toBe('invalidsha1base36hash');
+  });
+
+  it('extension modules (as their getAllowedParams declare them) get their own checks when the wiki has them', () => {
+    const multi = { multi: true, lowlimit: 50, highlimit: 500, limit: 50 } as const;
+    const ext = <G extends 'prop' | 'list'>(name: string, prefix: string, group: G, parameters: ModuleSpec['parameters']) =>
+      defineModule<Record<string, unknown>, G, false>(
+        { name, path: `query+${name}`, group, prefix, parameters },
+        { rules: moduleRules },
+      );
+    const extracts = ext('extracts', 'ex', 'prop', [
+      { name: 'chars', type: 'integer' },
+      { name: 'sentences', type: 'integer' },
+      { name: 'continue', type: 'integer' },
+    ]);
+    const pageimages = ext('pageimages', 'pi', 'prop', [
+      { name: 'prop', type: ['thumbnail', 'name', 'original'], default: 'thumbnail|name', ...multi },
+    ]);
+    const abusefilters = ext('abusefilters', 'abf', 'list', [
+      { name: 'show', type: ['enabled', '!enabled', 'deleted', '!deleted', 'private', '!private'], ...multi },
+    ]);
+    const abuselog = ext('abuselog', 'afl', 'list', [{ name: 'title', type: 'string' }]);
+    const bad = (f: () => unknown) => thrown(f).code;
+    const pages = { titles: ['Apple'] };
+    expect(bad(() => query({ ...pages, prop: [extracts({ chars: 10, sentences: 2 })] }))).toBe('invalidparammix');
+    expect(query({ prop: [extracts({ chars: 10, sentences: 2 })] }).params.exchars).toBe('10');
+    expect(bad(() => query({ ...pages, prop: [extracts({ continue: -1 })] }))).toBe('badcontinue');
+    expect(query({ ...pages, prop: [extracts({ continue: 0 })] }).params.excontinue).toBe('0');
+    expect(bad(() => query({ prop: [pageimages({ prop: [] })] }))).toBe('noprop');
+    expect(query({ prop: [pageimages({ prop: ['name'] })] }).params.piprop).toBe('name');
+    expect(bad(() => query({ list: [abusefilters({ show: ['enabled', '!enabled'] })] }))).toBe('show');
+    expect(query({ list: [abusefilters({ show: ['enabled', '!deleted'] })] }).params.abfshow).toBe('enabled|!deleted');
+    expect(bad(() => query({ list: [abuselog({ title: 'a[b' })] }))).toBe('invalidtitle');
+    const site = { interwikiPrefixes: ['w'] };
+    expect(query({ list: [abuselog({ title: 'w:Foo' })] }, { site }).params.afltitle).toBe('w:Foo');
+  });
+
+  it('leaction as ApiQueryLogEvents checks it: listed, or under a listed type/*, else unknown_leaction', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    expect(logevents.spec.parameters.find((p) => p.name === 'action')?.type).toBe('string');
+    expect(logevents.build({ action: 'block/block' }).params.leaction).toBe('block/block');
+    expect(bad(() => logevents.build({ action: 'block' as never }))).toBe('unknown_leaction');
+    expect(bad(() => logevents.build({ action: 'nosuch/thing' as never }))).toBe('unknown_leaction');
+    const rule = logevents.spec.rules!.find((r) => r.rule === 'log-action') as { values: readonly string[] };
+    const wildcard = rule.values.find((v) => v.endsWith('/*'));
+    expect(wildcard).toBeDefined();
+    if (wildcard) {
+      const under = `${wildcard.slice(0, -1)}anything`;
+      expect(logevents.build({ action: under as never }).params.leaction).toBe(under);
+    }
+  });
+
+  it('titles: Title::newFromText decodes character references (iutitle=A&amp;B is a title outside File:)', () => {
+    expect(thrown(() => imageusage.build({ title: 'A&amp;B' })).code).toBe('bad_image_title');
+    expect(thrown(() => imageusage.build({ title: 'A&bogus;B' })).code).toBe('invalidtitle');
+    expect(imageusage.build({ title: 'File:A&amp;B' }).params.iutitle).toBe('File:A&amp;B');
+  });
+
+  it('top-level continue: exactly one ||; the modules it names, and with - the generator and prop modules, do not run', () => {
+    const bad = allpages({ continue: 'A|B' });
+    expect(thrown(() => query({ list: [allpages()], continue: { continue: 'a||b||c' } })).code).toBe('badcontinue');
+    expect(thrown(() => query({ list: [allpages()], continue: { continue: 'x' } })).code).toBe('badcontinue');
+    expect(thrown(() => query({ list: [bad], continue: { continue: '-||' } })).code).toBe('badcontinue');
+    expect(query({ list: [bad], continue: { continue: '-||allpages' } }).params.apcontinue).toBe('A|B');
+    expect(thrown(() => query({ list: [bad], continue: { continue: '' } })).code).toBe('badcontinue');
+    const badShow = linkshere({ show: ['redirect', '!redirect'] });
+    expect(
+      thrown(() => query({ generator: allpages.asGenerator(), prop: [badShow], continue: { continue: 'gapcontinue||' } })).code,
+    ).toBe('show');
+    expect(query({ generator: allpages.asGenerator(), prop: [badShow], continue: { continue: '-||' } }).params.lhshow).toBe(
+      'redirect|!redirect',
+    );
+    expect(
+      query({ generator: allpages.asGenerator({ continue: 'A|B' }), continue: { continue: '-||' } }).params.gapcontinue,
+    ).toBe('A|B');
   });
 
   it('titles: invalidtitle for bad syntax, invalidcategory outside the Category namespace', () => {

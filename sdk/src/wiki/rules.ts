@@ -9,7 +9,7 @@
 import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
-import { CANONICAL_NAMESPACES, MalformedTitleError, parseTitle } from './validate/title.js';
+import { CANONICAL_NAMESPACES, decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 
 /** `catalogue/rules.json`: module name → its rules. */
 export interface RuleTable {
@@ -27,6 +27,9 @@ function needs(rule: ModuleRule): { params: string[]; values: [string, string][]
   if (rule.rule === 'missing-param-deprecation') {
     params.push(rule.ifAny.param);
     for (const v of rule.ifAny.values) values.push([rule.ifAny.param, v]);
+  }
+  if (rule.rule === 'cannot-use-with') {
+    params.push(rule.values.param);
   }
   if (rule.rule === 'requires') {
     params.push(rule.requires.param);
@@ -46,7 +49,7 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
   const byName = new Map(spec.parameters.map((p) => [p.name, p]));
   const hasValue = (p: string, v: string) => {
     const type = byName.get(p)?.type;
-    return Array.isArray(type) && type.includes(v);
+    return Array.isArray(type) ? type.includes(v) : type === 'boolean' && v === 'true';
   };
   const out: ModuleRule[] = [];
   for (const rule of rules) {
@@ -57,11 +60,37 @@ export function rulesFor(spec: Pick<ModuleSpec, 'name' | 'parameters'>, table: R
       const pairs = rule.pairs.filter(([a, b]) => hasValue(rule.param, a) && hasValue(rule.param, b));
       if (pairs.length === 0) continue;
       out.push(pairs.length === rule.pairs.length ? rule : { ...rule, pairs });
+    } else if (rule.rule === 'log-action') {
+      const type = byName.get(rule.param)?.type;
+      out.push(Array.isArray(type) ? { ...rule, values: type } : rule);
+    } else if (rule.rule === 'cannot-use-with') {
+      const values = rule.values.values.filter((v) => hasValue(rule.values.param, v));
+      if (values.length === 0) continue;
+      out.push(values.length === rule.values.values.length ? rule : { ...rule, values: { param: rule.values.param, values } });
     } else {
       out.push(rule);
     }
   }
   return out;
+}
+
+/**
+ * `spec` with the rules of `table` its parameters match, and the parameters those rules validate
+ * themselves read as strings (a `log-action` enum is paraminfo's help, not the request's type).
+ */
+export function withRuleTable<S extends Pick<ModuleSpec, 'name' | 'parameters'> & { rules?: ModuleSpec['rules'] }>(
+  spec: S,
+  table: RuleTable,
+): S {
+  const rules = rulesFor(spec, table);
+  if (rules.length === 0) return spec;
+  return { ...spec, parameters: relaxedParameters(spec.parameters, rules), rules };
+}
+
+/** The parameters as the request reads them: a `log-action` parameter is a plain string. */
+export function relaxedParameters<P extends ParamInfo>(parameters: readonly P[], rules: readonly ModuleRule[]): P[] {
+  const own = new Set(rules.filter((r) => r.rule === 'log-action').map((r) => (r as { param: string }).param));
+  return parameters.map((p) => (own.has(p.name) ? { ...p, type: 'string' } : p));
 }
 
 const isGiven = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
@@ -96,16 +125,25 @@ export function isPlainTitle(value: string): boolean {
   return true;
 }
 
+/** Not a namespace: what {@link titleNamespace} gives an interwiki title when those are accepted. */
+const EXTERNAL = -1000;
+
 /** A namespace's local name, from the site or MediaWiki's canonical ones. */
 function namespaceName(id: number, site: SiteContext | undefined): string | undefined {
   return (site?.namespaces ?? CANONICAL_NAMESPACES).find((n) => n.id === id)?.name;
 }
 
-/** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace. */
-function titleNamespace(text: string, defaultNamespace: number, site: SiteContext | undefined): number | undefined {
+/** Whether `text` is a title MediaWiki accepts (Title::newFromText), and its namespace (-1000 for an external one). */
+function titleNamespace(
+  text: string,
+  defaultNamespace: number,
+  site: SiteContext | undefined,
+  external = false,
+): number | undefined {
   try {
     const t = parseTitle(text, defaultNamespace, site);
-    return t.interwiki ? undefined : t.namespace;
+    if (t.interwiki) return external ? EXTERNAL : undefined;
+    return t.namespace;
   } catch (e) {
     if (e instanceof MalformedTitleError) return undefined;
     throw e;
@@ -139,7 +177,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   // A module's rules are one array, given on every request: its checks are looked up once.
   let known: readonly ModuleRule[] | undefined;
   let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site, warnings, pages) => {
+  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces) => {
     if (rules !== known) {
       found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
       known = rules;
@@ -147,7 +185,16 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
       if (rule.pages && !pages) continue;
-      if (rule.when && String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) !== rule.when.equals)
+      if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
+      if (rule.unlessEmpty !== undefined) {
+        const v = params[rule.unlessEmpty];
+        if (Array.isArray(v) ? v.length === 0 : v === '') continue;
+      }
+      if (
+        rule.when &&
+        (String(readValue(params, settingsOf(spec, rule.when.param), rule.when.param)) === rule.when.equals) ===
+          (rule.when.not === true)
+      )
         continue;
       const check = found[i];
       if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
@@ -191,11 +238,60 @@ export const oneOfRule: RuleCheck<'only-one-of'> & RuleCheck<'max-one-of'> = (
   }
 };
 
-/** `continue`: the value has as many `|`-separated parts as the module's continuation. */
+/** PHP's whitespace before (and, in PHP 8, after) a numeric string. */
+const PHP_NUMERIC = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?[ \t\n\r\v\f]*$/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** `strval((int)$x) === $x`: the canonical decimal form of a 64-bit integer. */
+export function isPhpIntString(x: string): boolean {
+  if (!/^(?:0|-?[1-9]\d*)$/.test(x)) return false;
+  if (x.length < 19) return true;
+  const n = BigInt(x);
+  return n <= INT64_MAX && n >= -INT64_MAX - 1n;
+}
+
+/** `(int)$x == $x` in PHP 8: a numeric string whose value is an integer (beyond 64 bits the wiki decides). */
+export function isPhpLooseInt(x: string): boolean {
+  if (!PHP_NUMERIC.test(x)) return false;
+  const n = Number(x);
+  return Number.isInteger(n) || !Number.isFinite(n) || Math.abs(n) >= 2 ** 63;
+}
+
+/** PHP's explode('|', $value, $limit): at most `limit` parts, the last one keeping the rest. */
+function explode(value: string, limit: number | undefined): string[] {
+  const parts = value.split('|');
+  if (limit === undefined || parts.length <= limit) return parts;
+  return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join('|')];
+}
+
+/**
+ * `continue`: the value read as the module reads it (ApiQuery*.php: explode, then dieContinueUsageIf on
+ * the number of parts and on each part's form) → `badcontinue`. Only what the request shows is
+ * checked: a part the module compares with the database (a timestamp, a title) is the wiki's.
+ */
 export const continueRule: RuleCheck<'continue'> = (rule, spec, params, prefix) => {
   const value = params[rule.param];
   if (!isGiven(value)) return;
-  if (String(value).split('|').length !== rule.parts) {
+  const text = String(value);
+  if (rule.truthy && (text === '' || text === '0')) return;
+  const parts = explode(text, rule.limit);
+  const n = parts.length;
+  const part = (i: number) => parts[i < 0 ? n + i : i];
+  const ok =
+    (typeof rule.parts === 'number' ? n === rule.parts : rule.parts.includes(n)) &&
+    (rule.ints ?? []).every((i) => {
+      const p = part(i);
+      return p === undefined || isPhpIntString(p);
+    }) &&
+    (rule.looseInts ?? []).every((i) => {
+      const p = part(i);
+      return p === undefined || isPhpLooseInt(p);
+    }) &&
+    (rule.patterns ?? []).every(({ part: i, pattern }) => {
+      const p = part(i);
+      return p === undefined || new RegExp(pattern).test(p);
+    });
+  if (!ok) {
     fail(
       'badcontinue',
       prefix + rule.param,
@@ -214,7 +310,7 @@ export const titleRule: RuleCheck<'title'> = (rule, spec, params, prefix, site) 
     if (!isGiven(value)) continue;
     // A plain title is in the main namespace; only a namespace requirement needs the parser.
     if (rule.namespace === undefined && isPlainTitle(String(value))) continue;
-    const ns = titleNamespace(String(value), 0, site);
+    const ns = titleNamespace(decodeCharReferences(String(value)), 0, site, rule.external === true);
     if (ns === undefined) fail('invalidtitle', prefix + name, `Bad title "${String(value)}".`, spec, rule);
     if (rule.namespace !== undefined && ns !== rule.namespace) {
       fail(rule.code ?? 'invalidtitle', prefix + name, `"${String(value)}" is not in namespace ${rule.namespace}.`, spec, rule);
@@ -230,7 +326,9 @@ export const requiresRule: RuleCheck<'requires'> = (rule, spec, params, prefix) 
   if (met) return;
   let used: string | undefined;
   for (let i = 0; i < rule.params.length && used === undefined; i++) {
-    if (isGiven(params[rule.params[i]!])) used = rule.params[i];
+    const name = rule.params[i]!;
+    const v = params[name];
+    if (isGiven(v) && (rule.except?.[name] === undefined || String(v) !== rule.except[name])) used = name;
   }
   if (used !== undefined) {
     const need = `${prefix}${param}${equals === undefined ? '' : `=${equals}`}`;
@@ -283,9 +381,10 @@ export const ipRangeRule: RuleCheck<'iprange'> = (rule, spec, params, prefix) =>
   // IPUtils::isIPv4 / isIPv6 take an address with an optional prefix; parseCIDR then needs the prefix.
   const family = isIPv4(range) ? 'IPv4' : isIPv6(range) ? 'IPv6' : undefined;
   const slash = range.indexOf('/');
-  if (family === undefined || slash === -1) {
-    fail('invalidiprange', name, `Invalid CIDR range "${range}".`, spec, rule, { value: range });
+  if (family === undefined || (slash === -1 && !rule.cidrOptional)) {
+    fail(rule.code ?? 'invalidiprange', name, `Invalid CIDR range "${range}".`, spec, rule, { value: range });
   }
+  if (slash === -1) return;
   const limit = rule.limits[family];
   if (Number(range.slice(slash + 1)) < limit) {
     fail('cidrtoobroad', name, `${family} CIDR ranges broader than /${limit} are not accepted.`, spec, rule, {
@@ -301,7 +400,29 @@ export const patternRule: RuleCheck<'pattern'> = (rule, spec, params, prefix) =>
   if (!isGiven(value) || (rule.unless !== undefined && isGiven(params[rule.unless]))) return;
   if (new RegExp(rule.pattern).test(String(value))) return;
   const name = prefix + rule.param;
-  fail(`badvalue_${name}`, name, `Invalid value for parameter "${name}".`, spec, rule, { pattern: rule.pattern });
+  fail(rule.code ?? `badvalue_${name}`, name, `Invalid value for parameter "${name}".`, spec, rule, { pattern: rule.pattern });
+};
+
+/** `nonempty`: a multi parameter given empty, or with an empty value (ApiQueryUserContribs) → `paramempty_<param>`. */
+export const nonEmptyRule: RuleCheck<'nonempty'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
+  if (values.length > 0 && !values.includes('')) return;
+  const name = prefix + rule.param;
+  fail(rule.code ?? `paramempty_${name}`, name, `The "${name}" parameter may not be empty.`, spec, rule);
+};
+
+/** `positive`: each value of a multi integer parameter above 0 (ApiQueryUserContribs' userids → invaliduserid). */
+export const positiveRule: RuleCheck<'positive'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value : String(value).split('|');
+  const bad = values.find((v) => !(Number(v) > 0));
+  if (bad === undefined) return;
+  fail(rule.code, prefix + rule.param, `Invalid value "${String(bad)}" for parameter "${prefix}${rule.param}".`, spec, rule, {
+    value: bad,
+  });
 };
 
 /**
@@ -319,7 +440,7 @@ export const titleWarningRule: RuleCheck<'title-warning'> = (rule, spec, params,
     if (rule.namespace === undefined && isPlainTitle(v)) continue;
     let ok = false;
     try {
-      const t = parseTitle(v, 0, site);
+      const t = parseTitle(decodeCharReferences(v), 0, site);
       ok = !t.interwiki && (rule.namespace === undefined || t.namespace === rule.namespace);
     } catch (e) {
       if (!(e instanceof MalformedTitleError)) throw e;
@@ -353,6 +474,37 @@ export const missingParamDeprecationRule: RuleCheck<'missing-param-deprecation'>
   });
 };
 
+/** `cannot-use-with`: a boolean parameter set together with one of a multi parameter's values. */
+export const cannotUseWithRule: RuleCheck<'cannot-use-with'> = (rule, spec, params, prefix) => {
+  if (!isGiven(params[rule.param])) return;
+  const asked = readValue(params, settingsOf(spec, rule.values.param), rule.values.param);
+  const list = Array.isArray(asked) ? asked.map(String) : isGiven(asked) ? String(asked).split('|') : [];
+  const matches = rule.values.values.filter((v) => list.includes(v));
+  if (matches.length === 0) return;
+  const other = `${prefix}${rule.values.param}=${matches.join('|')}`;
+  fail(
+    'invalidparammix',
+    prefix + rule.param,
+    `The parameters "${other}" and "${prefix}${rule.param}" can not be used together.`,
+    spec,
+    rule,
+    {
+      with: other,
+    },
+  );
+};
+
+/** `log-action`: ApiQueryLogEvents' own check of `leaction` (`type/action`, or a listed `type/*`). */
+export const logActionRule: RuleCheck<'log-action'> = (rule, spec, params, prefix) => {
+  const value = params[rule.param];
+  if (!isGiven(value) || rule.values === undefined) return;
+  const text = String(value);
+  const slash = text.indexOf('/');
+  if (slash !== -1 && (rule.values.includes(text) || rule.values.includes(`${text.slice(0, slash)}/*`))) return;
+  const name = prefix + rule.param;
+  fail(`unknown_${name}`, name, `Unrecognized value for parameter "${name}": ${text}.`, spec, rule, { value: text });
+};
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -366,6 +518,10 @@ const RULE_CHECKS: RuleChecks = {
   pattern: patternRule,
   'title-warning': titleWarningRule,
   'missing-param-deprecation': missingParamDeprecationRule,
+  'cannot-use-with': cannotUseWithRule,
+  nonempty: nonEmptyRule,
+  positive: positiveRule,
+  'log-action': logActionRule,
 };
 
 /**

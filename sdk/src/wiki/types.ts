@@ -81,6 +81,8 @@ export type RuleApplier = (
   warnings: WikiWarning[],
   /** The query gives pages (titles, pageids, revids) or a generator does: rules marked `pages` apply. */
   pages: boolean,
+  /** The namespaces of the titles given, when the titles are all the pages (for rules with `pagesIn`). */
+  titleNamespaces?: () => ReadonlySet<number>,
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */
@@ -157,6 +159,13 @@ export interface BuildOptions {
    * exactly-one-of groups, parameters that need or exclude others, `continue` formats, titles). Default `true`.
    */
   rules?: boolean;
+  /**
+   * The target wiki's own `main` and `query` module parameters (their paraminfo's `parameters`, as
+   * `consilium-wiki generate` writes them to `main.ts`): the query's own options are validated against
+   * them instead of the bundled table (MediaWiki 1.46's), so a 1.39 wiki's `smaxage=-1` passes and its
+   * unknown `crossorigin` warns `unrecognizedparams`, as that wiki does.
+   */
+  main?: readonly ParamInfo[];
   /** Turn every warning into a `WikiParamError`. */
   strict?: boolean;
   /** The current time, for timestamps like `now` (defaults to `Date.now()`); tests pin it. */
@@ -190,7 +199,10 @@ export class WikiParamError extends Error {
 /** A rule applies only when a parameter (its default included) has this value. */
 interface RuleCondition {
   param: string;
+  /** The value as a string (`"true"` for a boolean that is set). */
   equals: string;
+  /** The rule applies when the parameter does not have that value. */
+  not?: true;
 }
 
 interface RuleBase {
@@ -202,6 +214,14 @@ interface RuleBase {
    * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
    */
   pages?: true;
+  /**
+   * The module makes this check only for the pages of one namespace (fileusage, duplicatefiles: File:):
+   * the rule applies only when a title given is in it. With page IDs or a generator nobody knows
+   * before the wiki answers, so the check is the wiki's.
+   */
+  pagesIn?: number;
+  /** The module returns before this check when this multi parameter is given empty (`funamespace=`). */
+  unlessEmpty?: string;
 }
 
 /** One of a core module's own request checks (`catalogue/rules.json`), applied by `rules.ts`. */
@@ -210,12 +230,86 @@ export type ModuleRule = RuleBase &
     | { rule: 'exclusive-values'; param: string; pairs: readonly (readonly [string, string])[]; code: string }
     | { rule: 'only-one-of'; params: readonly string[] }
     | { rule: 'max-one-of'; params: readonly string[] }
-    | { rule: 'continue'; param: string; parts: number }
-    | { rule: 'title'; params: readonly string[]; namespace?: number; code?: string }
+    | {
+        rule: 'continue';
+        param: string;
+        /** The number of `|`-separated parts it must have (one of them, for a module with several forms). */
+        parts: number | readonly number[];
+        /** PHP's explode() limit: the last part keeps the rest, `|` included. */
+        limit?: number;
+        /** The module tests the value's truthiness (`if ($params['continue'])`): `''` and `'0'` are skipped. */
+        truthy?: true;
+        /** Parts that must be an integer as written (`strval((int)$x) === $x`); negative indices count from the end. */
+        ints?: readonly number[];
+        /** Parts that must equal their integer (`(int)$x != $x`, PHP 8's loose comparison). */
+        looseInts?: readonly number[];
+        /** Parts that must match a pattern (preg_match). */
+        patterns?: readonly { part: number; pattern: string }[];
+      }
+    | {
+        rule: 'title';
+        params: readonly string[];
+        namespace?: number;
+        code?: string;
+        /** An interwiki title is accepted (the module checks only that Title::newFromText gives one). */
+        external?: true;
+      }
     | { rule: 'title-part'; params: readonly string[]; namespace?: number; namespaceParam?: string }
-    | { rule: 'requires'; params: readonly string[]; requires: { param: string; equals?: string }; code?: string }
-    | { rule: 'iprange'; param: string; limits: { readonly IPv4: number; readonly IPv6: number } }
-    | { rule: 'pattern'; param: string; pattern: string; unless?: string }
+    | {
+        rule: 'requires';
+        params: readonly string[];
+        requires: { param: string; equals?: string };
+        code?: string;
+        /** A value of one of `params` that counts as not used (allimages' `filterbots=all`). */
+        except?: Readonly<Record<string, string>>;
+      }
+    | {
+        rule: 'cannot-use-with';
+        /** A boolean parameter that, set, … */
+        param: string;
+        /** … excludes these values of a multi parameter → invalidparammix (apierror-invalidparammix-cannotusewith). */
+        values: { param: string; values: readonly string[] };
+      }
+    | {
+        rule: 'iprange';
+        param: string;
+        limits: { readonly IPv4: number; readonly IPv6: number };
+        /** The code for a value that is not an IP range (default `invalidiprange`). */
+        code?: string;
+        /** A single address is accepted too; only a range's prefix is checked against `limits`. */
+        cidrOptional?: true;
+      }
+    | {
+        rule: 'pattern';
+        param: string;
+        pattern: string;
+        unless?: string;
+        /** The error code (default `badvalue_<prefixed param>`). */
+        code?: string;
+      }
+    | {
+        /**
+         * A `type/action` value the module checks itself (ApiQueryLogEvents): paraminfo's enum is for help
+         * only, so the parameter is read as a string and the value must be listed, or its `type/*`
+         * be → `unknown_<prefixed param>`. `values` is the enum, copied in when the rule is matched.
+         */
+        rule: 'log-action';
+        param: string;
+        values?: readonly string[];
+      }
+    | {
+        rule: 'nonempty';
+        /** A multi parameter given with no value, or with an empty one → `paramempty_<prefixed param>`. */
+        param: string;
+        /** The error code instead (PageImages' `noprop`). */
+        code?: string;
+      }
+    | {
+        rule: 'positive';
+        /** A multi integer parameter: each value must be above 0 → `code`. */
+        param: string;
+        code: string;
+      }
     | { rule: 'title-warning'; param: string; namespace?: number; code: string }
     | {
         rule: 'missing-param-deprecation';

@@ -49,6 +49,27 @@ describe.skipIf(!mediawiki.available)('WikiClient against a live MediaWiki', () 
     expect(all.query.allpages.map((p) => p.title)).toEqual(expect.arrayContaining(['Apple', HISTORY_PAGE, ...FRUITS]));
   });
 
+  it('sends each batch as the original request plus the latest continue only, as continue keys come and go', async () => {
+    // allpages ends long before categorymembers: its apcontinue leaves the wiki's `continue`, and must leave the request.
+    const q = query({ list: [allpages({ limit: 6 }), categorymembers({ title: 'Category:Fruit', limit: 2 })] });
+    const batches = [];
+    for await (const b of client.batches<{ allpages?: { title: string }[]; categorymembers?: { title: string }[] }>(q))
+      batches.push(b);
+    expect(batches.length).toBeGreaterThanOrEqual(Math.ceil((FRUITS.length + 1) / 2));
+    const keys = batches.map((b) => Object.keys(b.continue ?? {}));
+    expect(keys.some((k) => k.includes('apcontinue'))).toBe(true);
+    expect(keys.some((k) => k.includes('cmcontinue') && !k.includes('apcontinue'))).toBe(true);
+    for (let i = 1; i < batches.length; i++) {
+      const { maxlag: _, ...sent } = batches[i]!.params;
+      expect(sent).toEqual({ ...q.params, ...batches[i - 1]!.continue });
+    }
+    const members = batches.flatMap((b) => b.query.categorymembers ?? []).map((m) => m.title);
+    expect(new Set(members).size).toBe(members.length);
+    expect(members).toHaveLength(FRUITS.length + 1);
+    const pages = batches.flatMap((b) => b.query.allpages ?? []).map((m) => m.title);
+    expect(new Set(pages).size).toBe(pages.length);
+  });
+
   it('continues a prop over several batches: every revision of a page', async () => {
     const r = await client.collect<{ pages: { title: string; revisions: { revid: number }[] }[] }>(
       query({ titles: [HISTORY_PAGE], prop: [revisions({ limit: 2, prop: ['ids'] })] }),

@@ -15,7 +15,7 @@ import { parseParamInfoDocument } from '../../../sdk/src/wiki/codegen/document.j
 import { planModules } from '../../../sdk/src/wiki/codegen/emit.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { query } from '../../../sdk/src/wiki/query.js';
-import { type RuleTable, rulesFor } from '../../../sdk/src/wiki/rules.js';
+import { type RuleTable, withRuleTable } from '../../../sdk/src/wiki/rules.js';
 import type { GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, ParamInfo, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 
@@ -200,9 +200,11 @@ function ruleCases(spec: ModuleSpec): [string, Record<string, string | undefined
         break;
       }
       case 'continue': {
+        if (rule.when?.not) break;
         const when = rule.when ? { [rule.when.param]: rule.when.equals } : {};
-        out.push([`continue with ${rule.parts + 1} parts`, { ...when, [rule.param]: times(rule.parts + 1, () => 'x') }]);
-        if (rule.parts > 1) out.push([`continue with 1 part`, { ...when, [rule.param]: 'x' }]);
+        const parts = typeof rule.parts === 'number' ? rule.parts : Math.max(...rule.parts);
+        out.push([`continue with ${parts + 1} parts`, { ...when, [rule.param]: times(parts + 1, () => 'x') }]);
+        if (parts > 1) out.push([`continue with 1 part`, { ...when, [rule.param]: 'x' }]);
         break;
       }
       case 'title':
@@ -298,8 +300,7 @@ export function specsFrom(paraminfo: unknown, table: RuleTable): ModuleSpec[] {
       ...(module.deprecated ? { deprecated: true } : {}),
       ...(module.templatedparameters ? { templatedparameters: module.templatedparameters } : {}),
     };
-    const rules = rulesFor(spec, table);
-    return rules.length > 0 ? { ...spec, rules } : spec;
+    return withRuleTable(spec, table);
   });
 }
 

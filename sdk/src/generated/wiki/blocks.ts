@@ -3,6 +3,7 @@ import {
   continueRule,
   defineTypedModule,
   exclusiveValuesRule,
+  ipRangeRule,
   oneOfRule,
   ruleApplier,
   timestampDef,
@@ -122,7 +123,17 @@ export const blocks: WikiModule<BlocksParams, 'list', false> = defineTypedModule
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2)',
+      looseInts: [1],
+      source: 'ApiQueryBlocks.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
+    },
+    {
+      rule: 'iprange',
+      param: 'ip',
+      limits: { IPv4: 16, IPv6: 19 },
+      code: 'param_ip',
+      cidrOptional: true,
+      source:
+        'ApiQueryBlocks.php execute(): not IPUtils::isIPv4/isIPv6 → apierror-badip (param_ip); a range prefix below $wgBlockCIDRLimit (default IPv4 16, IPv6 19) → apierror-cidrtoobroad',
     },
     {
       rule: 'exclusive-values',
@@ -133,5 +144,10 @@ export const blocks: WikiModule<BlocksParams, 'list', false> = defineTypedModule
     },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ 'max-one-of': oneOfRule, continue: continueRule, 'exclusive-values': exclusiveValuesRule }),
+  applyRules: ruleApplier({
+    'max-one-of': oneOfRule,
+    continue: continueRule,
+    iprange: ipRangeRule,
+    'exclusive-values': exclusiveValuesRule,
+  }),
 });

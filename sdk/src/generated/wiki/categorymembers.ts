@@ -143,15 +143,21 @@ export const categorymembers: WikiModule<CategorymembersParams, 'list', true> = 
       rule: 'continue',
       param: 'continue',
       parts: 3,
+      limit: 3,
+      truthy: true,
+      patterns: [{ part: 1, pattern: '^(?:[a-fA-F0-9]{2})*$' }],
       when: { param: 'sort', equals: 'sortkey' },
-      source: 'ApiQueryCategoryMembers.php run(): sort=sortkey: dieContinueUsageIf(count($cont) != 3)',
+      source:
+        "ApiQueryCategoryMembers.php run(): sort=sortkey: if ($params['continue']) explode('|', …, 3), dieContinueUsageIf(count($cont) != 3), then validateHexSortkey($cont[1])",
     },
     {
       rule: 'continue',
       param: 'continue',
       parts: 2,
+      looseInts: [1],
       when: { param: 'sort', equals: 'timestamp' },
-      source: 'ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2)',
+      source:
+        'ApiQueryCategoryMembers.php run(): sort=timestamp: dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
       rule: 'pattern',

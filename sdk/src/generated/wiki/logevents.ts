@@ -2,6 +2,7 @@
 import {
   continueRule,
   defineTypedModule,
+  logActionRule,
   oneOfRule,
   ruleApplier,
   timestampDef,
@@ -200,10 +201,30 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
         'upload',
       ],
     },
+    { index: 3, name: 'action', type: 'string' },
+    { index: 4, name: 'start', type: 'timestamp' },
+    { index: 5, name: 'end', type: 'timestamp' },
+    { index: 6, name: 'dir', type: ['newer', 'older'], default: 'older' },
+    { index: 7, name: 'user', type: 'user', subtypes: ['name', 'ip', 'temp', 'interwiki', 'id'] },
+    { index: 8, name: 'title', type: 'string' },
+    { index: 9, name: 'namespace', type: 'namespace', extranamespaces: [-2, -1] },
+    { index: 10, name: 'prefix', type: 'string' },
+    { index: 11, name: 'tag', type: 'string' },
+    { index: 12, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
+    { index: 13, name: 'continue', type: 'string' },
+  ],
+  rules: [
     {
-      index: 3,
-      name: 'action',
-      type: [
+      rule: 'max-one-of',
+      params: ['title', 'prefix', 'namespace'],
+      source: "ApiQueryLogEvents.php execute(): requireMaxOneParameter($params, 'title', 'prefix', 'namespace')",
+    },
+    {
+      rule: 'log-action',
+      param: 'action',
+      source:
+        "ApiQueryLogEvents.php execute(): the action parameter's type is its values only for help (getAllowedParams without GET_VALUES_FOR_HELP: a string); a value without / or neither listed nor under a listed type/* → apierror-unrecognizedvalue, code unknown_<param>",
+      values: [
         'block/block',
         'block/reblock',
         'block/unblock',
@@ -272,28 +293,12 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
         'upload/upload',
       ],
     },
-    { index: 4, name: 'start', type: 'timestamp' },
-    { index: 5, name: 'end', type: 'timestamp' },
-    { index: 6, name: 'dir', type: ['newer', 'older'], default: 'older' },
-    { index: 7, name: 'user', type: 'user', subtypes: ['name', 'ip', 'temp', 'interwiki', 'id'] },
-    { index: 8, name: 'title', type: 'string' },
-    { index: 9, name: 'namespace', type: 'namespace', extranamespaces: [-2, -1] },
-    { index: 10, name: 'prefix', type: 'string' },
-    { index: 11, name: 'tag', type: 'string' },
-    { index: 12, name: 'limit', type: 'limit', default: 10, min: 1, max: 500, highmax: 5000 },
-    { index: 13, name: 'continue', type: 'string' },
-  ],
-  rules: [
-    {
-      rule: 'max-one-of',
-      params: ['title', 'prefix', 'namespace'],
-      source: "ApiQueryLogEvents.php execute(): requireMaxOneParameter($params, 'title', 'prefix', 'namespace')",
-    },
     {
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2)',
+      looseInts: [1],
+      source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
       rule: 'title',
@@ -303,5 +308,5 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
     },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ 'max-one-of': oneOfRule, continue: continueRule, title: titleRule }),
+  applyRules: ruleApplier({ 'max-one-of': oneOfRule, 'log-action': logActionRule, continue: continueRule, title: titleRule }),
 });

@@ -198,7 +198,8 @@ export const recentchanges: WikiModule<RecentchangesParams, 'list', true> = defi
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2)',
+      looseInts: [1],
+      source: 'ApiQueryRecentChanges.php run(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
       rule: 'title',

@@ -12,6 +12,7 @@ import { CLI_MARKER, type CliIo, main } from './cli.js';
 import { type ParamInfoModule, parseParamInfoDocument } from './document.js';
 import { emitModules } from './emit.js';
 import { DEFAULT_USER_AGENT, fetchParamInfo, MAX_BATCH, querySubmodules } from './fetch.js';
+import { emitMainParameters } from './siteinfo.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./__fixtures__/edge-cases.json', import.meta.url));
@@ -50,7 +51,14 @@ async function run(args: string[], extra: Partial<CliIo> = {}) {
 function expectedFiles(_source: string, runtimeImport = '@consilium/sdk/wiki') {
   const doc = parseParamInfoDocument(JSON.parse(readFileSync(catalogue, 'utf8')));
   const header = [`${CLI_MARKER} from a wiki's paraminfo. Do not edit: run \`consilium-wiki generate\` again instead.`];
-  return emitModules(doc, { runtimeImport, header, rules: moduleRules });
+  const files = emitModules(doc, { runtimeImport, header, rules: moduleRules });
+  // A catalogue with the query (or main) module also gives the wiki's own main parameters.
+  const main = emitMainParameters(doc, header, runtimeImport);
+  if (main !== undefined) {
+    files.set('main-parameters.ts', main);
+    files.set('index.ts', `${files.get('index.ts')!}export * from './main-parameters.js';\n`);
+  }
+  return files;
 }
 
 describe('consilium-wiki generate (a spawned process)', () => {
@@ -66,7 +74,7 @@ describe('consilium-wiki generate (a spawned process)', () => {
     for (const [name, text] of expected) expect(readFileSync(join(out, name), 'utf8'), name).toBe(text);
     expect(stdout).toMatch(
       new RegExp(
-        `^consilium-wiki: wrote ${expected.size - 1} modules \\(list \\d+, prop \\d+, meta \\d+; \\d+ parameters, \\d+ templated; \\d+ module rules in \\d+ modules?\\) and index.ts to ${out}\\n`,
+        `^consilium-wiki: wrote ${expected.size - (expected.has('main-parameters.ts') ? 2 : 1)} modules \\(list \\d+, prop \\d+, meta \\d+; \\d+ parameters, \\d+ templated; \\d+ module rules in \\d+ modules?\\) and index.ts to ${out}\\n`,
       ),
     );
     expect(stdout).toMatch(/ {2}skipped: .*query \(not a query submodule\)/);
@@ -212,7 +220,7 @@ describe('consilium-wiki (in process)', () => {
     // Another wiki's backlinks without `pageid`: the only-one-of rule (title or pageid) no longer fits it.
     const trimmed = { ...pick('backlinks'), name: 'backlinks', path: 'query+backlinks' };
     trimmed.parameters = trimmed.parameters.filter((p) => p.name !== 'pageid');
-    writeFileSync(join(dir, 'full.json'), JSON.stringify({ paraminfo: { modules: [pick('backlinks'), pick('alllinks')] } }));
+    writeFileSync(join(dir, 'full.json'), JSON.stringify({ paraminfo: { modules: [pick('backlinks'), pick('categoryinfo')] } }));
     writeFileSync(join(dir, 'trimmed.json'), JSON.stringify({ paraminfo: { modules: [trimmed] } }));
     const body = (text: string) => text.slice(text.indexOf('\n') + 1); // past the one-line header
     const rulesOf = (text: string) => /\n {2}rules: (\[[\s\S]*?\n {2}\]),\n/.exec(text)?.[1];
@@ -241,8 +249,8 @@ describe('consilium-wiki (in process)', () => {
     const applier = /\n {2}applyRules: ruleApplier\(\{ (.*) \}\),\n/.exec(backlinks)?.[1];
     expect(applier?.split(', ').map((c) => c.split(':')[0]!.replaceAll("'", ''))).toEqual(kinds);
     // A module with no rules in the table gets none.
-    expect(moduleRules.modules.alllinks).toBeUndefined();
-    expect(readFileSync(join(dir, 'full', 'alllinks.ts'), 'utf8')).not.toMatch(/\brules:/);
+    expect(moduleRules.modules.categoryinfo).toBeUndefined();
+    expect(readFileSync(join(dir, 'full', 'categoryinfo.ts'), 'utf8')).not.toMatch(/\brules:/);
 
     const cut = await run(['generate', '--catalogue', join(dir, 'trimmed.json'), '--out', join(dir, 'trimmed'), '--ext', 'ts']);
     expect(cut.code).toBe(0);
@@ -296,6 +304,8 @@ function fakeWiki() {
   const known = new Map<string, ParamInfoModule>();
   for (const m of parseParamInfoDocument(JSON.parse(readFileSync(capture, 'utf8'))).paraminfo.modules) known.set(m.path, m);
   const query = known.get('query')!;
+  const mainCapture = fileURLToPath(new URL('../../../../test/fixtures/wiki/paraminfo-mw1.46-main-json.json', import.meta.url));
+  for (const m of parseParamInfoDocument(JSON.parse(readFileSync(mainCapture, 'utf8'))).paraminfo.modules) known.set(m.path, m);
   const groupOf = new Map<string, string>();
   for (const group of ['prop', 'list', 'meta']) {
     const p = query.parameters.find((x) => x.name === group)!;
@@ -363,14 +373,19 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     const result = await run(['generate', '--catalogue', API, '--out', out, '--ext', 'ts']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(wiki.submodules).toHaveLength(64);
-    expect(seen.map((s) => s.modules.length)).toEqual([1, 50, 14]);
-    expect(seen[0]?.modules).toEqual(['query']);
+    expect(seen.map((s) => s.modules.length)).toEqual([2, 50, 14]);
+    expect(seen[0]?.modules).toEqual(['main', 'query']);
     expect(seen.slice(1).flatMap((s) => s.modules)).toEqual(wiki.submodules);
     for (const s of seen) {
       expect(s.userAgent).toBe(DEFAULT_USER_AGENT);
       expect(s.params).toMatchObject({ action: 'paraminfo', format: 'json', formatversion: '2', helpformat: 'none' });
     }
-    expect(readdirSync(out)).toHaveLength(65);
+    expect(readdirSync(out)).toHaveLength(66);
+    // The wiki's own main and query parameters, for query(input, { main: mainParameters }).
+    const main = readFileSync(join(out, 'main-parameters.ts'), 'utf8');
+    expect(main).toContain('export const mainParameters: readonly ParamInfo[]');
+    expect(main).toContain('"name": "crossorigin"');
+    expect(main).toContain('"name": "titles"');
     expect(result.stdout).toMatch(/^consilium-wiki: wrote 64 modules \(list 37, prop 20, meta 7; /);
     // A module the capture describes comes out as generating from the capture would write it.
     const fromFile = expectedFiles(API).get('allpages.ts');
@@ -379,8 +394,8 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
 
   it('sends the given User-Agent and keeps the query string of the URL', async () => {
     const doc = await fetchParamInfo(`${API}?uselang=en`, { userAgent: 'MyTool/1.0 (me@example.org)', batchSize: 30 });
-    expect(doc.paraminfo.modules).toHaveLength(65);
-    expect(seen.map((s) => s.modules.length)).toEqual([1, 30, 30, 4]);
+    expect(doc.paraminfo.modules).toHaveLength(66);
+    expect(seen.map((s) => s.modules.length)).toEqual([2, 30, 30, 4]);
     expect(seen.every((s) => s.userAgent === 'MyTool/1.0 (me@example.org)' && s.params.uselang === 'en')).toBe(true);
     await expect(fetchParamInfo(API, { batchSize: 51 })).rejects.toThrow('batchSize must be an integer from 1 to 50, not 51');
   });
@@ -389,7 +404,7 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     [
       'an HTTP error',
       () => HttpResponse.text('Service Unavailable', { status: 503, statusText: 'Service Unavailable' }),
-      /GET https:\/\/wiki\.example\/w\/api\.php\?action=paraminfo&modules=query&.* answered HTTP 503 Service Unavailable: Service Unavailable/,
+      /GET https:\/\/wiki\.example\/w\/api\.php\?action=paraminfo&modules=main%7Cquery&.* answered HTTP 503 Service Unavailable: Service Unavailable/,
     ],
     [
       'an API error',

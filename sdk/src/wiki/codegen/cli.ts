@@ -14,7 +14,7 @@ import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
 import { DEFAULT_USER_AGENT, loadParamInfo, ParamInfoFetchError } from './fetch.js';
 import { loadFs, loadPath, loadUrl, type NodeFs, type NodePath, nodeProcess } from './node.js';
-import { emitSiteinfo, loadSiteinfo, SITE_CONTEXT_FILE } from './siteinfo.js';
+import { emitMainParameters, emitSiteinfo, loadSiteinfo, MAIN_PARAMETERS_FILE, SITE_CONTEXT_FILE } from './siteinfo.js';
 
 const DEFAULT_RUNTIME_IMPORT = '@consilium/sdk/wiki';
 /** The first words of every file the CLI writes; files that start with them are its own to replace. */
@@ -181,6 +181,12 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
   // The rules ship with the SDK (generated from catalogue/rules.json), matched per module as for its own builders.
   const emitted = emitModules(doc, { runtimeImport: parsed.runtimeImport, header, rules: moduleRules });
   const ruled = plan.modules.map((p) => rulesFor(p.module, moduleRules).length).filter((n) => n > 0);
+  // The wiki's own main and query parameters, when the catalogue has them (a wiki's does: see fetch.ts).
+  const main = emitMainParameters(doc, header, parsed.runtimeImport);
+  if (main !== undefined) {
+    emitted.set(`${MAIN_PARAMETERS_FILE}.ts`, main);
+    emitted.set('index.ts', `${emitted.get('index.ts')!}export * from './${MAIN_PARAMETERS_FILE}.js';\n`);
+  }
   if (parsed.siteinfo !== undefined) {
     const siteSource = /^https?:\/\//i.test(parsed.siteinfo) ? parsed.siteinfo : path.resolve(cwd, parsed.siteinfo);
     try {

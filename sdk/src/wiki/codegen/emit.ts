@@ -14,7 +14,7 @@
  *   template variable's value (nested, one level per variable, in the order they occur in the name);
  * - `required` parameters are not optional; a module without parameters gets `Record<string, undefined>`.
  */
-import { type RuleTable, rulesFor } from '../rules.js';
+import { type RuleTable, relaxedParameters, rulesFor } from '../rules.js';
 import type { ModuleGroup, ModuleRule, ParamInfo } from '../types.js';
 import type { ParamInfoDocument, ParamInfoModule } from './document.js';
 
@@ -68,6 +68,10 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   pattern: 'patternRule',
   'title-warning': 'titleWarningRule',
   'missing-param-deprecation': 'missingParamDeprecationRule',
+  'cannot-use-with': 'cannotUseWithRule',
+  nonempty: 'nonEmptyRule',
+  'log-action': 'logActionRule',
+  positive: 'positiveRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
@@ -250,7 +254,8 @@ function emitModule(
   if (module.generator) spec.push(['generator', true]);
   if (module.deprecated) spec.push(['deprecated', true]);
   if (module.internal) spec.push(['internal', true]);
-  spec.push(['parameters', params.map(runtimeParam)]);
+  // A parameter a rule validates itself is read as a string (its interface keeps paraminfo's values).
+  spec.push(['parameters', relaxedParameters(params, rules).map(runtimeParam)]);
   if (templated.length > 0) spec.push(['templatedparameters', templated.map(runtimeParam)]);
   if (rules.length > 0) spec.push(['rules', rules]);
   // The annotation, not type arguments on the call, gives the module its type: declaration files

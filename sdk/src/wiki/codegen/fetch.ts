@@ -1,7 +1,7 @@
 /**
  * Where the generator's paraminfo comes from: a JSON file, or a live wiki's `api.php`.
  *
- * From a wiki it asks `action=paraminfo&modules=query` first, to learn the query submodules (the
+ * From a wiki it asks `action=paraminfo&modules=main|query` first, to learn the query submodules (the
  * `query` module's `prop`, `list` and `meta` parameters name them in `submodules`, or failing that
  * in their `type`), then asks for `modules=query+a|query+b|…` in batches of at most 50 (MediaWiki's
  * limit for a multi-value parameter without the apihighlimits right) and merges the answers in order.
@@ -99,13 +99,15 @@ export async function fetchParamInfo(api: string, options: FetchParamInfoOptions
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) {
     throw new RangeError(`batchSize must be an integer from 1 to ${MAX_BATCH}, not ${batchSize}`);
   }
-  const first = await paraminfo(api, ['query'], options);
+  // `main` too: its parameters (and query's) are the ones the generated `mainParameters` carries.
+  const first = await paraminfo(api, ['main', 'query'], options);
   const query = first.paraminfo.modules.find((m) => m.path === 'query')!;
+  const main = first.paraminfo.modules.find((m) => m.path === 'main')!;
   const paths = querySubmodules(query);
   if (paths.length === 0) {
     throw new ParamInfoFetchError(`${api}: the query module lists no submodules in its prop, list or meta parameters`);
   }
-  const modules: ParamInfoModule[] = [query];
+  const modules: ParamInfoModule[] = [main, query];
   for (let i = 0; i < paths.length; i += batchSize) {
     const answer = await paraminfo(api, paths.slice(i, i + batchSize), options);
     modules.push(...answer.paraminfo.modules);

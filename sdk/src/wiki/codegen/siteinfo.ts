@@ -5,6 +5,7 @@
  */
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
 import type { SiteContext } from '../types.js';
+import type { ParamInfoDocument } from './document.js';
 import { DEFAULT_USER_AGENT, ParamInfoFetchError } from './fetch.js';
 import { loadFs } from './node.js';
 
@@ -65,6 +66,28 @@ export function emitSiteinfo(site: SiteContext, header: readonly string[], runti
     '',
     "/** The wiki's site context when these modules were generated: `query(input, { site })` or `new WikiClient({ apiUrl, userAgent, site })` validate as that wiki would. */",
     `export const site: SiteContext = ${JSON.stringify(ordered, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
+/** The file the main and query modules' parameters go to: a name no module's file can have. */
+export const MAIN_PARAMETERS_FILE = 'main-parameters';
+
+/**
+ * The catalogue's `main` and `query` modules' parameters as `mainParameters`, for `query(input, { main })`:
+ * the query's own options validated as that wiki validates them. Undefined when the catalogue has neither.
+ */
+export function emitMainParameters(doc: ParamInfoDocument, header: readonly string[], runtimeImport: string): string | undefined {
+  const found = ['main', 'query'].map((path) => doc.paraminfo.modules.find((m) => m.path === path));
+  if (found.every((m) => m === undefined)) return undefined;
+  // Only what the validator reads: the same keys a module's parameters keep.
+  const parameters = found.flatMap((m) => m?.parameters ?? []);
+  return [
+    ...header,
+    `import type { ParamInfo } from ${JSON.stringify(runtimeImport)};`,
+    '',
+    "/** The wiki's own `main` and `query` parameters when these modules were generated: `query(input, { main: mainParameters })` checks the query's options as that wiki does. */",
+    `export const mainParameters: readonly ParamInfo[] = ${JSON.stringify(parameters, null, 2)};`,
     '',
   ].join('\n');
 }
