@@ -31,6 +31,7 @@ import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
 import type { SlotModel } from '../providers/models.js';
 import { mergeConsensus } from './consensus.js';
+import type { GroundingHook } from './grounding.js';
 import { EventLog } from './events.js';
 import { newSessionId } from './ids.js';
 import { FieldStream, PositionStream } from './position-stream.js';
@@ -104,6 +105,8 @@ export interface RunOptions {
   thread?: ThreadLink;
   /** The stored session a synthesis is made from. */
   sourceSessionId?: string;
+  /** A deep debate grounded in a wiki (see `grounding.ts`). */
+  grounding?: GroundingHook;
 }
 
 export interface ThreadLink {
@@ -139,6 +142,7 @@ class Run {
   readonly owner: string;
   readonly thread: ThreadLink | undefined;
   readonly sourceSessionId: string | undefined;
+  readonly grounding: GroundingHook | undefined;
   readonly budgetStop = new AbortController();
   readonly signal: AbortSignal;
 
@@ -158,6 +162,7 @@ class Run {
     this.owner = from?.owner ?? options.owner ?? engine.settings.owner;
     this.thread = options.thread;
     this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;
+    this.grounding = options.grounding;
     if (from) {
       // A continued session keeps what it has spent, answers asked again included.
       this.usage = from.usage;
@@ -227,6 +232,7 @@ class Run {
     }
     if (this.sourceSessionId) session.sourceSessionId = this.sourceSessionId;
     if (this.earlyStop) session.earlyStop = this.earlyStop;
+    if (this.grounding) session.grounding = this.grounding.snapshot();
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
     if (status !== 'running') session.completedAt = now;
@@ -350,6 +356,7 @@ export class DebateEngine {
     const rounds = options.rounds ?? 3;
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
     this.#started(run, this.settings.panel);
+    await run.grounding?.prepare(question, run.signal, (e) => run.log.emit(e));
     return this.#debate(run, options, { ended: [] });
   }
 
@@ -579,7 +586,7 @@ export class DebateEngine {
     const result = await streamAnswer({
       model,
       system: this.#system(slot),
-      prompt,
+      prompt: run.grounding?.decorate(prompt) ?? prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
       maxRetries: this.settings.maxRetries,
@@ -616,6 +623,7 @@ export class DebateEngine {
       run.fail(slotNumber, n, error);
       run.log.emit({ type: 'answer.failed', round: n, slot: slotNumber, provider: model.provider, model: model.model, error });
     } else {
+      run.grounding?.answered(answer);
       run.log.emit({ type: 'answer.completed', answer });
     }
     return answer;
@@ -661,7 +669,8 @@ export class DebateEngine {
     const consensusNote = run.consensus
       ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
       : 'There is no consensus report: the debate ended before its final round completed.';
-    const prompt = synthesisPrompt(run.question, transcript, consensusNote, run.thread?.context);
+    const asked = synthesisPrompt(run.question, transcript, consensusNote, run.thread?.context);
+    const prompt = run.grounding?.decorate(asked) ?? asked;
     const validSlots = new Set(participants);
     const validRounds = new Set(transcript.map((r) => r.number));
 
@@ -711,6 +720,7 @@ export class DebateEngine {
         run.fail(slotNumber, 0, error);
         continue;
       }
+      if (run.verdict && run.grounding) run.verdict = run.grounding.verdict(run.verdict);
       if (run.verdict) run.log.emit({ type: 'verdict', verdict: run.verdict });
       return;
     }
