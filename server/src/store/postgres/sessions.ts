@@ -86,7 +86,7 @@ interface HeaderRow {
   completed_at: Date | null;
   prompt_version: string | null;
   thread_id: string | null;
-  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop'> | null;
+  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop' | 'grounding'> | null;
 }
 
 interface SessionRow extends HeaderRow {
@@ -612,7 +612,7 @@ function sessionOf(row: SessionRow): Session {
 
 /** The session's optional links, as stored in `links` (NULL when it has none). */
 function linksOf(s: Session): string | null {
-  const links = { parentId: s.parentId, sourceSessionId: s.sourceSessionId, earlyStop: s.earlyStop };
+  const links = { parentId: s.parentId, sourceSessionId: s.sourceSessionId, earlyStop: s.earlyStop, grounding: s.grounding };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }
 

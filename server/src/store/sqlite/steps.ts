@@ -90,8 +90,8 @@ export function stepsSql(steps: readonly Step[]): string {
   const events: string[] = [];
   for (const { session: s, ...step } of steps) {
     const id = quoted(s.id);
-    const { parentId, sourceSessionId, earlyStop } = s;
-    const linked = parentId !== undefined || sourceSessionId !== undefined || earlyStop !== undefined;
+    const { parentId, sourceSessionId, earlyStop, grounding } = s;
+    const linked = parentId !== undefined || sourceSessionId !== undefined || earlyStop !== undefined || grounding !== undefined;
     headers.push(
       row(
         s.id,
@@ -111,7 +111,8 @@ export function stepsSql(steps: readonly Step[]): string {
         s.updatedAt,
         s.completedAt,
         s.threadId,
-        linked ? { parentId, sourceSessionId, earlyStop } : undefined,
+        // A grounded session's sources (the pages' text included) ride in the same JSON column: no migration.
+        linked ? { parentId, sourceSessionId, earlyStop, grounding } : undefined,
       ),
     );
     for (const number of step.rounds ?? []) {
