@@ -62,7 +62,9 @@ export function wikisFromEnv(env: Env): WikiSourceConfig[] {
   }
   return Object.entries(parsed as Record<string, unknown>).map(([name, value]) => {
     if (!WIKI_NAME.test(name)) {
-      throw new ConfigError(`CONSILIUM_WIKIS: "${name}" is no source name (1–40 of a-z, 0-9, '-', starting with a letter or digit)`);
+      throw new ConfigError(
+        `CONSILIUM_WIKIS: "${name}" is no source name (1–40 of a-z, 0-9, '-', starting with a letter or digit)`,
+      );
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new ConfigError(`CONSILIUM_WIKIS: ${name} must be an object with "api"`);

@@ -5,9 +5,9 @@
  */
 import type { Answer, DebateEvent, Grounding, Verdict } from '../../../sdk/src/generated/types.gen.js';
 
-export type GroundingEmit = (event: Extract<DebateEvent, { type: 'grounding' }> extends infer E
-  ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'>
-  : never) => void;
+export type GroundingEmit = (
+  event: Extract<DebateEvent, { type: 'grounding' }> extends infer E ? Omit<E, 'v' | 'sessionId' | 'seq' | 'ts'> : never,
+) => void;
 
 export interface GroundingHook {
   /** Reads the sources before round 1; resolves (never rejects) once the session's grounding is known. */

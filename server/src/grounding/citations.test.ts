@@ -12,7 +12,10 @@ const page = (n: number, title: string, text: string): GroundingPage => ({
   sha256: '',
   retrievedBy: 'search',
 });
-const pages = [page(1, 'Deploy policy', 'Deploys happen on Tuesdays.\nRoll back  within 15 minutes.'), page(2, 'On call', 'Pager.')];
+const pages = [
+  page(1, 'Deploy policy', 'Deploys happen on Tuesdays.\nRoll back  within 15 minutes.'),
+  page(2, 'On call', 'Pager.'),
+];
 const where = { round: 1, slot: 2 as const };
 
 describe('findCitations', () => {

@@ -34,12 +34,7 @@ export function findCitations(text: string): FoundCitation[] {
 
 /** Case, whitespace and quote marks do not count when a quotation is looked for. */
 export function normalizeForQuote(text: string): string {
-  return text
-    .replace(/[‘’]/g, "'")
-    .replace(/[“”]/g, '"')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+  return text.replace(/[‘’]/g, "'").replace(/[“”]/g, '"').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** A title as MediaWiki normalizes it: underscores as spaces, the first letter upper-case. */

@@ -5,7 +5,7 @@ describe('wikitextToPlain', () => {
   it('keeps prose and link labels, drops templates, references, files, categories and markup', () => {
     const wikitext = [
       '{{Infobox|name={{nested|x}}}}',
-      "== Rollout ==",
+      '== Rollout ==',
       "The '''canary''' goes to [[Staging|the staging ring]] first, then [[Production]].<ref>Runbook</ref>",
       '[[File:Ring.png|thumb|A ring]] See [https://example.org the guide].',
       '* Roll back within 15 minutes.',

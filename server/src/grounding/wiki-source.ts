@@ -5,22 +5,30 @@
  * request is metered (requests, bytes, time) for the session's usage. A private wiki is read as the
  * operator's bot (`action=login` with a bot password, its cookies kept by this source).
  */
+
+import type { WikiSourceInfo } from '../../../sdk/src/generated/types.gen.js';
 import { info } from '../../../sdk/src/generated/wiki/info.js';
 import { revisions } from '../../../sdk/src/generated/wiki/revisions.js';
 import { search } from '../../../sdk/src/generated/wiki/search.js';
 import { siteinfo } from '../../../sdk/src/generated/wiki/siteinfo.js';
 import { WikiApiError, WikiClient } from '../../../sdk/src/wiki/client.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
-import { query } from '../../../sdk/src/wiki/query.js';
 import type { QueryInput } from '../../../sdk/src/wiki/query.js';
+import { query } from '../../../sdk/src/wiki/query.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
-import type { WikiSourceInfo } from '../../../sdk/src/generated/types.gen.js';
 import type { WikiSourceConfig } from '../config/wikis.js';
 import { truncateBytes, wikitextToPlain } from './plain-text.js';
 
 /** `prop=extracts` (TextExtracts): not in the catalogue of core modules, so described here from its paraminfo. */
 export const extracts = defineModule<
-  { chars?: number; sentences?: number; limit?: number; intro?: boolean; plaintext?: boolean; sectionformat?: 'plain' | 'raw' | 'wiki' },
+  {
+    chars?: number;
+    sentences?: number;
+    limit?: number;
+    intro?: boolean;
+    plaintext?: boolean;
+    sectionformat?: 'plain' | 'raw' | 'wiki';
+  },
   'prop',
   false
 >({
@@ -67,7 +75,8 @@ export class WikiReadError extends Error {
 /** Any failure of the builders or the client as a `WikiReadError` (builders refuse with MediaWiki's codes). */
 export function readError(e: unknown): WikiReadError {
   if (e instanceof WikiReadError) return e;
-  if (e instanceof WikiParamError || e instanceof WikiApiError) return new WikiReadError(e.code, e instanceof WikiApiError ? e.info : e.message);
+  if (e instanceof WikiParamError || e instanceof WikiApiError)
+    return new WikiReadError(e.code, e instanceof WikiApiError ? e.info : e.message);
   if (e instanceof Error && e.name === 'AbortError') return new WikiReadError('aborted', 'The debate stopped.');
   return new WikiReadError('network', e instanceof Error ? e.message : String(e));
 }
@@ -84,7 +93,12 @@ export class WikiSource {
   readonly config: WikiSourceConfig;
   readonly #client: WikiClient;
   #facts: SiteFacts | undefined;
-  #status: WikiSourceInfo = { name: '', api: '', status: 'unchecked', limits: { pages: 1, bytesPerPage: 200, requestsPerRound: 0 } };
+  #status: WikiSourceInfo = {
+    name: '',
+    api: '',
+    status: 'unchecked',
+    limits: { pages: 1, bytesPerPage: 200, requestsPerRound: 0 },
+  };
   #cookies = new Map<string, string>();
   #login: Promise<void> | undefined;
   /** Where each request's cost is added; the session's meter while a debate reads. */
@@ -230,10 +244,10 @@ export class WikiSource {
     return r.query as Q;
   }
 
-  /** Titles of the best matches for `text` in the main namespace. */
+  /** Titles of the best matches for `text` in the main namespace's page text (some backends search titles by default). */
   async search(text: string, limit: number, signal?: AbortSignal): Promise<string[]> {
     const r = await this.#run<{ search?: { title: string }[] }>(
-      { list: [search({ search: text, limit, namespace: [0] })] },
+      { list: [search({ search: text, limit, namespace: [0], what: 'text' })] },
       signal,
     );
     return (r.search ?? []).map((s) => s.title);

@@ -35,6 +35,7 @@ export function debateHandlers({
   sessions,
   ownerOf,
   heartbeatMs = HEARTBEAT_MS,
+  wikis,
 }: DebateDeps): Pick<Handlers<AppEnv>, DebateOperations> {
   /**
    * Run options that record the session as it goes, owned by the caller and stopped by a delete of
@@ -109,6 +110,19 @@ export function debateHandlers({
     return c.json({ sessionId, status: 'running' as const }, 202);
   };
 
+  /** The debate's grounding in the source it names; a problem for a source not configured. */
+  const groundingOf = (c: Context, body: { grounding?: { source: string } }) => {
+    if (!body.grounding) return {};
+    const grounding = wikis?.grounding(body.grounding.source);
+    if (grounding) return { grounding };
+    const known = wikis?.names.join(', ') || 'none';
+    return {
+      refused: problem(c, 400, 'unknown_wiki_source', {
+        detail: `No wiki source is named "${body.grounding.source}"; configured: ${known}.`,
+      }),
+    };
+  };
+
   return {
     askProvider: async (c) => {
       const { provider } = c.req.valid('param');
@@ -156,13 +170,17 @@ export function debateHandlers({
 
     runDeepDebate: async (c) => {
       const body = c.req.valid('json');
-      if (body.detach)
-        return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deepOptions(body), ...options })));
-      return c.json(await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) })), 200);
+      const { grounding, refused } = groundingOf(c, body);
+      if (refused) return refused;
+      const deep = { ...deepOptions(body), ...(grounding && { grounding }) };
+      if (body.detach) return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deep, ...options })));
+      return c.json(await stored(await engine.deep(body.question, { ...deep, ...recorded(c) })), 200);
     },
 
     streamDeepDebate: (c) => {
       const body = c.req.valid('json');
+      const { grounding, refused } = groundingOf(c, body);
+      if (refused) return refused;
       const detach = body.detach === true;
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
@@ -189,6 +207,7 @@ export function debateHandlers({
           await stored(
             await engine.deep(body.question, {
               ...deepOptions(body),
+              ...(grounding && { grounding }),
               // What the client sees is what is stored: nothing but deltas before it is committed.
               ...recorded(c, {
                 clientGone: cancel.signal,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { critiquePrompt, finalPrompt, independentPrompt, synthesisPrompt, systemPrompt } from '../../debate/prompts.js';
-import { readPrompt, standInFinal, standInText, standInCitation, standInVerdict } from './stand-in.js';
+import { readPrompt, standInCitation, standInFinal, standInText, standInVerdict } from './stand-in.js';
 
 const system = systemPrompt({ slot: 3, provider: 'deepseek', strength: 'alternative viewpoints' }, 5);
 const QUESTION = 'Should we move the billing service to Kubernetes this quarter?';
