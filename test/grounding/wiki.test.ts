@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Grounding, Session } from '../../sdk/src/index.js';
 import { mediawiki, seedPages, startMediaWiki, type TestMediaWiki } from '../support/mediawiki.js';
 import { type RunningServer, startServer } from '../support/server.js';
+import { startHostileModel } from '../ui/hostile-model.js';
 
 const PAGES = {
   'Grounding Deploy Policy':
@@ -108,6 +109,63 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
     // Another user cannot read them.
     const other = await server.newUser();
     expect((await other.fetch(`/sessions/${session.id}`)).status).toBe(404);
+  });
+
+  it('flags a hallucinated citation from a live model (OpenAI-compatible wire format) as unverified, never as a source', async () => {
+    // Slot 2 is a model on loopback: one true quotation, one invented, a page never retrieved, a number out of range.
+    const model = await startHostileModel(
+      [
+        'Deploy on Tuesdays: "Production deploys of the zebrafish service happen on Tuesdays only." [[Grounding Deploy Policy]]',
+        'Also "deploys are fine on Fridays" [[Grounding Deploy Policy]], as [[Secret Roadmap]] and [7] say.',
+      ].join('\n'),
+    );
+    const live = await startServer({
+      CONSILIUM_WIKIS: JSON.stringify({ 'team-wiki': { api: wiki.api, pages: 2 } }),
+      CONSILIUM_SLOT2_PROVIDER: 'hallucinating',
+      CONSILIUM_SLOT2_MODEL: 'hallucinating-1',
+      CONSILIUM_SLOT2_BASE_URL: model.baseUrl,
+      CONSILIUM_MAX_RETRIES: '0',
+    });
+    try {
+      const res = await live.fetch('/consilium/deep', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: QUESTION, rounds: 3, grounding: { source: 'team-wiki' } }),
+      });
+      const session = (await res.json()) as Session;
+      const g = session.grounding!;
+      const slot2 = g.citations.filter((c) => c.slot === 2 && c.round === 1);
+      expect(slot2).toEqual([
+        {
+          round: 1,
+          slot: 2,
+          ref: 'Grounding Deploy Policy',
+          quote: 'Production deploys of the zebrafish service happen on Tuesdays only.',
+          verified: true,
+          source: g.pages.find((p) => p.title === 'Grounding Deploy Policy')!.n,
+        },
+        {
+          round: 1,
+          slot: 2,
+          ref: 'Grounding Deploy Policy',
+          quote: 'deploys are fine on Fridays',
+          verified: false,
+          reason: 'quote_not_found',
+        },
+        { round: 1, slot: 2, ref: 'Secret Roadmap', verified: false, reason: 'not_retrieved' },
+        { round: 1, slot: 2, ref: '7', verified: false, reason: 'not_retrieved' },
+      ]);
+      expect(g.unverifiedCitations).toBe(g.citations.filter((c) => !c.verified).length);
+      expect(g.unverifiedCitations).toBeGreaterThanOrEqual(6); // three each in rounds 1 and 2
+      // The Markdown export lists the sources with links to their revisions, and the unverified citations apart.
+      const md = await (await live.fetch(`/sessions/${session.id}/export/markdown`)).text();
+      for (const p of g.pages) expect(md).toContain(`\\[${p.n}\\] [${p.title}](${p.url})`);
+      expect(md).toMatch(/Unverified citations: \d+/);
+      expect(md).toContain('Secret Roadmap');
+    } finally {
+      await live.close();
+      await model.close();
+    }
   });
 
   it('lists the wiki sources in /providers, reachable, with their limits and never a secret', async () => {
