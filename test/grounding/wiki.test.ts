@@ -5,10 +5,13 @@
  * the retrieved text, replay and export showing the same sources, another user's 404, the wiki source in
  * `/providers`, an unknown source refused, and a wiki that is down degrading the debate without failing it.
  */
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Grounding, Session } from '../../sdk/src/index.js';
+import { Consilium } from '../../sdk/src/index.js';
 import { mediawiki, seedPages, startMediaWiki, type TestMediaWiki } from '../support/mediawiki.js';
 import { type RunningServer, startServer } from '../support/server.js';
 import { startHostileModel } from '../ui/hostile-model.js';
@@ -166,6 +169,25 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
       await live.close();
       await model.close();
     }
+  });
+
+  it('the SDK facade and the CLI (`--wiki`) ground a debate; the CLI prints the sources after the verdict', async () => {
+    const consilium = new Consilium({ baseUrl: server.baseUrl, token: server.token });
+    const session = await consilium.debates.run(QUESTION, { rounds: 2, grounding: { source: 'team-wiki' } });
+    expect(session.grounding).toMatchObject({ source: 'team-wiki', status: 'complete', unverifiedCitations: 0 });
+
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'sdk/src/cli/bin.ts', 'debate', QUESTION, '--rounds', '2', '--wiki', 'team-wiki', '--no-color'],
+        { cwd: root, env: { PATH: process.env.PATH, HOME: root, CONSILIUM_URL: server.baseUrl, CONSILIUM_TOKEN: server.token } },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    const verdictAt = out.indexOf('Sources · team-wiki · grounding complete');
+    expect(verdictAt).toBeGreaterThan(out.indexOf('No verdict'));
+    for (const title of Object.keys(PAGES)) expect(out.slice(verdictAt)).toMatch(new RegExp(`\\[\\d\\] ${title}  http://`));
   });
 
   it('lists the wiki sources in /providers, reachable, with their limits and never a secret', async () => {

@@ -5,6 +5,7 @@
  */
 import type { Action, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
 import { inert, oneLine, type Paint, slotColour, tail } from '../terminal/terminal.js';
+import { renderSources } from './sources-view.js';
 
 type SlotState = 'waiting' | 'writing' | 'done' | 'failed';
 
@@ -34,6 +35,8 @@ export class DebateView {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The verdict text streamed so far: which attempt and field it is in, so each starts on its own line. */
   #verdictAt: string | undefined;
+  /** A grounded debate's sources as last reported; printed after the verdict. */
+  #grounding: Extract<DebateEvent, { type: 'grounding' }>['grounding'] | undefined;
 
   constructor(private readonly options: ViewOptions) {}
 
@@ -107,8 +110,12 @@ export class DebateView {
         if (this.#verdictAt) write('\n');
         write(renderVerdict(e.verdict, paint, (slot) => this.#name(slot), this.#verdictAt !== undefined));
         return;
+      case 'grounding':
+        this.#grounding = e.grounding;
+        return;
       case 'session.ended':
         this.#settle();
+        if (this.#grounding) write(renderSources(this.#grounding, paint));
         write(
           `\n${paint(e.status === 'completed' ? 'green' : 'yellow', e.status)} · ${e.usage.totalTokens} tokens${
             e.cost.priced ? ` · $${e.cost.usd.toFixed(4)}` : ''

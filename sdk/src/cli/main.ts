@@ -31,8 +31,10 @@ Commands:
                                   N days (90 by default), revoking the one an earlier login created.
   ask "<question>" [--slot N | --provider NAME]
                                   One model's answer (slot 1 by default).
-  debate "<question>" [--rounds N] [--quorum N]
+  debate "<question>" [--rounds N] [--quorum N] [--wiki SOURCE]
                                   A deep debate, streamed live; then the verdict grouped P0/P1/P2.
+                                  With --wiki, grounded in that wiki source of the server's; its
+                                  sources and unverified citations follow the verdict.
                                   Ctrl-C cancels it on the server.
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
             [--slots N,N…] [--rounds N] [--quorum N]

@@ -36,6 +36,7 @@ import type {
   Budget,
   DebateAccepted,
   DebateEvent,
+  GroundingRequest,
   Health,
   ParallelResult,
   ProviderCatalogue,
@@ -64,6 +65,8 @@ export interface DebateOptions extends DetachOption {
   budget?: Budget;
   /** Stop before the last round once every model keeps its position. */
   earlyStop?: boolean;
+  /** Ground the debate in a wiki source the server configures (`providers.list()`'s `wikis`): `{ source: 'team-wiki' }`. */
+  grounding?: GroundingRequest;
   /** Aborting cancels the debate on the server and every model call it has in flight. */
   signal?: AbortSignal;
 }
@@ -494,7 +497,7 @@ export class Consilium {
 }
 
 function deepBody(question: string, options: DebateOptions) {
-  const { rounds, quorum, budget, earlyStop, detach } = options;
+  const { rounds, quorum, budget, earlyStop, detach, grounding } = options;
   return {
     question,
     ...(detach && { detach: true }),
@@ -502,5 +505,6 @@ function deepBody(question: string, options: DebateOptions) {
     ...(quorum !== undefined && { quorum }),
     ...(budget !== undefined && { budget }),
     ...(earlyStop !== undefined && { earlyStop }),
+    ...(grounding !== undefined && { grounding }),
   };
 }

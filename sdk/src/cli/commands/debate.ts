@@ -5,13 +5,13 @@
 import { ConsiliumError } from '../../facade/errors.js';
 import type { DebateEvent } from '../../generated/types.gen.js';
 import { canRedraw, jsonLine, terminalColumns } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags } from '../args.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { DebateView } from '../debate-view.js';
 import { question } from '../question.js';
 
 /** Its own options, beyond the global ones. */
-const OPTIONS = ['rounds', 'quorum'];
+const OPTIONS = ['rounds', 'quorum', 'wiki'];
 
 export const debate: Command = {
   options: OPTIONS,
@@ -19,6 +19,7 @@ export const debate: Command = {
     onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
     const rounds = intFlag(ctx.parsed, 'rounds', 1, 99);
     const quorum = intFlag(ctx.parsed, 'quorum', 1, 99);
+    const wiki = stringFlag(ctx.parsed, 'wiki');
     const text = question(ctx);
     const controller = new AbortController();
     const release = ctx.io.onInterrupt(() => controller.abort());
@@ -32,6 +33,7 @@ export const debate: Command = {
       const events = ctx.consilium().debates.stream(text, {
         ...(rounds !== undefined && { rounds }),
         ...(quorum !== undefined && { quorum }),
+        ...(wiki !== undefined && { grounding: { source: wiki } }),
         signal: controller.signal,
       });
       for await (const event of events) {
