@@ -3,6 +3,7 @@ import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { DEFAULT_ROUNDS } from './debate/rounds.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
+import { WikiPicker } from './grounding/WikiPicker.js';
 import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
 import { useProviders } from './use-providers.js';
@@ -20,6 +21,7 @@ export function Ask() {
   const [maxTokens, setMaxTokens] = useState('');
   const [maxCostUsd, setMaxCostUsd] = useState('');
   const [earlyStop, setEarlyStop] = useState(false);
+  const [wiki, setWiki] = useState('');
   const [slots, setSlots] = useState<number[] | undefined>();
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
@@ -48,6 +50,7 @@ export function Ask() {
         rounds,
         ...(quorum && { quorum: Number(quorum) }),
         ...(earlyStop && { earlyStop }),
+        ...(wiki && { grounding: { source: wiki } }),
         ...(Object.keys(budget).length > 0 && { budget }),
       };
     }
@@ -152,6 +155,7 @@ export function Ask() {
                   Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
                   <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
                 </label>
+                <WikiPicker wikis={providers?.wikis} value={wiki} onChange={setWiki} />
                 <label class="radio">
                   <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
                   Stop early when no model changes its position

@@ -23,6 +23,9 @@ describe('findCitations', () => {
     expect(
       findCitations('As [2] says, "roll back within 15 minutes" [1]; see [[Deploy policy]] and a [link](http://x) [3].'),
     ).toEqual([{ ref: '2' }, { ref: '1', quote: 'roll back within 15 minutes' }, { ref: 'Deploy policy' }, { ref: '3' }]);
+    expect(findCitations('{"a": "as \\"Deploys happen on Tuesdays.\\" [1]"}')).toEqual([
+      { ref: '1', quote: 'Deploys happen on Tuesdays.' },
+    ]);
     expect(findCitations('“Deploys happen on Tuesdays” [[Deploy_policy]]')).toEqual([
       { ref: 'Deploy_policy', quote: 'Deploys happen on Tuesdays' },
     ]);

@@ -22,7 +22,8 @@ export function findCitations(text: string): FoundCitation[] {
   for (const m of text.matchAll(QUOTED)) {
     const raw = m[2]!;
     const ref = raw.startsWith('[') ? raw.slice(1, -1) : raw;
-    found.push({ at: m.index, c: { ref: ref.trim(), quote: m[1]!.trim() } });
+    // A quotation inside JSON text (a structured answer shown raw) ends in the backslash of its escaped quote mark.
+    found.push({ at: m.index, c: { ref: ref.trim(), quote: m[1]!.replace(/\\$/, '').trim() } });
     taken.push([m.index, m.index + m[0].length]);
   }
   for (const m of text.matchAll(BARE)) {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { ErrorNote, useRun } from '../components.js';
 import { formatDate } from '../format.js';
+import { SourcesSection } from '../grounding/Sources.js';
 import { Connection } from './Connection.js';
 import { ConsensusMatrix } from './ConsensusMatrix.js';
 import { Exports } from './Exports.js';
@@ -70,6 +71,7 @@ export function SessionPanel({ run }: { run: Run }) {
         <RoundSection key={round.number} round={round} view={view} latest={round.number === view.rounds.at(-1)?.number} />
       ))}
       {view.consensus && <ConsensusMatrix view={view} shape={view.shape} />}
+      {view.grounding && <SourcesSection grounding={view.grounding} />}
       {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
       {view.rounds.length > 0 && <UsageTable view={view} shape={view.shape} />}
       {view.id && isFinished(view) && <ThreadPanel sessionId={view.id} mode={view.mode} />}

@@ -1,5 +1,6 @@
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
 import { SlotChip, SlotName } from '../components.js';
+import { ActionSources } from '../grounding/Sources.js';
 import { Markdown } from './Markdown.js';
 import type { SessionView } from './model.js';
 import { Supporters } from './Supporters.js';
@@ -46,6 +47,7 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
                       </strong>
                       <Markdown text={a.rationale} class="small" />
                       <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />
+                      <ActionSources action={a} grounding={view.grounding} />
                     </li>
                   ))}
                 </ul>
