@@ -41,6 +41,8 @@ function fenced(text: string): string {
 export interface GroundingRunOptions {
   source: WikiSource;
   now?: () => number;
+  /** A continued session's grounding as stored: its sources stay numbered as they were, its citations counted. */
+  from?: Grounding;
 }
 
 export class GroundingRun implements GroundingHook {
@@ -57,6 +59,15 @@ export class GroundingRun implements GroundingHook {
   constructor(options: GroundingRunOptions) {
     this.#source = options.source;
     this.#now = options.now ?? Date.now;
+    const from = options.from;
+    if (from) {
+      this.pages.push(...from.pages.map((p) => ({ ...p })));
+      this.citations.push(...from.citations.map((c) => ({ ...c })));
+      this.lookups.push(...from.lookups.map((l) => ({ ...l })));
+      Object.assign(this.meter, from.usage);
+      this.status = from.status;
+      this.note = from.note;
+    }
   }
 
   /** Marks the grounding degraded, keeping the first reason (the others follow from it). */

@@ -145,7 +145,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (!deps.wikis && wikis.names.length > 0) void wikis.start();
   const debate = { wikis, ...(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics)) };
   // On a shared store, runs other instances lost or left are continued here (or by a peer).
-  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger });
+  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger, wikis });
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers({ ...deps, wikis }),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),

@@ -123,6 +123,9 @@ export function debateHandlers({
     };
   };
 
+  /** A continued session keeps its grounding: the same sources, its citations counted on. */
+  const resumed = (session: Session) => (session.grounding && wikis ? { grounding: wikis.resume(session.grounding) } : {});
+
   return {
     askProvider: async (c) => {
       const { provider } = c.req.valid('param');
@@ -327,7 +330,13 @@ export function debateHandlers({
       if (!continuation) return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
       if ('refused' in continuation) return problem(c, 409, 'conflict', { detail: continuation.refused });
       const run = async (recording: ReturnType<typeof recorded>) =>
-        stored(await engine.continue(continuation.stored, { ...recording, ...continuation.options }));
+        stored(
+          await engine.continue(continuation.stored, {
+            ...recording,
+            ...continuation.options,
+            ...resumed(continuation.stored.session),
+          }),
+        );
       if (body.detach) return accepted(c, run);
       return c.json(await run(recorded(c)), 200);
     },
