@@ -44,12 +44,16 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
   /** A wiki that goes down: a proxy to the real one, closed on demand. */
   let proxy: Server;
   let proxyUp = true;
+  /** Holds every answer this long (a slow wiki). */
+  let proxyDelayMs = 0;
 
   beforeAll(async () => {
     wiki = await startMediaWiki();
     await seedPages(PAGES);
     proxy = createServer(async (req, res) => {
       if (!proxyUp) return req.socket.destroy();
+      if (proxyDelayMs > 0) await new Promise((r) => setTimeout(r, proxyDelayMs));
+      if (res.destroyed) return;
       const upstream = await fetch(`${wiki.server}${req.url}`, { headers: { 'user-agent': req.headers['user-agent'] ?? '' } });
       res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await upstream.arrayBuffer()));
@@ -60,6 +64,7 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
       CONSILIUM_WIKIS: JSON.stringify({
         'team-wiki': { api: wiki.api, pages: 2, bytesPerPage: 400 },
         flaky: { api: flaky, pages: 2, timeoutMs: 2000 },
+        slow: { api: flaky, pages: 2, timeoutMs: 300 },
       }),
     });
   }, 180_000);
@@ -208,6 +213,26 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(await res.json()).toMatchObject({ code: 'unknown_wiki_source' });
+  });
+
+  it('a slow wiki degrades the debate visibly (timeout) and never fails it', async () => {
+    proxyDelayMs = 3000;
+    try {
+      const started = Date.now();
+      const res = await server.fetch('/consilium/deep', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: QUESTION, rounds: 2, grounding: { source: 'slow' } }),
+      });
+      const session = (await res.json()) as Session;
+      expect(session.status).toBe('completed');
+      expect(session.grounding).toMatchObject({ source: 'slow', status: 'absent', pages: [] });
+      expect(session.grounding!.lookups[0]).toMatchObject({ ok: false, error: 'timeout' });
+      // Round 1 waited for at most the source's timeouts, not for the wiki.
+      expect(Date.now() - started).toBeLessThan(2900);
+    } finally {
+      proxyDelayMs = 0;
+    }
   });
 
   it('a wiki that is down degrades the debate visibly and never fails it', async () => {

@@ -89,9 +89,11 @@ export class GroundingRun implements GroundingHook {
     return added;
   }
 
-  async prepare(question: string, signal: AbortSignal, emit: GroundingEmit): Promise<void> {
+  async prepare(question: string, debate: AbortSignal, emit: GroundingEmit): Promise<void> {
     this.#emit = emit;
     const { pages } = this.#source.config.limits;
+    // Round 1 waits for the retrieval: a slow wiki gets at most three request timeouts in all (siteinfo, search, read).
+    const signal = AbortSignal.any([debate, AbortSignal.timeout(3 * this.#source.config.timeoutMs)]);
     const lookup: WikiLookup = {
       round: 0,
       tool: 'retrieve',

@@ -77,6 +77,7 @@ export function readError(e: unknown): WikiReadError {
   if (e instanceof WikiReadError) return e;
   if (e instanceof WikiParamError || e instanceof WikiApiError)
     return new WikiReadError(e.code, e instanceof WikiApiError ? e.info : e.message);
+  if (e instanceof Error && e.name === 'TimeoutError') return new WikiReadError('timeout', 'The wiki took too long.');
   if (e instanceof Error && e.name === 'AbortError') return new WikiReadError('aborted', 'The debate stopped.');
   return new WikiReadError('network', e instanceof Error ? e.message : String(e));
 }
