@@ -5,9 +5,7 @@
  * The session store and the account store share one queue, so their writes never contend for the lock.
  */
 import { createRequire } from 'node:module';
-
 const require = createRequire(import.meta.url);
-
 import { type Step, StoreError } from '../../sessions/store.js';
 import { type Connection, storeError } from './connection.js';
 import { stepsSql } from './steps.js';
@@ -66,17 +64,7 @@ export class WriteQueue {
     // provider calls a debate's first events come with go out before that commit's work (bench/README.md, providers).
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      while (this.#queue.length > 0) {
-        const b = this.#queue.splice(0, MAX_BATCH);
-        const t = performance.now();
-        const w = this.#queue.length;
-        await this.#commit(b);
-        if (process.env.WQ_LOG)
-          require('node:fs').appendFileSync(
-            process.env.WQ_LOG,
-            `${Math.round(t)} ${b.length} ${b.filter((j) => !j.step).length} ${(performance.now() - t).toFixed(1)}\n`,
-          );
-      }
+      while (this.#queue.length > 0) { const b = this.#queue.splice(0, MAX_BATCH); const t = performance.now(); const w = this.#queue.length; await this.#commit(b); if (process.env.WQ_LOG) require('node:fs').appendFileSync(process.env.WQ_LOG, `${Math.round(t)} ${b.length} ${b.filter(j=>!j.step).length} ${(performance.now()-t).toFixed(1)}\n`); }
     } finally {
       // Synchronously after seeing the queue empty: a later write starts the next drain.
       this.#draining = undefined;
