@@ -1287,7 +1287,7 @@ export type components = {
             /** @description Why the session failed or was cut short, when it did not complete. */
             error?: string;
         };
-        /** @description The session's grounding as it stands: after the retrieval before round 1, after each model's wiki lookup, and once each round's and the verdict's citations are checked. */
+        /** @description The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's. */
         GroundingEvent: {
             v: components["schemas"]["EventVersion"];
             /** @enum {string} */

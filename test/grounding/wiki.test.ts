@@ -91,6 +91,8 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
     expect(grounding.usage.requests).toBeGreaterThanOrEqual(2);
     expect(grounding.usage.bytes).toBeGreaterThan(0);
 
+    // One event for the retrieval, one per round's citations, one for the verdict's: each carries every page's text.
+    expect(all.filter((e) => e.type === 'grounding')).toHaveLength(5);
     const ended = all.at(-1)!;
     expect(ended).toMatchObject({ type: 'session.ended', status: 'completed' });
     const session = (await (await server.fetch(`/sessions/${ended.sessionId}`)).json()) as Session;

@@ -1023,7 +1023,7 @@ export type SessionEndedEvent = {
 };
 
 /**
- * The session's grounding as it stands: after the retrieval before round 1, after each model's wiki lookup, and once each round's and the verdict's citations are checked.
+ * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
  */
 export type GroundingEvent = {
     v: EventVersion;

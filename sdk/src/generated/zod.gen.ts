@@ -843,7 +843,7 @@ export const zSessionEndedEvent = z.object({
 });
 
 /**
- * The session's grounding as it stands: after the retrieval before round 1, after each model's wiki lookup, and once each round's and the verdict's citations are checked.
+ * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
  */
 export const zGroundingEvent = z.object({
     v: zEventVersion,

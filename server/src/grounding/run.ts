@@ -55,6 +55,8 @@ export class GroundingRun implements GroundingHook {
   status: Grounding['status'] = 'complete';
   note: string | undefined;
   #emit: GroundingEmit = () => {};
+  /** Citations checked since the last `grounding` event: told at the next round's first prompt or with the verdict. */
+  #unsaid = false;
 
   constructor(options: GroundingRunOptions) {
     this.#source = options.source;
@@ -142,6 +144,11 @@ export class GroundingRun implements GroundingHook {
   }
 
   decorate(prompt: string): string {
+    // One event per round rather than per answer: each carries every page's text.
+    if (this.#unsaid) {
+      this.#unsaid = false;
+      this.#emit({ type: 'grounding', grounding: this.snapshot() });
+    }
     if (this.pages.length === 0) return prompt;
     const sources = this.pages.map((p) => `[${p.n}] ${p.title} (revision ${p.revisionId})\n${fenced(p.text)}`).join('\n\n');
     return [
@@ -162,11 +169,11 @@ export class GroundingRun implements GroundingHook {
 
   answered(answer: Answer): void {
     if (answer.error) return;
-    const checked = this.#check(answer.text, { round: answer.round, slot: answer.slot });
-    if (checked.length > 0) this.#emit({ type: 'grounding', grounding: this.snapshot() });
+    if (this.#check(answer.text, { round: answer.round, slot: answer.slot }).length > 0) this.#unsaid = true;
   }
 
   verdict(verdict: Verdict): Verdict {
+    this.#unsaid = false;
     const where = { round: 0, slot: verdict.synthesizer.slot };
     if (verdict.format !== 'structured') {
       this.#check(verdict.rawText ?? '', where);
