@@ -583,8 +583,10 @@ export class DebateEngine {
       const delta = position ? position.push(text) : text;
       if (delta) run.log.answerDelta(n, slotNumber, delta);
     };
+    const tooled =
+      round.kind === 'critique' ? run.grounding?.toolModel?.(model.languageModel, { round: n, slot: slotNumber }) : undefined;
     const result = await streamAnswer({
-      model,
+      model: tooled ? { languageModel: tooled } : model,
       system: this.#system(slot),
       prompt: run.grounding?.decorate(prompt) ?? prompt,
       signal: run.signal,

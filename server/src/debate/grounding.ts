@@ -3,6 +3,7 @@
  * read before round 1 and added to every prompt, each answer's and the verdict's citations checked. The
  * engine only calls these hooks; a grounding never fails the debate: a wiki that misbehaves degrades it.
  */
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Answer, DebateEvent, Grounding, Verdict } from '../../../sdk/src/generated/types.gen.js';
 
 export type GroundingEmit = (
@@ -18,6 +19,8 @@ export interface GroundingHook {
   answered(answer: Answer): void;
   /** Checks the verdict's citations and gives each action the pages it rests on. */
   verdict(verdict: Verdict): Verdict;
+  /** A critique round's model with the wiki's tools offered (bounded per round and model); undefined for none. */
+  toolModel?(model: LanguageModelV3, where: { round: number; slot: number }): LanguageModelV3 | undefined;
   /** The session's grounding as it stands. */
   snapshot(): Grounding;
 }

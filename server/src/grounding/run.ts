@@ -5,6 +5,7 @@
  * the grounding (`partial`, `absent`, with a note), never the debate.
  */
 import { createHash } from 'node:crypto';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type {
   Action,
   Answer,
@@ -16,6 +17,7 @@ import type {
 } from '../../../sdk/src/generated/types.gen.js';
 import type { GroundingEmit, GroundingHook } from '../debate/grounding.js';
 import { checkCitation, findCitations } from './citations.js';
+import { type ToolOutcome, withWikiTools } from './tools.js';
 import { type Meter, readError, type WikiPageText, type WikiSource } from './wiki-source.js';
 
 /** Words too common to search for when the whole question finds nothing. */
@@ -159,6 +161,58 @@ export class GroundingRun implements GroundingHook {
       'put a quotation in double quotes right before its number, word for word: "exact words" [1]. Cite only these sources;',
       'a citation of anything else, or a quotation not in the source, is marked unverified.',
     ].join('\n\n');
+  }
+
+  toolModel(model: LanguageModelV3, where: { round: number; slot: number }): LanguageModelV3 | undefined {
+    const budget = this.#source.config.limits.requestsPerRound;
+    if (budget === 0 || this.#source.info.status === 'unchecked') return undefined;
+    let used = 0;
+    const run = async (tool: string, input: unknown): Promise<ToolOutcome> => {
+      const arg = (key: string) =>
+        typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined;
+      const text = tool === 'search_wiki' ? arg('query') : arg('title');
+      const lookup: WikiLookup = {
+        round: where.round,
+        slot: where.slot as WikiLookup['slot'] & number,
+        tool: tool === 'search_wiki' ? 'search_wiki' : 'read_page',
+        input: typeof text === 'string' ? text.slice(0, 300) : '',
+        ok: false,
+        at: new Date(this.#now()).toISOString(),
+      };
+      this.lookups.push(lookup);
+      const refuse = (code: string, message: string): ToolOutcome => {
+        lookup.error = code;
+        return { ok: false, code, message };
+      };
+      if (tool !== 'search_wiki' && tool !== 'read_page') return refuse('badtool', `No tool is named "${tool}".`);
+      if (typeof text !== 'string' || text.trim() === '')
+        return refuse('missingparam', `The "${tool === 'search_wiki' ? 'query' : 'title'}" parameter must be set.`);
+      if (++used > budget) return refuse('limit', `At most ${budget} wiki requests per round; answer with what you have.`);
+      try {
+        const value = await this.#source.metered(this.meter, async () => {
+          if (tool === 'search_wiki') return { titles: await this.#source.search(text, this.#source.config.limits.pages) };
+          const [page] = await this.#source.read([text]);
+          if (!page) return undefined;
+          const added = this.#add(page, 'tool');
+          lookup.pages = [added.n];
+          return { source: added.n, title: added.title, revisionId: added.revisionId, text: added.text };
+        });
+        if (value === undefined) return refuse('missingtitle', `The page "${text}" does not exist.`);
+        lookup.ok = true;
+        this.#unsaid = true;
+        return { ok: true, value };
+      } catch (e) {
+        const err = readError(e);
+        if (['network', 'timeout', 'http', 'badresponse'].includes(err.code)) {
+          this.#degrade(
+            'partial',
+            `The wiki ${this.#source.config.name} could not be read in round ${where.round} (${err.code}).`,
+          );
+        }
+        return refuse(err.code, err.message);
+      }
+    };
+    return withWikiTools(model, { run }, budget);
   }
 
   #check(text: string, where: { round: number; slot: Citation['slot'] }): Citation[] {

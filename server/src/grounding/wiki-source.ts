@@ -263,6 +263,7 @@ export class WikiSource {
       pageid?: number;
       missing?: boolean;
       invalid?: boolean;
+      invalidreason?: string;
       lastrevid?: number;
       extract?: string;
       revisions?: { revid: number; slots?: { main?: { content?: string } } }[];
@@ -285,6 +286,7 @@ export class WikiSource {
           ),
         ),
       );
+      refuseInvalid(each.flatMap((r) => r.pages ?? []));
       return each.flatMap((r) =>
         (r.pages ?? []).filter((p) => !p.missing && !p.invalid).map((p) => pageOf(p, p.extract ?? '', p.lastrevid ?? 0)),
       );
@@ -294,9 +296,18 @@ export class WikiSource {
       signal,
     );
     const order = new Map(titles.map((t, i) => [t, i]));
+    refuseInvalid(r.pages ?? []);
     return (r.pages ?? [])
       .filter((p) => !p.missing && !p.invalid && p.revisions?.[0])
       .map((p) => pageOf(p, wikitextToPlain(p.revisions![0]!.slots?.main?.content ?? ''), p.revisions![0]!.revid))
       .sort((a, b) => (order.get(a.title) ?? 99) - (order.get(b.title) ?? 99));
+  }
+}
+
+/** Only titles MediaWiki itself refuses: as its `invalidtitle`, with its reason, so a model can correct the title. */
+function refuseInvalid(pages: readonly { title: string; invalid?: boolean; invalidreason?: string; missing?: boolean }[]): void {
+  const invalid = pages.find((p) => p.invalid);
+  if (invalid && pages.every((p) => p.invalid || p.missing)) {
+    throw new WikiReadError('invalidtitle', invalid.invalidreason ?? `Bad title "${invalid.title}".`);
   }
 }

@@ -1,0 +1,125 @@
+/**
+ * Tool calls in a critique round against the live MediaWiki: slot 2 is a model on loopback speaking the OpenAI
+ * chat-completions tool-calling wire format. It first asks `read_page` for a title the builders refuse, gets the
+ * tool's error with MediaWiki's code, corrects it, reads a page that the retrieval did not bring, and cites it; the
+ * citation verifies, the page joins the session's sources (`retrievedBy: tool`), and the lookups say who read what.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Session } from '../../sdk/src/index.js';
+import { mediawiki, seedPages, startMediaWiki } from '../support/mediawiki.js';
+import { type RunningServer, startServer } from '../support/server.js';
+
+const EXTRA = 'Grounding Rollback Runbook';
+const EXTRA_TEXT = 'Rollbacks of the zebrafish service take four minutes with the blue-green switch.';
+
+interface ChatRequest {
+  tools?: unknown[];
+  messages: { role: string; content?: unknown }[];
+}
+
+/** Replies by what the conversation holds: tool calls while tools are offered, then the answer. */
+async function toolModel(): Promise<{ baseUrl: string; requests: ChatRequest[]; close(): void }> {
+  const requests: ChatRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as ChatRequest;
+      requests.push(body);
+      const id = 'chatcmpl-tools';
+      const chunk = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'tools-1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: '' }));
+      const results = body.messages.filter((m) => m.role === 'tool');
+      const call = (title: string, n: number) => {
+        res.write(
+          chunk({
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${n}`,
+                type: 'function',
+                function: { name: 'read_page', arguments: JSON.stringify({ title }) },
+              },
+            ],
+          }),
+        );
+        res.write(chunk({}, 'tool_calls'));
+      };
+      if (body.tools?.length && results.length === 0) call('Bad|title', 1);
+      else if (body.tools?.length && results.length === 1) call(EXTRA, 2);
+      else {
+        const text = results.length > 0 ? `Rollbacks are quick: "${EXTRA_TEXT}" [[${EXTRA}]]` : 'Deploy on Tuesdays.';
+        res.write(chunk({ content: text }));
+        res.write(chunk({}, 'stop'));
+      }
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'tools-1', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+      );
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() };
+}
+
+describe.skipIf(!mediawiki.available)('wiki tools in a critique round', () => {
+  let server: RunningServer;
+  let model: Awaited<ReturnType<typeof toolModel>>;
+
+  beforeAll(async () => {
+    const wiki = await startMediaWiki();
+    await seedPages({
+      'Grounding Deploy Policy': 'Production deploys of the zebrafish service happen on Tuesdays only.',
+      [EXTRA]: EXTRA_TEXT,
+    });
+    model = await toolModel();
+    server = await startServer({
+      // One page before round 1 (the policy, not the runbook): the runbook comes only through a tool.
+      CONSILIUM_WIKIS: JSON.stringify({ 'team-wiki': { api: wiki.api, pages: 1, requestsPerRound: 3 } }),
+      CONSILIUM_SLOT2_PROVIDER: 'tools',
+      CONSILIUM_SLOT2_MODEL: 'tools-1',
+      CONSILIUM_SLOT2_BASE_URL: model.baseUrl,
+      CONSILIUM_MAX_RETRIES: '0',
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.close();
+    model?.close();
+  });
+
+  it('a refused request comes back as the tool’s error with MediaWiki’s code, is corrected, and the page read is cited', async () => {
+    const res = await server.fetch('/consilium/deep', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        question: 'When should we deploy the zebrafish service?',
+        rounds: 3,
+        grounding: { source: 'team-wiki' },
+      }),
+    });
+    const session = (await res.json()) as Session;
+    const g = session.grounding!;
+    // Round 1 offered no tools; round 2 did.
+    expect(model.requests[0]!.tools).toBeUndefined();
+    const toolResults = model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
+    expect(JSON.stringify(toolResults[0])).toMatch(/invalidtitle/);
+    const lookups = g.lookups.filter((l) => l.slot === 2);
+    expect(lookups.map((l) => [l.round, l.tool, l.input, l.ok, l.error])).toEqual([
+      [2, 'read_page', 'Bad|title', false, 'invalidtitle'],
+      [2, 'read_page', EXTRA, true, undefined],
+    ]);
+    const runbook = g.pages.find((p) => p.title === EXTRA)!;
+    expect(runbook).toMatchObject({ retrievedBy: 'tool', text: EXTRA_TEXT });
+    expect(g.citations.filter((c) => c.slot === 2 && c.round === 2)).toEqual([
+      { round: 2, slot: 2, ref: EXTRA, quote: EXTRA_TEXT, verified: true, source: runbook.n },
+    ]);
+    const answer = session.rounds[1]!.answers.find((a) => a.slot === 2)!;
+    expect(answer.error).toBeUndefined();
+    // Usage counts every step of the call.
+    expect(answer.usage.totalTokens).toBe(45);
+  });
+});
