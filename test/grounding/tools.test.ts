@@ -66,9 +66,94 @@ async function toolModel(): Promise<{ baseUrl: string; requests: ChatRequest[]; 
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() };
 }
 
-describe.skipIf(!mediawiki.available)('wiki tools in a critique round', () => {
+interface MessagesRequest {
+  tools?: unknown[];
+  messages: { role: string; content: string | { type: string }[] }[];
+}
+
+/** The same conversation on Anthropic's Messages wire format: `tool_use` blocks with `input_json_delta`, then text. */
+async function anthropicToolModel(): Promise<{ baseUrl: string; requests: MessagesRequest[]; close(): void }> {
+  const requests: MessagesRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as MessagesRequest;
+      requests.push(body);
+      const event = (name: string, data: object) =>
+        res.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      event('message_start', {
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-test',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 10, output_tokens: 0 },
+        },
+      });
+      const results = body.messages.flatMap((m) =>
+        Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : [],
+      );
+      const call = (title: string, n: number) => {
+        event('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: `toolu_${n}`, name: 'read_page', input: {} },
+        });
+        event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ title }) } });
+        event('content_block_stop', { index: 0 });
+        event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } });
+      };
+      if (body.tools?.length && results.length === 0) call('Bad|title', 1);
+      else if (body.tools?.length && results.length === 1) call(EXTRA, 2);
+      else {
+        const text = results.length > 0 ? `Rollbacks are quick: "${EXTRA_TEXT}" [[${EXTRA}]]` : 'Deploy on Tuesdays.';
+        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+        event('content_block_stop', { index: 0 });
+        event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+      }
+      event('message_stop', {});
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() };
+}
+
+const WIRES = [
+  {
+    name: 'OpenAI-compatible chat completions',
+    slot: 2,
+    start: toolModel,
+    env: (baseUrl: string) => ({
+      CONSILIUM_SLOT2_PROVIDER: 'tools',
+      CONSILIUM_SLOT2_MODEL: 'tools-1',
+      CONSILIUM_SLOT2_BASE_URL: baseUrl,
+    }),
+    toolResults: (r: { messages: { role: string; content?: unknown }[] }) => r.messages.filter((m) => m.role === 'tool'),
+  },
+  {
+    name: 'Anthropic Messages',
+    slot: 1,
+    start: anthropicToolModel,
+    env: (baseUrl: string) => ({ ANTHROPIC_API_KEY: 'test-key', CONSILIUM_SLOT1_BASE_URL: baseUrl }),
+    toolResults: (r: { messages: { role: string; content?: unknown }[] }) =>
+      r.messages.flatMap((m) =>
+        Array.isArray(m.content) ? m.content.filter((b: { type: string }) => b.type === 'tool_result') : [],
+      ),
+  },
+] as const;
+
+describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique round ($name)', (wire) => {
   let server: RunningServer;
-  let model: Awaited<ReturnType<typeof toolModel>>;
+  let model: {
+    baseUrl: string;
+    requests: { tools?: unknown[]; messages: { role: string; content?: unknown }[] }[];
+    close(): void;
+  };
 
   beforeAll(async () => {
     const wiki = await startMediaWiki();
@@ -76,13 +161,11 @@ describe.skipIf(!mediawiki.available)('wiki tools in a critique round', () => {
       'Grounding Deploy Policy': 'Production deploys of the zebrafish service happen on Tuesdays only.',
       [EXTRA]: EXTRA_TEXT,
     });
-    model = await toolModel();
+    model = await wire.start();
     server = await startServer({
       // One page before round 1 (the policy, not the runbook): the runbook comes only through a tool.
       CONSILIUM_WIKIS: JSON.stringify({ 'team-wiki': { api: wiki.api, pages: 1, requestsPerRound: 3 } }),
-      CONSILIUM_SLOT2_PROVIDER: 'tools',
-      CONSILIUM_SLOT2_MODEL: 'tools-1',
-      CONSILIUM_SLOT2_BASE_URL: model.baseUrl,
+      ...wire.env(model.baseUrl),
       CONSILIUM_MAX_RETRIES: '0',
     });
   }, 180_000);
@@ -105,19 +188,19 @@ describe.skipIf(!mediawiki.available)('wiki tools in a critique round', () => {
     const g = session.grounding!;
     // Round 1 offered no tools; round 2 did.
     expect(model.requests[0]!.tools).toBeUndefined();
-    const toolResults = model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
+    const toolResults = model.requests.flatMap((r) => wire.toolResults(r));
     expect(JSON.stringify(toolResults[0])).toMatch(/invalidtitle/);
-    const lookups = g.lookups.filter((l) => l.slot === 2);
+    const lookups = g.lookups.filter((l) => l.slot === wire.slot);
     expect(lookups.map((l) => [l.round, l.tool, l.input, l.ok, l.error])).toEqual([
       [2, 'read_page', 'Bad|title', false, 'invalidtitle'],
       [2, 'read_page', EXTRA, true, undefined],
     ]);
     const runbook = g.pages.find((p) => p.title === EXTRA)!;
     expect(runbook).toMatchObject({ retrievedBy: 'tool', text: EXTRA_TEXT });
-    expect(g.citations.filter((c) => c.slot === 2 && c.round === 2)).toEqual([
-      { round: 2, slot: 2, ref: EXTRA, quote: EXTRA_TEXT, verified: true, source: runbook.n },
+    expect(g.citations.filter((c) => c.slot === wire.slot && c.round === 2)).toEqual([
+      { round: 2, slot: wire.slot, ref: EXTRA, quote: EXTRA_TEXT, verified: true, source: runbook.n },
     ]);
-    const answer = session.rounds[1]!.answers.find((a) => a.slot === 2)!;
+    const answer = session.rounds[1]!.answers.find((a) => a.slot === wire.slot)!;
     expect(answer.error).toBeUndefined();
     // Usage counts every step of the call.
     expect(answer.usage.totalTokens).toBe(45);
