@@ -206,3 +206,57 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
     expect(answer.usage.totalTokens).toBe(45);
   });
 });
+
+describe.skipIf(!mediawiki.available)('the wiki going down mid-debate', () => {
+  it('a tool call that finds the wiki gone is the tool’s error; the grounding turns partial and the debate goes on', {
+    timeout: 120_000,
+  }, async () => {
+    const wiki = await startMediaWiki();
+    await seedPages({ 'Grounding Deploy Policy': 'Production deploys of the zebrafish service happen on Tuesdays only.' });
+    const model = await toolModel();
+    // A proxy to the wiki that goes down once a model has been offered tools: after the retrieval, before round 2's calls.
+    const proxy = createServer(async (req, res) => {
+      if (model.requests.some((r) => r.tools?.length)) return req.socket.destroy();
+      const upstream = await fetch(`${wiki.server}${req.url}`, { headers: { 'user-agent': req.headers['user-agent'] ?? '' } });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const api = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api.php`;
+    const server = await startServer({
+      CONSILIUM_WIKIS: JSON.stringify({ flaky: { api, pages: 1, requestsPerRound: 2 } }),
+      CONSILIUM_SLOT2_PROVIDER: 'tools',
+      CONSILIUM_SLOT2_MODEL: 'tools-1',
+      CONSILIUM_SLOT2_BASE_URL: model.baseUrl,
+      CONSILIUM_MAX_RETRIES: '0',
+    });
+    try {
+      const res = await server.fetch('/consilium/deep', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          question: 'When should we deploy the zebrafish service?',
+          rounds: 3,
+          grounding: { source: 'flaky' },
+        }),
+      });
+      const session = (await res.json()) as Session;
+      expect(session.status).not.toBe('failed');
+      expect(session.rounds).toHaveLength(3);
+      const g = session.grounding!;
+      expect(g.pages).toHaveLength(1);
+      expect(g.status).toBe('partial');
+      expect(g.note).toMatch(/could not be read in round 2 \(network\)/);
+      expect(g.lookups.filter((l) => l.slot === 2).map((l) => [l.ok, l.error])).toEqual([
+        [false, 'network'],
+        [false, 'network'],
+      ]);
+      const toolResults = model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
+      expect(JSON.stringify(toolResults[0])).toMatch(/network/);
+    } finally {
+      await server.close();
+      proxy.close();
+      model.close();
+    }
+  });
+});
