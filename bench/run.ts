@@ -8,6 +8,7 @@ import { benchDebate } from './debate.js';
 import { takeRun, updateReadmes, writeRun } from './figures.js';
 import { benchFlood } from './flood.js';
 import { benchGenerate } from './generate.js';
+import { benchGrounding } from './grounding.js';
 import { benchHttp } from './http.js';
 import { benchOpenapi } from './openapi.js';
 import { benchPanel } from './panel.js';
@@ -33,6 +34,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   postgres: benchPostgres,
   storage: benchStorage,
   flood: benchFlood,
+  grounding: benchGrounding,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

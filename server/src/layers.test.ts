@@ -15,13 +15,15 @@ export const LAYERS: Record<string, readonly string[]> = {
   config: [],
   providers: ['config'],
   debate: ['config', 'providers'],
+  // A debate's grounding in a wiki: implements the engine's `GroundingHook` over the SDK's wiki client.
+  grounding: ['config', 'debate'],
   accounts: ['config'],
   limits: ['config'],
   sessions: ['config', 'debate'],
   // The database: implements the session, account and limit stores (their interfaces live with their domains).
   store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'accounts', 'sessions', 'limits', 'generated'],
+  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

@@ -597,7 +597,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining" | "hashing_busy";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "unknown_wiki_source" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining" | "hashing_busy";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -679,6 +679,119 @@ export type components = {
             /** @description How many slots must answer for a round to proceed. */
             quorum: number;
             slots: components["schemas"]["SlotInfo"][];
+            /** @description The wiki sources the operator configured, by name; a debate may be grounded in one. */
+            wikis?: components["schemas"]["WikiSourceInfo"][];
+        };
+        /** @description A wiki source's name, as the operator configured it. */
+        WikiSourceName: string;
+        /** @description One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password. */
+        WikiSourceInfo: {
+            name: components["schemas"]["WikiSourceName"];
+            /** @description The wiki's `api.php` URL. */
+            api: string;
+            /**
+             * @description `reachable`: its siteinfo was read. `unreachable`: see `error`. `unchecked`: not asked yet.
+             * @enum {string}
+             */
+            status: "reachable" | "unreachable" | "unchecked";
+            /** @description The wiki's name from its siteinfo. Untrusted text. */
+            siteName?: string;
+            /** @description The wiki's software from its siteinfo, e.g. `MediaWiki 1.39.17`. */
+            generator?: string;
+            /** @description Whether the wiki has TextExtracts (`prop=extracts`); otherwise page text is reduced to plain text here. */
+            extracts?: boolean;
+            latencyMs?: number;
+            /** @description Why the last check failed (MediaWiki's error code or `network`, `timeout`, `http`). */
+            error?: string;
+            /** Format: date-time */
+            checkedAt?: string;
+            limits: components["schemas"]["WikiLimits"];
+        };
+        WikiLimits: {
+            /** @description Pages retrieved before round 1 (and most pages a debate reads in all). */
+            pages: number;
+            /** @description Most bytes of one page's text given to the models. */
+            bytesPerPage: number;
+            /** @description Most wiki tool calls one model may make in one critique round. */
+            requestsPerRound: number;
+        };
+        /** @description Ground the debate in a configured wiki source (see `GET /providers`, `wikis`). */
+        GroundingRequest: {
+            source: components["schemas"]["WikiSourceName"];
+        };
+        /** @description What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted. */
+        Grounding: {
+            source: components["schemas"]["WikiSourceName"];
+            /** @enum {string} */
+            status: "complete" | "partial" | "absent";
+            /** @description Why grounding is partial or absent. */
+            note?: string;
+            pages: components["schemas"]["GroundingPage"][];
+            citations: components["schemas"]["Citation"][];
+            verifiedCitations: number;
+            unverifiedCitations: number;
+            lookups: components["schemas"]["WikiLookup"][];
+            usage: components["schemas"]["RetrievalUsage"];
+        };
+        /** @description One page the panel read, numbered as the models saw it, with the exact text they were given. */
+        GroundingPage: {
+            /** @description The source's number in the prompts (`[1]`, `[2]`, …). */
+            n: number;
+            title: string;
+            pageId: number;
+            revisionId: number;
+            /** @description A link to the revision that was read (`index.php?oldid=`). */
+            url: string;
+            /** @description The plain text given to the models. Untrusted. */
+            text: string;
+            /** @description SHA-256 of `text`, hex. */
+            sha256: string;
+            /**
+             * @description `search` (before round 1) or `tool` (a model's `read_page` in a critique round).
+             * @enum {string}
+             */
+            retrievedBy: "search" | "tool";
+        };
+        /** @description One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source. */
+        Citation: {
+            /** @description The round, or 0 for the verdict. */
+            round: number;
+            slot: components["schemas"]["SlotNumber"];
+            /** @description The citation as written (a number or a title). Untrusted. */
+            ref: string;
+            /** @description The quotation the citation vouches for, when it had one. Untrusted. */
+            quote?: string;
+            verified: boolean;
+            /** @description The cited page's `n`, when verified. */
+            source?: number;
+            /**
+             * @description Why it is unverified.
+             * @enum {string}
+             */
+            reason?: "not_retrieved" | "quote_not_found";
+        };
+        /** @description One request a model (or the retrieval before round 1, slot absent) made of the wiki. */
+        WikiLookup: {
+            /** @description 0 for the retrieval before round 1. */
+            round: number;
+            slot?: components["schemas"]["SlotNumber"];
+            /** @enum {string} */
+            tool: "retrieve" | "search_wiki" | "read_page";
+            /** @description The search or title asked for. Untrusted. */
+            input: string;
+            ok: boolean;
+            /** @description MediaWiki's error code (or `network`, `timeout`, `limit`) when it failed. */
+            error?: string;
+            /** @description The sources it added, by `n`. */
+            pages?: number[];
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description What reading the wiki took. */
+        RetrievalUsage: {
+            requests: number;
+            bytes: number;
+            ms: number;
         };
         Usage: {
             inputTokens: number;
@@ -769,6 +882,8 @@ export type components = {
             rationale: string;
             supportingSlots: components["schemas"]["SlotNumber"][];
             supportingRounds: components["schemas"]["RoundNumber"][];
+            /** @description The wiki pages (by `n`, see the session's `grounding`) whose verified citations this action rests on. */
+            sources?: number[];
         };
         /** @description Actions by priority: P0 now, P1 next, P2 later. */
         ActionGroups: {
@@ -865,6 +980,7 @@ export type components = {
              * @description When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
              */
             archivedAt?: string;
+            grounding?: components["schemas"]["Grounding"];
             panel?: components["schemas"]["PanelChoice"];
             /** @description Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking). */
             labels?: components["schemas"]["LabelMap"][];
@@ -1103,6 +1219,7 @@ export type components = {
             models?: components["schemas"]["PanelModel"][];
             /** @description Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved. */
             earlyStop?: boolean;
+            grounding?: components["schemas"]["GroundingRequest"];
             /**
              * @description Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
              * @default false
@@ -1218,7 +1335,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -1361,6 +1478,16 @@ export type components = {
             cost: components["schemas"]["Cost"];
             /** @description Why the session failed or was cut short, when it did not complete. */
             error?: string;
+        };
+        /** @description The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's. */
+        GroundingEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "grounding";
+            sessionId: components["schemas"]["SessionId"];
+            seq: components["schemas"]["EventSeq"];
+            ts: components["schemas"]["EventTime"];
+            grounding: components["schemas"]["Grounding"];
         };
     };
     responses: {

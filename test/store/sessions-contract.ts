@@ -222,6 +222,44 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       });
     });
 
+    describe('grounding', () => {
+      it('stores a grounded session’s sources, their text exactly, citations and lookups', async () => {
+        const d = new FakeDebate({ owner: owner('grounding'), createdAt: '2025-03-02T10:00:00.000Z' });
+        d.start();
+        Object.assign(d.session, {
+          grounding: {
+            source: 'team-wiki',
+            status: 'partial',
+            note: 'The wiki team-wiki could not be read in round 2 (network).',
+            pages: [
+              {
+                n: 1,
+                title: 'Deploy policy',
+                pageId: 7,
+                revisionId: 42,
+                url: 'http://wiki.invalid/index.php?oldid=42',
+                text: 'Deploys on "Tuesdays" — ünïcode, \'quotes\', `ticks`\nand lines.',
+                sha256: 'ab'.repeat(32),
+                retrievedBy: 'search',
+              },
+            ],
+            citations: [
+              { round: 1, slot: 2, ref: '1', quote: 'Deploys on', verified: true, source: 1 },
+              { round: 0, slot: 1, ref: '9', verified: false, reason: 'not_retrieved' },
+            ],
+            verifiedCitations: 1,
+            unverifiedCitations: 1,
+            lookups: [{ round: 0, tool: 'retrieve', input: 'deploy', ok: true, pages: [1], at: '2025-03-02T10:00:01.000Z' }],
+            usage: { requests: 3, bytes: 2048, ms: 12 },
+          },
+        });
+        await store.write(d.step());
+        d.end('completed');
+        await store.write(d.step());
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+      });
+    });
+
     describe('list', () => {
       it('pages newest first, ties on createdAt broken by id, `after` exclusive, `next` only when more', async () => {
         const who = owner('list');

@@ -13,7 +13,7 @@
  * installed it or stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names mediawiki.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -225,5 +225,31 @@ export async function startMediaWiki(): Promise<TestMediaWiki> {
     const { admin } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as TestMediaWiki;
     const server = `http://127.0.0.1:${port}`;
     return { server, api: `${server}/api.php`, admin };
+  });
+}
+
+/**
+ * Adds (or updates) pages on the run's wiki, for a test that needs content of its own, with the installed settings, under the wiki's lock. The pages stay for the run's other tests; give them
+ * titles no other test lists (tests that list every page check with `arrayContaining`).
+ */
+export async function seedPages(pages: Readonly<Record<string, string>>): Promise<void> {
+  await startMediaWiki();
+  const dir = await runDir();
+  await withLock(dir, async () => {
+    const { settings } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as { settings: string };
+    const env = { ...process.env, MW_CONFIG_FILE: settings };
+    // importTextFiles.php, as the install's own seeding.
+    const files = Object.entries(pages).map(([title, text]) => {
+      const sub = mkdtempSync(join(dir, 'seed-'));
+      const file = join(sub, `${title}.txt`);
+      writeFileSync(file, text);
+      return file;
+    });
+    await php(
+      [join(MW_INSTALL_PATH, 'maintenance', 'importTextFiles.php'), '--rc', '--overwrite', '--user=Admin', ...files],
+      env,
+    );
+    // The search index and link tables are written by jobs, which the wiki never runs by itself ($wgJobRunRate = 0).
+    await php([join(MW_INSTALL_PATH, 'maintenance', 'runJobs.php'), '--quiet'], env);
   });
 }

@@ -3,6 +3,7 @@ import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { DEFAULT_ROUNDS } from './debate/rounds.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
+import { WikiPicker } from './grounding/WikiPicker.js';
 import { PanelRanking } from './PanelRanking.js';
 import { replaceHash, sessionHref } from './router.js';
 import { liveRuns } from './runs.js';
@@ -21,6 +22,7 @@ export function Ask() {
   const [maxTokens, setMaxTokens] = useState('');
   const [maxCostUsd, setMaxCostUsd] = useState('');
   const [earlyStop, setEarlyStop] = useState(false);
+  const [wiki, setWiki] = useState('');
   const [slots, setSlots] = useState<number[] | undefined>();
   const [synthesizer, setSynthesizer] = useState('');
   const [anonymous, setAnonymous] = useState(true);
@@ -57,6 +59,7 @@ export function Ask() {
         rounds,
         ...(quorum && { quorum: Number(quorum) }),
         ...(earlyStop && { earlyStop }),
+        ...(wiki && { grounding: { source: wiki } }),
         ...(Object.keys(budget).length > 0 && { budget }),
         ...(slots && { slots }),
         ...(synthesizer && { synthesizer: Number(synthesizer) }),
@@ -199,6 +202,7 @@ export function Ask() {
                   Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
                   <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
                 </label>
+                <WikiPicker wikis={providers?.wikis} value={wiki} onChange={setWiki} />
                 <label class="radio">
                   <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
                   Stop early when no model changes its position

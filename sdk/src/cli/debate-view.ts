@@ -8,6 +8,7 @@
  */
 import type { Action, Consensus, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
 import { inert, oneLine, type Paint, slotColour, tail } from '../terminal/terminal.js';
+import { renderSources } from './sources-view.js';
 
 type SlotState = 'waiting' | 'writing' | 'done' | 'failed';
 
@@ -45,6 +46,8 @@ export class DebateView {
   /** `full`: the index in the round's lines whose answer is being printed, and how much of it is out (-1: not started). */
   #turn = 0;
   #written = -1;
+  /** A grounded debate's sources as last reported; printed after the verdict. */
+  #grounding: Extract<DebateEvent, { type: 'grounding' }>['grounding'] | undefined;
 
   constructor(private readonly options: ViewOptions) {
     // Full answers are text that scrolls, never a block redrawn in place.
@@ -126,8 +129,12 @@ export class DebateView {
         if (this.#verdictAt) write('\n');
         write(renderVerdict(e.verdict, paint, (slot) => this.#name(slot), this.#verdictAt !== undefined));
         return;
+      case 'grounding':
+        this.#grounding = e.grounding;
+        return;
       case 'session.ended':
         this.#settle();
+        if (this.#grounding) write(renderSources(this.#grounding, paint));
         write(
           `\n${paint(e.status === 'completed' ? 'green' : 'yellow', e.status)} · ${e.usage.totalTokens} tokens${
             e.cost.priced ? ` · $${e.cost.usd.toFixed(4)}` : ''

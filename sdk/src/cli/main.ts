@@ -36,14 +36,16 @@ Commands:
   ask "<question>" [--slot N | --provider NAME]
                                   One model's answer (slot 1 by default).
   debate "<question>" [--rounds N] [--quorum N] [--full] [--slots N,N…] [--synthesizer N] [--ranking]
-         [--named] [--models N=MODEL,…]
+         [--named] [--models N=MODEL,…] [--wiki SOURCE]
                                   A deep debate, streamed live; then the consensus (each statement with
                                   the slots that hold it) and the verdict grouped P0/P1/P2. --full prints
                                   every answer in full as it is written. --slots: the panel (two or
                                   more); --synthesizer: who writes the verdict; --ranking: each model
                                   ranks the others' answers; --named: peers quoted by slot, not
-                                  anonymously; --models: a slot's model from its allowed list. Ctrl-C
-                                  cancels it on the server.
+                                  anonymously; --models: a slot's model from its allowed list. --wiki:
+                                  grounded in that wiki source of the server's; its sources and
+                                  unverified citations follow the verdict. Ctrl-C cancels it on the
+                                  server.
   parallel "<question>" [--slots N,N…] [--full]
                                   Every slot (or those listed) answers once, side by side, streamed live.
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]

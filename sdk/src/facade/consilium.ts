@@ -40,6 +40,7 @@ import type {
   Budget,
   DebateAccepted,
   DebateEvent,
+  GroundingRequest,
   Health,
   PanelModel,
   ParallelResult,
@@ -72,6 +73,8 @@ export interface DebateOptions extends DetachOption, PanelOptions {
   budget?: Budget;
   /** Stop before the last round once every model keeps its position. */
   earlyStop?: boolean;
+  /** Ground the debate in a wiki source the server configures (`providers.list()`'s `wikis`): `{ source: 'team-wiki' }`. */
+  grounding?: GroundingRequest;
   /** Aborting cancels the debate on the server and every model call it has in flight. */
   signal?: AbortSignal;
 }
@@ -677,7 +680,7 @@ export class Consilium {
 }
 
 function deepBody(question: string, options: DebateOptions) {
-  const { rounds, quorum, budget, earlyStop, detach } = options;
+  const { rounds, quorum, budget, earlyStop, detach, grounding } = options;
   return {
     question,
     ...(detach && { detach: true }),
@@ -686,5 +689,6 @@ function deepBody(question: string, options: DebateOptions) {
     ...(budget !== undefined && { budget }),
     ...(earlyStop !== undefined && { earlyStop }),
     ...panelBody(options),
+    ...(grounding !== undefined && { grounding }),
   };
 }

@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining' | 'hashing_busy';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'unknown_wiki_source' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining' | 'hashing_busy';
 
 export type FieldError = {
     /**
@@ -179,6 +179,181 @@ export type ProviderCatalogue = {
      */
     quorum: number;
     slots: Array<SlotInfo>;
+    /**
+     * The wiki sources the operator configured, by name; a debate may be grounded in one.
+     */
+    wikis?: Array<WikiSourceInfo>;
+};
+
+/**
+ * A wiki source's name, as the operator configured it.
+ */
+export type WikiSourceName = string;
+
+/**
+ * One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password.
+ */
+export type WikiSourceInfo = {
+    name: WikiSourceName;
+    /**
+     * The wiki's `api.php` URL.
+     */
+    api: string;
+    /**
+     * `reachable`: its siteinfo was read. `unreachable`: see `error`. `unchecked`: not asked yet.
+     */
+    status: 'reachable' | 'unreachable' | 'unchecked';
+    /**
+     * The wiki's name from its siteinfo. Untrusted text.
+     */
+    siteName?: string;
+    /**
+     * The wiki's software from its siteinfo, e.g. `MediaWiki 1.39.17`.
+     */
+    generator?: string;
+    /**
+     * Whether the wiki has TextExtracts (`prop=extracts`); otherwise page text is reduced to plain text here.
+     */
+    extracts?: boolean;
+    latencyMs?: number;
+    /**
+     * Why the last check failed (MediaWiki's error code or `network`, `timeout`, `http`).
+     */
+    error?: string;
+    checkedAt?: string;
+    limits: WikiLimits;
+};
+
+export type WikiLimits = {
+    /**
+     * Pages retrieved before round 1 (and most pages a debate reads in all).
+     */
+    pages: number;
+    /**
+     * Most bytes of one page's text given to the models.
+     */
+    bytesPerPage: number;
+    /**
+     * Most wiki tool calls one model may make in one critique round.
+     */
+    requestsPerRound: number;
+};
+
+/**
+ * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ */
+export type GroundingRequest = {
+    source: WikiSourceName;
+};
+
+/**
+ * What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.
+ */
+export type Grounding = {
+    source: WikiSourceName;
+    status: 'complete' | 'partial' | 'absent';
+    /**
+     * Why grounding is partial or absent.
+     */
+    note?: string;
+    pages: Array<GroundingPage>;
+    citations: Array<Citation>;
+    verifiedCitations: number;
+    unverifiedCitations: number;
+    lookups: Array<WikiLookup>;
+    usage: RetrievalUsage;
+};
+
+/**
+ * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ */
+export type GroundingPage = {
+    /**
+     * The source's number in the prompts (`[1]`, `[2]`, …).
+     */
+    n: number;
+    title: string;
+    pageId: number;
+    revisionId: number;
+    /**
+     * A link to the revision that was read (`index.php?oldid=`).
+     */
+    url: string;
+    /**
+     * The plain text given to the models. Untrusted.
+     */
+    text: string;
+    /**
+     * SHA-256 of `text`, hex.
+     */
+    sha256: string;
+    /**
+     * `search` (before round 1) or `tool` (a model's `read_page` in a critique round).
+     */
+    retrievedBy: 'search' | 'tool';
+};
+
+/**
+ * One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source.
+ */
+export type Citation = {
+    /**
+     * The round, or 0 for the verdict.
+     */
+    round: number;
+    slot: SlotNumber;
+    /**
+     * The citation as written (a number or a title). Untrusted.
+     */
+    ref: string;
+    /**
+     * The quotation the citation vouches for, when it had one. Untrusted.
+     */
+    quote?: string;
+    verified: boolean;
+    /**
+     * The cited page's `n`, when verified.
+     */
+    source?: number;
+    /**
+     * Why it is unverified.
+     */
+    reason?: 'not_retrieved' | 'quote_not_found';
+};
+
+/**
+ * One request a model (or the retrieval before round 1, slot absent) made of the wiki.
+ */
+export type WikiLookup = {
+    /**
+     * 0 for the retrieval before round 1.
+     */
+    round: number;
+    slot?: SlotNumber;
+    tool: 'retrieve' | 'search_wiki' | 'read_page';
+    /**
+     * The search or title asked for. Untrusted.
+     */
+    input: string;
+    ok: boolean;
+    /**
+     * MediaWiki's error code (or `network`, `timeout`, `limit`) when it failed.
+     */
+    error?: string;
+    /**
+     * The sources it added, by `n`.
+     */
+    pages?: Array<number>;
+    at: string;
+};
+
+/**
+ * What reading the wiki took.
+ */
+export type RetrievalUsage = {
+    requests: number;
+    bytes: number;
+    ms: number;
 };
 
 export type Usage = {
@@ -302,6 +477,10 @@ export type Action = {
     rationale: string;
     supportingSlots: Array<SlotNumber>;
     supportingRounds: Array<RoundNumber>;
+    /**
+     * The wiki pages (by `n`, see the session's `grounding`) whose verified citations this action rests on.
+     */
+    sources?: Array<number>;
 };
 
 /**
@@ -415,6 +594,7 @@ export type Session = {
      * When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.
      */
     archivedAt?: string;
+    grounding?: Grounding;
     panel?: PanelChoice;
     /**
      * Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).
@@ -741,6 +921,7 @@ export type DeepRequest = {
      * Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session's `earlyStop` says what that saved.
      */
     earlyStop?: boolean;
+    grounding?: GroundingRequest;
     /**
      * Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session's id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.
      */
@@ -886,7 +1067,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -1048,6 +1229,18 @@ export type SessionEndedEvent = {
      * Why the session failed or was cut short, when it did not complete.
      */
     error?: string;
+};
+
+/**
+ * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
+ */
+export type GroundingEvent = {
+    v: EventVersion;
+    type: 'grounding';
+    sessionId: SessionId;
+    seq: EventSeq;
+    ts: EventTime;
+    grounding: Grounding;
 };
 
 export type GetHealthData = {

@@ -14,6 +14,7 @@ export const zProblemCode = z.enum([
     'forbidden',
     'not_found',
     'unknown_provider',
+    'unknown_wiki_source',
     'conflict',
     'rate_limited',
     'not_implemented',
@@ -99,6 +100,117 @@ export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.
  * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
  */
 export const zStoredQuestion = z.string().check(z.maxLength(20000));
+
+/**
+ * A wiki source's name, as the operator configured it.
+ */
+export const zWikiSourceName = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]{0,39}$/));
+
+export const zWikiLimits = z.object({
+    pages: z.int().check(z.gte(1), z.lte(20)),
+    bytesPerPage: z.int().check(z.gte(200), z.lte(100000)),
+    requestsPerRound: z.int().check(z.gte(0), z.lte(20))
+});
+
+/**
+ * One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password.
+ */
+export const zWikiSourceInfo = z.object({
+    name: zWikiSourceName,
+    api: z.string(),
+    status: z.enum([
+        'reachable',
+        'unreachable',
+        'unchecked'
+    ]),
+    siteName: z.optional(z.string()),
+    generator: z.optional(z.string()),
+    extracts: z.optional(z.boolean()),
+    latencyMs: z.optional(z.int().check(z.gte(0))),
+    error: z.optional(z.string()),
+    checkedAt: z.optional(z.iso.datetime()),
+    limits: zWikiLimits
+});
+
+/**
+ * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ */
+export const zGroundingRequest = z.strictObject({
+    source: zWikiSourceName
+});
+
+/**
+ * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ */
+export const zGroundingPage = z.object({
+    n: z.int().check(z.gte(1)),
+    title: z.string(),
+    pageId: z.int().check(z.gte(0)),
+    revisionId: z.int().check(z.gte(0)),
+    url: z.string(),
+    text: z.string(),
+    sha256: z.string(),
+    retrievedBy: z.enum(['search', 'tool'])
+});
+
+/**
+ * One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source.
+ */
+export const zCitation = z.object({
+    round: z.int().check(z.gte(0), z.lte(5)),
+    slot: zSlotNumber,
+    ref: z.string(),
+    quote: z.optional(z.string()),
+    verified: z.boolean(),
+    source: z.optional(z.int().check(z.gte(1))),
+    reason: z.optional(z.enum(['not_retrieved', 'quote_not_found']))
+});
+
+/**
+ * One request a model (or the retrieval before round 1, slot absent) made of the wiki.
+ */
+export const zWikiLookup = z.object({
+    round: z.int().check(z.gte(0), z.lte(5)),
+    slot: z.optional(zSlotNumber),
+    tool: z.enum([
+        'retrieve',
+        'search_wiki',
+        'read_page'
+    ]),
+    input: z.string(),
+    ok: z.boolean(),
+    error: z.optional(z.string()),
+    pages: z.optional(z.array(z.int().check(z.gte(1)))),
+    at: z.iso.datetime()
+});
+
+/**
+ * What reading the wiki took.
+ */
+export const zRetrievalUsage = z.object({
+    requests: z.int().check(z.gte(0)),
+    bytes: z.int().check(z.gte(0)),
+    ms: z.int().check(z.gte(0))
+});
+
+/**
+ * What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.
+ */
+export const zGrounding = z.object({
+    source: zWikiSourceName,
+    status: z.enum([
+        'complete',
+        'partial',
+        'absent'
+    ]),
+    note: z.optional(z.string()),
+    pages: z.array(zGroundingPage),
+    citations: z.array(zCitation),
+    verifiedCitations: z.int().check(z.gte(0)),
+    unverifiedCitations: z.int().check(z.gte(0)),
+    lookups: z.array(zWikiLookup),
+    usage: zRetrievalUsage
+});
 
 export const zUsage = z.object({
     inputTokens: z.int().check(z.gte(0)),
@@ -186,7 +298,8 @@ export const zSlotInfo = z.object({
 export const zProviderCatalogue = z.object({
     synthesizerSlot: zSlotNumber,
     quorum: z.int().check(z.gte(1), z.lte(5)),
-    slots: z.array(zSlotInfo)
+    slots: z.array(zSlotInfo),
+    wikis: z.optional(z.array(zWikiSourceInfo))
 });
 
 /**
@@ -262,7 +375,8 @@ export const zAction = z.object({
     title: z.string(),
     rationale: z.string(),
     supportingSlots: z.array(zSlotNumber),
-    supportingRounds: z.array(zRoundNumber)
+    supportingRounds: z.array(zRoundNumber),
+    sources: z.optional(z.array(z.int().check(z.gte(1))))
 });
 
 /**
@@ -458,6 +572,7 @@ export const zSession = z.object({
     sourceSessionId: z.optional(zSessionId),
     earlyStop: z.optional(zEarlyStop),
     archivedAt: z.optional(z.iso.datetime()),
+    grounding: z.optional(zGrounding),
     panel: z.optional(zPanelChoice),
     labels: z.optional(z.array(zLabelMap)),
     rankings: z.optional(z.array(zRanking)),
@@ -567,6 +682,7 @@ export const zDeepRequest = z.strictObject({
     ranking: z._default(z.optional(z.boolean()), false),
     models: z.optional(z.array(zPanelModel).check(z.maxLength(5))),
     earlyStop: z.optional(z.boolean()),
+    grounding: z.optional(zGroundingRequest),
     detach: z._default(z.optional(z.boolean()), false)
 });
 
@@ -855,6 +971,18 @@ export const zSessionEndedEvent = z.object({
     error: z.optional(z.string())
 });
 
+/**
+ * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
+ */
+export const zGroundingEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['grounding']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    grounding: zGrounding
+});
+
 export const zDebateEvent = z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -867,7 +995,8 @@ export const zDebateEvent = z.union([
     zSynthesisStartedEvent,
     zVerdictDeltaEvent,
     zVerdictEvent,
-    zSessionEndedEvent
+    zSessionEndedEvent,
+    zGroundingEvent
 ]);
 
 /**

@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       drainMs: 30_000,
       metricsToken: undefined,
       passwordHashing: { workers: Math.min(2, Math.max(1, availableParallelism() - 1)), queue: expect.any(Number) },
+      wikis: [],
     });
   });
 

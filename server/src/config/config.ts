@@ -6,6 +6,7 @@ import { type RateLimits, rateLimitsFromEnv } from './limits.js';
 import { type PriceTable, parsePrices } from './prices.js';
 import { type AddressRange, parseTrustedProxies } from './proxies.js';
 import { ConfigError, type SlotConfig, slotsFromEnv } from './slots.js';
+import { type WikiSourceConfig, wikisFromEnv } from './wikis.js';
 
 export interface Config {
   host: string;
@@ -55,6 +56,8 @@ export interface Config {
   passwordHashing: { workers: number; queue: number };
   /** `CONSILIUM_METRICS_TOKEN`: the bearer token `GET /metrics` asks for; unset, `/metrics` is not served. */
   metricsToken: string | undefined;
+  /** `CONSILIUM_WIKIS`: the wiki sources a debate may be grounded in (see `wikis.ts`). */
+  wikis: WikiSourceConfig[];
 }
 
 /** How an instance shares a PostgreSQL database with others (SQLite ignores all but `id`). */
@@ -136,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     drainMs: integer(env, 'CONSILIUM_DRAIN_MS', 30_000, 0, 3_600_000),
     metricsToken: metricsToken(env.CONSILIUM_METRICS_TOKEN),
     passwordHashing: passwordHashing(env),
+    wikis: wikisFromEnv(env),
   };
 }
 

@@ -40,6 +40,7 @@ import { assignLabels, type Labelled, labelMaps, namedFinal, type Random } from 
 import { boundedPrompt, promptChars, type QuotedPart } from './budget.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
+import type { GroundingHook } from './grounding.js';
 import { newSessionId } from './ids.js';
 import { type PanelRequest, PanelResolver, panelChoice } from './panel.js';
 import { FieldStream, PositionStream } from './position-stream.js';
@@ -121,6 +122,8 @@ export interface RunOptions {
   thread?: ThreadLink;
   /** The stored session a synthesis is made from. */
   sourceSessionId?: string;
+  /** A deep debate grounded in a wiki (see `grounding.ts`). */
+  grounding?: GroundingHook;
 }
 
 export interface ThreadLink {
@@ -167,6 +170,7 @@ class Run {
   readonly owner: string;
   readonly thread: ThreadLink | undefined;
   readonly sourceSessionId: string | undefined;
+  readonly grounding: GroundingHook | undefined;
   readonly budgetStop = new AbortController();
   readonly signal: AbortSignal;
 
@@ -186,6 +190,7 @@ class Run {
     this.owner = from?.owner ?? options.owner ?? engine.settings.owner;
     this.thread = options.thread;
     this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;
+    this.grounding = options.grounding;
     if (from) {
       // A continued session keeps what it has spent, answers asked again included.
       this.usage = from.usage;
@@ -263,6 +268,7 @@ class Run {
     if (this.labels.length > 0) session.labels = [...this.labels];
     if (this.rankings.length > 0) session.rankings = [...this.rankings];
     if (this.promptCuts.length > 0) session.promptCuts = [...this.promptCuts];
+    if (this.grounding) session.grounding = this.grounding.snapshot();
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
     if (status !== 'running') session.completedAt = now;
@@ -402,6 +408,7 @@ export class DebateEngine {
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
     run.choice = panelChoice(this.settings.panel, options.panel ?? {});
     this.#started(run, this.#panelOf(run));
+    await run.grounding?.prepare(question, run.signal, (e) => run.log.emit(e));
     return this.#debate(run, options, { ended: [] });
   }
 
@@ -751,10 +758,12 @@ export class DebateEngine {
       const delta = position ? position.push(text) : text;
       if (delta) run.log.answerDelta(n, slotNumber, delta);
     };
+    const tooled =
+      round.kind === 'critique' ? run.grounding?.toolModel?.(model.languageModel, { round: n, slot: slotNumber }) : undefined;
     const result = await streamAnswer({
-      model,
+      model: tooled ? { languageModel: tooled } : model,
       system: this.#system(slot, run),
-      prompt,
+      prompt: run.grounding?.decorate(prompt) ?? prompt,
       signal: run.signal,
       timeoutMs: this.settings.callTimeoutMs,
       maxRetries: this.settings.maxRetries,
@@ -794,6 +803,7 @@ export class DebateEngine {
       run.fail(slotNumber, n, error);
       run.log.emit({ type: 'answer.failed', round: n, slot: slotNumber, provider: model.provider, model: model.model, error });
     } else {
+      run.grounding?.answered(answer);
       run.log.emit({ type: 'answer.completed', answer });
     }
     return answer;
@@ -853,7 +863,8 @@ export class DebateEngine {
       this.#bounded(run, slot, 0, parts, (texts) => {
         let i = 0;
         const cut = transcript.map((r) => ({ number: r.number, answers: r.answers.map((a) => ({ ...a, text: texts[i++]! })) }));
-        return synthesisPrompt(run.question, cut, consensusNote, run.thread?.context);
+        const asked = synthesisPrompt(run.question, cut, consensusNote, run.thread?.context);
+        return run.grounding?.decorate(asked) ?? asked;
       });
     const validSlots = new Set(participants);
     const validRounds = new Set(transcript.map((r) => r.number));
@@ -905,6 +916,7 @@ export class DebateEngine {
         run.fail(slotNumber, 0, error);
         continue;
       }
+      if (run.verdict && run.grounding) run.verdict = run.grounding.verdict(run.verdict);
       if (run.verdict) run.log.emit({ type: 'verdict', verdict: run.verdict });
       return;
     }

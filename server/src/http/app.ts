@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
+import { WikiSources } from '../grounding/sources.js';
 import { MemoryLimitStore } from '../limits/memory.js';
 import { createSlotModel } from '../providers/models.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -141,11 +142,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   );
 
   const readiness = deps.readiness ?? new Readiness();
-  const debate = deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics);
+  const wikis = deps.wikis ?? new WikiSources(deps.config.wikis);
+  // Each source's siteinfo is read once at start; an unreachable wiki is reported by /providers, never fatal.
+  if (!deps.wikis && wikis.names.length > 0) void wikis.start();
+  const debate = { wikis, ...(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics)) };
   // On a shared store, runs other instances lost or left are continued here (or by a peer).
-  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger });
+  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger, wikis });
   const handlers: Handlers<AppEnv> = {
-    ...metaHandlers(deps),
+    ...metaHandlers({ ...deps, wikis }),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
     ...refuseWhileDraining(
       limitDebates(debateHandlers(debate), deps.config.rateLimits, ownerOf, limits),

@@ -36,6 +36,7 @@ export function debateHandlers({
   sessions,
   ownerOf,
   heartbeatMs = HEARTBEAT_MS,
+  wikis,
 }: DebateDeps): Pick<Handlers<AppEnv>, DebateOperations> {
   /**
    * Run options that record the session as it goes, owned by the caller and stopped by a delete of
@@ -116,6 +117,22 @@ export function debateHandlers({
     return c.json({ sessionId, status: 'running' as const }, 202);
   };
 
+  /** The debate's grounding in the source it names; a problem for a source not configured. */
+  const groundingOf = (c: Context, body: { grounding?: { source: string } }) => {
+    if (!body.grounding) return {};
+    const grounding = wikis?.grounding(body.grounding.source);
+    if (grounding) return { grounding };
+    const known = wikis?.names.join(', ') || 'none';
+    return {
+      refused: problem(c, 400, 'unknown_wiki_source', {
+        detail: `No wiki source is named "${body.grounding.source}"; configured: ${known}.`,
+      }),
+    };
+  };
+
+  /** A continued session keeps its grounding: the same sources, its citations counted on. */
+  const resumed = (session: Session) => (session.grounding && wikis ? { grounding: wikis.resume(session.grounding) } : {});
+
   return {
     askProvider: async (c) => {
       const { provider } = c.req.valid('param');
@@ -165,15 +182,19 @@ export function debateHandlers({
       const body = c.req.valid('json');
       const refused = panelRefused(c, body);
       if (refused) return refused;
-      if (body.detach)
-        return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deepOptions(body), ...options })));
-      return c.json(await stored(await engine.deep(body.question, { ...deepOptions(body), ...recorded(c) })), 200);
+      const { grounding, refused: unknownSource } = groundingOf(c, body);
+      if (unknownSource) return unknownSource;
+      const deep = { ...deepOptions(body), ...(grounding && { grounding }) };
+      if (body.detach) return accepted(c, async (options) => stored(await engine.deep(body.question, { ...deep, ...options })));
+      return c.json(await stored(await engine.deep(body.question, { ...deep, ...recorded(c) })), 200);
     },
 
     streamDeepDebate: (c) => {
       const body = c.req.valid('json');
       const refused = panelRefused(c, body);
       if (refused) return refused;
+      const { grounding, refused: unknownSource } = groundingOf(c, body);
+      if (unknownSource) return unknownSource;
       const detach = body.detach === true;
       // The run outlives a detached stream: whoever counts running debates waits for this, not the response.
       let ended!: () => void;
@@ -200,6 +221,7 @@ export function debateHandlers({
           await stored(
             await engine.deep(body.question, {
               ...deepOptions(body),
+              ...(grounding && { grounding }),
               // What the client sees is what is stored: nothing but deltas before it is committed.
               ...recorded(c, {
                 clientGone: cancel.signal,
@@ -323,7 +345,13 @@ export function debateHandlers({
       if (!continuation) return problem(c, 404, 'not_found', { detail: `No session "${sessionId}".` });
       if ('refused' in continuation) return problem(c, 409, 'conflict', { detail: continuation.refused });
       const run = async (recording: ReturnType<typeof recorded>) =>
-        stored(await engine.continue(continuation.stored, { ...recording, ...continuation.options }));
+        stored(
+          await engine.continue(continuation.stored, {
+            ...recording,
+            ...continuation.options,
+            ...resumed(continuation.stored.session),
+          }),
+        );
       if (body.detach) return accepted(c, run);
       return c.json(await run(recorded(c)), 200);
     },

@@ -6,6 +6,7 @@ import type { Accounts, Principal } from '../accounts/accounts.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
+import type { WikiSources } from '../grounding/sources.js';
 import type { LimitStore } from '../limits/store.js';
 import type { Sessions } from '../sessions/sessions.js';
 
@@ -44,6 +45,8 @@ export interface AppDeps {
   store?: StoreProbe & { poolUse?: PoolUseSource };
   /** Whether the app is stopping; `/ready` answers 503 `draining` once `drain()` is called. Made here when not given. */
   readiness?: ReadinessState;
+  /** The wiki sources debates may be grounded in; made from `config.wikis` (and their siteinfo read) when not given. */
+  wikis?: WikiSources;
 }
 
 /** What of the store answers now (`Database.ready()`); each part's failure is named in `/ready`'s 503. */
@@ -67,4 +70,6 @@ export interface DebateDeps {
   /** Who is asking: the owner of what they start. */
   ownerOf: (c: Context) => string;
   heartbeatMs?: number;
+  /** The wiki sources a deep debate may ask to be grounded in. */
+  wikis?: WikiSources;
 }

@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
+import type { WikiSources } from '../grounding/sources.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ReadinessState } from './deps.js';
 
@@ -12,10 +13,12 @@ export interface HandOverOptions {
   sessions: Sessions;
   readiness: ReadinessState;
   logger?: Logger;
+  /** To keep a grounded session's sources when it is continued. */
+  wikis?: WikiSources;
 }
 
 /** Starts taking handed-over runs; returns the function that stops it. */
-export function continueHandedOver({ engine, sessions, readiness, logger }: HandOverOptions): () => void {
+export function continueHandedOver({ engine, sessions, readiness, logger, wikis }: HandOverOptions): () => void {
   const take = async (id: string) => {
     // A stopping instance starts nothing new.
     if (readiness.draining) return;
@@ -28,6 +31,7 @@ export function continueHandedOver({ engine, sessions, readiness, logger }: Hand
     const cancel = new AbortController();
     await engine.continue(continuation.stored, {
       ...continuation.options,
+      ...(session.grounding && wikis && { grounding: wikis.resume(session.grounding) }),
       owner: session.owner,
       signal: cancel.signal,
       onLog: sessions.recorder.hook(cancel),

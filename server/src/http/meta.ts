@@ -26,7 +26,8 @@ export function metaHandlers(deps: AppDeps): Pick<Handlers<AppEnv>, 'getHealth' 
           slot.health = health[i]!;
         });
       }
-      return c.json({ synthesizerSlot: 1, quorum: deps.config.quorum, slots }, 200);
+      const wikis = deps.wikis && deps.wikis.names.length > 0 ? await deps.wikis.info(c.req.valid('query').check) : undefined;
+      return c.json({ synthesizerSlot: 1, quorum: deps.config.quorum, slots, ...(wikis && { wikis }) }, 200);
     },
   };
 }

@@ -17,6 +17,7 @@ const TITLES: Record<ProblemCode, string> = {
   forbidden: 'Forbidden',
   not_found: 'Not found',
   unknown_provider: 'Unknown provider',
+  unknown_wiki_source: 'Unknown wiki source',
   conflict: 'Conflict',
   rate_limited: 'Too many requests',
   not_implemented: 'Not implemented',

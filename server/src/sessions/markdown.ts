@@ -8,12 +8,11 @@
  * names, actions, consensus, errors) is plain text with each structural character backslash-escaped, so it
  * renders as the literal text it is. The export's own headings are the only ones.
  */
-import type { Action, Answer, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+import type { Action, Answer, Grounding, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
+import { panelLine, panelSections } from './panel-markdown.js';
 
 export { escapeMarkdown };
-
-import { panelLine, panelSections } from './panel-markdown.js';
 
 export function sessionMarkdown(session: Session): string {
   const out: string[] = [];
@@ -46,6 +45,7 @@ export function sessionMarkdown(session: Session): string {
     );
   }
   if (session.question.includes('\n')) out.push('## Question', '', inert(session.question), '');
+  if (session.grounding) out.push(...groundingSection(session.grounding));
 
   for (const round of session.rounds) {
     out.push(`## Round ${round.number}: ${round.kind}`, '');
@@ -164,6 +164,37 @@ function oneLine(text: string): string {
 
 /** What CommonMark ends a line at: a lone `\r` too, so text cannot start a line of its own with one. */
 const LINE_ENDING = /\r\n?|\n/;
+
+/**
+ * What the panel read: each source numbered as the models saw it, linked to the revision read, and the
+ * citations that did not hold, apart (never as sources). A link only for an http(s) URL, its characters
+ * that could end or break it percent-encoded.
+ */
+function groundingSection(g: Grounding): string[] {
+  const out = ['## Sources', ''];
+  out.push(
+    `_Wiki ${inlineText(g.source)}: grounding ${g.status}${g.note ? ` — ${inlineText(g.note)}` : ''}. Verified citations: ${g.verifiedCitations}. Unverified citations: ${g.unverifiedCitations}. Read ${g.usage.requests} requests, ${g.usage.bytes} bytes, ${g.usage.ms} ms._`,
+    '',
+  );
+  for (const p of g.pages) {
+    const title = inlineText(p.title);
+    const link = /^https?:\/\//i.test(p.url) ? `[${title}](${p.url.replace(/[()<>\s\\]/g, encodeURIComponent)})` : title;
+    out.push(`- \\[${p.n}\\] ${link} — revision ${p.revisionId}, page ${p.pageId}, sha256 \`${p.sha256.slice(0, 16)}…\``);
+  }
+  if (g.pages.length === 0) out.push('_No page was read._');
+  out.push('');
+  const unverified = g.citations.filter((c) => !c.verified);
+  if (unverified.length > 0) {
+    out.push('### Unverified citations', '');
+    for (const c of unverified) {
+      const where = c.round === 0 ? 'verdict' : `round ${c.round}`;
+      const why = c.reason === 'quote_not_found' ? 'quotation not in the page' : 'page not retrieved';
+      out.push(`- Slot ${c.slot}, ${where}: ${inlineText(c.ref)}${c.quote ? ` “${inlineText(c.quote)}”` : ''} — ${why}`);
+    }
+    out.push('');
+  }
+  return out;
+}
 
 /** Text inside one list item, emphasis or heading: one line, every structural character escaped. */
 function inlineText(text: string): string {

@@ -3,6 +3,7 @@ import { exportSessionMarkdown } from '../../../sdk/src/index.js';
 import { client, consilium } from '../api.js';
 import { ErrorNote, useRun } from '../components.js';
 import { formatDate } from '../format.js';
+import { SourcesSection } from '../grounding/Sources.js';
 import { Connection } from './Connection.js';
 import { ConsensusMatrix } from './ConsensusMatrix.js';
 import { CopyButton } from './Copy.js';
@@ -84,12 +85,14 @@ export function SessionPanel({ run }: { run: Run }) {
               moves when a round starts, the verdict begins or the debate ends (the details are added below). */}
           {view.slots.length > 0 && <SlotColumns view={view} which="live" />}
           {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          {view.grounding && <SourcesSection grounding={view.grounding} />}
           {isFinished(view) && <Details view={view} />}
         </>
       ) : (
         <>
           {/* Opened finished: the verdict first, the rounds one step away. */}
           {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          {view.grounding && <SourcesSection grounding={view.grounding} />}
           <Details view={view} />
         </>
       )}

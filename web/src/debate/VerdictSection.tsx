@@ -1,5 +1,6 @@
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
 import { SlotChip, SlotName } from '../components.js';
+import { ActionSources } from '../grounding/Sources.js';
 import { actionText, CopyButton, verdictText } from './Copy.js';
 import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
@@ -50,7 +51,8 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
                         <Markdown text={a.title} class="inline" />
                       </strong>
                       <Markdown text={a.rationale} class="small" />
-                      <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />{' '}
+                      <Supporters slots={a.supportingSlots} rounds={a.supportingRounds} slotInfo={slotInfo} />
+                      <ActionSources action={a} grounding={view.grounding} />{' '}
                       <CopyButton what={`action ${p}.${i + 1}`} text={() => actionText(a)} />
                     </li>
                   ))}

@@ -13,6 +13,7 @@ import type {
   Consensus,
   Cost,
   DebateEvent,
+  Grounding,
   RoundKind,
   SessionMode,
   SessionStatus,
@@ -73,6 +74,8 @@ export interface SessionView {
   unknownEvents: number;
   /** Any other field a newer contract adds to the session (e.g. early stop, thread), kept for display. */
   extra: Record<string, unknown>;
+  /** A grounded debate's sources, as last reported (`web/src/grounding/`). */
+  grounding?: Grounding;
 }
 
 export const emptySession = (): SessionView => ({
@@ -205,6 +208,9 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       view.synthesizer = event.synthesizer;
       // A fallback synthesizer starts the text over.
       view.verdictText = { summary: '', answer: '', attempt: 0 };
+      break;
+    case 'grounding':
+      view.grounding = event.grounding;
       break;
     case 'verdict':
       view.verdict = event.verdict;

@@ -14,6 +14,7 @@ export const zProblemCode = z.enum([
     'forbidden',
     'not_found',
     'unknown_provider',
+    'unknown_wiki_source',
     'conflict',
     'rate_limited',
     'not_implemented',
@@ -140,6 +141,181 @@ export const zStoredQuestion = z.string().max(20000).register(z.globalRegistry, 
     description: 'A session\'s question as it was asked. Without `Question`\'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.'
 });
 
+/**
+ * A wiki source's name, as the operator configured it.
+ */
+export const zWikiSourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/).register(z.globalRegistry, {
+    description: 'A wiki source\'s name, as the operator configured it.'
+});
+
+export const zWikiLimits = z.object({
+    pages: z.int().gte(1).lte(20).register(z.globalRegistry, {
+        description: 'Pages retrieved before round 1 (and most pages a debate reads in all).'
+    }),
+    bytesPerPage: z.int().gte(200).lte(100000).register(z.globalRegistry, {
+        description: 'Most bytes of one page\'s text given to the models.'
+    }),
+    requestsPerRound: z.int().gte(0).lte(20).register(z.globalRegistry, {
+        description: 'Most wiki tool calls one model may make in one critique round.'
+    })
+});
+
+/**
+ * One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password.
+ */
+export const zWikiSourceInfo = z.object({
+    name: zWikiSourceName,
+    api: z.string().register(z.globalRegistry, {
+        description: 'The wiki\'s `api.php` URL.'
+    }),
+    status: z.enum([
+        'reachable',
+        'unreachable',
+        'unchecked'
+    ]).register(z.globalRegistry, {
+        description: '`reachable`: its siteinfo was read. `unreachable`: see `error`. `unchecked`: not asked yet.'
+    }),
+    siteName: z.string().register(z.globalRegistry, {
+        description: 'The wiki\'s name from its siteinfo. Untrusted text.'
+    }).optional(),
+    generator: z.string().register(z.globalRegistry, {
+        description: 'The wiki\'s software from its siteinfo, e.g. `MediaWiki 1.39.17`.'
+    }).optional(),
+    extracts: z.boolean().register(z.globalRegistry, {
+        description: 'Whether the wiki has TextExtracts (`prop=extracts`); otherwise page text is reduced to plain text here.'
+    }).optional(),
+    latencyMs: z.int().gte(0).optional(),
+    error: z.string().register(z.globalRegistry, {
+        description: 'Why the last check failed (MediaWiki\'s error code or `network`, `timeout`, `http`).'
+    }).optional(),
+    checkedAt: z.iso.datetime().optional(),
+    limits: zWikiLimits
+}).register(z.globalRegistry, {
+    description: 'One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password.'
+});
+
+/**
+ * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ */
+export const zGroundingRequest = z.strictObject({
+    source: zWikiSourceName
+}).register(z.globalRegistry, {
+    description: 'Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).'
+});
+
+/**
+ * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ */
+export const zGroundingPage = z.object({
+    n: z.int().gte(1).register(z.globalRegistry, {
+        description: 'The source\'s number in the prompts (`[1]`, `[2]`, …).'
+    }),
+    title: z.string(),
+    pageId: z.int().gte(0),
+    revisionId: z.int().gte(0),
+    url: z.string().register(z.globalRegistry, {
+        description: 'A link to the revision that was read (`index.php?oldid=`).'
+    }),
+    text: z.string().register(z.globalRegistry, {
+        description: 'The plain text given to the models. Untrusted.'
+    }),
+    sha256: z.string().register(z.globalRegistry, {
+        description: 'SHA-256 of `text`, hex.'
+    }),
+    retrievedBy: z.enum(['search', 'tool']).register(z.globalRegistry, {
+        description: '`search` (before round 1) or `tool` (a model\'s `read_page` in a critique round).'
+    })
+}).register(z.globalRegistry, {
+    description: 'One page the panel read, numbered as the models saw it, with the exact text they were given.'
+});
+
+/**
+ * One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source.
+ */
+export const zCitation = z.object({
+    round: z.int().gte(0).lte(5).register(z.globalRegistry, {
+        description: 'The round, or 0 for the verdict.'
+    }),
+    slot: zSlotNumber,
+    ref: z.string().register(z.globalRegistry, {
+        description: 'The citation as written (a number or a title). Untrusted.'
+    }),
+    quote: z.string().register(z.globalRegistry, {
+        description: 'The quotation the citation vouches for, when it had one. Untrusted.'
+    }).optional(),
+    verified: z.boolean(),
+    source: z.int().gte(1).register(z.globalRegistry, {
+        description: 'The cited page\'s `n`, when verified.'
+    }).optional(),
+    reason: z.enum(['not_retrieved', 'quote_not_found']).register(z.globalRegistry, {
+        description: 'Why it is unverified.'
+    }).optional()
+}).register(z.globalRegistry, {
+    description: 'One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source.'
+});
+
+/**
+ * One request a model (or the retrieval before round 1, slot absent) made of the wiki.
+ */
+export const zWikiLookup = z.object({
+    round: z.int().gte(0).lte(5).register(z.globalRegistry, {
+        description: '0 for the retrieval before round 1.'
+    }),
+    slot: zSlotNumber.optional(),
+    tool: z.enum([
+        'retrieve',
+        'search_wiki',
+        'read_page'
+    ]),
+    input: z.string().register(z.globalRegistry, {
+        description: 'The search or title asked for. Untrusted.'
+    }),
+    ok: z.boolean(),
+    error: z.string().register(z.globalRegistry, {
+        description: 'MediaWiki\'s error code (or `network`, `timeout`, `limit`) when it failed.'
+    }).optional(),
+    pages: z.array(z.int().gte(1)).register(z.globalRegistry, {
+        description: 'The sources it added, by `n`.'
+    }).optional(),
+    at: z.iso.datetime()
+}).register(z.globalRegistry, {
+    description: 'One request a model (or the retrieval before round 1, slot absent) made of the wiki.'
+});
+
+/**
+ * What reading the wiki took.
+ */
+export const zRetrievalUsage = z.object({
+    requests: z.int().gte(0),
+    bytes: z.int().gte(0),
+    ms: z.int().gte(0)
+}).register(z.globalRegistry, {
+    description: 'What reading the wiki took.'
+});
+
+/**
+ * What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.
+ */
+export const zGrounding = z.object({
+    source: zWikiSourceName,
+    status: z.enum([
+        'complete',
+        'partial',
+        'absent'
+    ]),
+    note: z.string().register(z.globalRegistry, {
+        description: 'Why grounding is partial or absent.'
+    }).optional(),
+    pages: z.array(zGroundingPage),
+    citations: z.array(zCitation),
+    verifiedCitations: z.int().gte(0),
+    unverifiedCitations: z.int().gte(0),
+    lookups: z.array(zWikiLookup),
+    usage: zRetrievalUsage
+}).register(z.globalRegistry, {
+    description: 'What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.'
+});
+
 export const zUsage = z.object({
     inputTokens: z.int().gte(0),
     outputTokens: z.int().gte(0),
@@ -256,7 +432,10 @@ export const zProviderCatalogue = z.object({
     quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
         description: 'How many slots must answer for a round to proceed.'
     }),
-    slots: z.array(zSlotInfo)
+    slots: z.array(zSlotInfo),
+    wikis: z.array(zWikiSourceInfo).register(z.globalRegistry, {
+        description: 'The wiki sources the operator configured, by name; a debate may be grounded in one.'
+    }).optional()
 });
 
 /**
@@ -352,7 +531,10 @@ export const zAction = z.object({
     title: z.string(),
     rationale: z.string(),
     supportingSlots: z.array(zSlotNumber),
-    supportingRounds: z.array(zRoundNumber)
+    supportingRounds: z.array(zRoundNumber),
+    sources: z.array(z.int().gte(1)).register(z.globalRegistry, {
+        description: 'The wiki pages (by `n`, see the session\'s `grounding`) whose verified citations this action rests on.'
+    }).optional()
 });
 
 /**
@@ -602,6 +784,7 @@ export const zSession = z.object({
     archivedAt: z.iso.datetime().register(z.globalRegistry, {
         description: 'When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.'
     }).optional(),
+    grounding: zGrounding.optional(),
     panel: zPanelChoice.optional(),
     labels: z.array(zLabelMap).register(z.globalRegistry, {
         description: 'Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).'
@@ -771,6 +954,7 @@ export const zDeepRequest = z.strictObject({
     earlyStop: z.boolean().register(z.globalRegistry, {
         description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
     }).optional(),
+    grounding: zGroundingRequest.optional(),
     detach: z.boolean().register(z.globalRegistry, {
         description: 'Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
     }).optional().default(false)
@@ -1103,6 +1287,20 @@ export const zSessionEndedEvent = z.object({
     }).optional()
 });
 
+/**
+ * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
+ */
+export const zGroundingEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['grounding']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    grounding: zGrounding
+}).register(z.globalRegistry, {
+    description: 'The session\'s grounding as it stands: after the retrieval before round 1, once each round\'s citations are checked (as the next round starts), and with the verdict\'s.'
+});
+
 export const zDebateEvent = z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1115,7 +1313,8 @@ export const zDebateEvent = z.union([
     zSynthesisStartedEvent,
     zVerdictDeltaEvent,
     zVerdictEvent,
-    zSessionEndedEvent
+    zSessionEndedEvent,
+    zGroundingEvent
 ]);
 
 /**

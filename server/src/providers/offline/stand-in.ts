@@ -22,7 +22,11 @@ export interface PromptFacts {
   thread: number;
   /** The prompt asks for a last line saying whether the position changed. */
   asksPosition: boolean;
+  /** The numbered wiki sources a grounded debate's prompt carries (`grounding/run.ts` words them). */
+  sources: { n: number; title: string; text: string }[];
 }
+
+const SOURCE = /^\[(\d+)\] (.+) \(revision \d+\)\n(`{3,})text\n([\s\S]*?)\n\3$/gm;
 
 export function readPrompt(system: string, user: string): PromptFacts {
   const me = /You are slot (\d+) \(([^)]+)\)/.exec(system);
@@ -51,6 +55,7 @@ export function readPrompt(system: string, user: string): PromptFacts {
     rounds,
     thread: [...user.matchAll(/^### Earlier question \d+/gm)].length,
     asksPosition: user.includes('"POSITION: unchanged"'),
+    sources: [...user.matchAll(SOURCE)].map((m) => ({ n: Number(m[1]), title: m[2]!, text: m[4]! })),
   };
 }
 
@@ -85,6 +90,24 @@ function seen(f: PromptFacts): string {
   return `I was given the question "${short(f.question)}"${thread} and ${others}.`;
 }
 
+/**
+ * With sources, the stand-in cites one real retrieved page, chosen by slot so the panel's citations
+ * differ, and quotes its first words exactly: the citation check then has something true to verify.
+ */
+export function standInCitation(f: PromptFacts): string {
+  if (f.sources.length === 0) return '';
+  const source = f.sources[((f.slot ?? 1) - 1) % f.sources.length]!;
+  const words = (source.text.split('\n').find((line) => /\p{L}{2}/u.test(line)) ?? '')
+    // Up to the first quote mark: the quotation must be the page's words exactly.
+    .split(/["“”]/)[0]!
+    .split(/\s+/)
+    .filter(Boolean);
+  const quote = words.slice(0, 6).join(' ');
+  return quote.length >= 4
+    ? ` The wiki was read: source [${source.n}] "${short(source.title)}" begins "${quote}" [${source.n}].`
+    : ` The wiki was read: see source [${source.n}].`;
+}
+
 /** The stand-in's reply to a plain-text prompt. */
 export function standInText(f: PromptFacts): string {
   const head = `[Offline stand-in for ${who(f)}: no model was asked, and this is not an answer.]`;
@@ -92,7 +115,7 @@ export function standInText(f: PromptFacts): string {
     case 'independent':
       return [
         head,
-        `Round 1, independent: ${seen(f).replace(' and no other answers', ', nothing else')}`,
+        `Round 1, independent: ${seen(f).replace(' and no other answers', ', nothing else')}${standInCitation(f)}`,
         'Here a live model would answer on its own, without seeing the others.',
         HOW_TO_GO_LIVE,
       ].join(' ');
@@ -100,7 +123,7 @@ export function standInText(f: PromptFacts): string {
       return (
         [
           head,
-          `Round ${f.round}, critique: ${seen(f)}`,
+          `Round ${f.round}, critique: ${seen(f)}${standInCitation(f)}`,
           'Here a live model would say where those answers are right or wrong and refine its own.',
           'A stand-in has no view to defend, so nothing changes.',
           HOW_TO_GO_LIVE,
@@ -116,7 +139,7 @@ export function standInFinal(f: PromptFacts) {
   return {
     position: [
       `[Offline stand-in for ${who(f)}: no position.]`,
-      `Round ${f.round ?? '?'}, final: ${seen(f)}`,
+      `Round ${f.round ?? '?'}, final: ${seen(f)}${standInCitation(f)}`,
       'Here a live model would give its final position and report where the panel agrees.',
     ].join(' '),
     changed: false,
@@ -132,7 +155,7 @@ export function standInVerdict(f: PromptFacts) {
   return {
     summary: `No verdict: the synthesizer, ${who(f)}, is an offline stand-in and cannot weigh the debate.`,
     answer: [
-      `What ran: ${rounds}, with answers from slots ${list(f.saw) || 'none'}, for "${short(f.question)}".`,
+      `What ran: ${rounds}, with answers from slots ${list(f.saw) || 'none'}, for "${short(f.question)}".${standInCitation(f)}`,
       'A live synthesizer would write the verdict here, with actions grouped P0/P1/P2.',
       HOW_TO_GO_LIVE,
     ].join(' '),

@@ -99,7 +99,10 @@ interface HeaderRow {
   completed_at: Date | null;
   prompt_version: string | null;
   thread_id: string | null;
-  links: Pick<Session, 'parentId' | 'sourceSessionId' | 'earlyStop' | 'panel' | 'labels' | 'rankings' | 'promptCuts'> | null;
+  links: Pick<
+    Session,
+    'parentId' | 'sourceSessionId' | 'earlyStop' | 'panel' | 'labels' | 'rankings' | 'promptCuts' | 'grounding'
+  > | null;
   archived_at: Date | null;
   verdict_preview?: string | null;
 }
@@ -686,11 +689,12 @@ function linksOf(s: Session): string | null {
     parentId: s.parentId,
     sourceSessionId: s.sourceSessionId,
     earlyStop: s.earlyStop,
-    // A deep debate's panel choice, label mappings, rankings and prompt cuts: optional JSON, read with the session only.
+    // A deep debate's panel choice, label mappings, rankings and prompt cuts, and a grounded one's sources: optional JSON, read with the session only.
     panel: s.panel,
     labels: s.labels,
     rankings: s.rankings,
     promptCuts: s.promptCuts,
+    grounding: s.grounding,
   };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }

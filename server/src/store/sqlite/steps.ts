@@ -94,8 +94,9 @@ export function stepsSql(steps: readonly Step[]): string {
     // The searchable text changes with the question (a session's first step), an answer or the verdict.
     if (step.run !== 'later' || (step.rounds?.length ?? 0) > 0 || step.verdict) indexed.push(s.id);
     const id = quoted(s.id);
-    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts } = s;
-    const links = { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts };
+    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts, grounding } = s;
+    // A grounded session's sources (the pages' text included) ride in the same JSON column: no migration.
+    const links = { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts, grounding };
     const linked = Object.values(links).some((v) => v !== undefined);
     headers.push(
       row(
