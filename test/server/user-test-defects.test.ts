@@ -57,7 +57,7 @@ async function storedCount(): Promise<number> {
 describe('a method the path does not have: 405 with Allow', () => {
   it.each([
     ['PUT', '/sessions', 'GET, HEAD'],
-    ['PUT', '/sessions/ses_0123456789ab', 'DELETE, GET, HEAD'],
+    ['PUT', '/sessions/ses_0123456789ab', 'DELETE, GET, HEAD, PATCH'],
     ['PATCH', '/auth/tokens', 'GET, HEAD, POST'],
     ['OPTIONS', '/providers', 'GET, HEAD'],
     ['POST', '/openapi.json', 'GET, HEAD'],

@@ -71,16 +71,32 @@ export async function startLongModel(
               position: longMarkdown(seed, words),
               changed: seed % 2 === 0,
               changeReason: 'The critique round showed the replay cost.',
-              agreements: [{ statement: 'Ordering matters per partition.', slots: [1, 2, 3, 4, 5] }],
-              disagreements: [
-                {
-                  topic: 'Retention',
-                  positions: [
-                    { position: 'Seven days.', slots: [1, 2] },
-                    { position: 'Forever.', slots: [3, 4, 5] },
-                  ],
-                },
-              ],
+              // An anonymous debate (the default) names who holds a view by "you" and response letters.
+              ...(/letters of the responses/.test(body)
+                ? {
+                    agreements: [{ statement: 'Ordering matters per partition.', responses: ['you', 'A', 'B', 'C', 'D'] }],
+                    disagreements: [
+                      {
+                        topic: 'Retention',
+                        positions: [
+                          { position: 'Seven days.', responses: ['you', 'A'] },
+                          { position: 'Forever.', responses: ['B', 'C', 'D'] },
+                        ],
+                      },
+                    ],
+                  }
+                : {
+                    agreements: [{ statement: 'Ordering matters per partition.', slots: [1, 2, 3, 4, 5] }],
+                    disagreements: [
+                      {
+                        topic: 'Retention',
+                        positions: [
+                          { position: 'Seven days.', slots: [1, 2] },
+                          { position: 'Forever.', slots: [3, 4, 5] },
+                        ],
+                      },
+                    ],
+                  }),
             })
           : longMarkdown(seed, words);
       const id = `chatcmpl-long-${seed}`;
