@@ -250,6 +250,45 @@ describe('consilium', () => {
     }
   });
 
+  it('sessions rerun, archive and unarchive, share and unshare, and full-text search', async () => {
+    const asked = JSON.parse((await cli(['ask', 'Which queue, again?', '--json'])).stdout) as { sessionId: string };
+    const id = asked.sessionId;
+    await settledStatus(server, id);
+    // Full-text: a word only the offline answer holds is not in the question.
+    const answer = (await server.sessions.get(id, server.user.id))?.rounds[0]?.answers[0]?.text ?? '';
+    const word = answer.split(/\W+/).find((w) => w.length > 6 && !/queue|again/i.test(w))!;
+    const found = await cli(['sessions', 'list', '--text', word]);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toContain(id);
+
+    const rerun = await cli(['sessions', 'rerun', id, '--question', 'Which queue, once more?', '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const again = (JSON.parse(rerun.stdout) as { sessionId: string }).sessionId;
+    expect(again).not.toBe(id);
+    expect(await settledStatus(server, again)).toBe('completed');
+    expect((await server.sessions.get(again, server.user.id))?.question).toBe('Which queue, once more?');
+
+    expect((await cli(['sessions', 'archive', id])).stdout).toBe(`Archived ${id}\n`);
+    expect((await cli(['sessions', 'list'])).stdout).not.toContain(id);
+    expect((await cli(['sessions', 'list', '--archived'])).stdout).toContain(id);
+    expect((await cli(['sessions', 'unarchive', id])).stdout).toBe(`Unarchived ${id}\n`);
+    expect((await cli(['sessions', 'list'])).stdout).toContain(id);
+
+    const reader = await server.newUser({ username: 'cli-reader' });
+    const readerEnv = { CONSILIUM_TOKEN: reader.token };
+    expect((await cli(['sessions', 'show', id], readerEnv)).code).toBe(6);
+    expect((await cli(['sessions', 'share', id, 'cli-reader'])).stdout).toBe(`Shared ${id} with cli-reader (read-only)\n`);
+    expect((await cli(['sessions', 'shares', id])).stdout).toMatch(/^cli-reader {2}since /);
+    expect((await cli(['sessions', 'show', id], readerEnv)).code).toBe(0);
+    expect((await cli(['sessions', 'list', '--shared'], readerEnv)).stdout).toContain(id);
+    expect((await cli(['sessions', 'unshare', id, 'cli-reader'])).stdout).toBe(`Stopped sharing ${id} with cli-reader\n`);
+    expect((await cli(['sessions', 'show', id], readerEnv)).code).toBe(6);
+    const notShared = await cli(['sessions', 'unshare', id, 'cli-reader']);
+    expect(notShared.code).toBe(6);
+    expect(notShared.stderr).toMatch(/not shared with cli-reader/);
+    expect((await cli(['sessions', 'share', id])).code).toBe(2);
+  });
+
   it('sessions continue takes an interrupted session to its end and prints it; anything else is refused', async () => {
     const d = await storeInterrupted(server.sessions.store, server.user.id);
     const id = d.session.id;

@@ -59,11 +59,18 @@ Commands:
   synthesize <session> | --question "<question>" --answers FILE|-
                                   A verdict from a stored session, or from given answers (a JSON array
                                   of {"slot": 1, "text": "…"}; - reads it from stdin).
-  sessions [list] [--q TEXT] [--limit N]
+  sessions [list] [--q TEXT] [--text WORDS] [--archived] [--shared] [--limit N]
+                                  --q: in the question; --text: words in the question, answers or
+                                  verdict (full-text); --archived: archived ones; --shared: shared with you.
   sessions show <id>
   sessions export <id> [--format md|json]
   sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
   sessions continue <id>          Continue an interrupted session to its end; prints it as show does.
+  sessions rerun <id> [--question "<question>"]
+                                  Run it again with its settings (edited question: --question), detached.
+  sessions archive <id> | unarchive <id>
+  sessions shares <id> | share <id> <username> | unshare <id> <username>
+                                  Who may read it; share it read-only with a user; stop sharing.
   sessions delete <id>
   wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL

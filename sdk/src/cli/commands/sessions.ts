@@ -1,4 +1,7 @@
-/** `consilium sessions`: list, show, export, cancel, continue and delete stored sessions. */
+/**
+ * `consilium sessions`: list (and search), show, export, cancel, continue, re-run, archive, share and delete stored
+ * sessions.
+ */
 import { ConsiliumError } from '../../facade/errors.js';
 import type { Session } from '../../generated/types.gen.js';
 import { escapeJson, inert, jsonLine, oneLine } from '../../terminal/terminal.js';
@@ -7,10 +10,18 @@ import { type Command, EXIT, GLOBAL } from '../context.js';
 import { renderSession, statusPaint } from '../session-view.js';
 
 export const sessions: Command = {
-  options: ['q', 'limit', 'format'],
+  options: ['q', 'text', 'limit', 'format', 'question'],
+  booleans: ['archived', 'shared'],
   async run(ctx) {
-    const [sub = 'list', id, ...extra] = ctx.parsed.positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+    const [sub = 'list', id, username, ...extra] = ctx.parsed.positionals;
+    const takesUser = sub === 'share' || sub === 'unshare';
+    if (extra.length > 0 || (username !== undefined && !takesUser)) {
+      throw new UsageError(`unexpected argument: ${(takesUser ? extra[0] : username) ?? extra[0]}`);
+    }
+    const needUser = () => {
+      if (!username) throw new UsageError(`sessions ${sub} needs a session id and a username`);
+      return username;
+    };
     const c = () => ctx.consilium();
     const needId = () => {
       if (!id) throw new UsageError(`sessions ${sub} needs a session id`);
@@ -18,12 +29,19 @@ export const sessions: Command = {
     };
     switch (sub) {
       case 'list': {
-        onlyFlags(ctx.parsed, [...GLOBAL, 'q', 'limit']);
+        onlyFlags(ctx.parsed, [...GLOBAL, 'q', 'text', 'limit', 'archived', 'shared']);
         if (id) throw new UsageError(`unexpected argument: ${id}`);
         const limit = intFlag(ctx.parsed, 'limit', 1, 10_000) ?? 20;
         const q = stringFlag(ctx.parsed, 'q');
+        const text = stringFlag(ctx.parsed, 'text');
+        const filters = {
+          ...(q !== undefined && { q }),
+          ...(text !== undefined && { text }),
+          ...(ctx.parsed.flags.has('archived') && { archived: true }),
+          ...(ctx.parsed.flags.has('shared') && { shared: true }),
+        };
         const rows = [];
-        for await (const s of c().sessions.list({ ...(q !== undefined && { q }), limit: Math.min(limit, 100) })) {
+        for await (const s of c().sessions.list({ ...filters, limit: Math.min(limit, 100) })) {
           rows.push(s);
           if (rows.length >= limit) break;
         }
@@ -85,6 +103,49 @@ export const sessions: Command = {
         else ctx.out(renderSession(session, ctx.paint));
         return session.status === 'failed' ? EXIT.server : EXIT.ok;
       }
+      case 'rerun': {
+        onlyFlags(ctx.parsed, [...GLOBAL, 'question']);
+        const question = stringFlag(ctx.parsed, 'question');
+        const { sessionId } = await c().sessions.rerun(needId(), { ...(question !== undefined && { question }) });
+        ctx.out(
+          ctx.json
+            ? jsonLine({ sessionId })
+            : `Started ${oneLine(sessionId)} (consilium sessions show ${oneLine(sessionId)} once it ends)\n`,
+        );
+        return EXIT.ok;
+      }
+      case 'archive':
+      case 'unarchive': {
+        onlyFlags(ctx.parsed, GLOBAL);
+        const session = await c().sessions.archive(needId(), sub === 'archive');
+        ctx.out(ctx.json ? jsonLine(session) : `${sub === 'archive' ? 'Archived' : 'Unarchived'} ${oneLine(session.id)}\n`);
+        return EXIT.ok;
+      }
+      case 'shares': {
+        onlyFlags(ctx.parsed, GLOBAL);
+        const shares = await c().sessions.shares(needId());
+        if (ctx.json) ctx.out(jsonLine(shares));
+        else if (shares.length === 0) ctx.out('Not shared.\n');
+        else for (const s of shares) ctx.out(`${oneLine(s.username)}  since ${s.createdAt}\n`);
+        return EXIT.ok;
+      }
+      case 'share': {
+        onlyFlags(ctx.parsed, GLOBAL);
+        const share = await c().sessions.share(needId(), needUser());
+        ctx.out(ctx.json ? jsonLine(share) : `Shared ${oneLine(id!)} with ${oneLine(share.username)} (read-only)\n`);
+        return EXIT.ok;
+      }
+      case 'unshare': {
+        onlyFlags(ctx.parsed, GLOBAL);
+        const name = needUser();
+        const share = (await c().sessions.shares(needId())).find((s) => s.username === name);
+        if (!share) {
+          throw new ConsiliumError(`${oneLine(id!)} is not shared with ${oneLine(name)}`, { code: 'not_found', status: 404 });
+        }
+        await c().sessions.unshare(id!, share.userId);
+        ctx.out(ctx.json ? jsonLine({ unshared: name }) : `Stopped sharing ${oneLine(id!)} with ${oneLine(name)}\n`);
+        return EXIT.ok;
+      }
       case 'delete': {
         onlyFlags(ctx.parsed, GLOBAL);
         await c().sessions.delete(needId());
@@ -92,7 +153,9 @@ export const sessions: Command = {
         return EXIT.ok;
       }
       default:
-        throw new UsageError(`unknown sessions command: ${sub} (list, show, export, cancel, continue, delete)`);
+        throw new UsageError(
+          `unknown sessions command: ${sub} (list, show, export, cancel, continue, rerun, archive, unarchive, shares, share, unshare, delete)`,
+        );
     }
   },
 };
