@@ -18,7 +18,7 @@ import { startHostileModel } from '../ui/hostile-model.js';
 
 const PAGES = {
   'Grounding Deploy Policy':
-    "== Policy ==\nProduction deploys of the '''zebrafish service''' happen on Tuesdays only. {{Infobox|name=Deploys}}\nEvery deploy must be rolled back within 15 minutes if the error rate doubles.",
+    "== Policy ==\nProduction deploys of the '''zebrafish service''' happen on Tuesdays only. {{Deploy notice|name=Deploys}}\nEvery deploy must be rolled back within 15 minutes if the error rate doubles.",
   'Grounding Incident Review':
     'The zebrafish service outage of March was caused by a Friday deploy.\nReviews are written within five working days.',
 };

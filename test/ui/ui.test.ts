@@ -133,10 +133,11 @@ describe.skipIf(chromiumSkipped)('the web UI', () => {
   });
 
   it('resumes after a reload mid-stream with no text duplicated or missing', async () => {
-    // The debate runs for another client (a script, another tab), so the reload ends only this page's watching.
+    // The debate runs for another client (a script, another tab), so the reload ends only this page's watching; at
+    // the slow pace, so a loaded machine still finds it running when the page opens.
     const started = await api('/consilium/deep/stream', {
       method: 'POST',
-      body: JSON.stringify({ question: 'Is a monorepo right for a team of five?', rounds: 3 }),
+      body: JSON.stringify({ question: 'Is a monorepo right for a team of five? Answer slowly.', rounds: 3 }),
     });
     const reader = started.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
