@@ -149,7 +149,8 @@ const TOP_LEVEL_SPEC: ModuleSpec = {
 };
 
 /**
- * Names that shape the request itself: a module parameter spelled the same always collides. The
+ * Names that shape the request itself, which `query()` sets from its own input (or never sends): a module
+ * parameter spelled the same always collides, and the main module's own are not validated as its parameters. The
  * query/main options (`titles`, `iwurl`, `uselang`, …) may share a name with a module parameter —
  * MediaWiki has one such pair, `prop=iwlinks`'s deprecated `iwurl` and the query module's `iwurl`,
  * both reading the same request key — so those collide only when both are given different values.
@@ -181,19 +182,6 @@ interface TopLevel {
 }
 
 const DEFAULT_TOP: TopLevel = { spec: TOP_LEVEL_SPEC, inputKeys: INPUT_KEYS };
-/** Names `query()` sets from its own input (or never sends): not the main module's to validate. */
-const SET_BY_QUERY = new Set([
-  'action',
-  'format',
-  'formatversion',
-  'callback',
-  'list',
-  'prop',
-  'meta',
-  'generator',
-  'continue',
-  'rawcontinue',
-]);
 const customTops = new WeakMap<readonly ParamInfo[], TopLevel>();
 
 /** The target wiki's own main and query parameters (`BuildOptions.main`), as a module to validate. */
@@ -201,7 +189,7 @@ function topLevelOf(main: readonly ParamInfo[] | undefined): TopLevel {
   if (main === undefined) return DEFAULT_TOP;
   let top = customTops.get(main);
   if (top === undefined) {
-    const parameters = main.filter((p) => !SET_BY_QUERY.has(p.name));
+    const parameters = main.filter((p) => !RESERVED.has(p.name));
     const spec = withEveryType({ name: 'query', path: 'query', group: 'meta', prefix: '', parameters });
     const inputKeys = new Map<string, boolean>([
       ...['list', 'prop', 'meta', 'generator', 'continue'].map((k) => [k, false] as const),

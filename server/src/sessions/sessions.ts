@@ -7,7 +7,7 @@ import type { StoredRun, ThreadLink } from '../debate/engine.js';
 import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
 import type { SessionRecorder } from './recorder.js';
-import { type ListPosition, type SessionStore, type ShareRecord, StoreError, summaryOf } from './store.js';
+import { type ListPosition, type ListQuery, type SessionStore, type ShareRecord, StoreError, summaryOf } from './store.js';
 
 export interface SessionsOptions {
   store: SessionStore;
@@ -29,20 +29,13 @@ export interface Continuation {
   options: { thread?: ThreadLink; answers?: { slot: Answer['slot']; round: number; text: string }[] };
 }
 
-/** What a list may ask for (the `listSessions` query, less `owner`). */
-export interface ListOptions {
+/** What a list may ask for (the `listSessions` query, less `owner`): the store's filters, a page and `shared`. */
+export type ListOptions = Pick<ListQuery, 'q' | 'text' | 'archived' | 'mode' | 'status' | 'from' | 'to'> & {
   limit?: number;
   cursor?: string;
   /** Sessions shared with the user rather than theirs. */
   shared?: boolean;
-  q?: string;
-  text?: string;
-  archived?: boolean;
-  mode?: Session['mode'];
-  status?: Session['status'];
-  from?: string;
-  to?: string;
-}
+};
 
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
