@@ -16,7 +16,7 @@ import type { ModuleGroup, ModuleSpec, SiteContext } from '../../../sdk/src/wiki
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
 import { specsFrom } from './differential.js';
-import { EXTENSION_PROBES, type ExtensionProbe } from './extension-probes.js';
+import { EXTENSION_PROBES, type ExtensionProbe, MISSING_PAGE_PROBES } from './extension-probes.js';
 
 /** The query modules the five extensions add (paraminfo's `source`), as the wiki lists them. */
 const EXTENSION_MODULES = ['abusefilters', 'abuselog', 'extracts', 'gadgetcategories', 'gadgets', 'oath', 'pageimages'];
@@ -102,18 +102,31 @@ describe.skipIf(!mediawiki.available)('extension probes from the PHP: builders v
       return `  ${g}: ${agreed}/${of.length} (the wiki refuses ${of.filter((r) => r.api !== undefined).length})`;
     });
     const agreed = rows.filter((r) => r.api === r.builder).length;
-    const checks = rows.filter((r) => r.p.category !== 'permission');
+    const checks = rows.filter((r) => r.p.category !== 'state');
     const checksAgreed = checks.filter((r) => r.api === r.builder).length;
     console.log(
-      `extension probes (${rows.length} requests): ${agreed}/${rows.length}; without the permission ones ${checksAgreed}/${checks.length}\n${lines.join('\n')}`,
+      `extension probes (${rows.length} requests): ${agreed}/${rows.length}; without those left to the wiki's state ${checksAgreed}/${checks.length}\n${lines.join('\n')}`,
     );
     for (const r of rows.filter((x) => x.api !== x.builder)) {
       console.log(`  ✗ [${r.p.extension} ${r.p.category}] ${r.p.label}: builder ${r.builder ?? 'ok'} api ${r.api ?? 'ok'}`);
     }
     // No false refusals: where the wiki accepts, so does the builder.
     expect(rows.filter((r) => r.api === undefined && r.builder !== undefined).map((r) => r.p.label)).toEqual([]);
-    // Checks behind a permission are the wiki's: the builder lets them through.
-    for (const r of rows.filter((x) => x.p.category === 'permission')) expect(r.api, r.p.label).toBe('permissiondenied');
+    // Every check that needs no wiki state agrees; those that do are refusals the wiki makes, the builder not.
+    expect(checks.filter((r) => r.api !== r.builder).map((r) => r.p.label)).toEqual([]);
+    for (const r of rows.filter((x) => x.p.category === 'state')) {
+      expect(r.api, r.p.label).toBeDefined();
+      expect(r.builder === undefined || r.builder === 'invalidtitle', r.p.label).toBe(true);
+    }
     expect(agreed / rows.length).toBeGreaterThanOrEqual(0.8);
   }, 300_000);
+
+  it('refuses what the wiki accepts only when no page of the request exists (execute() returns first)', async () => {
+    // The one known gap: a request whose pages are all missing. Listed, so a fix shows up here.
+    for (const p of MISSING_PAGE_PROBES) {
+      const response = await post(wire(p));
+      expect(response.errors, p.label).toBeUndefined();
+      expect(builder(p), p.label).toBeDefined();
+    }
+  });
 });

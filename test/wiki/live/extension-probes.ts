@@ -6,11 +6,12 @@
  *
  * The seeded pages exist (Apple is page 2, Fruit 01 page 6: the seed's import order); the probes run
  * anonymously, so checks behind a permission (OATHAuth's, AbuseFilter's private filters and details) answer
- * `permissiondenied` in the wiki: those probes are in the `permission` category, left to the wiki.
+ * `permissiondenied`. Checks that need the wiki's state (those permissions, which pages exist, their ids) are
+ * left to the wiki: their probes are in the `state` category, where the wiki refuses and the builder need not.
  */
 
 export type Extension = 'TextExtracts' | 'PageImages' | 'AbuseFilter' | 'Gadgets' | 'OATHAuth';
-export type ExtensionProbeCategory = 'combination' | 'continue' | 'show' | 'title' | 'value' | 'accepted' | 'permission';
+export type ExtensionProbeCategory = 'combination' | 'continue' | 'show' | 'title' | 'value' | 'accepted' | 'state';
 
 export interface ExtensionProbeUse {
   module: string;
@@ -66,6 +67,8 @@ const textExtracts: ExtensionProbe[] = [
   probe('TextExtracts', 'continue', 'extracts', { continue: 'x' }, { titles: PAGE }),
   probe('TextExtracts', 'continue', 'extracts', { continue: '-1' }),
   probe('TextExtracts', 'continue', 'extracts', { continue: '-0' }, { titles: PAGE }),
+  // Beyond the number of good titles: which titles exist is the wiki's.
+  probe('TextExtracts', 'state', 'extracts', { continue: '2' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { chars: '0' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { chars: '5000', limit: 'max' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { sentences: '11', plaintext: '1' }, { titles: PAGE }),
@@ -95,6 +98,8 @@ const pageImages: ExtensionProbe[] = [
   probe('PageImages', 'continue', 'pageimages', { continue: 'x' }, { titles: PAGE }),
   probe('PageImages', 'continue', 'pageimages', { continue: '6' }, { pageids: ['2', '6'] }),
   probe('PageImages', 'continue', 'pageimages', { continue: '5' }),
+  // The first page's id is offset 0: which ids the set has, and in which order, is the wiki's.
+  probe('PageImages', 'state', 'pageimages', { continue: '2' }, { pageids: ['2', '6'] }),
   {
     extension: 'PageImages',
     category: 'continue',
@@ -135,8 +140,8 @@ const abuseFilter: ExtensionProbe[] = [
   probe('AbuseFilter', 'value', 'abuselog', { user: '10.0.0.1', start: '2024-01-01T00:00:00Z', end: '2020-01-01T00:00:00Z' }),
   probe('AbuseFilter', 'value', 'abuselog', { logid: 'x' }),
   // Behind a permission: a global filter is "hidden" without a central database; details need abusefilter-log-detail.
-  probe('AbuseFilter', 'permission', 'abuselog', { filter: 'global-2' }),
-  probe('AbuseFilter', 'permission', 'abuselog', { prop: 'details', title: 'a[b' }),
+  probe('AbuseFilter', 'state', 'abuselog', { filter: 'global-2' }),
+  probe('AbuseFilter', 'state', 'abuselog', { prop: 'details', title: 'a[b' }),
 ];
 
 /** ApiQueryGadgets / ApiQueryGadgetCategories::execute(): no checks of their own. */
@@ -156,9 +161,18 @@ const gadgets: ExtensionProbe[] = [
 const oathAuth: ExtensionProbe[] = [
   probe('OATHAuth', 'value', 'oath', { user: 'a[b' }),
   probe('OATHAuth', 'value', 'oath', { user: 'Admin|Other' }),
-  probe('OATHAuth', 'permission', 'oath', {}),
-  probe('OATHAuth', 'permission', 'oath', { user: 'Admin', reason: '' }),
-  probe('OATHAuth', 'permission', 'oath', { user: '10.0.0.1' }),
+  probe('OATHAuth', 'state', 'oath', {}),
+  probe('OATHAuth', 'state', 'oath', { user: 'Admin', reason: '' }),
+  probe('OATHAuth', 'state', 'oath', { user: '10.0.0.1' }),
+];
+
+/**
+ * Requests the wiki accepts only because none of their pages exists (execute() returns before its checks):
+ * the builders, which cannot know, refuse them as for pages that exist, like the core prop modules' rules.
+ */
+export const MISSING_PAGE_PROBES: readonly ExtensionProbe[] = [
+  probe('TextExtracts', 'combination', 'extracts', { chars: '100', sentences: '2' }, { titles: ['No such page'] }),
+  probe('PageImages', 'continue', 'pageimages', { continue: '0' }, { titles: ['No such page'] }),
 ];
 
 export const EXTENSION_PROBES: readonly ExtensionProbe[] = [
