@@ -148,7 +148,13 @@ const abuseFilter: ExtensionProbe[] = [
 const gadgets: ExtensionProbe[] = [
   probe('Gadgets', 'accepted', 'gadgets', {}),
   probe('Gadgets', 'accepted', 'gadgets', { prop: '' }),
-  probe('Gadgets', 'accepted', 'gadgets', { prop: 'id|desc|metadata', categories: 'x|y', ids: 'a', allowedonly: '1', enabledonly: '1' }),
+  probe('Gadgets', 'accepted', 'gadgets', {
+    prop: 'id|desc|metadata',
+    categories: 'x|y',
+    ids: 'a',
+    allowedonly: '1',
+    enabledonly: '1',
+  }),
   probe('Gadgets', 'accepted', 'gadgets', { ids: '' }),
   probe('Gadgets', 'value', 'gadgets', { prop: 'x' }),
   probe('Gadgets', 'accepted', 'gadgetcategories', {}),
