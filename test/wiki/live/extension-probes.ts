@@ -48,6 +48,8 @@ const textExtracts: ExtensionProbe[] = [
   probe('TextExtracts', 'combination', 'extracts', { chars: '100', sentences: '2' }, { titles: PAGE }),
   probe('TextExtracts', 'combination', 'extracts', { chars: '100', sentences: '2', plaintext: '1' }, { titles: PAGE }),
   probe('TextExtracts', 'combination', 'extracts', { chars: '100' }, { titles: PAGE }),
+  // ParamValidator raises 0 to exchars' minimum (a warning) before requireMaxOneParameter sees it.
+  probe('TextExtracts', 'combination', 'extracts', { chars: '0', sentences: '2' }, { titles: PAGE }),
   probe('TextExtracts', 'combination', 'extracts', { sentences: '2' }, { titles: PAGE }),
   probe('TextExtracts', 'combination', 'extracts', { chars: '100', sentences: '2' }),
   {
