@@ -6,6 +6,7 @@ import { emitModules } from '../../sdk/src/wiki/codegen/emit.js';
 import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
+import { markZodCallsPure } from './pure.js';
 import { emitRoutes } from './routes.js';
 import { type HeyApiWorker, startHeyApi } from './sdk.js';
 
@@ -43,6 +44,9 @@ export async function generateAll(
     const wiki = emitWikiModules(catalogueFile);
     // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
     await heyApi;
+    // The SDK's schemas, tree-shakable by any bundler: a consumer's bundle keeps only the schemas it uses.
+    const schemas = join(root, 'sdk/src/generated/zod.gen.ts');
+    writeFileSync(schemas, markZodCallsPure(readFileSync(schemas, 'utf8')));
     for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
     write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
   } finally {
