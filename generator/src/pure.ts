@@ -51,3 +51,34 @@ export function markZodCallsPure(text: string, file = 'zod.gen.ts'): string {
   }
   return out + text.slice(at);
 }
+
+/**
+ * The top-level constants of a generated schema file that `names` reach (themselves included): what a
+ * bundle that uses only `names` needs of the file. Tests compare it with what a bundler keeps.
+ */
+export function schemasReachedFrom(text: string, names: readonly string[], file = 'zod.gen.ts'): Set<string> {
+  const ts = createRequire(import.meta.url)('typescript') as typeof TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const uses = new Map<string, Set<string>>();
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(declaration.name) || !declaration.initializer) continue;
+      const used = new Set<string>();
+      const visit = (node: TS.Node): void => {
+        if (ts.isIdentifier(node)) used.add(node.text);
+        ts.forEachChild(node, visit);
+      };
+      visit(declaration.initializer);
+      uses.set(declaration.name.text, used);
+    }
+  }
+  const reached = new Set<string>();
+  const queue = names.filter((name) => uses.has(name));
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (reached.has(name)) continue;
+    reached.add(name);
+    for (const used of uses.get(name)!) if (uses.has(used) && !reached.has(used)) queue.push(used);
+  }
+  return reached;
+}
