@@ -18,13 +18,9 @@ export function markZodCallsPure(text: string, file = 'zod.gen.ts'): string {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const namespaces = new Set<string>();
   for (const statement of source.statements) {
-    const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
-    if (
-      bindings &&
-      ts.isNamespaceImport(bindings) &&
-      ts.isStringLiteral(statement.moduleSpecifier) &&
-      statement.moduleSpecifier.text === 'zod/mini'
-    )
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (statement.moduleSpecifier.text === 'zod/mini' && bindings && ts.isNamespaceImport(bindings))
       namespaces.add(bindings.name.text);
   }
   /** The identifier a callee chain starts at: `z` for `z.int().check`, `z.iso.datetime`. */
