@@ -15,7 +15,7 @@ const PURE = '/* @__PURE__ */ ';
  */
 export function markZodCallsPure(text: string, file = 'zod.gen.ts'): string {
   const ts = createRequire(import.meta.url)('typescript') as typeof TS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const namespaces = new Set<string>();
   for (const statement of source.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
@@ -54,7 +54,7 @@ export function markZodCallsPure(text: string, file = 'zod.gen.ts'): string {
  */
 export function schemasReachedFrom(text: string, names: readonly string[], file = 'zod.gen.ts'): Set<string> {
   const ts = createRequire(import.meta.url)('typescript') as typeof TS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const uses = new Map<string, Set<string>>();
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
