@@ -6,6 +6,7 @@ import { emitModules } from '../../sdk/src/wiki/codegen/emit.js';
 import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
+import { markZodCallsPure } from './pure.js';
 import { emitRoutes } from './routes.js';
 import { type HeyApiWorker, startHeyApi, withTypedStreams } from './sdk.js';
 
@@ -20,6 +21,11 @@ export const rulesPath = fileURLToPath(new URL('../../catalogue/rules.json', imp
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
+}
+
+/** hey-api's output file at `path`, passed through `change`. */
+function rewrite(path: string, change: (text: string) => string): void {
+  writeFileSync(path, change(readFileSync(path, 'utf8')));
 }
 
 /** Writes all generated code under `root` (the repository, or a scratch copy of its layout). */
@@ -43,8 +49,10 @@ export async function generateAll(
     const wiki = emitWikiModules(catalogueFile);
     // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
     await heyApi;
-    const clientModule = join(root, 'sdk/src/generated/client.gen.ts');
-    writeFileSync(clientModule, withTypedStreams(readFileSync(clientModule, 'utf8')));
+    // The default client's streams fail as createConsiliumClient's do.
+    rewrite(join(root, 'sdk/src/generated/client.gen.ts'), withTypedStreams);
+    // The SDK's schemas, tree-shakable by any bundler: a consumer's bundle keeps only the schemas it uses.
+    rewrite(join(root, 'sdk/src/generated/zod.gen.ts'), markZodCallsPure);
     for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
     write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
   } finally {

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemasReachedFrom } from '../../generator/src/pure.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
 const exec = promisify(execFile);
@@ -417,6 +419,29 @@ describe('the packed @consilium/sdk', () => {
         expect(entries.filter((e) => pattern.test(e)).length, `${path} matches files in the tarball`).toBeGreaterThan(0);
       }
     }
+  });
+
+  it("a consumer's bundle of the debate client keeps only the schemas the deep-debate stream validates", async () => {
+    // The installed package as a bundler sees it (tsc's output): esbuild may drop a schema only if its
+    // calls are marked pure (generator/src/pure.ts), so this fails if the build lost the marks.
+    const installed = join(consumer, 'node_modules', '@consilium', 'sdk', 'dist', 'generated');
+    const validator = /export const streamDeepDebate\b[\s\S]*?await (z\w+)\.parseAsync/.exec(
+      await readFile(join(installed, 'sdk.gen.js'), 'utf8'),
+    )?.[1];
+    expect(validator).toBeDefined();
+    const schemas = await readFile(join(installed, 'zod.gen.js'), 'utf8');
+    const result = await build({
+      stdin: { contents: "export { createConsiliumClient, streamDeepDebate } from '@consilium/sdk';\n", resolveDir: consumer },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    const kept = new Set([...result.outputFiles[0]!.text.matchAll(/^var (z[A-Z]\w*) =/gm)].map((m) => m[1]!));
+    const reached = schemasReachedFrom(schemas, [validator!], 'zod.gen.js');
+    expect(kept).toEqual(reached);
+    expect([...schemas.matchAll(/^export const z\w+/gm)].length).toBeGreaterThan(reached.size);
   });
 
   it('imports in plain Node and talks to the server', async () => {

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 /**
  * A stable, machine-readable problem code.
  */
-export const zProblemCode = z.enum([
+export const zProblemCode = /* @__PURE__ */ z.enum([
     'validation_failed',
     'malformed_body',
     'unsupported_media_type',
@@ -31,199 +31,199 @@ export const zProblemCode = z.enum([
     'hashing_busy'
 ]);
 
-export const zFieldError = z.object({
-    path: z.string(),
-    message: z.string(),
-    code: z.optional(z.string())
+export const zFieldError = /* @__PURE__ */ z.object({
+    path: /* @__PURE__ */ z.string(),
+    message: /* @__PURE__ */ z.string(),
+    code: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
 /**
  * An RFC 9457 problem detail with a stable `code`.
  */
-export const zProblem = z.object({
-    type: z.string(),
-    title: z.string(),
-    status: z.int().check(z.gte(100), z.lte(599)),
-    detail: z.optional(z.string()),
-    instance: z.optional(z.string()),
+export const zProblem = /* @__PURE__ */ z.object({
+    type: /* @__PURE__ */ z.string(),
+    title: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(100), /* @__PURE__ */ z.lte(599)),
+    detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    instance: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
     code: zProblemCode,
-    requestId: z.optional(z.string()),
-    capability: z.optional(z.string()),
-    errors: z.optional(z.array(zFieldError))
+    requestId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    capability: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    errors: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zFieldError))
 });
 
-export const zHealth = z.object({
-    status: z.enum(['ok']),
-    version: z.string(),
-    uptimeSeconds: z.number().check(z.gte(0))
+export const zHealth = /* @__PURE__ */ z.object({
+    status: /* @__PURE__ */ z.enum(['ok']),
+    version: /* @__PURE__ */ z.string(),
+    uptimeSeconds: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0))
 });
 
-export const zReadiness = z.object({
-    status: z.enum(['ready']),
-    instance: z.string()
+export const zReadiness = /* @__PURE__ */ z.object({
+    status: /* @__PURE__ */ z.enum(['ready']),
+    instance: /* @__PURE__ */ z.string()
 });
 
 /**
  * A model slot, 1–5. Slot 1 writes the verdict.
  */
-export const zSlotNumber = z.int().check(z.gte(1), z.lte(5));
+export const zSlotNumber = /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5));
 
 /**
  * A debate round, 1–5.
  */
-export const zRoundNumber = z.int().check(z.gte(1), z.lte(5));
+export const zRoundNumber = /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5));
 
 /**
  * A provider as configured for a slot; the defaults are anthropic, openai, deepseek, google and xai.
  */
-export const zProviderId = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/));
+export const zProviderId = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z][a-z0-9-]{0,31}$/));
 
 /**
  * A session's id.
  */
-export const zSessionId = z.string().check(z.regex(/^ses_[0-9A-Za-z]{10,40}$/));
+export const zSessionId = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^ses_[0-9A-Za-z]{10,40}$/));
 
 /**
  * A detached run that has started: its session's id. The session is already stored as `running`, so GET /sessions/{id} and its events answer at once.
  */
-export const zDebateAccepted = z.strictObject({
+export const zDebateAccepted = /* @__PURE__ */ z.strictObject({
     sessionId: zSessionId,
-    status: z.enum(['running'])
+    status: /* @__PURE__ */ z.enum(['running'])
 });
 
 /**
  * The question put to the models; it must hold a character other than white space. (The pattern lets the empty string through only so that `minLength` alone reports it: one error per problem.)
  */
-export const zQuestion = z.string().check(z.minLength(1), z.maxLength(20000), z.regex(/^$|\S/));
+export const zQuestion = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(20000), /* @__PURE__ */ z.regex(/^$|\S/));
 
 /**
  * A session's question as it was asked. Without `Question`'s rule of a character other than white space, which sessions stored before that rule may break, so reading them never fails.
  */
-export const zStoredQuestion = z.string().check(z.maxLength(20000));
+export const zStoredQuestion = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.maxLength(20000));
 
 /**
  * A wiki source's name, as the operator configured it.
  */
-export const zWikiSourceName = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]{0,39}$/));
+export const zWikiSourceName = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z0-9][a-z0-9-]{0,39}$/));
 
-export const zWikiLimits = z.object({
-    pages: z.int().check(z.gte(1), z.lte(20)),
-    bytesPerPage: z.int().check(z.gte(200), z.lte(100000)),
-    requestsPerRound: z.int().check(z.gte(0), z.lte(20))
+export const zWikiLimits = /* @__PURE__ */ z.object({
+    pages: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(20)),
+    bytesPerPage: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(200), /* @__PURE__ */ z.lte(100000)),
+    requestsPerRound: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(20))
 });
 
 /**
  * One configured wiki source and whether it answered: its siteinfo is read at start and again with `check=true`. Never includes its bot password.
  */
-export const zWikiSourceInfo = z.object({
+export const zWikiSourceInfo = /* @__PURE__ */ z.object({
     name: zWikiSourceName,
-    api: z.string(),
-    status: z.enum([
+    api: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ z.enum([
         'reachable',
         'unreachable',
         'unchecked'
     ]),
-    siteName: z.optional(z.string()),
-    generator: z.optional(z.string()),
-    extracts: z.optional(z.boolean()),
-    latencyMs: z.optional(z.int().check(z.gte(0))),
-    error: z.optional(z.string()),
-    checkedAt: z.optional(z.iso.datetime()),
+    siteName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    generator: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    extracts: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    latencyMs: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))),
+    error: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    checkedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
     limits: zWikiLimits
 });
 
 /**
  * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
  */
-export const zGroundingRequest = z.strictObject({
+export const zGroundingRequest = /* @__PURE__ */ z.strictObject({
     source: zWikiSourceName
 });
 
 /**
  * One page the panel read, numbered as the models saw it, with the exact text they were given.
  */
-export const zGroundingPage = z.object({
-    n: z.int().check(z.gte(1)),
-    title: z.string(),
-    pageId: z.int().check(z.gte(0)),
-    revisionId: z.int().check(z.gte(0)),
-    url: z.string(),
-    text: z.string(),
-    sha256: z.string(),
-    retrievedBy: z.enum(['search', 'tool'])
+export const zGroundingPage = /* @__PURE__ */ z.object({
+    n: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1)),
+    title: /* @__PURE__ */ z.string(),
+    pageId: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    revisionId: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    url: /* @__PURE__ */ z.string(),
+    text: /* @__PURE__ */ z.string(),
+    sha256: /* @__PURE__ */ z.string(),
+    retrievedBy: /* @__PURE__ */ z.enum(['search', 'tool'])
 });
 
 /**
  * One citation in an answer (or the verdict: round 0) and whether it held. A citation of a page not retrieved in this session, or a quotation not found in the retrieved text, is unverified and names no source.
  */
-export const zCitation = z.object({
-    round: z.int().check(z.gte(0), z.lte(5)),
+export const zCitation = /* @__PURE__ */ z.object({
+    round: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(5)),
     slot: zSlotNumber,
-    ref: z.string(),
-    quote: z.optional(z.string()),
-    verified: z.boolean(),
-    source: z.optional(z.int().check(z.gte(1))),
-    reason: z.optional(z.enum(['not_retrieved', 'quote_not_found']))
+    ref: /* @__PURE__ */ z.string(),
+    quote: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    verified: /* @__PURE__ */ z.boolean(),
+    source: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))),
+    reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum(['not_retrieved', 'quote_not_found']))
 });
 
 /**
  * One request a model (or the retrieval before round 1, slot absent) made of the wiki.
  */
-export const zWikiLookup = z.object({
-    round: z.int().check(z.gte(0), z.lte(5)),
-    slot: z.optional(zSlotNumber),
-    tool: z.enum([
+export const zWikiLookup = /* @__PURE__ */ z.object({
+    round: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(5)),
+    slot: /* @__PURE__ */ z.optional(zSlotNumber),
+    tool: /* @__PURE__ */ z.enum([
         'retrieve',
         'search_wiki',
         'read_page'
     ]),
-    input: z.string(),
-    ok: z.boolean(),
-    error: z.optional(z.string()),
-    pages: z.optional(z.array(z.int().check(z.gte(1)))),
-    at: z.iso.datetime()
+    input: /* @__PURE__ */ z.string(),
+    ok: /* @__PURE__ */ z.boolean(),
+    error: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    pages: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1)))),
+    at: /* @__PURE__ */ z.iso.datetime()
 });
 
 /**
  * What reading the wiki took.
  */
-export const zRetrievalUsage = z.object({
-    requests: z.int().check(z.gte(0)),
-    bytes: z.int().check(z.gte(0)),
-    ms: z.int().check(z.gte(0))
+export const zRetrievalUsage = /* @__PURE__ */ z.object({
+    requests: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    bytes: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    ms: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
 });
 
 /**
  * What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.
  */
-export const zGrounding = z.object({
+export const zGrounding = /* @__PURE__ */ z.object({
     source: zWikiSourceName,
-    status: z.enum([
+    status: /* @__PURE__ */ z.enum([
         'complete',
         'partial',
         'absent'
     ]),
-    note: z.optional(z.string()),
-    pages: z.array(zGroundingPage),
-    citations: z.array(zCitation),
-    verifiedCitations: z.int().check(z.gte(0)),
-    unverifiedCitations: z.int().check(z.gte(0)),
-    lookups: z.array(zWikiLookup),
+    note: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    pages: /* @__PURE__ */ z.array(zGroundingPage),
+    citations: /* @__PURE__ */ z.array(zCitation),
+    verifiedCitations: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    unverifiedCitations: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    lookups: /* @__PURE__ */ z.array(zWikiLookup),
     usage: zRetrievalUsage
 });
 
-export const zUsage = z.object({
-    inputTokens: z.int().check(z.gte(0)),
-    outputTokens: z.int().check(z.gte(0)),
-    totalTokens: z.int().check(z.gte(0))
+export const zUsage = /* @__PURE__ */ z.object({
+    inputTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    outputTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    totalTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
 });
 
-export const zCost = z.object({
-    usd: z.number().check(z.gte(0)),
-    priced: z.boolean()
+export const zCost = /* @__PURE__ */ z.object({
+    usd: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+    priced: /* @__PURE__ */ z.boolean()
 });
 
-export const zFinishReason = z.enum([
+export const zFinishReason = /* @__PURE__ */ z.enum([
     'stop',
     'length',
     'content-filter',
@@ -244,7 +244,7 @@ export const zFinishReason = z.enum([
  * did not meet its schema, or the session's budget ran out.
  *
  */
-export const zAnswerErrorCode = z.enum([
+export const zAnswerErrorCode = /* @__PURE__ */ z.enum([
     'timeout',
     'rate_limited',
     'upstream_error',
@@ -261,172 +261,172 @@ export const zAnswerErrorCode = z.enum([
 /**
  * Why a slot's endpoint check failed, with the same codes as a failed answer.
  */
-export const zHealthError = z.object({
+export const zHealthError = /* @__PURE__ */ z.object({
     code: zAnswerErrorCode,
-    message: z.string(),
-    status: z.optional(z.int()),
-    providerRequestId: z.optional(z.string())
+    message: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
+    providerRequestId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
 /**
  * What asking the slot's endpoint found (`GET /providers?check=true`).
  */
-export const zSlotHealth = z.object({
-    status: z.enum([
+export const zSlotHealth = /* @__PURE__ */ z.object({
+    status: /* @__PURE__ */ z.enum([
         'ok',
         'offline',
         'failing'
     ]),
-    endpoint: z.optional(z.string()),
-    latencyMs: z.optional(z.int().check(z.gte(0))),
-    modelFound: z.optional(z.boolean()),
-    error: z.optional(zHealthError),
-    checkedAt: z.iso.datetime()
+    endpoint: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    latencyMs: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))),
+    modelFound: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    error: /* @__PURE__ */ z.optional(zHealthError),
+    checkedAt: /* @__PURE__ */ z.iso.datetime()
 });
 
-export const zSlotInfo = z.object({
+export const zSlotInfo = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
     provider: zProviderId,
-    model: z.string(),
-    strength: z.string(),
-    status: z.enum(['live', 'offline']),
-    api: z.enum(['native', 'openai-compatible']),
-    models: z.optional(z.array(z.string())),
-    health: z.optional(zSlotHealth)
+    model: /* @__PURE__ */ z.string(),
+    strength: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ z.enum(['live', 'offline']),
+    api: /* @__PURE__ */ z.enum(['native', 'openai-compatible']),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
+    health: /* @__PURE__ */ z.optional(zSlotHealth)
 });
 
-export const zProviderCatalogue = z.object({
+export const zProviderCatalogue = /* @__PURE__ */ z.object({
     synthesizerSlot: zSlotNumber,
-    quorum: z.int().check(z.gte(1), z.lte(5)),
-    slots: z.array(zSlotInfo),
-    wikis: z.optional(z.array(zWikiSourceInfo))
+    quorum: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
+    slots: /* @__PURE__ */ z.array(zSlotInfo),
+    wikis: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zWikiSourceInfo))
 });
 
 /**
  * Why a model produced no answer.
  */
-export const zAnswerError = z.object({
+export const zAnswerError = /* @__PURE__ */ z.object({
     code: zAnswerErrorCode,
-    message: z.string(),
-    status: z.optional(z.int()),
-    providerRequestId: z.optional(z.string()),
-    retryable: z.boolean(),
-    attempts: z.int().check(z.gte(1))
+    message: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
+    providerRequestId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    retryable: /* @__PURE__ */ z.boolean(),
+    attempts: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))
 });
 
 /**
  * One model's answer in one round. `cost` is what its call cost, from the server's price table (`priced: false` when its model has no price); answers stored before it was reported lack it.
  */
-export const zAnswer = z.object({
+export const zAnswer = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
     provider: zProviderId,
-    model: z.string(),
-    offline: z.boolean(),
+    model: /* @__PURE__ */ z.string(),
+    offline: /* @__PURE__ */ z.boolean(),
     round: zRoundNumber,
-    text: z.string(),
+    text: /* @__PURE__ */ z.string(),
     usage: zUsage,
-    latencyMs: z.int().check(z.gte(0)),
+    latencyMs: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     finishReason: zFinishReason,
-    cost: z.optional(zCost),
-    error: z.optional(zAnswerError)
+    cost: /* @__PURE__ */ z.optional(zCost),
+    error: /* @__PURE__ */ z.optional(zAnswerError)
 });
 
 /**
  * `independent` (round 1), `critique` (middle rounds) or `final` (the last round, which also reports the consensus).
  */
-export const zRoundKind = z.enum([
+export const zRoundKind = /* @__PURE__ */ z.enum([
     'independent',
     'critique',
     'final'
 ]);
 
-export const zRound = z.object({
+export const zRound = /* @__PURE__ */ z.object({
     number: zRoundNumber,
     kind: zRoundKind,
-    answers: z.array(zAnswer),
-    missingSlots: z.array(zSlotNumber)
+    answers: /* @__PURE__ */ z.array(zAnswer),
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber)
 });
 
-export const zAgreement = z.object({
-    statement: z.string(),
-    slots: z.array(zSlotNumber)
+export const zAgreement = /* @__PURE__ */ z.object({
+    statement: /* @__PURE__ */ z.string(),
+    slots: /* @__PURE__ */ z.array(zSlotNumber)
 });
 
-export const zDisagreementPosition = z.object({
-    position: z.string(),
-    slots: z.array(zSlotNumber)
+export const zDisagreementPosition = /* @__PURE__ */ z.object({
+    position: /* @__PURE__ */ z.string(),
+    slots: /* @__PURE__ */ z.array(zSlotNumber)
 });
 
-export const zDisagreement = z.object({
-    topic: z.string(),
-    positions: z.array(zDisagreementPosition)
+export const zDisagreement = /* @__PURE__ */ z.object({
+    topic: /* @__PURE__ */ z.string(),
+    positions: /* @__PURE__ */ z.array(zDisagreementPosition)
 });
 
 /**
  * What the final round agreed and disagreed on.
  */
-export const zConsensus = z.object({
+export const zConsensus = /* @__PURE__ */ z.object({
     round: zRoundNumber,
-    agreements: z.array(zAgreement),
-    disagreements: z.array(zDisagreement)
+    agreements: /* @__PURE__ */ z.array(zAgreement),
+    disagreements: /* @__PURE__ */ z.array(zDisagreement)
 });
 
-export const zAction = z.object({
-    title: z.string(),
-    rationale: z.string(),
-    supportingSlots: z.array(zSlotNumber),
-    supportingRounds: z.array(zRoundNumber),
-    sources: z.optional(z.array(z.int().check(z.gte(1))))
+export const zAction = /* @__PURE__ */ z.object({
+    title: /* @__PURE__ */ z.string(),
+    rationale: /* @__PURE__ */ z.string(),
+    supportingSlots: /* @__PURE__ */ z.array(zSlotNumber),
+    supportingRounds: /* @__PURE__ */ z.array(zRoundNumber),
+    sources: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))))
 });
 
 /**
  * Actions by priority: P0 now, P1 next, P2 later.
  */
-export const zActionGroups = z.object({
-    P0: z.array(zAction),
-    P1: z.array(zAction),
-    P2: z.array(zAction)
+export const zActionGroups = /* @__PURE__ */ z.object({
+    P0: /* @__PURE__ */ z.array(zAction),
+    P1: /* @__PURE__ */ z.array(zAction),
+    P2: /* @__PURE__ */ z.array(zAction)
 });
 
-export const zDissent = z.object({
-    slots: z.array(zSlotNumber),
-    text: z.string()
+export const zDissent = /* @__PURE__ */ z.object({
+    slots: /* @__PURE__ */ z.array(zSlotNumber),
+    text: /* @__PURE__ */ z.string()
 });
 
 /**
  * Whether a slot's model changed its position over the debate, and why, in one line.
  */
-export const zPositionChange = z.object({
+export const zPositionChange = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
-    changed: z.boolean(),
-    round: z.optional(zRoundNumber),
-    reason: z.string()
+    changed: /* @__PURE__ */ z.boolean(),
+    round: /* @__PURE__ */ z.optional(zRoundNumber),
+    reason: /* @__PURE__ */ z.string()
 });
 
-export const zDegradationReason = z.object({
+export const zDegradationReason = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
-    round: z.optional(z.int().check(z.gte(0), z.lte(5))),
-    code: z.string(),
-    message: z.string()
+    round: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(5))),
+    code: /* @__PURE__ */ z.string(),
+    message: /* @__PURE__ */ z.string()
 });
 
-export const zDegradation = z.object({
-    degraded: z.boolean(),
-    missingSlots: z.array(zSlotNumber),
-    reasons: z.array(zDegradationReason)
+export const zDegradation = /* @__PURE__ */ z.object({
+    degraded: /* @__PURE__ */ z.boolean(),
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
+    reasons: /* @__PURE__ */ z.array(zDegradationReason)
 });
 
-export const zSynthesizer = z.object({
+export const zSynthesizer = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
     provider: zProviderId,
-    model: z.string(),
-    reason: z.enum([
+    model: /* @__PURE__ */ z.string(),
+    reason: /* @__PURE__ */ z.enum([
         'default',
         'chosen',
         'fallback'
     ]),
-    fallbackFrom: z.optional(zSlotNumber),
-    participated: z.boolean()
+    fallbackFrom: /* @__PURE__ */ z.optional(zSlotNumber),
+    participated: /* @__PURE__ */ z.boolean()
 });
 
 /**
@@ -434,27 +434,27 @@ export const zSynthesizer = z.object({
  * model's output failed validation twice the verdict is `unstructured` and keeps only `rawText`.
  *
  */
-export const zVerdict = z.object({
-    format: z.enum(['structured', 'unstructured']),
-    summary: z.optional(z.string()),
-    answer: z.optional(z.string()),
-    actions: z.optional(zActionGroups),
-    rawText: z.optional(z.string()),
+export const zVerdict = /* @__PURE__ */ z.object({
+    format: /* @__PURE__ */ z.enum(['structured', 'unstructured']),
+    summary: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    answer: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    actions: /* @__PURE__ */ z.optional(zActionGroups),
+    rawText: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
     synthesizer: zSynthesizer,
-    dissent: z.array(zDissent),
-    confidence: z.optional(z.number().check(z.gte(0), z.lte(1))),
+    dissent: /* @__PURE__ */ z.array(zDissent),
+    confidence: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(1))),
     degradation: zDegradation,
-    positionChanges: z.array(zPositionChange)
+    positionChanges: /* @__PURE__ */ z.array(zPositionChange)
 });
 
-export const zSessionMode = z.enum([
+export const zSessionMode = /* @__PURE__ */ z.enum([
     'single',
     'parallel',
     'deep',
     'synthesis'
 ]);
 
-export const zSessionStatus = z.enum([
+export const zSessionStatus = /* @__PURE__ */ z.enum([
     'running',
     'completed',
     'partial',
@@ -466,32 +466,32 @@ export const zSessionStatus = z.enum([
 /**
  * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
  */
-export const zPanelModel = z.strictObject({
+export const zPanelModel = /* @__PURE__ */ z.strictObject({
     slot: zSlotNumber,
-    model: z.string().check(z.minLength(1), z.maxLength(200))
+    model: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200))
 });
 
 /**
  * How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it.
  */
-export const zPanelChoice = z.object({
-    slots: z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5)),
-    synthesizer: z.optional(zSlotNumber),
-    anonymous: z.boolean(),
-    ranking: z.boolean(),
-    models: z.optional(z.array(zPanelModel).check(z.maxLength(5)))
+export const zPanelChoice = /* @__PURE__ */ z.object({
+    slots: /* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5)),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    anonymous: /* @__PURE__ */ z.boolean(),
+    ranking: /* @__PURE__ */ z.boolean(),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5)))
 });
 
 /**
  * An anonymous peer's label as a prompt shows it ("Response A").
  */
-export const zResponseLabel = z.string().check(z.regex(/^[A-E]$/));
+export const zResponseLabel = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[A-E]$/));
 
-export const zLabelMap = z.object({
+export const zLabelMap = /* @__PURE__ */ z.object({
     round: zRoundNumber,
-    purpose: z.enum(['debate', 'ranking']),
+    purpose: /* @__PURE__ */ z.enum(['debate', 'ranking']),
     reader: zSlotNumber,
-    responses: z.array(z.object({
+    responses: /* @__PURE__ */ z.array(/* @__PURE__ */ z.object({
         label: zResponseLabel,
         slot: zSlotNumber
     }))
@@ -500,208 +500,208 @@ export const zLabelMap = z.object({
 /**
  * One model's ranking of the others' answers, best first, labels mapped back to slots.
  */
-export const zBallot = z.object({
+export const zBallot = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
-    order: z.array(z.object({
+    order: /* @__PURE__ */ z.array(/* @__PURE__ */ z.object({
         slot: zSlotNumber,
-        reason: z.string()
+        reason: /* @__PURE__ */ z.string()
     }))
 });
 
-export const zRankEntry = z.object({
+export const zRankEntry = /* @__PURE__ */ z.object({
     slot: zSlotNumber,
-    rank: z.int().check(z.gte(1)),
-    points: z.int().check(z.gte(0)),
-    ballots: z.int().check(z.gte(0)),
-    score: z.number().check(z.gte(0)),
-    tied: z.boolean()
+    rank: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1)),
+    points: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    ballots: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    score: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+    tied: /* @__PURE__ */ z.boolean()
 });
 
 /**
  * The peer ranking after a round: each model ranked the others' anonymous answers (never its own), and a Borda count aggregates the ballots. A missing or invalid ballot is listed in `missing`, not guessed.
  */
-export const zRanking = z.object({
+export const zRanking = /* @__PURE__ */ z.object({
     round: zRoundNumber,
-    ballots: z.array(zBallot),
-    missing: z.array(z.object({
+    ballots: /* @__PURE__ */ z.array(zBallot),
+    missing: /* @__PURE__ */ z.array(/* @__PURE__ */ z.object({
         slot: zSlotNumber,
-        reason: z.string()
+        reason: /* @__PURE__ */ z.string()
     })),
-    aggregate: z.array(zRankEntry),
-    note: z.optional(z.string())
+    aggregate: /* @__PURE__ */ z.array(zRankEntry),
+    note: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
-export const zPromptCut = z.object({
-    round: z.int().check(z.gte(0), z.lte(5)),
+export const zPromptCut = /* @__PURE__ */ z.object({
+    round: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(5)),
     reader: zSlotNumber,
     slot: zSlotNumber,
-    quotedRound: z.optional(zRoundNumber),
-    chars: z.int().check(z.gte(0)),
-    keptChars: z.int().check(z.gte(0))
+    quotedRound: /* @__PURE__ */ z.optional(zRoundNumber),
+    chars: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    keptChars: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
 });
 
 /**
  * The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.
  */
-export const zEarlyStop = z.object({
+export const zEarlyStop = /* @__PURE__ */ z.object({
     afterRound: zRoundNumber,
-    roundsSaved: z.int().check(z.gte(1), z.lte(3)),
-    callsSaved: z.int().check(z.gte(0)),
-    tokensSaved: z.int().check(z.gte(0))
+    roundsSaved: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(3)),
+    callsSaved: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    tokensSaved: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
 });
 
-export const zSession = z.object({
+export const zSession = /* @__PURE__ */ z.object({
     id: zSessionId,
-    owner: z.string(),
+    owner: /* @__PURE__ */ z.string(),
     mode: zSessionMode,
     question: zStoredQuestion,
-    roundsRequested: z.int().check(z.gte(1), z.lte(5)),
-    rounds: z.array(zRound),
-    consensus: z.optional(zConsensus),
-    verdict: z.optional(zVerdict),
+    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
+    rounds: /* @__PURE__ */ z.array(zRound),
+    consensus: /* @__PURE__ */ z.optional(zConsensus),
+    verdict: /* @__PURE__ */ z.optional(zVerdict),
     status: zSessionStatus,
-    missingSlots: z.array(zSlotNumber),
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
     usage: zUsage,
     cost: zCost,
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    completedAt: z.optional(z.iso.datetime()),
-    promptVersion: z.optional(z.string()),
-    threadId: z.optional(zSessionId),
-    parentId: z.optional(zSessionId),
-    sourceSessionId: z.optional(zSessionId),
-    earlyStop: z.optional(zEarlyStop),
-    archivedAt: z.optional(z.iso.datetime()),
-    grounding: z.optional(zGrounding),
-    panel: z.optional(zPanelChoice),
-    labels: z.optional(z.array(zLabelMap)),
-    rankings: z.optional(z.array(zRanking)),
-    promptCuts: z.optional(z.array(zPromptCut))
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    updatedAt: /* @__PURE__ */ z.iso.datetime(),
+    completedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    promptVersion: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    threadId: /* @__PURE__ */ z.optional(zSessionId),
+    parentId: /* @__PURE__ */ z.optional(zSessionId),
+    sourceSessionId: /* @__PURE__ */ z.optional(zSessionId),
+    earlyStop: /* @__PURE__ */ z.optional(zEarlyStop),
+    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    grounding: /* @__PURE__ */ z.optional(zGrounding),
+    panel: /* @__PURE__ */ z.optional(zPanelChoice),
+    labels: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zLabelMap)),
+    rankings: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zRanking)),
+    promptCuts: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zPromptCut))
 });
 
-export const zContinueRequest = z.strictObject({
-    detach: z.optional(z.boolean())
+export const zContinueRequest = /* @__PURE__ */ z.strictObject({
+    detach: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean())
 });
 
-export const zFollowUpRequest = z.strictObject({
+export const zFollowUpRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
-    mode: z.optional(z.enum([
+    mode: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum([
         'single',
         'parallel',
         'deep'
     ])),
-    provider: z.optional(z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
-    slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
-    synthesizer: z.optional(zSlotNumber),
-    anonymous: z.optional(z.boolean()),
-    ranking: z.optional(z.boolean()),
-    models: z.optional(z.array(zPanelModel).check(z.maxLength(5))),
-    rounds: z.optional(z.int().check(z.gte(2), z.lte(5))),
-    quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
-    earlyStop: z.optional(z.boolean()),
-    detach: z._default(z.optional(z.boolean()), false)
+    provider: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    anonymous: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    ranking: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
+    rounds: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))),
+    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
+    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
-export const zSessionSummary = z.object({
+export const zSessionSummary = /* @__PURE__ */ z.object({
     id: zSessionId,
-    owner: z.string(),
+    owner: /* @__PURE__ */ z.string(),
     mode: zSessionMode,
     question: zStoredQuestion,
     status: zSessionStatus,
-    roundsRequested: z.int().check(z.gte(1), z.lte(5)),
+    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
     usage: zUsage,
     cost: zCost,
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    threadId: z.optional(zSessionId),
-    parentId: z.optional(zSessionId),
-    archivedAt: z.optional(z.iso.datetime()),
-    verdictPreview: z.optional(z.string().check(z.maxLength(200)))
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    updatedAt: /* @__PURE__ */ z.iso.datetime(),
+    threadId: /* @__PURE__ */ z.optional(zSessionId),
+    parentId: /* @__PURE__ */ z.optional(zSessionId),
+    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    verdictPreview: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.maxLength(200)))
 });
 
 /**
  * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
  */
-export const zThread = z.object({
+export const zThread = /* @__PURE__ */ z.object({
     threadId: zSessionId,
-    sessions: z.array(zSessionSummary)
+    sessions: /* @__PURE__ */ z.array(zSessionSummary)
 });
 
-export const zSessionUpdateRequest = z.strictObject({
-    archived: z.boolean()
+export const zSessionUpdateRequest = /* @__PURE__ */ z.strictObject({
+    archived: /* @__PURE__ */ z.boolean()
 });
 
-export const zSessionPage = z.object({
-    items: z.array(zSessionSummary),
-    nextCursor: z.optional(z.string())
+export const zSessionPage = /* @__PURE__ */ z.object({
+    items: /* @__PURE__ */ z.array(zSessionSummary),
+    nextCursor: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
 /**
  * Stops the debate cleanly once either cap is reached.
  */
-export const zBudget = z.strictObject({
-    maxTokens: z.optional(z.int().check(z.gte(1))),
-    maxCostUsd: z.optional(z.number().check(z.gt(0)))
+export const zBudget = /* @__PURE__ */ z.strictObject({
+    maxTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))),
+    maxCostUsd: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gt(0)))
 });
 
-export const zAskRequest = z.strictObject({
+export const zAskRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
-    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
-    detach: z._default(z.optional(z.boolean()), false)
+    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
-export const zAskResult = z.object({
+export const zAskResult = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
     answer: zAnswer
 });
 
-export const zParallelRequest = z.strictObject({
+export const zParallelRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
-    slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
-    maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
-    detach: z._default(z.optional(z.boolean()), false)
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
+    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
-export const zParallelResult = z.object({
+export const zParallelResult = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
     status: zSessionStatus,
-    answers: z.array(zAnswer),
-    missingSlots: z.array(zSlotNumber),
+    answers: /* @__PURE__ */ z.array(zAnswer),
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
     usage: zUsage,
     cost: zCost
 });
 
-export const zDeepRequest = z.strictObject({
+export const zDeepRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
-    rounds: z._default(z.optional(z.int().check(z.gte(2), z.lte(5))), 3),
-    quorum: z.optional(z.int().check(z.gte(1), z.lte(5))),
-    budget: z.optional(zBudget),
-    slots: z.optional(z.array(zSlotNumber).check(z.minLength(2), z.maxLength(5))),
-    synthesizer: z.optional(zSlotNumber),
-    anonymous: z._default(z.optional(z.boolean()), true),
-    ranking: z._default(z.optional(z.boolean()), false),
-    models: z.optional(z.array(zPanelModel).check(z.maxLength(5))),
-    earlyStop: z.optional(z.boolean()),
-    grounding: z.optional(zGroundingRequest),
-    detach: z._default(z.optional(z.boolean()), false)
+    rounds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))), 3),
+    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
+    budget: /* @__PURE__ */ z.optional(zBudget),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(2), /* @__PURE__ */ z.maxLength(5))),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    anonymous: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), true),
+    ranking: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
+    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
-export const zSynthesisAnswer = z.strictObject({
+export const zSynthesisAnswer = /* @__PURE__ */ z.strictObject({
     slot: zSlotNumber,
-    round: z.optional(zRoundNumber),
-    text: z.string().check(z.minLength(1), z.maxLength(100000))
+    round: /* @__PURE__ */ z.optional(zRoundNumber),
+    text: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(100000))
 });
 
 /**
  * Give `sessionId` to synthesize a stored session, or `question` with `answers`.
  */
-export const zSynthesizeRequest = z.strictObject({
-    sessionId: z.optional(zSessionId),
-    question: z.optional(zQuestion),
-    answers: z.optional(z.array(zSynthesisAnswer).check(z.minLength(1), z.maxLength(25)))
+export const zSynthesizeRequest = /* @__PURE__ */ z.strictObject({
+    sessionId: /* @__PURE__ */ z.optional(zSessionId),
+    question: /* @__PURE__ */ z.optional(zQuestion),
+    answers: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSynthesisAnswer).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(25)))
 });
 
-export const zSynthesisResult = z.object({
+export const zSynthesisResult = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
     verdict: zVerdict,
     usage: zUsage,
@@ -711,202 +711,202 @@ export const zSynthesisResult = z.object({
 /**
  * A user's id.
  */
-export const zUserId = z.string().check(z.regex(/^usr_[0-9A-Za-z]{6,40}$/));
+export const zUserId = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^usr_[0-9A-Za-z]{6,40}$/));
 
-export const zShare = z.object({
+export const zShare = /* @__PURE__ */ z.object({
     userId: zUserId,
-    username: z.string(),
-    createdAt: z.iso.datetime()
+    username: /* @__PURE__ */ z.string(),
+    createdAt: /* @__PURE__ */ z.iso.datetime()
 });
 
-export const zShareList = z.object({
-    items: z.array(zShare)
+export const zShareList = /* @__PURE__ */ z.object({
+    items: /* @__PURE__ */ z.array(zShare)
 });
 
 /**
  * Letters, digits, `.`, `_`, `-` and `@`; compared without case.
  */
-export const zUsername = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/));
+export const zUsername = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/));
 
-export const zShareRequest = z.strictObject({
+export const zShareRequest = /* @__PURE__ */ z.strictObject({
     username: zUsername
 });
 
 /**
  * An `admin` manages users and may list every session; a `user` sees only their own.
  */
-export const zRole = z.enum(['admin', 'user']);
+export const zRole = /* @__PURE__ */ z.enum(['admin', 'user']);
 
 /**
  * At least 8 characters.
  */
-export const zNewPassword = z.string().check(z.minLength(8), z.maxLength(200));
+export const zNewPassword = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(8), /* @__PURE__ */ z.maxLength(200));
 
-export const zUser = z.object({
+export const zUser = /* @__PURE__ */ z.object({
     id: zUserId,
-    username: z.string(),
+    username: /* @__PURE__ */ z.string(),
     role: zRole,
-    disabled: z.boolean(),
-    createdAt: z.iso.datetime()
+    disabled: /* @__PURE__ */ z.boolean(),
+    createdAt: /* @__PURE__ */ z.iso.datetime()
 });
 
-export const zUserList = z.object({
-    items: z.array(zUser)
+export const zUserList = /* @__PURE__ */ z.object({
+    items: /* @__PURE__ */ z.array(zUser)
 });
 
-export const zUserCreateRequest = z.strictObject({
+export const zUserCreateRequest = /* @__PURE__ */ z.strictObject({
     username: zUsername,
-    role: z.optional(zRole),
-    password: z.optional(zNewPassword)
+    role: /* @__PURE__ */ z.optional(zRole),
+    password: /* @__PURE__ */ z.optional(zNewPassword)
 });
 
-export const zUserCreated = z.object({
+export const zUserCreated = /* @__PURE__ */ z.object({
     user: zUser,
-    password: z.optional(z.string())
+    password: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
-export const zUserUpdateRequest = z.strictObject({
-    disabled: z.optional(z.boolean()),
-    role: z.optional(zRole)
+export const zUserUpdateRequest = /* @__PURE__ */ z.strictObject({
+    disabled: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    role: /* @__PURE__ */ z.optional(zRole)
 });
 
-export const zPasswordResetRequest = z.strictObject({
-    password: z.optional(zNewPassword)
+export const zPasswordResetRequest = /* @__PURE__ */ z.strictObject({
+    password: /* @__PURE__ */ z.optional(zNewPassword)
 });
 
-export const zPasswordResetResult = z.object({
-    password: z.optional(z.string())
+export const zPasswordResetResult = /* @__PURE__ */ z.object({
+    password: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
-export const zPasswordChangeRequest = z.strictObject({
-    currentPassword: z.string().check(z.minLength(1), z.maxLength(200)),
+export const zPasswordChangeRequest = /* @__PURE__ */ z.strictObject({
+    currentPassword: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200)),
     newPassword: zNewPassword,
-    endOtherCredentials: z._default(z.optional(z.boolean()), true)
+    endOtherCredentials: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), true)
 });
 
-export const zLoginRequest = z.strictObject({
-    username: z.string().check(z.minLength(1), z.maxLength(100)),
-    password: z.string().check(z.minLength(1), z.maxLength(200))
+export const zLoginRequest = /* @__PURE__ */ z.strictObject({
+    username: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(100)),
+    password: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200))
 });
 
-export const zLoginResult = z.object({
+export const zLoginResult = /* @__PURE__ */ z.object({
     user: zUser,
-    expiresAt: z.iso.datetime()
+    expiresAt: /* @__PURE__ */ z.iso.datetime()
 });
 
-export const zApiToken = z.object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string(),
-    createdAt: z.iso.datetime(),
-    expiresAt: z.optional(z.iso.datetime()),
-    lastUsedAt: z.optional(z.iso.datetime())
+export const zApiToken = /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ z.string(),
+    name: /* @__PURE__ */ z.string(),
+    prefix: /* @__PURE__ */ z.string(),
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    expiresAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    lastUsedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime())
 });
 
-export const zApiTokenList = z.object({
-    items: z.array(zApiToken)
+export const zApiTokenList = /* @__PURE__ */ z.object({
+    items: /* @__PURE__ */ z.array(zApiToken)
 });
 
-export const zApiTokenCreateRequest = z.strictObject({
-    name: z.string().check(z.minLength(1), z.maxLength(100)),
-    expiresInDays: z.optional(z.int().check(z.gte(1), z.lte(3650)))
+export const zApiTokenCreateRequest = /* @__PURE__ */ z.strictObject({
+    name: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(100)),
+    expiresInDays: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(3650)))
 });
 
-export const zApiTokenCreated = z.object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string(),
-    createdAt: z.iso.datetime(),
-    expiresAt: z.optional(z.iso.datetime()),
-    token: z.string()
+export const zApiTokenCreated = /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ z.string(),
+    name: /* @__PURE__ */ z.string(),
+    prefix: /* @__PURE__ */ z.string(),
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    expiresAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    token: /* @__PURE__ */ z.string()
 });
 
 /**
  * The event envelope's version; 1 for now.
  */
-export const zEventVersion = z.int().check(z.gte(1), z.lte(1));
+export const zEventVersion = /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(1));
 
 /**
  * Monotonic per session from 1; also the SSE `id`.
  */
-export const zEventSeq = z.int().check(z.gte(1));
+export const zEventSeq = /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1));
 
-export const zEventTime = z.iso.datetime();
+export const zEventTime = /* @__PURE__ */ z.iso.datetime();
 
-export const zSessionStartedEvent = z.object({
+export const zSessionStartedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['session.started']),
+    type: /* @__PURE__ */ z.enum(['session.started']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     mode: zSessionMode,
     question: zStoredQuestion,
-    roundsRequested: z.int().check(z.gte(1), z.lte(5)),
-    slots: z.array(zSlotInfo)
+    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
+    slots: /* @__PURE__ */ z.array(zSlotInfo)
 });
 
-export const zRoundStartedEvent = z.object({
+export const zRoundStartedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['round.started']),
+    type: /* @__PURE__ */ z.enum(['round.started']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     round: zRoundNumber,
     kind: zRoundKind,
-    slots: z.array(zSlotNumber),
-    labels: z.optional(z.array(zLabelMap))
+    slots: /* @__PURE__ */ z.array(zSlotNumber),
+    labels: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zLabelMap))
 });
 
 /**
  * A piece of a model's text as it streams.
  */
-export const zAnswerDeltaEvent = z.object({
+export const zAnswerDeltaEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['answer.delta']),
+    type: /* @__PURE__ */ z.enum(['answer.delta']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     round: zRoundNumber,
     slot: zSlotNumber,
-    delta: z.string()
+    delta: /* @__PURE__ */ z.string()
 });
 
-export const zAnswerCompletedEvent = z.object({
+export const zAnswerCompletedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['answer.completed']),
+    type: /* @__PURE__ */ z.enum(['answer.completed']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     answer: zAnswer
 });
 
-export const zAnswerFailedEvent = z.object({
+export const zAnswerFailedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['answer.failed']),
+    type: /* @__PURE__ */ z.enum(['answer.failed']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     round: zRoundNumber,
     slot: zSlotNumber,
     provider: zProviderId,
-    model: z.string(),
+    model: /* @__PURE__ */ z.string(),
     error: zAnswerError
 });
 
-export const zRoundEndedEvent = z.object({
+export const zRoundEndedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['round.ended']),
+    type: /* @__PURE__ */ z.enum(['round.ended']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     round: zRoundNumber,
-    missingSlots: z.array(zSlotNumber),
-    quorumMet: z.boolean()
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
+    quorumMet: /* @__PURE__ */ z.boolean()
 });
 
-export const zConsensusEvent = z.object({
+export const zConsensusEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['consensus']),
+    type: /* @__PURE__ */ z.enum(['consensus']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
@@ -916,18 +916,18 @@ export const zConsensusEvent = z.object({
 /**
  * The peer ranking after a round, once every ballot is in or missing.
  */
-export const zRankingEvent = z.object({
+export const zRankingEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['ranking']),
+    type: /* @__PURE__ */ z.enum(['ranking']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     ranking: zRanking
 });
 
-export const zSynthesisStartedEvent = z.object({
+export const zSynthesisStartedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['synthesis.started']),
+    type: /* @__PURE__ */ z.enum(['synthesis.started']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
@@ -937,53 +937,53 @@ export const zSynthesisStartedEvent = z.object({
 /**
  * A piece of the verdict's text as the synthesizer writes it: the growth of its `summary` or `answer`, decoded from the JSON it streams. Pieces of one `slot` and `attempt` join in order; a new attempt (the repair of invalid output) or a new `synthesis.started` (a fallback synthesizer) starts the text over. The `verdict` event carries the result.
  */
-export const zVerdictDeltaEvent = z.object({
+export const zVerdictDeltaEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['verdict.delta']),
+    type: /* @__PURE__ */ z.enum(['verdict.delta']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     slot: zSlotNumber,
-    attempt: z.int().check(z.gte(1), z.lte(2)),
-    field: z.enum(['summary', 'answer']),
-    delta: z.string()
+    attempt: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(2)),
+    field: /* @__PURE__ */ z.enum(['summary', 'answer']),
+    delta: /* @__PURE__ */ z.string()
 });
 
-export const zVerdictEvent = z.object({
+export const zVerdictEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['verdict']),
+    type: /* @__PURE__ */ z.enum(['verdict']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     verdict: zVerdict
 });
 
-export const zSessionEndedEvent = z.object({
+export const zSessionEndedEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['session.ended']),
+    type: /* @__PURE__ */ z.enum(['session.ended']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     status: zSessionStatus,
-    missingSlots: z.array(zSlotNumber),
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
     usage: zUsage,
     cost: zCost,
-    error: z.optional(z.string())
+    error: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
 /**
  * The session's grounding as it stands: after the retrieval before round 1, once each round's citations are checked (as the next round starts), and with the verdict's.
  */
-export const zGroundingEvent = z.object({
+export const zGroundingEvent = /* @__PURE__ */ z.object({
     v: zEventVersion,
-    type: z.enum(['grounding']),
+    type: /* @__PURE__ */ z.enum(['grounding']),
     sessionId: zSessionId,
     seq: zEventSeq,
     ts: zEventTime,
     grounding: zGrounding
 });
 
-export const zDebateEvent = z.union([
+export const zDebateEvent = /* @__PURE__ */ z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
     zAnswerDeltaEvent,
@@ -1009,8 +1009,8 @@ export const zGetHealthResponse = zHealth;
  */
 export const zGetReadyResponse = zReadiness;
 
-export const zListProvidersQuery = z.object({
-    check: z._default(z.optional(z.boolean()), false)
+export const zListProvidersQuery = /* @__PURE__ */ z.object({
+    check: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
 /**
@@ -1020,25 +1020,25 @@ export const zListProvidersResponse = zProviderCatalogue;
 
 export const zAskProviderBody = zAskRequest;
 
-export const zAskProviderPath = z.object({
+export const zAskProviderPath = /* @__PURE__ */ z.object({
     provider: zProviderId
 });
 
-export const zAskProviderResponse = z.union([
+export const zAskProviderResponse = /* @__PURE__ */ z.union([
     zAskResult,
     zDebateAccepted
 ]);
 
 export const zRunParallelBody = zParallelRequest;
 
-export const zRunParallelResponse = z.union([
+export const zRunParallelResponse = /* @__PURE__ */ z.union([
     zParallelResult,
     zDebateAccepted
 ]);
 
 export const zRunDeepDebateBody = zDeepRequest;
 
-export const zRunDeepDebateResponse = z.union([
+export const zRunDeepDebateResponse = /* @__PURE__ */ z.union([
     zSession,
     zDebateAccepted
 ]);
@@ -1057,18 +1057,18 @@ export const zSynthesizeVerdictBody = zSynthesizeRequest;
  */
 export const zSynthesizeVerdictResponse = zSynthesisResult;
 
-export const zListSessionsQuery = z.object({
-    owner: z.optional(z.enum(['all'])),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    limit: z._default(z.optional(z.int().check(z.gte(1), z.lte(100))), 20),
-    q: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    text: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    shared: z._default(z.optional(z.boolean()), false),
-    archived: z._default(z.optional(z.boolean()), false),
-    mode: z.optional(zSessionMode),
-    status: z.optional(zSessionStatus),
-    from: z.optional(z.iso.datetime()),
-    to: z.optional(z.iso.datetime())
+export const zListSessionsQuery = /* @__PURE__ */ z.object({
+    owner: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum(['all'])),
+    cursor: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200))),
+    limit: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(100))), 20),
+    q: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200))),
+    text: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(200))),
+    shared: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false),
+    archived: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false),
+    mode: /* @__PURE__ */ z.optional(zSessionMode),
+    status: /* @__PURE__ */ z.optional(zSessionStatus),
+    from: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    to: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime())
 });
 
 /**
@@ -1076,16 +1076,16 @@ export const zListSessionsQuery = z.object({
  */
 export const zListSessionsResponse = zSessionPage;
 
-export const zDeleteSessionPath = z.object({
+export const zDeleteSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
 /**
  * Deleted.
  */
-export const zDeleteSessionResponse = z.void();
+export const zDeleteSessionResponse = /* @__PURE__ */ z.void();
 
-export const zGetSessionPath = z.object({
+export const zGetSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1096,7 +1096,7 @@ export const zGetSessionResponse = zSession;
 
 export const zUpdateSessionBody = zSessionUpdateRequest;
 
-export const zUpdateSessionPath = z.object({
+export const zUpdateSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1105,7 +1105,7 @@ export const zUpdateSessionPath = z.object({
  */
 export const zUpdateSessionResponse = zSession;
 
-export const zCancelSessionPath = z.object({
+export const zCancelSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1116,20 +1116,20 @@ export const zCancelSessionResponse = zSession;
 
 export const zContinueSessionBody = zContinueRequest;
 
-export const zContinueSessionPath = z.object({
+export const zContinueSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
-export const zContinueSessionResponse = z.union([
+export const zContinueSessionResponse = /* @__PURE__ */ z.union([
     zSession,
     zDebateAccepted
 ]);
 
-export const zStreamSessionEventsHeaders = z.object({
-    'Last-Event-ID': z.optional(z.string().check(z.regex(/^[0-9]{1,15}$/)))
+export const zStreamSessionEventsHeaders = /* @__PURE__ */ z.object({
+    'Last-Event-ID': /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[0-9]{1,15}$/)))
 });
 
-export const zStreamSessionEventsPath = z.object({
+export const zStreamSessionEventsPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1140,16 +1140,16 @@ export const zStreamSessionEventsResponse = zDebateEvent;
 
 export const zAskFollowUpBody = zFollowUpRequest;
 
-export const zAskFollowUpPath = z.object({
+export const zAskFollowUpPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
-export const zAskFollowUpResponse = z.union([
+export const zAskFollowUpResponse = /* @__PURE__ */ z.union([
     zSession,
     zDebateAccepted
 ]);
 
-export const zListSessionSharesPath = z.object({
+export const zListSessionSharesPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1160,7 +1160,7 @@ export const zListSessionSharesResponse = zShareList;
 
 export const zShareSessionBody = zShareRequest;
 
-export const zShareSessionPath = z.object({
+export const zShareSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1169,7 +1169,7 @@ export const zShareSessionPath = z.object({
  */
 export const zShareSessionResponse = zShare;
 
-export const zUnshareSessionPath = z.object({
+export const zUnshareSessionPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
     userId: zUserId
 });
@@ -1177,9 +1177,9 @@ export const zUnshareSessionPath = z.object({
 /**
  * No longer shared.
  */
-export const zUnshareSessionResponse = z.void();
+export const zUnshareSessionResponse = /* @__PURE__ */ z.void();
 
-export const zGetSessionThreadPath = z.object({
+export const zGetSessionThreadPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1188,16 +1188,16 @@ export const zGetSessionThreadPath = z.object({
  */
 export const zGetSessionThreadResponse = zThread;
 
-export const zExportSessionMarkdownPath = z.object({
+export const zExportSessionMarkdownPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
 /**
  * The session as Markdown.
  */
-export const zExportSessionMarkdownResponse = z.string();
+export const zExportSessionMarkdownResponse = /* @__PURE__ */ z.string();
 
-export const zExportSessionJsonPath = z.object({
+export const zExportSessionJsonPath = /* @__PURE__ */ z.object({
     sessionId: zSessionId
 });
 
@@ -1216,14 +1216,14 @@ export const zLoginResponse = zLoginResult;
 /**
  * Logged out; the cookie is cleared. With a bearer token, nothing changes.
  */
-export const zLogoutResponse = z.void();
+export const zLogoutResponse = /* @__PURE__ */ z.void();
 
 export const zChangePasswordBody = zPasswordChangeRequest;
 
 /**
  * Changed.
  */
-export const zChangePasswordResponse = z.void();
+export const zChangePasswordResponse = /* @__PURE__ */ z.void();
 
 /**
  * The authenticated user.
@@ -1242,14 +1242,14 @@ export const zCreateApiTokenBody = zApiTokenCreateRequest;
  */
 export const zCreateApiTokenResponse = zApiTokenCreated;
 
-export const zRevokeApiTokenPath = z.object({
-    tokenId: z.string().check(z.regex(/^tok_[0-9A-Za-z]{6,40}$/))
+export const zRevokeApiTokenPath = /* @__PURE__ */ z.object({
+    tokenId: /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^tok_[0-9A-Za-z]{6,40}$/))
 });
 
 /**
  * Revoked.
  */
-export const zRevokeApiTokenResponse = z.void();
+export const zRevokeApiTokenResponse = /* @__PURE__ */ z.void();
 
 /**
  * Every user, oldest first.
@@ -1263,18 +1263,18 @@ export const zCreateUserBody = zUserCreateRequest;
  */
 export const zCreateUserResponse = zUserCreated;
 
-export const zDeleteUserPath = z.object({
+export const zDeleteUserPath = /* @__PURE__ */ z.object({
     userId: zUserId
 });
 
 /**
  * Removed.
  */
-export const zDeleteUserResponse = z.void();
+export const zDeleteUserResponse = /* @__PURE__ */ z.void();
 
 export const zUpdateUserBody = zUserUpdateRequest;
 
-export const zUpdateUserPath = z.object({
+export const zUpdateUserPath = /* @__PURE__ */ z.object({
     userId: zUserId
 });
 
@@ -1285,7 +1285,7 @@ export const zUpdateUserResponse = zUser;
 
 export const zResetUserPasswordBody = zPasswordResetRequest;
 
-export const zResetUserPasswordPath = z.object({
+export const zResetUserPasswordPath = /* @__PURE__ */ z.object({
     userId: zUserId
 });
 
