@@ -190,7 +190,14 @@ export class GroundingRun implements GroundingHook {
       if (++used > budget) return refuse('limit', `At most ${budget} wiki requests per round; answer with what you have.`);
       try {
         const value = await this.#source.metered(this.meter, async () => {
-          if (tool === 'search_wiki') return { titles: await this.#source.search(text, this.#source.config.limits.pages) };
+          if (tool === 'search_wiki') {
+            // The model's `limit` goes to the builders, capped at the source's pages; a value they refuse (not an
+            // integer, or out of range: strict) is the tool's error before any request reaches the wiki.
+            const { pages } = this.#source.config.limits;
+            const limit = arg('limit') ?? pages;
+            const capped = Number.isInteger(limit) && (limit as number) > pages ? pages : limit;
+            return { titles: await this.#source.search(text, capped, undefined, { strict: true }) };
+          }
           const [page] = await this.#source.read([text]);
           if (!page) return undefined;
           const added = this.#add(page, 'tool');

@@ -238,18 +238,24 @@ export class WikiSource {
     return this.#login;
   }
 
-  async #run<Q>(input: QueryInput, signal?: AbortSignal): Promise<Q> {
+  async #run<Q>(input: QueryInput, signal?: AbortSignal, strict = false): Promise<Q> {
     await this.#site(signal);
-    const built = await this.#client.build(input);
+    // The builders refuse before any request is sent: a `WikiParamError` with MediaWiki's own code.
+    const built = await this.#client.build(input, strict ? { strict: true } : {});
     const r = await this.#client.request(built, signal ? { signal } : {});
     return r.query as Q;
   }
 
-  /** Titles of the best matches for `text` in the main namespace's page text (some backends search titles by default). */
-  async search(text: string, limit: number, signal?: AbortSignal): Promise<string[]> {
+  /**
+   * Titles of the best matches for `text` in the main namespace's page text (some backends search titles by default).
+   * `limit` is given to the builders as is (a model's value: `badinteger` when not an integer); with `strict`, a value
+   * MediaWiki would only clamp with a warning (`outofrange`) is refused too.
+   */
+  async search(text: string, limit: unknown, signal?: AbortSignal, options: { strict?: boolean } = {}): Promise<string[]> {
     const r = await this.#run<{ search?: { title: string }[] }>(
-      { list: [search({ search: text, limit, namespace: [0], what: 'text' })] },
+      { list: [search({ search: text, limit: limit as number, namespace: [0], what: 'text' })] },
       signal,
+      options.strict,
     );
     return (r.search ?? []).map((s) => s.title);
   }
