@@ -6,7 +6,7 @@
  * said in the session and in `/providers`) and the debate still completes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProvidersResponse, Session } from '../../sdk/src/index.js';
+import type { ProviderCatalogue, Session } from '../../sdk/src/index.js';
 import { createBotPassword, mediawiki, type PrivateMediaWiki, seedPages, startPrivateMediaWiki } from '../support/mediawiki.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
@@ -60,7 +60,7 @@ describe.skipIf(!mediawiki.available)('a private wiki read with a bot password',
     expect(g.status).toBe('complete');
     expect(g.pages.map((p) => [p.title, p.text])).toEqual([[PAGE, TEXT]]);
     expect(g.verifiedCitations).toBeGreaterThan(0);
-    const providers = (await (await server.fetch('/providers')).json()) as ProvidersResponse;
+    const providers = (await (await server.fetch('/providers')).json()) as ProviderCatalogue;
     expect(providers.wikis?.find((w) => w.name === 'private-wiki')).toMatchObject({ status: 'reachable' });
   });
 
@@ -73,7 +73,7 @@ describe.skipIf(!mediawiki.available)('a private wiki read with a bot password',
     expect(g.pages).toEqual([]);
     expect(g.note).toMatch(/could not be read before round 1 \(login-failed\)/);
     expect(g.lookups[0]).toMatchObject({ tool: 'retrieve', ok: false, error: 'login-failed' });
-    const providers = (await (await server.fetch('/providers')).json()) as ProvidersResponse;
+    const providers = (await (await server.fetch('/providers')).json()) as ProviderCatalogue;
     expect(providers.wikis?.find((w) => w.name === 'wrong-password')).toMatchObject({
       status: 'unreachable',
       error: 'login-failed',

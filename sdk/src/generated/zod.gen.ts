@@ -133,7 +133,7 @@ export const zWikiSourceInfo = z.object({
 });
 
 /**
- * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ * Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds.
  */
 export const zGroundingRequest = z.strictObject({
     source: zWikiSourceName
@@ -647,18 +647,21 @@ export const zBudget = z.strictObject({
 export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
+    grounding: z.optional(zGroundingRequest),
     detach: z._default(z.optional(z.boolean()), false)
 });
 
 export const zAskResult = z.object({
     sessionId: zSessionId,
-    answer: zAnswer
+    answer: zAnswer,
+    grounding: z.optional(zGrounding)
 });
 
 export const zParallelRequest = z.strictObject({
     question: zQuestion,
     slots: z.optional(z.array(zSlotNumber).check(z.minLength(1), z.maxLength(5))),
     maxOutputTokens: z.optional(z.int().check(z.gte(1), z.lte(32000))),
+    grounding: z.optional(zGroundingRequest),
     detach: z._default(z.optional(z.boolean()), false)
 });
 
@@ -668,7 +671,8 @@ export const zParallelResult = z.object({
     answers: z.array(zAnswer),
     missingSlots: z.array(zSlotNumber),
     usage: zUsage,
-    cost: zCost
+    cost: zCost,
+    grounding: z.optional(zGrounding)
 });
 
 export const zDeepRequest = z.strictObject({

@@ -163,6 +163,12 @@ export class GroundingRun implements GroundingHook {
     ].join('\n\n');
   }
 
+  settle(): void {
+    if (!this.#unsaid) return;
+    this.#unsaid = false;
+    this.#emit({ type: 'grounding', grounding: this.snapshot() });
+  }
+
   toolModel(model: LanguageModelV3, where: { round: number; slot: number }): LanguageModelV3 | undefined {
     const budget = this.#source.config.limits.requestsPerRound;
     if (budget === 0 || this.#source.info.status === 'unchecked') return undefined;
