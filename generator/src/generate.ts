@@ -7,7 +7,7 @@ import type { RuleTable } from '../../sdk/src/wiki/rules.js';
 import { contractPath, doNotEditHeader, loadContract } from './contract.js';
 import { generatePathTypes } from './paths.js';
 import { emitRoutes } from './routes.js';
-import { type HeyApiWorker, startHeyApi } from './sdk.js';
+import { type HeyApiWorker, startHeyApi, withTypedStreams } from './sdk.js';
 
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
@@ -43,6 +43,8 @@ export async function generateAll(
     const wiki = emitWikiModules(catalogueFile);
     // hey-api empties its output folder, so the wiki modules, which live inside it, are written after.
     await heyApi;
+    const clientModule = join(root, 'sdk/src/generated/client.gen.ts');
+    writeFileSync(clientModule, withTypedStreams(readFileSync(clientModule, 'utf8')));
     for (const [file, text] of wiki) write(join(root, 'sdk/src/generated/wiki', file), text);
     write(join(root, 'sdk/src/generated/wiki-rules.ts'), emitWikiRules());
   } finally {

@@ -39,6 +39,25 @@ function heyApiConfigs(contract: object, sdkDir: string, serverSchemasDir: strin
   ];
 }
 
+/**
+ * hey-api's default client (used by a generated function called without `client`), with its streams made to
+ * fail as `createConsiliumClient`'s do (`sdk/src/streams.ts`): hey-api's own reports a refused stream only to
+ * `onSseError` and ends it silently. hey-api has no hook that wraps the client it creates
+ * (`runtimeConfigPath` only supplies its config), so the one line that creates it is rewritten here; a
+ * hey-api that writes it differently fails generation rather than shipping the silent client.
+ */
+export function withTypedStreams(clientModule: string): string {
+  const creation = /^export const client = (createClient\(.*\));$/m;
+  const found = clientModule.match(new RegExp(creation.source, 'gm')) ?? [];
+  if (found.length !== 1)
+    throw new Error(`client.gen.ts: expected one \`export const client = createClient(…);\`, found ${found.length}`);
+  const imports = /^import .*;\n(?!import )/m;
+  if (!imports.test(clientModule)) throw new Error('client.gen.ts: no import block to extend');
+  return clientModule
+    .replace(creation, 'export const client = typedStreams($1);')
+    .replace(imports, (last) => `${last}import { typedStreams } from '../streams.js';\n`);
+}
+
 /** The worker's script. */
 const heyApiWorkerUrl = new URL('./hey-api-worker.mjs', import.meta.url);
 

@@ -257,10 +257,10 @@ main().catch((error: unknown) => { console.error(error); process.exitCode = 1; }
     SLOW,
   );
 
-  it('a refused stream throws ConsiliumError with its code (generated function and facade); signIn twice leaves one live token', async () => {
+  it('a refused stream throws ConsiliumError with its code (generated function, with a client or the default one, and facade); signIn twice leaves one live token', async () => {
     await writeFile(
       join(consumer, 'streams.mjs'),
-      `import { Consilium, ConsiliumError, createConsiliumClient, streamDeepDebate } from '@consilium/sdk';
+      `import { Consilium, ConsiliumError, createConsiliumClient, defaultClient, streamDeepDebate } from '@consilium/sdk';
 const baseUrl = process.env.CONSILIUM_BASE_URL;
 const caught = async (open) => {
   const seen = [];
@@ -281,6 +281,11 @@ const generated401 = await caught(async () =>
   (await streamDeepDebate({ client: anonymous, body: { question: 'Hi?' }, onSseError: (e) => told.push(e instanceof ConsiliumError && e.code) })).stream,
 );
 const facade401 = await caught(async () => new Consilium({ baseUrl }).debates.stream('Hi?'));
+// No client at all: the generated function uses the package's default client.
+defaultClient.setConfig({ baseUrl });
+const default401 = await caught(async () => (await streamDeepDebate({ body: { question: 'Hi?' } })).stream);
+defaultClient.setConfig({ auth: (auth) => (auth.scheme === 'bearer' ? process.env.CONSILIUM_TOKEN : undefined) });
+const default400 = await caught(async () => (await streamDeepDebate({ body: { question: '', rounds: 9 } })).stream);
 const credentials = { baseUrl, username: process.env.CONSILIUM_USERNAME, password: process.env.CONSILIUM_PASSWORD };
 const first = await Consilium.signIn(credentials);
 const second = await Consilium.signIn(credentials);
@@ -293,7 +298,7 @@ try {
   firstAfter = error instanceof ConsiliumError ? error.code : String(error);
 }
 const days = (Date.parse(mine[0]?.expiresAt ?? '') - Date.now()) / 86400000;
-console.log(JSON.stringify({ generated400, generated401, told, facade401, live: mine.map((t) => t.id === second.token.id), days: Math.round(days), firstAfter }));
+console.log(JSON.stringify({ generated400, generated401, told, facade401, default401, default400, live: mine.map((t) => t.id === second.token.id), days: Math.round(days), firstAfter }));
 `,
     );
     const { stdout } = await run(
@@ -312,6 +317,8 @@ console.log(JSON.stringify({ generated400, generated401, told, facade401, live: 
       generated401: { code: 'unauthorized', status: 401, paths: [], requestId: 'string' },
       told: ['unauthorized'],
       facade401: { code: 'unauthorized', status: 401, paths: [], requestId: 'string' },
+      default401: { code: 'unauthorized', status: 401, paths: [], requestId: 'string' },
+      default400: { code: 'validation_failed', status: 400, paths: ['body.question', 'body.rounds'], requestId: 'string' },
       live: [true],
       days: 7,
       firstAfter: 'unauthorized',

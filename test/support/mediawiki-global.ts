@@ -19,10 +19,10 @@ export default function setup(project: TestProject): () => void {
   return () => stopMediaWiki(dir);
 }
 
-/** Stops the run's server (its whole process group: PHP's workers) and removes the wiki. */
+/** Stops the run's servers (each one's whole process group: PHP's workers) and removes the wikis. */
 function stopMediaWiki(dir: string): void {
-  const file = join(dir, 'server.json');
-  if (existsSync(file)) {
+  for (const file of [join(dir, 'server.json'), join(dir, 'extensions', 'server.json')]) {
+    if (!existsSync(file)) continue;
     const { pid } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number };
     try {
       process.kill(-pid, 'SIGTERM');

@@ -9,6 +9,9 @@
  * there under a lock, the others reuse it; the globalSetup's teardown stops the server (`mediawiki-global.ts`). Nothing
  * happens in runs that never ask for the wiki.
  *
+ * A second wiki, `startMediaWiki({ extensions: true })`, loads Debian's bundled {@link EXTENSIONS} and lives in a
+ * directory of its own, so the first keeps the core-only paraminfo the differential suites read.
+ *
  * Without MediaWiki importing this module throws, so its tests fail: `npm test`'s pretest (`setup.sh`) has
  * installed it or stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names mediawiki.
  */
@@ -62,6 +65,14 @@ const SEED_PAGES: Readonly<Record<string, string>> = Object.freeze({
 export const HISTORY_PAGE = 'History';
 export const HISTORY_REVISIONS = 7;
 
+/** The bundled extensions the second wiki loads (each adds API modules of its own). */
+export const EXTENSIONS = ['TextExtracts', 'PageImages', 'AbuseFilter', 'Gadgets', 'OATHAuth'] as const;
+
+export interface WikiChoice {
+  /** The wiki with Debian's bundled {@link EXTENSIONS} loaded, instead of the core-only one. */
+  extensions?: boolean;
+}
+
 export interface TestMediaWiki {
   /** `http://127.0.0.1:<port>/api.php`. */
   readonly api: string;
@@ -82,6 +93,15 @@ async function runDir(): Promise<string> {
   const dir = join(tmpdir(), `consilium-mw-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Each wiki's own directory: the run's for the core wiki, a sub-directory for the extension wiki. */
+async function wikiDir(choice: WikiChoice): Promise<string> {
+  const dir = await runDir();
+  if (!choice.extensions) return dir;
+  const ext = join(dir, 'extensions');
+  mkdirSync(ext, { recursive: true });
+  return ext;
 }
 
 async function freePort(): Promise<number> {
@@ -134,7 +154,7 @@ async function php(args: string[], env: NodeJS.ProcessEnv, input?: string): Prom
   });
 }
 
-async function install(dir: string, port: number): Promise<void> {
+async function install(dir: string, port: number, choice: WikiChoice): Promise<void> {
   const server = `http://127.0.0.1:${port}`;
   const wiki = join(dir, 'wiki');
   for (const sub of ['db', 'conf', 'images', 'cache', 'seed']) mkdirSync(join(wiki, sub), { recursive: true });
@@ -168,9 +188,11 @@ $wgUploadDirectory = ${JSON.stringify(join(wiki, 'images'))};
 $wgCacheDirectory = ${JSON.stringify(join(wiki, 'cache'))};
 $wgJobRunRate = 0;
 $wgShowExceptionDetails = true;
-`,
+${choice.extensions ? `wfLoadExtensions( ${JSON.stringify(EXTENSIONS)} );\n` : ''}`,
   );
   const env = { ...process.env, MW_CONFIG_FILE: settings };
+  // The extensions' own tables (AbuseFilter's, OATHAuth's).
+  if (choice.extensions) await php([maintenance('update.php'), '--quick'], env);
   const files = Object.entries(SEED_PAGES).map(([title, text], i) => {
     // importTextFiles.php takes the title from the file name (without its extension).
     const sub = join(wiki, 'seed', String(i));
@@ -211,14 +233,14 @@ async function serve(dir: string, port: number): Promise<void> {
   }
 }
 
-/** The run's wiki: installed and served on first use, reused afterwards. */
-export async function startMediaWiki(): Promise<TestMediaWiki> {
+/** The run's wiki (or its extension wiki): installed and served on first use, reused afterwards. */
+export async function startMediaWiki(choice: WikiChoice = {}): Promise<TestMediaWiki> {
   if (!mediawiki.available) throw new Error(mediawiki.reason);
-  const dir = await runDir();
+  const dir = await wikiDir(choice);
   return withLock(dir, async () => {
     if (!existsSync(join(dir, 'server.json'))) {
       const port = await freePort();
-      if (!existsSync(join(dir, 'installed.json'))) await install(dir, port);
+      if (!existsSync(join(dir, 'installed.json'))) await install(dir, port, choice);
       await serve(dir, port);
     }
     const { port } = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as { port: number };
@@ -232,9 +254,9 @@ export async function startMediaWiki(): Promise<TestMediaWiki> {
  * Adds (or updates) pages on the run's wiki, for a test that needs content of its own, with the installed settings, under the wiki's lock. The pages stay for the run's other tests; give them
  * titles no other test lists (tests that list every page check with `arrayContaining`).
  */
-export async function seedPages(pages: Readonly<Record<string, string>>): Promise<void> {
-  await startMediaWiki();
-  const dir = await runDir();
+export async function seedPages(pages: Readonly<Record<string, string>>, choice: WikiChoice = {}): Promise<void> {
+  await startMediaWiki(choice);
+  const dir = await wikiDir(choice);
   await withLock(dir, async () => {
     const { settings } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as { settings: string };
     const env = { ...process.env, MW_CONFIG_FILE: settings };

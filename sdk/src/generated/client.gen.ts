@@ -2,6 +2,7 @@
 
 import { type ClientOptions, type Config, createClient, createConfig } from './client/index.js';
 import type { ClientOptions as ClientOptions2 } from './types.gen.js';
+import { typedStreams } from '../streams.js';
 
 /**
  * The `createClientConfig()` function will be called on client initialization
@@ -13,4 +14,4 @@ import type { ClientOptions as ClientOptions2 } from './types.gen.js';
  */
 export type CreateClientConfig<T extends ClientOptions = ClientOptions2> = (override?: Config<ClientOptions & T>) => Config<Required<ClientOptions> & T>;
 
-export const client = createClient(createConfig<ClientOptions2>({ baseUrl: 'http://127.0.0.1:8787' }));
+export const client = typedStreams(createClient(createConfig<ClientOptions2>({ baseUrl: 'http://127.0.0.1:8787' })));

@@ -1276,7 +1276,15 @@ export const moduleRules: RuleTable = {
         "rule": "nonempty",
         "param": "prop",
         "code": "noprop",
-        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): no prop → apierror-paramempty, code noprop (before the pages are read; continue names a page of the set, the wiki's)"
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): no prop → apierror-paramempty, code noprop (before the pages are read)"
+      },
+      {
+        "pages": true,
+        "rule": "pattern",
+        "param": "continue",
+        "pattern": "^(?![+-]?0+$)",
+        "code": "badcontinue",
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): with pages (getTitles(): the good ones and the missing File: ones), dieContinueUsageIf(!array_search(intval($params['continue']), page ids)): 0 is never a page id; which ids the set has, and which is first, is the wiki's"
       }
     ],
     "pagepropnames": [

@@ -187,6 +187,7 @@ describe('module rules in query()', () => {
     ]);
     const pageimages = ext('pageimages', 'pi', 'prop', [
       { name: 'prop', type: ['thumbnail', 'name', 'original'], default: 'thumbnail|name', ...multi },
+      { name: 'continue', type: 'integer' },
     ]);
     const abusefilters = ext('abusefilters', 'abf', 'list', [
       { name: 'show', type: ['enabled', '!enabled', 'deleted', '!deleted', 'private', '!private'], ...multi },
@@ -200,6 +201,12 @@ describe('module rules in query()', () => {
     expect(query({ ...pages, prop: [extracts({ continue: 0 })] }).params.excontinue).toBe('0');
     expect(bad(() => query({ prop: [pageimages({ prop: [] })] }))).toBe('noprop');
     expect(query({ prop: [pageimages({ prop: ['name'] })] }).params.piprop).toBe('name');
+    // continue: 0 is never a page id of the set (with pages; which ids it has is the wiki's).
+    expect(bad(() => query({ ...pages, prop: [pageimages({ continue: 0 })] }))).toBe('badcontinue');
+    expect(bad(() => query({ ...pages, prop: [pageimages({ continue: '-00' as never })] }))).toBe('badcontinue');
+    expect(query({ prop: [pageimages({ continue: 0 })] }).params.picontinue).toBe('0');
+    expect(query({ ...pages, prop: [pageimages({ continue: 6 })] }).params.picontinue).toBe('6');
+    expect(query({ ...pages, prop: [pageimages({ continue: -1 })] }).params.picontinue).toBe('-1');
     expect(bad(() => query({ list: [abusefilters({ show: ['enabled', '!enabled'] })] }))).toBe('show');
     expect(query({ list: [abusefilters({ show: ['enabled', '!deleted'] })] }).params.abfshow).toBe('enabled|!deleted');
     expect(bad(() => query({ list: [abuselog({ title: 'a[b' })] }))).toBe('invalidtitle');
