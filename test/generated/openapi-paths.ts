@@ -733,7 +733,7 @@ export type components = {
             lookups: components["schemas"]["WikiLookup"][];
             usage: components["schemas"]["RetrievalUsage"];
         };
-        /** @description One page the panel read, numbered as the models saw it, with the exact text they were given. */
+        /** @description One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once. */
         GroundingPage: {
             /** @description The source's number in the prompts (`[1]`, `[2]`, …). */
             n: number;
@@ -742,8 +742,8 @@ export type components = {
             revisionId: number;
             /** @description A link to the revision that was read (`index.php?oldid=`). */
             url: string;
-            /** @description The plain text given to the models. Untrusted. */
-            text: string;
+            /** @description The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page. */
+            text?: string;
             /** @description SHA-256 of `text`, hex. */
             sha256: string;
             /**

@@ -265,7 +265,7 @@ export type Grounding = {
 };
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export type GroundingPage = {
     /**
@@ -280,9 +280,9 @@ export type GroundingPage = {
      */
     url: string;
     /**
-     * The plain text given to the models. Untrusted.
+     * The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page.
      */
-    text: string;
+    text?: string;
     /**
      * SHA-256 of `text`, hex.
      */

@@ -140,7 +140,7 @@ export const zGroundingRequest = z.strictObject({
 });
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export const zGroundingPage = z.object({
     n: z.int().check(z.gte(1)),
@@ -148,7 +148,7 @@ export const zGroundingPage = z.object({
     pageId: z.int().check(z.gte(0)),
     revisionId: z.int().check(z.gte(0)),
     url: z.string(),
-    text: z.string(),
+    text: z.optional(z.string()),
     sha256: z.string(),
     retrievedBy: z.enum(['search', 'tool'])
 });

@@ -204,7 +204,7 @@ export const zGroundingRequest = z.strictObject({
 });
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export const zGroundingPage = z.object({
     n: z.int().gte(1).register(z.globalRegistry, {
@@ -217,8 +217,8 @@ export const zGroundingPage = z.object({
         description: 'A link to the revision that was read (`index.php?oldid=`).'
     }),
     text: z.string().register(z.globalRegistry, {
-        description: 'The plain text given to the models. Untrusted.'
-    }),
+        description: 'The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page.'
+    }).optional(),
     sha256: z.string().register(z.globalRegistry, {
         description: 'SHA-256 of `text`, hex.'
     }),
@@ -226,7 +226,7 @@ export const zGroundingPage = z.object({
         description: '`search` (before round 1) or `tool` (a model\'s `read_page` in a critique round).'
     })
 }).register(z.globalRegistry, {
-    description: 'One page the panel read, numbered as the models saw it, with the exact text they were given.'
+    description: 'One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page\'s text; a `grounding` event carries a page\'s text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.'
 });
 
 /**
