@@ -359,6 +359,7 @@ export class PostgresSessionStore implements SessionStore {
       ]),
     );
     if (rows[0]?.outcome === 'gone') {
+      this.#sourcesWritten.delete(s.id);
       throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
     }
     if (!sourced) await this.#writeSources(s);
