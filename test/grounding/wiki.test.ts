@@ -120,6 +120,15 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
     expect(replayed.at(-1)!.grounding).toEqual({ ...g, pages: g.pages.map(({ text: _, ...p }) => p) });
     expect(replayed[0]!.grounding.pages).toEqual(g.pages);
     expect(replayed).toEqual(told);
+    // Resumed after the first grounding event (Last-Event-ID): the same events after it, the texts already had.
+    const resumed = (
+      await (await server.fetch(`/sessions/${session.id}/events`, { headers: { 'Last-Event-ID': String(told[0]!.seq) } })).text()
+    )
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as DebateEvent);
+    expect(resumed.filter((e) => e.type === 'grounding')).toEqual(told.slice(1));
+    expect(resumed[0]!.seq).toBe(told[0]!.seq + 1);
 
     // Another user cannot read them.
     const other = await server.newUser();
