@@ -715,7 +715,7 @@ export type components = {
             /** @description Most wiki tool calls one model may make in one critique round. */
             requestsPerRound: number;
         };
-        /** @description Ground the debate in a configured wiki source (see `GET /providers`, `wikis`). */
+        /** @description Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds. */
         GroundingRequest: {
             source: components["schemas"]["WikiSourceName"];
         };
@@ -733,7 +733,7 @@ export type components = {
             lookups: components["schemas"]["WikiLookup"][];
             usage: components["schemas"]["RetrievalUsage"];
         };
-        /** @description One page the panel read, numbered as the models saw it, with the exact text they were given. */
+        /** @description One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once. */
         GroundingPage: {
             /** @description The source's number in the prompts (`[1]`, `[2]`, …). */
             n: number;
@@ -742,8 +742,8 @@ export type components = {
             revisionId: number;
             /** @description A link to the revision that was read (`index.php?oldid=`). */
             url: string;
-            /** @description The plain text given to the models. Untrusted. */
-            text: string;
+            /** @description The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page. */
+            text?: string;
             /** @description SHA-256 of `text`, hex. */
             sha256: string;
             /**
@@ -1163,6 +1163,7 @@ export type components = {
         AskRequest: {
             question: components["schemas"]["Question"];
             maxOutputTokens?: number;
+            grounding?: components["schemas"]["GroundingRequest"];
             /**
              * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
@@ -1172,12 +1173,14 @@ export type components = {
         AskResult: {
             sessionId: components["schemas"]["SessionId"];
             answer: components["schemas"]["Answer"];
+            grounding?: components["schemas"]["Grounding"];
         };
         ParallelRequest: {
             question: components["schemas"]["Question"];
             /** @description Ask only these slots (a repeated slot is asked once); all five by default. */
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
+            grounding?: components["schemas"]["GroundingRequest"];
             /**
              * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false
@@ -1191,6 +1194,7 @@ export type components = {
             missingSlots: components["schemas"]["SlotNumber"][];
             usage: components["schemas"]["Usage"];
             cost: components["schemas"]["Cost"];
+            grounding?: components["schemas"]["Grounding"];
         };
         DeepRequest: {
             question: components["schemas"]["Question"];

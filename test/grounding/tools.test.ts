@@ -1,8 +1,10 @@
 /**
- * Tool calls in a critique round against the live MediaWiki: slot 2 is a model on loopback speaking the OpenAI
- * chat-completions tool-calling wire format. It first asks `read_page` for a title the builders refuse, gets the
- * tool's error with MediaWiki's code, corrects it, reads a page that the retrieval did not bring, and cites it; the
- * citation verifies, the page joins the session's sources (`retrievedBy: tool`), and the lookups say who read what.
+ * Tool calls in a critique round against the live MediaWiki, from loopback models speaking the OpenAI
+ * chat-completions and the Anthropic Messages tool-calling wire formats. The model first asks `search_wiki` with a
+ * `limit` the typed builders refuse (out of range, or not an integer): the tool's error carries MediaWiki's own code
+ * and no request reaches the wiki; it corrects the search, asks `read_page` for a title the wiki refuses
+ * (`invalidtitle`), then reads a page that the retrieval did not bring and cites it; the citation verifies, the page
+ * joins the session's sources (`retrievedBy: tool`), and the lookups say who read what.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,13 +16,26 @@ import { type RunningServer, startServer } from '../support/server.js';
 const EXTRA = 'Grounding Rollback Runbook';
 const EXTRA_TEXT = 'Rollbacks of the zebrafish service take four minutes with the blue-green switch.';
 
+type ToolCall = { tool: 'search_wiki' | 'read_page'; input: Record<string, unknown> };
+
+/** The model's tool calls in a critique round, one per reply, by how many results it has had. */
+const callsWith = (badLimit: unknown): ToolCall[] => [
+  // Refused by the builders before any request (the wiki never sees this query).
+  { tool: 'search_wiki', input: { query: 'zebrafish builders-refuse-this', limit: badLimit } },
+  // Corrected.
+  { tool: 'search_wiki', input: { query: 'zebrafish rollback', limit: 1 } },
+  // Refused by the wiki itself.
+  { tool: 'read_page', input: { title: 'Bad|title' } },
+  { tool: 'read_page', input: { title: EXTRA } },
+];
+
 interface ChatRequest {
   tools?: unknown[];
   messages: { role: string; content?: unknown }[];
 }
 
 /** Replies by what the conversation holds: tool calls while tools are offered, then the answer. */
-async function toolModel(): Promise<{ baseUrl: string; requests: ChatRequest[]; close(): void }> {
+async function toolModel(calls: readonly ToolCall[]): Promise<{ baseUrl: string; requests: ChatRequest[]; close(): void }> {
   const requests: ChatRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -34,24 +49,22 @@ async function toolModel(): Promise<{ baseUrl: string; requests: ChatRequest[]; 
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
       const results = body.messages.filter((m) => m.role === 'tool');
-      const call = (title: string, n: number) => {
+      const step = body.tools?.length ? calls[results.length] : undefined;
+      if (step) {
         res.write(
           chunk({
             tool_calls: [
               {
                 index: 0,
-                id: `call_${n}`,
+                id: `call_${results.length}`,
                 type: 'function',
-                function: { name: 'read_page', arguments: JSON.stringify({ title }) },
+                function: { name: step.tool, arguments: JSON.stringify(step.input) },
               },
             ],
           }),
         );
         res.write(chunk({}, 'tool_calls'));
-      };
-      if (body.tools?.length && results.length === 0) call('Bad|title', 1);
-      else if (body.tools?.length && results.length === 1) call(EXTRA, 2);
-      else {
+      } else {
         const text = results.length > 0 ? `Rollbacks are quick: "${EXTRA_TEXT}" [[${EXTRA}]]` : 'Deploy on Tuesdays.';
         res.write(chunk({ content: text }));
         res.write(chunk({}, 'stop'));
@@ -72,7 +85,9 @@ interface MessagesRequest {
 }
 
 /** The same conversation on Anthropic's Messages wire format: `tool_use` blocks with `input_json_delta`, then text. */
-async function anthropicToolModel(): Promise<{ baseUrl: string; requests: MessagesRequest[]; close(): void }> {
+async function anthropicToolModel(
+  calls: readonly ToolCall[],
+): Promise<{ baseUrl: string; requests: MessagesRequest[]; close(): void }> {
   const requests: MessagesRequest[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -97,18 +112,19 @@ async function anthropicToolModel(): Promise<{ baseUrl: string; requests: Messag
       const results = body.messages.flatMap((m) =>
         Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : [],
       );
-      const call = (title: string, n: number) => {
+      const step = body.tools?.length ? calls[results.length] : undefined;
+      if (step) {
         event('content_block_start', {
           index: 0,
-          content_block: { type: 'tool_use', id: `toolu_${n}`, name: 'read_page', input: {} },
+          content_block: { type: 'tool_use', id: `toolu_${results.length}`, name: step.tool, input: {} },
         });
-        event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ title }) } });
+        event('content_block_delta', {
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(step.input) },
+        });
         event('content_block_stop', { index: 0 });
         event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } });
-      };
-      if (body.tools?.length && results.length === 0) call('Bad|title', 1);
-      else if (body.tools?.length && results.length === 1) call(EXTRA, 2);
-      else {
+      } else {
         const text = results.length > 0 ? `Rollbacks are quick: "${EXTRA_TEXT}" [[${EXTRA}]]` : 'Deploy on Tuesdays.';
         event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
         event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
@@ -127,7 +143,10 @@ const WIRES = [
   {
     name: 'OpenAI-compatible chat completions',
     slot: 2,
-    start: toolModel,
+    // Out of range: MediaWiki would clamp it with an `outofrange` warning; a tool call's build is strict.
+    badLimit: 0,
+    refusal: 'outofrange',
+    start: () => toolModel(callsWith(0)),
     env: (baseUrl: string) => ({
       CONSILIUM_SLOT2_PROVIDER: 'tools',
       CONSILIUM_SLOT2_MODEL: 'tools-1',
@@ -138,7 +157,9 @@ const WIRES = [
   {
     name: 'Anthropic Messages',
     slot: 1,
-    start: anthropicToolModel,
+    badLimit: 2.5,
+    refusal: 'badinteger',
+    start: () => anthropicToolModel(callsWith(2.5)),
     env: (baseUrl: string) => ({ ANTHROPIC_API_KEY: 'test-key', CONSILIUM_SLOT1_BASE_URL: baseUrl }),
     toolResults: (r: { messages: { role: string; content?: unknown }[] }) =>
       r.messages.flatMap((m) =>
@@ -154,6 +175,8 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
     requests: { tools?: unknown[]; messages: { role: string; content?: unknown }[] }[];
     close(): void;
   };
+  let proxy: Server;
+  const sent: string[] = [];
 
   beforeAll(async () => {
     const wiki = await startMediaWiki();
@@ -162,9 +185,28 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
       [EXTRA]: EXTRA_TEXT,
     });
     model = await wire.start();
+    // Every request the source sends the wiki, recorded on the way (method, URL and body).
+    proxy = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', async () => {
+        sent.push(`${req.method} ${req.url} ${body}`);
+        const headers: Record<string, string> = {};
+        for (const h of ['user-agent', 'content-type', 'cookie']) if (req.headers[h]) headers[h] = String(req.headers[h]);
+        const upstream = await fetch(`${wiki.server}${req.url}`, {
+          method: req.method!,
+          headers,
+          ...(req.method === 'POST' && { body }),
+        });
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const api = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api.php`;
     server = await startServer({
       // One page before round 1 (the policy, not the runbook): the runbook comes only through a tool.
-      CONSILIUM_WIKIS: JSON.stringify({ 'team-wiki': { api: wiki.api, pages: 1, requestsPerRound: 3 } }),
+      CONSILIUM_WIKIS: JSON.stringify({ 'team-wiki': { api, pages: 1, requestsPerRound: 4 } }),
       ...wire.env(model.baseUrl),
       CONSILIUM_MAX_RETRIES: '0',
     });
@@ -172,6 +214,7 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
   afterAll(async () => {
     await server?.close();
     model?.close();
+    proxy?.close();
   });
 
   it('a refused request comes back as the tool’s error with MediaWiki’s code, is corrected, and the page read is cited', async () => {
@@ -188,10 +231,20 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
     const g = session.grounding!;
     // Round 1 offered no tools; round 2 did.
     expect(model.requests[0]!.tools).toBeUndefined();
-    const toolResults = model.requests.flatMap((r) => wire.toolResults(r));
-    expect(JSON.stringify(toolResults[0])).toMatch(/invalidtitle/);
+    // The conversation of round 2 as the model saw it last: one result per call, in order.
+    const toolResults = wire.toolResults(model.requests.findLast((r) => wire.toolResults(r).length > 0)!);
+    expect(toolResults).toHaveLength(4);
+    // The builders' refusal: MediaWiki's own code, as the tool's error (the model went on: it is not an exception).
+    expect(JSON.stringify(toolResults[0])).toContain(wire.refusal);
+    expect(JSON.stringify(toolResults[1])).not.toMatch(/outofrange|badinteger|error/);
+    expect(JSON.stringify(toolResults[2])).toMatch(/invalidtitle/);
+    // Refused before any HTTP: the wiki never got that search; it got the corrected one.
+    expect(sent.filter((r) => r.includes('builders-refuse-this'))).toEqual([]);
+    expect(sent.filter((r) => r.includes('rollback'))).toHaveLength(1);
     const lookups = g.lookups.filter((l) => l.slot === wire.slot);
     expect(lookups.map((l) => [l.round, l.tool, l.input, l.ok, l.error])).toEqual([
+      [2, 'search_wiki', 'zebrafish builders-refuse-this', false, wire.refusal],
+      [2, 'search_wiki', 'zebrafish rollback', true, undefined],
       [2, 'read_page', 'Bad|title', false, 'invalidtitle'],
       [2, 'read_page', EXTRA, true, undefined],
     ]);
@@ -203,7 +256,7 @@ describe.skipIf(!mediawiki.available).each(WIRES)('wiki tools in a critique roun
     const answer = session.rounds[1]!.answers.find((a) => a.slot === wire.slot)!;
     expect(answer.error).toBeUndefined();
     // Usage counts every step of the call.
-    expect(answer.usage.totalTokens).toBe(45);
+    expect(answer.usage.totalTokens).toBe(75);
   });
 });
 
@@ -213,7 +266,10 @@ describe.skipIf(!mediawiki.available)('the wiki going down mid-debate', () => {
   }, async () => {
     const wiki = await startMediaWiki();
     await seedPages({ 'Grounding Deploy Policy': 'Production deploys of the zebrafish service happen on Tuesdays only.' });
-    const model = await toolModel();
+    const model = await toolModel([
+      { tool: 'read_page', input: { title: 'Bad|title' } },
+      { tool: 'read_page', input: { title: EXTRA } },
+    ]);
     // A proxy to the wiki that goes down once a model has been offered tools: after the retrieval, before round 2's calls.
     const proxy = createServer(async (req, res) => {
       if (model.requests.some((r) => r.tools?.length)) return req.socket.destroy();

@@ -95,4 +95,22 @@ describe.skipIf(skip)('a grounded debate in the browser', () => {
     const actionSources = await page.$$eval('[data-testid=action-sources] a', (as) => as.map((a) => a.textContent));
     expect(actionSources).toEqual([`[${policy.n}] ${policy.title}`]);
   });
+
+  it('grounds a parallel run from the same form: its sources shown as links beside the answers', async () => {
+    await page.goto(`${server.baseUrl}/#/`);
+    await page.fill('#question', 'When should we deploy the zebrafish service?');
+    await page.check('input[name=mode][value=parallel]');
+    await page.selectOption('[data-testid=wiki]', 'team-wiki');
+    await page.click('form.ask-form button[type=submit]');
+    const id = await sessionIdOf(page);
+    await page.waitForSelector('.session[data-status=completed], .session[data-status=partial]', { timeout: 60_000 });
+    const session = await page.evaluate(async (sid) => (await fetch(`/sessions/${sid}`)).json(), id);
+    expect(session.mode).toBe('parallel');
+    const pages = session.grounding.pages as { n: number; title: string; url: string }[];
+    expect(pages.length).toBeGreaterThan(0);
+    const links = await page.$$eval('[data-testid=sources] ol [data-testid=source-link]', (as) =>
+      as.map((a) => [a.textContent, (a as HTMLAnchorElement).href]),
+    );
+    expect(links).toEqual(pages.map((p) => [`[${p.n}] ${p.title}`, p.url]));
+  });
 });

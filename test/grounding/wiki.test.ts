@@ -91,8 +91,11 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
     expect(grounding.usage.requests).toBeGreaterThanOrEqual(2);
     expect(grounding.usage.bytes).toBeGreaterThan(0);
 
-    // One event for the retrieval, one per round's citations, one for the verdict's: each carries every page's text.
-    expect(all.filter((e) => e.type === 'grounding')).toHaveLength(5);
+    // One event for the retrieval, one per round's citations, one for the verdict's; each page's text goes once,
+    // with the first event that reports it (the later ones name it by its hash).
+    const told = all.filter((e): e is Extract<DebateEvent, { type: 'grounding' }> => e.type === 'grounding');
+    expect(told).toHaveLength(5);
+    expect(told.flatMap((e) => e.grounding.pages.filter((p) => p.text !== undefined))).toEqual(grounding.pages);
     const ended = all.at(-1)!;
     expect(ended).toMatchObject({ type: 'session.ended', status: 'completed' });
     const session = (await (await server.fetch(`/sessions/${ended.sessionId}`)).json()) as Session;
@@ -114,7 +117,18 @@ describe.skipIf(!mediawiki.available)('debates grounded in a live MediaWiki', ()
       .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)) as DebateEvent)
       .filter((e): e is Extract<DebateEvent, { type: 'grounding' }> => e.type === 'grounding');
-    expect(replayed.at(-1)!.grounding).toEqual(g);
+    expect(replayed.at(-1)!.grounding).toEqual({ ...g, pages: g.pages.map(({ text: _, ...p }) => p) });
+    expect(replayed[0]!.grounding.pages).toEqual(g.pages);
+    expect(replayed).toEqual(told);
+    // Resumed after the first grounding event (Last-Event-ID): the same events after it, the texts already had.
+    const resumed = (
+      await (await server.fetch(`/sessions/${session.id}/events`, { headers: { 'Last-Event-ID': String(told[0]!.seq) } })).text()
+    )
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as DebateEvent);
+    expect(resumed.filter((e) => e.type === 'grounding')).toEqual(told.slice(1));
+    expect(resumed[0]!.seq).toBe(told[0]!.seq + 1);
 
     // Another user cannot read them.
     const other = await server.newUser();

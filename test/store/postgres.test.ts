@@ -237,6 +237,37 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     expect(await sql(url, 'SELECT version FROM schema_migrations')).toHaveLength(migrations.length);
   });
 
+  it("stores a grounded session's page texts once, in session_sources, never in the links lists read; migration 10 moves older ones", async () => {
+    const url = await server!.createDatabase();
+    const database = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_sources' });
+    await database.sessions.write(d.start().step({ run: 'first' }));
+    d.readPage('Deploy policy', 'Deploys on Tuesdays.');
+    d.readPage('Rollback runbook', "Rollbacks take 'four' minutes.");
+    await database.sessions.write(d.step({ run: 'later' }));
+    await database.sessions.write(d.end('completed').step({ run: 'later' }));
+    const links = async () =>
+      (await sql<{ links: string }>(url, 'SELECT links::text AS links FROM sessions WHERE id = $1', [d.session.id]))[0]!.links;
+    expect(await links()).not.toContain('Tuesdays');
+    expect(
+      await sql(url, 'SELECT n, sha256, text FROM session_sources WHERE session_id = $1 ORDER BY n', [d.session.id]),
+    ).toEqual(d.session.grounding!.pages.map(({ n, sha256, text }) => ({ n, sha256, text })));
+    await database.close();
+
+    // As a database before migration 10 held it: the texts in links, no session_sources.
+    await sql(url, 'DROP TABLE session_sources; DELETE FROM schema_migrations WHERE version = 10');
+    await sql(url, 'UPDATE sessions SET links = $2::jsonb WHERE id = $1', [
+      d.session.id,
+      JSON.stringify({ grounding: d.session.grounding }),
+    ]);
+    const again = await instance(url);
+    expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
+    expect(await links()).not.toContain('Tuesdays');
+    expect(await sql(url, 'SELECT count(*)::integer AS n FROM session_sources WHERE session_id = $1', [d.session.id])).toEqual([
+      { n: 2 },
+    ]);
+  });
+
   it('refuses a database migrated by a newer server', async () => {
     const url = await server!.createDatabase();
     await (await PostgresDatabase.open(url)).close();

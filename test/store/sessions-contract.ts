@@ -258,6 +258,29 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         await store.write(d.step());
         expect(await store.get(d.session.id)).toStrictEqual(d.session);
       });
+
+      it('gives back every page’s text, pages read in later steps too; replay keeps what the events carried', async () => {
+        const d = new FakeDebate({ owner: owner('sources'), createdAt: '2025-03-03T10:00:00.000Z' });
+        await store.write(d.start().step({ run: 'first' }));
+        d.readPage('Deploy policy', 'Deploys on Tuesdays.');
+        await store.write(d.step({ run: 'later' }));
+        expect(await store.get(d.session.id)).toStrictEqual(d.session);
+        d.startRound(1).answer(1, 1);
+        d.readPage('Rollback runbook', 'Rollbacks take "four" minutes — ünïcode\nand lines.');
+        await store.write(d.step({ rounds: [1], run: 'later' }));
+        d.end('completed');
+        await store.write(d.step({ run: 'later' }));
+        const stored = await store.get(d.session.id);
+        expect(stored).toStrictEqual(d.session);
+        expect(stored!.grounding!.pages.map((p) => p.text)).toEqual([
+          'Deploys on Tuesdays.',
+          'Rollbacks take "four" minutes — ünïcode\nand lines.',
+        ]);
+        expect(await store.events(d.session.id, 0)).toStrictEqual(d.raised);
+        // Deleted, its sources go with it.
+        await store.delete(d.session.id);
+        expect(await store.get(d.session.id)).toBeUndefined();
+      });
     });
 
     describe('list', () => {

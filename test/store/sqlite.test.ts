@@ -357,6 +357,62 @@ describe('migrations', () => {
   });
 });
 
+describe("a grounded session's page texts", () => {
+  const grounded = async (database: SqliteDatabase): Promise<FakeDebate> => {
+    const d = new FakeDebate({ owner: 'usr_sources' });
+    await database.sessions.write(d.start().step({ run: 'first' }));
+    d.readPage('Deploy policy', 'Deploys on Tuesdays.');
+    d.readPage('Rollback runbook', "Rollbacks take 'four' minutes.");
+    await database.sessions.write(d.step({ run: 'later' }));
+    await database.sessions.write(d.end('completed').step({ run: 'later' }));
+    return d;
+  };
+
+  it('are stored once, in session_sources, never in the links that lists read', async () => {
+    const file = freshFile();
+    const database = await SqliteDatabase.open(file);
+    const d = await grounded(database);
+    await database.close();
+    const db = await raw(file);
+    try {
+      const { links } = (await db.first<{ links: string }>('SELECT links FROM sessions WHERE id = ?1', [d.session.id]))!;
+      const pages = (JSON.parse(links) as { grounding: { pages: object[] } }).grounding.pages;
+      expect(pages.map((p) => Object.keys(p).includes('text'))).toEqual([false, false]);
+      expect(links).not.toContain('Tuesdays');
+      expect(
+        await db.all('SELECT n, sha256, text FROM session_sources WHERE session_id = ?1 ORDER BY n', [d.session.id]),
+      ).toEqual(d.session.grounding!.pages.map(({ n, sha256, text }) => ({ n, sha256, text })));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('migration 7 moves the texts of sessions stored before it out of links', async () => {
+    const file = freshFile();
+    const database = await SqliteDatabase.open(file);
+    const d = await grounded(database);
+    await database.close();
+    // As a database before migration 7 held it: the texts in links, no session_sources.
+    const db = await raw(file);
+    await db.exec('DROP TABLE session_sources; DELETE FROM schema_migrations WHERE version = 7');
+    await db.run('UPDATE sessions SET links = ?2 WHERE id = ?1', [
+      d.session.id,
+      JSON.stringify({ grounding: d.session.grounding }),
+    ]);
+    await db.close();
+    const again = await SqliteDatabase.open(file);
+    expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
+    await again.close();
+    const after = await raw(file);
+    const { links } = (await after.first<{ links: string }>('SELECT links FROM sessions WHERE id = ?1', [d.session.id]))!;
+    expect(links).not.toContain('Tuesdays');
+    expect(await after.first('SELECT count(*) AS n FROM session_sources WHERE session_id = ?1', [d.session.id])).toEqual({
+      n: 2,
+    });
+    await after.close();
+  });
+});
+
 async function integrity(file: string): Promise<string> {
   const db = await Connection.open(file, sqlite3.OPEN_READONLY);
   try {

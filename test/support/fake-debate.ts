@@ -3,12 +3,13 @@
  * `FakeDebate` raises the events a deep debate raises and keeps the session valid per the contract's
  * types; `debateSteps` cuts a debate into the steps the recorder writes.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type {
   Answer,
   AnswerError,
   Consensus,
   DebateEvent,
+  GroundingPage,
   Round,
   RoundKind,
   Session,
@@ -282,6 +283,39 @@ export class FakeDebate {
     });
     s.completedAt = event.ts;
     return this;
+  }
+
+  /**
+   * Grounds the session in a wiki, or reads one more page into its grounding (numbered on), as a grounding run does;
+   * the `grounding` event carries the page's text, as the first event to report it does. Returns the page.
+   */
+  readPage(title: string, text: string): GroundingPage {
+    const s = this.session;
+    s.grounding ??= {
+      source: 'team-wiki',
+      status: 'complete',
+      pages: [],
+      citations: [],
+      verifiedCitations: 0,
+      unverifiedCitations: 0,
+      lookups: [],
+      usage: { requests: 0, bytes: 0, ms: 0 },
+    };
+    const n = s.grounding.pages.length + 1;
+    const page: GroundingPage = {
+      n,
+      title,
+      pageId: 100 + n,
+      revisionId: 1000 + n,
+      url: `http://wiki.invalid/index.php?oldid=${1000 + n}`,
+      text,
+      sha256: createHash('sha256').update(text).digest('hex'),
+      retrievedBy: n === 1 ? 'search' : 'tool',
+    };
+    s.grounding.pages.push(page);
+    s.grounding.usage.requests++;
+    this.raise({ type: 'grounding', grounding: structuredClone(s.grounding) });
+    return page;
   }
 
   /** The session as it stands, what changed, and the events raised since the last step. */

@@ -275,3 +275,94 @@ export async function seedPages(pages: Readonly<Record<string, string>>, choice:
     await php([join(MW_INSTALL_PATH, 'maintenance', 'runJobs.php'), '--quiet'], env);
   });
 }
+
+/** The run's installed settings and scratch directory (the wiki installed and served first). */
+async function installed(): Promise<{ dir: string; settings: string }> {
+  await startMediaWiki();
+  const dir = await runDir();
+  const { settings } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as { settings: string };
+  return { dir, settings };
+}
+
+/**
+ * A bot password for `user` (the admin by default) made with MediaWiki's own `createBotPassword.php`, under a
+ * fresh app id (one per call, so calls never collide). Grants: `basic` (which holds `read`) unless given.
+ */
+export async function createBotPassword(options: { user?: string; grants?: readonly string[] } = {}): Promise<{
+  user: string;
+  password: string;
+}> {
+  const { dir, settings } = await installed();
+  const user = options.user ?? 'Admin';
+  const appId = `consilium${process.pid}x${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  // The script makes the password itself (32 of `0-9a-w`: other characters are not taken as a bot password).
+  const out = await withLock(dir, () =>
+    php(
+      [
+        join(MW_INSTALL_PATH, 'maintenance', 'createBotPassword.php'),
+        `--appid=${appId}`,
+        `--grants=${(options.grants ?? ['basic']).join(',')}`,
+        user,
+      ],
+      { ...process.env, MW_CONFIG_FILE: settings },
+    ),
+  );
+  const made = /username:'([^']+)' and password:'([^']+)'/.exec(out);
+  if (!made) throw new Error(`createBotPassword.php: ${out}`);
+  return { user: made[1]!, password: made[2]! };
+}
+
+export interface PrivateMediaWiki {
+  readonly api: string;
+  readonly server: string;
+  close(): void;
+}
+
+/**
+ * The run's wiki served a second time, read-protected: its own `php -S` whose settings include the shared ones
+ * and then deny `read` to anonymous users, so the same pages (and accounts, bot passwords, sessions) are
+ * readable only once logged in, while every other test keeps its public wiki. Close it when done.
+ */
+export async function startPrivateMediaWiki(): Promise<PrivateMediaWiki> {
+  const { dir, settings } = await installed();
+  const port = await freePort();
+  const server = `http://127.0.0.1:${port}`;
+  const own = join(mkdtempSync(join(dir, 'private-')), 'LocalSettings.php');
+  writeFileSync(
+    own,
+    `<?php
+require ${JSON.stringify(settings)};
+# A private view of the run's wiki (test/support/mediawiki.ts): only logged-in users read.
+$wgServer = ${JSON.stringify(server)};
+$wgGroupPermissions['*']['read'] = false;
+`,
+  );
+  const child = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', MW_INSTALL_PATH], {
+    env: { ...process.env, MW_CONFIG_FILE: own, PHP_CLI_SERVER_WORKERS: '2' },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  const close = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  const started = Date.now();
+  for (;;) {
+    try {
+      const res = await fetch(`${server}/api.php?action=query&meta=siteinfo&format=json`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 30_000) {
+      close();
+      throw new Error(`MediaWiki: the private php -S on port ${port} did not answer within 30 s`);
+    }
+    await sleep(50);
+  }
+  return { server, api: `${server}/api.php`, close };
+}

@@ -41,9 +41,9 @@ export function Ask() {
     if (mode === 'single') {
       const chosen = provider || providers?.slots[0]?.provider;
       if (!chosen) return setError('No slot to ask.');
-      input = { mode, question: text, provider: chosen };
+      input = { mode, question: text, provider: chosen, ...(wiki && { grounding: { source: wiki } }) };
     } else if (mode === 'parallel') {
-      input = { mode, question: text, ...(slots && { slots }) };
+      input = { mode, question: text, ...(slots && { slots }), ...(wiki && { grounding: { source: wiki } }) };
     } else {
       if (slots && slots.length < 2) return setError('A debate needs at least two slots.');
       const chosenModels = Object.entries(models)
@@ -128,6 +128,7 @@ export function Ask() {
             ))}
           </fieldset>
         )}
+        <WikiPicker wikis={providers?.wikis} value={wiki} onChange={setWiki} />
         {mode === 'deep' && (
           <label class="inline-field">
             Rounds
@@ -202,7 +203,6 @@ export function Ask() {
                   Quorum <span class="muted small">(server default {providers?.quorum ?? 3})</span>
                   <input type="number" min={1} max={5} value={quorum} onInput={(e) => setQuorum(e.currentTarget.value)} />
                 </label>
-                <WikiPicker wikis={providers?.wikis} value={wiki} onChange={setWiki} />
                 <label class="radio">
                   <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
                   Stop early when no model changes its position

@@ -75,7 +75,7 @@ describe('consilium arguments', () => {
     const option = await run(['parallel', 'Why?', '--slot', '2']);
     expect(option.stderr.trim().split('\n')).toHaveLength(1);
     const help = await run(['parallel', '--help']);
-    expect(help.stdout).toMatch(/^Usage:\n {2}parallel "<question>" \[--slots N,N…\] \[--full\]\n/);
+    expect(help.stdout).toMatch(/^Usage:\n {2}parallel "<question>" \[--slots N,N…\] \[--full\] \[--wiki SOURCE\]\n/);
     expect(help.stdout).not.toContain('follow-up <session>');
     expect(help.stdout).toContain('--no-color');
     const wiki = await run(['wiki', 'build', 'alpages', '--limit', '5']);

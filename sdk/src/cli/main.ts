@@ -33,8 +33,8 @@ Commands:
                                   config.json; mode 0600). With a username, signs in (password from
                                   stdin or CONSILIUM_PASSWORD) and creates a token that expires after
                                   N days (90 by default), revoking the one an earlier login created.
-  ask "<question>" [--slot N | --provider NAME]
-                                  One model's answer (slot 1 by default).
+  ask "<question>" [--slot N | --provider NAME] [--wiki SOURCE]
+                                  One model's answer (slot 1 by default); --wiki as for debate.
   debate "<question>" [--rounds N] [--quorum N] [--full] [--slots N,N…] [--synthesizer N] [--ranking]
          [--named] [--models N=MODEL,…] [--wiki SOURCE]
                                   A deep debate, streamed live; then the consensus (each statement with
@@ -46,8 +46,9 @@ Commands:
                                   grounded in that wiki source of the server's; its sources and
                                   unverified citations follow the verdict. Ctrl-C cancels it on the
                                   server.
-  parallel "<question>" [--slots N,N…] [--full]
-                                  Every slot (or those listed) answers once, side by side, streamed live.
+  parallel "<question>" [--slots N,N…] [--full] [--wiki SOURCE]
+                                  Every slot (or those listed) answers once, side by side, streamed live;
+                                  --wiki as for debate (the sources follow the answers).
   follow-up <session> "<question>" [--mode single|parallel|deep] [--slot N | --provider NAME]
             [--slots N,N…] [--rounds N] [--quorum N] [--synthesizer N] [--ranking] [--named]
             [--models N=MODEL,…] [--full]

@@ -159,11 +159,15 @@ export interface AskOptions extends DetachOption {
   slot?: number;
   provider?: string;
   maxOutputTokens?: number;
+  /** Ground the answer in a wiki source the server configures: the pages read come back in `grounding`. */
+  grounding?: GroundingRequest;
   signal?: AbortSignal;
 }
 
 export interface ParallelOptions extends DetachOption {
   slots?: number[];
+  /** Ground the answers in a wiki source the server configures: the pages read come back in `grounding`. */
+  grounding?: GroundingRequest;
   signal?: AbortSignal;
 }
 
@@ -369,6 +373,7 @@ export class Consilium {
     const body = {
       question,
       ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.grounding && { grounding: options.grounding }),
       ...(options.detach && { detach: true }),
     };
     return this.settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
@@ -380,7 +385,12 @@ export class Consilium {
       this.settle(
         runParallel({
           client: this.client,
-          body: { question, ...(options.slots && { slots: options.slots }), ...(options.detach && { detach: true }) },
+          body: {
+            question,
+            ...(options.slots && { slots: options.slots }),
+            ...(options.grounding && { grounding: options.grounding }),
+            ...(options.detach && { detach: true }),
+          },
           signal: options.signal,
         }),
         options.signal,

@@ -240,7 +240,7 @@ export type WikiLimits = {
 };
 
 /**
- * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ * Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds.
  */
 export type GroundingRequest = {
     source: WikiSourceName;
@@ -265,7 +265,7 @@ export type Grounding = {
 };
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export type GroundingPage = {
     /**
@@ -280,9 +280,9 @@ export type GroundingPage = {
      */
     url: string;
     /**
-     * The plain text given to the models. Untrusted.
+     * The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page.
      */
-    text: string;
+    text?: string;
     /**
      * SHA-256 of `text`, hex.
      */
@@ -856,6 +856,7 @@ export type Budget = {
 export type AskRequest = {
     question: Question;
     maxOutputTokens?: number;
+    grounding?: GroundingRequest;
     /**
      * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
@@ -865,6 +866,7 @@ export type AskRequest = {
 export type AskResult = {
     sessionId: SessionId;
     answer: Answer;
+    grounding?: Grounding;
 };
 
 export type ParallelRequest = {
@@ -874,6 +876,7 @@ export type ParallelRequest = {
      */
     slots?: Array<SlotNumber>;
     maxOutputTokens?: number;
+    grounding?: GroundingRequest;
     /**
      * Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
      */
@@ -887,6 +890,7 @@ export type ParallelResult = {
     missingSlots: Array<SlotNumber>;
     usage: Usage;
     cost: Cost;
+    grounding?: Grounding;
 };
 
 export type DeepRequest = {

@@ -133,14 +133,14 @@ export const zWikiSourceInfo = /* @__PURE__ */ z.object({
 });
 
 /**
- * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ * Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds.
  */
 export const zGroundingRequest = /* @__PURE__ */ z.strictObject({
     source: zWikiSourceName
 });
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export const zGroundingPage = /* @__PURE__ */ z.object({
     n: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1)),
@@ -148,7 +148,7 @@ export const zGroundingPage = /* @__PURE__ */ z.object({
     pageId: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     revisionId: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     url: /* @__PURE__ */ z.string(),
-    text: /* @__PURE__ */ z.string(),
+    text: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
     sha256: /* @__PURE__ */ z.string(),
     retrievedBy: /* @__PURE__ */ z.enum(['search', 'tool'])
 });
@@ -647,18 +647,21 @@ export const zBudget = /* @__PURE__ */ z.strictObject({
 export const zAskRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
     maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
     detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
 export const zAskResult = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
-    answer: zAnswer
+    answer: zAnswer,
+    grounding: /* @__PURE__ */ z.optional(zGrounding)
 });
 
 export const zParallelRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
     slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
     maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
     detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
@@ -668,7 +671,8 @@ export const zParallelResult = /* @__PURE__ */ z.object({
     answers: /* @__PURE__ */ z.array(zAnswer),
     missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
     usage: zUsage,
-    cost: zCost
+    cost: zCost,
+    grounding: /* @__PURE__ */ z.optional(zGrounding)
 });
 
 export const zDeepRequest = /* @__PURE__ */ z.strictObject({

@@ -122,7 +122,7 @@ export interface RunOptions {
   thread?: ThreadLink;
   /** The stored session a synthesis is made from. */
   sourceSessionId?: string;
-  /** A deep debate grounded in a wiki (see `grounding.ts`). */
+  /** A run grounded in a wiki, any mode (see `grounding.ts`). */
   grounding?: GroundingHook;
 }
 
@@ -365,6 +365,8 @@ export class DebateEngine {
   ): Promise<Session> {
     const run = new Run(this, mode, question, 1, undefined, options);
     this.#started(run, slots);
+    // Grounded: the same retrieval as a deep debate's, before any model answers (no tools: no critique round).
+    await run.grounding?.prepare(question, run.signal, (e) => run.log.emit(e));
     return this.#singleRound(run, slots, options, []);
   }
 
@@ -391,6 +393,8 @@ export class DebateEngine {
 
   #singleEnd(run: Run, round: Round, asked: number): Session {
     if (!run.rounds.includes(round)) run.rounds.push(round);
+    // The answers' citations, told before the session ends (a deep debate tells them with its verdict).
+    run.grounding?.settle?.();
     const answered = round.answers.filter((a) => !a.error).length;
     return run.end(answered === 0 ? 'failed' : answered < asked ? 'partial' : 'completed');
   }

@@ -1,5 +1,5 @@
 /**
- * What the engine asks of a debate's grounding in a wiki (implemented in `server/src/grounding/`): sources
+ * What the engine asks of a run's grounding (any mode) in a wiki (implemented in `server/src/grounding/`): sources
  * read before round 1 and added to every prompt, each answer's and the verdict's citations checked. The
  * engine only calls these hooks; a grounding never fails the debate: a wiki that misbehaves degrades it.
  */
@@ -19,6 +19,8 @@ export interface GroundingHook {
   answered(answer: Answer): void;
   /** Checks the verdict's citations and gives each action the pages it rests on. */
   verdict(verdict: Verdict): Verdict;
+  /** Emits the grounding as it stands if citations were checked since it was last told (a run without a verdict ends). */
+  settle?(): void;
   /** A critique round's model with the wiki's tools offered (bounded per round and model); undefined for none. */
   toolModel?(model: LanguageModelV3, where: { round: number; slot: number }): LanguageModelV3 | undefined;
   /** The session's grounding as it stands. */

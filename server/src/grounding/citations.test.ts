@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GroundingPage } from '../../../sdk/src/generated/types.gen.js';
-import { checkCitation, findCitations } from './citations.js';
+import { checkCitation, findCitations, type ReadPage } from './citations.js';
 
-const page = (n: number, title: string, text: string): GroundingPage => ({
+const page = (n: number, title: string, text: string): ReadPage => ({
   n,
   title,
   pageId: n,

@@ -44,10 +44,13 @@ export function normalizeTitle(title: string): string {
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
+/** A page as the run holds it: always with the text the models were given. */
+export type ReadPage = GroundingPage & { text: string };
+
 /** Checks one citation against the pages retrieved so far. */
 export function checkCitation(
   found: FoundCitation,
-  pages: readonly GroundingPage[],
+  pages: readonly ReadPage[],
   where: { round: number; slot: Citation['slot'] },
 ): Citation {
   const page = /^\d+$/.test(found.ref)

@@ -16,7 +16,7 @@ import type {
   WikiLookup,
 } from '../../../sdk/src/generated/types.gen.js';
 import type { GroundingEmit, GroundingHook } from '../debate/grounding.js';
-import { checkCitation, findCitations } from './citations.js';
+import { checkCitation, findCitations, type ReadPage } from './citations.js';
 import { type ToolOutcome, withWikiTools } from './tools.js';
 import { type Meter, readError, type WikiPageText, type WikiSource } from './wiki-source.js';
 
@@ -50,7 +50,7 @@ export interface GroundingRunOptions {
 export class GroundingRun implements GroundingHook {
   readonly #source: WikiSource;
   readonly #now: () => number;
-  readonly pages: GroundingPage[] = [];
+  readonly pages: ReadPage[] = [];
   readonly citations: Citation[] = [];
   readonly lookups: WikiLookup[] = [];
   readonly meter: Meter = { requests: 0, bytes: 0, ms: 0 };
@@ -59,13 +59,17 @@ export class GroundingRun implements GroundingHook {
   #emit: GroundingEmit = () => {};
   /** Citations checked since the last `grounding` event: told at the next round's first prompt or with the verdict. */
   #unsaid = false;
+  /** The pages whose text a `grounding` event has carried: later events name them by hash only (each text sent once). */
+  readonly #told = new Set<number>();
 
   constructor(options: GroundingRunOptions) {
     this.#source = options.source;
     this.#now = options.now ?? Date.now;
     const from = options.from;
     if (from) {
-      this.pages.push(...from.pages.map((p) => ({ ...p })));
+      // Their texts were told by the interrupted run's events (the store gives them back with the session).
+      this.pages.push(...from.pages.map((p) => ({ ...p, text: p.text ?? '' })));
+      for (const p of from.pages) this.#told.add(p.n);
       this.citations.push(...from.citations.map((c) => ({ ...c })));
       this.lookups.push(...from.lookups.map((l) => ({ ...l })));
       Object.assign(this.meter, from.usage);
@@ -80,10 +84,10 @@ export class GroundingRun implements GroundingHook {
     this.note = this.note && status !== 'absent' ? this.note : note;
   }
 
-  #add(page: WikiPageText, by: GroundingPage['retrievedBy']): GroundingPage {
+  #add(page: WikiPageText, by: GroundingPage['retrievedBy']): ReadPage {
     const known = this.pages.find((p) => p.pageId === page.pageId && p.revisionId === page.revisionId);
     if (known) return known;
-    const added: GroundingPage = {
+    const added: ReadPage = {
       n: this.pages.length + 1,
       ...page,
       sha256: createHash('sha256').update(page.text).digest('hex'),
@@ -142,14 +146,14 @@ export class GroundingRun implements GroundingHook {
       );
     }
     this.lookups.push(lookup);
-    this.#emit({ type: 'grounding', grounding: this.snapshot() });
+    this.#tell();
   }
 
   decorate(prompt: string): string {
     // One event per round rather than per answer: each carries every page's text.
     if (this.#unsaid) {
       this.#unsaid = false;
-      this.#emit({ type: 'grounding', grounding: this.snapshot() });
+      this.#tell();
     }
     if (this.pages.length === 0) return prompt;
     const sources = this.pages.map((p) => `[${p.n}] ${p.title} (revision ${p.revisionId})\n${fenced(p.text)}`).join('\n\n');
@@ -161,6 +165,24 @@ export class GroundingRun implements GroundingHook {
       'put a quotation in double quotes right before its number, word for word: "exact words" [1]. Cite only these sources;',
       'a citation of anything else, or a quotation not in the source, is marked unverified.',
     ].join('\n\n');
+  }
+
+  /** A `grounding` event: the session's grounding with each page's text only the first time an event carries it. */
+  #tell(): void {
+    const grounding = this.snapshot();
+    grounding.pages = grounding.pages.map((p) => {
+      if (!this.#told.has(p.n)) return p;
+      const { text: _, ...told } = p;
+      return told;
+    });
+    for (const p of grounding.pages) this.#told.add(p.n);
+    this.#emit({ type: 'grounding', grounding });
+  }
+
+  settle(): void {
+    if (!this.#unsaid) return;
+    this.#unsaid = false;
+    this.#tell();
   }
 
   toolModel(model: LanguageModelV3, where: { round: number; slot: number }): LanguageModelV3 | undefined {
@@ -190,7 +212,14 @@ export class GroundingRun implements GroundingHook {
       if (++used > budget) return refuse('limit', `At most ${budget} wiki requests per round; answer with what you have.`);
       try {
         const value = await this.#source.metered(this.meter, async () => {
-          if (tool === 'search_wiki') return { titles: await this.#source.search(text, this.#source.config.limits.pages) };
+          if (tool === 'search_wiki') {
+            // The model's `limit` goes to the builders, capped at the source's pages; a value they refuse (not an
+            // integer, or out of range: strict) is the tool's error before any request reaches the wiki.
+            const { pages } = this.#source.config.limits;
+            const limit = arg('limit') ?? pages;
+            const capped = Number.isInteger(limit) && (limit as number) > pages ? pages : limit;
+            return { titles: await this.#source.search(text, capped, undefined, { strict: true }) };
+          }
           const [page] = await this.#source.read([text]);
           if (!page) return undefined;
           const added = this.#add(page, 'tool');
@@ -231,7 +260,7 @@ export class GroundingRun implements GroundingHook {
     const where = { round: 0, slot: verdict.synthesizer.slot };
     if (verdict.format !== 'structured') {
       this.#check(verdict.rawText ?? '', where);
-      this.#emit({ type: 'grounding', grounding: this.snapshot() });
+      this.#tell();
       return verdict;
     }
     this.#check(`${verdict.summary ?? ''}\n${verdict.answer ?? ''}`, where);
@@ -248,7 +277,7 @@ export class GroundingRun implements GroundingHook {
       ...verdict,
       actions: { P0: withSources(actions.P0), P1: withSources(actions.P1), P2: withSources(actions.P2) },
     };
-    this.#emit({ type: 'grounding', grounding: this.snapshot() });
+    this.#tell();
     return out;
   }
 

@@ -24,7 +24,15 @@ export const WIKI_TOOLS: LanguageModelV3FunctionTool[] = [
     type: 'function',
     name: 'search_wiki',
     description: "Search the debate's wiki; returns the titles of the best matching pages.",
-    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        limit: { type: 'integer', minimum: 1, description: "How many titles (at most the source's pages per debate)." },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
   },
   {
     type: 'function',

@@ -104,6 +104,8 @@ export class WikiSource {
   #login: Promise<void> | undefined;
   /** Where each request's cost is added; the session's meter while a debate reads. */
   #meters = new Set<Meter>();
+  /** The metered fetch, cookies and all (the login posts through it: MediaWiki takes `action=login` only posted). */
+  readonly #fetch: typeof fetch;
 
   constructor(config: WikiSourceConfig, options: { fetch?: typeof fetch } = {}) {
     this.config = config;
@@ -132,6 +134,7 @@ export class WikiSource {
       this.#count(body.byteLength, performance.now() - started);
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
+    this.#fetch = metered;
     this.#client = new WikiClient({
       apiUrl: config.api,
       userAgent: config.userAgent,
@@ -224,12 +227,36 @@ export class WikiSource {
         signal ? { signal } : {},
       )) as { query: { tokens?: { logintoken?: string } } };
       const token = tokens.query.tokens?.logintoken ?? '';
-      const r = (await this.#client.request(
-        { action: 'login', lgname: bot.user, lgpassword: bot.password, lgtoken: token, format: 'json', formatversion: '2' },
-        signal ? { signal } : {},
-      )) as { response: { login?: { result?: string; reason?: string } } };
-      if (r.response.login?.result !== 'Success') {
-        throw new WikiReadError('login-failed', r.response.login?.reason ?? String(r.response.login?.result ?? 'no answer'));
+      // Posted, never in a URL (MediaWiki refuses it otherwise: `mustbeposted`; and a URL gets logged).
+      const timeout = AbortSignal.timeout(this.config.timeoutMs);
+      const res = await this.#fetch(this.config.api, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          'user-agent': this.config.userAgent,
+          'api-user-agent': this.config.userAgent,
+        },
+        body: new URLSearchParams({
+          action: 'login',
+          lgname: bot.user,
+          lgpassword: bot.password,
+          lgtoken: token,
+          format: 'json',
+          formatversion: '2',
+          errorformat: 'plaintext',
+        }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const r = (await res.json().catch(() => ({}))) as {
+        login?: { result?: string; reason?: string | { text?: string } };
+        errors?: { code?: string; text?: string }[];
+      };
+      if (r.errors?.[0])
+        throw new WikiReadError(r.errors[0].code ?? 'login-failed', r.errors[0].text ?? 'The login was refused.');
+      if (r.login?.result !== 'Success') {
+        const reason = typeof r.login?.reason === 'string' ? r.login.reason : r.login?.reason?.text;
+        throw new WikiReadError('login-failed', reason ?? String(r.login?.result ?? 'no answer'));
       }
     })();
     this.#login.catch(() => {
@@ -238,18 +265,24 @@ export class WikiSource {
     return this.#login;
   }
 
-  async #run<Q>(input: QueryInput, signal?: AbortSignal): Promise<Q> {
+  async #run<Q>(input: QueryInput, signal?: AbortSignal, strict = false): Promise<Q> {
     await this.#site(signal);
-    const built = await this.#client.build(input);
+    // The builders refuse before any request is sent: a `WikiParamError` with MediaWiki's own code.
+    const built = await this.#client.build(input, strict ? { strict: true } : {});
     const r = await this.#client.request(built, signal ? { signal } : {});
     return r.query as Q;
   }
 
-  /** Titles of the best matches for `text` in the main namespace's page text (some backends search titles by default). */
-  async search(text: string, limit: number, signal?: AbortSignal): Promise<string[]> {
+  /**
+   * Titles of the best matches for `text` in the main namespace's page text (some backends search titles by default).
+   * `limit` is given to the builders as is (a model's value: `badinteger` when not an integer); with `strict`, a value
+   * MediaWiki would only clamp with a warning (`outofrange`) is refused too.
+   */
+  async search(text: string, limit: unknown, signal?: AbortSignal, options: { strict?: boolean } = {}): Promise<string[]> {
     const r = await this.#run<{ search?: { title: string }[] }>(
-      { list: [search({ search: text, limit, namespace: [0], what: 'text' })] },
+      { list: [search({ search: text, limit: limit as number, namespace: [0], what: 'text' })] },
       signal,
+      options.strict,
     );
     return (r.search ?? []).map((s) => s.title);
   }

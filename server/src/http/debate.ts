@@ -142,7 +142,12 @@ export function debateHandlers({
         const known = engine.slots.map((s) => s.provider).join(', ');
         return problem(c, 404, 'unknown_provider', { detail: `No slot is configured for "${provider}"; configured: ${known}.` });
       }
-      const limits = { ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }) };
+      const { grounding, refused: unknownSource } = groundingOf(c, body);
+      if (unknownSource) return unknownSource;
+      const limits = {
+        ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+        ...(grounding && { grounding }),
+      };
       if (body.detach)
         return accepted(c, async (options) => stored(await engine.ask(slot, body.question, { ...options, ...limits })));
       const session = await stored(await engine.ask(slot, body.question, { ...recorded(c), ...limits }));
@@ -153,12 +158,17 @@ export function debateHandlers({
           detail: `Slot ${slot.config.slot} (${provider}) failed (${why}). Session ${session.id}.`,
         });
       }
-      return c.json({ sessionId: session.id, answer }, 200);
+      return c.json({ sessionId: session.id, answer, ...(session.grounding && { grounding: session.grounding }) }, 200);
     },
 
     runParallel: async (c) => {
       const body = c.req.valid('json');
-      const limits = { ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }) };
+      const { grounding, refused: unknownSource } = groundingOf(c, body);
+      if (unknownSource) return unknownSource;
+      const limits = {
+        ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
+        ...(grounding && { grounding }),
+      };
       if (body.detach) {
         return accepted(c, async (options) =>
           stored(await engine.parallel(body.question, body.slots, { ...options, ...limits })),
@@ -173,6 +183,7 @@ export function debateHandlers({
           missingSlots: session.missingSlots,
           usage: session.usage,
           cost: session.cost,
+          ...(session.grounding && { grounding: session.grounding }),
         },
         200,
       );

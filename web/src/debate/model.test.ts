@@ -156,6 +156,40 @@ describe('the session view folded from events', () => {
   });
 });
 
+describe('a grounded session’s sources', () => {
+  it('keeps each page’s text from the first event that carried it; later events name the page by hash', () => {
+    seq = 0;
+    const page = (n: number, text?: string) => ({
+      n,
+      title: `Page ${n}`,
+      pageId: n,
+      revisionId: 10 + n,
+      url: `http://wiki.invalid/index.php?oldid=${10 + n}`,
+      ...(text !== undefined && { text }),
+      sha256: String(n).repeat(64),
+      retrievedBy: 'search',
+    });
+    const grounding = (pages: object[], verified: number) => ({
+      source: 'team-wiki',
+      status: 'complete',
+      pages,
+      citations: [],
+      verifiedCitations: verified,
+      unverifiedCitations: 0,
+      lookups: [],
+      usage: { requests: 1, bytes: 10, ms: 1 },
+    });
+    const view = emptySession();
+    apply(view, ev({ type: 'grounding', grounding: grounding([page(1, 'One.')], 0) }));
+    apply(view, ev({ type: 'grounding', grounding: grounding([page(1), page(2, 'Two.')], 2) }));
+    expect(view.grounding!.verifiedCitations).toBe(2);
+    expect(view.grounding!.pages.map((p) => [p.n, p.text])).toEqual([
+      [1, 'One.'],
+      [2, 'Two.'],
+    ]);
+  });
+});
+
 describe('cost per model, per round and for the verdict', () => {
   const priced = (usd: number, ok = true) => ({ usd, priced: ok });
   const costed = (slot: number, round: number, usd: number, ok = true): Answer => ({

@@ -209,9 +209,18 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
       // A fallback synthesizer starts the text over.
       view.verdictText = { summary: '', answer: '', attempt: 0 };
       break;
-    case 'grounding':
-      view.grounding = event.grounding;
+    case 'grounding': {
+      // A page's text comes with the first event that reports it; the later ones name the page by its hash.
+      const known = new Map(view.grounding?.pages.map((p) => [p.n, p.text]));
+      view.grounding = {
+        ...event.grounding,
+        pages: event.grounding.pages.map((p) => {
+          const text = p.text ?? known.get(p.n);
+          return text === undefined ? p : { ...p, text };
+        }),
+      };
       break;
+    }
     case 'verdict':
       view.verdict = event.verdict;
       view.synthesizer = event.verdict.synthesizer;

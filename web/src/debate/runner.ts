@@ -12,6 +12,7 @@ import {
   type DebateEvent,
   type DeepRequest,
   type FollowUpRequest,
+  type GroundingRequest,
 } from '../../../sdk/src/index.js';
 import { consilium } from '../api.js';
 import { apply, emptySession, isFinished, type SessionView } from './model.js';
@@ -47,8 +48,8 @@ export interface Run {
 }
 
 export type AskInput =
-  | { mode: 'single'; question: string; provider: string }
-  | { mode: 'parallel'; question: string; slots?: number[] }
+  | { mode: 'single'; question: string; provider: string; grounding?: GroundingRequest }
+  | { mode: 'parallel'; question: string; slots?: number[]; grounding?: GroundingRequest }
   | ({ mode: 'deep' } & DeepRequest)
   | { mode: 'follow-up'; parentId: string; request: FollowUpRequest };
 
@@ -207,9 +208,17 @@ class Runner implements Run {
 function request(input: AskInput): Promise<DebateAccepted> {
   switch (input.mode) {
     case 'single':
-      return consilium.ask(input.question, { provider: input.provider, detach: true });
+      return consilium.ask(input.question, {
+        provider: input.provider,
+        ...(input.grounding && { grounding: input.grounding }),
+        detach: true,
+      });
     case 'parallel':
-      return consilium.debates.parallel(input.question, { ...(input.slots && { slots: input.slots }), detach: true });
+      return consilium.debates.parallel(input.question, {
+        ...(input.slots && { slots: input.slots }),
+        ...(input.grounding && { grounding: input.grounding }),
+        detach: true,
+      });
     case 'deep': {
       const { mode: _mode, question, detach: _detach, ...options } = input;
       return consilium.debates.run(question, { ...options, detach: true });

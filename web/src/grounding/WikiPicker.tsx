@@ -1,6 +1,6 @@
 import type { WikiSourceInfo } from '../../../sdk/src/index.js';
 
-/** The Ask form's choice of a wiki to ground the debate in; nothing when the server configures none. */
+/** The Ask form's choice of a wiki to ground the run in (any mode); nothing when the server configures none. */
 export function WikiPicker({
   wikis,
   value,

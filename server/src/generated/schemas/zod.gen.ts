@@ -195,16 +195,16 @@ export const zWikiSourceInfo = z.object({
 });
 
 /**
- * Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).
+ * Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds.
  */
 export const zGroundingRequest = z.strictObject({
     source: zWikiSourceName
 }).register(z.globalRegistry, {
-    description: 'Ground the debate in a configured wiki source (see `GET /providers`, `wikis`).'
+    description: 'Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki\'s tools in critique rounds.'
 });
 
 /**
- * One page the panel read, numbered as the models saw it, with the exact text they were given.
+ * One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page's text; a `grounding` event carries a page's text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.
  */
 export const zGroundingPage = z.object({
     n: z.int().gte(1).register(z.globalRegistry, {
@@ -217,8 +217,8 @@ export const zGroundingPage = z.object({
         description: 'A link to the revision that was read (`index.php?oldid=`).'
     }),
     text: z.string().register(z.globalRegistry, {
-        description: 'The plain text given to the models. Untrusted.'
-    }),
+        description: 'The plain text given to the models. Untrusted. Absent from a `grounding` event that is not the first to report the page.'
+    }).optional(),
     sha256: z.string().register(z.globalRegistry, {
         description: 'SHA-256 of `text`, hex.'
     }),
@@ -226,7 +226,7 @@ export const zGroundingPage = z.object({
         description: '`search` (before round 1) or `tool` (a model\'s `read_page` in a critique round).'
     })
 }).register(z.globalRegistry, {
-    description: 'One page the panel read, numbered as the models saw it, with the exact text they were given.'
+    description: 'One page the panel read, numbered as the models saw it, with the exact text they were given. A session (`GET /sessions/{id}`, its exports) carries every page\'s text; a `grounding` event carries a page\'s text only the first time it reports the page (later ones name it by `sha256`), so a stream sends each text once.'
 });
 
 /**
@@ -899,6 +899,7 @@ export const zBudget = z.strictObject({
 export const zAskRequest = z.strictObject({
     question: zQuestion,
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    grounding: zGroundingRequest.optional(),
     detach: z.boolean().register(z.globalRegistry, {
         description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
@@ -906,7 +907,8 @@ export const zAskRequest = z.strictObject({
 
 export const zAskResult = z.object({
     sessionId: zSessionId,
-    answer: zAnswer
+    answer: zAnswer,
+    grounding: zGrounding.optional()
 });
 
 export const zParallelRequest = z.strictObject({
@@ -915,6 +917,7 @@ export const zParallelRequest = z.strictObject({
         description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
     }).optional(),
     maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    grounding: zGroundingRequest.optional(),
     detach: z.boolean().register(z.globalRegistry, {
         description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
     }).optional().default(false)
@@ -926,7 +929,8 @@ export const zParallelResult = z.object({
     answers: z.array(zAnswer),
     missingSlots: z.array(zSlotNumber),
     usage: zUsage,
-    cost: zCost
+    cost: zCost,
+    grounding: zGrounding.optional()
 });
 
 export const zDeepRequest = z.strictObject({

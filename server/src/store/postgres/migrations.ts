@@ -388,6 +388,29 @@ export const migrations: readonly Migration[] = [
       SELECT consilium_index_session(id) FROM sessions;
     `,
   },
+  {
+    version: 10,
+    name: "a grounded session's page texts in a table of their own, out of the sessions' links",
+    // As SQLite's: each page's text once per session, keyed by its number; links keeps the pages without it, so
+    // a list (which reads links whole) or a step never carries the texts. Stored sessions move over.
+    sql: `
+      CREATE TABLE session_sources (
+        session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        n integer NOT NULL,
+        sha256 text NOT NULL,
+        text text NOT NULL,
+        PRIMARY KEY (session_id, n)
+      );
+      INSERT INTO session_sources (session_id, n, sha256, text)
+        SELECT s.id, (p ->> 'n')::integer, p ->> 'sha256', p ->> 'text'
+        FROM sessions s, jsonb_array_elements(s.links -> 'grounding' -> 'pages') AS p
+        WHERE jsonb_typeof(s.links -> 'grounding' -> 'pages') = 'array' AND p ->> 'text' IS NOT NULL;
+      UPDATE sessions SET links = jsonb_set(links, '{grounding,pages}',
+          (SELECT coalesce(jsonb_agg(e.p - 'text' ORDER BY e.o), '[]'::jsonb)
+           FROM jsonb_array_elements(links -> 'grounding' -> 'pages') WITH ORDINALITY AS e (p, o)))
+        WHERE jsonb_typeof(links -> 'grounding' -> 'pages') = 'array';
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

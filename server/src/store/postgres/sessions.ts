@@ -31,7 +31,7 @@ import {
   verdictPreview,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
-import { answerColumns } from '../columns.js';
+import { answerColumns, withSourceTexts } from '../columns.js';
 import { toStoreError } from './errors.js';
 import {
   CHANNEL,
@@ -111,6 +111,7 @@ interface SessionRow extends HeaderRow {
   rounds: Session['rounds'];
   consensus: Session['consensus'] | null;
   verdict: Session['verdict'] | null;
+  source_texts: Record<string, string> | null;
 }
 
 /** The whole session in one statement, so one snapshot: header, rounds with answers in order, consensus, verdict. */
@@ -124,8 +125,21 @@ const SELECT_SESSION = `SELECT ${HEADER},
       'missingSlots', to_json(r.missing_slots)) ORDER BY r.number)
     FROM rounds r WHERE r.session_id = s.id), '[]') AS rounds,
   (SELECT c.body FROM consensus c WHERE c.session_id = s.id) AS consensus,
-  (SELECT v.body FROM verdicts v WHERE v.session_id = s.id) AS verdict
+  (SELECT v.body FROM verdicts v WHERE v.session_id = s.id) AS verdict,
+  (SELECT json_object_agg(ss.n, ss.text) FROM session_sources ss WHERE ss.session_id = s.id) AS source_texts
 FROM sessions s`;
+
+/**
+ * Page texts of a session that exists (a deleted one, or one not written yet, gets none: `found` is false), once
+ * each: a page's text never changes once read. `$2` is [{ n, sha256, text }, ...].
+ */
+const WRITE_SOURCES = `WITH written AS (
+    INSERT INTO session_sources (session_id, n, sha256, text)
+    SELECT $1, p.n, p.sha256, p.text FROM json_to_recordset($2::json) AS p(n integer, sha256 text, text text)
+    WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1)
+    ON CONFLICT DO NOTHING
+  )
+  SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1) AS found`;
 
 /** One step in one statement and one round trip (migration 5's function): see `Step.run` for when it answers 'gone'. */
 const WRITE_STEP = `SELECT consilium_write_step(${Array.from({ length: 43 }, (_, i) => `$${i + 1}`).join(', ')}) AS outcome`;
@@ -157,6 +171,8 @@ export class PostgresSessionStore implements SessionStore {
   #sending: ReturnType<typeof setTimeout> | undefined;
   /** The archives of ended sessions, one after another. */
   #archives: Promise<unknown> = Promise.resolve();
+  /** The highest page number of each running session whose text this instance has written (see `#writeSources`). */
+  readonly #sourcesWritten = new Map<string, number>();
   /** Since when every heartbeat has renewed the lease (undefined after a failure), and when the last did. */
   #renewedSince: number | undefined;
   #lastRenewal: number | undefined;
@@ -283,8 +299,26 @@ export class PostgresSessionStore implements SessionStore {
     this.#lastRenewal = started;
   }
 
+  /**
+   * A grounded session's pages: their text goes to `session_sources` once. False when the session is not stored
+   * (yet): nothing was written.
+   */
+  async #writeSources(s: Session): Promise<boolean> {
+    const written = this.#sourcesWritten.get(s.id) ?? 0;
+    const fresh = (s.grounding?.pages ?? []).filter((p) => p.n > written && p.text !== undefined);
+    if (fresh.length === 0) return true;
+    const { rows } = await this.#db.query<{ found: boolean }>(
+      named('write_sources', WRITE_SOURCES, [s.id, JSON.stringify(fresh.map(({ n, sha256, text }) => ({ n, sha256, text })))]),
+    );
+    if (!rows[0]?.found) return false;
+    this.#sourcesWritten.set(s.id, Math.max(written, ...fresh.map((p) => p.n)));
+    return true;
+  }
+
   async write(step: Step): Promise<void> {
     const s = step.session;
+    // Before the step, so a reader of the step's session finds the texts; one that creates the session, after it.
+    const sourced = step.run !== 'first' && (await this.#writeSources(s));
     const numbers = [...(step.rounds ?? [])];
     const rounds = s.rounds.filter((r) => numbers.includes(r.number));
     const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
@@ -325,8 +359,11 @@ export class PostgresSessionStore implements SessionStore {
       ]),
     );
     if (rows[0]?.outcome === 'gone') {
+      this.#sourcesWritten.delete(s.id);
       throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
     }
+    if (!sourced) await this.#writeSources(s);
+    if (s.status !== 'running') this.#sourcesWritten.delete(s.id);
     if (s.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
       // After the step, one archive at a time: the end is shown once its step commits, and archives never queue
       // ahead of other runs' steps for connections. Should one fail (or the store close first), the sweep does it.
@@ -680,6 +717,7 @@ function sessionOf(row: SessionRow): Session {
   if (row.thread_id !== null) session.threadId = row.thread_id;
   if (row.links !== null) Object.assign(session, row.links);
   if (row.archived_at !== null) session.archivedAt = row.archived_at.toISOString();
+  withSourceTexts(session, row.source_texts);
   return session;
 }
 
@@ -694,7 +732,8 @@ function linksOf(s: Session): string | null {
     labels: s.labels,
     rankings: s.rankings,
     promptCuts: s.promptCuts,
-    grounding: s.grounding,
+    // Its pages without their text (in `session_sources`), so lists, which read `links` whole, never carry it.
+    grounding: s.grounding && { ...s.grounding, pages: s.grounding.pages.map(({ text: _, ...p }) => p) },
   };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }

@@ -194,6 +194,28 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO session_text (rowid, body) SELECT k.id, ${SEARCH_DOCUMENT} FROM session_search AS k JOIN sessions AS s ON s.id = k.session_id;
     `,
   },
+  {
+    version: 7,
+    name: "a grounded session's page texts in a table of their own, out of the sessions' links",
+    // Each page's text once per session (its number is its key; a page's text never changes once read); `links`
+    // keeps the pages without it, so a step or a list never carries the texts. Stored sessions move over.
+    sql: `
+      CREATE TABLE session_sources (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        n INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (session_id, n)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO session_sources (session_id, n, sha256, text)
+        SELECT s.id, p.value ->> 'n', p.value ->> 'sha256', p.value ->> 'text'
+        FROM sessions AS s, json_each(s.links, '$.grounding.pages') AS p
+        WHERE s.links ->> '$.grounding' IS NOT NULL AND p.value ->> 'text' IS NOT NULL;
+      UPDATE sessions SET links = json_set(links, '$.grounding.pages',
+          (SELECT json_group_array(json_remove(p.value, '$.text')) FROM json_each(links, '$.grounding.pages') AS p))
+        WHERE links ->> '$.grounding' IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -18,6 +18,7 @@ import {
   VERDICT_PREVIEW_CHARS,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
+import { withSourceTexts } from '../columns.js';
 import type { Connection, Row } from './connection.js';
 import { ftsQuery } from './search.js';
 import { insertEvents } from './steps.js';
@@ -33,7 +34,8 @@ const GET_SESSION = `
         'answers', (SELECT json_group_array(json(a.body) ORDER BY a.position) FROM answers AS a
                     WHERE a.session_id = r.session_id AND a.round = r.number)
       ) ORDER BY r.number)
-      FROM rounds AS r WHERE r.session_id = s.id) AS rounds
+      FROM rounds AS r WHERE r.session_id = s.id) AS rounds,
+    (SELECT json_group_object(n, text) FROM session_sources WHERE session_id = s.id) AS source_texts
   FROM sessions AS s WHERE s.id = ?1`;
 
 // Bodies are stored as valid JSON, so joining them is a JSON array: one parse instead of one per row.
@@ -311,6 +313,7 @@ export class SqliteSessionStore implements SessionStore {
     if (row.thread_id !== null) session.threadId = row.thread_id as string;
     if (row.links !== null) Object.assign(session, JSON.parse(row.links as string));
     if (row.archived_at !== null) session.archivedAt = row.archived_at as string;
+    withSourceTexts(session, JSON.parse(row.source_texts as string) as Record<string, string>);
     return session;
   }
 }

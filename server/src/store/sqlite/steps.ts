@@ -33,6 +33,9 @@ const insertAnswers = (rows: readonly string[]) => `
 const upsertBody = (table: string, rows: readonly string[]) => `
   INSERT INTO ${table} (session_id, body) VALUES ${rows.join(',')}
   ON CONFLICT (session_id) DO UPDATE SET body = excluded.body;`;
+// A page's text never changes once read: a step writes the pages it has, and those already stored stay as they are.
+const insertSources = (rows: readonly string[]) =>
+  `INSERT INTO session_sources (session_id, n, sha256, text) VALUES ${rows.join(',')} ON CONFLICT DO NOTHING;`;
 // `a` is [sessionId, ...].
 const deleteBody = (table: string, a: string) => `DELETE FROM ${table} WHERE session_id IN (SELECT value FROM json_each(${a}));`;
 // `a` is [{ s: sessionId, e: DebateEvent }, ...] (recovery's end events; steps use `insertEventRows`).
@@ -90,13 +93,16 @@ export function stepsSql(steps: readonly Step[]): string {
   };
   const events: string[] = [];
   const indexed: string[] = [];
+  const sources: string[] = [];
   for (const { session: s, ...step } of steps) {
     // The searchable text changes with the question (a session's first step), an answer or the verdict.
     if (step.run !== 'later' || (step.rounds?.length ?? 0) > 0 || step.verdict) indexed.push(s.id);
     const id = quoted(s.id);
-    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts, grounding } = s;
-    // A grounded session's sources (the pages' text included) ride in the same JSON column: no migration.
+    const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts } = s;
+    // A grounded session's pages go in `links` without their text, which is written once to `session_sources`.
+    const grounding = s.grounding && { ...s.grounding, pages: s.grounding.pages.map(({ text: _, ...p }) => p) };
     const links = { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts, grounding };
+    for (const p of s.grounding?.pages ?? []) if (p.text !== undefined) sources.push(row(s.id, p.n, p.sha256, p.text));
     const linked = Object.values(links).some((v) => v !== undefined);
     headers.push(
       row(
@@ -142,6 +148,7 @@ export function stepsSql(steps: readonly Step[]): string {
       events.push(`(${id},${Number.isSafeInteger(e.seq) ? e.seq : 'NULL'},${quoted(e.type)},${quoted(eventJson(e))})`);
   }
   const sql = [upsertSessions(headers)];
+  if (sources.length > 0) sql.push(insertSources(sources));
   if (roundKeys.length > 0) sql.push(deleteRounds(literal(roundKeys)));
   if (rounds.length > 0) sql.push(insertRounds(rounds));
   if (answers.length > 0) sql.push(insertAnswers(answers));
