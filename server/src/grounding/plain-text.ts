@@ -46,6 +46,14 @@ export function wikitextToPlain(wikitext: string): string {
     .trim();
 }
 
+/**
+ * Page text as every store keeps it, so the text stored, hashed and given to the models is one: no NUL (PostgreSQL's
+ * `text` refuses it) and no lone surrogate (UTF-8 cannot hold one; it would come back as U+FFFD).
+ */
+export function storableText(text: string): string {
+  return text.replaceAll('\0', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 /** At most `bytes` bytes of UTF-8, cut at a character boundary (never half a character). */
 export function truncateBytes(text: string, bytes: number): string {
   const encoded = Buffer.from(text, 'utf8');

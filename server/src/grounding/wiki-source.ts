@@ -17,7 +17,7 @@ import type { QueryInput } from '../../../sdk/src/wiki/query.js';
 import { query } from '../../../sdk/src/wiki/query.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import type { WikiSourceConfig } from '../config/wikis.js';
-import { truncateBytes, wikitextToPlain } from './plain-text.js';
+import { storableText, truncateBytes, wikitextToPlain } from './plain-text.js';
 
 /** `prop=extracts` (TextExtracts): not in the catalogue of core modules, so described here from its paraminfo. */
 export const extracts = defineModule<
@@ -307,7 +307,7 @@ export class WikiSource {
       pageId: p.pageid ?? 0,
       revisionId,
       url: `${facts.script}?oldid=${revisionId}`,
-      text: truncateBytes(text, limit),
+      text: truncateBytes(storableText(text), limit),
     });
     if (facts.extracts) {
       // A whole page's extract comes one page per request (TextExtracts' own rule), so they go at once.
