@@ -6,16 +6,12 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, SiteContext, WikiWarning } from './types.js';
+import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, RuleTable, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
 import { CANONICAL_NAMESPACES, decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 
-/** `catalogue/rules.json`: module name → its rules. */
-export interface RuleTable {
-  mediawiki?: string;
-  modules: Readonly<Record<string, readonly ModuleRule[]>>;
-}
+export type { RuleTable } from './types.js';
 
 /** The parameter names (and enum values) a rule relies on. */
 function needs(rule: ModuleRule): { params: string[]; values: [string, string][] } {

@@ -319,6 +319,12 @@ export type ModuleRule = RuleBase &
       }
   );
 
+/** `catalogue/rules.json`: module name → its rules (the SDK's own is `moduleRules`, `src/generated/wiki-rules.ts`). */
+export interface RuleTable {
+  mediawiki?: string;
+  modules: Readonly<Record<string, readonly ModuleRule[]>>;
+}
+
 /** One module with its parameters, as `query({ list: [...] })` takes it. */
 export interface ModuleUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
   readonly kind: 'module';
