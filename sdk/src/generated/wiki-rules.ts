@@ -199,6 +199,11 @@ export const moduleRules: RuleTable = {
     ],
     "allimages": [
       {
+        "rule": "generator-redirects",
+        "code": "invalidparammix",
+        "source": "ApiQueryAllImages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allimages-redirect, code invalidparammix (before run(); not when the generator is done, a dry run)"
+      },
+      {
         "rule": "requires",
         "params": [
           "start",
@@ -286,6 +291,12 @@ export const moduleRules: RuleTable = {
         "unless": "sha1",
         "code": "invalidsha1base36hash",
         "source": "ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash"
+      },
+      {
+        "rule": "miser-mode",
+        "param": "mime",
+        "code": "mimesearchdisabled",
+        "source": "ApiQueryAllImages.php run(): mime given on a $wgMiserMode wiki → apierror-mimesearchdisabled (after the sha1 checks; needs no sort: a wiki not in miser mode accepts mime with sort=name)"
       }
     ],
     "alllinks": [
@@ -348,6 +359,11 @@ export const moduleRules: RuleTable = {
       }
     ],
     "allpages": [
+      {
+        "rule": "generator-redirects",
+        "code": "params",
+        "source": "ApiQueryAllPages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allpages-generator-redirects, code params (before run(); not when the generator is done, a dry run)"
+      },
       {
         "rule": "continue",
         "param": "continue",
@@ -1191,6 +1207,15 @@ export const moduleRules: RuleTable = {
         "source": "ApiQueryLangLinks.php execute(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
+    "languageinfo": [
+      {
+        "rule": "known-values",
+        "param": "code",
+        "from": "languages",
+        "allValue": "*",
+        "source": "ApiQueryLanguageinfo.php execute(): codes not among LanguageNameUtils::getLanguageNames('en', ALL) → apiwarn-unrecognizedvalues, unless code is * alone (the known codes: the site context's, from meta=languageinfo itself; without them the wiki decides)"
+      }
+    ],
     "links": [
       {
         "pages": true,
@@ -1250,6 +1275,12 @@ export const moduleRules: RuleTable = {
           1
         ],
         "source": "ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]"
+      },
+      {
+        "rule": "miser-mode",
+        "param": "prefix",
+        "code": "prefixsearchdisabled",
+        "source": "ApiQueryLogEvents.php execute(): prefix given on a $wgMiserMode wiki → apierror-prefixsearchdisabled (before prefix is read as a title)"
       },
       {
         "rule": "title",

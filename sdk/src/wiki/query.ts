@@ -457,13 +457,6 @@ function buildQueryInto(
     top = triples(topBuilt.params);
   }
 
-  if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
-    throw multisourceError(input);
-  }
-  if (input.revids !== undefined && input.redirects) {
-    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
-  }
-
   const params: Record<string, string> = {
     action: 'query',
     format: 'json',
@@ -504,6 +497,9 @@ function buildQueryInto(
     encoded += top[i + 2]!;
   }
 
+  // ApiPageSet reads its sources before any module runs; with a generator, once the generator's parameters are read.
+  if (generatorUse === undefined) pageSetSources(input, warnings);
+
   const applyModuleRules = options?.rules !== false;
   // The modules a top-level `continue` says are done do not run (their parameters are still read).
   const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
@@ -514,10 +510,17 @@ function buildQueryInto(
     nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
       ? namespacesOf(input.titles!, options?.site)
       : undefined;
-  for (const use of uses) {
+  // ApiQuery runs the generator first (ApiPageSet::execute), then the prop, list and meta modules: its
+  // warnings come before their errors, and its error before theirs. Its parameters are still sent last.
+  const order = generatorUse !== undefined && uses.length > 1 ? [generatorUse, ...uses.slice(0, -1)] : uses;
+  let generatorOut: readonly string[] | undefined;
+  for (let u = 0; u < order.length; u++) {
+    const use = order[u]!;
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
     const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
+    // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
+    const generatorRedirects = use.generator && input.redirects === true;
     const rules =
       applyModuleRules &&
       skipped?.has(use) !== true &&
@@ -543,15 +546,33 @@ function buildQueryInto(
         options: nonStrict(options),
       });
       warnings.push(...built.warnings);
+      if (use.generator) pageSetSources(input, warnings);
       if (rules !== undefined) {
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces);
+        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
+    } else if (use.generator) {
+      pageSetSources(input, warnings);
     }
+    if (use.generator && order !== uses) {
+      // Sent after the other modules, as before; its rules, which read the caller's values, run now.
+      if (viaFast && rules !== undefined)
+        rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
+      generatorOut = out;
+      continue;
+    }
+    writeOut(out, use);
+    // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
+    if (viaFast && rules !== undefined)
+      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
+  }
+  if (generatorOut !== undefined) writeOut(generatorOut, generatorUse!);
+
+  function writeOut(out: readonly string[], use: Use): void {
     for (let i = 0; i < out.length; i += 3) {
       const k = out[i]!;
       const v = out[i + 1]!;
@@ -566,9 +587,6 @@ function buildQueryInto(
         });
       }
     }
-    // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces);
   }
 
   if (input.continue) {
@@ -595,6 +613,16 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/** ApiPageSet: only one of titles, pageids and revids (`multisource`); `revids` with `redirects` warns. */
+function pageSetSources(input: QueryInput, warnings: WikiWarning[]): void {
+  if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
+    throw multisourceError(input);
+  }
+  if (input.revids !== undefined && input.redirects) {
+    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
+  }
+}
 
 /** The namespaces of the titles, read once and only when a rule asks (a title that does not parse has none). */
 function namespacesOf(titles: readonly string[], site: SiteContext | undefined): () => ReadonlySet<number> {

@@ -437,7 +437,7 @@ describe('ruleApplier', () => {
     const spec = allpages.spec;
     const only = ruleApplier({ continue: continueRule });
     expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [], true)).toThrow(
-      /has a "title-part" rule but no check/,
+      /has a "generator-redirects" rule but no check/,
     );
   });
 

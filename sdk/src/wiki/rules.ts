@@ -15,7 +15,7 @@ export type { RuleTable } from './types.js';
 
 /** The parameter names (and enum values) a rule relies on. */
 function needs(rule: ModuleRule): { params: string[]; values: [string, string][] } {
-  const params = 'params' in rule ? [...rule.params] : [rule.param];
+  const params = 'params' in rule ? [...rule.params] : 'param' in rule ? [rule.param] : [];
   if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
   if (rule.when) params.push(rule.when.param);
   if (rule.rule === 'pattern' && rule.unless !== undefined) params.push(rule.unless);
@@ -159,6 +159,8 @@ export type RuleCheck<K extends ModuleRule['rule'] = ModuleRule['rule']> = (
   prefix: string,
   site: SiteContext | undefined,
   warnings: WikiWarning[],
+  /** The module runs as the generator of a query that resolves redirects. */
+  generatorRedirects: boolean,
 ) => void;
 
 /** A check per kind of rule: the generator gives each module the checks of its own rules' kinds only. */
@@ -173,7 +175,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   // A module's rules are one array, given on every request: its checks are looked up once.
   let known: readonly ModuleRule[] | undefined;
   let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces) => {
+  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces, generatorRedirects = false) => {
     if (rules !== known) {
       found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
       known = rules;
@@ -194,7 +196,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
         continue;
       const check = found[i];
       if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
-      check(rule, spec, params, prefix, site, warnings);
+      check(rule, spec, params, prefix, site, warnings, generatorRedirects);
     }
   };
 }
@@ -501,6 +503,48 @@ export const logActionRule: RuleCheck<'log-action'> = (rule, spec, params, prefi
   fail(`unknown_${name}`, name, `Unrecognized value for parameter "${name}": ${text}.`, spec, rule, { value: text });
 };
 
+/** `generator-redirects`: ApiQueryAllPages/AllImages::executeGenerator refuse `redirects` before they run. */
+export const generatorRedirectsRule: RuleCheck<'generator-redirects'> = (
+  rule,
+  spec,
+  _params,
+  prefix,
+  _site,
+  _warnings,
+  generatorRedirects,
+) => {
+  if (!generatorRedirects) return;
+  fail(
+    rule.code,
+    'redirects',
+    `Use "${prefix}filterredir=nonredirects" instead of "redirects" when using "${spec.name}" as a generator.`,
+    spec,
+    rule,
+  );
+};
+
+/** `miser-mode`: a parameter a `$wgMiserMode` wiki refuses; only when the site context says it is one. */
+export const miserModeRule: RuleCheck<'miser-mode'> = (rule, spec, params, prefix, site) => {
+  if (site?.miserMode !== true || params[rule.param] === undefined || params[rule.param] === null) return;
+  fail(rule.code, prefix + rule.param, `"${prefix}${rule.param}" is disabled in miser mode.`, spec, rule);
+};
+
+/**
+ * `known-values` (ApiQueryLanguageinfo): the values the wiki does not know are dropped with
+ * `unrecognizedvalues`, each listed once, in the order given. Only with the known values in the site context.
+ */
+export const knownValuesRule: RuleCheck<'known-values'> = (rule, spec, params, prefix, site, warnings) => {
+  const known = site?.[rule.from];
+  const value = params[rule.param];
+  if (known === undefined || value === undefined || value === null) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
+  if (rule.allValue !== undefined && values.length === 1 && values[0] === rule.allValue) return;
+  const set = new Set(known);
+  const unknown = [...new Set(values.filter((v) => !set.has(v)))];
+  if (unknown.length === 0) return;
+  warnings.push({ code: 'unrecognizedvalues', param: prefix + rule.param, module: spec.path, data: { values: unknown } });
+};
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -518,6 +562,9 @@ const RULE_CHECKS: RuleChecks = {
   nonempty: nonEmptyRule,
   positive: positiveRule,
   'log-action': logActionRule,
+  'generator-redirects': generatorRedirectsRule,
+  'miser-mode': miserModeRule,
+  'known-values': knownValuesRule,
 };
 
 /**

@@ -2,6 +2,8 @@
 import {
   continueRule,
   defineTypedModule,
+  generatorRedirectsRule,
+  miserModeRule,
   patternRule,
   requiresRule,
   ruleApplier,
@@ -147,6 +149,12 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
   ],
   rules: [
     {
+      rule: 'generator-redirects',
+      code: 'invalidparammix',
+      source:
+        'ApiQueryAllImages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allimages-redirect, code invalidparammix (before run(); not when the generator is done, a dry run)',
+    },
+    {
       rule: 'requires',
       params: ['start', 'end', 'user'],
       requires: { param: 'sort', equals: 'timestamp' },
@@ -204,7 +212,21 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
       source:
         'ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash',
     },
+    {
+      rule: 'miser-mode',
+      param: 'mime',
+      code: 'mimesearchdisabled',
+      source:
+        'ApiQueryAllImages.php run(): mime given on a $wgMiserMode wiki → apierror-mimesearchdisabled (after the sha1 checks; needs no sort: a wiki not in miser mode accepts mime with sort=name)',
+    },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ requires: requiresRule, continue: continueRule, 'title-part': titlePartRule, pattern: patternRule }),
+  applyRules: ruleApplier({
+    'generator-redirects': generatorRedirectsRule,
+    requires: requiresRule,
+    continue: continueRule,
+    'title-part': titlePartRule,
+    pattern: patternRule,
+    'miser-mode': miserModeRule,
+  }),
 });
