@@ -7,9 +7,9 @@ import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { languageinfo } from '../../sdk/src/generated/wiki/languageinfo.js';
 import { mergeQuery, parseErrors, parseWarnings, retryAfterMs, WikiApiError, WikiClient } from '../../sdk/src/wiki/client.js';
 import { query } from '../../sdk/src/wiki/query.js';
-import { languageinfo } from '../../sdk/src/generated/wiki/languageinfo.js';
 import { allpages, revisions } from './fixtures/query-specs.js';
 
 const API = 'https://wiki.test/w/api.php';
@@ -573,7 +573,9 @@ describe('WikiClient: an overloaded wiki, a slow one, none at all', () => {
 describe('WikiClient: the site context', () => {
   it('loads siteinfo and userinfo once, validates against them, and builds with apihighlimits', async () => {
     answerWith((params) =>
-      params.meta === 'siteinfo|userinfo|languageinfo' ? HttpResponse.json(SITEINFO) : HttpResponse.json({ batchcomplete: true, query: {} }),
+      params.meta === 'siteinfo|userinfo|languageinfo'
+        ? HttpResponse.json(SITEINFO)
+        : HttpResponse.json({ batchcomplete: true, query: {} }),
     );
     const { c } = client();
     const [first, second] = await Promise.all([c.site(), c.site()]);

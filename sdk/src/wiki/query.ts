@@ -551,7 +551,17 @@ function buildQueryInto(
         // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
+        rulesOf(use.spec)(
+          use.spec,
+          rules,
+          given,
+          use.prefix,
+          options?.site,
+          warnings,
+          pages,
+          titleNamespaces,
+          generatorRedirects,
+        );
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
@@ -561,14 +571,34 @@ function buildQueryInto(
     if (use.generator && order !== uses) {
       // Sent after the other modules, as before; its rules, which read the caller's values, run now.
       if (viaFast && rules !== undefined)
-        rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
+        rulesOf(use.spec)(
+          use.spec,
+          rules,
+          use.params,
+          use.prefix,
+          options?.site,
+          warnings,
+          pages,
+          titleNamespaces,
+          generatorRedirects,
+        );
       generatorOut = out;
       continue;
     }
     writeOut(out, use);
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
     if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces, generatorRedirects);
+      rulesOf(use.spec)(
+        use.spec,
+        rules,
+        use.params,
+        use.prefix,
+        options?.site,
+        warnings,
+        pages,
+        titleNamespaces,
+        generatorRedirects,
+      );
   }
   if (generatorOut !== undefined) writeOut(generatorOut, generatorUse!);
 

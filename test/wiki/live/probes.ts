@@ -316,7 +316,12 @@ const generatorRedirects: Probe[] = [
     uses: [gen('categorymembers', { title: 'Category:Fruit' })],
     redirects: true,
   },
-  { category: 'generator', label: 'list=allpages&redirects: only the generator refuses', uses: [use('allpages')], redirects: true },
+  {
+    category: 'generator',
+    label: 'list=allpages&redirects: only the generator refuses',
+    uses: [use('allpages')],
+    redirects: true,
+  },
   {
     category: 'generator',
     label: 'generator=allpages&redirects with prop=revisions',
