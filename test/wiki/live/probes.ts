@@ -337,6 +337,22 @@ const mimes: Probe[] = [
   one('combination', 'allimages mime=', 'allimages', { mime: '' }),
   one('combination', 'allimages mime=x sort=timestamp dir=older', 'allimages', { mime: 'x', sort: 'timestamp', dir: 'older' }),
   one('combination', 'logevents prefix=Apple (not miser mode)', 'logevents', { prefix: 'Apple' }),
+  one('combination', 'allimages user+filterbots=bots sort=timestamp', 'allimages', {
+    user: 'Admin',
+    filterbots: 'bots',
+    sort: 'timestamp',
+  }),
+  one('combination', 'allimages user+filterbots=all sort=timestamp', 'allimages', {
+    user: 'Admin',
+    filterbots: 'all',
+    sort: 'timestamp',
+  }),
+  one('combination', 'allimages user+filterbots=nobots sort=timestamp continue=x', 'allimages', {
+    user: 'Admin',
+    filterbots: 'nobots',
+    sort: 'timestamp',
+    continue: 'x',
+  }),
 ];
 
 /** ApiQueryLanguageinfo::execute(): codes the wiki does not know warn unrecognizedvalues, unless code is * alone. */

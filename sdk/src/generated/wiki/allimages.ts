@@ -174,6 +174,15 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
       source: 'ApiQueryAllImages.php run(): sort=timestamp disallows from, to, prefix → apierror-invalidparammix-mustusewith',
     },
     {
+      rule: 'requires',
+      params: ['user'],
+      requires: { param: 'filterbots', equals: 'all' },
+      code: 'invalidparammix-cannotusewith',
+      when: { param: 'sort', equals: 'timestamp' },
+      source:
+        "ApiQueryAllImages.php run(): sort=timestamp, user with filterbots != all → apierror-invalidparammix-cannotusewith (no code given: the message key's)",
+    },
+    {
       rule: 'continue',
       param: 'continue',
       parts: 1,
