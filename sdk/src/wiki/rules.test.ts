@@ -509,12 +509,41 @@ describe('ruleApplier', () => {
     }
   };
 
-  it('refuses a kind of rule it has no check for, rather than skip it', () => {
+  it('refuses a kind of rule it has no check for, rather than skip it, even when the request would not meet it', () => {
     const spec = allpages.spec;
     const only = ruleApplier({ continue: continueRule });
     expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [], true)).toThrow(
       /has a "generator-redirects" rule but no check/,
     );
+    const rules = [{ rule: 'title-part', params: ['from'], source: 'x' }] as const;
+    expect(() => only(spec, rules, {}, 'ap', undefined, [], true)).toThrow(/has a "title-part" rule but no check/);
+  });
+
+  it('calls a check only when one of its parameters is given; compiles each rules array once, for any number of modules', () => {
+    const calls: string[] = [];
+    const counting = ruleApplier({
+      continue: (rule, ...rest) => {
+        calls.push(rule.param);
+        continueRule(rule, ...rest);
+      },
+      'only-one-of': () => {
+        calls.push('only-one-of');
+      },
+    });
+    const a = [{ rule: 'continue', param: 'continue', parts: 1, source: 'x' }] as const;
+    const b = [
+      { rule: 'continue', param: 'cont', parts: 2, source: 'x' },
+      { rule: 'only-one-of', params: ['x', 'y'], source: 'x' },
+    ] as const;
+    const spec = allpages.spec;
+    counting(spec, a, { from: 'A' }, 'ap', undefined, [], false);
+    // only-one-of acts on absence: always called.
+    counting(spec, b, {}, 'ap', undefined, [], false);
+    expect(calls).toEqual(['only-one-of']);
+    counting(spec, a, { continue: 'A' }, 'ap', undefined, [], false);
+    expect(() => counting(spec, b, { cont: 'A' }, 'ap', undefined, [], false)).toThrow(WikiParamError);
+    expect(() => counting(spec, a, { continue: 'A|B' }, 'ap', undefined, [], false)).toThrow(WikiParamError);
+    expect(calls).toEqual(['only-one-of', 'continue', 'cont', 'continue']);
   });
 
   it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {
