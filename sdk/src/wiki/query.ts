@@ -585,7 +585,7 @@ function buildQueryInto(
       generatorOut = out;
       continue;
     }
-    writeOut(out, use);
+    encoded += writeOut(params, out, use, checkKeys);
     // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
     if (viaFast && rules !== undefined)
       rulesOf(use.spec)(
@@ -600,24 +600,7 @@ function buildQueryInto(
         generatorRedirects,
       );
   }
-  if (generatorOut !== undefined) writeOut(generatorOut, generatorUse!);
-
-  function writeOut(out: readonly string[], use: Use): void {
-    for (let i = 0; i < out.length; i += 3) {
-      const k = out[i]!;
-      const v = out[i + 1]!;
-      const prev = checkKeys ? params[k] : undefined;
-      if (prev === undefined) {
-        params[k] = v;
-        encoded += out[i + 2]!;
-      } else if (prev !== v) {
-        throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
-          param: k,
-          modules: ['query', use.spec.name],
-        });
-      }
-    }
-  }
+  if (generatorOut !== undefined) encoded += writeOut(params, generatorOut, generatorUse!, checkKeys);
 
   if (input.continue) {
     for (const [k, v] of Object.entries(input.continue)) {
@@ -643,6 +626,30 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/**
+ * Sets a module's `[key, wire, encoded, …]` into `params` and returns the encoded text they add. With
+ * `checkKeys`, a key already set to another value is a collision. (Module-level, not a closure: the
+ * query's locals it would capture would then live on the heap, on every request.)
+ */
+function writeOut(params: Record<string, string>, out: readonly string[], use: Use, checkKeys: boolean): string {
+  let encoded = '';
+  for (let i = 0; i < out.length; i += 3) {
+    const k = out[i]!;
+    const v = out[i + 1]!;
+    const prev = checkKeys ? params[k] : undefined;
+    if (prev === undefined) {
+      params[k] = v;
+      encoded += out[i + 2]!;
+    } else if (prev !== v) {
+      throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
+        param: k,
+        modules: ['query', use.spec.name],
+      });
+    }
+  }
+  return encoded;
+}
 
 /** ApiPageSet: only one of titles, pageids and revids (`multisource`); `revids` with `redirects` warns. */
 function pageSetSources(input: QueryInput, warnings: WikiWarning[]): void {

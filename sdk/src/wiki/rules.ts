@@ -169,21 +169,25 @@ export type RuleChecks = { readonly [K in ModuleRule['rule']]?: RuleCheck<K> };
 /** A module's rules made ready once: each rule's check, and the parameters whose presence it needs. */
 interface CompiledRules {
   checks: RuleCheck[];
-  /** Per rule: the parameters one of which must be given for it to do anything; `undefined`: always run it. */
-  triggers: (readonly string[] | undefined)[];
+  /**
+   * Per rule: the parameters one of which must be given for it to do anything; `undefined`: always run
+   * it; `null`: only for a generator of a query with `redirects`.
+   */
+  triggers: (readonly string[] | undefined | null)[];
 }
 
 /**
  * The parameters a rule needs given to act: without any of them its check returns at once, so the
  * applier skips it without a call. `undefined` for the kinds that act on absence (a missing parameter
- * of `only-one-of`, `missing-param-deprecation`) or on the query (`generator-redirects`).
+ * of `only-one-of`, `missing-param-deprecation`); `null` for `generator-redirects`, which acts on the query.
  */
-function triggersOf(rule: ModuleRule): readonly string[] | undefined {
+function triggersOf(rule: ModuleRule): readonly string[] | undefined | null {
   switch (rule.rule) {
     case 'only-one-of':
     case 'missing-param-deprecation':
-    case 'generator-redirects':
       return undefined;
+    case 'generator-redirects':
+      return null;
     case 'max-one-of':
       // Two of them make a failure: one alone is a quick no-op, kept simple.
       return rule.params;
@@ -224,7 +228,9 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
     const { checks: found, triggers } = last!;
     for (let i = 0; i < rules.length; i++) {
       const trigger = triggers[i];
-      if (trigger !== undefined) {
+      if (trigger === null) {
+        if (!generatorRedirects) continue;
+      } else if (trigger !== undefined) {
         let given = false;
         for (let t = 0; t < trigger.length && !given; t++) given = params[trigger[t]!] !== undefined;
         if (!given) continue;
