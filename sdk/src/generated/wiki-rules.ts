@@ -201,7 +201,7 @@ export const moduleRules: RuleTable = {
       {
         "rule": "generator-redirects",
         "code": "invalidparammix",
-        "source": "ApiQueryAllImages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allimages-redirect, code invalidparammix (before run(); not when the generator is done, a dry run)"
+        "source": "ApiQueryAllImages.php executeGenerator(): isResolvingRedirects() → apierror-allimages-redirect"
       },
       {
         "rule": "requires",
@@ -378,7 +378,7 @@ export const moduleRules: RuleTable = {
       {
         "rule": "generator-redirects",
         "code": "params",
-        "source": "ApiQueryAllPages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allpages-generator-redirects, code params (before run(); not when the generator is done, a dry run)"
+        "source": "ApiQueryAllPages.php executeGenerator(): isResolvingRedirects() → apierror-allpages-generator-redirects"
       },
       {
         "rule": "continue",

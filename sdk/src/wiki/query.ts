@@ -519,8 +519,6 @@ function buildQueryInto(
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
     const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
-    // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
-    const generatorRedirects = use.generator && input.redirects === true;
     const rules =
       applyModuleRules &&
       skipped?.has(use) !== true &&
@@ -530,7 +528,8 @@ function buildQueryInto(
         ? use.spec.rules
         : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
-    const viaFast = out !== undefined;
+    // On the fast path the rules read the caller's values (no multi value to split); else the module's, as it reads them.
+    let values = use.params;
     if (out === undefined) {
       // A full-path module's templated names are not among the declared ones: from now on, compare every key.
       checkKeys = true;
@@ -546,59 +545,23 @@ function buildQueryInto(
         options: nonStrict(options),
       });
       warnings.push(...built.warnings);
-      if (use.generator) pageSetSources(input, warnings);
       if (rules !== undefined) {
-        // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(
-          use.spec,
-          rules,
-          given,
-          use.prefix,
-          options?.site,
-          warnings,
-          pages,
-          titleNamespaces,
-          generatorRedirects,
-        );
+        values = given;
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
-    } else if (use.generator) {
-      pageSetSources(input, warnings);
     }
-    if (use.generator && order !== uses) {
-      // Sent after the other modules, as before; its rules, which read the caller's values, run now.
-      if (viaFast && rules !== undefined)
-        rulesOf(use.spec)(
-          use.spec,
-          rules,
-          use.params,
-          use.prefix,
-          options?.site,
-          warnings,
-          pages,
-          titleNamespaces,
-          generatorRedirects,
-        );
-      generatorOut = out;
-      continue;
+    if (use.generator) pageSetSources(input, warnings);
+    // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
+    if (rules !== undefined) {
+      const redirects = use.generator && input.redirects === true;
+      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects);
     }
-    encoded += writeOut(params, out, use, checkKeys);
-    // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(
-        use.spec,
-        rules,
-        use.params,
-        use.prefix,
-        options?.site,
-        warnings,
-        pages,
-        titleNamespaces,
-        generatorRedirects,
-      );
+    // The generator's parameters are sent after the other modules', as they always were.
+    if (use.generator && order !== uses) generatorOut = out;
+    else encoded += writeOut(params, out, use, checkKeys);
   }
   if (generatorOut !== undefined) encoded += writeOut(params, generatorOut, generatorUse!, checkKeys);
 

@@ -182,18 +182,10 @@ interface CompiledRules {
  * of `only-one-of`, `missing-param-deprecation`); `null` for `generator-redirects`, which acts on the query.
  */
 function triggersOf(rule: ModuleRule): readonly string[] | undefined | null {
-  switch (rule.rule) {
-    case 'only-one-of':
-    case 'missing-param-deprecation':
-      return undefined;
-    case 'generator-redirects':
-      return null;
-    case 'max-one-of':
-      // Two of them make a failure: one alone is a quick no-op, kept simple.
-      return rule.params;
-    default:
-      return 'params' in rule ? rule.params : [rule.param];
-  }
+  const kind = rule.rule;
+  if (kind === 'generator-redirects') return null;
+  if (kind === 'only-one-of' || kind === 'missing-param-deprecation') return undefined;
+  return 'params' in rule ? rule.params : [rule.param];
 }
 
 /**
@@ -208,21 +200,17 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   let lastRules: readonly ModuleRule[] | undefined;
   let last: CompiledRules | undefined;
   const compiled = new WeakMap<readonly ModuleRule[], CompiledRules>();
-  const compile = (spec: ModuleSpec, rules: readonly ModuleRule[]): CompiledRules => {
-    let c = compiled.get(rules);
-    if (c === undefined) {
-      const found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
-      const missing = found.indexOf(undefined);
-      // Refused before any request goes out, whether or not the rule would act on this one.
-      if (missing !== -1) throw new TypeError(`Module "${spec.name}" has a "${rules[missing]!.rule}" rule but no check for it.`);
-      c = { checks: found as RuleCheck[], triggers: rules.map(triggersOf) };
-      compiled.set(rules, c);
-    }
-    return c;
-  };
   return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces, generatorRedirects = false) => {
     if (rules !== lastRules) {
-      last = compile(spec, rules);
+      last = compiled.get(rules);
+      if (last === undefined) {
+        const found = rules.map((rule) => checks[rule.rule] as RuleCheck);
+        const missing = found.indexOf(undefined as unknown as RuleCheck);
+        // Refused before any request goes out, whether or not the rule would act on this one.
+        if (missing !== -1)
+          throw new TypeError(`Module "${spec.name}" has a "${rules[missing]!.rule}" rule but no check for it.`);
+        compiled.set(rules, (last = { checks: found, triggers: rules.map(triggersOf) }));
+      }
       lastRules = rules;
     }
     const { checks: found, triggers } = last!;
@@ -565,14 +553,7 @@ export const generatorRedirectsRule: RuleCheck<'generator-redirects'> = (
   _warnings,
   generatorRedirects,
 ) => {
-  if (!generatorRedirects) return;
-  fail(
-    rule.code,
-    'redirects',
-    `Use "${prefix}filterredir=nonredirects" instead of "redirects" when using "${spec.name}" as a generator.`,
-    spec,
-    rule,
-  );
+  if (generatorRedirects) fail(rule.code, 'redirects', `Use "${prefix}filterredir" instead of "redirects".`, spec, rule);
 };
 
 /** `miser-mode`: a parameter a `$wgMiserMode` wiki refuses; only when the site context says it is one. */

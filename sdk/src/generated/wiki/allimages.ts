@@ -151,8 +151,7 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
     {
       rule: 'generator-redirects',
       code: 'invalidparammix',
-      source:
-        'ApiQueryAllImages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allimages-redirect, code invalidparammix (before run(); not when the generator is done, a dry run)',
+      source: 'ApiQueryAllImages.php executeGenerator(): isResolvingRedirects() → apierror-allimages-redirect',
     },
     {
       rule: 'requires',

@@ -103,8 +103,7 @@ export const allpages: WikiModule<AllpagesParams, 'list', true> = defineTypedMod
     {
       rule: 'generator-redirects',
       code: 'params',
-      source:
-        'ApiQueryAllPages.php executeGenerator(): $resultPageSet->isResolvingRedirects() → apierror-allpages-generator-redirects, code params (before run(); not when the generator is done, a dry run)',
+      source: 'ApiQueryAllPages.php executeGenerator(): isResolvingRedirects() → apierror-allpages-generator-redirects',
     },
     {
       rule: 'continue',
