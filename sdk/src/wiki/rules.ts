@@ -209,7 +209,8 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
         // Refused before any request goes out, whether or not the rule would act on this one.
         if (missing !== -1)
           throw new TypeError(`Module "${spec.name}" has a "${rules[missing]!.rule}" rule but no check for it.`);
-        compiled.set(rules, (last = { checks: found, triggers: rules.map(triggersOf) }));
+        last = { checks: found, triggers: rules.map(triggersOf) };
+        compiled.set(rules, last);
       }
       lastRules = rules;
     }
