@@ -182,7 +182,7 @@ function viaZod(i: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The runtime as it ships: sdk/src/wiki and the two generated modules, transpiled by TypeScript.
+// The runtime as it ships: sdk/src/wiki, the rules table it reads and the two generated modules, transpiled by TypeScript.
 
 type Runtime = {
   query: typeof queryTsx;
@@ -202,6 +202,7 @@ function tsFiles(dir: string): string[] {
 async function loadCompiledRuntime(outDir: string): Promise<Runtime> {
   const sources = [
     ...tsFiles(join(SDK_SRC, 'wiki')),
+    join(SDK_SRC, 'generated/wiki-rules.ts'),
     join(SDK_SRC, 'generated/wiki/allpages.ts'),
     join(SDK_SRC, 'generated/wiki/revisions.ts'),
   ];

@@ -78,7 +78,8 @@ export function emitWikiRules(file = rulesPath): string {
   const table: RuleTable = { ...(mediawiki !== undefined && { mediawiki }), modules };
   return [
     ...doNotEditHeader('catalogue/rules.json'),
-    "import type { RuleTable } from '../wiki/rules.js';",
+    // Only the shapes: `src/wiki/` reads this table (defineModule's default), so it imports nothing else of the runtime.
+    "import type { RuleTable } from '../wiki/types.js';",
     '',
     "/** Core modules' request-only rules (see `catalogue/rules.json`), matched per module by `rulesFor`. */",
     `export const moduleRules: RuleTable = ${JSON.stringify(table, null, 2)};`,

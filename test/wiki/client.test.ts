@@ -7,6 +7,7 @@ import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { languageinfo } from '../../sdk/src/generated/wiki/languageinfo.js';
 import { mergeQuery, parseErrors, parseWarnings, retryAfterMs, WikiApiError, WikiClient } from '../../sdk/src/wiki/client.js';
 import { query } from '../../sdk/src/wiki/query.js';
 import { allpages, revisions } from './fixtures/query-specs.js';
@@ -331,6 +332,7 @@ const SITEINFO = {
     namespacealiases: [],
     interwikimap: [],
     userinfo: { id: 1, name: 'Bot', rights: ['read', 'apihighlimits'] },
+    languageinfo: { de: { code: 'de' }, en: { code: 'en' } },
   },
 };
 
@@ -571,7 +573,9 @@ describe('WikiClient: an overloaded wiki, a slow one, none at all', () => {
 describe('WikiClient: the site context', () => {
   it('loads siteinfo and userinfo once, validates against them, and builds with apihighlimits', async () => {
     answerWith((params) =>
-      params.meta === 'siteinfo|userinfo' ? HttpResponse.json(SITEINFO) : HttpResponse.json({ batchcomplete: true, query: {} }),
+      params.meta === 'siteinfo|userinfo|languageinfo'
+        ? HttpResponse.json(SITEINFO)
+        : HttpResponse.json({ batchcomplete: true, query: {} }),
     );
     const { c } = client();
     const [first, second] = await Promise.all([c.site(), c.site()]);
@@ -580,13 +584,18 @@ describe('WikiClient: the site context', () => {
     expect(state.requests).toHaveLength(1);
     expect(state.requests[0]!.params).toEqual({
       action: 'query',
-      meta: 'siteinfo|userinfo',
+      meta: 'siteinfo|userinfo|languageinfo',
       siprop: 'general|namespaces|namespacealiases|interwikimap',
       uiprop: 'rights',
+      liprop: 'code',
       format: 'json',
       formatversion: '2',
       errorformat: 'plaintext',
     });
+    // The codes languageinfo knows: the others are dropped with its warning, as the wiki does.
+    expect(first?.site.languages).toEqual(['de', 'en']);
+    const lang = await c.build({ meta: [languageinfo({ code: ['en', 'xx'] })] });
+    expect(lang.warnings.map((w) => [w.code, w.param, w.data])).toEqual([['unrecognizedvalues', 'licode', { values: ['xx'] }]]);
     // A limit only a user with apihighlimits may ask for, and a namespace only this wiki has.
     const built = await c.build({ list: [allpages({ limit: 5000, namespace: 100 })] });
     expect(built.params).toMatchObject({ aplimit: '5000', apnamespace: '100' });

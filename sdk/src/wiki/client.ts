@@ -12,7 +12,7 @@
  */
 import { encodeForm } from './form.js';
 import { type BuiltQuery, methodFor, type QueryInput, query } from './query.js';
-import { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
+import { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 import type { BuildOptions, SiteContext } from './types.js';
 
 export interface WikiClientOptions {
@@ -321,8 +321,9 @@ export class WikiClient {
   }
 
   /**
-   * The wiki's site context (namespaces, interwiki prefixes, temporary accounts) and whether this
-   * client's user has apihighlimits: one `meta=siteinfo|userinfo` request on first use, then cached
+   * The wiki's site context (namespaces, interwiki prefixes, temporary accounts, miser mode, the language
+   * codes languageinfo knows) and whether this client's user has apihighlimits: one
+   * `meta=siteinfo|userinfo|languageinfo` request on first use, then cached
    * (a failed load is not cached). `undefined` when the client was made with `site: false`.
    */
   async site({ signal }: RequestOptions = {}): Promise<WikiSite | undefined> {
@@ -331,16 +332,17 @@ export class WikiClient {
       const loading = this.request(
         {
           action: 'query',
-          meta: 'siteinfo|userinfo',
+          meta: 'siteinfo|userinfo|languageinfo',
           siprop: SITEINFO_PROPS,
           uiprop: 'rights',
+          ...LANGUAGEINFO_PARAMS,
           format: 'json',
           formatversion: '2',
           errorformat: 'plaintext',
         },
         signal ? { signal } : {},
       ).then((batch) => ({
-        site: siteContextFromSiteinfo(batch.query),
+        site: siteContextFromSiteinfo({ query: batch.query, continue: batch.continue }),
         apihighlimits: hasApiHighLimits(batch.query),
       }));
       this.#site = loading;

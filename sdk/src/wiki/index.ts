@@ -43,8 +43,11 @@ export {
   cannotUseWithRule,
   continueRule,
   exclusiveValuesRule,
+  generatorRedirectsRule,
   ipRangeRule,
+  knownValuesRule,
   logActionRule,
+  miserModeRule,
   missingParamDeprecationRule,
   nonEmptyRule,
   oneOfRule,
@@ -62,7 +65,7 @@ export {
   titleWarningRule,
   withRuleTable,
 } from './rules.js';
-export { hasApiHighLimits, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
+export { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
 export { readTemplated } from './templated.js';
 export {
   type BuildOptions,

@@ -11,19 +11,20 @@ import { categorymembers } from '../generated/wiki/categorymembers.js';
 import { moduleRules } from '../generated/wiki-rules.js';
 import { checkInfoConditions } from './info.js';
 import { defineModule, defineTypedModule } from './module.js';
-import { applyRules } from './rules.js';
+import { applyRules, rulesFor } from './rules.js';
 import { readTemplated } from './templated.js';
 import { type ModuleSpec, WikiParamError } from './types.js';
 import { timestampDef } from './validate/timestamp.js';
 
 describe('defineModule', () => {
-  it('with the SDK’s rule table, gives a descriptor read at run time the rules a generated builder has', () => {
+  it('gives a descriptor read at run time the rules a generated builder has, by default (issue 29)', () => {
     // A descriptor as paraminfo gives it: no rules, no checker.
     const { rules: _rules, applyRules: _apply, ...bare } = categorymembers.spec;
-    const plain = defineModule<{ title?: string; continue?: string }, 'list', true>(bare);
-    expect(plain.build({ title: 'Category:X', continue: 'page|41' }).params.cmcontinue).toBe('page|41');
-    const ruled = defineModule<{ title?: string; continue?: string }, 'list', true>(bare, { rules: moduleRules });
+    const ruled = defineModule<{ title?: string; continue?: string }, 'list', true>(bare);
     expect(ruled.spec.rules).toEqual(categorymembers.spec.rules);
+    expect(ruled.spec.applyRules).toBe(applyRules);
+    expect(defineModule(bare).spec).toBe(ruled.spec);
+    // Passing the shipped table is the same as the default.
     expect(defineModule(bare, { rules: moduleRules }).spec).toBe(ruled.spec);
     for (const value of ['page|41', 'page|4|7', 'x']) {
       const e = (() => {
@@ -37,16 +38,22 @@ describe('defineModule', () => {
       expect((e as WikiParamError).code).toBe('badcontinue');
     }
     expect(ruled.build({ title: 'Category:X', continue: 'page|41|7|x' }).params.cmcontinue).toBe('page|41|7|x');
-    // A descriptor that has rules keeps its own.
-    expect(defineModule(categorymembers.spec, { rules: { modules: {} } }).spec.rules).toBe(categorymembers.spec.rules);
+    // `rules: false` attaches none.
+    const plain = defineModule<{ title?: string; continue?: string }, 'list', true>(bare, { rules: false });
+    expect(plain.spec.rules).toBeUndefined();
+    expect(plain.build({ title: 'Category:X', continue: 'page|41' }).params.cmcontinue).toBe('page|41');
+    // A descriptor that has rules keeps its own; another table gives that table's.
+    expect(defineModule(categorymembers.spec).spec.rules).toBe(categorymembers.spec.rules);
+    expect(defineModule(bare, { rules: { modules: {} } }).spec.rules).toBeUndefined();
   });
 
   it('is callable and returns a frozen use carrying the spec, group and parameters', () => {
     const use = allpages({ from: 'B', limit: 5 });
-    expect(use).toEqual({ kind: 'module', group: 'list', spec: allpagesSpec, params: { from: 'B', limit: 5 } });
+    expect(use).toEqual({ kind: 'module', group: 'list', spec: allpages.spec, params: { from: 'B', limit: 5 } });
     expect(Object.isFrozen(use)).toBe(true);
     expect(allpages().params).toEqual({});
-    expect(allpages.spec).toBe(allpagesSpec);
+    // The hand-written descriptor, completed with the rules of the SDK's table it matches.
+    expect(allpages.spec).toEqual({ ...allpagesSpec, rules: rulesFor(allpagesSpec, moduleRules), applyRules });
     expect(allpages.group).toBe('list');
     expect(allpages.name).toBe('allpages');
   });

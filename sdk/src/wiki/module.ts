@@ -10,10 +10,11 @@
  * on generator modules) is a {@link GeneratorUse} whose parameters take the `g` prefix (`gapfrom`);
  * `allpages.build({…})` builds a standalone request carrying just this module.
  */
+import { moduleRules } from '../generated/wiki-rules.js';
 import { withEveryType } from './full-path.js';
 import { type BuiltQuery, query } from './query.js';
-import { applyRules, type RuleTable, withRuleTable } from './rules.js';
-import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse } from './types.js';
+import { applyRules, withRuleTable } from './rules.js';
+import type { BuildOptions, GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, RuleTable } from './types.js';
 import { SUPPLIED_TYPES } from './validate/core.js';
 
 /** Parameters are optional as a whole when none of them is required. */
@@ -43,23 +44,26 @@ export type WikiModule<P extends object, G extends ModuleGroup, Gen extends bool
  *
  * Any descriptor works (any wiki's paraminfo): one that does not supply the validators of the types
  * it uses (`spec.types`) or the rule checker of its rules (`spec.applyRules`) gets them here, and then
- * the handle's `spec` is a completed copy. That brings every validator into a bundle; generated
- * modules use {@link defineTypedModule} instead.
+ * the handle's `spec` is a completed copy. A descriptor without `rules` (one read from paraminfo) gets
+ * the rules of the SDK's table its parameters match, as the generated builders do. That brings every
+ * validator and the whole rules table into a bundle; generated modules use {@link defineTypedModule} instead.
  */
 export function defineModule<P extends object, G extends ModuleGroup, Gen extends boolean>(
   spec: ModuleSpec,
   options: DefineOptions = {},
 ): WikiModule<P, G, Gen> {
-  return defineTypedModule(completeSpec(options.rules && spec.rules === undefined ? withRules(spec, options.rules) : spec));
+  const table = options.rules ?? moduleRules;
+  return defineTypedModule(completeSpec(table !== false && spec.rules === undefined ? withRules(spec, table) : spec));
 }
 
 export interface DefineOptions {
   /**
    * The module rules to match against a descriptor that has none (one read from a wiki's paraminfo):
-   * the SDK's own table is `moduleRules` from `@consilium/sdk/wiki/rules`, the one its generated
-   * builders carry. The module gets the rules its parameters match ({@link rulesFor}).
+   * by default the SDK's own table (`moduleRules`, also exported by `@consilium/sdk/wiki/rules`), the one
+   * its generated builders carry; the module gets the rules its parameters match ({@link rulesFor}).
+   * `false` attaches none (`query()`'s `rules: false` turns them off per request instead).
    */
-  rules?: RuleTable;
+  rules?: RuleTable | false;
 }
 
 /** Descriptors given rules by {@link defineModule}, per table: one descriptor and table always give the same copy. */

@@ -457,13 +457,6 @@ function buildQueryInto(
     top = triples(topBuilt.params);
   }
 
-  if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
-    throw multisourceError(input);
-  }
-  if (input.revids !== undefined && input.redirects) {
-    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
-  }
-
   const params: Record<string, string> = {
     action: 'query',
     format: 'json',
@@ -504,6 +497,9 @@ function buildQueryInto(
     encoded += top[i + 2]!;
   }
 
+  // ApiPageSet reads its sources before any module runs; with a generator, once the generator's parameters are read.
+  if (generatorUse === undefined) pageSetSources(input, warnings);
+
   const applyModuleRules = options?.rules !== false;
   // The modules a top-level `continue` says are done do not run (their parameters are still read).
   const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
@@ -514,7 +510,12 @@ function buildQueryInto(
     nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
       ? namespacesOf(input.titles!, options?.site)
       : undefined;
-  for (const use of uses) {
+  // ApiQuery runs the generator first (ApiPageSet::execute), then the prop, list and meta modules: its
+  // warnings come before their errors, and its error before theirs. Its parameters are still sent last.
+  const order = generatorUse !== undefined && uses.length > 1 ? [generatorUse, ...uses.slice(0, -1)] : uses;
+  let generatorOut: readonly string[] | undefined;
+  for (let u = 0; u < order.length; u++) {
+    const use = order[u]!;
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
     const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
@@ -527,7 +528,8 @@ function buildQueryInto(
         ? use.spec.rules
         : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
-    const viaFast = out !== undefined;
+    // On the fast path the rules read the caller's values (no multi value to split); else the module's, as it reads them.
+    let values = use.params;
     if (out === undefined) {
       // A full-path module's templated names are not among the declared ones: from now on, compare every key.
       checkKeys = true;
@@ -544,32 +546,24 @@ function buildQueryInto(
       });
       warnings.push(...built.warnings);
       if (rules !== undefined) {
-        // The rules read the values as the module does (multi values split), for the parameters given.
         const given: Record<string, unknown> = {};
         for (const name in use.params) if (use.params[name] !== undefined) given[name] = built.values[name];
-        rulesOf(use.spec)(use.spec, rules, given, use.prefix, options?.site, warnings, pages, titleNamespaces);
+        values = given;
       }
       out = triples(built.params);
       ordered &&= Object.keys(built.params).every(keepsPlace);
     }
-    for (let i = 0; i < out.length; i += 3) {
-      const k = out[i]!;
-      const v = out[i + 1]!;
-      const prev = checkKeys ? params[k] : undefined;
-      if (prev === undefined) {
-        params[k] = v;
-        encoded += out[i + 2]!;
-      } else if (prev !== v) {
-        throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
-          param: k,
-          modules: ['query', use.spec.name],
-        });
-      }
+    if (use.generator) pageSetSources(input, warnings);
+    // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
+    if (rules !== undefined) {
+      const redirects = use.generator && input.redirects === true;
+      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects);
     }
-    // On the fast path the values are the caller's (no multi value to split): the rules read them as given.
-    if (viaFast && rules !== undefined)
-      rulesOf(use.spec)(use.spec, rules, use.params, use.prefix, options?.site, warnings, pages, titleNamespaces);
+    // The generator's parameters are sent after the other modules', as they always were.
+    if (use.generator && order !== uses) generatorOut = out;
+    else encoded += writeOut(params, out, use, checkKeys);
   }
+  if (generatorOut !== undefined) encoded += writeOut(params, generatorOut, generatorUse!, checkKeys);
 
   if (input.continue) {
     for (const [k, v] of Object.entries(input.continue)) {
@@ -595,6 +589,40 @@ function buildQueryInto(
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
+
+/**
+ * Sets a module's `[key, wire, encoded, …]` into `params` and returns the encoded text they add. With
+ * `checkKeys`, a key already set to another value is a collision. (Module-level, not a closure: the
+ * query's locals it would capture would then live on the heap, on every request.)
+ */
+function writeOut(params: Record<string, string>, out: readonly string[], use: Use, checkKeys: boolean): string {
+  let encoded = '';
+  for (let i = 0; i < out.length; i += 3) {
+    const k = out[i]!;
+    const v = out[i + 1]!;
+    const prev = checkKeys ? params[k] : undefined;
+    if (prev === undefined) {
+      params[k] = v;
+      encoded += out[i + 2]!;
+    } else if (prev !== v) {
+      throw collisionError(`"${k}" is given as "${prev}" and, by ${use.spec.name}, as "${v}".`, k, {
+        param: k,
+        modules: ['query', use.spec.name],
+      });
+    }
+  }
+  return encoded;
+}
+
+/** ApiPageSet: only one of titles, pageids and revids (`multisource`); `revids` with `redirects` warns. */
+function pageSetSources(input: QueryInput, warnings: WikiWarning[]): void {
+  if ((input.titles !== undefined ? 1 : 0) + (input.pageids !== undefined ? 1 : 0) + (input.revids !== undefined ? 1 : 0) > 1) {
+    throw multisourceError(input);
+  }
+  if (input.revids !== undefined && input.redirects) {
+    warnings.push({ code: 'redirectsandrevids', param: 'redirects', module: 'query' });
+  }
+}
 
 /** The namespaces of the titles, read once and only when a rule asks (a title that does not parse has none). */
 function namespacesOf(titles: readonly string[], site: SiteContext | undefined): () => ReadonlySet<number> {

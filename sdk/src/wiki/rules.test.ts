@@ -18,6 +18,7 @@ import { fileusage } from '../generated/wiki/fileusage.js';
 import { images } from '../generated/wiki/images.js';
 import { imageusage } from '../generated/wiki/imageusage.js';
 import * as generated from '../generated/wiki/index.js';
+import { languageinfo } from '../generated/wiki/languageinfo.js';
 import { links } from '../generated/wiki/links.js';
 import { linkshere } from '../generated/wiki/linkshere.js';
 import { logevents } from '../generated/wiki/logevents.js';
@@ -404,6 +405,81 @@ describe('module rules in query()', () => {
     expect(query({ generator: links.asGenerator({ titles: ['A['] }) }).warnings).toEqual([]);
   });
 
+  it('generator=allpages|allimages with redirects: params / invalidparammix, before run(), not when the generator is done', () => {
+    const code = (input: QueryInput) => thrown(() => query(input)).code;
+    expect(code({ generator: allpages.asGenerator(), redirects: true })).toBe('params');
+    expect(code({ generator: allimages.asGenerator(), redirects: true })).toBe('invalidparammix');
+    // executeGenerator refuses before run() reads continue; the parameters themselves are read first.
+    expect(code({ generator: allpages.asGenerator({ continue: 'A|B' }), redirects: true })).toBe('params');
+    expect(code({ generator: allpages.asGenerator({ limit: 'x' as unknown as number }), redirects: true })).toBe('badinteger');
+    // Not as a list, not without redirects, not another generator, not when `continue` says the generator is done.
+    expect(query({ list: [allpages()], redirects: true }).params.redirects).toBe('1');
+    expect(query({ generator: allpages.asGenerator(), redirects: false }).params.generator).toBe('allpages');
+    expect(query({ generator: categorymembers.asGenerator({ title: 'Category:X' }), redirects: true }).params.redirects).toBe(
+      '1',
+    );
+    expect(query({ generator: allpages.asGenerator(), redirects: true, continue: { continue: '-||' } }).params.redirects).toBe(
+      '1',
+    );
+    expect(query({ generator: allpages.asGenerator(), redirects: true }, { rules: false }).params.redirects).toBe('1');
+  });
+
+  it('miser mode (siteinfo general.misermode): aimime and leprefix refused only when the site context says so', () => {
+    const miser = { miserMode: true };
+    expect(thrown(() => query({ list: [allimages({ mime: ['image/png'] })] }, { site: miser })).code).toBe('mimesearchdisabled');
+    expect(thrown(() => query({ list: [logevents({ prefix: 'Apple' })] }, { site: miser })).code).toBe('prefixsearchdisabled');
+    // A wiki not in miser mode, or one whose mode is unknown, accepts them: the wiki decides (and mime needs no sort).
+    for (const site of [{ miserMode: false }, {}, undefined]) {
+      expect(query({ list: [allimages({ mime: ['image/png'] })] }, { site }).params.aimime).toBe('image/png');
+      expect(query({ list: [logevents({ prefix: 'Apple' })] }, { site }).params.leprefix).toBe('Apple');
+    }
+    // The sha1 checks come first.
+    expect(thrown(() => query({ list: [allimages({ mime: ['image/png'], sha1: 'x' })] }, { site: miser })).code).toBe(
+      'invalidsha1hash',
+    );
+  });
+
+  it('languageinfo: codes the site context does not list warn unrecognizedvalues (each once), unless code is * alone', () => {
+    const site = { languages: ['de', 'en', 'en-gb'] };
+    const warned = (code: string[], s: object | undefined = site) =>
+      query({ meta: [languageinfo({ code })] }, { site: s }).warnings.map((w) => [w.code, w.param, w.data]);
+    expect(warned(['en', 'xx', 'EN', 'xx'])).toEqual([['unrecognizedvalues', 'licode', { values: ['xx', 'EN'] }]]);
+    expect(warned(['*'])).toEqual([]);
+    expect(warned(['*', 'en'])).toEqual([['unrecognizedvalues', 'licode', { values: ['*'] }]]);
+    expect(warned(['de', 'en-gb'])).toEqual([]);
+    // Without the codes (no languageinfo answer in the site context) the wiki decides.
+    expect(warned(['xx'], {})).toEqual([]);
+    expect(query({ meta: [languageinfo({ code: ['xx'] })] }).warnings).toEqual([]);
+    // The default (*) warns nothing.
+    expect(query({ meta: [languageinfo()] }, { site }).warnings).toEqual([]);
+  });
+
+  it('the generator runs first (ApiPageSet): its warnings precede, and its error wins over, the other modules’', () => {
+    const e = thrown(() => query({ generator: allpages.asGenerator({ limit: 99999 }), list: [alllinks({ continue: 'x' })] }));
+    expect(e.code).toBe('badcontinue');
+    expect(e.warnings.map((w) => [w.code, w.param])).toEqual([['outofrange', 'gaplimit']]);
+    expect(
+      thrown(() => query({ generator: allpages.asGenerator({ continue: 'A|B' }), list: [usercontribs({ userids: [0] })] })).code,
+    ).toBe('badcontinue');
+    // Its parameters are read before the page set's sources, and are still sent after the other modules'.
+    expect(
+      thrown(() => query({ generator: allpages.asGenerator({ limit: 'x' as unknown as number }), titles: ['A'], pageids: [1] }))
+        .code,
+    ).toBe('badinteger');
+    expect(thrown(() => query({ generator: allpages.asGenerator(), titles: ['A'], pageids: [1] })).code).toBe('multisource');
+    const q = query({ generator: allpages.asGenerator({ limit: 5 }), prop: [revisions({ prop: ['ids'] })] });
+    expect(Object.keys(q.params).slice(-2)).toEqual(['rvprop', 'gaplimit']);
+    for (const fast of [true, false]) {
+      expect(
+        buildQuery(
+          { generator: allpages.asGenerator({ limit: 5 }), prop: [revisions({ prop: ['ids'] })] },
+          undefined,
+          fast,
+        ).toString(),
+      ).toBe(q.toString());
+    }
+  });
+
   it('runs after the module validates, keeps earlier warnings, and can be switched off', () => {
     const e = thrown(() => query({ list: [allpages({ limit: 9999, continue: 'A|B' })] }));
     expect(e.code).toBe('badcontinue');
@@ -440,12 +516,41 @@ describe('ruleApplier', () => {
     }
   };
 
-  it('refuses a kind of rule it has no check for, rather than skip it', () => {
+  it('refuses a kind of rule it has no check for, rather than skip it, even when the request would not meet it', () => {
     const spec = allpages.spec;
     const only = ruleApplier({ continue: continueRule });
     expect(() => only(spec, spec.rules!, { from: 'A' }, 'ap', undefined, [], true)).toThrow(
-      /has a "title-part" rule but no check/,
+      /has a "generator-redirects" rule but no check/,
     );
+    const rules = [{ rule: 'title-part', params: ['from'], source: 'x' }] as const;
+    expect(() => only(spec, rules, {}, 'ap', undefined, [], true)).toThrow(/has a "title-part" rule but no check/);
+  });
+
+  it('calls a check only when one of its parameters is given; compiles each rules array once, for any number of modules', () => {
+    const calls: string[] = [];
+    const counting = ruleApplier({
+      continue: (rule, ...rest) => {
+        calls.push(rule.param);
+        continueRule(rule, ...rest);
+      },
+      'only-one-of': () => {
+        calls.push('only-one-of');
+      },
+    });
+    const a = [{ rule: 'continue', param: 'continue', parts: 1, source: 'x' }] as const;
+    const b = [
+      { rule: 'continue', param: 'cont', parts: 2, source: 'x' },
+      { rule: 'only-one-of', params: ['x', 'y'], source: 'x' },
+    ] as const;
+    const spec = allpages.spec;
+    counting(spec, a, { from: 'A' }, 'ap', undefined, [], false);
+    // only-one-of acts on absence: always called.
+    counting(spec, b, {}, 'ap', undefined, [], false);
+    expect(calls).toEqual(['only-one-of']);
+    counting(spec, a, { continue: 'A' }, 'ap', undefined, [], false);
+    expect(() => counting(spec, b, { cont: 'A' }, 'ap', undefined, [], false)).toThrow(WikiParamError);
+    expect(() => counting(spec, a, { continue: 'A|B' }, 'ap', undefined, [], false)).toThrow(WikiParamError);
+    expect(calls).toEqual(['only-one-of', 'continue', 'cont', 'continue']);
   });
 
   it("each generated module's applier gives applyRules' verdict on any parameters (property, every module with rules)", () => {

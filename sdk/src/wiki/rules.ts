@@ -6,20 +6,16 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, SiteContext, WikiWarning } from './types.js';
+import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, RuleTable, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
 import { CANONICAL_NAMESPACES, decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
 
-/** `catalogue/rules.json`: module name → its rules. */
-export interface RuleTable {
-  mediawiki?: string;
-  modules: Readonly<Record<string, readonly ModuleRule[]>>;
-}
+export type { RuleTable } from './types.js';
 
 /** The parameter names (and enum values) a rule relies on. */
 function needs(rule: ModuleRule): { params: string[]; values: [string, string][] } {
-  const params = 'params' in rule ? [...rule.params] : [rule.param];
+  const params = 'params' in rule ? [...rule.params] : 'param' in rule ? [rule.param] : [];
   if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
   if (rule.when) params.push(rule.when.param);
   if (rule.rule === 'pattern' && rule.unless !== undefined) params.push(rule.unless);
@@ -163,26 +159,71 @@ export type RuleCheck<K extends ModuleRule['rule'] = ModuleRule['rule']> = (
   prefix: string,
   site: SiteContext | undefined,
   warnings: WikiWarning[],
+  /** The module runs as the generator of a query that resolves redirects. */
+  generatorRedirects: boolean,
 ) => void;
 
 /** A check per kind of rule: the generator gives each module the checks of its own rules' kinds only. */
 export type RuleChecks = { readonly [K in ModuleRule['rule']]?: RuleCheck<K> };
 
+/** A module's rules made ready once: each rule's check, and the parameters whose presence it needs. */
+interface CompiledRules {
+  checks: RuleCheck[];
+  /**
+   * Per rule: the parameters one of which must be given for it to do anything; `undefined`: always run
+   * it; `null`: only for a generator of a query with `redirects`.
+   */
+  triggers: (readonly string[] | undefined | null)[];
+}
+
+/**
+ * The parameters a rule needs given to act: without any of them its check returns at once, so the
+ * applier skips it without a call. `undefined` for the kinds that act on absence (a missing parameter
+ * of `only-one-of`, `missing-param-deprecation`); `null` for `generator-redirects`, which acts on the query.
+ */
+function triggersOf(rule: ModuleRule): readonly string[] | undefined | null {
+  const kind = rule.rule;
+  if (kind === 'generator-redirects') return null;
+  if (kind === 'only-one-of' || kind === 'missing-param-deprecation') return undefined;
+  return 'params' in rule ? rule.params : [rule.param];
+}
+
 /**
  * The rule applier for the kinds in `checks`: applies a module's rules to the parameters as given
  * (typed, unprefixed), in order; pushes the warnings of the rules that warn onto `warnings` and
- * throws the first failing rule's `WikiParamError`, with the API's code. A rule of a kind without a check is a programming error (a `TypeError`), never skipped.
+ * throws the first failing rule's `WikiParamError`, with the API's code. A rule of a kind without a check is a programming error (a `TypeError` on the module's first request), never skipped.
+ * Each rules array is compiled once (its checks, and the parameters each rule needs): a rule none of
+ * whose parameters is given costs one property read per parameter, no call and no allocation.
  */
 export function ruleApplier(checks: RuleChecks): RuleApplier {
-  // A module's rules are one array, given on every request: its checks are looked up once.
-  let known: readonly ModuleRule[] | undefined;
-  let found: (RuleCheck | undefined)[] = [];
-  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces) => {
-    if (rules !== known) {
-      found = rules.map((rule) => checks[rule.rule] as RuleCheck | undefined);
-      known = rules;
+  // A generated module's applier sees one rules array; `applyRules` (defineModule) sees many: cached per array.
+  let lastRules: readonly ModuleRule[] | undefined;
+  let last: CompiledRules | undefined;
+  const compiled = new WeakMap<readonly ModuleRule[], CompiledRules>();
+  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces, generatorRedirects = false) => {
+    if (rules !== lastRules) {
+      last = compiled.get(rules);
+      if (last === undefined) {
+        const found = rules.map((rule) => checks[rule.rule] as RuleCheck);
+        const missing = found.indexOf(undefined as unknown as RuleCheck);
+        // Refused before any request goes out, whether or not the rule would act on this one.
+        if (missing !== -1)
+          throw new TypeError(`Module "${spec.name}" has a "${rules[missing]!.rule}" rule but no check for it.`);
+        last = { checks: found, triggers: rules.map(triggersOf) };
+        compiled.set(rules, last);
+      }
+      lastRules = rules;
     }
+    const { checks: found, triggers } = last!;
     for (let i = 0; i < rules.length; i++) {
+      const trigger = triggers[i];
+      if (trigger === null) {
+        if (!generatorRedirects) continue;
+      } else if (trigger !== undefined) {
+        let given = false;
+        for (let t = 0; t < trigger.length && !given; t++) given = params[trigger[t]!] !== undefined;
+        if (!given) continue;
+      }
       const rule = rules[i]!;
       if (rule.pages && !pages) continue;
       if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
@@ -196,9 +237,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
           (rule.when.not === true)
       )
         continue;
-      const check = found[i];
-      if (check === undefined) throw new TypeError(`Module "${spec.name}" has a "${rule.rule}" rule but no check for it.`);
-      check(rule, spec, params, prefix, site, warnings);
+      found[i]!(rule, spec, params, prefix, site, warnings, generatorRedirects);
     }
   };
 }
@@ -505,6 +544,41 @@ export const logActionRule: RuleCheck<'log-action'> = (rule, spec, params, prefi
   fail(`unknown_${name}`, name, `Unrecognized value for parameter "${name}": ${text}.`, spec, rule, { value: text });
 };
 
+/** `generator-redirects`: ApiQueryAllPages/AllImages::executeGenerator refuse `redirects` before they run. */
+export const generatorRedirectsRule: RuleCheck<'generator-redirects'> = (
+  rule,
+  spec,
+  _params,
+  prefix,
+  _site,
+  _warnings,
+  generatorRedirects,
+) => {
+  if (generatorRedirects) fail(rule.code, 'redirects', `Use "${prefix}filterredir" instead of "redirects".`, spec, rule);
+};
+
+/** `miser-mode`: a parameter a `$wgMiserMode` wiki refuses; only when the site context says it is one. */
+export const miserModeRule: RuleCheck<'miser-mode'> = (rule, spec, params, prefix, site) => {
+  if (site?.miserMode !== true || params[rule.param] === undefined || params[rule.param] === null) return;
+  fail(rule.code, prefix + rule.param, `"${prefix}${rule.param}" is disabled in miser mode.`, spec, rule);
+};
+
+/**
+ * `known-values` (ApiQueryLanguageinfo): the values the wiki does not know are dropped with
+ * `unrecognizedvalues`, each listed once, in the order given. Only with the known values in the site context.
+ */
+export const knownValuesRule: RuleCheck<'known-values'> = (rule, spec, params, prefix, site, warnings) => {
+  const known = site?.[rule.from];
+  const value = params[rule.param];
+  if (known === undefined || value === undefined || value === null) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
+  if (rule.allValue !== undefined && values.length === 1 && values[0] === rule.allValue) return;
+  const set = new Set(known);
+  const unknown = [...new Set(values.filter((v) => !set.has(v)))];
+  if (unknown.length === 0) return;
+  warnings.push({ code: 'unrecognizedvalues', param: prefix + rule.param, module: spec.path, data: { values: unknown } });
+};
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -522,6 +596,9 @@ const RULE_CHECKS: RuleChecks = {
   nonempty: nonEmptyRule,
   positive: positiveRule,
   'log-action': logActionRule,
+  'generator-redirects': generatorRedirectsRule,
+  'miser-mode': miserModeRule,
+  'known-values': knownValuesRule,
 };
 
 /**

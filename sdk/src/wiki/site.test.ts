@@ -24,6 +24,20 @@ const siteinfo = {
 };
 
 describe('siteContextFromSiteinfo', () => {
+  it('reads miser mode, and the codes of a complete languageinfo answer (not of one cut short by licontinue)', () => {
+    const general = { ...siteinfo.query.general, misermode: true };
+    const languageinfo = { de: { code: 'de' }, en: { code: 'en' } };
+    expect(siteContextFromSiteinfo({ query: { ...siteinfo.query, general, languageinfo } })).toMatchObject({
+      miserMode: true,
+      languages: ['de', 'en'],
+    });
+    const cut = siteContextFromSiteinfo({ continue: { licontinue: 'fr', continue: '||' }, query: { languageinfo } });
+    expect(cut.languages).toBeUndefined();
+    const plain = siteContextFromSiteinfo(siteinfo);
+    expect(plain.miserMode).toBeUndefined();
+    expect(plain.languages).toBeUndefined();
+  });
+
   it('reads namespaces (with aliases and case), interwiki prefixes, from formatversion 1 and 2', () => {
     const site = siteContextFromSiteinfo(siteinfo);
     expect(site.namespaces?.map((n) => n.id)).toEqual([-2, -1, 0, 1, 10, 14]);

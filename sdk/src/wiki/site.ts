@@ -16,11 +16,20 @@ export const SITEINFO_PROPS = 'general|namespaces|namespacealiases|interwikimap'
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
+ * What to add to the siteinfo request (`meta=siteinfo|languageinfo`) for the language codes
+ * `meta=languageinfo` knows ({@link SiteContext.languages}).
+ */
+export const LANGUAGEINFO_PARAMS = { liprop: 'code' } as const;
+
+/**
  * Reads a site context from a `meta=siteinfo` response (formatversion 1 or 2, the whole response
  * or its `query`). Unknown or missing parts are left out, so the checks that need them are skipped.
+ * When the request also asked `meta=languageinfo` ({@link LANGUAGEINFO_PARAMS}) and its answer is
+ * complete (no `licontinue`), its codes become {@link SiteContext.languages}.
  */
 export function siteContextFromSiteinfo(response: unknown): SiteContext {
   const root = isObject(response) && isObject(response.query) ? response.query : response;
+  const continued = isObject(response) && isObject(response.continue) && 'licontinue' in response.continue;
   if (!isObject(root)) throw new TypeError('siteinfo: expected the JSON of a meta=siteinfo response');
   const site: { -readonly [K in keyof SiteContext]: SiteContext[K] } = {};
 
@@ -69,6 +78,9 @@ export function siteContextFromSiteinfo(response: unknown): SiteContext {
           : [];
     site.tempUserPatterns = patterns.filter((p): p is string => typeof p === 'string');
   }
+  if (general && typeof general.misermode === 'boolean') site.miserMode = general.misermode;
+  // A languageinfo answer cut short by its time limit lists only some codes: then the wiki decides.
+  if (isObject(root.languageinfo) && !continued) site.languages = Object.keys(root.languageinfo);
   return site;
 }
 

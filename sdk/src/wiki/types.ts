@@ -83,6 +83,8 @@ export type RuleApplier = (
   pages: boolean,
   /** The namespaces of the titles given, when the titles are all the pages (for rules with `pagesIn`). */
   titleNamespaces?: () => ReadonlySet<number>,
+  /** The module runs as the generator of a query that resolves redirects (for `generator-redirects`). */
+  generatorRedirects?: boolean,
 ) => void;
 
 /** What the rest of the query tells a module's `info` conditions. */
@@ -312,12 +314,43 @@ export type ModuleRule = RuleBase &
       }
     | { rule: 'title-warning'; param: string; namespace?: number; code: string }
     | {
+        /**
+         * A generator that refuses the query's `redirects` (ApiQueryAllPages/AllImages::executeGenerator,
+         * before the module runs) → `code`. Only when the module is the generator and is executed.
+         */
+        rule: 'generator-redirects';
+        code: string;
+      }
+    | {
+        /** A parameter a `$wgMiserMode` wiki refuses when given → `code`; checked only when the site context says the wiki is in miser mode. */
+        rule: 'miser-mode';
+        param: string;
+        code: string;
+      }
+    | {
+        /**
+         * A multi parameter whose values the module looks up itself (ApiQueryLanguageinfo's `code`): those the
+         * wiki does not know are dropped with the warning `unrecognizedvalues`, unless the value is `allValue`
+         * alone. The known values come from the site context (`site[from]`); without them the wiki decides.
+         */
+        rule: 'known-values';
+        param: string;
+        from: 'languages';
+        allValue?: string;
+      }
+    | {
         rule: 'missing-param-deprecation';
         param: string;
         /** Any of `values` asked for in `param`, or any of `orGiven` given. */
         ifAny: { param: string; values: readonly string[]; orGiven?: readonly string[] };
       }
   );
+
+/** `catalogue/rules.json`: module name → its rules (the SDK's own is `moduleRules`, `src/generated/wiki-rules.ts`). */
+export interface RuleTable {
+  mediawiki?: string;
+  modules: Readonly<Record<string, readonly ModuleRule[]>>;
+}
 
 /** One module with its parameters, as `query({ list: [...] })` takes it. */
 export interface ModuleUse<G extends ModuleGroup = ModuleGroup, P extends object = object> {
@@ -363,6 +396,13 @@ export interface SiteContext {
   interwikiPrefixes?: readonly string[];
   /** Temporary account patterns such as `~2$1` (siteinfo `general.autocreatetempuser.matchPatterns`). */
   tempUserPatterns?: readonly string[];
+  /** `$wgMiserMode` (siteinfo `general.misermode`): some parameters are refused (allimages' `mime`). Unknown: the wiki decides. */
+  miserMode?: boolean;
+  /**
+   * The language codes `meta=languageinfo` knows (its complete answer to `liprop=code`, which holds codes
+   * siteinfo's `languages` may lack). Without them its `unrecognizedvalues` warning is the wiki's.
+   */
+  languages?: readonly string[];
 }
 
 /**

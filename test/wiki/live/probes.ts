@@ -5,7 +5,16 @@
  * unprefixed raw values, and the top-level `continue` or titles it carries.
  */
 
-export type ProbeCategory = 'continue' | 'top-continue' | 'generator' | 'title-part' | 'show' | 'combination' | 'value' | 'title';
+export type ProbeCategory =
+  | 'continue'
+  | 'top-continue'
+  | 'generator'
+  | 'title-part'
+  | 'show'
+  | 'combination'
+  | 'value'
+  | 'title'
+  | 'warnings';
 
 export interface ProbeUse {
   module: string;
@@ -21,6 +30,10 @@ export interface Probe {
   titles?: string[];
   /** The top-level `continue`. */
   continue?: string;
+  /** The query's `redirects`. */
+  redirects?: true;
+  /** Compare the warnings too (their codes, in order), beside an error as well as without one. */
+  warnings?: true;
 }
 
 const use = (module: string, params: Record<string, string> = {}): ProbeUse => ({ module, params });
@@ -274,6 +287,153 @@ const titles: Probe[] = [
   one('title', 'categorymembers title=Category&#58;Fruit', 'categorymembers', { title: 'Category&#58;Fruit' }),
 ];
 
+/** ApiPageSet::executeInternal runs the generator; allpages and allimages refuse `redirects` in executeGenerator. */
+const generatorRedirects: Probe[] = [
+  { category: 'generator', label: 'generator=allpages&redirects', uses: [gen('allpages')], redirects: true },
+  { category: 'generator', label: 'generator=allimages&redirects', uses: [gen('allimages')], redirects: true },
+  {
+    category: 'generator',
+    label: 'generator=allpages&redirects&gapcontinue=A|B: executeGenerator refuses before run() reads continue',
+    uses: [gen('allpages', { continue: 'A|B' })],
+    redirects: true,
+  },
+  {
+    category: 'generator',
+    label: 'generator=allpages&redirects&gaplimit=x: the parameters are read first',
+    uses: [gen('allpages', { limit: 'x' })],
+    redirects: true,
+  },
+  {
+    category: 'generator',
+    label: 'generator=allpages&redirects&continue=-||: the generator does not run',
+    uses: [gen('allpages')],
+    redirects: true,
+    continue: '-||',
+  },
+  {
+    category: 'generator',
+    label: 'generator=categorymembers&redirects: accepted',
+    uses: [gen('categorymembers', { title: 'Category:Fruit' })],
+    redirects: true,
+  },
+  {
+    category: 'generator',
+    label: 'list=allpages&redirects: only the generator refuses',
+    uses: [use('allpages')],
+    redirects: true,
+  },
+  {
+    category: 'generator',
+    label: 'generator=allpages&redirects with prop=revisions',
+    uses: [gen('allpages'), use('revisions', { prop: 'ids' })],
+    redirects: true,
+  },
+];
+
+/** ApiQueryAllImages::run(): `mime` needs no sort; only a $wgMiserMode wiki refuses it (this one is not). */
+const mimes: Probe[] = [
+  one('combination', 'allimages mime=image/png (sort=name)', 'allimages', { mime: 'image/png' }),
+  one('combination', 'allimages mime=image/png sort=timestamp', 'allimages', { mime: 'image/png', sort: 'timestamp' }),
+  one('combination', 'allimages mime=', 'allimages', { mime: '' }),
+  one('combination', 'allimages mime=x sort=timestamp dir=older', 'allimages', { mime: 'x', sort: 'timestamp', dir: 'older' }),
+  one('combination', 'logevents prefix=Apple (not miser mode)', 'logevents', { prefix: 'Apple' }),
+  one('combination', 'allimages user+filterbots=bots sort=timestamp', 'allimages', {
+    user: 'Admin',
+    filterbots: 'bots',
+    sort: 'timestamp',
+  }),
+  one('combination', 'allimages user+filterbots=all sort=timestamp', 'allimages', {
+    user: 'Admin',
+    filterbots: 'all',
+    sort: 'timestamp',
+  }),
+  one('combination', 'allimages user+filterbots=nobots sort=timestamp continue=x', 'allimages', {
+    user: 'Admin',
+    filterbots: 'nobots',
+    sort: 'timestamp',
+    continue: 'x',
+  }),
+];
+
+/** ApiQueryLanguageinfo::execute(): codes the wiki does not know warn unrecognizedvalues, unless code is * alone. */
+const languages: Probe[] = (
+  [
+    { code: 'en|xx' },
+    { code: '*' },
+    { code: '*|en' },
+    { code: 'en' },
+    { code: 'de|fr|en-gb' },
+    { code: 'x-bogus|en|x-bogus' },
+    { code: 'EN' },
+    { code: 'en', prop: 'name|autonym' },
+  ] as Record<string, string>[]
+).map((p) => ({ ...one('value', `languageinfo ${JSON.stringify(p)}`, 'languageinfo', p), warnings: true as const }));
+
+/**
+ * The warnings raised before an error come back beside it: ApiQuery runs the generator (through
+ * ApiPageSet) before the prop, list and meta modules, each module's parameters before its own checks;
+ * ApiMain reports unrecognized parameters only after the module ran.
+ */
+const warningsBeforeErrors: Probe[] = [
+  {
+    category: 'warnings',
+    label: 'generator warning (gaplimit out of range), then a list error',
+    uses: [gen('allpages', { limit: '99999' }), use('allcategories', { continue: 'A|B' })],
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'generator error before a list error',
+    uses: [gen('allpages', { continue: 'A|B' }), use('usercontribs', { user: '' })],
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'generator error before a prop error',
+    uses: [gen('allpages', { continue: 'A|B' }), use('links', { continue: '1' })],
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'a prop module deprecation, then a list error',
+    uses: [use('revisions', { prop: 'content' }), use('allcategories', { continue: 'A|B' })],
+    titles: PAGE,
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'languageinfo warning, then an allmessages error',
+    uses: [use('languageinfo', { code: 'xx' }), use('allmessages', { enableparser: '1', title: 'a[b' })],
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'a list warning (outofrange), then a meta error',
+    uses: [use('allpages', { limit: '99999' }), use('allmessages', { enableparser: '1', title: 'a[b' })],
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'the generator runs before the page set is read: its error before multisource',
+    uses: [gen('allpages', { limit: 'x' })],
+    titles: PAGE,
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'prop module title warnings (pltitles), then a list error',
+    uses: [use('links', { titles: 'a[b|Apple' }), use('allcategories', { continue: 'A|B' })],
+    titles: PAGE,
+    warnings: true,
+  },
+  {
+    category: 'warnings',
+    label: 'a generator warning and the warnings of the modules after it, no error',
+    uses: [gen('allpages', { limit: '99999' }), use('languageinfo', { code: 'xx' })],
+    warnings: true,
+  },
+];
+
 export const PROBES: readonly Probe[] = [
   ...continues,
   ...topContinue,
@@ -283,4 +443,8 @@ export const PROBES: readonly Probe[] = [
   ...combinations,
   ...valueChecks,
   ...titles,
+  ...generatorRedirects,
+  ...mimes,
+  ...languages,
+  ...warningsBeforeErrors,
 ];

@@ -2,6 +2,8 @@
 import {
   continueRule,
   defineTypedModule,
+  generatorRedirectsRule,
+  miserModeRule,
   patternRule,
   requiresRule,
   ruleApplier,
@@ -147,6 +149,11 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
   ],
   rules: [
     {
+      rule: 'generator-redirects',
+      code: 'invalidparammix',
+      source: 'ApiQueryAllImages.php executeGenerator(): isResolvingRedirects() → apierror-allimages-redirect',
+    },
+    {
       rule: 'requires',
       params: ['start', 'end', 'user'],
       requires: { param: 'sort', equals: 'timestamp' },
@@ -164,6 +171,15 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
       params: ['from', 'to', 'prefix'],
       requires: { param: 'sort', equals: 'name' },
       source: 'ApiQueryAllImages.php run(): sort=timestamp disallows from, to, prefix → apierror-invalidparammix-mustusewith',
+    },
+    {
+      rule: 'requires',
+      params: ['user'],
+      requires: { param: 'filterbots', equals: 'all' },
+      code: 'invalidparammix-cannotusewith',
+      when: { param: 'sort', equals: 'timestamp' },
+      source:
+        "ApiQueryAllImages.php run(): sort=timestamp, user with filterbots != all → apierror-invalidparammix-cannotusewith (no code given: the message key's)",
     },
     {
       rule: 'continue',
@@ -204,7 +220,21 @@ export const allimages: WikiModule<AllimagesParams, 'list', true> = defineTypedM
       source:
         'ApiQueryAllImages.php run(): no sha1: strtolower(sha1base36) not /^[a-z0-9]{31}$/ (ApiQueryBase::validateSha1Base36Hash) → apierror-invalidsha1base36hash',
     },
+    {
+      rule: 'miser-mode',
+      param: 'mime',
+      code: 'mimesearchdisabled',
+      source:
+        'ApiQueryAllImages.php run(): mime given on a $wgMiserMode wiki → apierror-mimesearchdisabled (after the sha1 checks; needs no sort: a wiki not in miser mode accepts mime with sort=name)',
+    },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ requires: requiresRule, continue: continueRule, 'title-part': titlePartRule, pattern: patternRule }),
+  applyRules: ruleApplier({
+    'generator-redirects': generatorRedirectsRule,
+    requires: requiresRule,
+    continue: continueRule,
+    'title-part': titlePartRule,
+    pattern: patternRule,
+    'miser-mode': miserModeRule,
+  }),
 });

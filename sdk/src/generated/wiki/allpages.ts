@@ -2,6 +2,7 @@
 import {
   continueRule,
   defineTypedModule,
+  generatorRedirectsRule,
   requiresRule,
   ruleApplier,
   titlePartRule,
@@ -100,6 +101,11 @@ export const allpages: WikiModule<AllpagesParams, 'list', true> = defineTypedMod
   ],
   rules: [
     {
+      rule: 'generator-redirects',
+      code: 'params',
+      source: 'ApiQueryAllPages.php executeGenerator(): isResolvingRedirects() → apierror-allpages-generator-redirects',
+    },
+    {
       rule: 'continue',
       param: 'continue',
       parts: 1,
@@ -118,5 +124,10 @@ export const allpages: WikiModule<AllpagesParams, 'list', true> = defineTypedMod
       source: 'ApiQueryAllPages.php run(): prlevel without prtype → apierror-invalidparammix-mustusewith',
     },
   ],
-  applyRules: ruleApplier({ continue: continueRule, 'title-part': titlePartRule, requires: requiresRule }),
+  applyRules: ruleApplier({
+    'generator-redirects': generatorRedirectsRule,
+    continue: continueRule,
+    'title-part': titlePartRule,
+    requires: requiresRule,
+  }),
 });

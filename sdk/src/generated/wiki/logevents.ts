@@ -3,6 +3,7 @@ import {
   continueRule,
   defineTypedModule,
   logActionRule,
+  miserModeRule,
   oneOfRule,
   ruleApplier,
   timestampDef,
@@ -301,6 +302,13 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
       source: 'ApiQueryLogEvents.php execute(): dieContinueUsageIf(count($cont) != 2), then (int)$cont[1] != $cont[1]',
     },
     {
+      rule: 'miser-mode',
+      param: 'prefix',
+      code: 'prefixsearchdisabled',
+      source:
+        'ApiQueryLogEvents.php execute(): prefix given on a $wgMiserMode wiki → apierror-prefixsearchdisabled (before prefix is read as a title)',
+    },
+    {
       rule: 'title',
       params: ['title', 'prefix'],
       source:
@@ -308,5 +316,11 @@ export const logevents: WikiModule<LogeventsParams, 'list', false> = defineTyped
     },
   ],
   types: { timestamp: timestampDef, user: userDef },
-  applyRules: ruleApplier({ 'max-one-of': oneOfRule, 'log-action': logActionRule, continue: continueRule, title: titleRule }),
+  applyRules: ruleApplier({
+    'max-one-of': oneOfRule,
+    'log-action': logActionRule,
+    continue: continueRule,
+    'miser-mode': miserModeRule,
+    title: titleRule,
+  }),
 });

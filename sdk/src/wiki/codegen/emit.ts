@@ -72,6 +72,9 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   nonempty: 'nonEmptyRule',
   'log-action': 'logActionRule',
   positive: 'positiveRule',
+  'generator-redirects': 'generatorRedirectsRule',
+  'miser-mode': 'miserModeRule',
+  'known-values': 'knownValuesRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
