@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeForm } from '../../../sdk/src/wiki/form.js';
 import type { RuleTable } from '../../../sdk/src/wiki/rules.js';
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../../../sdk/src/wiki/site.js';
 import type { ModuleSpec, SiteContext } from '../../../sdk/src/wiki/types.js';
@@ -19,6 +18,7 @@ import {
   type Case,
   casesFor,
   type Outcome,
+  poster,
   score,
   specsFrom,
 } from './differential.js';
@@ -33,14 +33,7 @@ describe.skipIf(!mediawiki.available)('differential: builders vs the live MediaW
   let specs: ModuleSpec[];
   let site: SiteContext;
 
-  const post = async (params: Record<string, string>): Promise<Record<string, unknown>> => {
-    const res = await fetch(api, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: encodeForm(params),
-    });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const post = poster(() => api);
 
   beforeAll(async () => {
     api = (await startMediaWiki()).api;

@@ -13,11 +13,24 @@
 
 import { parseParamInfoDocument } from '../../../sdk/src/wiki/codegen/document.js';
 import { planModules } from '../../../sdk/src/wiki/codegen/emit.js';
+import { encodeForm } from '../../../sdk/src/wiki/form.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { query } from '../../../sdk/src/wiki/query.js';
 import { type RuleTable, withRuleTable } from '../../../sdk/src/wiki/rules.js';
 import type { GeneratorUse, ModuleGroup, ModuleSpec, ModuleUse, ParamInfo, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
+
+/** api.php's JSON answer to `params`, posted as a form (no URL length limit, as the builders' POST). */
+export function poster(api: () => string): (params: Record<string, string>) => Promise<Record<string, unknown>> {
+  return async (params) => {
+    const res = await fetch(api(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: encodeForm(params),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
+}
 
 export type CaseKind = 'param' | 'rule' | 'state' | 'server-error';
 

@@ -8,14 +8,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { moduleRules } from '../../../sdk/src/generated/wiki-rules.js';
-import { encodeForm } from '../../../sdk/src/wiki/form.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { type QueryInput, query } from '../../../sdk/src/wiki/query.js';
 import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../../../sdk/src/wiki/site.js';
 import type { ModuleGroup, ModuleSpec, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
-import { specsFrom } from './differential.js';
+import { poster, specsFrom } from './differential.js';
 import { EXTENSION_PROBES, type ExtensionProbe, MISSING_PAGE_PROBES } from './extension-probes.js';
 
 /** The query modules the five extensions add (paraminfo's `source`), as the wiki lists them. */
@@ -28,14 +27,7 @@ describe.skipIf(!mediawiki.available)(
     let specs: Map<string, ModuleSpec>;
     let sources: Map<string, string>;
     let site: SiteContext;
-    const post = async (params: Record<string, string>): Promise<Record<string, unknown>> => {
-      const res = await fetch(api, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: encodeForm(params),
-      });
-      return (await res.json()) as Record<string, unknown>;
-    };
+    const post = poster(() => api);
 
     beforeAll(async () => {
       api = (await startMediaWiki({ extensions: true })).api;

@@ -6,28 +6,20 @@
  * refused, and the agreement goal.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeForm } from '../../../sdk/src/wiki/form.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import { type QueryInput, query } from '../../../sdk/src/wiki/query.js';
 import { LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from '../../../sdk/src/wiki/site.js';
 import type { ModuleGroup, ModuleSpec, ParamInfo, SiteContext } from '../../../sdk/src/wiki/types.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
-import { specsFrom } from './differential.js';
+import { poster, specsFrom } from './differential.js';
 import { PROBES, type Probe } from './probes.js';
 
 describe.skipIf(!mediawiki.available)('probes from the PHP: builders vs the live MediaWiki 1.39', () => {
   let api: string;
   let specs: Map<string, ModuleSpec>;
   let site: SiteContext;
-  const post = async (params: Record<string, string>): Promise<Record<string, unknown>> => {
-    const res = await fetch(api, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: encodeForm(params),
-    });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const post = poster(() => api);
 
   beforeAll(async () => {
     api = (await startMediaWiki()).api;
