@@ -1109,3 +1109,26 @@ describe('follow: held live events', () => {
     ]);
   });
 });
+
+describe("another instance's stop request", () => {
+  it('to cancel says the session was cancelled; to delete, deleted', async () => {
+    let onStop: ((id: string, reason: 'cancel' | 'delete') => void) | undefined;
+    const other = storeWith(store, {
+      onStopRequest: (listener: typeof onStop) => {
+        onStop = listener;
+        return () => undefined;
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: other, cache, recorder: new SessionRecorder({ store: other, cache }) });
+    const reasons: string[] = [];
+    for (const reason of ['cancel', 'delete'] as const) {
+      const controller = new AbortController();
+      const log = new EventLog(`ses_STOPPED${reason}`);
+      mine.recorder.hook(controller)(log, () => new FakeDebate({ owner: ALICE }).session);
+      onStop!(log.sessionId, reason);
+      reasons.push((controller.signal.reason as Error).message);
+    }
+    expect(reasons).toStrictEqual(['The session was cancelled.', 'The session was deleted.']);
+  });
+});
