@@ -1132,3 +1132,127 @@ describe("another instance's stop request", () => {
     expect(reasons).toStrictEqual(['The session was cancelled.', 'The session was deleted.']);
   });
 });
+
+/** Makes `ids` users of the test database: a share names a user. */
+async function users(...ids: string[]): Promise<void> {
+  const at = new Date().toISOString();
+  for (const id of ids) {
+    await db.accounts.createUser({
+      id,
+      username: id,
+      role: 'user',
+      passwordHash: 'scrypt$x',
+      disabled: false,
+      epoch: 0,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+}
+
+describe('read-only shares in the sessions layer', () => {
+  it('only the owner shares, unshares and lists shares; a user it is shared with reads it, and nobody else', async () => {
+    const a = await stored(ALICE, 'Shared?', '2026-11-20T10:00:00.000Z');
+    const CAROL = 'usr_carol';
+    await users(BOB, CAROL);
+    expect(await sessions.share(a.id, BOB, CAROL)).toBeUndefined();
+    expect(await sessions.shares(a.id, BOB)).toBeUndefined();
+    expect(await sessions.read(a.id, BOB, BOB)).toBeUndefined();
+    expect(await sessions.share(a.id, ALICE, BOB, new Date('2026-11-21T10:00:00.000Z'))).toStrictEqual({
+      userId: BOB,
+      createdAt: '2026-11-21T10:00:00.000Z',
+    });
+    expect((await sessions.read(a.id, BOB, BOB))?.id).toBe(a.id);
+    expect((await sessions.read(a.id, ALICE, ALICE))?.id).toBe(a.id);
+    expect(await sessions.read(a.id, CAROL, CAROL)).toBeUndefined();
+    // Read-only: a share is no ownership.
+    expect(await sessions.get(a.id, BOB)).toBeUndefined();
+    expect(await sessions.shares(a.id, ALICE)).toStrictEqual([{ userId: BOB, createdAt: '2026-11-21T10:00:00.000Z' }]);
+    expect(await sessions.unshare(a.id, BOB, BOB)).toBe(false);
+    expect(await sessions.unshare(a.id, ALICE, BOB)).toBe(true);
+    expect(await sessions.unshare(a.id, ALICE, BOB)).toBe(false);
+    expect(await sessions.read(a.id, BOB, BOB)).toBeUndefined();
+    expect(await sessions.shares(a.id, ALICE)).toStrictEqual([]);
+  });
+
+  it('a thread read through a share holds only the sessions shared with the reader; its owner, and an admin, see it all', async () => {
+    const root = await stored(ALICE, 'Root?', '2026-11-20T10:00:00.000Z');
+    const link = await sessions.followUp(root);
+    const child = new FakeDebate({ owner: ALICE, question: 'Child?', createdAt: '2026-11-21T10:00:00.000Z' });
+    child.session.threadId = link.threadId;
+    child.session.parentId = link.parentId;
+    for (const step of debateSteps(child, 1, 1)) await store.write(step);
+    const later = new FakeDebate({ owner: ALICE, question: 'Later?', createdAt: '2026-11-22T10:00:00.000Z' });
+    later.session.threadId = link.threadId;
+    later.session.parentId = child.session.id;
+    for (const step of debateSteps(later, 1, 1)) await store.write(step);
+    await users(BOB);
+    await sessions.share(child.session.id, ALICE, BOB);
+    await sessions.share(later.session.id, ALICE, BOB);
+    const all = [root.id, child.session.id, later.session.id];
+    const ids = (thread: { sessions: { id: string }[] } | undefined) => thread?.sessions.map((s) => s.id);
+
+    expect(ids(await sessions.thread(child.session.id, BOB, BOB))).toStrictEqual([child.session.id, later.session.id]);
+    expect(await sessions.thread(root.id, BOB, BOB)).toBeUndefined();
+    expect(ids(await sessions.thread(child.session.id, ALICE, ALICE))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALICE))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALL_OWNERS, BOB))).toStrictEqual(all);
+
+    const childSession = (await sessions.get(child.session.id, ALICE))!;
+    const around = await sessions.threadAround(childSession, true, BOB);
+    expect([around.upTo.map((s) => s.id), around.later]).toStrictEqual([[child.session.id], [later.session.id]]);
+    await sessions.unshare(later.session.id, ALICE, BOB);
+    expect(await sessions.threadAround(childSession, true, BOB)).toMatchObject({ later: [] });
+    expect((await sessions.threadAround(childSession, true)).upTo.map((s) => s.id)).toStrictEqual([root.id, child.session.id]);
+  });
+});
+
+describe('archive in the sessions layer', () => {
+  it("archives the owner's session once (the first time kept) and brings it back; another owner's is left alone", async () => {
+    const a = await stored(ALICE, 'Archive me?', '2026-11-20T10:00:00.000Z');
+    await sessions.get(a.id, ALICE);
+    expect(await sessions.setArchived(a.id, BOB, true)).toBeUndefined();
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBeUndefined();
+    const first = new Date('2026-11-21T10:00:00.000Z');
+    expect((await sessions.setArchived(a.id, ALICE, true, first))?.archivedAt).toBe(first.toISOString());
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBe(first.toISOString());
+    expect((await sessions.setArchived(a.id, ALICE, true, new Date('2026-11-22T10:00:00.000Z')))?.archivedAt).toBe(
+      first.toISOString(),
+    );
+    const back = await sessions.setArchived(a.id, ALICE, false);
+    expect(back?.id).toBe(a.id);
+    expect(back?.archivedAt).toBeUndefined();
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBeUndefined();
+    expect(await sessions.setArchived('ses_NONE', ALICE, true)).toBeUndefined();
+  });
+});
+
+describe('list filters in the sessions layer', () => {
+  it('each filter reaches the store: shared, text, archived, mode, status, dates; a shared list is one user’s', async () => {
+    const deep = await stored(ALICE, 'Deep about sharding?', '2026-11-20T10:00:00.000Z');
+    const quick = new FakeDebate({
+      owner: ALICE,
+      question: 'Quick about caching?',
+      mode: 'quick',
+      createdAt: '2026-11-21T10:00:00.000Z',
+    });
+    await store.write(quick.start().step());
+    const old = await stored(ALICE, 'Old about sharding?', '2026-10-01T10:00:00.000Z');
+    const bobs = await stored(BOB, "Bob's about sharding?", '2026-11-20T12:00:00.000Z');
+    await sessions.setArchived(old.id, ALICE, true);
+    await users(ALICE);
+    await sessions.share(bobs.id, BOB, ALICE);
+    const ids = async (query: Parameters<Sessions['list']>[1]) => (await sessions.list(ALICE, query)).items.map((s) => s.id);
+
+    expect(await ids({})).toStrictEqual([quick.session.id, deep.id]);
+    expect(await ids({ shared: true })).toStrictEqual([bobs.id]);
+    expect(await ids({ text: 'caching' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ archived: true })).toStrictEqual([old.id]);
+    expect(await ids({ mode: 'quick' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ status: 'running' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ from: '2026-11-21T00:00:00.000Z' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ to: '2026-11-21T00:00:00.000Z' })).toStrictEqual([deep.id]);
+    expect((await sessions.list(ALL_OWNERS, {})).items.map((s) => s.id)).toStrictEqual([quick.session.id, bobs.id, deep.id]);
+    await expect(sessions.list(ALL_OWNERS, { shared: true })).rejects.toThrow('a shared list is one user’s');
+  });
+});
