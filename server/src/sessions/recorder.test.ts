@@ -901,3 +901,19 @@ describe('stopAll: a write started while it waited for the others', () => {
     expect(lines).toStrictEqual([]);
   });
 });
+
+describe('settled() while the store fails', () => {
+  it('tries each run once and returns; a failing run retries on its own schedule, not in a loop', async () => {
+    openGate();
+    let writes = 0;
+    store.write = async () => {
+      writes++;
+      throw new Error('SQLITE_BUSY: database is locked');
+    };
+    const { recorder, log, live } = record({ flushMs: 3_600_000, retryMs: 3_600_000, giveUpAfterMs: 3_600_000 });
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
+    await recorder.settled();
+    expect(writes).toBe(1);
+    live.discard(new Error('stopped'));
+  });
+});

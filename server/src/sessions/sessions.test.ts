@@ -1196,6 +1196,7 @@ describe('read-only shares in the sessions layer', () => {
     expect(await sessions.thread(root.id, BOB, BOB)).toBeUndefined();
     expect(ids(await sessions.thread(child.session.id, ALICE, ALICE))).toStrictEqual(all);
     expect(ids(await sessions.thread(child.session.id, ALICE))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALL_OWNERS))).toStrictEqual(all);
     expect(ids(await sessions.thread(child.session.id, ALL_OWNERS, BOB))).toStrictEqual(all);
 
     const childSession = (await sessions.get(child.session.id, ALICE))!;
