@@ -1234,7 +1234,7 @@ describe('list filters in the sessions layer', () => {
     const quick = new FakeDebate({
       owner: ALICE,
       question: 'Quick about caching?',
-      mode: 'quick',
+      mode: 'single',
       createdAt: '2026-11-21T10:00:00.000Z',
     });
     await store.write(quick.start().step());
@@ -1249,7 +1249,7 @@ describe('list filters in the sessions layer', () => {
     expect(await ids({ shared: true })).toStrictEqual([bobs.id]);
     expect(await ids({ text: 'caching' })).toStrictEqual([quick.session.id]);
     expect(await ids({ archived: true })).toStrictEqual([old.id]);
-    expect(await ids({ mode: 'quick' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ mode: 'single' })).toStrictEqual([quick.session.id]);
     expect(await ids({ status: 'running' })).toStrictEqual([quick.session.id]);
     expect(await ids({ from: '2026-11-21T00:00:00.000Z' })).toStrictEqual([quick.session.id]);
     expect(await ids({ to: '2026-11-21T00:00:00.000Z' })).toStrictEqual([deep.id]);
