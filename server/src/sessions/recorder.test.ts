@@ -754,3 +754,166 @@ describe('a session taken from its run (deleted, or ended by another instance)',
     expect(steps.length).toBe(writes);
   });
 });
+
+describe('what a failed write is taken for', () => {
+  it('only a `gone` StoreError takes the session from its run: any other failure is retried, the run goes on', async () => {
+    openGate();
+    const write = store.write.bind(store);
+    const failures: Error[] = [
+      new StoreError('unavailable', 'the database is down'),
+      // A driver's error that happens to carry the code is not the store saying the session is gone.
+      Object.assign(new Error('connection reset'), { code: 'gone' }),
+    ];
+    store.write = async (step: Step) => {
+      const failure = failures.shift();
+      if (failure) throw failure;
+      return write(step);
+    };
+    const { log, live, cancel } = record({ flushMs: 5, retryMs: 5, giveUpAfterMs: 60_000 });
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    log.emit(endedBody());
+    await live.done;
+    expect(cancel.signal.aborted).toBe(false);
+    expect((await store.events(log.sessionId, 0)).map((e) => e.type)).toStrictEqual(['round.started', 'session.ended']);
+  });
+
+  it('a store that fails with no error at all: the first write rejects with one that says the store failed', async () => {
+    openGate();
+    store.write = () => Promise.reject(undefined);
+    const { log, live } = record({ flushMs: 5, retryMs: 5, giveUpAfterMs: 60_000 });
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await expect(live.firstWrite).rejects.toThrow('the session store failed');
+    live.discard(new Error('stopped'));
+  });
+
+  it('a session taken from its run: the end its followers get follows the last event raised, and the operator is warned', async () => {
+    openGate();
+    const write = store.write.bind(store);
+    let gone = false;
+    store.write = async (step: Step) => {
+      if (gone) throw new StoreError('gone', 'Session was deleted.');
+      return write(step);
+    };
+    const { lines, logger } = keptLog();
+    const { log, live, seen } = record({ flushMs: 5, logger });
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await live.settled();
+    gone = true;
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'never stored' });
+    log.emit({ type: 'round.ended', round: 1, missingSlots: [], quorumMet: true });
+    await live.done;
+    expect(seen.map((e) => [e.seq, e.type])).toStrictEqual([
+      [1, 'round.started'],
+      [2, 'answer.delta'],
+      [3, 'round.ended'],
+      [4, 'session.ended'],
+    ]);
+    expect(lines).toStrictEqual([
+      {
+        level: 'warn',
+        msg: 'session taken from this run; run stopped',
+        fields: { sessionId: log.sessionId, error: 'Session was deleted.' },
+      },
+    ]);
+  });
+});
+
+describe('writes only when there is something to write', () => {
+  it('settled() with nothing pending writes nothing; each write is timed from its start', async () => {
+    openGate();
+    const before = performance.now();
+    const { recorder, log, live } = record();
+    const writes: { events: number; ms: number; ok: boolean }[] = [];
+    recorder.observeWrites((w) => writes.push(w));
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await live.settled();
+    await recorder.settled();
+    await recorder.settled();
+    const elapsed = performance.now() - before;
+    expect(writes.map((w) => w.events)).toStrictEqual([1]);
+    expect(writes.every((w) => w.ms >= 0 && w.ms <= elapsed)).toBe(true);
+  });
+});
+
+describe('stopAll: a write started while it waited for the others', () => {
+  /** Two runs, B's write in flight; stopAll waits for it while A raises an event whose write is held too. */
+  async function stopWithAWriteInFlight() {
+    openGate();
+    const write = store.write.bind(store);
+    const holds = new Map<string, Promise<void>>();
+    store.write = async (step: Step) => {
+      await holds.get(step.session.id);
+      return write(step);
+    };
+    const hold = (id: string) => {
+      let open!: () => void;
+      let fail!: (error: Error) => void;
+      holds.set(
+        id,
+        new Promise<void>((resolve, reject) => {
+          open = resolve;
+          fail = reject;
+        }),
+      );
+      return { open, fail };
+    };
+    const { lines, logger } = keptLog();
+    const cache = new SessionCache();
+    const recorder = new SessionRecorder({ store, cache, logger, flushMs: 60_000 });
+    const start = () => {
+      const d = new FakeDebate({ owner: 'local' });
+      const log = new EventLog(d.session.id);
+      const cancel = new AbortController();
+      recorder.hook(cancel)(log, () => d.session);
+      return { log, cancel };
+    };
+    const a = start();
+    const b = start();
+    const heldB = hold(b.log.sessionId);
+    b.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    let stopped = false;
+    const stopping = recorder.stopAll(new Error('The server is stopping.')).then(() => {
+      stopped = true;
+    });
+    const heldA = hold(a.log.sessionId);
+    a.log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    const aStopped = new Promise((resolve) => a.cancel.signal.addEventListener('abort', resolve));
+    heldB.open();
+    await aStopped;
+    // Every promise the stop could have settled has: it still waits for A's write.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    return { a, heldA, stopping, cache, lines };
+  }
+
+  it('returns once that write has landed; it stays stored, but this instance caches nothing of the stopped run', async () => {
+    const { a, heldA, stopping, cache } = await stopWithAWriteInFlight();
+    heldA.open();
+    await stopping;
+    expect((await store.events(a.log.sessionId, 0)).map((e) => e.type)).toStrictEqual(['round.started']);
+    expect(cache.get(a.log.sessionId)).toBeUndefined();
+  });
+
+  it('when that write fails, it is not retried: the run is stopped', async () => {
+    const { heldA, stopping, lines } = await stopWithAWriteInFlight();
+    heldA.fail(new Error('SQLITE_BUSY: database is locked'));
+    await stopping;
+    expect(lines).toStrictEqual([]);
+  });
+});
+
+describe('settled() while the store fails', () => {
+  it('tries each run once and returns; a failing run retries on its own schedule, not in a loop', async () => {
+    openGate();
+    let writes = 0;
+    store.write = async () => {
+      writes++;
+      throw new Error('SQLITE_BUSY: database is locked');
+    };
+    const { recorder, log, live } = record({ flushMs: 3_600_000, retryMs: 3_600_000, giveUpAfterMs: 3_600_000 });
+    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
+    await recorder.settled();
+    expect(writes).toBe(1);
+    live.discard(new Error('stopped'));
+  });
+});

@@ -17,7 +17,7 @@ import { SessionCache } from './cache.js';
 import { sessionMarkdown } from './markdown.js';
 import { SessionRecorder } from './recorder.js';
 import { ALL_OWNERS, BadCursorError, decodeCursor, encodeCursor, Sessions } from './sessions.js';
-import { type SessionStore, type Step, summaryOf } from './store.js';
+import { type SessionStore, type Step, StoreError, summaryOf } from './store.js';
 
 const ALICE = 'usr_alice';
 const BOB = 'usr_bob';
@@ -792,5 +792,468 @@ describe('cancel and delete of a run on another instance (a shared store)', () =
     stopHere()!('ses_STOPPEDHERE', 'delete');
     expect((controller.signal.reason as Error).message).toBe('The session was deleted.');
     stopHere()!('ses_UNKNOWN', 'cancel');
+  });
+});
+
+describe('change notices: which cached copies they drop', () => {
+  it('a notice for one session drops only its copy; one that names none (changes went unheard) drops them all', async () => {
+    let changed: ((id?: string) => void) | undefined;
+    const watching = alongside({
+      onChange: (listener: (id?: string) => void) => {
+        changed = listener;
+        return () => undefined;
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const a = await stored(ALICE, 'First?', '2026-01-01T10:00:00.000Z');
+    const b = await stored(ALICE, 'Second?', '2026-01-01T11:00:00.000Z');
+    await mine.get(a.id, ALICE);
+    await mine.get(b.id, ALICE);
+    changed!(a.id);
+    expect(cache.get(a.id)).toBeUndefined();
+    expect(cache.get(b.id)).toEqual(b);
+    await mine.get(a.id, ALICE);
+    changed!(undefined);
+    expect(cache.get(a.id)).toBeUndefined();
+    expect(cache.get(b.id)).toBeUndefined();
+  });
+});
+
+describe('drain: what it stops, why, and what it hands over', () => {
+  it('aborting `now` ends the grace at once; the run stops saying the server is stopping; the rest are handed over', async () => {
+    const handedOver: [readonly string[], { here: boolean }][] = [];
+    const sharing = storeWith(store, {
+      handOver: async (ids: readonly string[], options: { here: boolean }) => {
+        handedOver.push([ids, options]);
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: sharing, cache, recorder: new SessionRecorder({ store: sharing, cache, flushMs: 5 }) });
+    const d = new FakeDebate({ owner: ALICE, question: 'Stopped at once?' });
+    const log = new EventLog(d.session.id);
+    const controller = new AbortController();
+    mine.recorder.hook(controller)(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1, 2] });
+    const now = new AbortController();
+    // An hour's grace: only the abort can end it within the test's time.
+    const draining = mine.drain(3_600_000, { now: now.signal });
+    now.abort();
+    const interrupted = await draining;
+    expect(interrupted.map((s) => [s.id, s.status])).toStrictEqual([[d.session.id, 'interrupted']]);
+    expect((controller.signal.reason as Error).message).toBe('The server is stopping.');
+    expect(handedOver).toStrictEqual([[[d.session.id], { here: false }]]);
+  });
+
+  it('with no run here, interrupts nothing: a session another instance runs stays running, and nothing is handed over', async () => {
+    const handedOver: unknown[] = [];
+    const sharing = storeWith(store, {
+      handOver: async (ids: readonly string[]) => {
+        handedOver.push(ids);
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: sharing, cache, recorder: new SessionRecorder({ store: sharing, cache }) });
+    const elsewhere = new FakeDebate({ owner: ALICE, question: 'Running elsewhere?' });
+    await store.write(elsewhere.start().step());
+    expect(await mine.drain(0)).toStrictEqual([]);
+    expect((await store.get(elsewhere.session.id))?.status).toBe('running');
+    expect(handedOver).toStrictEqual([]);
+  });
+});
+
+describe('threadAround: the sessions after', () => {
+  it('none for a session without a thread, and none when they are not asked for', async () => {
+    const alone = await stored(ALICE, 'Alone?', '2026-11-20T10:00:00.000Z');
+    expect(await sessions.threadAround(alone)).toStrictEqual({ upTo: [alone], later: [] });
+    const link = await sessions.followUp(alone);
+    const child = new FakeDebate({ owner: ALICE, question: 'After?', createdAt: '2026-11-21T10:00:00.000Z' });
+    child.session.threadId = link.threadId;
+    child.session.parentId = link.parentId;
+    for (const step of debateSteps(child, 1, 1)) await store.write(step);
+    const root = (await sessions.get(alone.id, ALICE))!;
+    expect((await sessions.threadAround(root)).later).toStrictEqual([child.session.id]);
+    expect((await sessions.threadAround(root, false)).later).toStrictEqual([]);
+  });
+});
+
+describe('continue: what it carries and what it refuses', () => {
+  it('refuses a running synthesis as running, before looking for its source', async () => {
+    const synthesis = new FakeDebate({ owner: ALICE, question: 'Still synthesizing?', mode: 'synthesis' });
+    synthesis.session.sourceSessionId = 'ses_GONE';
+    await store.write(synthesis.start().step());
+    expect(await sessions.continue(synthesis.session.id, ALICE)).toStrictEqual({
+      refused: `Session ${synthesis.session.id} is running: only an interrupted session can be continued.`,
+    });
+  });
+
+  it("a synthesis without a source is refused; one with a source carries only its source's whole answers", async () => {
+    const source = new FakeDebate({ owner: ALICE, question: 'Source?', createdAt: '2026-11-20T10:00:00.000Z' });
+    await store.write(source.start().step());
+    source.startRound(1);
+    source.answer(1, 1);
+    // A failed answer that streamed some text before failing, and an answer that said nothing.
+    source.fail(1, 2).text = 'half an';
+    source.answer(1, 3, '', 0);
+    source.endRound(1);
+    source.end('partial');
+    await store.write(source.step({ rounds: [1] }));
+    const withSource = new FakeDebate({ owner: ALICE, question: 'Of the source?', mode: 'synthesis' });
+    withSource.session.sourceSessionId = source.session.id;
+    await store.write(withSource.start().step());
+    const sourceless = new FakeDebate({ owner: ALICE, question: 'Of what?', mode: 'synthesis' });
+    await store.write(sourceless.start().step());
+    await store.recoverInterrupted(new Date());
+
+    expect(await sessions.continue(sourceless.session.id, ALICE)).toMatchObject({
+      refused: expect.stringContaining('cannot be continued'),
+    });
+    const continued = await sessions.continue(withSource.session.id, ALICE);
+    if (!continued || 'refused' in continued) throw new Error(`refused: ${JSON.stringify(continued)}`);
+    expect(continued.options.answers).toStrictEqual([{ slot: 1, round: 1, text: source.round(1).answers[0]!.text }]);
+  });
+
+  it("a thread continues with its thread only when its parent is there: not the thread's first session, nor one whose parent was deleted", async () => {
+    const parent = await stored(ALICE, 'Parent?', '2026-11-20T10:00:00.000Z');
+    const link = await sessions.followUp(parent);
+    const child = new FakeDebate({ owner: ALICE, question: 'Child?', createdAt: '2026-11-21T10:00:00.000Z' });
+    child.session.threadId = link.threadId;
+    child.session.parentId = link.parentId;
+    await store.write(child.start().step());
+    // The thread's first session, interrupted: it has a thread but no parent.
+    const first = new FakeDebate({ owner: ALICE, question: 'First of a thread?', createdAt: '2026-11-22T10:00:00.000Z' });
+    first.session.threadId = first.session.id;
+    await store.write(first.start().step());
+    await store.recoverInterrupted(new Date());
+
+    expect(await sessions.continue(first.session.id, ALICE)).toMatchObject({ options: {} });
+    expect(((await sessions.continue(first.session.id, ALICE)) as { refused: string }).refused).toContain('running');
+    expect(await sessions.delete(parent.id, ALICE)).toBe(true);
+    const continued = await sessions.continue(child.session.id, ALICE);
+    if (!continued || 'refused' in continued) throw new Error(`refused: ${JSON.stringify(continued)}`);
+    expect(continued.options).toStrictEqual({});
+  });
+
+  it("a store failure other than another continue's take-over is thrown, not refused; the cache never keeps the interrupted copy", async () => {
+    const d = await storeInterrupted(store, ALICE);
+    let failWith: unknown;
+    const failing = storeWith(store, {
+      resumeInterrupted: async (id: string, now: Date) => {
+        // A read while the take-over is under way caches what it sees: the session still interrupted.
+        await mine.get(id, ALICE);
+        if (failWith !== undefined) throw failWith;
+        return store.resumeInterrupted(id, now);
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: failing, cache, recorder: new SessionRecorder({ store: failing, cache }) });
+    failWith = new StoreError('unavailable', 'the database is down');
+    await expect(mine.continue(d.session.id, ALICE)).rejects.toThrow('the database is down');
+    failWith = Object.assign(new Error('a driver error'), { code: 'conflict' });
+    await expect(mine.continue(d.session.id, ALICE)).rejects.toThrow('a driver error');
+    failWith = undefined;
+    expect(await mine.continue(d.session.id, ALICE)).toMatchObject({ stored: { session: { status: 'running' } } });
+    expect((await mine.get(d.session.id, ALICE))?.status).toBe('running');
+  });
+});
+
+describe('cancel of a run on another instance: what it waits for', () => {
+  /** A store shared with "another instance" (the test plays it), with an hour's wait for a stopped run's end. */
+  function shared(options: { recoverOrphan?: boolean } = {}) {
+    const requests: [string, string][] = [];
+    let watcher: ((event: DebateEvent, committed: boolean) => void) | undefined;
+    const other = storeWith(store, {
+      watch: async (_id: string, listener: (event: DebateEvent, committed: boolean) => void) => {
+        watcher = listener;
+        return async () => {
+          watcher = undefined;
+        };
+      },
+      requestStop: async (id: string, reason: string) => {
+        requests.push([id, reason]);
+      },
+      ...(options.recoverOrphan !== false && { recoverOrphan: async () => undefined }),
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({
+      store: other,
+      cache,
+      recorder: new SessionRecorder({ store: other, cache }),
+      stopWaitMs: 3_600_000,
+    });
+    return {
+      mine,
+      cache,
+      requests,
+      push: (event: DebateEvent, committed: boolean) => watcher?.(event, committed),
+      watching: () => watcher !== undefined,
+    };
+  }
+
+  it("waits through the run's other events for its end, answers at once with the session as stored then, and stops watching", async () => {
+    for (const recoverOrphan of [true, false]) {
+      const { mine, requests, push, watching } = shared({ recoverOrphan });
+      const d = new FakeDebate({ owner: ALICE, question: `Elsewhere (${recoverOrphan})?` });
+      await store.write(d.start().step());
+      let answered = false;
+      const cancelling = mine.cancel(d.session.id, ALICE).finally(() => {
+        answered = true;
+      });
+      await expect.poll(() => requests).toStrictEqual([[d.session.id, 'cancel']]);
+      d.startRound(1);
+      push(d.raised.at(-1)!, false);
+      push(d.raised.at(-1)!, true);
+      // Every promise the event could have settled has: still waiting.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+      d.end('cancelled');
+      await store.write(d.step());
+      push(d.raised.at(-1)!, true);
+      expect(await cancelling).toMatchObject({ id: d.session.id, status: 'cancelled' });
+      expect(watching()).toBe(false);
+    }
+  });
+
+  it('a copy cached as running that has ended or gone since is answered from the store, asking nobody to stop', async () => {
+    const { mine, cache, requests } = shared();
+    const ended = await stored(ALICE, 'Ended elsewhere?', '2026-11-20T10:00:00.000Z');
+    cache.set({ ...ended, status: 'running' });
+    expect(await mine.cancel(ended.id, ALICE)).toMatchObject({ id: ended.id, status: ended.status });
+    const gone = new FakeDebate({ owner: ALICE, question: 'Deleted elsewhere?' });
+    cache.set({ ...gone.session, status: 'running' });
+    expect(await mine.cancel(gone.session.id, ALICE)).toBeUndefined();
+    expect(requests).toStrictEqual([]);
+  });
+
+  it('a store that watches but cannot ask another instance to stop leaves the run alone: `elsewhere`', async () => {
+    const watchOnly = storeWith(store, { watch: async () => async () => {} });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watchOnly, cache, recorder: new SessionRecorder({ store: watchOnly, cache }) });
+    const d = new FakeDebate({ owner: ALICE, question: 'Unstoppable?' });
+    await store.write(d.start().step());
+    expect(await mine.cancel(d.session.id, ALICE)).toBe('elsewhere');
+  });
+});
+
+describe('follow: held live events', () => {
+  it('a live event held across a gap goes as soon as live events fill it, whatever order they came in', async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Out of order?' });
+    await store.write(d.start().step());
+    let push: ((e: DebateEvent, committed: boolean) => void) | undefined;
+    const watching = alongside({
+      watch: async (_id: string, listener: (e: DebateEvent, committed: boolean) => void) => {
+        push = listener;
+        return async () => {};
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const sent: number[] = [];
+    const signal = new AbortController();
+    const following = mine.follow(
+      (await mine.get(d.session.id, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e.seq);
+      },
+      signal.signal,
+    );
+    await expect.poll(() => sent).toEqual([1]);
+    d.startRound(1);
+    for (const text of ['a', 'b']) d.raise({ type: 'answer.delta', round: 1, slot: 1, delta: text });
+    const [round, a, b] = d.raised.slice(1);
+    push!(b!, false);
+    // Every promise the event could have settled has: it is held.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([1]);
+    push!(a!, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    push!(round!, false);
+    await expect.poll(() => sent).toEqual([1, 2, 3, 4]);
+    signal.abort();
+    await following;
+  });
+
+  it('a follower of a run taken from it (deleted elsewhere) gets the end, though it skips the number of an end never shown', async () => {
+    let gone = false;
+    const taken = storeWith(store, {
+      write: async (step: Step) => {
+        if (gone) throw new StoreError('gone', 'Session was deleted.');
+        return store.write(step);
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: taken, cache, recorder: new SessionRecorder({ store: taken, cache, flushMs: 5 }) });
+    const d = new FakeDebate({ owner: ALICE, question: 'Taken?' });
+    const log = new EventLog(d.session.id);
+    mine.recorder.hook(new AbortController())(log, () => d.session);
+    log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+    await mine.recorder.live(d.session.id)!.settled();
+    const sent: DebateEvent[] = [];
+    const following = mine.follow(
+      (await mine.get(d.session.id, ALICE))!,
+      0,
+      async (e) => {
+        sent.push(e);
+      },
+      new AbortController().signal,
+    );
+    await expect.poll(() => sent.length).toBe(1);
+    gone = true;
+    // The run's own end is held until it commits, which it never does; the end the recorder shows instead follows it.
+    log.emit(endedBody());
+    await following;
+    expect(sent.map((e) => [e.seq, e.type])).toStrictEqual([
+      [1, 'round.started'],
+      [3, 'session.ended'],
+    ]);
+  });
+});
+
+describe("another instance's stop request", () => {
+  it('to cancel says the session was cancelled; to delete, deleted', async () => {
+    let onStop: ((id: string, reason: 'cancel' | 'delete') => void) | undefined;
+    const other = storeWith(store, {
+      onStopRequest: (listener: typeof onStop) => {
+        onStop = listener;
+        return () => undefined;
+      },
+    });
+    const cache = new SessionCache(50);
+    const mine = new Sessions({ store: other, cache, recorder: new SessionRecorder({ store: other, cache }) });
+    const reasons: string[] = [];
+    for (const reason of ['cancel', 'delete'] as const) {
+      const controller = new AbortController();
+      const log = new EventLog(`ses_STOPPED${reason}`);
+      mine.recorder.hook(controller)(log, () => new FakeDebate({ owner: ALICE }).session);
+      onStop!(log.sessionId, reason);
+      reasons.push((controller.signal.reason as Error).message);
+    }
+    expect(reasons).toStrictEqual(['The session was cancelled.', 'The session was deleted.']);
+  });
+});
+
+/** Makes `ids` users of the test database: a share names a user. */
+async function users(...ids: string[]): Promise<void> {
+  const at = new Date().toISOString();
+  for (const id of ids) {
+    await db.accounts.createUser({
+      id,
+      username: id,
+      role: 'user',
+      passwordHash: 'scrypt$x',
+      disabled: false,
+      epoch: 0,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+}
+
+describe('read-only shares in the sessions layer', () => {
+  it('only the owner shares, unshares and lists shares; a user it is shared with reads it, and nobody else', async () => {
+    const a = await stored(ALICE, 'Shared?', '2026-11-20T10:00:00.000Z');
+    const CAROL = 'usr_carol';
+    await users(BOB, CAROL);
+    expect(await sessions.share(a.id, BOB, CAROL)).toBeUndefined();
+    expect(await sessions.shares(a.id, BOB)).toBeUndefined();
+    expect(await sessions.read(a.id, BOB, BOB)).toBeUndefined();
+    expect(await sessions.share(a.id, ALICE, BOB, new Date('2026-11-21T10:00:00.000Z'))).toStrictEqual({
+      userId: BOB,
+      createdAt: '2026-11-21T10:00:00.000Z',
+    });
+    expect((await sessions.read(a.id, BOB, BOB))?.id).toBe(a.id);
+    expect((await sessions.read(a.id, ALICE, ALICE))?.id).toBe(a.id);
+    expect(await sessions.read(a.id, CAROL, CAROL)).toBeUndefined();
+    // Read-only: a share is no ownership.
+    expect(await sessions.get(a.id, BOB)).toBeUndefined();
+    expect(await sessions.shares(a.id, ALICE)).toStrictEqual([{ userId: BOB, createdAt: '2026-11-21T10:00:00.000Z' }]);
+    expect(await sessions.unshare(a.id, BOB, BOB)).toBe(false);
+    expect(await sessions.unshare(a.id, ALICE, BOB)).toBe(true);
+    expect(await sessions.unshare(a.id, ALICE, BOB)).toBe(false);
+    expect(await sessions.read(a.id, BOB, BOB)).toBeUndefined();
+    expect(await sessions.shares(a.id, ALICE)).toStrictEqual([]);
+  });
+
+  it('a thread read through a share holds only the sessions shared with the reader; its owner, and an admin, see it all', async () => {
+    const root = await stored(ALICE, 'Root?', '2026-11-20T10:00:00.000Z');
+    const link = await sessions.followUp(root);
+    const child = new FakeDebate({ owner: ALICE, question: 'Child?', createdAt: '2026-11-21T10:00:00.000Z' });
+    child.session.threadId = link.threadId;
+    child.session.parentId = link.parentId;
+    for (const step of debateSteps(child, 1, 1)) await store.write(step);
+    const later = new FakeDebate({ owner: ALICE, question: 'Later?', createdAt: '2026-11-22T10:00:00.000Z' });
+    later.session.threadId = link.threadId;
+    later.session.parentId = child.session.id;
+    for (const step of debateSteps(later, 1, 1)) await store.write(step);
+    await users(BOB);
+    await sessions.share(child.session.id, ALICE, BOB);
+    await sessions.share(later.session.id, ALICE, BOB);
+    const all = [root.id, child.session.id, later.session.id];
+    const ids = (thread: { sessions: { id: string }[] } | undefined) => thread?.sessions.map((s) => s.id);
+
+    expect(ids(await sessions.thread(child.session.id, BOB, BOB))).toStrictEqual([child.session.id, later.session.id]);
+    expect(await sessions.thread(root.id, BOB, BOB)).toBeUndefined();
+    expect(ids(await sessions.thread(child.session.id, ALICE, ALICE))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALICE))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALL_OWNERS))).toStrictEqual(all);
+    expect(ids(await sessions.thread(child.session.id, ALL_OWNERS, BOB))).toStrictEqual(all);
+
+    const childSession = (await sessions.get(child.session.id, ALICE))!;
+    const around = await sessions.threadAround(childSession, true, BOB);
+    expect([around.upTo.map((s) => s.id), around.later]).toStrictEqual([[child.session.id], [later.session.id]]);
+    await sessions.unshare(later.session.id, ALICE, BOB);
+    expect(await sessions.threadAround(childSession, true, BOB)).toMatchObject({ later: [] });
+    expect((await sessions.threadAround(childSession, true)).upTo.map((s) => s.id)).toStrictEqual([root.id, child.session.id]);
+  });
+});
+
+describe('archive in the sessions layer', () => {
+  it("archives the owner's session once (the first time kept) and brings it back; another owner's is left alone", async () => {
+    const a = await stored(ALICE, 'Archive me?', '2026-11-20T10:00:00.000Z');
+    await sessions.get(a.id, ALICE);
+    expect(await sessions.setArchived(a.id, BOB, true)).toBeUndefined();
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBeUndefined();
+    const first = new Date('2026-11-21T10:00:00.000Z');
+    expect((await sessions.setArchived(a.id, ALICE, true, first))?.archivedAt).toBe(first.toISOString());
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBe(first.toISOString());
+    expect((await sessions.setArchived(a.id, ALICE, true, new Date('2026-11-22T10:00:00.000Z')))?.archivedAt).toBe(
+      first.toISOString(),
+    );
+    const back = await sessions.setArchived(a.id, ALICE, false);
+    expect(back?.id).toBe(a.id);
+    expect(back?.archivedAt).toBeUndefined();
+    expect((await sessions.get(a.id, ALICE))?.archivedAt).toBeUndefined();
+    expect(await sessions.setArchived('ses_NONE', ALICE, true)).toBeUndefined();
+  });
+});
+
+describe('list filters in the sessions layer', () => {
+  it('each filter reaches the store: shared, text, archived, mode, status, dates; a shared list is one user’s', async () => {
+    const deep = await stored(ALICE, 'Deep about sharding?', '2026-11-20T10:00:00.000Z');
+    const quick = new FakeDebate({
+      owner: ALICE,
+      question: 'Quick about caching?',
+      mode: 'single',
+      createdAt: '2026-11-21T10:00:00.000Z',
+    });
+    await store.write(quick.start().step());
+    const old = await stored(ALICE, 'Old about sharding?', '2026-10-01T10:00:00.000Z');
+    const bobs = await stored(BOB, "Bob's about sharding?", '2026-11-20T12:00:00.000Z');
+    await sessions.setArchived(old.id, ALICE, true);
+    await users(ALICE);
+    await sessions.share(bobs.id, BOB, ALICE);
+    const ids = async (query: Parameters<Sessions['list']>[1]) => (await sessions.list(ALICE, query)).items.map((s) => s.id);
+
+    expect(await ids({})).toStrictEqual([quick.session.id, deep.id]);
+    expect(await ids({ shared: true })).toStrictEqual([bobs.id]);
+    expect(await ids({ text: 'caching' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ archived: true })).toStrictEqual([old.id]);
+    expect(await ids({ mode: 'single' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ status: 'running' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ from: '2026-11-21T00:00:00.000Z' })).toStrictEqual([quick.session.id]);
+    expect(await ids({ to: '2026-11-21T00:00:00.000Z' })).toStrictEqual([deep.id]);
+    expect((await sessions.list(ALL_OWNERS, {})).items.map((s) => s.id)).toStrictEqual([quick.session.id, bobs.id, deep.id]);
+    await expect(sessions.list(ALL_OWNERS, { shared: true })).rejects.toThrow('a shared list is one user’s');
   });
 });

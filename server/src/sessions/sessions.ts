@@ -370,7 +370,8 @@ export class Sessions {
     const deliver = async (items: Iterable<{ event: DebateEvent; committed: boolean }>) => {
       for (const { event, committed } of [...items].sort((a, b) => a.event.seq - b.event.seq)) {
         if (event.seq <= last) continue;
-        if (committed || event.seq === last + 1) await sendOne(event);
+        // A live event that follows the last sent goes out of `held` at once, below.
+        if (committed) await sendOne(event);
         else held.set(event.seq, event);
         for (let next = held.get(last + 1); next; next = held.get(last + 1)) {
           held.delete(next.seq);
