@@ -1257,3 +1257,12 @@ describe('list filters in the sessions layer', () => {
     await expect(sessions.list(ALL_OWNERS, { shared: true })).rejects.toThrow('a shared list is one user’s');
   });
 });
+
+describe('replay of an interrupted session', () => {
+  it("ends with the recovery's end, though it is numbered above the last event the run raised", async () => {
+    const d = await storeInterrupted(store, ALICE);
+    const events = await replay(d.session.id, ALICE);
+    expect(events?.at(-1)).toMatchObject({ type: 'session.ended', status: 'interrupted' });
+    expect(events!.at(-1)!.seq).toBeGreaterThan(d.lastSeq + 1);
+  });
+});
