@@ -21,8 +21,13 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
   const [editing, setEditing] = useState(false);
   const [reload, setReload] = useState(0);
   // Read again when the run ends: its status, verdict and whether it can be synthesized change then.
+  // Per run: the page keeps this component when it moves to another session, and a fast run can end before a render
+  // sees it running, so the status held over from the last run would never change and never read the new one again.
   const [status, setStatus] = useState(run.view.status);
-  useEffect(() => run.subscribe(() => setStatus(run.view.status)), [run]);
+  useEffect(() => {
+    setStatus(run.view.status);
+    return run.subscribe(() => setStatus(run.view.status));
+  }, [run]);
   useEffect(() => {
     let live = true;
     consilium.sessions.get(id).then(
@@ -33,7 +38,7 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
     return () => {
       live = false;
     };
-  }, [id, ended(status), reload]);
+  }, [id, run, ended(status), reload]);
 
   if (!session) return error ? <ErrorNote error={error} /> : null;
   const mine = user === undefined || session.owner === user.id || user.role === 'admin';
