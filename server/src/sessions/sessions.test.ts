@@ -330,6 +330,20 @@ function alongside(extra: Pick<SessionStore, 'onChange' | 'watch' | 'hearsChange
   return storeWith(store, extra);
 }
 
+/** Sessions on a store that watches another instance's run: `push` is that run's event (live or committed) arriving. */
+function watchedSessions(): { mine: Sessions; push: (e: DebateEvent, committed: boolean) => void } {
+  let listener: ((e: DebateEvent, committed: boolean) => void) | undefined;
+  const watching = alongside({
+    watch: async (_id: string, heard: (e: DebateEvent, committed: boolean) => void) => {
+      listener = heard;
+      return async () => {};
+    },
+  });
+  const cache = new SessionCache(50);
+  const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+  return { mine, push: (e, committed) => listener!(e, committed) };
+}
+
 describe('a store that reports changes made by other instances', () => {
   it("drops the changed session from this instance's cache", async () => {
     let changed: ((id: string) => void) | undefined;
@@ -389,15 +403,7 @@ describe('a store that reports changes made by other instances', () => {
   it('from another instance: a live event is sent in order, held across a gap until committed events fill it', async () => {
     const d = new FakeDebate({ owner: ALICE, question: 'Live ahead of commits?' });
     await store.write(d.start().step());
-    let push: ((e: DebateEvent, committed: boolean) => void) | undefined;
-    const watching = alongside({
-      watch: async (_id: string, listener: (e: DebateEvent, committed: boolean) => void) => {
-        push = listener;
-        return async () => {};
-      },
-    });
-    const cache = new SessionCache(50);
-    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const { mine, push } = watchedSessions();
     const sent: number[] = [];
     const following = mine.follow(
       (await mine.get(d.session.id, ALICE))!,
@@ -413,18 +419,18 @@ describe('a store that reports changes made by other instances', () => {
     d.end();
     const [round, a, b, c, dd, end] = d.raised.slice(1);
     // Live: 2 follows 1 and goes at once; 4 and 5 wait for 3.
-    push!(round!, false);
+    push(round!, false);
     await expect.poll(() => sent).toEqual([1, 2]);
-    push!(b!, false);
-    push!(c!, false);
+    push(b!, false);
+    push(c!, false);
     // A committed batch fills the gap; what it repeats goes once.
-    push!(a!, true);
-    push!(b!, true);
+    push(a!, true);
+    push(b!, true);
     await expect.poll(() => sent).toEqual([1, 2, 3, 4, 5]);
     // Committed events are the record, even across a jump (a recovery's end numbered far above).
     const jumped = { ...end!, seq: end!.seq + 1000 };
-    push!(dd!, true);
-    push!(jumped, true);
+    push(dd!, true);
+    push(jumped, true);
     await following;
     expect(sent).toEqual([1, 2, 3, 4, 5, 6, jumped.seq]);
   });
@@ -1039,15 +1045,7 @@ describe('follow: held live events', () => {
   it('a live event held across a gap goes as soon as live events fill it, whatever order they came in', async () => {
     const d = new FakeDebate({ owner: ALICE, question: 'Out of order?' });
     await store.write(d.start().step());
-    let push: ((e: DebateEvent, committed: boolean) => void) | undefined;
-    const watching = alongside({
-      watch: async (_id: string, listener: (e: DebateEvent, committed: boolean) => void) => {
-        push = listener;
-        return async () => {};
-      },
-    });
-    const cache = new SessionCache(50);
-    const mine = new Sessions({ store: watching, cache, recorder: new SessionRecorder({ store: watching, cache }) });
+    const { mine, push } = watchedSessions();
     const sent: number[] = [];
     const signal = new AbortController();
     const following = mine.follow(
@@ -1062,13 +1060,13 @@ describe('follow: held live events', () => {
     d.startRound(1);
     for (const text of ['a', 'b']) d.raise({ type: 'answer.delta', round: 1, slot: 1, delta: text });
     const [round, a, b] = d.raised.slice(1);
-    push!(b!, false);
+    push(b!, false);
     // Every promise the event could have settled has: it is held.
     await new Promise((resolve) => setImmediate(resolve));
     expect(sent).toEqual([1]);
-    push!(a!, false);
+    push(a!, false);
     await new Promise((resolve) => setImmediate(resolve));
-    push!(round!, false);
+    push(round!, false);
     await expect.poll(() => sent).toEqual([1, 2, 3, 4]);
     signal.abort();
     await following;
