@@ -746,6 +746,39 @@ describe.skipIf(!postgres.available)('PostgreSQL: failures and backup', () => {
     }
   });
 
+  it('every idle connection ended before the process hears of it: the next reads and transactions still succeed', async () => {
+    const url = await server!.createDatabase();
+    const pool = new Pool({ connectionString: url, max: 6 });
+    pool.on('error', () => undefined);
+    const access = poolAccess(pool);
+    try {
+      // Six idle connections, so a repeat that takes the next idle one finds another that has ended.
+      const held = await Promise.all(Array.from({ length: 6 }, () => pool.connect()));
+      for (const client of held) client.release();
+      // psql ends them while this process is blocked, so its event loop has not read a single one's end yet.
+      const psql = join(findPostgresBin()!, 'psql');
+      const terminate = spawnSync(
+        psql,
+        [
+          url,
+          '-Atc',
+          'SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(terminate.stdout.trim()).toBe('6');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      await expect(
+        Promise.all([
+          access.query<{ one: number }>('SELECT 1 AS one').then((r) => r.rows),
+          access.transaction(async (client) => (await client.query<{ two: number }>('SELECT 2 AS two')).rows),
+        ]),
+      ).resolves.toStrictEqual([[{ one: 1 }], [{ two: 2 }]]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('reports a server it cannot reach, or a database that does not exist, as unavailable', async () => {
     const dead = new URL(server!.url);
     dead.port = '1';

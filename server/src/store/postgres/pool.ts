@@ -9,52 +9,66 @@ export interface PostgresAccess {
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Waits before each repeat of a statement whose connection had ended: long enough for the pool to hear of the others
+ * that ended with it (all of them, when every backend is terminated), which a repeat at once would take one by one.
+ */
+const REPEAT_AFTER_MS = [10, 100];
+
+const repeatDelay = (attempt: number) => new Promise((resolve) => setTimeout(resolve, REPEAT_AFTER_MS[attempt]));
+
 export function poolAccess(pool: Pool): PostgresAccess {
   return {
     async query<R extends object>(sql: string | QueryConfig, params?: unknown[]): Promise<{ rows: R[] }> {
-      const once = () => (typeof sql === 'string' ? pool.query<R>(sql, params) : pool.query<R>(sql));
-      try {
-        return await once();
-      } catch (error) {
-        // An idle connection ended under the pool (a terminated backend, a restart) fails the one query that finds it:
-        // the pool has dropped it, so once more gets a fresh one. A repeat of one that did commit unseen is harmless here:
-        // inserts carry their ids (a repeat conflicts), updates set values, steps check their events; a limit counts twice.
-        if (!isUnavailable(error)) throw toStoreError(error);
+      for (let attempt = 0; ; attempt++) {
         try {
-          return await once();
-        } catch (again) {
-          throw toStoreError(again);
+          return await (typeof sql === 'string' ? pool.query<R>(sql, params) : pool.query<R>(sql));
+        } catch (error) {
+          // Connections ended under the pool (a terminated backend, a restart) fail the queries that find them: the
+          // pool drops each, so a repeat gets a fresh one. A repeat of one that did commit unseen is harmless here:
+          // inserts carry their ids (a repeat conflicts), updates set values, steps check their events; a limit counts twice.
+          if (!isUnavailable(error) || attempt === REPEAT_AFTER_MS.length) throw toStoreError(error);
+          await repeatDelay(attempt);
         }
       }
     },
 
     async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-      let client: PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw toStoreError(error);
-      }
-      let broken = false;
-      // pg-pool drops its own listener while a client is out: without one, a connection lost between two queries
-      // (a terminated backend, a server restart) is an unhandled 'error' event that ends the process.
-      const lost = () => {
-        broken = true;
-      };
-      client.on('error', lost);
-      try {
-        await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        broken = isUnavailable(error);
-        if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
-        throw toStoreError(error);
-      } finally {
-        client.off('error', lost);
-        // A connection that failed goes, not back to the pool.
-        client.release(broken);
+      for (let attempt = 0; ; attempt++) {
+        let client: PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw toStoreError(error);
+        }
+        let broken = false;
+        let begun = false;
+        // pg-pool drops its own listener while a client is out: without one, a connection lost between two queries
+        // (a terminated backend, a server restart) is an unhandled 'error' event that ends the process.
+        const lost = () => {
+          broken = true;
+        };
+        client.on('error', lost);
+        try {
+          await client.query('BEGIN');
+          begun = true;
+          const result = await work(client);
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          broken = isUnavailable(error);
+          if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+          // A connection found ended at BEGIN ran nothing of `work`: the whole transaction may go again.
+          if (broken && !begun && attempt < REPEAT_AFTER_MS.length) {
+            await repeatDelay(attempt);
+            continue;
+          }
+          throw toStoreError(error);
+        } finally {
+          client.off('error', lost);
+          // A connection that failed goes, not back to the pool.
+          client.release(broken);
+        }
       }
     },
   };
