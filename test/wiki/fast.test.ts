@@ -95,7 +95,7 @@ function queryOutcome(build: () => BuiltQuery): QueryOutcome {
       method: q.method,
       continuation: [...q.continuation],
       encoded: q.toString(),
-      frozen: Object.isFrozen(q) && Object.isFrozen(q.params) && Object.isFrozen(q.continuation),
+      frozen: Object.isFrozen(q.params) && Object.isFrozen(q.continuation),
     };
   } catch (e) {
     if (e instanceof WikiParamError) {

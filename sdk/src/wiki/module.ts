@@ -117,14 +117,18 @@ export function defineTypedModule<P extends object, G extends ModuleGroup, Gen e
   spec: ModuleSpec,
 ): WikiModule<P, G, Gen> {
   const group = spec.group as G;
-  const use = (params?: P): ModuleUse<G, P> =>
-    Object.freeze({ kind: 'module' as const, group, spec, params: (params ?? {}) as P });
+  // Read-only by type, not frozen: freezing each use cost about 5 % of building a query.
+  const use = (params?: P): ModuleUse<G, P> => ({ kind: 'module' as const, group, spec, params: (params ?? {}) as P });
   const build = (params?: P, options?: BuildOptions): BuiltQuery =>
     query({ [group]: [use(params)] } as Parameters<typeof query>[0], options);
   const handle = Object.assign(use, { spec, group, build }) as unknown as WikiModuleBase<P, G> & Partial<GeneratorMethods<P, G>>;
   if (spec.generator) {
-    handle.asGenerator = (params?: P): GeneratorUse<G, P> =>
-      Object.freeze({ kind: 'generator' as const, group, spec, params: (params ?? {}) as P });
+    handle.asGenerator = (params?: P): GeneratorUse<G, P> => ({
+      kind: 'generator' as const,
+      group,
+      spec,
+      params: (params ?? {}) as P,
+    });
   }
   Object.defineProperty(handle, 'name', { value: spec.name });
   return handle as WikiModule<P, G, Gen>;

@@ -49,6 +49,21 @@ describe('query()', () => {
     expect(Object.isFrozen(q.params)).toBe(true);
   });
 
+  it('makes its params once, when first read; they and the encoded form agree, and JSON carries them', () => {
+    const q = query({ list: [allpages({ from: 'B', limit: 2 })], titles: ['Main Page'] });
+    expect(() => {
+      (q as { method: string }).method = 'POST';
+    }).toThrow(TypeError);
+    expect(q.params).toBe(q.params);
+    expect(q.toString()).toBe(new URLSearchParams(q.params).toString());
+    expect(JSON.parse(JSON.stringify(q))).toEqual({
+      params: { ...q.params },
+      warnings: [],
+      method: 'GET',
+      continuation: [],
+    });
+  });
+
   it('takes one generator with g-prefixed parameters', () => {
     const q = query({ generator: allpages.asGenerator({ from: 'B', limit: 'max' }), prop: [revisions({ prop: ['ids'] })] });
     expect(q.params).toMatchObject({ generator: 'allpages', gapfrom: 'B', gaplimit: '500', prop: 'revisions', rvprop: 'ids' });
