@@ -1250,7 +1250,7 @@ export const moduleRules: RuleTable = {
     ],
     "linkshere": [
       {
-        "pages": true,
+        "pages": "or-special",
         "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
@@ -1265,7 +1265,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first; Special: and Media: titles count as pages here)"
       }
     ],
     "logevents": [
@@ -1485,7 +1485,7 @@ export const moduleRules: RuleTable = {
     ],
     "redirects": [
       {
-        "pages": true,
+        "pages": "or-special",
         "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
@@ -1500,7 +1500,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first; Special: and Media: titles count as pages here)"
       }
     ],
     "revisions": [
@@ -1654,7 +1654,7 @@ export const moduleRules: RuleTable = {
     ],
     "transcludedin": [
       {
-        "pages": true,
+        "pages": "or-special",
         "unlessEmpty": "namespace",
         "rule": "exclusive-values",
         "param": "show",
@@ -1669,7 +1669,7 @@ export const moduleRules: RuleTable = {
           ]
         ],
         "code": "show",
-        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)"
+        "source": "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first; Special: and Media: titles count as pages here)"
       }
     ],
     "usercontribs": [

@@ -39,7 +39,7 @@ import type {
   WikiWarning,
 } from './types.js';
 import { WikiParamError } from './types.js';
-import { decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
+import { decodeCharReferences, MalformedTitleError, NS_SPECIAL, type ParsedTitle, parseTitle } from './validate/title.js';
 import { nameOrTempUserDef } from './validate/user.js';
 
 /** The URL-encoded query string size above which a request goes as `POST`. */
@@ -560,7 +560,8 @@ function buildQueryInto(
   const applyModuleRules = options?.rules !== false;
   // The modules a top-level `continue` says are done do not run (their parameters are still read).
   const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
-  const pagesGiven = nonEmpty(input.titles) || nonEmpty(input.pageids) || nonEmpty(input.revids);
+  // What the page set's own sources may hold, read once a module with rules asks.
+  let given: boolean | 'special' | undefined;
   let pageContext: QueryContext | undefined;
   // Known only when titles are all the pages: no page IDs, revision IDs or generator.
   const titleNamespaces =
@@ -575,15 +576,14 @@ function buildQueryInto(
     const use = order[u]!;
     // The module's own checks run once its parameters validate (ApiBase::extractRequestParams, then execute()),
     // those of a prop module only when it has pages: from the page set, or from a generator other than itself.
-    const pages = pagesGiven || (generatorUse !== undefined && generatorUse !== use);
-    const rules =
-      applyModuleRules &&
-      skipped?.has(use) !== true &&
-      use.spec.rules !== undefined &&
-      use.spec.rules.length > 0 &&
-      (pages || !onlyWithPages(use.spec.rules))
-        ? use.spec.rules
-        : undefined;
+    const hasRules = applyModuleRules && skipped?.has(use) !== true && use.spec.rules !== undefined && use.spec.rules.length > 0;
+    let pages: boolean | 'special' = false;
+    if (hasRules && generatorUse !== undefined && generatorUse !== use) pages = true;
+    else if (hasRules) {
+      given ??= pageSetOf(input, options?.site);
+      pages = given;
+    }
+    const rules = hasRules && (pages !== false || !onlyWithPages(use.spec.rules!)) ? use.spec.rules : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
     // On the fast path the rules read the caller's values (no multi value to split); else the module's, as it reads them.
     let values = use.params;
@@ -743,13 +743,37 @@ function skippedModules(value: unknown, uses: readonly Use[], generatorUse: Use 
 
 const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
 
+/**
+ * What the query's own page set may hold (ApiPageSet::processTitlesArray): `true` with page or revision IDs, or
+ * once a title may be a page (local, in a namespace >= 0; or a Special: page that `redirects` may resolve to one);
+ * else `'special'` when a title is a Special: or Media: one; else `false` (none, or all invalid or interwiki).
+ */
+function pageSetOf(input: QueryInput, site: SiteContext | undefined): boolean | 'special' {
+  if (nonEmpty(input.pageids) || nonEmpty(input.revids)) return true;
+  if (!nonEmpty(input.titles)) return false;
+  let special = false;
+  for (const t of input.titles!) {
+    let title: ParsedTitle;
+    try {
+      title = parseTitle(decodeCharReferences(String(t)), 0, site);
+    } catch (e) {
+      if (e instanceof MalformedTitleError) continue;
+      throw e;
+    }
+    if (title.interwiki !== '') continue;
+    if (title.namespace >= 0 || (title.namespace === NS_SPECIAL && input.redirects === true)) return true;
+    special = true;
+  }
+  return special ? 'special' : false;
+}
+
 /** Whether every rule of a module applies only with pages (then, without any, none is run). Cached per rule list. */
 type Rules = NonNullable<ModuleSpec['rules']>;
 const pagesOnly = new WeakMap<Rules, boolean>();
 function onlyWithPages(rules: Rules): boolean {
   let only = pagesOnly.get(rules);
   if (only === undefined) {
-    only = rules.every((r) => r.pages === true);
+    only = rules.every((r) => r.pages !== undefined);
     pagesOnly.set(rules, only);
   }
   return only;

@@ -32,7 +32,7 @@ import { moduleRules } from '../generated/wiki-rules.js';
 import { defineModule } from './module.js';
 import { buildQuery, type QueryInput, query } from './query.js';
 import { applyRules, continueRule, isPlainTitle, type RuleTable, ruleApplier, rulesFor } from './rules.js';
-import type { ModuleSpec, WikiWarning } from './types.js';
+import type { ModuleSpec, SiteContext, WikiWarning } from './types.js';
 import { WikiParamError } from './types.js';
 
 const table = JSON.parse(readFileSync(new URL('../../../catalogue/rules.json', import.meta.url), 'utf8')) as RuleTable;
@@ -150,6 +150,26 @@ describe('module rules in query()', () => {
     expect(query({ prop: [both()] }).params.fushow).toBe('redirect|!redirect');
     const emptyNs = fileusage({ show: ['redirect', '!redirect'], namespace: [] });
     expect(query({ titles: ['File:A.png'], prop: [emptyNs] }).params.fushow).toBe('redirect|!redirect');
+  });
+
+  it('titles that can never be pages (invalid, interwiki, Special:, Media:) give a prop module none: run() returns first', () => {
+    const bad = (f: () => unknown) => thrown(f).code;
+    const diffto = (titles: string[], extra: object = {}, site?: SiteContext) =>
+      query({ titles, ...extra, prop: [revisions({ diffto: 'x' })] }, site ? { site } : undefined);
+    for (const none of [['Special:Version'], ['Media:A.png'], ['a[b'], [''], ['Special:Version', 'a[b', 'Media:A.png']])
+      expect(diffto(none).params.rvdiffto, none.join('|')).toBe('x');
+    expect(bad(() => diffto(['Special:Version', 'Apple']))).toBe('diffto');
+    // An interwiki title is no page, once the site context names the prefix.
+    expect(diffto(['w:Apple'], {}, { interwikiPrefixes: ['w'] }).params.rvdiffto).toBe('x');
+    expect(bad(() => diffto(['w:Apple']))).toBe('diffto');
+    // A Special: page may redirect to a page when the query resolves redirects (Special:MyPage).
+    expect(bad(() => diffto(['Special:MyPage'], { redirects: true }))).toBe('diffto');
+    expect(diffto(['Media:A.png'], { redirects: true }).params.rvdiffto).toBe('x');
+    // ApiQueryBacklinksprop counts the page set's special pages: linkshere checks show for them too.
+    const show = (titles: string[]) => query({ titles, prop: [linkshere({ show: ['redirect', '!redirect'] })] });
+    expect(bad(() => show(['Special:Version']))).toBe('show');
+    expect(bad(() => show(['Media:A.png']))).toBe('show');
+    expect(show(['a[b']).params.lhshow).toBe('redirect|!redirect');
   });
 
   it('value checks of run(): diffto, slots, block ip, user ids, sha1', () => {

@@ -225,7 +225,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
         if (!given) continue;
       }
       const rule = rules[i]!;
-      if (rule.pages && !pages) continue;
+      if (rule.pages !== undefined && (pages === false || (pages === 'special' && rule.pages !== 'or-special'))) continue;
       if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
       if (rule.unlessEmpty !== undefined) {
         const v = params[rule.unlessEmpty];

@@ -79,8 +79,11 @@ export type RuleApplier = (
   site: SiteContext | undefined,
   /** Where the rules that warn (rather than fail) push their warnings. */
   warnings: WikiWarning[],
-  /** The query gives pages (titles, pageids, revids) or a generator does: rules marked `pages` apply. */
-  pages: boolean,
+  /**
+   * What the module's page set may hold: pages (`true`: titles that may exist, page or revision IDs, a
+   * generator's), only special pages (`'special'`: Special: and Media: titles), or nothing (`false`).
+   */
+  pages: boolean | 'special',
   /** The namespaces of the titles given, when the titles are all the pages (for rules with `pagesIn`). */
   titleNamespaces?: () => ReadonlySet<number>,
   /** The module runs as the generator of a query that resolves redirects (for `generator-redirects`). */
@@ -213,9 +216,11 @@ interface RuleBase {
   when?: RuleCondition;
   /**
    * The module returns before this check when the page set is empty (a prop module's run()): the
-   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does.
+   * rule applies only when the query gives pages (titles, pageids, revids) or a generator does. Titles
+   * that can never be pages (invalid, interwiki, Special:, Media:) do not count; with `or-special`
+   * (ApiQueryBacklinksprop, which adds the page set's special pages), Special: and Media: titles do.
    */
-  pages?: true;
+  pages?: true | 'or-special';
   /**
    * The module makes this check only for the pages of one namespace (fileusage, duplicatefiles: File:):
    * the rule applies only when a title given is in it. With page IDs or a generator nobody knows

@@ -14,6 +14,7 @@ export type ProbeCategory =
   | 'combination'
   | 'value'
   | 'title'
+  | 'no-page'
   | 'warnings';
 
 export interface ProbeUse {
@@ -434,6 +435,31 @@ const warningsBeforeErrors: Probe[] = [
   },
 ];
 
+/**
+ * Titles that can never be pages (Special:, Media:, invalid, interwiki): ApiPageSet keeps them apart, so a prop
+ * module returns before its checks; the backlinks-like ones (ApiQueryBacklinksprop) count special pages too.
+ */
+const noPage: Probe[] = [
+  one('no-page', 'revisions diffto=x, titles=Special:Version', 'revisions', { diffto: 'x' }, ['Special:Version']),
+  one('no-page', 'revisions diffto=x, titles=Media:A.png', 'revisions', { diffto: 'x' }, ['Media:A.png']),
+  one('no-page', 'revisions diffto=x, titles=a[b', 'revisions', { diffto: 'x' }, ['a[b']),
+  one('no-page', 'revisions diffto=x, titles=Special:Version|a[b|Apple', 'revisions', { diffto: 'x' }, [
+    'Special:Version',
+    'a[b',
+    'Apple',
+  ]),
+  one('no-page', 'categories continue=1, titles=Special:Version', 'categories', { continue: '1' }, ['Special:Version']),
+  one('no-page', 'links continue=1, titles=a[b', 'links', { continue: '1' }, ['a[b']),
+  one('no-page', 'langlinks title=X (no lang), titles=Media:A.png', 'langlinks', { title: 'X' }, ['Media:A.png']),
+  one('no-page', 'linkshere show=redirect|!redirect, titles=Special:Version', 'linkshere', { show: 'redirect|!redirect' }, [
+    'Special:Version',
+  ]),
+  one('no-page', 'redirects show=fragment|!fragment, titles=a[b', 'redirects', { show: 'fragment|!fragment' }, ['a[b']),
+  one('no-page', 'transcludedin show=redirect|!redirect, titles=Media:A.png', 'transcludedin', { show: 'redirect|!redirect' }, [
+    'Media:A.png',
+  ]),
+];
+
 export const PROBES: readonly Probe[] = [
   ...continues,
   ...topContinue,
@@ -443,6 +469,7 @@ export const PROBES: readonly Probe[] = [
   ...combinations,
   ...valueChecks,
   ...titles,
+  ...noPage,
   ...generatorRedirects,
   ...mimes,
   ...languages,

@@ -57,14 +57,14 @@ export const redirects: WikiModule<RedirectsParams, 'prop', true> = defineTypedM
   ],
   rules: [
     {
-      pages: true,
+      pages: 'or-special',
       unlessEmpty: 'namespace',
       rule: 'exclusive-values',
       param: 'show',
       pairs: [['fragment', '!fragment']],
       code: 'show',
       source:
-        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first)",
+        "ApiQueryBacklinksprop.php run(): isset($show['fragment']) && isset($show['!fragment']) or redirect and !redirect → apierror-show (not with namespace given empty: run() returns first; Special: and Media: titles count as pages here)",
     },
   ],
   applyRules: ruleApplier({ 'exclusive-values': exclusiveValuesRule }),

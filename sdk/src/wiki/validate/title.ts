@@ -7,7 +7,7 @@ import type { SiteContext, SiteNamespace, TypeDef } from '../types.js';
 import { sanitizeIP } from './ip.js';
 import { hasLoneSurrogate, ucfirst, utf8Length } from './text.js';
 
-const NS_SPECIAL = -1;
+export const NS_SPECIAL = -1;
 export const NS_MAIN = 0;
 const NS_TALK = 1;
 export const NS_USER = 2;
