@@ -21,7 +21,14 @@ describe.skipIf(!mediawiki.available)('consilium-wiki generate --siteinfo', () =
       // meta=siteinfo's builder is still there, beside the snapshot.
       expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toContain('export const siteinfo');
       const json = text.slice(text.indexOf('= ') + 2, text.lastIndexOf(';'));
-      const site = JSON.parse(json) as { namespaces: { id: number; name: string }[] };
+      const site = JSON.parse(json) as { namespaces: { id: number; name: string }[]; languages: string[]; miserMode: boolean };
+      // languageinfo's codes, asked with the siteinfo: its unknown-code warning is checked offline too.
+      expect(site.languages).toContain('en');
+      expect(site.miserMode).toBe(false);
+      const { languageinfo } = await import('../../../sdk/src/generated/wiki/languageinfo.js');
+      expect(query({ meta: [languageinfo({ code: ['en', 'xx'] })] }, { site }).warnings.map((w) => w.code)).toEqual([
+        'unrecognizedvalues',
+      ]);
       expect(site.namespaces.map((n) => n.id)).toEqual([-2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
       expect(site.namespaces.find((n) => n.id === 4)?.name).toBe('Consilium Test Wiki');
       // The snapshot validates as the wiki does.

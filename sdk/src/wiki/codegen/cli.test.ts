@@ -278,14 +278,26 @@ describe('consilium-wiki (in process)', () => {
     const siteinfoFile = join(dir, 'siteinfo.json');
     writeFileSync(
       siteinfoFile,
-      JSON.stringify({ query: { namespaces: { 0: { id: 0, name: '', canonical: '', case: 'first-letter' } } } }),
+      JSON.stringify({
+        query: {
+          general: { misermode: true },
+          namespaces: { 0: { id: 0, name: '', canonical: '', case: 'first-letter' } },
+          languageinfo: { fr: { code: 'fr' }, en: { code: 'en' } },
+        },
+      }),
     );
     const out = join(dir, 'out');
     const full = join(repoRoot, 'catalogue/paraminfo.json');
     const result = await run(['generate', '--catalogue', full, '--siteinfo', siteinfoFile, '--out', out, '--ext', 'ts']);
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(join(out, 'siteinfo.ts'), 'utf8')).toContain('export const siteinfo: WikiModule<');
-    expect(readFileSync(join(out, 'site-context.ts'), 'utf8')).toContain('export const site: SiteContext = {');
+    const siteContext = readFileSync(join(out, 'site-context.ts'), 'utf8');
+    expect(siteContext).toContain('export const site: SiteContext = {');
+    // Miser mode and languageinfo's codes (sorted) go into the snapshot too: the checks that need them run offline.
+    expect(JSON.parse(siteContext.slice(siteContext.indexOf('= {') + 2, siteContext.lastIndexOf('}') + 1))).toMatchObject({
+      miserMode: true,
+      languages: ['en', 'fr'],
+    });
     const index = readFileSync(join(out, 'index.ts'), 'utf8');
     expect(index.match(/^export \* from '\.\/siteinfo\.js';$/gm)).toHaveLength(1);
     expect(index).toMatch(/^export \* from '\.\/site-context\.js';$/m);

@@ -35,8 +35,9 @@ Options:
   --runtime-import <specifier>
                               Where the generated files import defineModule from
                               (default: ${DEFAULT_RUNTIME_IMPORT})
-  --siteinfo <source>         Also write site-context.ts (\`site\`): the wiki's namespaces and interwiki prefixes,
-                              from a meta=siteinfo JSON file or an api.php URL, for { site }
+  --siteinfo <source>         Also write site-context.ts (\`site\`): the wiki's namespaces, interwiki prefixes,
+                              miser mode and language codes, from a meta=siteinfo JSON file or an
+                              api.php URL (which is also asked meta=languageinfo), for { site }
   --user-agent <text>         The User-Agent for requests to the wiki; Wikimedia wikis ask for
                               contact details in it (default: ${DEFAULT_USER_AGENT})
   --timeout <seconds>         How long each request to the wiki may take (default: 60)

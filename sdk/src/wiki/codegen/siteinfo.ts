@@ -1,9 +1,10 @@
 /**
  * A siteinfo snapshot beside the generated modules: the wiki's site context (namespaces, interwiki
- * prefixes, temporary accounts) read from a `meta=siteinfo` JSON file or fetched from an api.php URL,
+ * prefixes, temporary accounts, miser mode, the language codes `meta=languageinfo` knows) read from a
+ * `meta=siteinfo` JSON file or fetched from an api.php URL (with `meta=languageinfo`, as `WikiClient` asks),
  * written as `site-context.ts` (exporting `site`) so callers can validate offline as that wiki would (`{ site }`).
  */
-import { SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
+import { LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from '../site.js';
 import type { SiteContext } from '../types.js';
 import type { ParamInfoDocument } from './document.js';
 import { DEFAULT_USER_AGENT, ParamInfoFetchError } from './fetch.js';
@@ -14,12 +15,19 @@ export interface LoadSiteinfoOptions {
   userAgent?: string;
 }
 
-/** Reads a site context from a siteinfo JSON file, or fetches `meta=siteinfo` from an `api.php` URL. */
+/** Reads a site context from a siteinfo JSON file, or fetches `meta=siteinfo|languageinfo` from an `api.php` URL. */
 export async function loadSiteinfo(source: string, options: LoadSiteinfoOptions = {}): Promise<SiteContext> {
   let json: unknown;
   if (/^https?:\/\//i.test(source)) {
     const url = new URL(source);
-    const params = { action: 'query', meta: 'siteinfo', siprop: SITEINFO_PROPS, format: 'json', formatversion: '2' };
+    const params = {
+      action: 'query',
+      meta: 'siteinfo|languageinfo',
+      siprop: SITEINFO_PROPS,
+      ...LANGUAGEINFO_PARAMS,
+      format: 'json',
+      formatversion: '2',
+    };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     let res: Response;
     try {
@@ -59,6 +67,8 @@ export function emitSiteinfo(site: SiteContext, header: readonly string[], runti
     ...(site.namespaces ? { namespaces: site.namespaces } : {}),
     ...(site.interwikiPrefixes ? { interwikiPrefixes: [...site.interwikiPrefixes].sort() } : {}),
     ...(site.tempUserPatterns ? { tempUserPatterns: site.tempUserPatterns } : {}),
+    ...(site.miserMode !== undefined ? { miserMode: site.miserMode } : {}),
+    ...(site.languages ? { languages: [...site.languages].sort() } : {}),
   };
   return [
     ...header,
