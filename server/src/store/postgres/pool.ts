@@ -43,6 +43,7 @@ export function poolAccess(pool: Pool): PostgresAccess {
         }
         let broken = false;
         let begun = false;
+        let again = false;
         // pg-pool drops its own listener while a client is out: without one, a connection lost between two queries
         // (a terminated backend, a server restart) is an unhandled 'error' event that ends the process.
         const lost = () => {
@@ -59,16 +60,14 @@ export function poolAccess(pool: Pool): PostgresAccess {
           broken = isUnavailable(error);
           if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
           // A connection found ended at BEGIN ran nothing of `work`: the whole transaction may go again.
-          if (broken && !begun && attempt < REPEAT_AFTER_MS.length) {
-            await repeatDelay(attempt);
-            continue;
-          }
-          throw toStoreError(error);
+          again = broken && !begun && attempt < REPEAT_AFTER_MS.length;
+          if (!again) throw toStoreError(error);
         } finally {
           client.off('error', lost);
           // A connection that failed goes, not back to the pool.
           client.release(broken);
         }
+        if (again) await repeatDelay(attempt);
       }
     },
   };
