@@ -561,7 +561,7 @@ function buildQueryInto(
   // The modules a top-level `continue` says are done do not run (their parameters are still read).
   const skipped = applyModuleRules ? skippedModules(input.continue?.continue, uses, generatorUse) : undefined;
   // What the page set's own sources may hold, read once a module with rules asks.
-  let given: boolean | 'special' | undefined;
+  let pageSet: boolean | 'special' | undefined;
   let pageContext: QueryContext | undefined;
   // Known only when titles are all the pages: no page IDs, revision IDs or generator.
   const titleNamespaces =
@@ -580,8 +580,8 @@ function buildQueryInto(
     let pages: boolean | 'special' = false;
     if (hasRules && generatorUse !== undefined && generatorUse !== use) pages = true;
     else if (hasRules) {
-      given ??= pageSetOf(input, options?.site);
-      pages = given;
+      pageSet ??= pageSetOf(input, options?.site);
+      pages = pageSet;
     }
     const rules = hasRules && (pages !== false || !onlyWithPages(use.spec.rules!)) ? use.spec.rules : undefined;
     let out = fast ? fastModule(use.spec, use.params, use.generator, highLimits, ns) : undefined;
