@@ -66,7 +66,7 @@ export class FieldStream<K extends string> {
           if (last?.field === this.#streaming) last.delta += text;
           else out.push({ field: this.#streaming, delta: text });
         }
-        if (i < b.length && b[i] === '"') {
+        if (b[i] === '"') {
           this.#streaming = undefined;
           i++;
           continue;
@@ -81,26 +81,24 @@ export class FieldStream<K extends string> {
         }
         if (ch === '"') {
           this.#inString = false;
-          if (this.#depth === 1 && this.#key === undefined) this.#candidate = b.slice(this.#stringStart, i);
+          if (this.#depth === 1) this.#candidate = b.slice(this.#stringStart, i);
         }
         i++;
         continue;
       }
       if (ch === '"') {
-        if (this.#depth === 1 && this.#key !== undefined) {
-          const key = this.#key;
-          this.#key = undefined;
-          if (this.#fields.has(key)) {
-            this.#streaming = key as K;
-            i++;
-            continue;
-          }
-        }
+        // A key (and a candidate) exists only at depth 1: a bracket clears both.
+        const key = this.#key;
         this.#key = undefined;
+        if (key !== undefined && this.#fields.has(key)) {
+          this.#streaming = key as K;
+          i++;
+          continue;
+        }
         this.#inString = true;
         this.#stringStart = i + 1;
       } else if (ch === ':') {
-        if (this.#depth === 1 && this.#candidate !== undefined) this.#key = this.#candidate;
+        if (this.#candidate !== undefined) this.#key = this.#candidate;
         this.#candidate = undefined;
       } else if (ch === '{' || ch === '[') {
         this.#depth++;
@@ -132,9 +130,7 @@ export class PositionStream {
 
   /** Feeds one fragment of the JSON text; returns the newly decoded part of `position` ('' when none). */
   push(fragment: string): string {
-    return this.#fields
-      .push(fragment)
-      .map((d) => d.delta)
-      .join('');
+    // One field: a push's growth of it comes as one delta.
+    return this.#fields.push(fragment)[0]?.delta ?? '';
   }
 }
