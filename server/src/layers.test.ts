@@ -22,8 +22,10 @@ export const LAYERS: Record<string, readonly string[]> = {
   sessions: ['config', 'debate'],
   // The database: implements the session, account and limit stores (their interfaces live with their domains).
   store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
+  // A run's life: started, recorded, detached, handed over; what HTTP (and any other surface) starts runs through.
+  runs: ['config', 'debate', 'grounding', 'sessions'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'generated'],
+  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'runs', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

@@ -126,6 +126,15 @@ export interface RunOptions {
   grounding?: GroundingHook;
 }
 
+/** A deep debate's own options: its rounds, quorum, budget and early stop, and the panel it is asked of. */
+export interface DeepOptions extends RunOptions {
+  rounds?: number;
+  quorum?: number;
+  budget?: Budget;
+  earlyStop?: boolean;
+  panel?: PanelRequest;
+}
+
 export interface ThreadLink {
   threadId: string;
   parentId: string;
@@ -406,7 +415,7 @@ export class DebateEngine {
    */
   async deep(
     question: string,
-    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean; panel?: PanelRequest } = {},
+    options: DeepOptions = {},
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
     const run = new Run(this, 'deep', question, rounds, options.budget, options);

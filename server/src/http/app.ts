@@ -10,6 +10,8 @@ import { documentFields, type Handlers, registerContract } from '../generated/ro
 import { WikiSources } from '../grounding/sources.js';
 import { MemoryLimitStore } from '../limits/memory.js';
 import { createSlotModel } from '../providers/models.js';
+import { continueHandedOver } from '../runs/hand-over.js';
+import { Runs } from '../runs/runs.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { StoreError } from '../sessions/store.js';
 import { accountHandlers } from './accounts.js';
@@ -20,7 +22,6 @@ import { debateHandlers } from './debate.js';
 import { DEBATE_STARTS, limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
-import { continueHandedOver } from './hand-over.js';
 import { hostCheck, hostNames } from './host-check.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
@@ -146,13 +147,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Each source's siteinfo is read once at start; an unreachable wiki is reported by /providers, never fatal.
   if (!deps.wikis && wikis.names.length > 0) void wikis.start();
   const debate = { wikis, ...(deps.debate ?? createDebateDeps(deps.config, deps.sessions, deps.env, deps.logger, metrics)) };
+  const runs = new Runs(debate);
   // On a shared store, runs other instances lost or left are continued here (or by a peer).
-  continueHandedOver({ engine: debate.engine, sessions: deps.sessions, readiness, logger: deps.logger, wikis });
+  continueHandedOver({ runs, draining: () => readiness.draining, logger: deps.logger });
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers({ ...deps, wikis }),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
     ...refuseWhileDraining(
-      limitDebates(debateHandlers(debate), deps.config.rateLimits, ownerOf, limits),
+      limitDebates(debateHandlers({ ...debate, runs }), deps.config.rateLimits, ownerOf, limits),
       DEBATE_STARTS,
       readiness,
     ),

@@ -260,9 +260,7 @@ export class Sessions {
     if (session.mode === 'synthesis') {
       // A synthesis stores its verdict, not what it was made from: only a session's own answers can be read again.
       const source = session.sourceSessionId === undefined ? undefined : await this.get(session.sourceSessionId, owner);
-      const answers = source?.rounds.flatMap((r) =>
-        r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
-      );
+      const answers = source && answersOf(source);
       if (!answers?.length) {
         return { refused: `Session ${id} is a synthesis of answers that were not stored; it cannot be continued.` };
       }
@@ -406,6 +404,13 @@ export class Sessions {
       await stop();
     }
   }
+}
+
+/** A session's answers that said something, as a synthesis quotes them. */
+export function answersOf(session: Session): { slot: Answer['slot']; round: number; text: string }[] {
+  return session.rounds.flatMap((r) =>
+    r.answers.filter((a) => !a.error && a.text).map((a) => ({ slot: a.slot, round: a.round, text: a.text })),
+  );
 }
 
 // A cursor is the last item's position, opaque to clients: base64url of `createdAt|id`.
