@@ -18,6 +18,13 @@ export const FOLDERS: Record<string, MutationFolder> = {
   engine: {
     mutate: [
       'server/src/debate/engine.ts',
+      'server/src/debate/run.ts',
+      'server/src/debate/context.ts',
+      'server/src/debate/single.ts',
+      'server/src/debate/deep.ts',
+      'server/src/debate/rounds.ts',
+      'server/src/debate/peer-ranking.ts',
+      'server/src/debate/verdict.ts',
       'server/src/debate/prompts.ts',
       'server/src/debate/consensus.ts',
       'server/src/debate/events.ts',
