@@ -63,7 +63,6 @@ function pass(d: FakeDebate, log: EventLog, from: number, to = d.raised.length):
   }
   return to;
 }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('shows every event at once but the end, which waits for its commit', async () => {
   const { log, seen, live } = record();
@@ -139,11 +138,14 @@ it('writes a session one step at a time: nothing starts while a write is in flig
 });
 
 it('writes deltas raised while a step is being written after it, with no further event to carry them', async () => {
+  // A fake clock run past the delta's flush timer (5 ms) while the first write is still held: it has fired.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   const { log, live } = record();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
   log.emit(answerDelta(2));
-  // Long enough for the delta's flush timer (5 ms) to fire while the first write is still held.
-  await pause(30);
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(vi.getTimerCount()).toBe(0);
+  vi.useRealTimers();
   openGate();
   await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
   log.emit(endedBody());
@@ -747,10 +749,16 @@ describe('a session taken from its run (deleted, or ended by another instance)',
       error: 'gone: Session was deleted.',
       missingSlots: [1, 2],
     });
-    // Nothing more is written, whatever the run still raises.
+    // Nothing more is written, whatever the run still raises: a fake clock run past every timer it could have set.
     const writes = steps.length;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    log.emit({ type: 'answer.delta', round: 1, slot: 2, delta: 'after the end' });
     log.emit(endedBody('cancelled'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.runAllTimersAsync();
+    expect(vi.getTimerCount()).toBe(0);
     expect(steps.length).toBe(writes);
   });
 });
