@@ -94,7 +94,7 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
   // A step committed with nothing else pending is not the end of the run: not even once a later write, which the
   // flush timer starts, has committed too.
   log.emit(answerDelta(2));
-  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
   await live.settled();
   expect(finished).toBe(false);
   expect(recorder.live(log.sessionId)).toBe(live);
@@ -147,7 +147,7 @@ it('writes deltas raised while a step is being written after it, with no further
   expect(vi.getTimerCount()).toBe(0);
   vi.useRealTimers();
   openGate();
-  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
   log.emit(endedBody());
   await live.done;
 });
@@ -199,7 +199,7 @@ it('holds the end while its write fails, until a retry commits it', async () => 
   await live.settled();
   expect(seen).toEqual([]);
   fail = false;
-  await expect.poll(() => seen.map((e) => e.type), { timeout: 5000 }).toEqual(['session.ended']);
+  await expect.poll(() => seen.map((e) => e.type), { timeout: 30_000 }).toEqual(['session.ended']);
   expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1]);
 });
 
@@ -504,7 +504,7 @@ describe('timing and what the operator is told', () => {
     };
     const raised = Date.now();
     log.emit(answerDelta(2));
-    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
     // Written by the timer, no sooner than 200 ms after it was raised (a lower bound holds however slow the machine).
     expect(written! - raised).toBeGreaterThanOrEqual(195);
     log.emit(endedBody());
@@ -528,7 +528,7 @@ describe('timing and what the operator is told', () => {
     log.emit(answerDelta(2));
     log.emit({ type: 'verdict.delta', slot: 1, attempt: 1, field: 'summary', delta: 'Shard' });
     openGate();
-    await expect.poll(() => writes.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => writes.length, { timeout: 30_000 }).toBe(2);
     expect(writes[1]!.seqs).toEqual([2, 3]);
     // A lower bound, so it holds however slow the machine.
     expect(writes[1]!.at - raised).toBeGreaterThanOrEqual(195);
