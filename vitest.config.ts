@@ -17,5 +17,7 @@ export default defineConfig({
     globalSetup: ['test/support/mediawiki-global.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A poll waits for what it polls for, however busy the machine (the test's timeout still bounds it).
+    expect: { poll: { timeout: 30_000 } },
   },
 });

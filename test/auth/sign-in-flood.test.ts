@@ -13,12 +13,13 @@ import { type FloodResult, percentile, signInFlood } from '../support/sign-in-fl
 
 /**
  * The issue's bounds (p50 within 2×, p99 within 5× of idle), made generous so a slow or busy machine does not fail
- * them: p50 may also be 10 ms above idle (an idle read takes about 1 ms on loopback, where a scheduler's hiccup alone
- * is 2×), and p99 may reach the time of one hash (the fastest checked attempt), which scales with the machine. A read
- * queued behind hashes on libuv's pool (the old code) waited for one at least: p99 of 700 ms against 300 ms a hash.
+ * them: p50 may also be a quarter of a hash above idle (an idle read takes about 1 ms on loopback, where a scheduler's
+ * hiccup alone is 2×), and p99 may reach the time of one hash (the fastest checked attempt); a hash's time scales with
+ * the machine, as the reads' do. A read queued behind hashes on libuv's pool (the old code) waited for one at least:
+ * p99 of 700 ms against 300 ms a hash.
  */
 const P50_FACTOR = 2;
-const P50_FLOOR_MS = 10;
+const P50_FLOOR_HASHES = 0.25;
 const P99_FACTOR = 5;
 
 function expectUnharmed(result: FloodResult): void {
@@ -34,7 +35,9 @@ function expectUnharmed(result: FloodResult): void {
   console.log(JSON.stringify(figures));
   // Enough reads overlapped the flood to have a p99 at all.
   expect(during.length).toBeGreaterThanOrEqual(20);
-  expect(figures.during.p50).toBeLessThanOrEqual(Math.max(P50_FACTOR * figures.idle.p50, figures.idle.p50 + P50_FLOOR_MS));
+  expect(figures.during.p50).toBeLessThanOrEqual(
+    Math.max(P50_FACTOR * figures.idle.p50, figures.idle.p50 + P50_FLOOR_HASHES * oneHashMs),
+  );
   expect(figures.during.p99).toBeLessThanOrEqual(Math.max(P99_FACTOR * figures.idle.p99, oneHashMs));
 }
 
@@ -59,7 +62,8 @@ function expectOverflowRefusedFast({ attempts }: FloodResult): void {
       50,
     ),
   ).toBeLessThan(Math.min(...checked.map((a) => a.ms)));
-  expect(slowestRefused).toBeLessThan(1000);
+  // However busy the machine, no refusal took as long as a few hashes.
+  expect(slowestRefused).toBeLessThan(5 * Math.min(...checked.map((a) => a.ms)));
 }
 
 describe('a flood of wrong sign-ins from one address, on SQLite', () => {

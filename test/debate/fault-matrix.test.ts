@@ -456,7 +456,9 @@ describe('POST /consilium/deep/stream over the real HTTP server, five live slots
         timeout: 15_000,
         interval: 20,
       });
-      // The run stopped there: nothing asked the providers for another round or a verdict.
+      // The run stopped there (the recorder has let it go: it can call nothing more): nothing asked the providers
+      // for another round or a verdict.
+      await vi.waitFor(() => expect(server.sessions.recorder.running).toBe(0), { timeout: 30_000, interval: 20 });
       expect(c.calls).toHaveLength(5);
 
       const health = await server.fetch(`/health`);

@@ -36,7 +36,7 @@ const SLOTS = [1, 2, 3, 4, 5] as const;
 const WORDS = ['amber', 'birch', 'cedar', 'dune', 'ember'];
 const ENV: Record<string, string> = {
   ...Object.assign({}, ...PANEL.map((p) => p.env)),
-  CONSILIUM_SLOT2_MODELS: 'gpt-4.1-mini',
+  CONSILIUM_SLOT2_MODELS: 'gpt-4.1-mini, o4-mini',
 };
 const CONFIGS = slotsFromEnv(ENV);
 
@@ -98,18 +98,26 @@ interface Debate {
   callsOf(slot: number, stage: Call['stage']): Call[];
 }
 
-async function debate(respond: Responder | undefined, options: { rounds: number; panel?: PanelRequest; seed?: string }) {
-  const c = net.open(neutral(respond));
-  const engine = new DebateEngine({
+/** An engine on the five providers, every slot's chosen models made as the server makes them. */
+const engineOf = (seed: string) =>
+  new DebateEngine({
     panel: CONFIGS.map((config) => ({ config, model: createSlotModel(config, ENV) })),
     quorum: 2,
     callTimeoutMs: 30_000,
     maxRetries: 0,
     prices: {},
     owner: 'test',
-    random: seededRng(options.seed ?? c.tag),
+    random: seededRng(seed),
     modelFor: (config) => createSlotModel(config, ENV),
   });
+
+/** One debate, on an engine of its own unless `engine` is given (one engine serves many requests, as the server's). */
+async function debate(
+  respond: Responder | undefined,
+  options: { rounds: number; panel?: PanelRequest; seed?: string; engine?: DebateEngine },
+) {
+  const c = net.open(neutral(respond));
+  const engine = options.engine ?? engineOf(options.seed ?? c.tag);
   const events: DebateEvent[] = [];
   const session = await engine.deep(c.question, {
     rounds: options.rounds,
@@ -350,6 +358,36 @@ describe('peer ranking', () => {
     expect(ranking.aggregate.map((e) => e.ballots).sort()).toEqual([0, 1, 1, 1, 1]);
   });
 
+  it('a slot with fewer than two others to rank is not asked: a two-slot panel makes no ranking call, a three-slot one ranks pairs', async () => {
+    const pair = await debate(undefined, { rounds: 2, panel: { slots: [2, 4], ranking: true } });
+    expect(pair.calls.filter((c) => c.stage === 'ranking')).toEqual([]);
+    expect(pair.session.status).toBe('completed');
+    expect(pair.session.rankings).toMatchObject([
+      {
+        round: 1,
+        ballots: [],
+        missing: [
+          { slot: 2, reason: 'fewer than two other answers to rank' },
+          { slot: 4, reason: 'fewer than two other answers to rank' },
+        ],
+      },
+    ]);
+    // Three slots, one of which fails round 1: two answers, so again nobody has two others to rank.
+    const thinned = await debate(
+      (call) => (call.slot === 3 && call.stage === 'round1' ? new Response('{}', { status: 500 }) : undefined),
+      { rounds: 2, panel: { slots: [1, 3, 5], ranking: true } },
+    );
+    expect(thinned.calls.filter((c) => c.stage === 'ranking')).toEqual([]);
+    expect(thinned.session.rankings?.[0]?.missing.map((m) => m.slot)).toEqual([1, 5]);
+    // Three answers: each slot ranks the other two.
+    const trio = await debate(undefined, { rounds: 2, panel: { slots: [1, 3, 5], ranking: true } });
+    const ranked = trio.calls.filter((c) => c.stage === 'ranking');
+    expect(ranked.map((c) => c.slot).sort()).toEqual([1, 3, 5]);
+    for (const call of ranked) expect(labelsIn(promptOf(call))).toHaveLength(2);
+    expect(trio.session.rankings?.[0]).toMatchObject({ missing: [] });
+    expect(trio.session.rankings?.[0]?.ballots.map((b) => b.order.length)).toEqual([2, 2, 2]);
+  });
+
   it('off by default: no ranking call, no rankings', async () => {
     const d = await debate(undefined, { rounds: 2 });
     expect(d.calls.filter((c) => c.stage === 'ranking')).toEqual([]);
@@ -395,6 +433,18 @@ describe('the panel and the synthesizer chosen per request', () => {
     for (const call of d.calls.filter((c) => c.slot === 2)) expect(JSON.parse(call.body).model).toBe('gpt-4.1-mini');
     expect(d.session.rounds[0]!.answers.find((a) => a.slot === 2)?.model).toBe('gpt-4.1-mini');
     expect(d.session.panel?.models).toEqual([{ slot: 2, model: 'gpt-4.1-mini' }]);
+  });
+
+  it('requests on one engine choosing different models for the same slot each get the model they chose', async () => {
+    const engine = engineOf('one engine, many requests');
+    const configured = CONFIGS[1]!.model;
+    for (const model of ['gpt-4.1-mini', 'o4-mini', configured, 'gpt-4.1-mini']) {
+      const d = await debate(undefined, { rounds: 2, panel: { slots: [1, 2], models: [{ slot: 2, model }] }, engine });
+      const asked = d.calls.filter((c) => c.slot === 2).map((c) => JSON.parse(c.body).model as string);
+      expect(asked.length).toBeGreaterThan(0);
+      expect(new Set(asked), model).toEqual(new Set([model]));
+      expect(d.session.rounds[0]!.answers.find((a) => a.slot === 2)?.model).toBe(model);
+    }
   });
 });
 

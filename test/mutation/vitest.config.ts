@@ -15,5 +15,6 @@ export default defineConfig({
     typecheck: { enabled: false },
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    expect: { poll: { timeout: 30_000 } },
   },
 });

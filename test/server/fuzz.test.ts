@@ -100,27 +100,15 @@ async function rowCounts(): Promise<string> {
 }
 
 /**
- * Waits until no debate runs and the row counts stop changing. A detached start (202) runs on after its response, and
- * a debate's last writes may land just after it; a pause between two writes is no proof that it has ended (on a loaded
- * machine one lasted more than the 10 ms below, and its writes were charged to the next, rejected, request).
+ * Waits until no debate runs, by the recorder's own count (a detached start, 202, runs on after its response, and its
+ * last writes land after it), then for the archives its ends started: after that nothing writes until the next request.
+ * (A pause between two writes is no proof that a run has ended: on a loaded machine one lasted more than 10 ms.)
  */
 async function settledRowCounts(): Promise<string> {
-  const running = () =>
-    new Promise<number>((resolve, reject) =>
-      db.get("SELECT count(*) AS n FROM sessions WHERE status = 'running'", (err, row: { n: number }) =>
-        err ? reject(err) : resolve(row.n),
-      ),
-    );
-  while ((await running()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-  // An ended session's events are archived just after its end, in the background.
+  // The recorder lets a run go once its last step has committed, after which its archive is queued.
+  while (server.sessions.recorder.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await server.database.sessions.archivesDone();
-  let last = await rowCounts();
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const now = await rowCounts();
-    if (now === last) return now;
-    last = now;
-  }
+  return rowCounts();
 }
 
 /** Each schema's JSON Schema, converted once: converting per sample was most of the fuzzer's own CPU. */

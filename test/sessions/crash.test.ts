@@ -91,8 +91,8 @@ it('keeps every answer completed before a SIGKILL mid-round, marks the session i
       // The connection dies with the server.
     }
   })();
-  // Let a few more deltas arrive than were committed when the history was read.
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  // A few more events arrive than were committed when the history was read: killed with them in flight.
+  await expect.poll(() => seen.length, { timeout: 30_000, interval: 5 }).toBeGreaterThanOrEqual(3);
   await kill(first.run);
   const killedAt = Date.now();
   await drained;

@@ -205,7 +205,7 @@ describe('a running session', () => {
   it('is followed live from another connection, and a dropped follower resumes with no gap and no duplicate', async () => {
     const streaming = streamedDebate(slow, 'Follow me live?');
     const list = async () => (await listSessions({ client: slow.client })).data!.items;
-    await vi.waitFor(async () => expect((await list()).some((s) => s.status === 'running')).toBe(true), { timeout: 5000 });
+    await vi.waitFor(async () => expect((await list()).some((s) => s.status === 'running')).toBe(true), { timeout: 30_000 });
     const id = (await list()).find((s) => s.status === 'running')!.id;
 
     const first = await events(slow, id, undefined, 25);
@@ -226,7 +226,7 @@ describe('a running session', () => {
         id = data!.items.find((s) => s.status === 'running')?.id;
         expect(id).toBeDefined();
       },
-      { timeout: 5000 },
+      { timeout: 30_000 },
     );
     const { response } = await deleteSession({ client: slowClient, path: { sessionId: id! } });
     expect(response.status).toBe(204);

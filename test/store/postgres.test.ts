@@ -447,7 +447,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
         a.sessions.publish(delta('x'));
         expect(got.got.length).toBeGreaterThan(0);
       },
-      { timeout: 5000, interval: 30 },
+      { timeout: 30_000, interval: 30 },
     );
     const big = delta('y'.repeat(MAX_PAYLOAD_BYTES));
     const after = [delta('1'), delta('2')];
@@ -521,7 +521,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: continuing an interrupted sess
           );
           expect(waiting[0]!.n).toBe(1);
         },
-        { timeout: 10_000 },
+        { timeout: 30_000 },
       );
       await other.query(`UPDATE sessions SET status = 'running', completed_at = NULL WHERE id = $1`, [d.session.id]);
       await other.query('COMMIT');
@@ -566,7 +566,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: two servers on one database', 
           id = page.items.find((s) => s.status === 'running')?.id ?? '';
           expect(id).not.toBe('');
         },
-        { timeout: 10_000, interval: 20 },
+        { timeout: 30_000, interval: 20 },
       );
       // B reads (and caches) the session while it runs, then follows it to its end.
       const running = (await (await bAsA.fetch(`/sessions/${id}`)).json()) as { status: string };
@@ -615,7 +615,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: cancel and delete from any ins
       const cancelled = (await res.json()) as { status: string; rounds: unknown[] };
       expect(cancelled.status).toBe('cancelled');
       // A's commit of the end, and its notice to B, race: A lets go of the run as its write returns.
-      await vi.waitFor(() => expect(a.sessions.recorder.live(id)).toBeUndefined(), { timeout: 2000, interval: 5 });
+      await vi.waitFor(() => expect(a.sessions.recorder.live(id)).toBeUndefined(), { timeout: 30_000, interval: 5 });
       expect(await (await a.fetch(`/sessions/${id}`)).json()).toStrictEqual(cancelled);
       // Once ended, a second cancel on either instance answers the same session.
       expect(await (await bAsA.fetch(`/sessions/${id}/cancel`, { method: 'POST' })).json()).toStrictEqual(cancelled);
@@ -683,7 +683,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: a cache that cannot go stale',
         expect((await sessionsB.get(d.session.id, 'usr_cache'))?.id).toBe(d.session.id);
         expect(sessionsB.cache.get(d.session.id)).toBeDefined();
       },
-      { timeout: 5000, interval: 10 },
+      { timeout: 30_000, interval: 10 },
     );
     const heard = collector<string | undefined>();
     b.sessions.onChange(heard.push);

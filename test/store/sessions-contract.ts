@@ -467,19 +467,26 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       it('finds a word only an answer holds, one only the verdict holds, by prefix too; a deleted session is gone from the index', async () => {
         const who = owner('fts');
         const word = `zyx${run.replace(/[^a-z0-9]/gi, '')}`;
-        const d = new FakeDebate({ owner: who, question: 'Which storage engine?' });
-        const steps = debateSteps(d, 1);
-        for (const step of steps) await store.write(step);
-        const plain = new FakeDebate({ owner: who, question: 'Nothing to find here' });
-        await store.write(plain.start().step());
         const found = async (text: string) => (await store.list({ owner: who, limit: 10, text })).items.map((s) => s.id);
+        // Written as the recorder writes a run: its first step, then later ones naming only what they change, so a
+        // later step re-indexes the session only for what it writes (an answer's round, the verdict).
+        const d = new FakeDebate({ owner: who, question: 'Which storage engine?' });
+        const later = (changed: Omit<Step, 'session' | 'events' | 'run'> = {}) =>
+          store.write(d.step({ ...changed, run: 'later' }));
+        await store.write(d.start().step({ run: 'first' }));
+        d.startRound(1);
+        for (const slot of [1, 2, 3]) d.answer(1, slot);
+        d.endRound(1);
+        await later({ rounds: [1] });
+        const plain = new FakeDebate({ owner: who, question: 'Nothing to find here' });
+        await store.write(plain.start().step({ run: 'first' }));
         expect(await found(word)).toStrictEqual([]);
 
-        // An answer of a later step (a second round), written as the recorder writes it.
+        // An answer of a later step (a second round).
         d.startRound(2);
+        await later({ rounds: [2] });
         d.answer(2, 3, `Consider the ${word}Engine, whose Ünïcödé docs say "lsm".`);
-        await store.write(d.step({ rounds: [2] }));
-        await store.archivesDone();
+        await later({ rounds: [2] });
         expect(await found(`${word}engine`)).toStrictEqual([d.session.id]);
         expect(await found(`${word.toUpperCase()}ENG`)).toStrictEqual([d.session.id]);
         expect(await found(`storage ${word}engine`)).toStrictEqual([d.session.id]);
@@ -488,11 +495,9 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect(await found(`${word}eng.`)).toStrictEqual([]);
         expect(await found('%')).toStrictEqual([]);
         expect(await found('ünïcödé docs')).toStrictEqual([d.session.id]);
-        // The verdict's actions are text too ("Prototype owner sharding").
-        expect(await found('prototype')).toStrictEqual([d.session.id]);
         // Another owner's session with the same word is not theirs to find.
         const stranger = new FakeDebate({ owner: owner('stranger'), question: `About ${word}Engine` });
-        await store.write(stranger.start().step());
+        await store.write(stranger.start().step({ run: 'first' }));
         expect(await found(`${word}engine`)).toStrictEqual([d.session.id]);
         // Filters combine with the search.
         expect((await store.list({ owner: who, limit: 10, text: `${word}engine`, mode: 'single' })).items).toStrictEqual([]);
@@ -501,10 +506,38 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         );
         // The round rewritten with that answer's text changed: the word is gone from the index.
         d.round(2).answers[0]!.text = 'Consider nothing.';
-        await store.write(d.step({ rounds: [2] }));
+        await later({ rounds: [2] });
         expect(await found(`${word}engine`)).toStrictEqual([]);
-        expect(await store.delete(d.session.id)).toBe(true);
+
+        // The verdict, in a step of its own that writes no round: its words (the actions' too) are found.
+        d.verdict();
+        d.session.verdict!.summary = `Take the ${word}Verdict route.`;
+        expect(await found(`${word}verdict`)).toStrictEqual([]);
+        await later({ verdict: true });
+        expect(await found(`${word}verdict`)).toStrictEqual([d.session.id]);
+        expect(await found('prototype')).toStrictEqual([d.session.id]);
+        // Rewritten (a stored verdict replaced), with other words: those are found, the old ones no longer.
+        d.session.verdict = {
+          ...d.session.verdict!,
+          summary: `The ${word}Rewrite holds.`,
+          actions: {
+            P0: [{ title: 'Benchmark first', rationale: 'Then decide.', supportingSlots: [1], supportingRounds: [2] }],
+            P1: [],
+            P2: [],
+          },
+        };
+        await later({ verdict: true });
+        expect(await found(`${word}rewrite`)).toStrictEqual([d.session.id]);
+        expect(await found('benchmark')).toStrictEqual([d.session.id]);
+        expect(await found(`${word}verdict`)).toStrictEqual([]);
         expect(await found('prototype')).toStrictEqual([]);
+        // A later step that writes neither keeps the index as it was.
+        d.end('completed');
+        await later();
+        await store.archivesDone();
+        expect(await found(`${word}rewrite`)).toStrictEqual([d.session.id]);
+        expect(await store.delete(d.session.id)).toBe(true);
+        expect(await found('benchmark')).toStrictEqual([]);
       });
 
       it('filters by mode, status and creation time', async () => {

@@ -335,26 +335,30 @@ export class FakeDebate {
   }
 }
 
-/** A whole deep debate in the steps the recorder would cut: one per answer, round boundary, consensus, verdict and end. */
+/**
+ * A whole deep debate in the steps the recorder would cut: one per answer, round boundary, consensus, verdict and end,
+ * the first a run's `first` (which creates the session), every other a `later` one.
+ */
 export function debateSteps(d: FakeDebate, rounds = 2, deltas = 4): Step[] {
-  const steps: Step[] = [d.start().step()];
+  const later = (changed: Omit<Step, 'session' | 'events' | 'run'> = {}) => d.step({ ...changed, run: 'later' });
+  const steps: Step[] = [d.start().step({ run: 'first' })];
   for (let n = 1; n <= rounds; n++) {
     d.startRound(n);
-    steps.push(d.step({ rounds: [n] }));
+    steps.push(later({ rounds: [n] }));
     for (let slot = 1; slot <= 5; slot++) {
       if (slot === 5 && n === 1) d.fail(n, slot);
       else d.answer(n, slot, undefined, deltas);
-      steps.push(d.step({ rounds: [n] }));
+      steps.push(later({ rounds: [n] }));
     }
     d.endRound(n);
-    steps.push(d.step({ rounds: [n] }));
+    steps.push(later({ rounds: [n] }));
   }
   d.consensus();
-  steps.push(d.step({ consensus: true }));
+  steps.push(later({ consensus: true }));
   d.verdict();
-  steps.push(d.step({ verdict: true }));
+  steps.push(later({ verdict: true }));
   d.end(d.session.missingSlots.length > 0 ? 'partial' : 'completed');
-  steps.push(d.step());
+  steps.push(later());
   return steps;
 }
 

@@ -63,5 +63,11 @@ describe('panelChoice and PanelResolver', () => {
     expect(two!.model.model).toBe('o4-mini');
     expect(resolver.panel(choice)[1]).toBe(two);
     expect(made).toEqual(['o4-mini']);
+    // Another request choosing another model for the same slot gets its own, and each is still made once.
+    const other = panelChoice(configured, { slots: [1, 2], models: [{ slot: 2, model: 'gpt-4.1-mini' }] });
+    expect(resolver.panel(other)[1]!.model.model).toBe('gpt-4.1-mini');
+    expect(resolver.panel(other)[1]!.config.model).toBe('gpt-4.1-mini');
+    expect(resolver.panel(choice)[1]).toBe(two);
+    expect(made).toEqual(['o4-mini', 'gpt-4.1-mini']);
   });
 });

@@ -48,4 +48,26 @@ describe('checkCitation', () => {
     expect(invented).toMatchObject({ verified: false, reason: 'quote_not_found' });
     expect(invented.source).toBeUndefined();
   });
+
+  it('checks a quotation against the cited page only, never another retrieved page', () => {
+    // "Pager." is on page 2: cited as page 1 (by number or by title) it is not found.
+    expect(checkCitation({ ref: '2', quote: 'Pager.' }, pages, where)).toMatchObject({ verified: true, source: 2 });
+    for (const ref of ['1', 'Deploy policy']) {
+      const elsewhere = checkCitation({ ref, quote: 'Pager.' }, pages, where);
+      expect(elsewhere).toMatchObject({ verified: false, reason: 'quote_not_found' });
+      expect(elsewhere.source).toBeUndefined();
+    }
+  });
+
+  it('collapses whitespace when comparing a quotation, never removes it: words run together are not the words', () => {
+    // A line break and a double space in the page, one space (or a tab) in the quotation: the same words.
+    expect(checkCitation({ ref: '1', quote: 'on Tuesdays. Roll back\twithin' }, pages, where).verified).toBe(true);
+    // The same letters with a space left out, or put where the page has none, are not what the page says.
+    for (const quote of ['Deploys happen onTuesdays', 'Rollback within 15 minutes', 'Roll back with in 15 minutes']) {
+      expect(checkCitation({ ref: '1', quote }, pages, where), quote).toMatchObject({
+        verified: false,
+        reason: 'quote_not_found',
+      });
+    }
+  });
 });

@@ -63,7 +63,6 @@ function pass(d: FakeDebate, log: EventLog, from: number, to = d.raised.length):
   }
   return to;
 }
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('shows every event at once but the end, which waits for its commit', async () => {
   const { log, seen, live } = record();
@@ -95,7 +94,7 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
   // A step committed with nothing else pending is not the end of the run: not even once a later write, which the
   // flush timer starts, has committed too.
   log.emit(answerDelta(2));
-  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
   await live.settled();
   expect(finished).toBe(false);
   expect(recorder.live(log.sessionId)).toBe(live);
@@ -139,13 +138,16 @@ it('writes a session one step at a time: nothing starts while a write is in flig
 });
 
 it('writes deltas raised while a step is being written after it, with no further event to carry them', async () => {
+  // A fake clock run past the delta's flush timer (5 ms) while the first write is still held: it has fired.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   const { log, live } = record();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
   log.emit(answerDelta(2));
-  // Long enough for the delta's flush timer (5 ms) to fire while the first write is still held.
-  await pause(30);
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(vi.getTimerCount()).toBe(0);
+  vi.useRealTimers();
   openGate();
-  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+  await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
   log.emit(endedBody());
   await live.done;
 });
@@ -197,7 +199,7 @@ it('holds the end while its write fails, until a retry commits it', async () => 
   await live.settled();
   expect(seen).toEqual([]);
   fail = false;
-  await expect.poll(() => seen.map((e) => e.type), { timeout: 5000 }).toEqual(['session.ended']);
+  await expect.poll(() => seen.map((e) => e.type), { timeout: 30_000 }).toEqual(['session.ended']);
   expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1]);
 });
 
@@ -502,7 +504,7 @@ describe('timing and what the operator is told', () => {
     };
     const raised = Date.now();
     log.emit(answerDelta(2));
-    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 5000 }).toEqual([1, 2]);
+    await expect.poll(async () => (await store.events(log.sessionId, 0)).map((e) => e.seq), { timeout: 30_000 }).toEqual([1, 2]);
     // Written by the timer, no sooner than 200 ms after it was raised (a lower bound holds however slow the machine).
     expect(written! - raised).toBeGreaterThanOrEqual(195);
     log.emit(endedBody());
@@ -526,7 +528,7 @@ describe('timing and what the operator is told', () => {
     log.emit(answerDelta(2));
     log.emit({ type: 'verdict.delta', slot: 1, attempt: 1, field: 'summary', delta: 'Shard' });
     openGate();
-    await expect.poll(() => writes.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => writes.length, { timeout: 30_000 }).toBe(2);
     expect(writes[1]!.seqs).toEqual([2, 3]);
     // A lower bound, so it holds however slow the machine.
     expect(writes[1]!.at - raised).toBeGreaterThanOrEqual(195);
@@ -747,10 +749,16 @@ describe('a session taken from its run (deleted, or ended by another instance)',
       error: 'gone: Session was deleted.',
       missingSlots: [1, 2],
     });
-    // Nothing more is written, whatever the run still raises.
+    // Nothing more is written, whatever the run still raises: a fake clock run past every timer it could have set.
     const writes = steps.length;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    log.emit({ type: 'answer.delta', round: 1, slot: 2, delta: 'after the end' });
     log.emit(endedBody('cancelled'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.runAllTimersAsync();
+    expect(vi.getTimerCount()).toBe(0);
     expect(steps.length).toBe(writes);
   });
 });

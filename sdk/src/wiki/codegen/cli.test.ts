@@ -475,7 +475,8 @@ describe('consilium-wiki generate --catalogue <api.php URL>', () => {
     const result = await run(['generate', '--catalogue', API, '--out', join(scratch(), 'out'), '--timeout', '0.2']);
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/timeout|timed out|aborted/i);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // Given up on by the 0.2 s asked for, not the default 60 s: well before half of that, however busy the machine.
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it('fails when the wiki leaves out a module it was asked for', async () => {
