@@ -56,6 +56,9 @@ async function start(): Promise<void> {
     sessions = await openSessions(database.sessions, {
       cacheSize: config.sessionCacheSize,
       storeRetryMs: config.storeRetryMs,
+      checkEveryMs: config.instance.sweepMs,
+      // A dead instance's run is recovered within a lease and a sweep, then handed over.
+      handOverWaitMs: config.instance.leaseMs + 2 * config.instance.sweepMs,
       logger,
     });
   } catch (err) {

@@ -641,7 +641,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: cancel and delete from any ins
     }
   });
 
-  it('cancel of a session whose instance is gone ends it interrupted at once, naming what was missing', async () => {
+  it('cancel of a session whose instance is gone ends it cancelled at once, for good, naming what was missing', async () => {
     const database = await server!.createDatabase();
     const b = await startServer({ CONSILIUM_DATABASE: database });
     const gone = await instance(database, { heartbeatMs: 3_600_000 });
@@ -656,7 +656,10 @@ describe.skipIf(!postgres.available)('PostgreSQL: cancel and delete from any ins
       ]);
       const res = await b.fetch(`/sessions/${d.session.id}/cancel`, { method: 'POST' });
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ status: 'interrupted', missingSlots: [1, 3, 4, 5] });
+      expect(await res.json()).toMatchObject({ status: 'cancelled', missingSlots: [1, 3, 4, 5] });
+      // Nothing takes it up again: not a continue, not a hand-over (which takes only the interrupted).
+      expect((await b.fetch(`/sessions/${d.session.id}/continue`, { method: 'POST' })).status).toBe(409);
+      expect((await b.sessions.store.get(d.session.id))?.status).toBe('cancelled');
     } finally {
       await b.close();
     }

@@ -94,6 +94,8 @@ export async function startServer(
   const sessions = await openSessions(database.sessions, {
     cacheSize: config.sessionCacheSize,
     storeRetryMs: config.storeRetryMs,
+    checkEveryMs: config.instance.sweepMs,
+    handOverWaitMs: config.instance.leaseMs + 2 * config.instance.sweepMs,
   });
   const accounts = openAccounts(database.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;

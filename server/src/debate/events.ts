@@ -19,6 +19,11 @@ export interface EventLogOptions {
   retain?: boolean;
   /** The `seq` the first event comes after: a continued session's events go on from its stored ones. Default 0. */
   afterSeq?: number;
+  /**
+   * The highest `seq` stored before this log's first event (a continued session's, which may be below `afterSeq`):
+   * what the store must still hold for this log's events to follow on. Default `afterSeq`.
+   */
+  base?: number;
 }
 
 /**
@@ -69,8 +74,12 @@ export class EventLog {
     this.#now = options.now ?? Date.now;
     this.#retain = options.retain ?? false;
     this.#seq = options.afterSeq ?? 0;
+    this.base = options.base ?? this.#seq;
     this.#head = `{"v":1,"sessionId":${JSON.stringify(sessionId)},"seq":`;
   }
+
+  /** See `EventLogOptions.base`. */
+  readonly base: number;
 
   get lastSeq(): number {
     return this.#seq;

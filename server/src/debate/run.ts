@@ -83,6 +83,8 @@ export interface StoredRun {
   progress: readonly DebateEvent[];
   /** The continued run's events come after this `seq`. */
   afterSeq: number;
+  /** The highest `seq` stored before the continued run's first event (see `Resumed.storedTop`). */
+  storedTop?: number;
 }
 
 /** What a continued run reads of its stored progress: the rounds that ended, and a round's answers to keep. */
@@ -136,7 +138,11 @@ export class Run {
     const now = ctx.now();
     const from = stored?.session;
     this.createdAt = from?.createdAt ?? new Date(now).toISOString();
-    this.log = new EventLog(from?.id ?? newSessionId(now), { now: ctx.now, afterSeq: stored?.afterSeq ?? 0 });
+    this.log = new EventLog(from?.id ?? newSessionId(now), {
+      now: ctx.now,
+      afterSeq: stored?.afterSeq ?? 0,
+      ...(stored?.storedTop !== undefined && { base: stored.storedTop }),
+    });
     this.owner = from?.owner ?? options.owner ?? ctx.settings.owner;
     this.thread = options.thread;
     this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;

@@ -82,11 +82,8 @@ export function sessionHandlers({
       const { sessionId } = c.req.valid('param');
       const session = await sessions.cancel(sessionId, scopeOf(c));
       if (session === undefined) return notFound(c, sessionId);
-      if (session === 'elsewhere') {
-        return problem(c, 409, 'conflict', {
-          detail: `Session "${sessionId}" is running on another instance of the service, which was asked to stop it but has not yet; try again shortly.`,
-        });
-      }
+      // The instance running it is out of reach: the cancel is kept with the session and takes effect there.
+      if ('requested' in session) return c.json(session.requested, 202);
       return c.json(session, 200);
     },
 

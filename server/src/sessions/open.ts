@@ -12,6 +12,10 @@ export interface OpenSessionsOptions {
   flushMs?: number;
   /** How long a run's writes are retried while the store fails before the run ends `failed`. */
   storeRetryMs?: number;
+  /** How often runs are checked against the store (`Sessions.checkRuns`); and a quiet follower's catch-up. */
+  checkEveryMs?: number;
+  /** How long a follower holds an `interrupted` end for a hand-over (shared stores): about a lease. */
+  handOverWaitMs?: number;
 }
 
 /**
@@ -43,5 +47,17 @@ export async function openSessions(store: SessionStore, options: OpenSessionsOpt
       options.logger?.warn('notifications from other instances lost: session cache cleared, reading from the database');
     } else options.logger?.info('notifications from other instances back: session cache cleared');
   });
-  return new Sessions({ store, cache, recorder });
+  const sessions = new Sessions({
+    store,
+    cache,
+    recorder,
+    ...(options.checkEveryMs !== undefined && { checkEveryMs: options.checkEveryMs }),
+    ...(options.handOverWaitMs !== undefined && { handOverWaitMs: options.handOverWaitMs }),
+  });
+  sessions.start((error) =>
+    options.logger?.error('checking the runs against the session store failed; retrying', {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  return sessions;
 }

@@ -64,22 +64,37 @@ function pass(d: FakeDebate, log: EventLog, from: number, to = d.raised.length):
   return to;
 }
 
-it('shows every event at once but the end, which waits for its commit', async () => {
-  const { log, seen, live } = record();
-  log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
+it('shows nothing before the first commit; then every event but the verdict, consensus and end, which wait for theirs', async () => {
+  const d = new FakeDebate({ owner: 'local', roundsRequested: 2 });
+  const { log, seen, live } = record({ flushMs: 5 }, d);
+  d.start();
+  pass(d, log, 0);
   log.emit(answerDelta(2));
-  expect(seen.map((e) => e.seq)).toEqual([1, 2]);
-  expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
+  // Not stored yet: a client given its id could not read the session back.
+  expect(seen).toEqual([]);
+  expect(live.released).toEqual([]);
+  openGate();
+  await vi.waitFor(() => expect(seen.map((e) => e.seq)).toEqual([1, 2]));
+  await live.settled();
 
+  // Writes held again: what is raised now is shown ahead of its commit, but for the verdict, consensus and end.
+  gate = new Promise((resolve) => (openGate = resolve));
+  let from = d.raised.length;
+  d.startRound(1);
+  d.answer(1, 1);
+  d.endRound(1);
+  d.consensus();
+  from = pass(d, log, from);
+  expect(seen.at(-1)?.seq).toBe(log.lastSeq - 1);
+  expect(seen.some((e) => e.type === 'consensus')).toBe(false);
+  d.verdict();
+  pass(d, log, from);
   log.emit(endedBody());
-  // Not committed yet: a client that saw the end could not read the session back.
-  expect(seen.map((e) => e.seq)).toEqual([1, 2]);
-  expect(live.released.map((e) => e.seq)).toEqual([1, 2]);
-
+  expect(seen.some((e) => e.type === 'verdict' || e.type === 'session.ended')).toBe(false);
   openGate();
   await live.done;
-  expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
-  expect((await store.events(log.sessionId, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+  expect(seen.map((e) => e.type).slice(-4)).toEqual(['consensus', 'synthesis.started', 'verdict', 'session.ended']);
+  expect(seen.map((e) => e.seq)).toEqual((await store.events(log.sessionId, 0)).map((e) => e.seq));
 });
 
 it('keeps a run live, its `done` pending, until the step carrying its end commits', async () => {
@@ -107,7 +122,7 @@ it('keeps a run live, its `done` pending, until the step carrying its end commit
 
 it('writes a session one step at a time: nothing starts while a write is in flight, even on `settled()`', async () => {
   // A fake clock, so every flush timer the recorder sets while the write is held has fired before the check.
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   onTestFinished(() => {
     vi.useRealTimers();
   });
@@ -139,7 +154,7 @@ it('writes a session one step at a time: nothing starts while a write is in flig
 
 it('writes deltas raised while a step is being written after it, with no further event to carry them', async () => {
   // A fake clock run past the delta's flush timer (5 ms) while the first write is still held: it has fired.
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   const { log, live } = record();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
   log.emit(answerDelta(2));
@@ -155,11 +170,16 @@ it('writes deltas raised while a step is being written after it, with no further
 it(`shows events up to ${UNSAVED_SEQ_LIMIT} above the last commit, and holds the rest until commits catch up`, async () => {
   const { log, seen, live } = record();
   log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
-  // Held at the gate, so nothing is committed: seq 2 … UNSAVED_SEQ_LIMIT + 2 are raised meanwhile.
+  openGate();
+  await vi.waitFor(() => expect(seen.map((e) => e.seq)).toEqual([1]));
+  await live.settled();
+  // Held again, so only seq 1 is committed while seq 2 … UNSAVED_SEQ_LIMIT + 2 are raised.
+  gate = new Promise((resolve) => (openGate = resolve));
   for (let seq = 2; seq <= UNSAVED_SEQ_LIMIT + 2; seq++) log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
-  expect(seen).toHaveLength(UNSAVED_SEQ_LIMIT);
-  expect(seen.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
-  expect(live.released.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT);
+  expect(seen).toHaveLength(UNSAVED_SEQ_LIMIT + 1);
+  expect(seen.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT + 1);
+  expect(live.released.at(-1)?.seq).toBe(UNSAVED_SEQ_LIMIT + 1);
+  expect(live.released[0]?.seq).toBe(2);
   openGate();
   log.emit(endedBody());
   await live.done;
@@ -229,23 +249,32 @@ describe('a store that stays down', () => {
     // The run's own end, raised as it stops, is not shown after it.
     log.emit(endedBody());
     expect(seen.at(-1)).toBe(end);
-    expect(recorder.live(log.sessionId)).toBeUndefined();
+    // Live until its end is stored: a cancel or a replay here finds how it ended.
+    expect(recorder.live(log.sessionId)).toBe(live);
+    expect(live.released.at(-1)).toBe(end);
   });
 
-  it('keeps a given-up run live until the run itself ends, whatever it raises before that', async () => {
-    failingAfterFirst();
+  it('keeps a given-up run live until its end is stored, then stores it as soon as the store takes writes again', async () => {
+    const write = store.write.bind(store);
+    let down = false;
+    store.write = async (step: Step) => {
+      if (down) throw new Error('SQLITE_FULL: database or disk is full');
+      return write(step);
+    };
+    openGate();
     const { recorder, log, live } = record({ flushMs: 5, giveUpAfterMs: 100, retryMs: 10 });
     log.emit({ type: 'round.started', round: 1, kind: 'independent', slots: [1] });
     await live.settled();
+    down = true;
     log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'x' });
     await live.done;
-    // The run has not stopped yet: a late delta does not make it anybody else's.
-    log.emit({ type: 'answer.delta', round: 1, slot: 1, delta: 'y' });
-    expect(recorder.live(log.sessionId)).toBe(live);
-    expect(recorder.running).toBe(1);
     log.emit(endedBody());
-    expect(recorder.live(log.sessionId)).toBeUndefined();
-    expect(recorder.running).toBe(0);
+    expect(recorder.live(log.sessionId)).toBe(live);
+    expect((await store.get(log.sessionId))?.status).toBe('running');
+    down = false;
+    await expect.poll(async () => (await store.get(log.sessionId))?.status).toBe('failed');
+    await expect.poll(() => recorder.live(log.sessionId)).toBeUndefined();
+    expect((await store.events(log.sessionId, 0)).at(-1)).toMatchObject({ type: 'session.ended', status: 'failed' });
   });
 
   it('stores the failed session whole on giving up (rounds, consensus, verdict) in the store and the cache, once', async () => {
@@ -464,14 +493,14 @@ describe('what the store holds as a run is recorded', () => {
     });
     const late: DebateEvent[] = [];
     live.subscribe((e) => late.push(e));
+    openGate();
     log.emit(answerDelta(1));
-    expect(seen.map((e) => e.seq)).toEqual([1]);
+    await vi.waitFor(() => expect(seen.map((e) => e.seq)).toEqual([1]));
     expect(late.map((e) => e.seq)).toEqual([1]);
     const unsubscribe = live.subscribe((e) => late.push(e));
     unsubscribe();
     log.emit(answerDelta(2));
     expect(late.map((e) => e.seq)).toEqual([1, 2]);
-    openGate();
   });
 });
 
@@ -565,7 +594,7 @@ describe('timing and what the operator is told', () => {
   });
 
   it('gives up after 30 s of failing writes by default (retrying each second), naming how long and why', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       openGate();
       const { lines, logger } = keptLog();
@@ -641,7 +670,7 @@ describe('the first write (what a detached start waits on)', () => {
 
   it('firstWrite rejects with the store error; discard stops the run and nothing of it is written, even once the store is back', async () => {
     // A fake clock, so every flush and retry the recorder could have set has fired before the check.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     onTestFinished(() => {
       vi.useRealTimers();
     });
@@ -667,7 +696,8 @@ describe('the first write (what a detached start waits on)', () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(writes).toBe(1);
     expect(await store.get(log.sessionId)).toBeUndefined();
-    expect(seen.map((e) => e.type)).toEqual(['round.started']);
+    // Never stored, so never shown.
+    expect(seen).toEqual([]);
     expect(recorder.live(log.sessionId)).toBeUndefined();
   });
 });
@@ -751,7 +781,7 @@ describe('a session taken from its run (deleted, or ended by another instance)',
     });
     // Nothing more is written, whatever the run still raises: a fake clock run past every timer it could have set.
     const writes = steps.length;
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     onTestFinished(() => {
       vi.useRealTimers();
     });

@@ -5,18 +5,23 @@
  * live. Each session's writes go one at a time, in order; events raised while one is in flight
  * join the next, so a busy store gets fewer, larger transactions and never a session out of order.
  *
- * Clients see a run through `LiveSession.subscribe`: every event as it happens (the stream is live;
- * a step commits within milliseconds of its event), except `session.ended`, which waits until the
- * whole run is committed, so a client that has seen the end can read the session back in full.
- * (Holding every event until its commit was tried: under a burst of 500 debates on two cores the
- * commits queue behind the event loop, and deltas held behind them arrived seconds late.)
+ * Clients see a run through `LiveSession.subscribe`, and nothing the store may not keep: nothing before
+ * the session's first step has committed (so its id, once seen, reads back everywhere); the verdict, the
+ * consensus and the end only once committed; any other event at most `UNSAVED_SEQ_LIMIT` events ahead of
+ * the last commit (about a second of a round's deltas).
+ *
+ * A shared store may lose commits (a failover to a standby that had not received them): a step that
+ * finds fewer events stored than its writer committed is refused as a `hole`, and the recorder writes the
+ * session again from what it holds, every event of the run included. It keeps ended runs for a while to
+ * check them the same way (`verify`), and stops every run once the store says this instance's hold on its
+ * sessions has lapsed (`loseAll`): another instance may be running them by then.
  */
 import type { DebateEvent, Session, SessionEndedEvent } from '../../../sdk/src/generated/types.gen.js';
 import type { Logger } from '../config/log.js';
 import type { EventLog } from '../debate/events.js';
 import type { SessionCache } from './cache.js';
 import { copyOf } from './snapshot.js';
-import { incompleteSlots, type SessionStore, type Step, StoreError, UNSAVED_SEQ_LIMIT } from './store.js';
+import { INTERRUPTED_ERROR, incompleteSlots, type SessionStore, type Step, StoreError, UNSAVED_SEQ_LIMIT } from './store.js';
 
 export interface RecorderOptions {
   store: SessionStore;
@@ -28,6 +33,8 @@ export interface RecorderOptions {
   giveUpAfterMs?: number;
   /** The wait between retries of a failed write. Default 1 s (at least `flushMs`). */
   retryMs?: number;
+  /** How long an ended run is kept to be checked against the store (`verify`). Default 60 s. */
+  keepEndedMs?: number;
 }
 
 /** The stable start of the error a run ends with when the store stayed down. */
@@ -36,7 +43,7 @@ export const STORE_UNAVAILABLE = 'store_unavailable';
 /** What the recorder knows of a session while its run is in this process. */
 export interface LiveSession {
   readonly log: EventLog;
-  /** Events from now on, in order: each at once, but `session.ended` once committed. Returns the unsubscribe function. */
+  /** Events from now on, in order, as far as they may be shown (see the module's comment). Returns the unsubscribe function. */
   subscribe(listener: (event: DebateEvent) => void): () => void;
   /** Events already passed to subscribers but not yet committed, in order. */
   readonly released: readonly DebateEvent[];
@@ -56,7 +63,7 @@ export interface LiveSession {
   discard(reason: Error): void;
   /**
    * Resolves once the run has ended and its last step is committed; or, when the store stayed
-   * down, once the recorder gave up, with the session as it ended (`failed`).
+   * down, once the recorder gave up, with the session as it ended (`failed`, its end written once the store is back).
    */
   readonly done: Promise<Session | undefined>;
 }
@@ -74,20 +81,27 @@ interface Changes {
   verdict: boolean;
 }
 
+/** Events clients may see only once they are stored. */
+const SHOWN_ONCE_STORED = new Set<DebateEvent['type']>(['session.ended', 'verdict', 'consensus']);
+
 class Recording implements LiveSession {
   pending: DebateEvent[] = [];
-  /** The events of the write in flight. */
-  inflight: readonly DebateEvent[] = [];
+  /** Every event of the run, in order: what a repair writes again. */
+  readonly all: DebateEvent[] = [];
   changes: Changes = { rounds: new Set(), consensus: false, verdict: false };
   /** A step boundary was reached and not yet written. */
   due = false;
   writing: Promise<void> | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   ended = false;
+  /** When the run's last step committed (`performance.now()`), for how long it is kept. */
+  endedAt: number | undefined;
   /** The highest `seq` committed. */
   committed = 0;
   /** The session's first step has committed: later steps only update it. */
   created = false;
+  /** The store holds events only up to this `seq` (a hole): the next write is the whole session again. */
+  repairFrom: number | undefined;
   /** Events raised but not yet shown to subscribers, in order (see `release`). */
   held: DebateEvent[] = [];
   /** The highest `seq` shown to subscribers. */
@@ -97,8 +111,10 @@ class Recording implements LiveSession {
   readonly progress: DebateEvent[] = [];
   /** When writes started failing, until one succeeds. */
   failingSince: number | undefined;
-  /** The recorder gave up on the store: the run was stopped and ended `failed`. */
+  /** The recorder gave up on the store (or the run was taken from it): the run was stopped. */
   abandoned = false;
+  /** Dropped unwritten (`discard`): nobody is to hear of it, and it leaves once the run stops. */
+  discarded = false;
   readonly done: Promise<Session | undefined>;
   finish!: (failed?: Session) => void;
   readonly firstWrite: Promise<void>;
@@ -121,7 +137,9 @@ class Recording implements LiveSession {
   }
 
   get released(): DebateEvent[] {
-    return [...this.inflight, ...this.pending].filter((e) => e.seq <= this.shown);
+    const from = this.all.findIndex((e) => e.seq > this.committed);
+    if (from < 0) return [];
+    return this.all.slice(from).filter((e) => e.seq <= this.shown);
   }
 
   subscribe(listener: (event: DebateEvent) => void): () => void {
@@ -150,19 +168,16 @@ class Recording implements LiveSession {
     if (n > 0) this.held.splice(0, n);
   }
 
-  /**
-   * The end is shown once committed, so a client that saw it can read the session back in full;
-   * any other event while it is less than `UNSAVED_SEQ_LIMIT` above the last commit, so recovery
-   * after a crash can number its end above everything shown.
-   */
   #showable(event: DebateEvent): boolean {
-    return event.type === 'session.ended' ? event.seq <= this.committed : event.seq <= this.committed + UNSAVED_SEQ_LIMIT;
+    if (!this.created) return false;
+    return SHOWN_ONCE_STORED.has(event.type) ? event.seq <= this.committed : event.seq <= this.committed + UNSAVED_SEQ_LIMIT;
   }
 
-  /** Shows `event` now, whatever is held: only the end a give-up raises, which is the last thing shown. */
+  /** Shows `event` now, whatever is held: only an end the recorder raises itself, the last thing shown. */
   force(event: DebateEvent): void {
     this.held = [];
     this.shown = event.seq;
+    this.all.push(event);
     this.#publish(event);
   }
 
@@ -183,12 +198,17 @@ class Recording implements LiveSession {
 
   discard(reason: Error): void {
     this.abandoned = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.discarded = true;
+    this.stopTimer();
     this.pending = [];
     this.held = [];
     this.cancel(reason);
     this.finish();
+  }
+
+  stopTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   async settled(): Promise<void> {
@@ -198,12 +218,15 @@ class Recording implements LiveSession {
 
 export class SessionRecorder {
   readonly #live = new Map<string, Recording>();
+  /** Runs that ended, kept `keepEndedMs` for `verify`, oldest first. */
+  readonly #ended = new Map<string, Recording>();
   readonly #store: SessionStore;
   readonly #cache: SessionCache;
   readonly #logger: Logger | undefined;
   readonly #flushMs: number;
   readonly #giveUpAfterMs: number;
   readonly #retryMs: number;
+  readonly #keepEndedMs: number;
   readonly #observers = new Set<(write: WriteObservation) => void>();
 
   constructor(options: RecorderOptions) {
@@ -213,11 +236,17 @@ export class SessionRecorder {
     this.#flushMs = options.flushMs ?? 200;
     this.#giveUpAfterMs = options.giveUpAfterMs ?? 30_000;
     this.#retryMs = Math.max(this.#flushMs, options.retryMs ?? 1000);
+    this.#keepEndedMs = options.keepEndedMs ?? 60_000;
   }
 
-  /** The session's live state, while its run is in this process. */
+  /** The session's live state, while its run is in this process (and, after a give-up, until its end is stored). */
   live(id: string): LiveSession | undefined {
     return this.#live.get(id);
+  }
+
+  /** Whether a run here holds `id`: running, its end waiting for the store, or ended lately and kept for `verify`. */
+  holds(id: string): boolean {
+    return this.#live.has(id) || this.#ended.has(id);
   }
 
   /** How many runs are being recorded. */
@@ -235,8 +264,9 @@ export class SessionRecorder {
       this.#live.set(log.sessionId, recording);
       log.subscribe((event) => {
         if (!recording.abandoned) this.#onEvent(recording, event);
-        // A run stopped by a give-up ends after it; it is nobody's business here any more.
-        else if (event.type === 'session.ended') this.#live.delete(log.sessionId);
+        else if (recording.discarded && event.type === 'session.ended' && this.#live.get(log.sessionId) === recording) {
+          this.#live.delete(log.sessionId);
+        }
       });
     };
   }
@@ -249,7 +279,7 @@ export class SessionRecorder {
   }
 
   /** Times `write`, and tells the observers how it went. */
-  #timed(events: number, write: Promise<void>): Promise<void> {
+  #timed<T>(events: number, write: Promise<T>): Promise<T> {
     if (this.#observers.size === 0) return write;
     const started = performance.now();
     const tell = (ok: boolean) => {
@@ -269,7 +299,7 @@ export class SessionRecorder {
     return write;
   }
 
-  /** Resolves once every run being recorded has ended and been written. */
+  /** Resolves once every run being recorded has ended and been written (a run the store gave up on counts as ended). */
   async done(): Promise<void> {
     await Promise.all([...this.#live.values()].map((r) => r.done));
   }
@@ -287,6 +317,17 @@ export class SessionRecorder {
     await Promise.all(runs.map((r) => r.writing?.catch(() => undefined)));
   }
 
+  /**
+   * Stops every run: this instance may no longer write its sessions (its lease lapsed while the store was out of
+   * reach, and another instance may have taken them). Followers here get an `interrupted` end, numbered above
+   * anything shown; what was committed is what the session holds.
+   */
+  loseAll(why: string): void {
+    for (const r of [...this.#live.values()]) {
+      if (!r.abandoned) this.#lose(r, why, 'interrupted');
+    }
+  }
+
   /** Writes whatever is pending now and waits for every recording's writes (on shutdown). */
   async settled(): Promise<void> {
     let runs = [...this.#live.values()];
@@ -298,6 +339,47 @@ export class SessionRecorder {
     }
   }
 
+  /**
+   * Checks the runs here and those ended lately against what the store holds (`SessionStore.tops`), and writes
+   * again each one the store holds less of than was committed: after a failover to a standby that had not
+   * received the last commits. A no-op on a store that cannot lose commits.
+   */
+  async verify(): Promise<number> {
+    if (!this.#store.tops) return 0;
+    const now = performance.now();
+    for (const [id, r] of this.#ended) {
+      if (now - (r.endedAt ?? now) <= this.#keepEndedMs) break;
+      this.#ended.delete(id);
+    }
+    const runs = [...this.#live.values(), ...this.#ended.values()].filter((r) => r.created && !r.abandoned);
+    if (runs.length === 0) return 0;
+    const tops = await this.#store.tops(runs.map((r) => r.log.sessionId));
+    let repaired = 0;
+    for (const r of runs) {
+      // Absent: deleted since, nothing to write again.
+      const top = tops.get(r.log.sessionId);
+      if (top === undefined || top >= r.committed || r.writing) continue;
+      repaired++;
+      this.#repair(r, top);
+    }
+    return repaired;
+  }
+
+  /** Writes the whole session again from what `r` holds, its events after `top` (what the store still has). */
+  #repair(r: Recording, top: number): void {
+    this.#logger?.warn('the store lost committed events of a session; writing them again', {
+      sessionId: r.log.sessionId,
+      stored: top,
+      committed: r.committed,
+    });
+    r.repairFrom = top;
+    r.committed = Math.min(r.committed, top);
+    if (!this.#live.has(r.log.sessionId)) this.#live.set(r.log.sessionId, r);
+    this.#ended.delete(r.log.sessionId);
+    r.due = true;
+    this.#flush(r);
+  }
+
   #later(r: Recording, ms: number): void {
     // Unref'd: a pending flush must not keep a stopping process alive; shutdown calls `settled()`.
     r.timer ??= setTimeout(() => this.#flush(r), ms).unref();
@@ -305,6 +387,7 @@ export class SessionRecorder {
 
   #onEvent(r: Recording, event: DebateEvent): void {
     r.pending.push(event);
+    r.all.push(event);
     r.offer(event);
     if (event.type !== 'answer.delta' && event.type !== 'verdict.delta') r.progress.push(event);
     switch (event.type) {
@@ -337,62 +420,87 @@ export class SessionRecorder {
     this.#flush(r);
   }
 
-  #flush(r: Recording): void {
-    if (r.timer) {
-      clearTimeout(r.timer);
-      r.timer = undefined;
-    }
-    if (r.writing || r.pending.length === 0) return;
+  /** The next step of `r`: what is pending, or, after a hole, the whole session and its events after what is stored. */
+  #step(r: Recording): Step {
     // Taken in one synchronous moment, so the session and the events describe the same instant.
     const session = copyOf(r.snapshot());
-    const step: Step = {
+    if (r.repairFrom !== undefined) {
+      const top = r.repairFrom;
+      return {
+        session,
+        rounds: session.rounds.map((round) => round.number),
+        consensus: true,
+        verdict: true,
+        events: r.all.filter((e) => e.seq > top),
+        // Not stored at all: created again.
+        run: top === 0 && r.log.base === 0 ? 'first' : 'later',
+        after: top,
+      };
+    }
+    return {
       session,
       rounds: [...r.changes.rounds],
       consensus: r.changes.consensus,
       verdict: r.changes.verdict,
       events: r.pending,
       run: r.created ? 'later' : 'first',
+      ...(r.created && { after: r.committed }),
     };
+  }
+
+  #flush(r: Recording): void {
+    r.stopTimer();
+    if (r.writing || (r.pending.length === 0 && r.repairFrom === undefined)) return;
+    const step = this.#step(r);
     const ended = r.ended;
-    r.inflight = r.pending;
+    const repairing = r.repairFrom !== undefined;
+    const written = r.pending;
     r.pending = [];
     r.changes = { rounds: new Set(), consensus: false, verdict: false };
     r.due = false;
     r.writing = this.#timed(step.events.length, this.#store.write(step)).then(
-      () => {
+      (outcome) => {
         r.firstWritten();
         r.failingSince = undefined;
-        if (r.abandoned) {
-          // Discarded while this write was in flight (a retry): what it stored stays, nothing more is written.
-          r.writing = undefined;
-          return;
-        }
-        this.#cache.set(session);
-        r.created = true;
         r.writing = undefined;
-        r.inflight = [];
-        r.committed = step.events.at(-1)?.seq ?? r.committed;
+        // Discarded while this write was in flight (a retry): what it stored stays, nothing more is written.
+        if (r.abandoned) return;
+        if (repairing) r.repairFrom = undefined;
+        this.#cache.set(step.session);
+        r.created = true;
+        r.committed = Math.max(r.committed, step.events.at(-1)?.seq ?? r.committed);
         r.release();
-        if (ended && r.pending.length === 0) {
-          this.#live.delete(r.log.sessionId);
-          r.finish();
-        } else if (r.due) this.#flush(r);
+        // A stop another instance asked for while this one could not hear it.
+        if (outcome?.stopRequested && !ended) {
+          r.cancel(new Error(outcome.stopRequested === 'delete' ? 'The session was deleted.' : 'The session was cancelled.'));
+        }
+        if (ended && r.pending.length === 0) this.#ended_(r);
+        else if (r.due) this.#flush(r);
         else if (r.pending.length > 0) this.#later(r, this.#flushMs);
       },
       (error: unknown) => {
         r.firstWritten(error ?? new Error('the session store failed'));
         r.writing = undefined;
         if (r.abandoned) return;
-        if (error instanceof StoreError && error.code === 'gone') return this.#lose(r, error.message);
+        if (error instanceof StoreError && error.code === 'gone') return this.#lose(r, error.message, 'cancelled');
+        if (error instanceof StoreError && error.code === 'hole') {
+          const top = error.storedTop ?? 0;
+          // Events before this run's first (a continued session's) were lost too: they cannot be written again.
+          if (top < r.log.base)
+            return this.#lose(r, `the store lost events up to ${r.log.base}: ${error.message}`, 'interrupted');
+          // What was written is in `all`: the repair writes it again, with what came in meanwhile.
+          return this.#repair(r, top);
+        }
         // Nothing of the step was written: keep it for the next attempt rather than lose it.
-        r.pending = [...step.events, ...r.pending];
-        r.inflight = [];
-        for (const n of step.rounds ?? []) r.changes.rounds.add(n);
-        r.changes.consensus ||= step.consensus === true;
-        r.changes.verdict ||= step.verdict === true;
-        r.failingSince ??= Date.now();
+        if (!repairing) {
+          r.pending = [...written, ...r.pending];
+          for (const n of step.rounds ?? []) r.changes.rounds.add(n);
+          r.changes.consensus ||= step.consensus === true;
+          r.changes.verdict ||= step.verdict === true;
+        }
+        r.failingSince ??= performance.now();
         const message = error instanceof Error ? error.message : String(error);
-        if (Date.now() - r.failingSince >= this.#giveUpAfterMs) return this.#abandon(r, message);
+        if (performance.now() - r.failingSince >= this.#giveUpAfterMs) return this.#abandon(r, message);
         this.#logger?.error('session write failed; retrying', {
           sessionId: r.log.sessionId,
           events: step.events.length,
@@ -403,16 +511,22 @@ export class SessionRecorder {
     );
   }
 
+  /** The run's last step committed: it leaves the live runs and is kept a while for `verify`. */
+  #ended_(r: Recording): void {
+    this.#live.delete(r.log.sessionId);
+    r.endedAt = performance.now();
+    if (this.#store.tops) this.#ended.set(r.log.sessionId, r);
+    r.finish();
+  }
+
   /**
-   * The session is no longer this run's to write (deleted, or ended by another instance): stop the run
-   * and write nothing more. Its followers here get an end (`cancelled`), so their streams close.
+   * The session is no longer this run's to write (deleted, or ended by another instance; or this instance lost its
+   * hold on it): stop the run and write nothing more. Its followers here get an end (`status`), so their streams close.
    */
-  #lose(r: Recording, why: string): void {
+  #lose(r: Recording, why: string, status: 'cancelled' | 'interrupted'): void {
     r.abandoned = true;
-    if (r.timer) clearTimeout(r.timer);
-    r.timer = undefined;
+    r.stopTimer();
     r.pending = [];
-    r.inflight = [];
     this.#logger?.warn('session taken from this run; run stopped', { sessionId: r.log.sessionId, error: why });
     r.cancel(new Error(why));
     const running = copyOf(r.snapshot());
@@ -420,28 +534,29 @@ export class SessionRecorder {
       v: 1,
       type: 'session.ended',
       sessionId: running.id,
-      seq: r.log.lastSeq + 1,
+      // Above anything shown, and no higher than the end a peer's recovery writes (stored top + UNSAVED_SEQ_LIMIT + 1),
+      // so a client resuming from it elsewhere misses none of what follows.
+      seq: r.shown + 1,
       ts: new Date().toISOString(),
-      status: 'cancelled',
+      status,
       missingSlots: incompleteSlots(running, r.progress),
       usage: running.usage,
       cost: running.cost,
-      error: `gone: ${why}`,
+      error: status === 'cancelled' ? `gone: ${why}` : `${INTERRUPTED_ERROR} (${why})`,
     });
     this.#live.delete(r.log.sessionId);
     r.finish();
   }
 
   /**
-   * The store stayed down: stop the run, end it `failed` for its subscribers (so streams end and a
-   * delete does not wait on writes that will not come), and try once more to store that end. If that
-   * fails too, the session stays `running` in the store and the next start marks it `interrupted`.
+   * The store stayed down: stop the run, end it `failed` for its subscribers (so streams end and a delete does not
+   * wait on writes that will not come), and write that end as soon as the store takes it. Until then the run stays
+   * live here, so a cancel or a replay finds how it ended.
    */
   #abandon(r: Recording, message: string): void {
     r.abandoned = true;
-    if (r.timer) clearTimeout(r.timer);
-    r.timer = undefined;
-    const seconds = Math.round((Date.now() - (r.failingSince ?? Date.now())) / 1000);
+    r.stopTimer();
+    const seconds = Math.round((performance.now() - (r.failingSince ?? performance.now())) / 1000);
     const error = `${STORE_UNAVAILABLE}: the session store failed for ${seconds} s (${message}); the run was stopped`;
     const ts = new Date().toISOString();
     const running = copyOf(r.snapshot());
@@ -467,25 +582,35 @@ export class SessionRecorder {
     this.#logger?.error('session store unavailable; run stopped', { sessionId: session.id, error });
     r.cancel(new Error(error));
     r.force(end);
-    const events = [...r.pending, end];
-    r.pending = [];
-    r.writing = this.#timed(
-      events.length,
-      this.#store.write({
-        session,
-        rounds: session.rounds.map((round) => round.number),
-        consensus: true,
-        verdict: true,
-        events,
-      }),
-    )
-      .then(
-        () => this.#cache.set(session),
-        () => undefined,
-      )
-      .finally(() => {
-        r.writing = undefined;
-      });
     r.finish(session);
+    const step: Step = {
+      session,
+      rounds: session.rounds.map((round) => round.number),
+      consensus: true,
+      verdict: true,
+      events: r.all.filter((e) => e.seq > r.committed),
+      run: r.created ? 'later' : 'first',
+      ...(r.created && { after: r.committed }),
+    };
+    r.pending = [];
+    const attempt = () => {
+      r.writing = this.#timed(step.events.length, this.#store.write(step)).then(
+        () => {
+          r.writing = undefined;
+          this.#cache.set(session);
+          if (this.#live.get(session.id) === r) this.#live.delete(session.id);
+        },
+        (failure: unknown) => {
+          r.writing = undefined;
+          // Taken by another instance, or deleted: its end is not this run's to write.
+          if (failure instanceof StoreError && (failure.code === 'gone' || failure.code === 'hole')) {
+            if (this.#live.get(session.id) === r) this.#live.delete(session.id);
+            return;
+          }
+          r.timer = setTimeout(attempt, this.#retryMs).unref();
+        },
+      );
+    };
+    attempt();
   }
 }

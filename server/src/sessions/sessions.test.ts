@@ -193,12 +193,16 @@ describe('owners are isolated in the sessions layer', () => {
     expect(await sessions.cancel(log.sessionId, ALICE)).toEqual(cancelled);
   });
 
-  it('cancel: a session running but not in this process (another instance) is `elsewhere`, and left alone', async () => {
-    const d = new FakeDebate({ owner: ALICE, question: 'Running elsewhere' });
+  it('cancel: a session the store says runs, but no run of this one process holds (its end never stored), is cancelled for good', async () => {
+    const d = new FakeDebate({ owner: ALICE, question: 'Its end was never stored' });
     await store.write(d.start().step());
     expect((await store.get(d.session.id))?.status).toBe('running');
-    expect(await sessions.cancel(d.session.id, ALICE)).toBe('elsewhere');
-    expect((await store.get(d.session.id))?.status).toBe('running');
+    expect(await sessions.cancel(d.session.id, ALICE)).toMatchObject({ id: d.session.id, status: 'cancelled' });
+    expect((await store.get(d.session.id))?.status).toBe('cancelled');
+    expect((await store.events(d.session.id, 0)).at(-1)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
+    await expect(sessions.continue(d.session.id, ALICE)).resolves.toMatchObject({
+      refused: expect.stringContaining('cancelled'),
+    });
     expect(await sessions.cancel(a1.id, ALICE)).toEqual(a1);
   });
 });
@@ -744,7 +748,8 @@ describe('cancel and delete of a run on another instance (a shared store)', () =
         onStop = listener;
         return () => undefined;
       },
-      recoverOrphan: async (id: string) => (options.orphan ? { ...(await store.get(id))!, status: 'interrupted' } : undefined),
+      // As a shared store's recovery ends a session whose cancel was kept with it.
+      recoverOrphan: async (id: string) => (options.orphan ? { ...(await store.get(id))!, status: 'cancelled' } : undefined),
     });
     const cache = new SessionCache(50);
     const mine = new Sessions({
@@ -773,13 +778,15 @@ describe('cancel and delete of a run on another instance (a shared store)', () =
     expect(await cancelling).toMatchObject({ id: d.session.id, status: 'cancelled' });
   });
 
-  it('a run that does not stop within the wait is `elsewhere`; one whose instance is gone ends at once', async () => {
+  it('a run that does not stop within the wait is `requested` (the cancel kept with it); one whose instance is gone ends cancelled at once', async () => {
     const waiting = shared({ stopWaitMs: 50 });
     const d = await runningElsewhere();
-    expect(await waiting.mine.cancel(d.session.id, ALICE)).toBe('elsewhere');
+    expect(await waiting.mine.cancel(d.session.id, ALICE)).toMatchObject({ requested: { id: d.session.id, status: 'running' } });
+    expect(waiting.requests).toStrictEqual([[d.session.id, 'cancel']]);
     const gone = shared({ orphan: true, stopWaitMs: 50 });
-    expect(await gone.mine.cancel(d.session.id, ALICE)).toMatchObject({ status: 'interrupted' });
-    expect(gone.requests).toStrictEqual([]);
+    expect(await gone.mine.cancel(d.session.id, ALICE)).toMatchObject({ status: 'cancelled' });
+    // Asked first, so a recovery by any instance ends it as asked.
+    expect(gone.requests).toStrictEqual([[d.session.id, 'cancel']]);
   });
 
   it('delete asks the running instance to stop, then deletes, even when it does not answer', async () => {
@@ -1031,13 +1038,13 @@ describe('cancel of a run on another instance: what it waits for', () => {
     expect(requests).toStrictEqual([]);
   });
 
-  it('a store that watches but cannot ask another instance to stop leaves the run alone: `elsewhere`', async () => {
+  it('a store that cannot ask another instance to stop is one process’s: a running session no run here holds ends cancelled', async () => {
     const watchOnly = storeWith(store, { watch: async () => async () => {} });
     const cache = new SessionCache(50);
     const mine = new Sessions({ store: watchOnly, cache, recorder: new SessionRecorder({ store: watchOnly, cache }) });
     const d = new FakeDebate({ owner: ALICE, question: 'Unstoppable?' });
     await store.write(d.start().step());
-    expect(await mine.cancel(d.session.id, ALICE)).toBe('elsewhere');
+    expect(await mine.cancel(d.session.id, ALICE)).toMatchObject({ status: 'cancelled' });
   });
 });
 
@@ -1072,7 +1079,7 @@ describe('follow: held live events', () => {
     await following;
   });
 
-  it('a follower of a run taken from it (deleted elsewhere) gets the end, though it skips the number of an end never shown', async () => {
+  it('a follower of a run taken from it (deleted elsewhere) gets an end numbered just above what it was shown', async () => {
     let gone = false;
     const taken = storeWith(store, {
       write: async (step: Step) => {
@@ -1098,12 +1105,13 @@ describe('follow: held live events', () => {
     );
     await expect.poll(() => sent.length).toBe(1);
     gone = true;
-    // The run's own end is held until it commits, which it never does; the end the recorder shows instead follows it.
+    // The run's own end is held until it commits, which it never does; the end the recorder shows instead takes its
+    // number: above all that was shown, and no higher than a peer's recovery would number its own.
     log.emit(endedBody());
     await following;
-    expect(sent.map((e) => [e.seq, e.type])).toStrictEqual([
-      [1, 'round.started'],
-      [3, 'session.ended'],
+    expect(sent.map((e) => [e.seq, e.type, (e as { status?: string }).status])).toStrictEqual([
+      [1, 'round.started', undefined],
+      [2, 'session.ended', 'cancelled'],
     ]);
   });
 });

@@ -6,6 +6,7 @@ import type { Answer, DebateEvent, Session, SessionPage, Thread } from '../../..
 import type { StoredRun, ThreadLink } from '../debate/engine.js';
 import { threadContext } from '../debate/thread.js';
 import type { SessionCache } from './cache.js';
+import { followSession } from './follow.js';
 import type { SessionRecorder } from './recorder.js';
 import { type ListPosition, type ListQuery, type SessionStore, type ShareRecord, StoreError, summaryOf } from './store.js';
 
@@ -15,6 +16,10 @@ export interface SessionsOptions {
   recorder: SessionRecorder;
   /** How long a cancel or delete waits for another instance's run to end (shared stores). Default 10 s. */
   stopWaitMs?: number;
+  /** How often runs are checked against the store (`checkRuns`), and a quiet follower reads the store itself. Default 2 s. */
+  checkEveryMs?: number;
+  /** How long a follower holds an `interrupted` end for another instance to continue the session. Default 10 s. */
+  handOverWaitMs?: number;
 }
 
 /** Every owner's sessions: what an admin may ask for explicitly. Anyone else passes their user id. */
@@ -47,12 +52,23 @@ export class Sessions {
   readonly cache: SessionCache;
   readonly recorder: SessionRecorder;
   readonly #stopWaitMs: number;
+  readonly #checkEveryMs: number;
+  readonly #handOverWaitMs: number;
+  #checks: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
     this.cache = options.cache;
     this.recorder = options.recorder;
     this.#stopWaitMs = options.stopWaitMs ?? 10_000;
+    this.#checkEveryMs = options.checkEveryMs ?? 2000;
+    this.#handOverWaitMs = options.handOverWaitMs ?? 10_000;
+    // This instance's hold on its sessions lapsed: others may run them now.
+    options.store.onLeaseLost?.(() => this.recorder.loseAll('this instance lost its hold on its sessions (its lease lapsed)'));
+    // Notices lost or heard again (the database may have failed over): check what it holds of the runs here.
+    options.store.onChange?.((id) => {
+      if (id === undefined) this.recorder.verify().catch(() => undefined);
+    });
     // Another instance changed a session, or changes went unheard: our copies may be stale.
     options.store.onChange?.((id) => (id === undefined ? this.cache.clear() : this.cache.delete(id)));
     // Another instance was asked to cancel or delete a session that runs here.
@@ -67,6 +83,8 @@ export class Sessions {
    * A run that outlives the grace is marked `interrupted` at the next start.
    */
   async close(graceMs = 2000): Promise<void> {
+    clearInterval(this.#checks);
+    this.#checks = undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
@@ -225,12 +243,14 @@ export class Sessions {
   }
 
   /**
-   * Stops the session's run and keeps the session (`cancelled`, with what was said); a session that has
-   * ended comes back as it is. A run on another instance (shared store) is asked to stop, and this waits
-   * for its end; one whose instance is gone ends `interrupted` at once. `undefined` when `owner` has none
-   * by that id; `elsewhere` when another instance's run did not end within `stopWaitMs`.
+   * Stops the session's run and keeps the session (`cancelled`, with what was said); a session that has ended comes
+   * back as it is, but an `interrupted` one is cancelled for good (nothing continues it afterwards). A run on another
+   * instance (shared store) is asked to stop, and this waits for its end; one whose instance is gone ends `cancelled`
+   * at once. `undefined` when `owner` has none by that id; `requested` when another instance's run did not end
+   * within `stopWaitMs`: the request is kept with the session, and that instance stops the run at its next write (or
+   * the session ends `cancelled` once that instance's lease lapses).
    */
-  async cancel(id: string, owner: OwnerScope): Promise<Session | 'elsewhere' | undefined> {
+  async cancel(id: string, owner: OwnerScope): Promise<Session | { requested: Session } | undefined> {
     const session = await this.get(id, owner);
     if (!session) return undefined;
     const live = this.recorder.live(id);
@@ -240,9 +260,20 @@ export class Sessions {
       // (or, when the store gave up on it, as it ended).
       return (await live.done) ?? (await this.get(id, owner)) ?? session;
     }
-    if (session.status !== 'running') return session;
-    const now = await this.#stopElsewhere(id, 'cancel');
-    return now?.status === 'running' ? 'elsewhere' : now;
+    const now = new Date();
+    if (session.status === 'running' && !this.store.requestStop) {
+      // One process: a running session with no run here is one whose end was never stored.
+      await this.store.recoverStale([id], now);
+    } else if (session.status === 'running') {
+      const stopped = await this.#stopElsewhere(id, 'cancel');
+      if (stopped?.status === 'running') return { requested: stopped };
+      // Ended (as asked), or gone; an interrupted one was recovered before the cancel was kept: cancelled below.
+      if (stopped?.status !== 'interrupted') return stopped;
+    }
+    this.cache.delete(id);
+    const cancelled = await this.store.cancelInterrupted(id, now);
+    this.cache.delete(id);
+    return cancelled ?? session;
   }
 
   /**
@@ -293,7 +324,7 @@ export class Sessions {
   /**
    * Deletes the session, stopping its run first (here, or through the instance running it); false when
    * `owner` has none by that id. A run elsewhere that outlives the wait cannot bring the session back:
-   * a shared store refuses its later steps (`Step.run`).
+   * a shared store refuses its later steps (`Step.run`), and the delete is kept with it until then.
    */
   async delete(id: string, owner: OwnerScope): Promise<boolean> {
     const session = await this.get(id, owner);
@@ -307,14 +338,16 @@ export class Sessions {
       await this.#stopElsewhere(id, 'delete');
     }
     this.cache.delete(id);
-    const deleted = await this.store.delete(id);
+    // Deleted already when the instance running it was gone (its recovery deletes what was asked to be).
+    await this.store.delete(id);
     this.cache.delete(id);
-    return deleted;
+    return true;
   }
 
   /**
-   * Asks the instance running `id` to stop it and waits (up to `stopWaitMs`) for its end; a session whose
-   * instance is gone is ended here, as recovery would. The session as it then stands, read from the store.
+   * Asks the instance running `id` to stop it (kept with the session, then told) and waits (up to `stopWaitMs`) for
+   * its end; a session whose instance is gone is ended here, as recovery would, as asked. The session as it then
+   * stands, read from the store.
    */
   async #stopElsewhere(id: string, reason: 'cancel' | 'delete'): Promise<Session | undefined> {
     const { store } = this;
@@ -325,11 +358,11 @@ export class Sessions {
     const unwatch = await store.watch(id, (event) => event.type === 'session.ended' && ended());
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const orphan = await store.recoverOrphan?.(id, new Date());
-      if (orphan) return orphan;
       const before = await store.get(id);
       if (before?.status !== 'running') return before;
       await store.requestStop(id, reason);
+      const orphan = await store.recoverOrphan?.(id, new Date());
+      if (orphan) return orphan;
       await Promise.race([end, new Promise((resolve) => (timer = setTimeout(resolve, this.#stopWaitMs)))]);
       return (await store.recoverOrphan?.(id, new Date())) ?? (await store.get(id));
     } finally {
@@ -338,71 +371,46 @@ export class Sessions {
     }
   }
 
-  /**
-   * Sends every event with `seq > afterSeq`, then live ones until the session ends (or `signal`
-   * aborts). Live events are caught from before the stored ones are read, and each `seq` is sent
-   * once, in order. From another instance, events come live ahead of their commit (`committed`
-   * false): one is sent when it follows the last sent, and held until then; committed events, which
-   * may skip numbers (a recovery's end), are the record and fill any gap.
-   */
-  async follow(
-    session: Session,
-    afterSeq: number,
-    send: (event: DebateEvent) => Promise<void>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let last = afterSeq;
-    let ended = false;
-    const queue: { event: DebateEvent; committed: boolean }[] = [];
-    const held = new Map<number, DebateEvent>();
-    let wake: (() => void) | undefined;
-    const arrive = (event: DebateEvent, committed = true) => {
-      queue.push({ event, committed });
-      wake?.();
-    };
-    const sendOne = async (event: DebateEvent) => {
-      last = event.seq;
-      await send(event);
-      if (event.type === 'session.ended') ended = true;
-    };
-    const deliver = async (items: Iterable<{ event: DebateEvent; committed: boolean }>) => {
-      for (const { event, committed } of [...items].sort((a, b) => a.event.seq - b.event.seq)) {
-        if (event.seq <= last) continue;
-        // A live event that follows the last sent goes out of `held` at once, below.
-        if (committed) await sendOne(event);
-        else held.set(event.seq, event);
-        for (let next = held.get(last + 1); next; next = held.get(last + 1)) {
-          held.delete(next.seq);
-          await sendOne(next);
-        }
-      }
-      for (const seq of held.keys()) if (seq <= last) held.delete(seq);
-    };
+  /** Sends every event with `seq > afterSeq`, then live ones until the session ends or `signal` aborts (see `follow.ts`). */
+  follow(session: Session, afterSeq: number, send: (event: DebateEvent) => Promise<void>, signal: AbortSignal): Promise<void> {
+    return followSession(
+      { store: this.store, recorder: this.recorder, checkEveryMs: this.#checkEveryMs, handOverWaitMs: this.#handOverWaitMs },
+      session,
+      afterSeq,
+      send,
+      signal,
+    );
+  }
 
-    const live = this.recorder.live(session.id);
-    let stop: () => unknown = () => undefined;
-    let caught: DebateEvent[] = [];
-    if (live) {
-      stop = live.subscribe(arrive);
-      caught = [...live.released];
-    } else if (session.status === 'running' && this.store.watch) {
-      stop = await this.store.watch(session.id, arrive);
-    }
-    try {
-      const stored = [...(await this.store.events(session.id, afterSeq)), ...caught];
-      await deliver(stored.map((event) => ({ event, committed: true })));
-      if (!live && !(session.status === 'running' && this.store.watch)) return;
-      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      while (!ended && !signal.aborted) {
-        if (queue.length === 0) {
-          await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
-          wake = undefined;
-        }
-        await deliver(queue.splice(0));
-      }
-    } finally {
-      await stop();
-    }
+  /**
+   * Sessions the store says run here but no run here holds (its end never stored, or its store lost what it wrote
+   * and the run is long over) are ended as recovery ends them, and the interrupted ones handed over; runs whose store
+   * lost commits are written again (`SessionRecorder.verify`). Runs on its own every `checkEveryMs` once `start`ed.
+   */
+  async checkRuns(now = new Date()): Promise<Session[]> {
+    await this.recorder.verify();
+    // A continued run starts recording in the same turn of the event loop its session is taken back: never between.
+    const stale = (await this.store.runningHere()).filter((id) => !this.recorder.holds(id));
+    if (stale.length === 0) return [];
+    const ended = await this.store.recoverStale(stale, now);
+    for (const session of ended) this.cache.delete(session.id);
+    const interrupted = ended.filter((s) => s.status === 'interrupted').map((s) => s.id);
+    if (interrupted.length > 0) await this.store.handOver?.(interrupted, { here: true });
+    return ended;
+  }
+
+  /** Starts `checkRuns` every `checkEveryMs`, until `close`. */
+  start(onError?: (error: unknown) => void): void {
+    if (this.#checks) return;
+    let busy = false;
+    this.#checks = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.checkRuns()
+        .catch((error: unknown) => onError?.(error))
+        .finally(() => (busy = false));
+    }, this.#checkEveryMs);
+    this.#checks.unref();
   }
 }
 

@@ -27,6 +27,17 @@ export interface Step {
    * change outside a run (marking a thread's first session), which is written whatever the session's state.
    */
   run?: 'first' | 'later';
+  /**
+   * A run's later step: the last `seq` its writer saw committed. A store that several instances share refuses a step
+   * whose session holds fewer events than that (`StoreError` `hole`, with what it holds): a failover lost commits.
+   */
+  after?: number;
+}
+
+/** What a step's write says besides "stored". */
+export interface WriteResult {
+  /** Another instance asked for the session's run to stop (for this reason) while its notice may have gone unheard. */
+  stopRequested?: 'cancel' | 'delete';
 }
 
 export interface ListQuery {
@@ -86,7 +97,12 @@ export interface SessionStore {
   /** Whether the session is shared with `userId`. */
   isSharedWith(id: string, userId: string): Promise<boolean>;
   /** Writes one step atomically. The first step of a session creates it. */
-  write(step: Step): Promise<void>;
+  write(step: Step): Promise<WriteResult | undefined>;
+  /**
+   * Stores that can lose commits (a failover to a standby): the highest stored `seq` of each session of `ids`
+   * (0 for one not stored at all); a deleted session is left out.
+   */
+  tops?(ids: readonly string[]): Promise<Map<string, number>>;
   get(id: string): Promise<Session | undefined>;
   /** The owner's sessions, newest first. */
   list(query: ListQuery): Promise<ListPage>;
@@ -148,8 +164,26 @@ export interface SessionStore {
    */
   handOver?(ids: readonly string[], options: { here: boolean }): Promise<void>;
   onHandOver?(listener: (sessionId: string) => void): () => void;
+  /**
+   * Shared stores: `listener` is called each time this instance's hold on its sessions lapses (its lease was not
+   * renewed in time, the database out of reach): another instance may be running them by then.
+   */
+  onLeaseLost?(listener: () => void): () => void;
   /** Shared stores: ends `id` as recovery would if the instance running it is gone; undefined while it lives. */
   recoverOrphan?(id: string, now: Date): Promise<Session | undefined>;
+  /**
+   * Ends `ids` as recovery would, if still `running` (and, on a shared store, this instance's): the caller vouches
+   * that no run in this process holds them (a run that ended before its end could be stored, or whose store lost
+   * what it wrote). Returns those it ended.
+   */
+  recoverStale(ids: readonly string[], now: Date): Promise<Session[]>;
+  /** The ids of the sessions `running` for this process (on a shared store, with this instance as their writer). */
+  runningHere(): Promise<string[]>;
+  /**
+   * Cancels an `interrupted` session for good: `cancelled`, its end saying so, and nothing continues it afterwards.
+   * The session as it then stands; undefined when there is none; as it is when it is not `interrupted`.
+   */
+  cancelInterrupted(id: string, now: Date): Promise<Session | undefined>;
 }
 
 /** An interrupted session taken back to `running` (see `SessionStore.resumeInterrupted`). */
@@ -166,6 +200,8 @@ export interface Resumed {
    * last commit, and a continued run's first is above that).
    */
   afterSeq: number;
+  /** The highest `seq` stored once the end is removed: what the continued run's events follow in the store. */
+  storedTop: number;
 }
 
 /** Why a session cannot be continued: it is not `interrupted`. */
@@ -176,14 +212,21 @@ export function notInterrupted(session: Pick<Session, 'id' | 'status'>): StoreEr
 /** A store failure a caller can act on (stable `code`), as opposed to a bug. */
 export class StoreError extends Error {
   constructor(
-    /** `gone`: the session was deleted, or ended by another instance, while this one ran it. */
-    readonly code: 'conflict' | 'unavailable' | 'corrupt' | 'gone',
+    /**
+     * `gone`: the session was deleted, or ended by another instance, while this one ran it. `hole`: a step that
+     * does not follow what is stored (`Step.after`); nothing of it was written, and `storedTop` says what is.
+     */
+    readonly code: 'conflict' | 'unavailable' | 'corrupt' | 'gone' | 'hole',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; storedTop?: number },
   ) {
     super(message, options);
     this.name = 'StoreError';
+    if (options?.storedTop !== undefined) this.storedTop = options.storedTop;
   }
+
+  /** A `hole`'s highest stored `seq`. */
+  readonly storedTop?: number;
 }
 
 /** The list entry for a session. */
@@ -237,12 +280,13 @@ export const INTERRUPTED_ERROR = 'interrupted: the server stopped while this ses
 
 /**
  * How far a run's shown events may run ahead of its stored ones: the recorder holds back any event
- * whose `seq` is more than this above the last committed one. So after a crash nothing shown can
- * have a `seq` above the stored maximum plus this, and recovery numbers its end event just above
- * that: no `seq` a client saw is ever given to another event, and resuming from any of them ends
- * with the session's end. (Sequence numbers may then skip; they only ever increase.)
+ * whose `seq` is more than this above the last committed one (about a second of a five-slot round's
+ * deltas; the verdict, the consensus and the end wait for their commit). So after a crash nothing
+ * shown can have a `seq` above the stored maximum plus this, and recovery numbers its end event just
+ * above that: no `seq` a client saw is ever given to another event, and resuming from any of them
+ * ends with the session's end. (Sequence numbers may then skip; they only ever increase.)
  */
-export const UNSAVED_SEQ_LIMIT = 100_000;
+export const UNSAVED_SEQ_LIMIT = 256;
 
 /** The events recovery and a continued run read to find what was incomplete (every type but the deltas). */
 export const PROGRESS_EVENT_TYPES = [
@@ -292,20 +336,24 @@ export function incompleteSlots(session: Session, events: readonly DebateEvent[]
   return [...missing].sort((a, b) => a - b);
 }
 
+export const CANCELLED_ERROR = 'cancelled: the session was cancelled while the instance running it was out of reach';
+
 /**
  * What `recoverInterrupted` makes of a session a stopped server left running: the session marked
  * `interrupted` with every incomplete slot missing, and the `session.ended` event it appends,
  * numbered above anything the stopped run could have shown (`lastSeq` is the highest stored).
+ * A session whose cancel was asked (`stop: 'cancel'`) ends `cancelled` instead, for good.
  */
 export function interruptedEnd(
   running: Session,
   events: readonly DebateEvent[],
   lastSeq: number,
   ts: string,
+  status: 'interrupted' | 'cancelled' = 'interrupted',
 ): { session: Session; event: SessionEndedEvent } {
   const session: Session = {
     ...running,
-    status: 'interrupted',
+    status,
     missingSlots: incompleteSlots(running, events),
     updatedAt: ts,
     completedAt: ts,
@@ -316,11 +364,11 @@ export function interruptedEnd(
     sessionId: session.id,
     seq: lastSeq + UNSAVED_SEQ_LIMIT + 1,
     ts,
-    status: 'interrupted',
+    status,
     missingSlots: session.missingSlots,
     usage: session.usage,
     cost: session.cost,
-    error: INTERRUPTED_ERROR,
+    error: status === 'interrupted' ? INTERRUPTED_ERROR : CANCELLED_ERROR,
   };
   return { session, event };
 }

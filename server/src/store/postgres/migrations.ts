@@ -413,6 +413,126 @@ export const migrations: readonly Migration[] = [
         WHERE jsonb_typeof(links -> 'grounding' -> 'pages') = 'array';
     `,
   },
+  {
+    version: 11,
+    name: 'a step that does not follow what is stored is refused; a stop asked of a run is kept with its session',
+    // A step names the last event its writer knows is stored (p_after): after a failover to a standby that had
+    // not received the last commits, the stored events end sooner, and the step answers 'hole:<top>' (nothing
+    // written) for the runner to write again what it holds. A cancel or delete asked of a run elsewhere is kept
+    // in \`stop_requested\`, so a runner that missed the notice stops at its next step, and a recovery ends the session
+    // as asked instead of as \`interrupted\`. The notices go after the commit, gathered (sessions.ts), so steps no
+    // longer queue on PostgreSQL's one lock for committing a NOTIFY.
+    sql: `
+      ALTER TABLE sessions ADD COLUMN stop_requested text CHECK (stop_requested IN ('cancel', 'delete'));
+      DROP FUNCTION consilium_write_step(text, text, text, text, text, text, text, integer, integer[], bigint, bigint,
+        bigint, double precision, boolean, timestamptz, timestamptz, timestamptz, text, text, jsonb, integer[], json,
+        integer[], integer[], integer[], text[], text[], bigint[], bigint[], bigint[], double precision[], text[],
+        text[], json[], boolean, json, boolean, json, integer[], text[], json[], text, text);
+      CREATE FUNCTION consilium_write_step(
+        p_writer text, p_run text, p_after integer,
+        p_id text, p_owner text, p_mode text, p_question text, p_status text, p_rounds_requested integer,
+        p_missing integer[], p_input bigint, p_output bigint, p_total bigint, p_cost double precision,
+        p_priced boolean, p_created timestamptz, p_updated timestamptz, p_completed timestamptz,
+        p_prompt_version text, p_thread text, p_links jsonb,
+        p_round_numbers integer[], p_round_shapes json,
+        a_round integer[], a_position integer[], a_slot integer[], a_provider text[], a_model text[],
+        a_input bigint[], a_output bigint[], a_total bigint[], a_latency double precision[], a_finish text[],
+        a_error text[], a_body json[],
+        p_set_consensus boolean, p_consensus json, p_set_verdict boolean, p_verdict json,
+        e_seq integer[], e_type text[], e_body json[]
+      ) RETURNS text LANGUAGE plpgsql AS $fn$
+      DECLARE
+        top integer;
+        fresh integer;
+        known integer;
+        current record;
+      BEGIN
+        IF p_run = 'later' THEN
+          SELECT writer, status, stop_requested INTO current FROM sessions WHERE id = p_id FOR UPDATE;
+          IF NOT FOUND THEN
+            -- Deleted: gone. Never stored, or lost with a primary: the runner writes it again from what it holds.
+            RETURN CASE WHEN EXISTS (SELECT 1 FROM deleted_sessions WHERE id = p_id) THEN 'gone' ELSE 'hole:0' END;
+          END IF;
+          IF current.writer <> p_writer OR current.status <> 'running' THEN
+            RETURN 'gone';
+          END IF;
+          SELECT COALESCE(max(seq), 0) INTO top FROM events WHERE session_id = p_id;
+          IF p_after IS NOT NULL AND top < p_after THEN
+            RETURN 'hole:' || top;
+          END IF;
+          UPDATE sessions SET owner = p_owner, mode = p_mode, question = p_question, status = p_status,
+            rounds_requested = p_rounds_requested, missing_slots = p_missing, input_tokens = p_input,
+            output_tokens = p_output, total_tokens = p_total, cost_usd = p_cost, cost_priced = p_priced,
+            created_at = p_created, updated_at = p_updated, completed_at = p_completed,
+            prompt_version = p_prompt_version, thread_id = p_thread, links = p_links
+          WHERE id = p_id AND writer = p_writer AND status = 'running';
+        ELSIF p_run = 'first' AND EXISTS (SELECT 1 FROM deleted_sessions WHERE id = p_id) THEN
+          RETURN 'gone';
+        ELSE
+          SELECT stop_requested INTO current FROM sessions WHERE id = p_id;
+          INSERT INTO sessions (id, owner, mode, question, status, rounds_requested, missing_slots, input_tokens,
+            output_tokens, total_tokens, cost_usd, cost_priced, created_at, updated_at, completed_at, prompt_version,
+            writer, thread_id, links)
+          VALUES (p_id, p_owner, p_mode, p_question, p_status, p_rounds_requested, p_missing, p_input, p_output,
+            p_total, p_cost, p_priced, p_created, p_updated, p_completed, p_prompt_version, p_writer, p_thread, p_links)
+          ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, mode = EXCLUDED.mode, question = EXCLUDED.question,
+            status = EXCLUDED.status, rounds_requested = EXCLUDED.rounds_requested, missing_slots = EXCLUDED.missing_slots,
+            input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
+            total_tokens = EXCLUDED.total_tokens, cost_usd = EXCLUDED.cost_usd, cost_priced = EXCLUDED.cost_priced,
+            created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at,
+            prompt_version = EXCLUDED.prompt_version, writer = EXCLUDED.writer, thread_id = EXCLUDED.thread_id,
+            links = EXCLUDED.links
+          WHERE p_run IS NULL OR (sessions.writer = p_writer AND sessions.status = 'running');
+        END IF;
+        IF NOT FOUND THEN
+          RETURN 'gone';
+        END IF;
+
+        IF cardinality(p_round_numbers) > 0 THEN
+          DELETE FROM rounds WHERE session_id = p_id AND number = ANY (p_round_numbers);
+          INSERT INTO rounds (session_id, number, kind, missing_slots)
+          SELECT p_id, (r->>'number')::integer, r->>'kind', ARRAY(SELECT json_array_elements_text(r->'missingSlots')::integer)
+          FROM json_array_elements(p_round_shapes) r;
+          INSERT INTO answers (session_id, round, position, slot, provider, model, input_tokens, output_tokens,
+            total_tokens, latency_ms, finish_reason, error_code, body)
+          SELECT p_id, t.* FROM unnest(a_round, a_position, a_slot, a_provider, a_model, a_input, a_output, a_total,
+            a_latency, a_finish, a_error, a_body) AS t;
+        END IF;
+        IF p_set_consensus THEN
+          IF p_consensus IS NULL THEN
+            DELETE FROM consensus WHERE session_id = p_id;
+          ELSE
+            INSERT INTO consensus (session_id, body) VALUES (p_id, p_consensus)
+            ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body;
+          END IF;
+        END IF;
+        IF p_set_verdict THEN
+          IF p_verdict IS NULL THEN
+            DELETE FROM verdicts WHERE session_id = p_id;
+          ELSE
+            INSERT INTO verdicts (session_id, body) VALUES (p_id, p_verdict)
+            ON CONFLICT (session_id) DO UPDATE SET body = EXCLUDED.body;
+          END IF;
+        END IF;
+
+        IF cardinality(e_seq) > 0 THEN
+          SELECT COALESCE(max(seq), 0) INTO top FROM events WHERE session_id = p_id;
+          INSERT INTO events (session_id, seq, type, body)
+          SELECT p_id, e.seq, e.type, e.body FROM unnest(e_seq, e_type, e_body) AS e(seq, type, body) WHERE e.seq > top;
+          GET DIAGNOSTICS fresh = ROW_COUNT;
+          -- A retried step whose first attempt committed unseen (the connection broke on the reply) finds its events stored.
+          SELECT count(*) INTO known FROM events ev JOIN unnest(e_seq, e_body) AS e(seq, body) ON ev.seq = e.seq
+          WHERE ev.session_id = p_id AND e.seq <= top AND ev.body::text = e.body::text;
+          IF fresh + known <> cardinality(e_seq) THEN
+            RAISE EXCEPTION 'session %: an event''s seq is not above every stored event''s', p_id USING ERRCODE = 'unique_violation';
+          END IF;
+        END IF;
+        -- A stop asked while this instance could not hear it: the step is kept, and its runner told to stop.
+        RETURN COALESCE('stop:' || current.stop_requested, 'ok');
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** Serializes migrations across instances; any constant unlikely to collide with another application's. */

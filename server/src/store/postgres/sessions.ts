@@ -17,6 +17,7 @@ import type {
 } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
+  CANCELLED_ERROR,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -29,6 +30,7 @@ import {
   StoreError,
   searchTerms,
   verdictPreview,
+  type WriteResult,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns, withSourceTexts } from '../columns.js';
@@ -141,8 +143,11 @@ const WRITE_SOURCES = `WITH written AS (
   )
   SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1) AS found`;
 
-/** One step in one statement and one round trip (migration 5's function): see `Step.run` for when it answers 'gone'. */
-const WRITE_STEP = `SELECT consilium_write_step(${Array.from({ length: 43 }, (_, i) => `$${i + 1}`).join(', ')}) AS outcome`;
+/**
+ * One step in one statement and one round trip (migration 11's function): 'ok', 'stop:<reason>' (written, and a
+ * stop was asked), 'gone' (see `Step.run`) or 'hole:<top>' (see `Step.after`; nothing written).
+ */
+const WRITE_STEP = `SELECT consilium_write_step(${Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')}) AS outcome`;
 
 /** The answers of `rounds` as column arrays, in the `answers` table's order after the session id. */
 function answerArrays(rounds: readonly Round[]): unknown[][] {
@@ -168,6 +173,8 @@ export class PostgresSessionStore implements SessionStore {
   readonly #followedElsewhere = new Set<string>();
   /** Events shown and not yet sent live, in order. */
   #outbox: DebateEvent[] = [];
+  /** Notices of committed writes not yet sent, in commit order. */
+  #told: string[] = [];
   #sending: ReturnType<typeof setTimeout> | undefined;
   /** The archives of ended sessions, one after another. */
   #archives: Promise<unknown> = Promise.resolve();
@@ -176,6 +183,10 @@ export class PostgresSessionStore implements SessionStore {
   /** Since when every heartbeat has renewed the lease (undefined after a failure), and when the last did. */
   #renewedSince: number | undefined;
   #lastRenewal: number | undefined;
+  /** When the last renewal that succeeded was sent (`performance.now()`): the lease holds until that plus `leaseMs`. */
+  #heldSince: number | undefined;
+  #leaseLapsed = false;
+  readonly #lapses = new Set<() => void>();
 
   constructor(db: PostgresAccess, url: string, options: PostgresSessionOptions) {
     this.#db = db;
@@ -207,10 +218,21 @@ export class PostgresSessionStore implements SessionStore {
     this.#sending ??= setTimeout(() => this.#sendLive(), LIVE_WINDOW_MS);
   }
 
+  /**
+   * Tells the other instances of a committed write, gathered with the others of the next `LIVE_WINDOW_MS` into one
+   * NOTIFY statement: a NOTIFY takes PostgreSQL's one lock for committing notifications, and one per step made
+   * every step's commit wait on it. A notice is a nudge: a follower elsewhere reads the events table.
+   */
+  #tell(notice: string): void {
+    this.#told.push(notice);
+    this.#sending ??= setTimeout(() => this.#sendLive(), LIVE_WINDOW_MS);
+  }
+
   #sendLive(): void {
     this.#sending = undefined;
-    const notices = liveNotices(this.instanceId, this.#outbox);
+    const notices = [...this.#told, ...liveNotices(this.instanceId, this.#outbox)];
     this.#outbox = [];
+    this.#told = [];
     if (notices.length === 0 || this.#stopping) return;
     this.#notify(notices).catch((error: unknown) => this.#options.onError?.(error));
   }
@@ -234,6 +256,10 @@ export class PostgresSessionStore implements SessionStore {
       throw toStoreError(error);
     }
     this.#every(this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, () => this.#renewLease());
+    // Apart from the renewal, which may hang as long as the database is out of reach.
+    const check = setInterval(() => this.#checkLease(), this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    check.unref();
+    this.#timers.push(check);
     const recoverEvery = this.#options.recoverEveryMs ?? DEFAULT_SWEEP_MS;
     if (recoverEvery > 0) this.#every(recoverEvery, () => this.#sweep());
   }
@@ -246,11 +272,9 @@ export class PostgresSessionStore implements SessionStore {
   async #sweep(): Promise<void> {
     if (this.#renewedSince === undefined || Date.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS)) return;
     const recovered = await this.#recover(new Date(), false);
-    if (recovered.length > 0)
-      await this.handOver(
-        recovered.map((s) => s.id),
-        { here: true },
-      );
+    // A cancelled one is over; only the interrupted are continued.
+    const interrupted = recovered.filter((s) => s.status === 'interrupted').map((s) => s.id);
+    if (interrupted.length > 0) await this.handOver(interrupted, { here: true });
   }
 
   /**
@@ -280,9 +304,32 @@ export class PostgresSessionStore implements SessionStore {
     this.#timers.push(timer);
   }
 
+  /**
+   * Calls `listener` each time this instance's lease lapses (no renewal reached the database for a whole lease, as
+   * its own clock measures from when the last one was sent): its peers may take its runs from then on.
+   */
+  onLeaseLost(listener: () => void): () => void {
+    this.#lapses.add(listener);
+    return () => this.#lapses.delete(listener);
+  }
+
+  #checkLease(): void {
+    const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
+    if (this.#heldSince === undefined || this.#leaseLapsed || performance.now() - this.#heldSince < leaseMs) return;
+    this.#leaseLapsed = true;
+    for (const listener of this.#lapses) {
+      try {
+        listener();
+      } catch (error) {
+        this.#options.onError?.(error);
+      }
+    }
+  }
+
   async #renewLease(): Promise<void> {
     const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
     const heartbeatMs = this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const sent = performance.now();
     const started = Date.now();
     try {
       await this.#db.query(
@@ -294,6 +341,8 @@ export class PostgresSessionStore implements SessionStore {
       this.#renewedSince = undefined;
       throw error;
     }
+    this.#heldSince = sent;
+    this.#leaseLapsed = false;
     // A renewal later than a heartbeat and a half after the last one was a miss too.
     if (this.#lastRenewal === undefined || started - this.#lastRenewal > heartbeatMs * 1.5) this.#renewedSince = started;
     this.#lastRenewal = started;
@@ -315,17 +364,18 @@ export class PostgresSessionStore implements SessionStore {
     return true;
   }
 
-  async write(step: Step): Promise<void> {
+  async write(step: Step): Promise<WriteResult | undefined> {
     const s = step.session;
     // Before the step, so a reader of the step's session finds the texts; one that creates the session, after it.
     const sourced = step.run !== 'first' && (await this.#writeSources(s));
     const numbers = [...(step.rounds ?? [])];
     const rounds = s.rounds.filter((r) => numbers.includes(r.number));
     const shapes = rounds.map(({ number, kind, missingSlots }) => ({ number, kind, missingSlots }));
-    const { rows } = await this.#db.query<{ outcome: 'ok' | 'gone' }>(
+    const { rows } = await this.#db.query<{ outcome: string }>(
       named('write_step', WRITE_STEP, [
         this.instanceId,
         step.run ?? null,
+        step.after ?? null,
         s.id,
         s.owner,
         s.mode,
@@ -354,14 +404,23 @@ export class PostgresSessionStore implements SessionStore {
         step.events.map((e) => e.seq),
         step.events.map((e) => e.type),
         step.events.map(eventJson),
-        CHANNEL,
-        writeNotice(this.instanceId, s.id, step.events),
       ]),
     );
-    if (rows[0]?.outcome === 'gone') {
+    const outcome = rows[0]?.outcome ?? 'ok';
+    if (outcome === 'gone') {
       this.#sourcesWritten.delete(s.id);
       throw new StoreError('gone', `Session ${s.id} was deleted, or ended by another instance, while this one ran it.`);
     }
+    if (outcome.startsWith('hole:')) {
+      const storedTop = Number(outcome.slice('hole:'.length));
+      this.#sourcesWritten.delete(s.id);
+      throw new StoreError(
+        'hole',
+        `Session ${s.id} holds events up to ${storedTop}, not ${step.after}: commits were lost (a failover?).`,
+        { storedTop },
+      );
+    }
+    this.#tell(writeNotice(this.instanceId, s.id, step.events));
     if (!sourced) await this.#writeSources(s);
     if (s.status !== 'running') this.#sourcesWritten.delete(s.id);
     if (s.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
@@ -369,6 +428,18 @@ export class PostgresSessionStore implements SessionStore {
       // ahead of other runs' steps for connections. Should one fail (or the store close first), the sweep does it.
       this.#archives = this.#archives.then(() => this.archive(s.id)).catch(() => false);
     }
+    return outcome.startsWith('stop:') ? { stopRequested: outcome.slice('stop:'.length) as StopReason } : undefined;
+  }
+
+  async tops(ids: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await this.#db.query<{ id: string; top: number }>(
+      `SELECT i.id, COALESCE((SELECT max(seq) FROM events e WHERE e.session_id = i.id),
+         (SELECT last_seq FROM event_archives a WHERE a.session_id = i.id), 0) AS top
+       FROM unnest($1::text[]) AS i(id)
+       WHERE NOT EXISTS (SELECT 1 FROM deleted_sessions d WHERE d.id = i.id)`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.top]));
   }
 
   /** Resolves once the archives the writes so far started are done. */
@@ -557,30 +628,83 @@ export class PostgresSessionStore implements SessionStore {
 
   /** The session ended `interrupted` if its writer's lease is gone, as the sweep would end it; else undefined. */
   async recoverOrphan(id: string, now: Date): Promise<Session | undefined> {
-    return (await this.#recover(now, false, id))[0];
+    return (await this.#recover(now, false, [id]))[0];
   }
 
-  requestStop(id: string, reason: StopReason): Promise<void> {
-    return this.#notify([stopNotice(this.instanceId, id, reason)]);
+  /** Only this instance's: another's are its own to vouch for, and the sweep's once its lease is gone. */
+  recoverStale(ids: readonly string[], now: Date): Promise<Session[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.#recover(now, true, ids, true);
+  }
+
+  async runningHere(): Promise<string[]> {
+    const { rows } = await this.#db.query<{ id: string }>(`SELECT id FROM sessions WHERE status = 'running' AND writer = $1`, [
+      this.instanceId,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Kept with the session, then told: a runner that misses the notice (cut off, or between its connections) learns
+   * of it at its next step, and a recovery ends the session as asked rather than `interrupted`.
+   */
+  async requestStop(id: string, reason: StopReason): Promise<void> {
+    await this.#db.query(
+      `WITH asked AS (UPDATE sessions SET stop_requested = $2 WHERE id = $1 AND status = 'running' RETURNING id)
+       SELECT pg_notify($3, $4)`,
+      [id, reason, CHANNEL, stopNotice(this.instanceId, id, reason)],
+    );
   }
 
   onStopRequest(listener: (sessionId: string, reason: StopReason) => void): () => void {
     return this.#listener.onStop(listener);
   }
 
-  /** The periodic sweep leaves this instance's own sessions alone: they are being run. `only`: just that session. */
-  async #recover(now: Date, own: boolean, only?: string): Promise<Session[]> {
+  async cancelInterrupted(id: string, now: Date): Promise<Session | undefined> {
+    const ts = now.toISOString();
+    const changed = await this.#db.transaction(async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE sessions SET status = 'cancelled', updated_at = $2 WHERE id = $1 AND status = 'interrupted'`,
+        [id, ts],
+      );
+      if (!rowCount) return false;
+      // The end the recovery appended says so too: a replay ends as the session does.
+      await client.query(
+        `UPDATE events SET body = (jsonb_set(jsonb_set(body::jsonb, '{status}', '"cancelled"'), '{error}', to_jsonb($2::text)))::json
+         WHERE session_id = $1 AND type = 'session.ended'`,
+        [id, CANCELLED_ERROR],
+      );
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, id, [])]);
+      return true;
+    });
+    if (changed) this.#listener.local(id, []);
+    return this.get(id);
+  }
+
+  /**
+   * The periodic sweep leaves this instance's own sessions alone: they are being run (`own`: this instance's too).
+   * `only`: just those sessions; `mine`: only this instance's. A session whose stop was asked ends as asked: a cancel
+   * `cancelled`, a delete deleted; only the others end `interrupted`, to be continued.
+   */
+  async #recover(now: Date, own: boolean, only?: readonly string[], mine = false): Promise<Session[]> {
     const ts = now.toISOString();
     const recovered = await this.#db.transaction(async (client) => {
-      const { rows } = await client.query<SessionRow>(
-        `${SELECT_SESSION} WHERE s.status = 'running' AND ($3::text IS NULL OR s.id = $3)
-           AND (($1 AND s.writer = $2) OR NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = s.writer AND i.expires_at > now()))
+      const { rows } = await client.query<SessionRow & { stop_requested: StopReason | null }>(
+        `${SELECT_SESSION.replace(/FROM sessions s$/, ', s.stop_requested FROM sessions s')}
+         WHERE s.status = 'running' AND ($3::text[] IS NULL OR s.id = ANY ($3))
+           AND (($1 AND s.writer = $2) OR (NOT $4 AND NOT EXISTS
+             (SELECT 1 FROM instances i WHERE i.id = s.writer AND i.expires_at > now())))
          ORDER BY s.created_at, s.id
          FOR UPDATE OF s SKIP LOCKED`,
-        [own, this.instanceId, only ?? null],
+        [own, this.instanceId, only ?? null, mine],
       );
       const ended: { session: Session; event: SessionEndedEvent }[] = [];
       for (const row of rows) {
+        if (row.stop_requested === 'delete') {
+          await client.query('DELETE FROM sessions WHERE id = $1', [row.id]);
+          await client.query('INSERT INTO deleted_sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [row.id]);
+          await client.query('SELECT pg_notify($1, $2)', [CHANNEL, deleteNotice(this.instanceId, row.id)]);
+          continue;
+        }
         const { rows: progress } = await client.query<{ body: DebateEvent }>(
           'SELECT body FROM events WHERE session_id = $1 AND type = ANY($2) ORDER BY seq',
           [row.id, PROGRESS_EVENT_TYPES],
@@ -593,11 +717,12 @@ export class PostgresSessionStore implements SessionStore {
           progress.map((p) => p.body),
           top.rows[0]!.seq,
           ts,
+          row.stop_requested === 'cancel' ? 'cancelled' : 'interrupted',
         );
         await client.query(
-          `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4
+          `UPDATE sessions SET status = $5, updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4
            WHERE id = $1`,
-          [session.id, ts, this.instanceId, session.missingSlots],
+          [session.id, ts, this.instanceId, session.missingSlots, session.status],
         );
         await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
           session.id,
@@ -608,9 +733,9 @@ export class PostgresSessionStore implements SessionStore {
         await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, session.id, [event])]);
         ended.push({ session, event });
       }
-      // Leases long expired say nothing more than an absent one; a day-old delete has no step still on its way.
+      // Leases long expired say nothing more than an absent one; a week-old delete has no step still on its way.
       await client.query(`DELETE FROM instances WHERE expires_at < now() - interval '1 day'`);
-      await client.query(`DELETE FROM deleted_sessions WHERE deleted_at < now() - interval '1 day'`);
+      await client.query(`DELETE FROM deleted_sessions WHERE deleted_at < now() - interval '7 days'`);
       return ended;
     });
     // These changes did not come through this instance's recorder: tell its own listeners too.
@@ -650,6 +775,9 @@ export class PostgresSessionStore implements SessionStore {
         `UPDATE sessions SET status = 'running', updated_at = $2, completed_at = NULL, writer = $3 WHERE id = $1`,
         [id, ts, this.instanceId],
       );
+      const left = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
+        id,
+      ]);
       const { rows: progress } = await client.query<{ body: DebateEvent }>(
         'SELECT body FROM events WHERE session_id = $1 AND type = ANY($2) ORDER BY seq',
         [id, PROGRESS_EVENT_TYPES],
@@ -660,6 +788,7 @@ export class PostgresSessionStore implements SessionStore {
         session: { ...stored, status: 'running', updatedAt: ts },
         progress: progress.map((p) => p.body),
         afterSeq: top.rows[0]!.seq,
+        storedTop: left.rows[0]!.seq,
       };
     });
   }

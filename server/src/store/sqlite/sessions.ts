@@ -5,6 +5,7 @@
 import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
 import { eventJson } from '../../debate/events.js';
 import {
+  CANCELLED_ERROR,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -67,13 +68,14 @@ export class SqliteSessionStore implements SessionStore {
     this.#queue = queue;
   }
 
-  async write(step: Step): Promise<void> {
+  async write(step: Step): Promise<undefined> {
     await this.#queue.write(step);
     if (step.session.status !== 'running' && step.events.some((e) => e.type === 'session.ended')) {
       // After the step, one archive at a time: the end is shown once its step commits, and archives never queue
       // ahead of other runs' steps for connections. Should one fail (or the store close first), the sweep does it.
       this.#archives = this.#archives.then(() => this.archive(step.session.id)).catch(() => false);
     }
+    return undefined;
   }
 
   /** Resolves once the archives the writes so far started are done. */
@@ -233,10 +235,43 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   recoverInterrupted(now: Date): Promise<Session[]> {
+    return this.#recover(now);
+  }
+
+  recoverStale(ids: readonly string[], now: Date): Promise<Session[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.#recover(now, ids);
+  }
+
+  async runningHere(): Promise<string[]> {
+    return (await this.#reader.all<{ id: string }>(`SELECT id FROM sessions WHERE status = 'running'`)).map((r) => r.id);
+  }
+
+  async cancelInterrupted(id: string, now: Date): Promise<Session | undefined> {
+    await this.#queue.run(async (db) => {
+      const { changes } = await db.run(
+        `UPDATE sessions SET status = 'cancelled', updated_at = ?2 WHERE id = ?1 AND status = 'interrupted'`,
+        [id, now.toISOString()],
+      );
+      if (changes === 0) return;
+      await unarchive(db, id);
+      // The end the recovery appended says so too: a replay ends as the session does.
+      await db.run(
+        `UPDATE events SET body = json_set(body, '$.status', 'cancelled', '$.error', ?2)
+         WHERE session_id = ?1 AND type = 'session.ended'`,
+        [id, CANCELLED_ERROR],
+      );
+    });
+    return this.get(id);
+  }
+
+  /** Every `running` session (or those of `only`) ended `interrupted`, each with its end appended. */
+  #recover(now: Date, only?: readonly string[]): Promise<Session[]> {
     const ts = now.toISOString();
     const work = async (db: Connection) => {
       const running = await db.all<{ id: string; last_seq: number | null }>(
-        `SELECT id, (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq FROM sessions AS s WHERE status = 'running'`,
+        `SELECT id, (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq FROM sessions AS s
+         WHERE status = 'running' AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`,
+        [only ? JSON.stringify(only) : null],
       );
       const recovered: Session[] = [];
       for (const { id, last_seq } of running) {
@@ -276,6 +311,7 @@ export class SqliteSessionStore implements SessionStore {
         [id],
       );
       await db.run(`UPDATE sessions SET status = 'running', updated_at = ?2, completed_at = NULL WHERE id = ?1`, [id, ts]);
+      const left = await db.first<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE session_id = ?1', [id]);
       const progress = await db.all<{ body: string }>(
         `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
         [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
@@ -285,6 +321,7 @@ export class SqliteSessionStore implements SessionStore {
         session: { ...session, status: 'running', updatedAt: ts },
         progress: progress.map((p) => JSON.parse(p.body) as DebateEvent),
         afterSeq: top?.seq ?? 0,
+        storedTop: left?.seq ?? 0,
       };
     });
   }
