@@ -415,6 +415,132 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     });
   });
 
+  it("fencing: B recovers and continues A's session before A's stale step arrives; A's later step and first-step retry are gone", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const d = new FakeDebate({ owner: 'usr_fence_continue' });
+    const first = { ...d.start().step(), run: 'first' as const };
+    await a.sessions.write(first);
+    d.startRound(1);
+    d.answer(1, 1);
+    const stale = { ...d.step({ rounds: [1] }), run: 'later' as const, after: first.events.at(-1)!.seq };
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [a.sessions.instanceId]);
+    expect((await b.sessions.recoverOrphan(d.session.id, new Date()))?.status).toBe('interrupted');
+    const resumed = (await b.sessions.resumeInterrupted(d.session.id, new Date()))!;
+    // B's continued run: running again, and B's now.
+    const bStep = {
+      session: { ...resumed.session, updatedAt: new Date().toISOString() },
+      events: [{ ...d.raised.at(-1)!, seq: resumed.afterSeq + 1 }],
+      run: 'first' as const,
+    };
+    await b.sessions.write(bStep);
+    // The session is running and its status alone would let A's steps through: the writer decides.
+    expect((await b.sessions.get(d.session.id))?.status).toBe('running');
+    await expect(a.sessions.write(stale)).rejects.toMatchObject({ code: 'gone' });
+    await expect(a.sessions.write(first)).rejects.toMatchObject({ code: 'gone' });
+    expect((await b.sessions.events(d.session.id, 0)).map((e) => e.seq)).toStrictEqual([
+      ...first.events.map((e) => e.seq),
+      resumed.afterSeq + 1,
+    ]);
+  });
+
+  it('a later step that does not follow what is stored (commits lost in a failover) is refused as a hole, writing nothing', async () => {
+    const url = await server!.createDatabase();
+    const a = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_hole' });
+    const first = { ...d.start().step(), run: 'first' as const };
+    await a.sessions.write(first);
+    d.startRound(1);
+    const second = { ...d.step({ rounds: [1] }), run: 'later' as const, after: first.events.at(-1)!.seq };
+    await a.sessions.write(second);
+    d.answer(1, 1);
+    const third = { ...d.step({ rounds: [1] }), run: 'later' as const, after: second.events.at(-1)!.seq };
+    // A standby promoted without the second step's commit.
+    await sql(url, 'DELETE FROM events WHERE session_id = $1 AND seq > $2', [d.session.id, first.events.at(-1)!.seq]);
+    const refused = await a.sessions.write(third).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StoreError);
+    expect(refused).toMatchObject({ code: 'hole', storedTop: first.events.at(-1)!.seq });
+    expect((await a.sessions.events(d.session.id, 0)).map((e) => e.seq)).toStrictEqual(first.events.map((e) => e.seq));
+    // The whole session written again from what the runner holds follows on.
+    await a.sessions.write({
+      session: d.session,
+      rounds: [1],
+      consensus: true,
+      verdict: true,
+      events: d.raised.filter((e) => e.seq > first.events.at(-1)!.seq),
+      run: 'later',
+      after: first.events.at(-1)!.seq,
+    });
+    expect(await a.sessions.events(d.session.id, 0)).toStrictEqual(d.raised);
+    expect(await a.sessions.get(d.session.id)).toStrictEqual(d.session);
+    // Its first step lost too (no row, no delete): a hole at 0, and a first step creates it again.
+    const lost = new FakeDebate({ owner: 'usr_hole' });
+    const lostFirst = { ...lost.start().step(), run: 'first' as const };
+    await a.sessions.write(lostFirst);
+    await sql(url, 'DELETE FROM sessions WHERE id = $1', [lost.session.id]);
+    lost.startRound(1);
+    await expect(
+      a.sessions.write({ ...lost.step({ rounds: [1] }), run: 'later', after: lostFirst.events.at(-1)!.seq }),
+    ).rejects.toMatchObject({ code: 'hole', storedTop: 0 });
+    // A deleted one is gone, not a hole.
+    await a.sessions.delete(d.session.id);
+    d.endRound(1);
+    await expect(a.sessions.write({ ...d.step({ rounds: [1] }), run: 'later', after: d.raised.length - 1 })).rejects.toMatchObject({
+      code: 'gone',
+    });
+    expect(await a.sessions.tops([d.session.id, lost.session.id, 'ses_neverwritten'])).toStrictEqual(
+      new Map([
+        [lost.session.id, 0],
+        ['ses_neverwritten', 0],
+      ]),
+    );
+  });
+
+  it('a stop asked while the runner could not hear it is kept: its next step says so, and a recovery ends it as asked', async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const cancelled = new FakeDebate({ owner: 'usr_stop' });
+    const first = { ...cancelled.start().step(), run: 'first' as const };
+    await a.sessions.write(first);
+    await b.sessions.requestStop(cancelled.session.id, 'cancel');
+    cancelled.startRound(1);
+    expect(
+      await a.sessions.write({ ...cancelled.step({ rounds: [1] }), run: 'later', after: first.events.at(-1)!.seq }),
+    ).toStrictEqual({ stopRequested: 'cancel' });
+    // Its instance gone: recovered as asked, cancelled for good (nothing hands it over), or deleted.
+    const deleted = new FakeDebate({ owner: 'usr_stop' });
+    await a.sessions.write({ ...deleted.start().step(), run: 'first' });
+    await b.sessions.requestStop(deleted.session.id, 'delete');
+    await sql(url, `UPDATE instances SET expires_at = now() - interval '1 second' WHERE id = $1`, [a.sessions.instanceId]);
+    const offered: string[] = [];
+    b.sessions.onHandOver((id) => offered.push(id));
+    expect((await b.sessions.recoverOrphan(cancelled.session.id, new Date()))?.status).toBe('cancelled');
+    expect(await b.sessions.recoverOrphan(deleted.session.id, new Date())).toBeUndefined();
+    expect(await b.sessions.get(deleted.session.id)).toBeUndefined();
+    expect((await b.sessions.events(cancelled.session.id, 0)).at(-1)).toMatchObject({ type: 'session.ended', status: 'cancelled' });
+    await expect(b.sessions.resumeInterrupted(cancelled.session.id, new Date())).rejects.toMatchObject({ code: 'conflict' });
+    expect(offered).toStrictEqual([]);
+  });
+
+  it("a tombstone outlives the sweep: a deleted session's late step is still gone after a recovery ran", async () => {
+    const url = await server!.createDatabase();
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    const d = new FakeDebate({ owner: 'usr_tomb' });
+    const first = { ...d.start().step(), run: 'first' as const };
+    await a.sessions.write(first);
+    await b.sessions.delete(d.session.id);
+    // The sweep's recovery also clears old tombstones: this one is not old.
+    await b.sessions.recoverInterrupted(new Date());
+    expect((await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM deleted_sessions'))[0]!.n).toBe(1);
+    await expect(a.sessions.write(first)).rejects.toMatchObject({ code: 'gone' });
+    d.startRound(1);
+    await expect(a.sessions.write({ ...d.step({ rounds: [1] }), run: 'later', after: 1 })).rejects.toMatchObject({ code: 'gone' });
+    expect(await b.sessions.get(d.session.id)).toBeUndefined();
+  });
+
   it('a step retried after its first attempt committed unseen is written once, not refused', async () => {
     const url = await server!.createDatabase();
     const a = await instance(url);

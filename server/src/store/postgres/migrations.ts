@@ -465,7 +465,7 @@ export const migrations: readonly Migration[] = [
             output_tokens = p_output, total_tokens = p_total, cost_usd = p_cost, cost_priced = p_priced,
             created_at = p_created, updated_at = p_updated, completed_at = p_completed,
             prompt_version = p_prompt_version, thread_id = p_thread, links = p_links
-          WHERE id = p_id AND writer = p_writer AND status = 'running';
+          WHERE id = p_id;
         ELSIF p_run = 'first' AND EXISTS (SELECT 1 FROM deleted_sessions WHERE id = p_id) THEN
           RETURN 'gone';
         ELSE
