@@ -116,11 +116,11 @@ export class Sessions {
 
   /** The session if it exists and `owner` may see it. */
   async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
-    // While another instance's changes go unheard, only the store is current.
-    const session =
-      this.store.hearsChanges?.() === false
-        ? await this.store.get(id)
-        : (this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id))));
+    // Shared by instances, only the store is current: another's delete or end reaches this cache by a notice, which
+    // may come after the client that caused it asks here (its 204 in hand). One read of one row is cheap.
+    const session = this.store.watch
+      ? await this.store.get(id)
+      : (this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id))));
     // Someone else's session reads as absent: its existence is not ours to reveal.
     return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }
