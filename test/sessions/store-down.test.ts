@@ -210,7 +210,7 @@ describe('a detached start', () => {
 describe('a streamed start (not detached) whose first write fails', () => {
   // Not a 503: the stream's 200 and first events are sent before any write could fail. The events go
   // on live (the model calls too) while the writes are retried; then the run stops and the stream ends.
-  it('streams, then ends with session.ended failed store_unavailable once the retries give up', async () => {
+  it('shows nothing that was not stored: ends with session.ended failed store_unavailable once the retries give up', async () => {
     server = await startServer({ CONSILIUM_STORE_RETRY_MS: '1000', CONSILIUM_OFFLINE_TOKEN_MS: '20' });
     expect((await server.fetch('/sessions')).status).toBe(200);
     lock = await lockWrites(server.config.database);
@@ -223,9 +223,9 @@ describe('a streamed start (not detached) whose first write fails', () => {
     const events: DebateEvent[] = [];
     for await (const e of readEvents(res.body!)) events.push(e.data as DebateEvent);
     // The first write waits out the 5 s busy timeout; the retry 1 s later another 5 s; then the give-up (the test's
-    // timeout bounds how long that takes on a busy machine; the end below says it gave up).
-    expect(events[0]).toMatchObject({ type: 'session.started' });
-    expect(events.filter((e) => e.type === 'session.ended')).toHaveLength(1);
+    // timeout bounds how long that takes on a busy machine; the end below says it gave up). Nothing was stored, so
+    // nothing but that end was shown.
+    expect(events.map((e) => e.type)).toStrictEqual(['session.ended']);
     expect(events.at(-1)).toMatchObject({
       type: 'session.ended',
       status: 'failed',
