@@ -171,7 +171,8 @@ describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind n
     expect(b.run.stdout).toMatch(new RegExp(`continuing a debate another instance left.*${id}`));
     // The stored record is the stream the follower read: the same events, in order.
     const replayed: DebateEvent[] = [];
-    for await (const message of readSse(await call(`/sessions/${id}/events`))) replayed.push(JSON.parse(message.data) as DebateEvent);
+    for await (const message of readSse(await call(`/sessions/${id}/events`)))
+      replayed.push(JSON.parse(message.data) as DebateEvent);
     expect(replayed.map((e) => e.seq)).toStrictEqual(seqs.filter((s) => replayed.some((e) => e.seq === s)));
     expect(replayed.at(-1)).toStrictEqual(events.at(-1));
     await cluster.restart(0);

@@ -158,10 +158,15 @@ export function continueDebate(
   const s = stored.session;
   const last = s.earlyStop ? s.earlyStop.afterRound + 1 : s.roundsRequested;
   // The final round's structured positions (for the consensus and the verdict) are not stored.
+  // A round is kept whole only when every slot it asked has its answer: a record a failover cut short may say a round
+  // ended whose answers it lost.
+  const asked = new Map<number, number[]>();
+  for (const e of stored.progress)
+    if (e.type === 'round.started') asked.set(e.round, [...(asked.get(e.round) ?? []), ...e.slots]);
   const kept: Round[] = [];
   for (let n = 1; n < last && ended.has(n); n++) {
     const round = s.rounds.find((r) => r.number === n);
-    if (!round) break;
+    if (!round || !(asked.get(n) ?? []).every((slot) => round.answers.some((a) => a.slot === slot))) break;
     kept.push(round);
   }
   const next = kept.length + 1;

@@ -65,9 +65,12 @@ export class Sessions {
     this.#handOverWaitMs = options.handOverWaitMs ?? 10_000;
     // This instance's hold on its sessions lapsed: others may run them now.
     options.store.onLeaseLost?.(() => this.recorder.loseAll('this instance lost its hold on its sessions (its lease lapsed)'));
-    // Notices lost or heard again (the database may have failed over): check what it holds of the runs here.
+    // Notices lost or heard again (the database may have failed over): check what it holds of the runs here, and
+    // the ended sessions not yet archived (archiving checks each record whole).
     options.store.onChange?.((id) => {
-      if (id === undefined) this.recorder.verify().catch(() => undefined);
+      if (id !== undefined) return;
+      this.recorder.verify().catch(() => undefined);
+      this.store.archiveEnded(100).catch(() => undefined);
     });
     // Another instance changed a session, or changes went unheard: our copies may be stale.
     options.store.onChange?.((id) => (id === undefined ? this.cache.clear() : this.cache.delete(id)));

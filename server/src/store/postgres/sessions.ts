@@ -18,6 +18,7 @@ import type {
 import { eventJson } from '../../debate/events.js';
 import {
   CANCELLED_ERROR,
+  damageOf,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -457,9 +458,17 @@ export class PostgresSessionStore implements SessionStore {
     );
     const read = rows[0];
     if (!read || read.status === 'running' || read.n === 0 || read.list === null) return false;
-    const body = await packEvents(
-      read.archive ? JSON.stringify([...unpackEvents(read.archive), ...JSON.parse(read.list)]) : read.list,
-    );
+    const list = read.archive ? JSON.stringify([...unpackEvents(read.archive), ...JSON.parse(read.list)]) : read.list;
+    // Every ended session passes here once: the place to find what an earlier failover cut out of its record.
+    if (read.status === 'completed' || read.status === 'partial') {
+      const session = await this.get(id);
+      const why = session && damageOf(session, JSON.parse(list) as DebateEvent[]);
+      if (session && why) {
+        await this.#interruptDamaged(session, JSON.parse(list) as DebateEvent[], why);
+        return false;
+      }
+    }
+    const body = await packEvents(list);
     return this.#db.transaction(async (client) => {
       const { rows: now } = await client.query<ArchiveState>(`${ARCHIVE_STATE} FOR UPDATE OF s`, [id]);
       const state = now[0];
@@ -472,6 +481,39 @@ export class PostgresSessionStore implements SessionStore {
       await client.query('DELETE FROM events WHERE session_id = $1 AND seq <= $2', [id, read.top]);
       return true;
     });
+  }
+
+  /**
+   * Ends a session whose record an earlier failover damaged `interrupted`, naming what it lacks, so that it can be
+   * continued to its verdict; and offers it to the instances, as a recovery does.
+   */
+  async #interruptDamaged(damaged: Session, events: readonly DebateEvent[], why: string): Promise<void> {
+    const ts = new Date().toISOString();
+    const top = events.at(-1)?.seq ?? 0;
+    const progress = events.filter((e) => e.type !== 'answer.delta' && e.type !== 'verdict.delta' && e.type !== 'session.ended');
+    const { session, event } = interruptedEnd({ ...damaged, status: 'running' }, progress, top, ts);
+    const end = { ...event, error: `interrupted: ${why}` };
+    const changed = await this.#db.transaction(async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, missing_slots = $3, writer = $4
+         WHERE id = $1 AND status = $5`,
+        [session.id, ts, session.missingSlots, this.instanceId, damaged.status],
+      );
+      if (!rowCount) return false;
+      await client.query(`DELETE FROM events WHERE session_id = $1 AND type = 'session.ended'`, [session.id]);
+      await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
+        session.id,
+        end.seq,
+        end.type,
+        JSON.stringify(end),
+      ]);
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, writeNotice(this.instanceId, session.id, [end])]);
+      return true;
+    });
+    if (!changed) return;
+    this.#options.onError?.(new Error(`session ${session.id} ended interrupted: ${why}`));
+    this.#listener.local(session.id, [end]);
+    await this.handOver([session.id], { here: true });
   }
 
   async archiveEnded(limit: number): Promise<number> {
@@ -626,9 +668,14 @@ export class PostgresSessionStore implements SessionStore {
     return this.#recover(now, true);
   }
 
-  /** The session ended `interrupted` if its writer's lease is gone, as the sweep would end it; else undefined. */
+  /**
+   * The session ended `interrupted` if its writer's lease is gone, as the sweep would end it (and offered to the
+   * instances to continue, as the sweep does); else undefined.
+   */
   async recoverOrphan(id: string, now: Date): Promise<Session | undefined> {
-    return (await this.#recover(now, false, [id]))[0];
+    const [session] = await this.#recover(now, false, [id]);
+    if (session?.status === 'interrupted') await this.handOver([id], { here: true });
+    return session;
   }
 
   /** Only this instance's: another's are its own to vouch for, and the sweep's once its lease is gone. */
