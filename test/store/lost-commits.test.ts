@@ -212,6 +212,44 @@ describe.skipIf(!postgres.available)('PostgreSQL: a store that lost commits', ()
     expect(sent.map((e) => e.seq)).toStrictEqual([...d.raised.map((e) => e.seq), ...continued.raised.map((e) => e.seq)]);
   });
 
+  it('a record an earlier failover left with a hole is found as it is archived: interrupted, what it lacks named, offered to continue', async () => {
+    const url = await server!.createDatabase();
+    const a = await instance(url);
+    const offered: string[] = [];
+    a.database.sessions.onHandOver((id) => offered.push(id));
+    const d = new FakeDebate({ owner: 'usr_damaged', roundsRequested: 2 }).start();
+    for (const round of [1, 2]) {
+      d.startRound(round);
+      for (const slot of [1, 2, 3, 4, 5]) d.answer(round, slot);
+      d.endRound(round);
+    }
+    d.consensus();
+    d.verdict();
+    d.end('completed');
+    // As a store that accepted steps after a hole left it: events 4–9 missing, the session completed.
+    for (const step of [{ ...d.step({ rounds: [1, 2], consensus: true, verdict: true }), run: 'first' as const }])
+      await a.database.sessions.write({ ...step, events: step.events.filter((e) => e.seq < 4 || e.seq > 9) });
+    await a.database.sessions.archivesDone();
+    expect((await a.database.sessions.get(d.session.id))?.status).toBe('interrupted');
+    const end = (await a.database.sessions.events(d.session.id, 0)).at(-1);
+    expect(end).toMatchObject({
+      type: 'session.ended',
+      status: 'interrupted',
+      error: 'interrupted: events 4–9 of the session were lost (a database failover?)',
+    });
+    expect(offered).toStrictEqual([d.session.id]);
+    // Continued to its end, the range it was found to lack is not found again.
+    const resumed = (await a.database.sessions.resumeInterrupted(d.session.id, new Date()))!;
+    await a.database.sessions.write({
+      session: { ...resumed.session, status: 'completed', completedAt: new Date().toISOString() },
+      events: [{ ...d.raised.at(-1)!, seq: resumed.afterSeq + 1 }],
+      run: 'first',
+    });
+    await a.database.sessions.archivesDone();
+    expect((await a.database.sessions.get(d.session.id))?.status).toBe('completed');
+    expect(offered).toStrictEqual([d.session.id]);
+  });
+
   it('a follower whose session’s instance is gone, with no notice to wake it, ends with the recovery’s end on its own', async () => {
     const url = await server!.createDatabase();
     const a = await instance(url, { gone: true });

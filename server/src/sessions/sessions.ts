@@ -121,9 +121,10 @@ export class Sessions {
   async get(id: string, owner: OwnerScope): Promise<Session | undefined> {
     // Shared by instances, only the store is current: another's delete or end reaches this cache by a notice, which
     // may come after the client that caused it asks here (its 204 in hand). One read of one row is cheap.
-    const session = this.store.watch
-      ? await this.store.get(id)
-      : (this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id))));
+    const session =
+      this.store.watch || this.store.hearsChanges?.() === false
+        ? await this.store.get(id)
+        : (this.cache.get(id) ?? (await this.cache.load(id, () => this.store.get(id))));
     // Someone else's session reads as absent: its existence is not ours to reveal.
     return session && (owner === ALL_OWNERS || session.owner === owner) ? session : undefined;
   }

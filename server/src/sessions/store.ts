@@ -341,25 +341,20 @@ const SEQ_JUMPS = new Set([257, 258, 100_001, 100_002]);
 
 /**
  * What an ended session's record lacks, said in one line, or undefined when it is whole: events missing between two
- * stored ones (a failover to a standby that had not received them), or an answer missing from a session that says it
- * is `completed`. `events` are all its stored events, in order.
+ * stored ones. A step and its events commit together, so a failover to a standby that had not received some steps
+ * leaves exactly that: a later step accepted after the hole (as a store once did) wrote only the rounds it touched.
+ * `events` are all its stored events, in order; `known`, the ranges already found and said (they stay lost).
  */
-export function damageOf(session: Session, events: readonly DebateEvent[]): string | undefined {
+export function damageOf(
+  events: readonly DebateEvent[],
+  known: readonly (readonly [number, number])[] = [],
+): { lost: [number, number]; why: string } | undefined {
   for (let i = 1; i < events.length; i++) {
     const jump = events[i]!.seq - events[i - 1]!.seq;
-    if (jump > 1 && !SEQ_JUMPS.has(jump)) {
-      return `events ${events[i - 1]!.seq + 1}–${events[i]!.seq - 1} of the session were lost (a database failover?)`;
-    }
+    const lost: [number, number] = [events[i - 1]!.seq + 1, events[i]!.seq - 1];
+    if (jump <= 1 || SEQ_JUMPS.has(jump) || known.some(([from, to]) => from === lost[0] && to === lost[1])) continue;
+    return { lost, why: `events ${lost[0]}–${lost[1]} of the session were lost (a database failover?)` };
   }
-  if (session.status !== 'completed') return undefined;
-  const missing = incompleteSlots({ ...session, missingSlots: [] }, events);
-  for (const event of events) {
-    if (event.type !== 'round.started') continue;
-    const round = session.rounds.find((r) => r.number === event.round);
-    for (const slot of event.slots)
-      if (!round?.answers.some((a) => a.slot === slot)) missing.push(slot as (typeof missing)[number]);
-  }
-  if (missing.length > 0) return `answers of slots ${[...new Set(missing)].sort((a, b) => a - b).join(', ')} are missing`;
   return undefined;
 }
 

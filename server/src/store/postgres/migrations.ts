@@ -424,6 +424,8 @@ export const migrations: readonly Migration[] = [
     // longer queue on PostgreSQL's one lock for committing a NOTIFY.
     sql: `
       ALTER TABLE sessions ADD COLUMN stop_requested text CHECK (stop_requested IN ('cancel', 'delete'));
+      -- The seq ranges a damaged record was found to lack ([from, to] pairs, flattened), so they are said once.
+      ALTER TABLE sessions ADD COLUMN lost_events integer[] NOT NULL DEFAULT '{}';
       DROP FUNCTION consilium_write_step(text, text, text, text, text, text, text, integer, integer[], bigint, bigint,
         bigint, double precision, boolean, timestamptz, timestamptz, timestamptz, text, text, jsonb, integer[], json,
         integer[], integer[], integer[], text[], text[], bigint[], bigint[], bigint[], double precision[], text[],

@@ -65,10 +65,10 @@ export interface PostgresSessionOptions {
 }
 
 // What archiving reads and checks again (under the session's lock) before it writes: the status, and the rows' count and top seq.
-const ARCHIVE_STATE = `SELECT s.status, (SELECT count(*)::integer FROM events WHERE session_id = s.id) AS n,
+const ARCHIVE_STATE = `SELECT s.status, s.lost_events, (SELECT count(*)::integer FROM events WHERE session_id = s.id) AS n,
   (SELECT max(seq) FROM events WHERE session_id = s.id) AS top FROM sessions s WHERE s.id = $1`;
 
-type ArchiveState = { status: Session['status']; n: number; top: number | null };
+type ArchiveState = { status: Session['status']; lost_events: number[]; n: number; top: number | null };
 
 // A dead instance's runs end within lease + sweep: 8 s with these.
 export const DEFAULT_LEASE_MS = 6000;
@@ -461,10 +461,11 @@ export class PostgresSessionStore implements SessionStore {
     const list = read.archive ? JSON.stringify([...unpackEvents(read.archive), ...JSON.parse(read.list)]) : read.list;
     // Every ended session passes here once: the place to find what an earlier failover cut out of its record.
     if (read.status === 'completed' || read.status === 'partial') {
-      const session = await this.get(id);
-      const why = session && damageOf(session, JSON.parse(list) as DebateEvent[]);
-      if (session && why) {
-        await this.#interruptDamaged(session, JSON.parse(list) as DebateEvent[], why);
+      const known = read.lost_events.flatMap((from, i, all) => (i % 2 === 0 ? [[from, all[i + 1]!] as const] : []));
+      const damage = damageOf(JSON.parse(list) as DebateEvent[], known);
+      const session = damage && (await this.get(id));
+      if (session && damage) {
+        await this.#interruptDamaged(session, JSON.parse(list) as DebateEvent[], damage);
         return false;
       }
     }
@@ -487,17 +488,24 @@ export class PostgresSessionStore implements SessionStore {
    * Ends a session whose record an earlier failover damaged `interrupted`, naming what it lacks, so that it can be
    * continued to its verdict; and offers it to the instances, as a recovery does.
    */
-  async #interruptDamaged(damaged: Session, events: readonly DebateEvent[], why: string): Promise<void> {
+  async #interruptDamaged(
+    damaged: Session,
+    events: readonly DebateEvent[],
+    { lost, why }: { lost: [number, number]; why: string },
+  ): Promise<void> {
     const ts = new Date().toISOString();
-    const top = events.at(-1)?.seq ?? 0;
-    const progress = events.filter((e) => e.type !== 'answer.delta' && e.type !== 'verdict.delta' && e.type !== 'session.ended');
+    // Its end goes (it said completed), and the interrupted one is numbered after what stays.
+    const kept = events.filter((e) => e.type !== 'session.ended');
+    const top = kept.at(-1)?.seq ?? 0;
+    const progress = kept.filter((e) => e.type !== 'answer.delta' && e.type !== 'verdict.delta');
     const { session, event } = interruptedEnd({ ...damaged, status: 'running' }, progress, top, ts);
     const end = { ...event, error: `interrupted: ${why}` };
     const changed = await this.#db.transaction(async (client) => {
       const { rowCount } = await client.query(
-        `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, missing_slots = $3, writer = $4
+        `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, missing_slots = $3, writer = $4,
+           lost_events = lost_events || $6::integer[]
          WHERE id = $1 AND status = $5`,
-        [session.id, ts, session.missingSlots, this.instanceId, damaged.status],
+        [session.id, ts, session.missingSlots, this.instanceId, damaged.status, lost],
       );
       if (!rowCount) return false;
       await client.query(`DELETE FROM events WHERE session_id = $1 AND type = 'session.ended'`, [session.id]);
