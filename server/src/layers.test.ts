@@ -20,10 +20,12 @@ export const LAYERS: Record<string, readonly string[]> = {
   accounts: ['config'],
   limits: ['config'],
   sessions: ['config', 'debate'],
+  // What open requests rely on (credentials, shares), matched against what accounts and sessions say ended.
+  access: ['accounts', 'sessions'],
   // The database: implements the session, account and limit stores (their interfaces live with their domains).
-  store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
+  store: ['config', 'debate', 'accounts', 'sessions', 'limits', 'access'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'generated'],
+  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'access', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

@@ -49,6 +49,16 @@ export interface AccountsOptions {
   touchEveryMs?: number;
 }
 
+/**
+ * Credentials that stopped working, for whoever holds requests open on them: all of a user's (a reset, disabling,
+ * deleting; with `keep`, all but the one that changed the password), one (`credential`), or an admin's reach
+ * (`role_changed`: no longer an admin).
+ */
+export type CredentialsEnded =
+  | { reason: 'user_disabled' | 'user_deleted' | 'password_reset' | 'role_changed'; userId: string }
+  | { reason: 'password_changed'; userId: string; keep?: CredentialRef }
+  | { reason: 'signed_out' | 'token_revoked'; credential: CredentialRef };
+
 /** Who a request is from, once its credentials checked out. */
 export interface Principal {
   user: User;
@@ -65,6 +75,7 @@ export class Accounts {
   readonly #hashing: AccountsOptions['hashing'];
   readonly #now: () => Date;
   readonly #touchEveryMs: number;
+  readonly #ended = new Set<(end: CredentialsEnded) => unknown>();
 
   constructor(options: AccountsOptions) {
     this.store = options.store;
@@ -139,6 +150,8 @@ export class Accounts {
     if (change.role !== undefined) patch.role = change.role;
     if (change.disabled) patch.endCredentials = {};
     await this.store.updateUser(id, patch);
+    if (change.disabled) await this.#end({ reason: 'user_disabled', userId: id });
+    if (user.role === 'admin' && change.role === 'user') await this.#end({ reason: 'role_changed', userId: id });
     const { endCredentials: _, ...changed } = patch;
     return publicUser({ ...user, ...changed });
   }
@@ -147,6 +160,7 @@ export class Accounts {
   async deleteUser(id: string): Promise<void> {
     await this.#existing(id);
     await this.store.deleteUser(id);
+    await this.#end({ reason: 'user_deleted', userId: id });
   }
 
   /** An admin's reset: sets a user's password (generated when not given, and returned) and ends all their sign-ins and tokens. */
@@ -159,6 +173,7 @@ export class Accounts {
       updatedAt: this.#iso(),
       endCredentials: {},
     });
+    await this.#end({ reason: 'password_reset', userId: id });
     return password === undefined ? next : undefined;
   }
 
@@ -180,6 +195,9 @@ export class Accounts {
       updatedAt: this.#iso(),
       ...(options.endOthers && { endCredentials: options.keep ? { keep: options.keep } : {} }),
     });
+    if (options.endOthers) {
+      await this.#end({ reason: 'password_changed', userId: id, ...(options.keep && { keep: options.keep }) });
+    }
     return true;
   }
 
@@ -235,6 +253,7 @@ export class Accounts {
 
   async signOut(signInId: string): Promise<void> {
     await this.store.deleteSignIn(signInId);
+    await this.#end({ reason: 'signed_out', credential: { kind: 'signIn', id: signInId } });
   }
 
   /**
@@ -267,8 +286,10 @@ export class Accounts {
   }
 
   /** False when the user has no token by that id. */
-  revokeToken(userId: string, tokenId: string): Promise<boolean> {
-    return this.store.deleteToken(tokenId, userId);
+  async revokeToken(userId: string, tokenId: string): Promise<boolean> {
+    if (!(await this.store.deleteToken(tokenId, userId))) return false;
+    await this.#end({ reason: 'token_revoked', credential: { kind: 'token', id: tokenId } });
+    return true;
   }
 
   /** Who a bearer token stands for; undefined when unknown, revoked, expired, or its user is disabled. */
@@ -297,6 +318,20 @@ export class Accounts {
       createdAt: at,
       updatedAt: at,
     };
+  }
+
+  /**
+   * Hears of every credential that stops working through this object, once the change is stored; the change's
+   * caller waits for the listeners (an instance telling the others). Returns the listener's removal.
+   */
+  onCredentialsEnded(listener: (end: CredentialsEnded) => unknown): () => void {
+    const own = (end: CredentialsEnded) => listener(end);
+    this.#ended.add(own);
+    return () => this.#ended.delete(own);
+  }
+
+  async #end(end: CredentialsEnded): Promise<void> {
+    await Promise.all([...this.#ended].map((listener) => listener(end)));
   }
 
   /** Password hashes running and waiting on the hash pool (none without one). */

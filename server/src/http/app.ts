@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { AccessWatch } from '../access/access.js';
 import { HashPoolFull } from '../accounts/hash-pool.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
@@ -12,6 +13,7 @@ import { MemoryLimitStore } from '../limits/memory.js';
 import { createSlotModel } from '../providers/models.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { StoreError } from '../sessions/store.js';
+import { watchAccess } from './access.js';
 import { accountHandlers } from './accounts.js';
 import { authenticate } from './auth.js';
 import { limitBody } from './body-limit.js';
@@ -120,6 +122,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ),
   );
   app.use(methodNotAllowed());
+  // Open streams end when what let them in ends, on this instance or (through the store) any other.
+  const access =
+    deps.access ??
+    new AccessWatch({
+      bus: deps.store?.access,
+      onError: (error) => deps.logger.warn('telling other instances that access ended failed', { error: String(error) }),
+    });
+  deps.accounts.onCredentialsEnded((end) => access.end(end));
+  deps.sessions.onAccessEnded((end) => access.end(end));
+  app.use(watchAccess(access));
   // Before `authenticate`: the metrics token is no API token, and without one configured this is any unknown path.
   const metrics = deps.config.metricsToken
     ? new AppMetrics({ recorder: deps.sessions.recorder, poolUse: deps.store?.poolUse?.bind(deps.store) })

@@ -14,6 +14,7 @@ import { type PanelRequest, panelProblems } from '../debate/panel.js';
 import type { Handlers } from '../generated/routes.js';
 import { STORE_UNAVAILABLE } from '../sessions/recorder.js';
 import { ALL_OWNERS } from '../sessions/sessions.js';
+import { closeOnAccessEnd } from './access.js';
 import type { AppEnv, DebateDeps } from './deps.js';
 import { eventStream, WriteBatcher } from './event-stream.js';
 import { scopeOf } from './owner.js';
@@ -211,6 +212,7 @@ export function debateHandlers({
       let ended!: () => void;
       if (detach) c.set('detachedRun', new Promise<void>((resolve) => (ended = resolve)));
       return eventStream(c, async (stream) => {
+        const access = closeOnAccessEnd(c, stream);
         const cancel = new AbortController();
         // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
         let gone = false;
@@ -225,8 +227,10 @@ export function debateHandlers({
           if (!gone) stream.write(text);
         });
         stream.onAbort(() => batcher.stop());
-        const send = (event: DebateEvent) =>
+        const send = (event: DebateEvent) => {
+          access.sent(event);
           batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
+        };
         const heartbeat = setInterval(() => batcher.queue(': heartbeat\n\n'), heartbeatMs);
         try {
           await stored(
@@ -244,6 +248,7 @@ export function debateHandlers({
           batcher.flush();
         } finally {
           clearInterval(heartbeat);
+          access.release();
           ended?.();
         }
       });

@@ -37,6 +37,11 @@ export type ListOptions = Pick<ListQuery, 'q' | 'text' | 'archived' | 'mode' | '
   shared?: boolean;
 };
 
+/** A session others may no longer read: shared with `userId` no more, or deleted (for everyone). */
+export type SessionAccessEnded =
+  | { reason: 'share_revoked'; sessionId: string; userId: string }
+  | { reason: 'session_deleted'; sessionId: string };
+
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
   override name = 'BadCursorError';
@@ -47,6 +52,7 @@ export class Sessions {
   readonly cache: SessionCache;
   readonly recorder: SessionRecorder;
   readonly #stopWaitMs: number;
+  readonly #accessEnded = new Set<(end: SessionAccessEnded) => unknown>();
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
@@ -158,7 +164,23 @@ export class Sessions {
   /** Stops sharing `owner`'s session with `userId`; false when it was not shared with them (or is not `owner`'s). */
   async unshare(id: string, owner: OwnerScope, userId: string): Promise<boolean> {
     if (!(await this.get(id, owner))) return false;
-    return this.store.unshare(id, userId);
+    if (!(await this.store.unshare(id, userId))) return false;
+    await this.#endAccess({ reason: 'share_revoked', sessionId: id, userId });
+    return true;
+  }
+
+  /**
+   * Hears of every session read access that ends through this object (a share revoked, a session deleted), once
+   * stored; the change's caller waits for the listeners. Returns the listener's removal.
+   */
+  onAccessEnded(listener: (end: SessionAccessEnded) => unknown): () => void {
+    const own = (end: SessionAccessEnded) => listener(end);
+    this.#accessEnded.add(own);
+    return () => this.#accessEnded.delete(own);
+  }
+
+  async #endAccess(end: SessionAccessEnded): Promise<void> {
+    await Promise.all([...this.#accessEnded].map((listener) => listener(end)));
   }
 
   /** Whom `owner`'s session is shared with; `undefined` when `owner` has none by that id. */
@@ -293,13 +315,15 @@ export class Sessions {
   }
 
   /**
-   * Deletes the session, stopping its run first (here, or through the instance running it); false when
-   * `owner` has none by that id. A run elsewhere that outlives the wait cannot bring the session back:
-   * a shared store refuses its later steps (`Step.run`).
+   * Deletes the session, ending the streams that read it and stopping its run first (here, or through the
+   * instance running it); false when `owner` has none by that id. A run elsewhere that outlives the wait
+   * cannot bring the session back: a shared store refuses its later steps (`Step.run`).
    */
   async delete(id: string, owner: OwnerScope): Promise<boolean> {
     const session = await this.get(id, owner);
     if (!session) return false;
+    // Its streams end first, saying why, rather than with the cancel of a run about to be deleted.
+    await this.#endAccess({ reason: 'session_deleted', sessionId: id });
     const live = this.recorder.live(id);
     if (live) {
       live.cancel(new Error('The session was deleted.'));
@@ -369,11 +393,13 @@ export class Sessions {
     };
     const deliver = async (items: Iterable<{ event: DebateEvent; committed: boolean }>) => {
       for (const { event, committed } of [...items].sort((a, b) => a.event.seq - b.event.seq)) {
+        // An abort (access ended) stops even a long replay between two events.
+        if (signal.aborted) return;
         if (event.seq <= last) continue;
         // A live event that follows the last sent goes out of `held` at once, below.
         if (committed) await sendOne(event);
         else held.set(event.seq, event);
-        for (let next = held.get(last + 1); next; next = held.get(last + 1)) {
+        for (let next = held.get(last + 1); next && !signal.aborted; next = held.get(last + 1)) {
           held.delete(next.seq);
           await sendOne(next);
         }

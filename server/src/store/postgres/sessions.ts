@@ -15,6 +15,7 @@ import type {
   SessionSummary,
   Verdict,
 } from '../../../../sdk/src/generated/types.gen.js';
+import type { AccessBus } from '../../access/access.js';
 import { eventJson } from '../../debate/events.js';
 import {
   interruptedEnd,
@@ -34,6 +35,7 @@ import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns, withSourceTexts } from '../columns.js';
 import { toStoreError } from './errors.js';
 import {
+  accessNotice,
   CHANNEL,
   deleteNotice,
   handOverNotice,
@@ -266,6 +268,12 @@ export class PostgresSessionStore implements SessionStore {
   onHandOver(listener: (sessionId: string) => void): () => void {
     return this.#listener.onHandOver(listener);
   }
+
+  /** The access bus (see `access/access.ts`) on this store's channel. */
+  readonly access: AccessBus = {
+    publish: (end) => this.#notify([accessNotice(this.instanceId, end)]),
+    subscribe: (listener) => this.#listener.onAccessEnd(listener),
+  };
 
   #every(ms: number, work: () => Promise<unknown>): void {
     let busy = false;
