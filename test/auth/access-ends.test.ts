@@ -35,15 +35,16 @@ async function open(base: string, path: string, init: RequestInit = {}): Promise
   const stream: Open = {
     events,
     got: (n) => new Promise((resolve) => (events.length >= n ? resolve() : waiting.push({ n, resolve }))),
-    closed: (async () => {
-      for await (const message of readSse(res)) {
-        events.push(JSON.parse(message.data) as DebateEvent);
-        for (const w of waiting.filter((w) => events.length >= w.n)) w.resolve();
-      }
-      stream.closedAt = performance.now();
-      return events;
-    })(),
+    closed: Promise.resolve([]),
   };
+  stream.closed = (async () => {
+    for await (const message of readSse(res)) {
+      events.push(JSON.parse(message.data) as DebateEvent);
+      for (const w of waiting.filter((w) => events.length >= w.n)) w.resolve();
+    }
+    stream.closedAt = performance.now();
+    return events;
+  })();
   return stream;
 }
 

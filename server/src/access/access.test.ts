@@ -64,7 +64,10 @@ function bus(): { of: () => AccessBus; lose: () => void } {
       },
     };
   };
-  return { of, lose: () => listeners.forEach((l) => l(undefined)) };
+  const lose = () => {
+    for (const l of listeners) l(undefined);
+  };
+  return { of, lose };
 }
 
 describe('AccessWatch', () => {
