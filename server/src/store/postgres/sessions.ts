@@ -246,7 +246,8 @@ export class PostgresSessionStore implements SessionStore {
    * the chance to renew theirs.
    */
   async #sweep(): Promise<void> {
-    if (this.#renewedSince === undefined || Date.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS)) return;
+    if (this.#renewedSince === undefined || performance.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS))
+      return;
     const recovered = await this.#recover(new Date(), false);
     if (recovered.length > 0)
       await this.handOver(
@@ -291,7 +292,8 @@ export class PostgresSessionStore implements SessionStore {
   async #renewLease(): Promise<void> {
     const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
     const heartbeatMs = this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const started = Date.now();
+    // Monotonic: a step of the wall clock must not make the lease look renewed without a miss, or missed.
+    const started = performance.now();
     try {
       await this.#db.query(
         `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
