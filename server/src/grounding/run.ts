@@ -292,7 +292,12 @@ export class GroundingRun implements GroundingHook {
       verifiedCitations: verified,
       unverifiedCitations: this.citations.length - verified,
       lookups: this.lookups.map((l) => ({ ...l, ...(l.pages && { pages: [...l.pages] }) })),
-      usage: { requests: this.meter.requests, bytes: this.meter.bytes, ms: Math.round(this.meter.ms) },
+      usage: {
+        requests: this.meter.requests,
+        bytes: this.meter.bytes,
+        ms: Math.round(this.meter.ms),
+        ...(this.meter.cut && { cut: this.meter.cut }),
+      },
     };
   }
 }

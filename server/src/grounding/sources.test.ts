@@ -31,7 +31,7 @@ describe('WikiSources', () => {
         name: 'team-wiki',
         api: 'http://127.0.0.1:9/api.php',
         userAgent: 'T',
-        limits: { pages: 2, bytesPerPage: 300, requestsPerRound: 1 },
+        limits: { pages: 2, bytesPerPage: 300, requestsPerRound: 1, maxResponseBytes: 65_536 },
         timeoutMs: 100,
       },
     ]);
