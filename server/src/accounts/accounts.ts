@@ -4,7 +4,7 @@
  * bearer token into a call here and gets a user back, or nothing.
  */
 import type { ApiToken, User } from '../../../sdk/src/generated/types.gen.js';
-import { type HashPool, HashPoolFull } from './hash-pool.js';
+import { type HashPool, HashPoolFull, type HashTicket } from './hash-pool.js';
 import {
   DEFAULT_SCRYPT,
   type Derive,
@@ -43,7 +43,7 @@ export interface AccountsOptions {
   signInMaxMs: number;
   scrypt?: ScryptParams;
   /** Where scrypt runs: a server passes a `HashPool`, off libuv's pool (default: `deriveKey`, on it). Closed by `close`. */
-  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close' | 'load'>;
+  hashing?: Pick<HashPool, 'admit' | 'derive' | 'deriveFor' | 'close' | 'load'>;
   now?: () => Date;
   /** Last-use times are written at most this often per sign-in or token, not on every request. */
   touchEveryMs?: number;
@@ -201,17 +201,21 @@ export class Accounts {
     return true;
   }
 
-  /** Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user. */
-  async signIn(username: string, password: string): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
+  /**
+   * Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user.
+   * `ticket` (who is asking, from where) is how the hash pool shares its capacity out in a flood (see `HashPool`).
+   */
+  async signIn(
+    username: string,
+    password: string,
+    ticket?: HashTicket,
+  ): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
     // A flood's overflow is refused before it costs a database read.
-    this.#hashing?.admit();
+    this.#hashing?.admit(ticket);
+    const derive = ticket && this.#hashing ? this.#hashing.deriveFor(ticket) : this.#derive;
     const user = await this.store.getUserByName(username);
     // Unknown users take as long as known ones, so timing does not tell which names exist.
-    const matches = await verifyPassword(
-      password,
-      user?.passwordHash ?? (await decoyHash(this.#scrypt, this.#derive)),
-      this.#derive,
-    );
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(this.#scrypt, this.#derive)), derive);
     if (!user || !matches || user.disabled) return undefined;
     if (needsRehash(user.passwordHash, this.#scrypt)) {
       // Only a nicety: with the hash pool full, the next sign-in does it.

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { AccessWatch } from '../access/access.js';
@@ -15,7 +16,7 @@ import type { Sessions } from '../sessions/sessions.js';
 import { StoreError } from '../sessions/store.js';
 import { watchAccess } from './access.js';
 import { accountHandlers } from './accounts.js';
-import { authenticate } from './auth.js';
+import { authenticate, SESSION_COOKIE } from './auth.js';
 import { limitBody } from './body-limit.js';
 import { clientAddresses } from './client-address.js';
 import { debateHandlers } from './debate.js';
@@ -30,7 +31,7 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { AppMetrics, metricsHandler } from './metrics.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { hashingBusy, problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
-import { loginRateLimit } from './rate-limit.js';
+import { foldName, loginRateLimit } from './rate-limit.js';
 import { Readiness, readinessHandlers, refuseWhileDraining } from './readiness.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
@@ -150,7 +151,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.on(
     'POST',
     '/auth/login',
-    loginRateLimit({ store: limits, perAccount: loginPerAccount, perAddress: loginPerAddress, clientAddress }),
+    loginRateLimit({
+      store: limits,
+      perAccount: loginPerAccount,
+      perAddress: loginPerAddress,
+      clientAddress,
+      // A session cookie of the account signing in: it is known here.
+      signedInAs: async (c) => {
+        const cookie = getCookie(c, SESSION_COOKIE);
+        if (cookie === undefined || cookie.length > 100) return undefined;
+        const principal = await deps.accounts.authenticateSignIn(cookie);
+        return principal && foldName(principal.user.username);
+      },
+    }),
   );
 
   const readiness = deps.readiness ?? new Readiness();

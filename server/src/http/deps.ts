@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import type { User } from '../../../sdk/src/generated/types.gen.js';
 import type { AccessBus, AccessWatch } from '../access/access.js';
 import type { Accounts, Principal } from '../accounts/accounts.js';
+import type { HashTicket } from '../accounts/hash-pool.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
@@ -26,6 +27,8 @@ export interface AppEnv {
     checkedAt: number;
     /** Checks the request's credentials again (for a stream open long after they were). */
     recheck?: () => Promise<Principal | undefined>;
+    /** Whose sign-in a `POST /auth/login` is, for the hash pool's fair share (set by `loginRateLimit`). */
+    signInTicket?: HashTicket;
     /** A detached debate's run, set by its handler: it holds a running slot until it settles, not until the response ends. */
     detachedRun?: Promise<unknown>;
   };

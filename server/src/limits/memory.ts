@@ -58,6 +58,11 @@ export class RateLimiter {
     this.#buckets.delete(key);
   }
 
+  /** Gives back one token (at most `count`), e.g. for an attempt that was refused before it was checked. */
+  refund(key: string): void {
+    if (this.#buckets.has(key)) this.#set(key, Math.min(this.#rate.count, this.level(key) + 1));
+  }
+
   #set(key: string, tokens: number): void {
     this.#buckets.delete(key); // re-inserted last, so the map stays in least-recently-used order
     this.#buckets.set(key, { tokens, at: this.#now() });
@@ -114,6 +119,7 @@ export class MemoryLimitStore implements LimitStore {
         charge: async (key) => limiter.charge(key),
         level: async (key) => limiter.level(key),
         reset: async (key) => limiter.reset(key),
+        refund: async (key) => limiter.refund(key),
       };
       this.#buckets.set(id, buckets);
     }

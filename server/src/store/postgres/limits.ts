@@ -31,6 +31,9 @@ RETURNING tokens, took`;
 const TAKE = upsert(LEFT_TAKE, `${REFILLED} >= 1`);
 const CHARGE = upsert(LEFT_CHARGE, 'true');
 const LEVEL = `SELECT ${REFILLED} AS tokens FROM limit_buckets b WHERE b.key = $1`;
+/** One token back, refilled to now first, at most `count`. */
+const REFUND = `UPDATE limit_buckets AS b SET tokens = LEAST($2::float8, ${REFILLED} + 1), at = now(),
+full_at = ${fullAt(`LEAST($2::float8, ${REFILLED} + 1)`)} WHERE b.key = $1`;
 
 /** Keys as fixed-size hashes: a user name may be long, or hold what `text` cannot (NUL), before it is validated. */
 function hashed(name: string, key: string): string {
@@ -69,6 +72,9 @@ export class PostgresLimitStore implements LimitStore {
       },
       reset: async (key) => {
         await this.#db.query('DELETE FROM limit_buckets WHERE key = $1', [hashed(name, key)]);
+      },
+      refund: async (key) => {
+        await this.#db.query(REFUND, params(key));
       },
     };
   }
