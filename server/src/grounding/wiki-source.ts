@@ -221,13 +221,11 @@ export class WikiSource {
         query: { general?: Record<string, unknown>; extensions?: { name?: string }[] };
       };
       const general = r.query.general ?? {};
-      const server = String(general.server ?? new URL(this.config.api).origin);
-      const script = String(general.script ?? new URL(this.config.api).pathname.replace(/api\.php$/, 'index.php'));
       this.#facts = {
         siteName: String(general.sitename ?? ''),
         generator: String(general.generator ?? ''),
         extracts: (r.query.extensions ?? []).some((e) => e.name === 'TextExtracts'),
-        script: new URL(script, server.startsWith('//') ? `https:${server}` : server).href,
+        script: this.#script(general.server, general.script),
       };
       await this.#client.site(signal ? { signal } : {});
       this.#status = {
@@ -251,6 +249,18 @@ export class WikiSource {
       };
     }
     return this.info;
+  }
+
+  /**
+   * `index.php`'s URL from the siteinfo's `server` and `script`: what every page's link is made of, so an http(s) URL
+   * only (a hostile siteinfo's `javascript:` is no link to store); else the one beside the configured `api.php`.
+   */
+  #script(server: unknown, script: unknown): string {
+    const api = new URL(this.config.api);
+    const fallback = new URL(api.pathname.replace(/api\.php$/, 'index.php'), api).href;
+    const base = typeof server === 'string' ? (server.startsWith('//') ? `${api.protocol}${server}` : server) : api.origin;
+    const url = URL.parse(typeof script === 'string' ? script : fallback, URL.parse(base) ?? api);
+    return url && /^https?:$/.test(url.protocol) ? url.href : fallback;
   }
 
   /** Siteinfo, read once (again after a failure). */
