@@ -144,7 +144,7 @@ describe('a flood of wrong sign-ins from 30 addresses while the owner signs in f
     // Ten attempts per address in 15 minutes: a flood's refusals, were they counted, would spend them at once.
     server = await startServer({ ...PRODUCTION, CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '10/15m' });
     result = await manyAddressFlood(server);
-  });
+  }, 300_000); // thirty production-cost sign-ins, each behind another's hash: minutes on a loaded machine
   afterAll(() => server?.close());
 
   it('lets the owner in at least 19 times in 20', () => {
@@ -170,7 +170,7 @@ describe.skipIf(!postgres.available)(
       pg = await startPostgres();
       server = await startServer({ ...PRODUCTION, CONSILIUM_DATABASE: await pg.createDatabase() });
       result = await manyAddressFlood(server);
-    });
+    }, 300_000);
     afterAll(async () => {
       await server?.close();
       await pg?.stop();
