@@ -1313,7 +1313,7 @@ export const zGroundingEvent = z.object({
 });
 
 /**
- * The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.
+ * The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.
  */
 export const zAccessEndedEvent = z.object({
     v: zEventVersion,
@@ -1335,7 +1335,7 @@ export const zAccessEndedEvent = z.object({
     ]),
     detail: z.string()
 }).register(z.globalRegistry, {
-    description: 'The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.'
+    description: 'The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.'
 });
 
 export const zDebateEvent = z.union([
