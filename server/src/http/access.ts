@@ -46,7 +46,7 @@ export function holdAccess(c: Context<AppEnv>, { session, stillReadable }: HoldO
 export const endReason = (signal: AbortSignal): AccessEndReason =>
   signal.reason instanceof AccessEnded ? signal.reason.reason : 'access_revoked';
 
-/** A stream's last event once its access ended: after the event `last` (seq 0 when none was sent). */
+/** A stream's last event once its access ended, after the event numbered `seq` (the last sent, or resumed from). */
 export function accessEndedEvent(
   sessionId: string,
   seq: number,
