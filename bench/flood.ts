@@ -1,12 +1,14 @@
 /**
- * Issue 24's flood: 120 wrong sign-ins from one address, 20 at a time, for a user hashed at production cost (32 MiB),
- * while another user reads `GET /sessions` one request after another. The reader's p50 and p99 during the flood
- * against its own idle p50 and p99 just before, in the same run; and how fast the attempts beyond the hash pool's
- * queue are refused. The server runs the production hash settings (`CONSILIUM_HASH_WORKERS`, `CONSILIUM_HASH_QUEUE`
- * unset) on SQLite (`BENCH_DATABASE` for another store).
+ * Two floods of wrong sign-ins, on the production hash settings (`CONSILIUM_HASH_WORKERS`, `CONSILIUM_HASH_QUEUE`
+ * unset) on SQLite (`BENCH_DATABASE` for another store). One address: 120 for a user hashed at production cost
+ * (32 MiB), 20 at a time, while another user reads `GET /sessions` one request after another; the reader's p50 and
+ * p99 during the flood against its own idle p50 and p99 just before, and how fast the attempts beyond the hash pool's
+ * queue are refused. Thirty addresses, without pause, with the rate limits on: the owner's correct sign-ins from the
+ * address they signed in from before (how many succeed, and their p50 against the same sign-ins idle), and another
+ * user's reads against idle, all in the same run.
  */
 import { startServer } from '../test/support/server.js';
-import { percentile, signInFlood } from '../test/support/sign-in-flood.js';
+import { manyAddressFlood, percentile, signInFlood } from '../test/support/sign-in-flood.js';
 import { record, round } from './figures.js';
 import { report } from './stats.js';
 
@@ -63,6 +65,51 @@ export async function benchFlood(): Promise<void> {
       label: 'sign-in refused (503 `hashing_busy`) beyond the hash queue, p50',
       value: round(refused50, 1),
       unit: 'ms',
+    });
+  } finally {
+    await server.close();
+  }
+  await benchManyAddresses();
+}
+
+async function benchManyAddresses(): Promise<void> {
+  const server = await startServer({
+    CONSILIUM_HASH_QUEUE: '',
+    CONSILIUM_RATE_LIMITS: 'on',
+    ...(process.env.BENCH_DATABASE && { CONSILIUM_DATABASE: process.env.BENCH_DATABASE }),
+  });
+  try {
+    const result = await manyAddressFlood(server, { addresses: 30, tries: 50, idle: 20 });
+    const ms = (attempts: { ms: number }[]) => attempts.map((a) => a.ms);
+    const ok = result.owner.filter((a) => a.status === 200).length;
+    const ownerIdle50 = percentile(ms(result.ownerIdle), 50);
+    const owner50 = percentile(ms(result.owner), 50);
+    const readerIdle50 = percentile(result.readerIdle, 50);
+    const reader50 = percentile(result.readerDuring, 50);
+    const by = (status: number) => result.flood.filter((a) => a.status === status).length;
+    report('flood, 30 addresses: the owner’s sign-ins that succeeded', ok, '', `of ${result.owner.length}`);
+    report('flood, 30 addresses: the owner’s sign-in p50', owner50, 'ms', `idle ${ownerIdle50.toFixed(0)} ms`);
+    report('flood, 30 addresses: another user’s GET /sessions p50', reader50, 'ms', `idle ${readerIdle50.toFixed(2)} ms`);
+    report('flood, 30 addresses: attempts 401 / 429 / 503', by(401), '', `/ ${by(429)} / ${by(503)}`);
+    record({
+      id: 'many-owner-success',
+      label: 'the owner’s correct sign-ins from their address during a 30-address flood that succeed',
+      value: round((100 * ok) / result.owner.length, 1),
+      unit: '%',
+      goal: { op: '≥', value: 95 },
+    });
+    record({
+      id: 'many-owner-p50',
+      label: 'the owner’s sign-in p50 during the 30-address flood / idle p50',
+      value: round(owner50 / ownerIdle50, 2),
+      unit: '×',
+    });
+    record({
+      id: 'many-reader-p50',
+      label: 'another user’s `GET /sessions` p50 during the 30-address flood / idle p50',
+      value: round(reader50 / readerIdle50, 2),
+      unit: '×',
+      goal: { op: '≤', value: 2 },
     });
   } finally {
     await server.close();

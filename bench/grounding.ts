@@ -80,7 +80,7 @@ export async function benchGrounding(): Promise<void> {
       name: 'bench',
       api: wiki.api,
       userAgent: 'ConsiliumBench/1.0',
-      limits: { pages: 4, bytesPerPage: 4000, requestsPerRound: 3 },
+      limits: { pages: 4, bytesPerPage: 4000, requestsPerRound: 3, maxResponseBytes: 1_048_576 },
       timeoutMs: 5000,
     },
   ]);

@@ -20,12 +20,14 @@ export const LAYERS: Record<string, readonly string[]> = {
   accounts: ['config'],
   limits: ['config'],
   sessions: ['config', 'debate'],
+  // What open requests rely on (credentials, shares), matched against what accounts and sessions say ended.
+  access: ['accounts', 'sessions'],
   // The database: implements the session, account and limit stores (their interfaces live with their domains).
-  store: ['config', 'debate', 'accounts', 'sessions', 'limits'],
+  store: ['config', 'debate', 'accounts', 'sessions', 'limits', 'access'],
   // A run's life: started, recorded, detached, handed over; what HTTP (and any other surface) starts runs through.
   runs: ['config', 'debate', 'grounding', 'sessions'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'runs', 'generated'],
+  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'access', 'runs', 'generated'],
 };
 
 /** Packages only the HTTP layer may use. */

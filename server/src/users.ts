@@ -27,7 +27,11 @@ export async function main(args: readonly string[], env: Record<string, string |
         } catch (error) {
           throw openFailure(EXIT.failed, `cannot open the store at ${redact(config.database)}: ${(error as Error).message}`);
         }
-        return openAccounts(database.accounts, config);
+        const accounts = openAccounts(database.accounts, config);
+        // On a shared database, the running instances end the streams that relied on what this ends.
+        const bus = database.access;
+        if (bus) accounts.onCredentialsEnded((end) => bus.publish(end).catch(() => undefined));
+        return accounts;
       },
       {
         out: (line) => process.stdout.write(`${line}\n`),

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_MEDIA_TYPE } from '../../server/src/http/problem.js';
 import { postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type RunningServer, startServer } from '../support/server.js';
-import { type FloodResult, percentile, signInFlood } from '../support/sign-in-flood.js';
+import { type FloodResult, type ManyAddressResult, manyAddressFlood, percentile, signInFlood } from '../support/sign-in-flood.js';
 
 /**
  * The issue's bounds (p50 within 2×, p99 within 5× of idle), made generous so a slow or busy machine does not fail
@@ -106,3 +106,82 @@ describe.skipIf(!postgres.available)('a flood of wrong sign-ins from one address
     expectOverflowRefusedFast(result);
   });
 });
+
+/** The production settings a flood meets: rate limits on, the hash queue at its default. */
+const PRODUCTION = { CONSILIUM_HASH_QUEUE: '', CONSILIUM_RATE_LIMITS: 'on' };
+
+function expectOwnerGetsIn(result: ManyAddressResult): void {
+  const { owner, flood } = result;
+  const count = (attempts: { status: number }[], status: number) => attempts.filter((a) => a.status === status).length;
+  console.log(
+    JSON.stringify({
+      owner: Object.fromEntries([200, 429, 503].map((s) => [s, count(owner, s)])),
+      ownerIdleP50: Math.round(
+        percentile(
+          result.ownerIdle.map((a) => a.ms),
+          50,
+        ),
+      ),
+      ownerP50: Math.round(
+        percentile(
+          owner.map((a) => a.ms),
+          50,
+        ),
+      ),
+      flood: Object.fromEntries([401, 429, 503].map((s) => [s, count(flood, s)])),
+      readerIdleP50: percentile(result.readerIdle, 50),
+      readerDuringP50: percentile(result.readerDuring, 50),
+    }),
+  );
+  expect(owner).toHaveLength(20);
+  expect(count(owner, 200)).toBeGreaterThanOrEqual(19);
+  // The flood was one: most of it refused for want of hashing capacity, the rest checked and wrong.
+  expect(count(flood, 503)).toBeGreaterThan(count(owner, 200));
+  expect(count(flood, 401)).toBeGreaterThan(0);
+  expect(flood.filter((a) => ![401, 429, 503].includes(a.status))).toEqual([]);
+}
+
+describe('a flood of wrong sign-ins from 30 addresses while the owner signs in from their own, on SQLite', () => {
+  let server: RunningServer;
+  let result: ManyAddressResult;
+  beforeAll(async () => {
+    // Ten attempts per address in 15 minutes: a flood's refusals, were they counted, would spend them at once.
+    server = await startServer({ ...PRODUCTION, CONSILIUM_LIMIT_LOGIN_PER_ADDRESS: '10/15m' });
+    result = await manyAddressFlood(server);
+  }, 300_000); // thirty production-cost sign-ins, each behind another's hash: minutes on a loaded machine
+  afterAll(() => server?.close());
+
+  it('lets the owner in at least 19 times in 20', () => {
+    expectOwnerGetsIn(result);
+  });
+
+  it('does not count a refusal for want of hashing (503) as an attempt: only checked guesses spend an address’s allowance', () => {
+    const count = (status: number) => result.flood.filter((a) => a.status === status).length;
+    // More refusals than all the addresses' allowances together went by, and no address was limited for them.
+    expect(count(503)).toBeGreaterThan(30 * 10);
+    expect(count(401)).toBeLessThan(30 * 10);
+    expect(count(429)).toBe(0);
+  });
+});
+
+describe.skipIf(!postgres.available)(
+  'a flood of wrong sign-ins from 30 addresses while the owner signs in from their own, on PostgreSQL',
+  () => {
+    let pg: TestPostgres;
+    let server: RunningServer;
+    let result: ManyAddressResult;
+    beforeAll(async () => {
+      pg = await startPostgres();
+      server = await startServer({ ...PRODUCTION, CONSILIUM_DATABASE: await pg.createDatabase() });
+      result = await manyAddressFlood(server);
+    }, 300_000);
+    afterAll(async () => {
+      await server?.close();
+      await pg?.stop();
+    });
+
+    it('lets the owner in at least 19 times in 20', () => {
+      expectOwnerGetsIn(result);
+    });
+  },
+);

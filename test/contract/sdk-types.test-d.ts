@@ -44,6 +44,7 @@ import type {
   GetCurrentUserErrors,
   GetCurrentUserResponses,
   GetHealthData,
+  GetHealthErrors,
   GetHealthResponses,
   GetReadyData,
   GetReadyErrors,
@@ -122,12 +123,9 @@ import type {
   WithOptional,
 } from './openapi-types.js';
 
-/** No error responses: hey-api emits no `…Errors` type. */
-type NoErrors = Record<never, never>;
-
 /** hey-api's three types per operation. TypeScript cannot look a type up by name, so they are listed once here. */
 type Sdk = {
-  getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: NoErrors };
+  getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: GetHealthErrors };
   getReady: { data: GetReadyData; responses: GetReadyResponses; errors: GetReadyErrors };
   listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: ListProvidersErrors };
   askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };

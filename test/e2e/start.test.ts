@@ -254,6 +254,26 @@ describe('npm start with a bad setting', () => {
       { PORT: '0', CONSILIUM_SLOT5_PROVIDER: 'ollama-qwen' },
       'Slot 5 uses provider "ollama-qwen", which needs CONSILIUM_SLOT5_BASE_URL',
     ],
+    [
+      'a sixth slot',
+      { PORT: '0', CONSILIUM_SLOT6_PROVIDER: 'mistral' },
+      'CONSILIUM_SLOT6_PROVIDER is set, but there are five slots',
+    ],
+    [
+      'a key variable that holds no key',
+      { PORT: '0', CONSILIUM_SLOT3_API_KEY_ENV: 'PATH' },
+      'CONSILIUM_SLOT3_API_KEY_ENV names "PATH", which is no key\'s variable',
+    ],
+    [
+      'a price for no configured model',
+      { PORT: '0', CONSILIUM_PRICES: '{"openai/gpt-4o": {"inputPerMTok": 2, "outputPerMTok": 8}}' },
+      'CONSILIUM_PRICES["openai/gpt-4o"] prices no configured model',
+    ],
+    [
+      'every address a trusted proxy',
+      { PORT: '0', CONSILIUM_TRUSTED_PROXIES: '0.0.0.0/0' },
+      'CONSILIUM_TRUSTED_PROXIES: "0.0.0.0/0" trusts every address',
+    ],
   ])('%s: exits 78 with a configuration error on stderr, serving nothing', async (_, settings, message) => {
     const run = npmStart(envWith(dataDir, settings));
     try {
@@ -261,6 +281,8 @@ describe('npm start with a bad setting', () => {
       expect(code, captured(run)).not.toBe(0);
       expect(code, captured(run)).toBe(78); // EX_CONFIG, as server/README.md documents
       expect(run.stderr).toContain(`consilium: configuration error: ${message}`);
+      // One line, naming the setting.
+      expect(run.stderr.split('\n').filter((line) => line.startsWith('consilium:'))).toHaveLength(1);
       expect(run.stdout).not.toMatch(BANNER);
       expect(logRecords(run)).toEqual([]);
     } finally {

@@ -597,7 +597,7 @@ export type components = {
          * @description A stable, machine-readable problem code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "unknown_wiki_source" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining" | "hashing_busy";
+        ProblemCode: "validation_failed" | "malformed_body" | "unsupported_media_type" | "payload_too_large" | "headers_too_large" | "unauthorized" | "forbidden" | "not_found" | "unknown_provider" | "unknown_wiki_source" | "conflict" | "rate_limited" | "not_implemented" | "provider_failed" | "quorum_not_met" | "budget_exceeded" | "internal_error" | "host_not_allowed" | "request_timeout" | "store_unavailable" | "method_not_allowed" | "not_ready" | "draining" | "hashing_busy";
         FieldError: {
             /** @description Where the field is, as `<location>.<field path>`, e.g. `body.answers.0.slot` or `query.limit`. */
             path: string;
@@ -714,6 +714,8 @@ export type components = {
             bytesPerPage: number;
             /** @description Most wiki tool calls one model may make in one critique round. */
             requestsPerRound: number;
+            /** @description Most bytes of one wiki response read, per page it asks for (at least one): the rest is never read, and what was read is cut there (see `RetrievalUsage.cut`). */
+            maxResponseBytes?: number;
         };
         /** @description Ground the run in a configured wiki source (see `GET /providers`, `wikis`): the wiki is searched for the question and the pages read are given to every model before it answers (any mode); citations are checked; the session records the sources. Deep debates also offer the wiki's tools in critique rounds. */
         GroundingRequest: {
@@ -792,6 +794,8 @@ export type components = {
             requests: number;
             bytes: number;
             ms: number;
+            /** @description Responses cut at the source's `maxResponseBytes` (their pages' text ends where reading stopped). */
+            cut?: number;
         };
         Usage: {
             inputTokens: number;
@@ -1339,7 +1343,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"] | components["schemas"]["AccessEndedEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -1493,6 +1497,18 @@ export type components = {
             ts: components["schemas"]["EventTime"];
             grounding: components["schemas"]["Grounding"];
         };
+        /** @description The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on. */
+        AccessEndedEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "access.ended";
+            sessionId: components["schemas"]["SessionId"];
+            seq: number;
+            ts: components["schemas"]["EventTime"];
+            /** @enum {string} */
+            reason: "share_revoked" | "session_deleted" | "user_disabled" | "user_deleted" | "password_reset" | "password_changed" | "signed_out" | "token_revoked" | "role_changed" | "access_revoked";
+            detail: string;
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `errors` lists each offending field. */
@@ -1641,6 +1657,24 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request's headers (with its request line) are larger than the server reads; the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://consilium.dev/problems/headers_too_large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "code": "headers_too_large",
+                 *       "detail": "The request headers are too large."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is. */
         UnsupportedMediaType: {
             headers: {
@@ -1782,6 +1816,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getReady: {
@@ -1808,6 +1844,8 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["NotReady"];
         };
     };
@@ -1850,6 +1888,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1927,6 +1967,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1998,6 +2039,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2075,6 +2117,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2124,6 +2167,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2209,6 +2253,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2260,6 +2305,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2310,6 +2357,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2336,6 +2385,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2375,6 +2426,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2404,6 +2456,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2462,6 +2516,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2512,6 +2567,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2572,6 +2629,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2610,6 +2668,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2649,6 +2709,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2677,6 +2738,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2704,6 +2767,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2732,6 +2797,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2782,6 +2849,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2831,6 +2900,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["HashingBusy"];
         };
     };
@@ -2852,6 +2922,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2887,6 +2959,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["HashingBusy"];
         };
     };
@@ -2918,6 +2991,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2952,6 +3027,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2998,6 +3075,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3024,6 +3102,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3060,6 +3140,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3109,6 +3191,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["HashingBusy"];
         };
     };
@@ -3136,6 +3219,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3185,6 +3270,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3225,6 +3311,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["HashingBusy"];
         };
     };

@@ -278,6 +278,32 @@ describe('Consilium', () => {
     expect(resumedAt).toBeLessThan(events.length);
   });
 
+  it('follow stops at access.ended (a share revoked) without trying again', async () => {
+    const slow = await startServer({ CONSILIUM_OFFLINE_TOKEN_MS: '20' });
+    try {
+      const reader = await slow.newUser();
+      const owner = new Consilium({ baseUrl: slow.baseUrl, ...tokenOf(slow) });
+      const { sessionId } = await owner.debates.run('Shared, then not', { rounds: 3, detach: true });
+      await owner.sessions.share(sessionId, reader.user.username);
+      const requests: string[] = [];
+      const counting: typeof fetch = (input, init) => {
+        requests.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      };
+      const following = new Consilium({ baseUrl: slow.baseUrl, token: reader.token, fetch: counting });
+      const seen: DebateEvent[] = [];
+      for await (const event of following.sessions.follow(sessionId, { retryDelayMs: 1 })) {
+        seen.push(event);
+        if (seen.length === 1) await owner.sessions.unshare(sessionId, reader.user.id);
+      }
+      expect(seen.at(-1)).toMatchObject({ type: 'access.ended', reason: 'share_revoked' });
+      expect(requests).toHaveLength(1);
+      await owner.sessions.cancel(sessionId);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('follows from a given event and stops at the end', async () => {
     const events = await collect(c.debates.stream('From the middle', { rounds: 2 }));
     const from = Math.floor(events.length / 2);

@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import type { Problem, ProblemCode } from '../../sdk/src/generated/types.gen.js';
@@ -6,6 +7,7 @@ import { zProblem, zProviderCatalogue } from '../../server/src/generated/schemas
 import { MAX_BODY_BYTES } from '../../server/src/http/app.js';
 import { PROBLEM_MEDIA_TYPE, problemType } from '../../server/src/http/problem.js';
 import { beforeFirstTest } from '../support/lazy.js';
+import { rawRequest } from '../support/raw-http.js';
 import { type Caller, type RunningServer, startServer } from '../support/server.js';
 
 /** What this test reads of a generated route. */
@@ -283,6 +285,37 @@ describe('bodies the server cannot read', () => {
       for (let i = 0; i < 3; i++) expect((await send('/health', {}, fresh)).status).toBe(200);
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('413 and 431 on every operation, as its contract lists them', () => {
+  const responses = (op: Operation) => Object.keys((routes[op.operationId] as unknown as { responses: object }).responses);
+
+  it('headers over what the server reads → 431 headers_too_large, listed by the operation', async () => {
+    for (const op of operations) {
+      const path = fillPath(op.path);
+      const res = await rawRequest(`${server.baseUrl}${path}`, {
+        method: op.method.toUpperCase(),
+        headers: { ...admin.headers, 'x-padding': 'x'.repeat(20_000) },
+      });
+      expect(res.status, `${op.operationId}`).toBe(431);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 431, code: 'headers_too_large' });
+      expect(responses(op), op.operationId).toContain('431');
+    }
+  });
+
+  it('a body over the limit → 413 payload_too_large, listed by the operation (with a body or not)', async () => {
+    for (const op of operations) {
+      const path = fillPath(op.path);
+      const res = await rawRequest(`${server.baseUrl}${path}`, {
+        method: op.method.toUpperCase(),
+        headers: { ...admin.headers, ...JSON_HEADERS, 'content-length': String(MAX_BODY_BYTES + 1) },
+        body: '',
+        agent: new Agent({ keepAlive: false }),
+      });
+      expect(res.status, `${op.operationId}`).toBe(413);
+      expect(responses(op), op.operationId).toContain('413');
     }
   });
 });

@@ -11,6 +11,8 @@ export interface RawRequest {
   headers?: Record<string, string>;
   body?: string | Buffer;
   agent?: Agent;
+  /** The local address to send from (any of 127.0.0.0/8 on loopback): another client, as the server sees it. */
+  localAddress?: string;
 }
 
 /**
@@ -21,7 +23,8 @@ export function rawRequest(url: string, init: RawRequest = {}): Promise<RawRespo
     // A declared length, or Node sends a GET's or DELETE's body unframed.
     const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
     const headers = { ...length, ...init.headers };
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: init.agent }, (res) => {
+    const from = init.localAddress === undefined ? {} : { localAddress: init.localAddress };
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: init.agent, ...from }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>

@@ -4,6 +4,7 @@
  * (`test/auth/sign-in-flood.test.ts`) and the bench (`bench/flood.ts`).
  */
 import { DEFAULT_SCRYPT, hashPassword } from '../../server/src/accounts/passwords.js';
+import { rawRequest } from './raw-http.js';
 import type { RunningServer } from './server.js';
 
 export interface FloodOptions {
@@ -110,4 +111,94 @@ export async function signInFlood(server: RunningServer, options: FloodOptions =
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+export interface ManyAddressOptions {
+  /** Addresses flooding at once (127.0.1.1 …), one attempt in flight each. */
+  addresses?: number;
+  /** The owner's sign-ins with the right password during the flood, one after another. */
+  tries?: number;
+  /** Idle measurements (the owner's sign-ins and another user's reads) before the flood. */
+  idle?: number;
+}
+
+export interface ManyAddressResult {
+  /** The owner's sign-ins from their known address: idle, then during the flood. */
+  ownerIdle: Attempt[];
+  owner: Attempt[];
+  /** Another user's `GET /sessions` (ms): idle, and while the flood ran. */
+  readerIdle: number[];
+  readerDuring: number[];
+  /** Every flood attempt. */
+  flood: Attempt[];
+}
+
+/** A sign-in through node:http from `localAddress`, so the server sees another client. */
+async function signInFrom(baseUrl: string, localAddress: string, username: string, password: string): Promise<Attempt> {
+  const start = performance.now();
+  const res = await rawRequest(`${baseUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+    localAddress,
+  });
+  const retryAfter = res.headers['retry-after'];
+  return {
+    status: res.status,
+    ms: performance.now() - start,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+    contentType: res.headers['content-type'] ?? null,
+    code: (JSON.parse(res.body || '{}') as { code?: string }).code,
+  };
+}
+
+/**
+ * The owner (hashed at production cost) signs in once from 127.0.0.2, which makes that address theirs; then
+ * `addresses` loopback addresses send wrong sign-ins without pause (for the owner's account and for names that do not
+ * exist, one attempt in flight each) while the owner signs in `tries` times from 127.0.0.2 and another user reads
+ * `GET /sessions`. The owner's attempts and the reader's times are measured idle first, in the same run.
+ */
+export async function manyAddressFlood(server: RunningServer, options: ManyAddressOptions = {}): Promise<ManyAddressResult> {
+  const { addresses = 30, tries = 20, idle = 10 } = options;
+  const owner = await server.newUser();
+  await server.database.accounts.updateUser(owner.user.id, {
+    passwordHash: await hashPassword(owner.password, DEFAULT_SCRYPT),
+    updatedAt: new Date().toISOString(),
+  });
+  const reader = await server.newUser();
+  const home = '127.0.0.2';
+  const signIn = () => signInFrom(server.baseUrl, home, owner.user.username, owner.password);
+  const first = await signIn();
+  if (first.status !== 200) throw new Error(`the owner's first sign-in answered ${first.status}`);
+
+  const ownerIdle: Attempt[] = [];
+  const readerIdle: number[] = [];
+  for (let i = 0; i < idle; i++) {
+    ownerIdle.push(await signIn());
+    readerIdle.push(await timedRead(reader));
+  }
+
+  const flood: Attempt[] = [];
+  let flooding = true;
+  const floods = Array.from({ length: addresses }, async (_, a) => {
+    const from = `127.0.1.${a + 1}`;
+    for (let i = 0; flooding; i++) {
+      const name = i % 2 === 0 ? owner.user.username : `nobody-${a}-${i}`;
+      flood.push(await signInFrom(server.baseUrl, from, name, `wrong-password-${i}`));
+    }
+  });
+  const readerDuring: number[] = [];
+  const reading = (async () => {
+    while (flooding) readerDuring.push(await timedRead(reader));
+  })();
+  // The flood is under way (its first attempts answered) before the owner tries.
+  while (flood.length < addresses) await new Promise((resolve) => setImmediate(resolve));
+  const ownerDuring: Attempt[] = [];
+  try {
+    for (let i = 0; i < tries; i++) ownerDuring.push(await signIn());
+  } finally {
+    flooding = false;
+  }
+  await Promise.all([...floods, reading]);
+  return { ownerIdle, owner: ownerDuring, readerIdle, readerDuring, flood };
 }

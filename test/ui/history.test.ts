@@ -149,6 +149,54 @@ describe.skipIf(chromiumSkipped)('history and session actions in the web UI', ()
     await second.waitForSelector('h1:has-text("Session not found")');
   });
 
+  it('offers someone a session is shared with no action the server would refuse them, and the server does refuse them', async () => {
+    await ask(page, server.baseUrl, 'Shared parallel: which queue?', { mode: 'parallel' });
+    const parallel = await sessionIdOf(page);
+    await waitForStatus(page, 'completed');
+    const api = (on: Page, path: string, body?: unknown) =>
+      on.evaluate(
+        async ([p, b]) => {
+          const res = await fetch(p as string, {
+            method: b === undefined ? 'GET' : 'POST',
+            headers: { 'content-type': 'application/json' },
+            ...(b !== undefined && { body: JSON.stringify(b) }),
+          });
+          return { status: res.status, body: await res.json().catch(() => null) };
+        },
+        [path, body] as const,
+      ) as Promise<{ status: number; body: { id?: string } | null }>;
+    // A follow-up not detached answers with its session, once it has run.
+    const followUp = (await api(page, `/sessions/${parallel}/follow-ups`, { question: 'And a follow-up?' })).body!.id!;
+    for (const id of [parallel, followUp]) {
+      const shared = await api(page, `/sessions/${id}/shares`, { username: users.second.username });
+      expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    }
+
+    const second = await signedIn(users.second);
+    // A shared parallel session: running it again makes a session of the reader's own, so that is offered; a
+    // verdict of it would read someone else's session, which the server refuses.
+    await second.goto(`${server.baseUrl}/#/sessions/${parallel}`);
+    await waitForStatus(second, 'completed');
+    await second.waitForSelector('[data-testid=read-only]');
+    await second.waitForSelector('button:has-text("Run again")');
+    expect(await second.$('button:has-text("Synthesize a verdict")')).toBeNull();
+    expect((await api(second, '/synthesize', { sessionId: parallel })).status).toBe(404);
+    // A shared follow-up: running it again asks in its owner's thread, which is theirs alone.
+    await second.goto(`${server.baseUrl}/#/sessions/${followUp}`);
+    await waitForStatus(second, 'completed');
+    await second.waitForSelector('[data-testid=read-only]');
+    expect(await second.$('button:has-text("Run again")')).toBeNull();
+    expect(await second.$('button:has-text("Edit and resend")')).toBeNull();
+    expect((await api(second, `/sessions/${parallel}/follow-ups`, { question: 'Mine too?' })).status).toBe(404);
+    // The owner is offered both.
+    await page.goto(`${server.baseUrl}/#/sessions/${followUp}`);
+    await waitForStatus(page, 'completed');
+    await page.waitForSelector('button:has-text("Run again")');
+    await page.goto(`${server.baseUrl}/#/sessions/${parallel}`);
+    await page.waitForSelector('button:has-text("Synthesize a verdict")');
+    await second.context().close();
+  });
+
   it('finds a word only an answer holds, from Ctrl+K anywhere, with the verdict previewed', async () => {
     await page.goto(`${server.baseUrl}/#/providers`);
     await page.waitForSelector('table.providers');

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ConsiliumError, listSessions, type SessionPage, type SessionSummary, type User } from '../../sdk/src/index.js';
+import { visibleControls } from '../../sdk/src/terminal/terminal.js';
 import { client, consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import { formatCost, formatDate, formatTokens } from './format.js';
@@ -195,7 +196,7 @@ function HistoryItem({ session: s, mine, onChange }: { session: SessionSummary; 
   return (
     <li>
       <a href={sessionHref(s.id)} class="history-link">
-        <span class="history-q">{s.question}</span>
+        <span class="history-q">{visibleControls(s.question)}</span>
         {s.verdictPreview && (
           <span class="history-verdict small" data-testid="verdict-preview">
             <span class="muted">Verdict: </span>
@@ -220,11 +221,11 @@ function HistoryItem({ session: s, mine, onChange }: { session: SessionSummary; 
       {mine && (
         <span class="history-actions">
           {s.archivedAt === undefined ? (
-            <button type="button" class="small" onClick={archive} aria-label={`Archive “${s.question}”`}>
+            <button type="button" class="small" onClick={archive} aria-label={`Archive “${visibleControls(s.question)}”`}>
               Archive
             </button>
           ) : (
-            <button type="button" class="small" onClick={unarchive} aria-label={`Unarchive “${s.question}”`}>
+            <button type="button" class="small" onClick={unarchive} aria-label={`Unarchive “${visibleControls(s.question)}”`}>
               Unarchive
             </button>
           )}
@@ -232,7 +233,7 @@ function HistoryItem({ session: s, mine, onChange }: { session: SessionSummary; 
             type="button"
             class="small danger"
             onClick={() => deleteWithUndo(s.id, s.question, (deleted) => deleted && onChange())}
-            aria-label={`Delete “${s.question}”`}
+            aria-label={`Delete “${visibleControls(s.question)}”`}
           >
             Delete
           </button>

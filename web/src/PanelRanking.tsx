@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Ranking } from '../../sdk/src/index.js';
+import { visibleControls } from '../../sdk/src/terminal/terminal.js';
 import { consilium } from './api.js';
 import { SlotName } from './components.js';
 import type { Run } from './debate/runner.js';
@@ -66,13 +67,13 @@ export function PanelRanking({ run }: { run: Run }) {
               ))}
             </tbody>
           </table>
-          {r.note && <p class="muted small">{r.note}</p>}
+          {r.note && <p class="muted small">{visibleControls(r.note)}</p>}
           <ul class="ballots">
             {r.ballots.map((b) => (
               <li key={b.slot}>
                 <SlotName slot={b.slot} /> ranked:{' '}
                 {b.order.map((o, i) => (
-                  <span key={o.slot} title={o.reason}>
+                  <span key={o.slot} title={visibleControls(o.reason)}>
                     {i > 0 && ' > '}
                     slot {o.slot}
                   </span>
@@ -81,7 +82,7 @@ export function PanelRanking({ run }: { run: Run }) {
             ))}
             {r.missing.map((m) => (
               <li key={`missing-${m.slot}`} class="muted">
-                <SlotName slot={m.slot} /> gave no ranking: {m.reason}
+                <SlotName slot={m.slot} /> gave no ranking: {visibleControls(m.reason)}
               </li>
             ))}
           </ul>

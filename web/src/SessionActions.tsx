@@ -2,7 +2,8 @@
  * What can be done with a session from its page, besides reading it (the panel's part): share it read-only, archive or
  * delete it (with Undo), run it again, edit its question and send it again, synthesize a verdict of a parallel session.
  * Continuing an interrupted one is the panel's "Continue debate". Only the owner (or an admin) sees share, archive and
- * delete; someone it is shared with reads a note that it is read-only.
+ * delete; someone it is shared with reads a note that it is read-only, and is offered nothing the server would refuse
+ * them (a verdict of it, a follow-up's run again in its owner's thread).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsiliumError, type Session, type Share, type User } from '../../sdk/src/index.js';
@@ -58,6 +59,12 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
     location.hash = sessionHref(started.sessionId);
   };
   const answered = session.rounds[0]?.answers.some((a) => !a.error && a.text) ?? false;
+  // What the server would refuse is not offered: a follow-up is asked again in its thread, which only its owner may
+  // add to; a synthesis reads its source, and a verdict of this session reads it, which someone it is only shared
+  // with may not (an admin may read any).
+  const own = user === undefined || session.owner === user.id;
+  const rerunnable = session.parentId === undefined || own;
+  const readsAsOwner = own || user?.role === 'admin';
 
   return (
     <section class="card session-manage" aria-label="Session actions">
@@ -68,7 +75,7 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
       )}
       {session.archivedAt && <p class="small muted">Archived: it is not in your history list (History → Show: Archived).</p>}
       <div class="actions-row">
-        {finished && session.mode !== 'synthesis' && (
+        {finished && session.mode !== 'synthesis' && rerunnable && (
           <>
             <button
               type="button"
@@ -82,7 +89,7 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
             </button>
           </>
         )}
-        {finished && session.mode === 'synthesis' && session.sourceSessionId && (
+        {finished && session.mode === 'synthesis' && session.sourceSessionId && readsAsOwner && rerunnable && (
           <button
             type="button"
             disabled={busy !== undefined}
@@ -91,7 +98,7 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
             Synthesize again
           </button>
         )}
-        {finished && session.mode === 'parallel' && answered && (
+        {finished && session.mode === 'parallel' && answered && readsAsOwner && (
           <button
             type="button"
             disabled={busy !== undefined}

@@ -3,6 +3,7 @@
  * until its toast has run out (or the page is leaving): Undo then simply never sends it, and the toast says so
  * ("Deleting in 5 s"), so nothing claims to be gone before it is. An archive is sent at once; its Undo sends it back.
  */
+import { visibleControls } from '../../sdk/src/terminal/terminal.js';
 import { consilium } from './api.js';
 
 export interface Toast {
@@ -99,4 +100,6 @@ export async function archiveWithUndo(sessionId: string, question: string, onCha
   onChange?.();
 }
 
-const shorten = (text: string) => (Array.from(text).length > 60 ? `${Array.from(text).slice(0, 57).join('')}…` : text);
+/** A question in a toast: its first 60 characters, its controls and bidi overrides shown as marks. */
+const shorten = (text: string) =>
+  visibleControls(Array.from(text).length > 60 ? `${Array.from(text).slice(0, 57).join('')}…` : text);

@@ -569,8 +569,9 @@ export class Consilium {
       return this.settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);
     }) as Detachable<FollowUpOptions, Session, [id: string, question: string]>,
     /**
-     * A session's events: the stored ones, then live ones while it runs, until `session.ended`. A dropped
-     * connection is resumed with `Last-Event-ID`, so no event is missed or repeated.
+     * A session's events: the stored ones, then live ones while it runs, until `session.ended` (or
+     * `access.ended`: the caller may no longer read it, and it is not resumed). A dropped connection is
+     * resumed with `Last-Event-ID`, so no event is missed or repeated.
      */
     follow: (id: string, options: FollowOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
       this.#reported(this.#follow(id, options)),
@@ -662,6 +663,11 @@ export class Consilium {
           signal,
         );
         for await (const event of events) {
+          // The server ended the stream for good (the share revoked, the credential ended): no reconnecting.
+          if (event.type === 'access.ended') {
+            yield event;
+            return;
+          }
           // A replay after a reconnection never repeats what was already yielded.
           if (last !== undefined && event.seq <= last) continue;
           last = event.seq;

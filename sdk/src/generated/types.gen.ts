@@ -54,7 +54,7 @@ export type Problem = {
 /**
  * A stable, machine-readable problem code.
  */
-export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'unknown_wiki_source' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining' | 'hashing_busy';
+export type ProblemCode = 'validation_failed' | 'malformed_body' | 'unsupported_media_type' | 'payload_too_large' | 'headers_too_large' | 'unauthorized' | 'forbidden' | 'not_found' | 'unknown_provider' | 'unknown_wiki_source' | 'conflict' | 'rate_limited' | 'not_implemented' | 'provider_failed' | 'quorum_not_met' | 'budget_exceeded' | 'internal_error' | 'host_not_allowed' | 'request_timeout' | 'store_unavailable' | 'method_not_allowed' | 'not_ready' | 'draining' | 'hashing_busy';
 
 export type FieldError = {
     /**
@@ -237,6 +237,10 @@ export type WikiLimits = {
      * Most wiki tool calls one model may make in one critique round.
      */
     requestsPerRound: number;
+    /**
+     * Most bytes of one wiki response read, per page it asks for (at least one): the rest is never read, and what was read is cut there (see `RetrievalUsage.cut`).
+     */
+    maxResponseBytes?: number;
 };
 
 /**
@@ -354,6 +358,10 @@ export type RetrievalUsage = {
     requests: number;
     bytes: number;
     ms: number;
+    /**
+     * Responses cut at the source's `maxResponseBytes` (their pages' text ends where reading stopped).
+     */
+    cut?: number;
 };
 
 export type Usage = {
@@ -1071,7 +1079,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent | AccessEndedEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -1247,12 +1255,38 @@ export type GroundingEvent = {
     grounding: Grounding;
 };
 
+/**
+ * The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.
+ */
+export type AccessEndedEvent = {
+    v: EventVersion;
+    type: 'access.ended';
+    sessionId: SessionId;
+    seq: number;
+    ts: EventTime;
+    reason: 'share_revoked' | 'session_deleted' | 'user_disabled' | 'user_deleted' | 'password_reset' | 'password_changed' | 'signed_out' | 'token_revoked' | 'role_changed' | 'access_revoked';
+    detail: string;
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
     query?: never;
     url: '/health';
 };
+
+export type GetHealthErrors = {
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+};
+
+export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
 
 export type GetHealthResponses = {
     /**
@@ -1271,6 +1305,14 @@ export type GetReadyData = {
 };
 
 export type GetReadyErrors = {
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.
      */
@@ -1309,6 +1351,14 @@ export type ListProvidersErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1368,6 +1418,10 @@ export type AskProviderErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The model's provider failed and no answer could be produced.
      */
     502: Problem;
@@ -1425,6 +1479,10 @@ export type RunParallelErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1477,6 +1535,10 @@ export type RunDeepDebateErrors = {
      * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
      */
     429: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1531,6 +1593,10 @@ export type StreamDeepDebateErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1583,6 +1649,10 @@ export type SynthesizeVerdictErrors = {
      * Too many attempts: sign-ins, debates started, or debates running at once (per user); `Retry-After` says when to try again.
      */
     429: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The model's provider failed and no answer could be produced.
      */
@@ -1664,6 +1734,14 @@ export type ListSessionsErrors = {
      */
     403: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1710,6 +1788,14 @@ export type DeleteSessionErrors = {
      */
     404: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1751,6 +1837,14 @@ export type GetSessionErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1806,6 +1900,10 @@ export type UpdateSessionErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1855,6 +1953,14 @@ export type CancelSessionErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -1918,6 +2024,10 @@ export type ContinueSessionErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -1969,6 +2079,14 @@ export type StreamSessionEventsErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2032,6 +2150,10 @@ export type AskFollowUpErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2077,6 +2199,14 @@ export type ListSessionSharesErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2132,6 +2262,10 @@ export type ShareSessionErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2182,6 +2316,14 @@ export type UnshareSessionErrors = {
      */
     404: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2223,6 +2365,14 @@ export type GetSessionThreadErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2266,6 +2416,14 @@ export type ExportSessionMarkdownErrors = {
      */
     404: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2307,6 +2465,14 @@ export type ExportSessionJsonErrors = {
      * The resource does not exist, or is not yours.
      */
     404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2357,6 +2523,10 @@ export type LoginErrors = {
      */
     429: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2389,6 +2559,14 @@ export type LogoutErrors = {
      * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2435,6 +2613,10 @@ export type ChangePasswordErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2464,6 +2646,14 @@ export type GetCurrentUserErrors = {
      */
     401: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2492,6 +2682,14 @@ export type ListApiTokensErrors = {
      * No valid bearer token or session cookie.
      */
     401: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2537,6 +2735,10 @@ export type CreateApiTokenErrors = {
      * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
      */
     415: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2584,6 +2786,14 @@ export type RevokeApiTokenErrors = {
      */
     404: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2616,6 +2826,14 @@ export type ListUsersErrors = {
      * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
      */
     403: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2666,6 +2884,10 @@ export type CreateUserErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2715,6 +2937,14 @@ export type DeleteUserErrors = {
      * The request conflicts with what is stored (a taken username, the last admin).
      */
     409: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
@@ -2774,6 +3004,10 @@ export type UpdateUserErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;
@@ -2827,6 +3061,10 @@ export type ResetUserPasswordErrors = {
      * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
      */
     415: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
     /**
      * Refused at once, nothing changed: every password-hash worker is busy and its queue is full (`hashing_busy`; a flood of sign-ins, for instance), or the session store is down or locked (`store_unavailable`, as elsewhere). Try again after `Retry-After`.
      */

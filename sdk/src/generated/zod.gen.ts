@@ -10,6 +10,7 @@ export const zProblemCode = /* @__PURE__ */ z.enum([
     'malformed_body',
     'unsupported_media_type',
     'payload_too_large',
+    'headers_too_large',
     'unauthorized',
     'forbidden',
     'not_found',
@@ -109,7 +110,8 @@ export const zWikiSourceName = /* @__PURE__ */ /* @__PURE__ */ z.string().check(
 export const zWikiLimits = /* @__PURE__ */ z.object({
     pages: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(20)),
     bytesPerPage: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(200), /* @__PURE__ */ z.lte(100000)),
-    requestsPerRound: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(20))
+    requestsPerRound: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(20)),
+    maxResponseBytes: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(65536), /* @__PURE__ */ z.lte(67108864)))
 });
 
 /**
@@ -190,7 +192,8 @@ export const zWikiLookup = /* @__PURE__ */ z.object({
 export const zRetrievalUsage = /* @__PURE__ */ z.object({
     requests: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     bytes: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
-    ms: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
+    ms: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    cut: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)))
 });
 
 /**
@@ -987,6 +990,30 @@ export const zGroundingEvent = /* @__PURE__ */ z.object({
     grounding: zGrounding
 });
 
+/**
+ * The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.
+ */
+export const zAccessEndedEvent = /* @__PURE__ */ z.object({
+    v: zEventVersion,
+    type: /* @__PURE__ */ z.enum(['access.ended']),
+    sessionId: zSessionId,
+    seq: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    ts: zEventTime,
+    reason: /* @__PURE__ */ z.enum([
+        'share_revoked',
+        'session_deleted',
+        'user_disabled',
+        'user_deleted',
+        'password_reset',
+        'password_changed',
+        'signed_out',
+        'token_revoked',
+        'role_changed',
+        'access_revoked'
+    ]),
+    detail: /* @__PURE__ */ z.string()
+});
+
 export const zDebateEvent = /* @__PURE__ */ z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1000,7 +1027,8 @@ export const zDebateEvent = /* @__PURE__ */ z.union([
     zVerdictDeltaEvent,
     zVerdictEvent,
     zSessionEndedEvent,
-    zGroundingEvent
+    zGroundingEvent,
+    zAccessEndedEvent
 ]);
 
 /**

@@ -4,7 +4,7 @@
  * bearer token into a call here and gets a user back, or nothing.
  */
 import type { ApiToken, User } from '../../../sdk/src/generated/types.gen.js';
-import { type HashPool, HashPoolFull } from './hash-pool.js';
+import { type HashPool, HashPoolFull, type HashTicket } from './hash-pool.js';
 import {
   DEFAULT_SCRYPT,
   type Derive,
@@ -43,11 +43,21 @@ export interface AccountsOptions {
   signInMaxMs: number;
   scrypt?: ScryptParams;
   /** Where scrypt runs: a server passes a `HashPool`, off libuv's pool (default: `deriveKey`, on it). Closed by `close`. */
-  hashing?: Pick<HashPool, 'admit' | 'derive' | 'close' | 'load'>;
+  hashing?: Pick<HashPool, 'admit' | 'derive' | 'deriveFor' | 'close' | 'load'>;
   now?: () => Date;
   /** Last-use times are written at most this often per sign-in or token, not on every request. */
   touchEveryMs?: number;
 }
+
+/**
+ * Credentials that stopped working, for whoever holds requests open on them: all of a user's (a reset, disabling,
+ * deleting; with `keep`, all but the one that changed the password), one (`credential`), or an admin's reach
+ * (`role_changed`: no longer an admin).
+ */
+export type CredentialsEnded =
+  | { reason: 'user_disabled' | 'user_deleted' | 'password_reset' | 'role_changed'; userId: string }
+  | { reason: 'password_changed'; userId: string; keep?: CredentialRef }
+  | { reason: 'signed_out' | 'token_revoked'; credential: CredentialRef };
 
 /** Who a request is from, once its credentials checked out. */
 export interface Principal {
@@ -65,6 +75,7 @@ export class Accounts {
   readonly #hashing: AccountsOptions['hashing'];
   readonly #now: () => Date;
   readonly #touchEveryMs: number;
+  readonly #ended = new Set<(end: CredentialsEnded) => unknown>();
 
   constructor(options: AccountsOptions) {
     this.store = options.store;
@@ -139,6 +150,8 @@ export class Accounts {
     if (change.role !== undefined) patch.role = change.role;
     if (change.disabled) patch.endCredentials = {};
     await this.store.updateUser(id, patch);
+    if (change.disabled) await this.#end({ reason: 'user_disabled', userId: id });
+    if (user.role === 'admin' && change.role === 'user') await this.#end({ reason: 'role_changed', userId: id });
     const { endCredentials: _, ...changed } = patch;
     return publicUser({ ...user, ...changed });
   }
@@ -147,6 +160,7 @@ export class Accounts {
   async deleteUser(id: string): Promise<void> {
     await this.#existing(id);
     await this.store.deleteUser(id);
+    await this.#end({ reason: 'user_deleted', userId: id });
   }
 
   /** An admin's reset: sets a user's password (generated when not given, and returned) and ends all their sign-ins and tokens. */
@@ -159,6 +173,7 @@ export class Accounts {
       updatedAt: this.#iso(),
       endCredentials: {},
     });
+    await this.#end({ reason: 'password_reset', userId: id });
     return password === undefined ? next : undefined;
   }
 
@@ -180,20 +195,27 @@ export class Accounts {
       updatedAt: this.#iso(),
       ...(options.endOthers && { endCredentials: options.keep ? { keep: options.keep } : {} }),
     });
+    if (options.endOthers) {
+      await this.#end({ reason: 'password_changed', userId: id, ...(options.keep && { keep: options.keep }) });
+    }
     return true;
   }
 
-  /** Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user. */
-  async signIn(username: string, password: string): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
+  /**
+   * Checks a username and password; a new sign-in and its secret (for the cookie) when they match an enabled user.
+   * `ticket` (who is asking, from where) is how the hash pool shares its capacity out in a flood (see `HashPool`).
+   */
+  async signIn(
+    username: string,
+    password: string,
+    ticket?: HashTicket,
+  ): Promise<{ user: User; secret: string; expiresAt: string } | undefined> {
     // A flood's overflow is refused before it costs a database read.
-    this.#hashing?.admit();
+    this.#hashing?.admit(ticket);
+    const derive = ticket && this.#hashing ? this.#hashing.deriveFor(ticket) : this.#derive;
     const user = await this.store.getUserByName(username);
     // Unknown users take as long as known ones, so timing does not tell which names exist.
-    const matches = await verifyPassword(
-      password,
-      user?.passwordHash ?? (await decoyHash(this.#scrypt, this.#derive)),
-      this.#derive,
-    );
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(this.#scrypt, this.#derive)), derive);
     if (!user || !matches || user.disabled) return undefined;
     if (needsRehash(user.passwordHash, this.#scrypt)) {
       // Only a nicety: with the hash pool full, the next sign-in does it.
@@ -235,6 +257,7 @@ export class Accounts {
 
   async signOut(signInId: string): Promise<void> {
     await this.store.deleteSignIn(signInId);
+    await this.#end({ reason: 'signed_out', credential: { kind: 'signIn', id: signInId } });
   }
 
   /**
@@ -267,8 +290,10 @@ export class Accounts {
   }
 
   /** False when the user has no token by that id. */
-  revokeToken(userId: string, tokenId: string): Promise<boolean> {
-    return this.store.deleteToken(tokenId, userId);
+  async revokeToken(userId: string, tokenId: string): Promise<boolean> {
+    if (!(await this.store.deleteToken(tokenId, userId))) return false;
+    await this.#end({ reason: 'token_revoked', credential: { kind: 'token', id: tokenId } });
+    return true;
   }
 
   /** Who a bearer token stands for; undefined when unknown, revoked, expired, or its user is disabled. */
@@ -297,6 +322,20 @@ export class Accounts {
       createdAt: at,
       updatedAt: at,
     };
+  }
+
+  /**
+   * Hears of every credential that stops working through this object, once the change is stored; the change's
+   * caller waits for the listeners (an instance telling the others). Returns the listener's removal.
+   */
+  onCredentialsEnded(listener: (end: CredentialsEnded) => unknown): () => void {
+    const own = (end: CredentialsEnded) => listener(end);
+    this.#ended.add(own);
+    return () => this.#ended.delete(own);
+  }
+
+  async #end(end: CredentialsEnded): Promise<void> {
+    await Promise.all([...this.#ended].map((listener) => listener(end)));
   }
 
   /** Password hashes running and waiting on the hash pool (none without one). */

@@ -76,3 +76,47 @@ describe('HashPool', () => {
     await expect(hashes.derive('c-password', randomBytes(16), SMALL, 32)).rejects.toThrow(/closed/);
   });
 });
+
+describe('HashPool, shared out by ticket', () => {
+  const slow = { N: 2 ** 13, r: 8, p: 1 };
+  const ticket = (address: string, account: string, known = false) => ({ address, account, known });
+  const hash = (hashes: HashPool, t: ReturnType<typeof ticket>, log: string[], name: string) =>
+    outcome(hashes.deriveFor(t)(`pw-${name}`, randomBytes(16), slow, 32), log, name);
+
+  it('one address holds at most a quarter of the places, one account at most half; others still get in', async () => {
+    // 1 worker + 4 waiting: 2 places per address, 3 per account.
+    const hashes = pool(1, 4);
+    const log: string[] = [];
+    const all = [
+      hash(hashes, ticket('10.0.0.1', 'owner'), log, 'a1'),
+      hash(hashes, ticket('10.0.0.1', 'owner'), log, 'a2'),
+      hash(hashes, ticket('10.0.0.1', 'owner'), log, 'a3'),
+      hash(hashes, ticket('10.0.0.2', 'owner'), log, 'b1'),
+      hash(hashes, ticket('10.0.0.3', 'owner'), log, 'c1'),
+      hash(hashes, ticket('10.0.0.3', 'someone'), log, 'c2'),
+    ];
+    expect(() => hashes.admit(ticket('10.0.0.1', 'other'))).toThrow(HashPoolFull);
+    expect(() => hashes.admit(ticket('10.0.0.4', 'owner'))).toThrow(HashPoolFull);
+    expect(() => hashes.admit(ticket('10.0.0.4', 'other'))).not.toThrow();
+    await Promise.all(all);
+    expect(log.slice(0, 2).sort()).toEqual(['a3 HashPoolFull', 'c1 HashPoolFull']);
+    expect(log.slice(2)).toEqual(['a1 ok', 'a2 ok', 'b1 ok', 'c2 ok']);
+    // Every place given back: the same address hashes again.
+    expect(hashes.load).toEqual({ running: 0, waiting: 0 });
+    await hash(hashes, ticket('10.0.0.1', 'owner'), log, 'again');
+    expect(log.at(-1)).toBe('again ok');
+  });
+
+  it('an account known at its address gets a reserve beyond the queue, served first', async () => {
+    const hashes = pool(1, 2);
+    const log: string[] = [];
+    const flood = Array.from({ length: 6 }, (_, i) => hash(hashes, ticket(`198.51.100.${i}`, `guess-${i}`), log, `f${i}`));
+    // The queue is full of the flood.
+    expect(() => hashes.admit(ticket('198.51.100.9', 'guess-9'))).toThrow(HashPoolFull);
+    const owner = hash(hashes, ticket('203.0.113.1', 'owner', true), log, 'owner');
+    await Promise.all([...flood, owner]);
+    expect(log.filter((l) => l.endsWith('HashPoolFull'))).toEqual(['f3 HashPoolFull', 'f4 HashPoolFull', 'f5 HashPoolFull']);
+    // The owner's hash ran as soon as the worker was free, ahead of the flood that waited.
+    expect(log.filter((l) => l.endsWith('ok'))).toEqual(['f0 ok', 'owner ok', 'f1 ok', 'f2 ok']);
+  });
+});

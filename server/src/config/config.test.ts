@@ -120,8 +120,38 @@ describe('loadConfig overrides', () => {
     ['CONSILIUM_PRICES', '{nope', /CONSILIUM_PRICES is not JSON/],
     ['CONSILIUM_PRICES', '{"gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}}', /keyed "provider\/model"/],
     ['CONSILIUM_PRICES', '{"openai/x": {"inputPerMTok": -2, "outputPerMTok": 8}}', /n >= 0/],
+    // Settings that parse but cannot be right: each named in one line.
+    [
+      'CONSILIUM_PRICES',
+      '{"openai/gpt-4.l": {"inputPerMTok": 2, "outputPerMTok": 8}}',
+      /"openai\/gpt-4\.l"\] prices no configured model/,
+    ],
+    [
+      'CONSILIUM_PRICES',
+      '{"openai/gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8, "cachedPerMTok": 1}}',
+      /cachedPerMTok is not a price field/,
+    ],
+    ['CONSILIUM_SLOT6_PROVIDER', 'mistral', /CONSILIUM_SLOT6_PROVIDER is set, but there are five slots/],
+    ['CONSILIUM_SLOT2_MODLE', 'gpt-5', /CONSILIUM_SLOT2_MODLE is not a slot setting/],
+    ['CONSILIUM_SLOT2_API_KEY_ENV', 'PATH', /CONSILIUM_SLOT2_API_KEY_ENV names "PATH", which is no key's variable/],
+    ['CONSILIUM_SLOT2_API_KEY_ENV', 'CONSILIUM_METRICS_TOKEN', /names "CONSILIUM_METRICS_TOKEN", which is no key's variable/],
+    ['CONSILIUM_TRUSTED_PROXIES', '0.0.0.0/0', /"0\.0\.0\.0\/0" trusts every address/],
+    ['CONSILIUM_TRUSTED_PROXIES', '10.0.0.1, ::/0', /"::\/0" trusts every address/],
   ])('refuses %s=%s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(message);
+    expect(() => loadConfig({ [key]: value })).toThrow(/^[^\n]+$/);
+  });
+
+  it('takes what those settings may be: a price for a slot’s offered model, a key variable of its own, every proxy as *', () => {
+    const config = loadConfig({
+      CONSILIUM_SLOT2_MODELS: 'gpt-4.1-mini',
+      CONSILIUM_SLOT2_API_KEY_ENV: 'MY_OPENAI_KEY',
+      CONSILIUM_PRICES: '{"openai/gpt-4.1-mini": {"inputPerMTok": 0.4, "outputPerMTok": 1.6}}',
+      CONSILIUM_TRUSTED_PROXIES: '*',
+    });
+    expect(config.prices).toEqual({ 'openai/gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 } });
+    expect(config.slots[1]!.apiKeyEnv).toBe('MY_OPENAI_KEY');
+    expect(config.trustedProxies.map((r) => `${r.address}/${r.prefix}`)).toEqual(['0.0.0.0/0', '::/0']);
   });
 
   it('HOST', () => {

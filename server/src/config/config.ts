@@ -112,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('CONSILIUM_DATABASE=:memory: is not supported: use a file (on tmpfs, e.g. /dev/shm/consilium.db)');
   }
   const port = integer(env, 'PORT', 8787, 0, 65535);
+  const slots = slotsFromEnv(env);
   return {
     host: env.HOST || '127.0.0.1',
     port,
@@ -122,10 +123,13 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: integer(env, 'CONSILIUM_RETENTION_DAYS', 0, 0, 100_000),
     logLevel,
     quorum: integer(env, 'CONSILIUM_QUORUM', 3, 1, 5),
-    slots: slotsFromEnv(env),
+    slots,
     callTimeoutMs: integer(env, 'CONSILIUM_CALL_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     maxRetries: integer(env, 'CONSILIUM_MAX_RETRIES', 2, 0, 10),
-    prices: parsePrices(env.CONSILIUM_PRICES),
+    prices: parsePrices(
+      env.CONSILIUM_PRICES,
+      slots.flatMap((s) => [s.model, ...(s.models ?? [])].map((model) => `${s.provider}/${model}`)),
+    ),
     sseHeartbeatMs: integer(env, 'CONSILIUM_SSE_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     ...timeouts(env),
     rateLimits: rateLimitsFromEnv(env),

@@ -9,8 +9,12 @@ export interface Price {
 /** `provider/model` → price. */
 export type PriceTable = Readonly<Record<string, Price>>;
 
-/** Parses `CONSILIUM_PRICES`: `{"openai/gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}, …}`. */
-export function parsePrices(raw: string | undefined): PriceTable {
+/**
+ * Parses `CONSILIUM_PRICES`: `{"openai/gpt-4.1": {"inputPerMTok": 2, "outputPerMTok": 8}, …}`. With `models` (the
+ * `provider/model` of every configured slot and the models it offers), a price for anything else is refused: it
+ * would never be used, and is a misspelling as a rule.
+ */
+export function parsePrices(raw: string | undefined, models?: readonly string[]): PriceTable {
   if (raw === undefined || raw.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -28,6 +32,15 @@ export function parsePrices(raw: string | undefined): PriceTable {
     if (!/^[^/]+\/.+$/.test(key) || !v || !ok(v.inputPerMTok) || !ok(v.outputPerMTok)) {
       throw new ConfigError(
         `CONSILIUM_PRICES["${key}"] must be {"inputPerMTok": n, "outputPerMTok": n} with n >= 0, keyed "provider/model"`,
+      );
+    }
+    const extra = Object.keys(v).filter((k) => k !== 'inputPerMTok' && k !== 'outputPerMTok');
+    if (extra.length > 0) {
+      throw new ConfigError(`CONSILIUM_PRICES["${key}"].${extra[0]} is not a price field (inputPerMTok, outputPerMTok)`);
+    }
+    if (models && !models.includes(key)) {
+      throw new ConfigError(
+        `CONSILIUM_PRICES["${key}"] prices no configured model (the slots' provider/model: ${models.join(', ')})`,
       );
     }
     table[key] = { inputPerMTok: v.inputPerMTok!, outputPerMTok: v.outputPerMTok! };

@@ -42,11 +42,39 @@ export const DEFAULT_SLOTS: readonly Defaults[] = [
 
 const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
 
+/** What configures a slot: `CONSILIUM_SLOT<N>_<setting>`, and `_API_KEY`, where an OpenAI-compatible slot's key is by default. */
+export const SLOT_SETTINGS = ['PROVIDER', 'MODEL', 'STRENGTH', 'API_KEY_ENV', 'BASE_URL', 'MODELS', 'CONTEXT_TOKENS', 'API_KEY'];
+
+/**
+ * A variable that can hold a key: its name says so (KEY, TOKEN, SECRET or PASSWORD in it), and it is none of the
+ * service's own settings (another secret of its own, such as `CONSILIUM_METRICS_TOKEN`, would be sent to a provider).
+ */
+function keyVariable(name: string, slot: number): boolean {
+  if (name === `CONSILIUM_SLOT${slot}_API_KEY`) return true;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && !/^CONSILIUM_/i.test(name);
+}
+
+/** Throws for a `CONSILIUM_SLOT…` variable no slot reads: a slot beyond five, or a setting misspelled. */
+function refuseUnknownSlotSettings(env: Record<string, string | undefined>): void {
+  for (const name of Object.keys(env)) {
+    const m = /^CONSILIUM_SLOT(\d*)_?(.*)$/i.exec(name);
+    if (!m || env[name] === undefined || env[name] === '') continue;
+    const [, n = '', setting = ''] = m;
+    if (!/^[1-5]$/.test(n)) {
+      throw new ConfigError(`${name} is set, but there are five slots: CONSILIUM_SLOT1_… to CONSILIUM_SLOT5_…`);
+    }
+    if (!SLOT_SETTINGS.includes(setting)) {
+      throw new ConfigError(`${name} is not a slot setting (CONSILIUM_SLOT${n}_ with ${SLOT_SETTINGS.join(', ')})`);
+    }
+  }
+}
+
 /**
  * Slot N is configured by `CONSILIUM_SLOT<N>_PROVIDER`, `_MODEL`, `_STRENGTH`, `_API_KEY_ENV` and
  * `_BASE_URL`. A `_BASE_URL` with a provider other than the five natives means OpenAI-compatible.
  */
 export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfig[] {
+  refuseUnknownSlotSettings(env);
   const slots = DEFAULT_SLOTS.map((defaults, index): SlotConfig => {
     const slot = (index + 1) as SlotConfig['slot'];
     const get = (key: string) => env[`CONSILIUM_SLOT${slot}_${key}`] || undefined;
@@ -62,6 +90,11 @@ export function slotsFromEnv(env: Record<string, string | undefined>): SlotConfi
     // A native provider keeps its own model and key variable in whichever slot it is put.
     const native = DEFAULT_SLOTS.find((d) => d.provider === provider);
     const apiKeyEnv = get('API_KEY_ENV') ?? native?.apiKeyEnv ?? `CONSILIUM_SLOT${slot}_API_KEY`;
+    if (!keyVariable(apiKeyEnv, slot)) {
+      throw new ConfigError(
+        `CONSILIUM_SLOT${slot}_API_KEY_ENV names "${apiKeyEnv}", which is no key's variable: name one whose name has KEY, TOKEN or SECRET in it (not a CONSILIUM_ setting)`,
+      );
+    }
     const api: SlotConfig['api'] = native ? 'native' : 'openai-compatible';
     if (api === 'openai-compatible' && baseUrl === undefined) {
       throw new ConfigError(`Slot ${slot} uses provider "${provider}", which needs CONSILIUM_SLOT${slot}_BASE_URL`);

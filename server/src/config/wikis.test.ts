@@ -23,6 +23,9 @@ describe('wikisFromEnv', () => {
     });
     expect(other).toMatchObject({ name: 'other', userAgent: 'X/1 (me@example.org)', limits: DEFAULT_WIKI_LIMITS });
     expect(other!.bot).toBeUndefined();
+    expect(other!.limits.maxResponseBytes).toBe(1024 * 1024);
+    const [capped] = wikisFromEnv({ CONSILIUM_WIKIS: '{"t":{"api":"http://x/api.php","maxResponseBytes":65536}}' });
+    expect(capped!.limits.maxResponseBytes).toBe(65536);
   });
 
   it.each([
@@ -32,6 +35,7 @@ describe('wikisFromEnv', () => {
     ['credentials in the URL', '{"t":{"api":"http://u:p@x/api.php"}}'],
     ['an unknown key', '{"t":{"api":"http://x/api.php","password":"p"}}'],
     ['a limit out of range', '{"t":{"api":"http://x/api.php","pages":0}}'],
+    ['a response cap under 64 KiB', '{"t":{"api":"http://x/api.php","maxResponseBytes":65535}}'],
     ['a bot user without its password', '{"t":{"api":"http://x/api.php","botUser":"A@b"}}'],
   ])('refuses %s', (_, raw) => {
     expect(() => wikisFromEnv({ CONSILIUM_WIKIS: raw })).toThrow(ConfigError);

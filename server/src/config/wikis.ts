@@ -12,6 +12,8 @@ export interface WikiLimitsConfig {
   bytesPerPage: number;
   /** Most wiki tool calls one model may make in one critique round. */
   requestsPerRound: number;
+  /** Most bytes of one wiki response read, per page it asks for (at least one); the rest is never read. */
+  maxResponseBytes: number;
 }
 
 export interface WikiSourceConfig {
@@ -26,13 +28,27 @@ export interface WikiSourceConfig {
   timeoutMs: number;
 }
 
-export const DEFAULT_WIKI_LIMITS: WikiLimitsConfig = { pages: 4, bytesPerPage: 4000, requestsPerRound: 3 };
+export const DEFAULT_WIKI_LIMITS: WikiLimitsConfig = {
+  pages: 4,
+  bytesPerPage: 4000,
+  requestsPerRound: 3,
+  maxResponseBytes: 1024 * 1024,
+};
 const DEFAULT_USER_AGENT = 'Consilium/0.1 (https://github.com/consilium; grounding a debate in a wiki)';
 export const WIKI_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 type Env = Record<string, string | undefined>;
 
-const KEYS = new Set(['api', 'userAgent', 'botUser', 'pages', 'bytesPerPage', 'requestsPerRound', 'timeoutMs']);
+const KEYS = new Set([
+  'api',
+  'userAgent',
+  'botUser',
+  'pages',
+  'bytesPerPage',
+  'requestsPerRound',
+  'maxResponseBytes',
+  'timeoutMs',
+]);
 
 function bounded(name: string, key: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -99,6 +115,14 @@ export function wikisFromEnv(env: Env): WikiSourceConfig[] {
         pages: bounded(name, 'pages', v.pages, DEFAULT_WIKI_LIMITS.pages, 1, 20),
         bytesPerPage: bounded(name, 'bytesPerPage', v.bytesPerPage, DEFAULT_WIKI_LIMITS.bytesPerPage, 200, 100_000),
         requestsPerRound: bounded(name, 'requestsPerRound', v.requestsPerRound, DEFAULT_WIKI_LIMITS.requestsPerRound, 0, 20),
+        maxResponseBytes: bounded(
+          name,
+          'maxResponseBytes',
+          v.maxResponseBytes,
+          DEFAULT_WIKI_LIMITS.maxResponseBytes,
+          64 * 1024,
+          64 * 1024 * 1024,
+        ),
       },
       timeoutMs: bounded(name, 'timeoutMs', v.timeoutMs, 5000, 100, 120_000),
     };

@@ -132,6 +132,7 @@ name(s.zVerdictDeltaEvent, "VerdictDeltaEvent");
 name(s.zVerdictEvent, "VerdictEvent");
 name(s.zSessionEndedEvent, "SessionEndedEvent");
 name(s.zGroundingEvent, "GroundingEvent");
+name(s.zAccessEndedEvent, "AccessEndedEvent");
 
 /** The document fields that are not paths or components. */
 // A cast: zod-openapi types this config with OpenAPI 3.0's objects, which lack 3.1 fields such as `license.identifier`.
@@ -141,7 +142,7 @@ export const documentFields = {
     "title": "Consilium",
     "version": "0.1.0",
     "summary": "One question, five models from five providers, a debate in rounds, and a verdict with prioritized actions.",
-    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n\nBesides the statuses each operation lists, any request may get:\n`405 method_not_allowed` when its path exists but not with that method (`Allow` lists the ones it has);\n`408 request_timeout` when its headers or body arrive too slowly;\n`431 payload_too_large` when its headers are too large;\n`421 host_not_allowed` when its `Host` is not a name this server answers to (DNS-rebinding defence);\n`500 internal_error` for a bug (quote the `requestId`).\n\nAdmins may read every user's sessions (`GET /sessions?owner=all`, and any session by id) and synthesize\none into a verdict of their own, but a follow-up continues one's own thread only: an admin's follow-up\nto another user's session gets `403 forbidden`.\n",
+    "description": "Consilium sends one question to five language models in five slots, lets them critique one\nanother over 2–5 rounds, and has the slot-1 model synthesize a verdict whose actions are\ngrouped P0/P1/P2. Every run is a session that is stored and can be replayed.\n\nErrors are `application/problem+json` (RFC 9457). Each problem carries a stable `code`;\nvalidation problems list every offending field in `errors`.\n\nBesides the statuses each operation lists, any request may get:\n`405 method_not_allowed` when its path exists but not with that method (`Allow` lists the ones it has);\n`408 request_timeout` when its headers or body arrive too slowly;\n`421 host_not_allowed` when its `Host` is not a name this server answers to (DNS-rebinding defence);\n`500 internal_error` for a bug (quote the `requestId`).\n\nAdmins may read every user's sessions (`GET /sessions?owner=all`, and any session by id) and synthesize\none into a verdict of their own, but a follow-up continues one's own thread only: an admin's follow-up\nto another user's session gets `403 forbidden`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -204,6 +205,12 @@ export const getHealth = createRoute({
             "uptimeSeconds": 42
           } }
         }
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     }
   }
 });
@@ -227,6 +234,12 @@ export const getReady = createRoute({
             "instance": "web-1:8787"
           } }
         }
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/NotReady"
@@ -271,6 +284,12 @@ export const listProviders = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -360,6 +379,9 @@ export const askProvider = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     502: {
       "$ref": "#/components/responses/BadGateway"
     },
@@ -442,6 +464,9 @@ export const runParallel = createRoute({
     },
     429: {
       "$ref": "#/components/responses/TooManyRequests"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -530,6 +555,9 @@ export const runDeepDebate = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -589,6 +617,9 @@ export const streamDeepDebate = createRoute({
     },
     429: {
       "$ref": "#/components/responses/TooManyRequests"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -688,6 +719,9 @@ export const synthesizeVerdict = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     502: {
       "$ref": "#/components/responses/BadGateway"
     },
@@ -726,6 +760,12 @@ export const listSessions = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -780,6 +820,12 @@ export const getSession = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -812,6 +858,12 @@ export const deleteSession = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -864,6 +916,9 @@ export const updateSession = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -903,6 +958,12 @@ export const cancelSession = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -978,6 +1039,9 @@ export const continueSession = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1029,6 +1093,12 @@ export const streamSessionEvents = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1106,6 +1176,9 @@ export const askFollowUp = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1146,6 +1219,12 @@ export const listSessionShares = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1198,6 +1277,9 @@ export const shareSession = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1232,6 +1314,12 @@ export const unshareSession = createRoute({
     404: {
       "$ref": "#/components/responses/NotFound"
     },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1264,6 +1352,12 @@ export const getSessionThread = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1300,6 +1394,12 @@ export const exportSessionMarkdown = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1354,6 +1454,12 @@ export const exportSessionJson = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1416,6 +1522,9 @@ export const login = createRoute({
     429: {
       "$ref": "#/components/responses/TooManyRequests"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/HashingBusy"
     }
@@ -1439,6 +1548,12 @@ export const logout = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1486,6 +1601,9 @@ export const changePassword = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/HashingBusy"
     }
@@ -1515,6 +1633,12 @@ export const getCurrentUser = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1548,6 +1672,12 @@ export const listApiTokens = createRoute({
     },
     401: {
       "$ref": "#/components/responses/Unauthorized"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1603,6 +1733,9 @@ export const createApiToken = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1635,6 +1768,12 @@ export const revokeApiToken = createRoute({
     },
     404: {
       "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1684,6 +1823,12 @@ export const listUsers = createRoute({
     },
     403: {
       "$ref": "#/components/responses/Forbidden"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1757,6 +1902,9 @@ export const createUser = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/HashingBusy"
     }
@@ -1805,6 +1953,12 @@ export const deleteUser = createRoute({
     },
     409: {
       "$ref": "#/components/responses/Conflict"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -1878,6 +2032,9 @@ export const updateUser = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
@@ -1941,6 +2098,9 @@ export const resetUserPassword = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/HashingBusy"
     }
@@ -1999,7 +2159,7 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent, "AccessEndedEvent": s.zAccessEndedEvent };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -2199,6 +2359,23 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
           "detail": "Request bodies are limited to 1048576 bytes.",
           "instance": "/consilium",
           "requestId": "5f0c3a52-8d0e-4c1b-9a57-2a3f9b1d6c44"
+        }
+      }
+    }
+  });
+  app.openAPIRegistry.registerComponent("responses", "HeadersTooLarge", {
+    "description": "The request's headers (with its request line) are larger than the server reads; the connection is closed.",
+    "content": {
+      "application/problem+json": {
+        "schema": {
+          "$ref": "#/components/schemas/Problem"
+        },
+        "example": {
+          "type": "https://consilium.dev/problems/headers_too_large",
+          "title": "Request header fields too large",
+          "status": 431,
+          "code": "headers_too_large",
+          "detail": "The request headers are too large."
         }
       }
     }

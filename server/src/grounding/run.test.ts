@@ -8,7 +8,7 @@ const source = new WikiSource({
   name: 'team-wiki',
   api: 'http://0.0.0.0/never/api.php',
   userAgent: 'Consilium tests',
-  limits: { pages: 2, bytesPerPage: 400, requestsPerRound: 0 },
+  limits: { pages: 2, bytesPerPage: 400, requestsPerRound: 0, maxResponseBytes: 65_536 },
   timeoutMs: 100,
 });
 

@@ -41,7 +41,7 @@ export class WikiSources {
         name: stored.source,
         api: 'http://0.0.0.0/unconfigured/api.php',
         userAgent: 'Consilium',
-        limits: { pages: 1, bytesPerPage: 200, requestsPerRound: 0 },
+        limits: { pages: 1, bytesPerPage: 200, requestsPerRound: 0, maxResponseBytes: 65_536 },
         timeoutMs: 100,
       });
     return new GroundingRun({ source, from: stored });

@@ -17,6 +17,7 @@ import type { QueryInput } from '../../../sdk/src/wiki/query.js';
 import { query } from '../../../sdk/src/wiki/query.js';
 import { WikiParamError } from '../../../sdk/src/wiki/types.js';
 import type { WikiSourceConfig } from '../config/wikis.js';
+import { closeCutJson, wholeCharacters } from './cut-json.js';
 import { storableText, truncateBytes, wikitextToPlain } from './plain-text.js';
 
 /** `prop=extracts` (TextExtracts): not in the catalogue of core modules, so described here from its paraminfo. */
@@ -52,6 +53,43 @@ export interface Meter {
   requests: number;
   bytes: number;
   ms: number;
+  /** Responses cut at the source's `maxResponseBytes`. */
+  cut?: number;
+}
+
+/** How many pages a request asks for by title (at least one): its `titles`, in the URL or a posted form. */
+function pagesAsked(input: RequestInfo | URL, init?: RequestInit): number {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  const body =
+    typeof init?.body === 'string' || init?.body instanceof URLSearchParams ? new URLSearchParams(init.body) : undefined;
+  const titles = url.searchParams.get('titles') ?? body?.get('titles');
+  if (!titles) return 1;
+  // MediaWiki's two ways of joining values: `|`, or U+001F before each.
+  return Math.max(1, titles.split(titles.startsWith('\u001f') ? '\u001f' : '|').filter(Boolean).length);
+}
+
+/**
+ * At most `cap` bytes of `res`'s body, and whether there was more: the rest is never read (the connection is let go).
+ * A cut answer's JSON is closed where it was cut (`closeCutJson`), so the pages read keep their text up to there.
+ */
+async function readCapped(res: Response, cap: number): Promise<{ body: Uint8Array; cut: boolean }> {
+  if (!res.body) return { body: new Uint8Array(0), cut: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      const whole = Buffer.concat(chunks, cap);
+      const text = closeCutJson(new TextDecoder().decode(wholeCharacters(whole)));
+      return { body: new TextEncoder().encode(text), cut: true };
+    }
+  }
+  return { body: Buffer.concat(chunks, size), cut: false };
 }
 
 export interface WikiPageText {
@@ -127,12 +165,18 @@ export class WikiSource {
         const at = pair!.indexOf('=');
         if (at > 0) this.#cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
       }
-      const body = await res.arrayBuffer().catch((e) => {
+      // An untrusted source's answer is read only up to a cap, however long it is (a 100 MB page).
+      const cap = this.config.limits.maxResponseBytes * pagesAsked(input, init);
+      const { body, cut } = await readCapped(res, cap).catch((e) => {
         this.#count(0, performance.now() - started);
         throw e;
       });
-      this.#count(body.byteLength, performance.now() - started);
-      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+      this.#count(Math.min(body.byteLength, cap), performance.now() - started, cut);
+      // What is passed on is the body as read (decoded, maybe cut): its length and encoding are no longer the wire's.
+      const kept = new Headers(res.headers);
+      kept.delete('content-length');
+      kept.delete('content-encoding');
+      return new Response(body as Uint8Array<ArrayBuffer>, { status: res.status, statusText: res.statusText, headers: kept });
     };
     this.#fetch = metered;
     this.#client = new WikiClient({
@@ -144,11 +188,12 @@ export class WikiSource {
     });
   }
 
-  #count(bytes: number, ms: number): void {
+  #count(bytes: number, ms: number, cut = false): void {
     for (const m of this.#meters) {
       m.requests++;
       m.bytes += bytes;
       m.ms += ms;
+      if (cut) m.cut = (m.cut ?? 0) + 1;
     }
   }
 
@@ -176,13 +221,11 @@ export class WikiSource {
         query: { general?: Record<string, unknown>; extensions?: { name?: string }[] };
       };
       const general = r.query.general ?? {};
-      const server = String(general.server ?? new URL(this.config.api).origin);
-      const script = String(general.script ?? new URL(this.config.api).pathname.replace(/api\.php$/, 'index.php'));
       this.#facts = {
         siteName: String(general.sitename ?? ''),
         generator: String(general.generator ?? ''),
         extracts: (r.query.extensions ?? []).some((e) => e.name === 'TextExtracts'),
-        script: new URL(script, server.startsWith('//') ? `https:${server}` : server).href,
+        script: this.#script(general.server, general.script),
       };
       await this.#client.site(signal ? { signal } : {});
       this.#status = {
@@ -206,6 +249,18 @@ export class WikiSource {
       };
     }
     return this.info;
+  }
+
+  /**
+   * `index.php`'s URL from the siteinfo's `server` and `script`: what every page's link is made of, so an http(s) URL
+   * only (a hostile siteinfo's `javascript:` is no link to store); else the one beside the configured `api.php`.
+   */
+  #script(server: unknown, script: unknown): string {
+    const api = new URL(this.config.api);
+    const fallback = new URL(api.pathname.replace(/api\.php$/, 'index.php'), api).href;
+    const base = typeof server === 'string' ? (server.startsWith('//') ? `${api.protocol}${server}` : server) : api.origin;
+    const url = URL.parse(typeof script === 'string' ? script : fallback, URL.parse(base) ?? api);
+    return url && /^https?:$/.test(url.protocol) ? url.href : fallback;
   }
 
   /** Siteinfo, read once (again after a failure). */
@@ -314,7 +369,8 @@ export class WikiSource {
       const each = await Promise.all(
         titles.map((title) =>
           this.#run<{ pages?: Page[] }>(
-            { titles: [title], redirects: true, prop: [extracts({ plaintext: true, sectionformat: 'plain' }), info({})] },
+            // `info` first: its fields come before the extract in the answer, so a cut one keeps them.
+            { titles: [title], redirects: true, prop: [info({}), extracts({ plaintext: true, sectionformat: 'plain' })] },
             signal,
           ),
         ),

@@ -52,7 +52,7 @@ export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps):
         return problem(c, 403, 'forbidden', { detail: 'Sign in from this service’s own origin.' });
       }
       // Attempts are throttled before this handler runs (`loginRateLimit` in app.ts).
-      const signedIn = await accounts.signIn(username, password);
+      const signedIn = await accounts.signIn(username, password, c.get('signInTicket'));
       if (!signedIn) return problem(c, 401, 'unauthorized', { detail: 'Wrong username or password, or the user is disabled.' });
       setCookie(c, SESSION_COOKIE, signedIn.secret, {
         path: '/',

@@ -1,7 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { AccessWatch } from '../access/access.js';
 import { HashPoolFull } from '../accounts/hash-pool.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
@@ -14,8 +16,9 @@ import { continueHandedOver } from '../runs/hand-over.js';
 import { Runs } from '../runs/runs.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { StoreError } from '../sessions/store.js';
+import { watchAccess } from './access.js';
 import { accountHandlers } from './accounts.js';
-import { authenticate } from './auth.js';
+import { authenticate, SESSION_COOKIE } from './auth.js';
 import { limitBody } from './body-limit.js';
 import { clientAddresses } from './client-address.js';
 import { debateHandlers } from './debate.js';
@@ -29,7 +32,7 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { AppMetrics, metricsHandler } from './metrics.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { hashingBusy, problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
-import { loginRateLimit } from './rate-limit.js';
+import { foldName, loginRateLimit } from './rate-limit.js';
 import { Readiness, readinessHandlers, refuseWhileDraining } from './readiness.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
@@ -121,6 +124,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ),
   );
   app.use(methodNotAllowed());
+  // Open streams end when what let them in ends, on this instance or (through the store) any other.
+  const access =
+    deps.access ??
+    new AccessWatch({
+      bus: deps.store?.access,
+      onError: (error) => deps.logger.warn('telling other instances that access ended failed', { error: String(error) }),
+    });
+  deps.accounts.onCredentialsEnded((end) => access.end(end));
+  deps.sessions.onAccessEnded((end) => access.end(end));
+  app.use(watchAccess(access));
   // Before `authenticate`: the metrics token is no API token, and without one configured this is any unknown path.
   const metrics = deps.config.metricsToken
     ? new AppMetrics({ recorder: deps.sessions.recorder, poolUse: deps.store?.poolUse?.bind(deps.store) })
@@ -139,7 +152,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.on(
     'POST',
     '/auth/login',
-    loginRateLimit({ store: limits, perAccount: loginPerAccount, perAddress: loginPerAddress, clientAddress }),
+    loginRateLimit({
+      store: limits,
+      perAccount: loginPerAccount,
+      perAddress: loginPerAddress,
+      clientAddress,
+      // A session cookie of the account signing in: it is known here.
+      signedInAs: async (c) => {
+        const cookie = getCookie(c, SESSION_COOKIE);
+        if (cookie === undefined || cookie.length > 100) return undefined;
+        const principal = await deps.accounts.authenticateSignIn(cookie);
+        return principal && foldName(principal.user.username);
+      },
+    }),
   );
 
   const readiness = deps.readiness ?? new Readiness();

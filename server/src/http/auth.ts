@@ -99,12 +99,16 @@ export function authenticate({ accounts, publicOrigin, table }: AuthOptions): Mi
       if (!bearer && !/^Bearer\b/i.test(authorization)) {
         return unauthorized(c, 'Send the API token as `Authorization: Bearer <token>` (no other scheme is taken).');
       }
-      if (bearer) principal = await accounts.authenticateToken(bearer);
+      if (bearer) {
+        principal = await accounts.authenticateToken(bearer);
+        c.set('recheck', () => accounts.authenticateToken(bearer));
+      }
       if (!principal)
         return unauthorized(c, 'The bearer token is not valid: unknown, revoked, expired, or its user is disabled.');
     } else if (cookie !== undefined) {
       scheme = 'cookieAuth';
       principal = cookie.length <= 100 ? await accounts.authenticateSignIn(cookie) : undefined;
+      c.set('recheck', () => accounts.authenticateSignIn(cookie));
       if (!principal) {
         deleteCookie(c, SESSION_COOKIE, { path: '/' });
         return unauthorized(c, 'The session has ended (signed out, expired, or the user is disabled); log in again.');

@@ -8,6 +8,7 @@ import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import type { Caller, Runs } from '../runs/runs.js';
 import type { StartedRun } from '../runs/start.js';
+import { closeOnAccessEnd } from './access.js';
 import type { AppEnv } from './deps.js';
 import { eventStream, WriteBatcher } from './event-stream.js';
 import { refusal } from './run-replies.js';
@@ -41,6 +42,8 @@ export function streamDeepDebate({
         run.done.catch(() => undefined),
       );
     return eventStream(c, async (out) => {
+      // Ends the stream (and, attached, the run with it) when the credential it was opened with ends.
+      const access = closeOnAccessEnd(c, out);
       // Once the client is gone nothing more is written to it; detached, the run goes on regardless.
       let gone = false;
       out.onAbort(() => {
@@ -55,6 +58,7 @@ export function streamDeepDebate({
       out.onAbort(() => batcher.stop());
       // What the client sees is what is stored: nothing but deltas before it is committed.
       stream = (event) => {
+        access.sent(event);
         batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
       };
       for (const event of early.splice(0)) stream(event);
@@ -65,6 +69,7 @@ export function streamDeepDebate({
         batcher.flush();
       } finally {
         clearInterval(heartbeat);
+        access.release();
       }
     });
   };

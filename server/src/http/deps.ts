@@ -2,7 +2,9 @@
 
 import type { Context } from 'hono';
 import type { User } from '../../../sdk/src/generated/types.gen.js';
+import type { AccessBus, AccessWatch } from '../access/access.js';
 import type { Accounts, Principal } from '../accounts/accounts.js';
+import type { HashTicket } from '../accounts/hash-pool.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/log.js';
 import type { DebateEngine } from '../debate/engine.js';
@@ -20,6 +22,13 @@ export interface AppEnv {
     user: User;
     /** How they proved it: which sign-in (cookie) or API token. */
     credential: Principal['via'];
+    /** The open requests' holds on what let them in (`access.ts`), and when this request's credentials were checked on its clock. */
+    accessWatch: AccessWatch;
+    checkedAt: number;
+    /** Checks the request's credentials again (for a stream open long after they were). */
+    recheck?: () => Promise<Principal | undefined>;
+    /** Whose sign-in a `POST /auth/login` is, for the hash pool's fair share (set by `loginRateLimit`). */
+    signInTicket?: HashTicket;
     /** A detached debate's run, set by its handler: it holds a running slot until it settles, not until the response ends. */
     detachedRun?: Promise<unknown>;
   };
@@ -42,9 +51,11 @@ export interface AppDeps {
   /** Where slot keys are read from; `process.env` by default. */
   env?: Record<string, string | undefined>;
   /** The database's probes (`Database` from `store/open.ts`): `/ready` asks it, `/metrics` reports its pool. */
-  store?: StoreProbe & { poolUse?: PoolUseSource };
+  store?: StoreProbe & { poolUse?: PoolUseSource; access?: AccessBus | undefined };
   /** Whether the app is stopping; `/ready` answers 503 `draining` once `drain()` is called. Made here when not given. */
   readiness?: ReadinessState;
+  /** Ends open streams when their access ends; made (over `store.access` between instances) when not given. */
+  access?: AccessWatch;
   /** The wiki sources debates may be grounded in; made from `config.wikis` (and their siteinfo read) when not given. */
   wikis?: WikiSources;
 }

@@ -74,6 +74,24 @@ describe('eventStream', () => {
     expect(aborted).toHaveBeenCalledTimes(1);
   });
 
+  it('close ends the response after what was written, while the run goes on, and tells the abort listeners once', async () => {
+    const aborted = vi.fn();
+    let finish!: () => void;
+    const url = await serveStream(async (stream) => {
+      stream.onAbort(aborted);
+      stream.write('data: last\n\n');
+      stream.close();
+      stream.close();
+      stream.write('data: never\n\n');
+      await new Promise<void>((r) => {
+        finish = r;
+      });
+    });
+    expect(await (await fetch(url)).text()).toBe('data: last\n\n');
+    expect(aborted).toHaveBeenCalledTimes(1);
+    finish();
+  });
+
   it('an error thrown by the handler is logged and closes the stream', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {

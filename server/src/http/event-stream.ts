@@ -4,8 +4,13 @@ import type { Context } from 'hono';
 export interface EventStream {
   /** Queues `text` (whole SSE messages) for the client; nothing once the client is gone or the stream closed. */
   write(text: string): void;
-  /** Called once when the client goes away before the stream closed. */
+  /** Called once when the client goes away before the stream closed (or the server ends it with `close`). */
   onAbort(listener: () => void): void;
+  /**
+   * Ends the response now, after what was written, as though the client had left: nothing more is written and the
+   * abort listeners run (a run the client's presence keeps going stops).
+   */
+  close(): void;
 }
 
 /**
@@ -47,6 +52,11 @@ export function eventStream(c: Context, run: (stream: EventStream) => Promise<vo
     },
     onAbort(listener) {
       listeners.push(listener);
+    },
+    close() {
+      if (aborted || closed) return;
+      controller.close();
+      abort();
     },
   };
   c.header('Transfer-Encoding', 'chunked');

@@ -17,6 +17,7 @@ const TITLES: Record<ProblemCode, string> = {
   malformed_body: 'Malformed request body',
   unsupported_media_type: 'Unsupported media type',
   payload_too_large: 'Payload too large',
+  headers_too_large: 'Request header fields too large',
   unauthorized: 'Authentication required',
   forbidden: 'Forbidden',
   not_found: 'Not found',

@@ -9,6 +9,7 @@ import { parseRate, rateLimitsFromEnv } from '../config/limits.js';
 import { ConfigError } from '../config/slots.js';
 import { ConcurrencyLimiter, MemoryLimitStore, RateLimiter } from '../limits/memory.js';
 import { peerAddress } from './client-address.js';
+import type { AppEnv } from './deps.js';
 import { type LoginLimits, loginRateLimit, MAX_SLOWDOWN_MS, slowdownMs } from './rate-limit.js';
 
 describe('RateLimiter', () => {
@@ -294,6 +295,44 @@ describe('loginRateLimit on its own', () => {
     expect((await attempt({ username: 'other', password: 'y' })).body).toEqual({ body: { username: 'other', password: 'y' } });
   });
 
+  it('an attempt refused before its password was checked (503) gets its tokens back: it was no guess', async () => {
+    const { attempt, reached } = limited({ perAddress: hour(2), perAccount: hour(2) }, 503);
+    for (let i = 0; i < 5; i++)
+      expect((await attempt({ username: 'zoé', password: 'x' }, { address: '10.0.0.1' })).status).toBe(503);
+    expect(reached()).toBe(5);
+  });
+
+  it('sets the handler’s ticket: the account, the address, and whether its cookie makes it known', async () => {
+    const tickets: unknown[] = [];
+    const app = new Hono<AppEnv>();
+    app.post(
+      '/auth/login',
+      loginRateLimit({ store: new MemoryLimitStore(), signedInAs: async (c) => c.req.header('x-signed-in-as') }),
+      (c) => {
+        tickets.push(c.get('signInTicket'));
+        return c.body(null, 401);
+      },
+    );
+    const send = (headers: Record<string, string> = {}) =>
+      app.request(
+        'http://localhost/auth/login',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ username: 'Zoé' }),
+        },
+        { incoming: { socket: { remoteAddress: '10.0.0.1' } } },
+      );
+    await send();
+    await send({ 'x-signed-in-as': 'zoé' });
+    await send({ 'x-signed-in-as': 'someone-else' });
+    expect(tickets).toStrictEqual([
+      { account: 'zoé', address: '10.0.0.1', known: false },
+      { account: 'zoé', address: '10.0.0.1', known: true },
+      { account: 'zoé', address: '10.0.0.1', known: false },
+    ]);
+  });
+
   it('per address, before the account; unknown addresses share one bucket', async () => {
     const { attempt } = limited({ perAddress: hour(2), perAccount: hour(100) });
     expect((await attempt({ username: 'a' }, { address: '10.0.0.1' })).status).toBe(401);
@@ -419,8 +458,23 @@ describe('sign-in across addresses: slowed down, never refused', () => {
     expect(await attempt('203.0.113.2', 'wrong')).toBe(401);
     expect(await attempt('203.0.113.3', 'wrong')).toBe(401);
     expect(delays).toStrictEqual([]);
-    expect(await attempt('203.0.113.4', 'right')).toBe(200);
+    expect(await attempt('203.0.113.40', 'right')).toBe(200);
     expect(delays).toStrictEqual([500]);
+  });
+
+  it('an account known at its address (signed in from there before) is not slowed down, nor counted against the address', async () => {
+    const { attempt, delays } = login({ perAccount: hour(3), perAddress: hour(5) });
+    expect(await attempt('203.0.113.1', 'right')).toBe(200);
+    for (let i = 0; i < 10; i++) expect(await attempt(`198.51.100.${i}`, `guess-${i}`)).toBe(401);
+    // The owner's address, flooded too: its allowance is spent by others' attempts from it.
+    for (let i = 0; i < 4; i++) expect(await attempt('203.0.113.1', 'x', `someone-${i}`)).toBe(401);
+    expect(await attempt('203.0.113.1', 'x', 'someone-more')).toBe(429);
+    delays.length = 0;
+    expect(await attempt('203.0.113.1', 'right')).toBe(200);
+    expect(delays).toStrictEqual([]);
+    // From anywhere else the account is as slowed as before.
+    expect(await attempt('203.0.113.2', 'right')).toBe(200);
+    expect(delays).toStrictEqual([MAX_SLOWDOWN_MS]);
   });
 
   it('the delay: none within the allowance, then 0.5 s doubling to 4 s', () => {

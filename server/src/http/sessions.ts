@@ -7,6 +7,7 @@ import { sseMessage } from '../debate/events.js';
 import type { Handlers } from '../generated/routes.js';
 import { threadMarkdown } from '../sessions/markdown.js';
 import { ALL_OWNERS, BadCursorError, type OwnerScope, type Sessions } from '../sessions/sessions.js';
+import { accessEndedEvent, accessEndedMessage, endReason, holdAccess } from './access.js';
 import type { AppEnv } from './deps.js';
 import { WriteBatcher } from './event-stream.js';
 import { problem } from './problem.js';
@@ -97,6 +98,14 @@ export function sessionHandlers({
       const lastEventId = c.req.valid('header')['Last-Event-ID'];
       const session = await read(c, sessionId);
       if (!session) return notFound(c, sessionId);
+      const scope = scopeOf(c);
+      const user = c.get('user');
+      // What let the caller in, to end the stream when it ends.
+      const through = session.owner === user.id ? 'owner' : scope === ALL_OWNERS ? 'admin' : 'share';
+      const access = holdAccess(c, {
+        session: { id: session.id, through },
+        stillReadable: async () => (await sessions.read(session.id, scope, user.id)) !== undefined,
+      });
       return streamSSE(c, async (stream) => {
         const closed = new AbortController();
         stream.onAbort(() => closed.abort());
@@ -109,17 +118,25 @@ export function sessionHandlers({
           stream.write(text).catch(() => closed.abort());
         });
         stream.onAbort(() => batcher.stop());
+        let seq = lastEventId === undefined ? 0 : Number(lastEventId);
         try {
           await sessions.follow(
             session,
-            lastEventId === undefined ? 0 : Number(lastEventId),
-            async (event: DebateEvent) =>
-              batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta'),
-            AbortSignal.any([closed.signal, c.req.raw.signal]),
+            seq,
+            async (event: DebateEvent) => {
+              seq = event.seq;
+              batcher.queue(sseMessage(event), event.type === 'answer.delta' || event.type === 'verdict.delta');
+            },
+            AbortSignal.any([closed.signal, c.req.raw.signal, access.signal]),
           );
+          // The last word when access ended, after every event sent before it.
+          if (access.signal.aborted && !closed.signal.aborted) {
+            batcher.queue(accessEndedMessage(accessEndedEvent(session.id, seq, endReason(access.signal))));
+          }
           batcher.flush();
         } finally {
           clearInterval(heartbeat);
+          access.release();
         }
       });
     },

@@ -75,7 +75,7 @@ describe('slow clients', () => {
 
   it('headers too large get a 431 problem, and garbage a 400 problem', async () => {
     const big = await trickle(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, '');
-    expectProblem(big, 431, 'payload_too_large');
+    expectProblem(big, 431, 'headers_too_large');
     const garbage = await trickle('NOT HTTP AT ALL\r\n\r\n', '');
     expectProblem(garbage, 400, 'malformed_body');
   });

@@ -38,7 +38,7 @@ export function answerClientErrors(server: unknown): void {
       return;
     }
     const [status, reason, detail] = known ?? [400, 'Bad Request', 'The request could not be parsed as HTTP/1.1.'];
-    const problemCode = status === 408 ? 'request_timeout' : status === 431 ? 'payload_too_large' : 'malformed_body';
+    const problemCode = status === 408 ? 'request_timeout' : status === 431 ? 'headers_too_large' : 'malformed_body';
     const body = JSON.stringify(problemBody(status, problemCode, { detail }));
     const headers = {
       'content-type': PROBLEM_MEDIA_TYPE,

@@ -5,13 +5,23 @@ import type { Buckets, LimitStore, Release, Slots } from './store.js';
 /** How many keys a limiter remembers; past it the oldest are forgotten (they start again with a full bucket). */
 const MAX_KEYS = 100_000;
 
-/** Token buckets by key: each holds `count` tokens and regains them evenly over `periodMs`. */
+/**
+ * Elapsed time is read off a monotonic clock (`performance.now`), which the wall clock's steps (NTP, a clock set
+ * by hand, a VM resumed) never move: a bucket refills by the time that really passed, and a clock put back an hour
+ * owes nobody an hour.
+ */
+const monotonic = () => performance.now();
+
+/**
+ * Token buckets by key: each holds `count` tokens and regains them evenly over `periodMs`. A clock given that steps
+ * back counts as no time passed, never as tokens owed.
+ */
 export class RateLimiter {
   readonly #rate: Rate;
   readonly #now: () => number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(rate: Rate, now: () => number = Date.now) {
+  constructor(rate: Rate, now: () => number = monotonic) {
     this.#rate = rate;
     this.#now = now;
   }
@@ -36,12 +46,21 @@ export class RateLimiter {
   level(key: string): number {
     const { count, periodMs } = this.#rate;
     const bucket = this.#buckets.get(key);
-    return bucket ? Math.min(count, bucket.tokens + ((this.#now() - bucket.at) * count) / periodMs) : count;
+    if (!bucket) return count;
+    const now = this.#now();
+    // A clock that went back: no time passed, and time counts on from where it is now.
+    if (now < bucket.at) bucket.at = now;
+    return Math.min(count, bucket.tokens + ((now - bucket.at) * count) / periodMs);
   }
 
   /** Forgets `key`, e.g. an account after a successful sign-in. */
   reset(key: string): void {
     this.#buckets.delete(key);
+  }
+
+  /** Gives back one token (at most `count`), e.g. for an attempt that was refused before it was checked. */
+  refund(key: string): void {
+    if (this.#buckets.has(key)) this.#set(key, Math.min(this.#rate.count, this.level(key) + 1));
   }
 
   #set(key: string, tokens: number): void {
@@ -86,7 +105,7 @@ export class MemoryLimitStore implements LimitStore {
   readonly #buckets = new Map<string, Buckets>();
   readonly #slots = new Map<string, Slots>();
 
-  constructor(now: () => number = Date.now) {
+  constructor(now: () => number = monotonic) {
     this.#now = now;
   }
 
@@ -100,6 +119,7 @@ export class MemoryLimitStore implements LimitStore {
         charge: async (key) => limiter.charge(key),
         level: async (key) => limiter.level(key),
         reset: async (key) => limiter.reset(key),
+        refund: async (key) => limiter.refund(key),
       };
       this.#buckets.set(id, buckets);
     }

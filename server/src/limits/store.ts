@@ -15,6 +15,8 @@ export interface Buckets {
   level(key: string): Promise<number>;
   /** Forgets `key`: it starts again full. */
   reset(key: string): Promise<void>;
+  /** Gives back a token taken for work that was then not done (at most `count`). */
+  refund(key: string): Promise<void>;
 }
 
 /** Lets go of a slot; call it once, when the work ends. Never rejects: a slot it fails to free ends with its instance. */

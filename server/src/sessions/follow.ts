@@ -66,11 +66,13 @@ export async function followSession(
   };
   const deliver = async (items: Iterable<Arrival>) => {
     for (const { event, committed } of [...items].sort((a, b) => a.event.seq - b.event.seq)) {
+      // An abort (access ended) stops even a long replay between two events.
+      if (signal.aborted) return;
       if (event.seq <= last) continue;
       // A live event that follows the last sent goes out of `ahead` at once, below.
       if (committed) await sendOne(event);
       else ahead.set(event.seq, event);
-      for (let next = ahead.get(last + 1); next; next = ahead.get(last + 1)) {
+      for (let next = ahead.get(last + 1); next && !signal.aborted; next = ahead.get(last + 1)) {
         ahead.delete(next.seq);
         await sendOne(next);
       }

@@ -6,9 +6,11 @@
  * keep their Markdown formatting, re-written from an allow-list (`modelMarkdown`: emphasis, lists, code,
  * tables, quotes, http(s) links; never raw HTML, an image or another link). Every other field (the question,
  * names, actions, consensus, errors) is plain text with each structural character backslash-escaped, so it
- * renders as the literal text it is. The export's own headings are the only ones.
+ * renders as the literal text it is. The export's own headings are the only ones. Control characters (ESC, BEL, C1,
+ * DCS) and bidi overrides anywhere in it are shown as visible marks (`visibleControls`), as the web UI shows them.
  */
 import type { Action, Answer, Grounding, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
 import { panelLine, panelSections } from './panel-markdown.js';
 
@@ -114,7 +116,8 @@ export function sessionMarkdown(session: Session): string {
       out.push('');
     }
   }
-  return `${out.join('\n').trimEnd()}\n`;
+  // Last, over all of it: whatever a field let through, no control character or bidi override acts in a viewer.
+  return `${visibleControls(out.join('\n').trimEnd())}\n`;
 }
 
 /**

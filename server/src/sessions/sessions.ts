@@ -42,6 +42,11 @@ export type ListOptions = Pick<ListQuery, 'q' | 'text' | 'archived' | 'mode' | '
   shared?: boolean;
 };
 
+/** A session others may no longer read: shared with `userId` no more, or deleted (for everyone). */
+export type SessionAccessEnded =
+  | { reason: 'share_revoked'; sessionId: string; userId: string }
+  | { reason: 'session_deleted'; sessionId: string };
+
 /** A `cursor` that is not one of ours. */
 export class BadCursorError extends Error {
   override name = 'BadCursorError';
@@ -55,6 +60,7 @@ export class Sessions {
   readonly #checkEveryMs: number;
   readonly #handOverWaitMs: number;
   #checks: ReturnType<typeof setInterval> | undefined;
+  readonly #accessEnded = new Set<(end: SessionAccessEnded) => unknown>();
 
   constructor(options: SessionsOptions) {
     this.store = options.store;
@@ -180,7 +186,23 @@ export class Sessions {
   /** Stops sharing `owner`'s session with `userId`; false when it was not shared with them (or is not `owner`'s). */
   async unshare(id: string, owner: OwnerScope, userId: string): Promise<boolean> {
     if (!(await this.get(id, owner))) return false;
-    return this.store.unshare(id, userId);
+    if (!(await this.store.unshare(id, userId))) return false;
+    await this.#endAccess({ reason: 'share_revoked', sessionId: id, userId });
+    return true;
+  }
+
+  /**
+   * Hears of every session read access that ends through this object (a share revoked, a session deleted), once
+   * stored; the change's caller waits for the listeners. Returns the listener's removal.
+   */
+  onAccessEnded(listener: (end: SessionAccessEnded) => unknown): () => void {
+    const own = (end: SessionAccessEnded) => listener(end);
+    this.#accessEnded.add(own);
+    return () => this.#accessEnded.delete(own);
+  }
+
+  async #endAccess(end: SessionAccessEnded): Promise<void> {
+    await Promise.all([...this.#accessEnded].map((listener) => listener(end)));
   }
 
   /** Whom `owner`'s session is shared with; `undefined` when `owner` has none by that id. */
@@ -326,13 +348,15 @@ export class Sessions {
   }
 
   /**
-   * Deletes the session, stopping its run first (here, or through the instance running it); false when
-   * `owner` has none by that id. A run elsewhere that outlives the wait cannot bring the session back:
-   * a shared store refuses its later steps (`Step.run`), and the delete is kept with it until then.
+   * Deletes the session, ending the streams that read it and stopping its run first (here, or through the
+   * instance running it); false when `owner` has none by that id. A run elsewhere that outlives the wait cannot
+   * bring the session back: a shared store refuses its later steps (`Step.run`), and the delete is kept with it.
    */
   async delete(id: string, owner: OwnerScope): Promise<boolean> {
     const session = await this.get(id, owner);
     if (!session) return false;
+    // Its streams end first, saying why, rather than with the cancel of a run about to be deleted.
+    await this.#endAccess({ reason: 'session_deleted', sessionId: id });
     const live = this.recorder.live(id);
     if (live) {
       live.cancel(new Error('The session was deleted.'));

@@ -1,4 +1,5 @@
 /** Opens the configured database: an SQLite file path, or a `postgres://` URL. */
+import type { AccessBus } from '../access/access.js';
 import type { AccountStore } from '../accounts/store.js';
 import { isDatabaseUrl } from '../config/config.js';
 import type { LimitStore } from '../limits/store.js';
@@ -13,6 +14,8 @@ export interface Database {
   readonly kind: 'sqlite' | 'postgres';
   readonly sessions: SessionStore;
   readonly accounts: AccountStore;
+  /** How instances sharing the database tell each other that access ended (PostgreSQL); absent for one process. */
+  readonly access?: AccessBus;
   /** Rate limits and running debates: in the database on PostgreSQL (shared by its instances), in memory on SQLite (one process). */
   readonly limits: LimitStore;
   /** An online, consistent copy of the whole database at `destination` (a file path or a database URL). */

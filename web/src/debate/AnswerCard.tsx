@@ -1,5 +1,6 @@
 import { memo } from 'preact/compat';
 import type { SlotInfo } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { OfflineMark, SlotName, StatusChip } from '../components.js';
 import { formatCost, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
@@ -33,7 +34,7 @@ export const AnswerCard = memo(
         </p>
         {answer.status === 'failed' && answer.error && (
           <p class="error small" role="status">
-            Failed: {answer.error.code} — {answer.error.message}
+            Failed: {answer.error.code} — {visibleControls(answer.error.message)}
             {answer.error.attempts > 1 ? ` (${answer.error.attempts} attempts)` : ''}
           </p>
         )}

@@ -1,4 +1,5 @@
 import { memo } from 'preact/compat';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { OfflineMark, SlotName } from '../components.js';
 import { slotLook } from '../slots.js';
 import { type SessionView, slotFailure } from './model.js';
@@ -22,8 +23,8 @@ export const Panel = memo(function Panel({ view }: { view: SessionView; shape: n
               {s.status === 'offline' ? (
                 <OfflineMark />
               ) : failure ? (
-                <span class="failing small" title={failure.message}>
-                  <span aria-hidden="true">✕</span> failing: {failure.code} — {failure.message}
+                <span class="failing small" title={visibleControls(failure.message)}>
+                  <span aria-hidden="true">✕</span> failing: {failure.code} — {visibleControls(failure.message)}
                 </span>
               ) : (
                 <span class="live-mark small">● live</span>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { exportSessionMarkdown } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { client, consilium } from '../api.js';
 import { ErrorNote, useRun } from '../components.js';
 import { formatDate } from '../format.js';
@@ -50,7 +51,7 @@ export function SessionPanel({ run }: { run: Run }) {
         </div>
         {/* The question is the user's text, not Markdown: shown exactly as typed (line breaks kept), as in history. */}
         <h1 class="question" ref={heading} tabIndex={-1} aria-describedby="session-status">
-          {view.question ?? <span class="muted">Session</span>}
+          {view.question !== undefined ? visibleControls(view.question) : <span class="muted">Session</span>}
         </h1>
         <div class="session-actions">
           {/* Any running session can be cancelled (the server refuses what is not the user's): a reloaded page too. */}
@@ -73,7 +74,7 @@ export function SessionPanel({ run }: { run: Run }) {
           )}
         </div>
         <ErrorNote error={run.failure} />
-        {view.error && <p class="error">Ended: {view.error}</p>}
+        {view.error && <p class="error">Ended: {visibleControls(view.error)}</p>}
       </header>
       {layout === 'pending' ? (
         <p class="muted" aria-busy="true">

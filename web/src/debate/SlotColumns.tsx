@@ -1,6 +1,7 @@
 import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { SlotInfo } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { OfflineMark, SlotName, StatusChip } from '../components.js';
 import { slotLook } from '../slots.js';
 import { CopyButton } from './Copy.js';
@@ -60,15 +61,16 @@ function Column({ view, info, which }: { view: SessionView; info: SlotInfo; whic
         <span class="muted small">{info.model}</span>
         {info.status === 'offline' && <OfflineMark />}
         {failure && (
-          <span class="failing small" data-testid="slot-failing" title={failure.message}>
+          <span class="failing small" data-testid="slot-failing" title={visibleControls(failure.message)}>
             <span aria-hidden="true">✕</span> failing: {failure.code}
           </span>
         )}
       </header>
-      {failure && <p class="error small column-cause">{failure.message}</p>}
+      {failure && <p class="error small column-cause">{visibleControls(failure.message)}</p>}
       {which === 'final' && change && (
-        <p class="small">
-          <strong>{change.changed ? `Changed${change.round ? ` in R${change.round}` : ''}` : 'Held'}</strong>: {change.reason}
+        <p class="small column-position">
+          <strong>{change.changed ? `Changed${change.round ? ` in R${change.round}` : ''}` : 'Held'}</strong>:{' '}
+          {visibleControls(change.reason)}
         </p>
       )}
       <div
@@ -119,7 +121,7 @@ const ColumnAnswer = memo(
         </p>
         {answer.status === 'failed' && answer.error && (
           <p class="error small">
-            {answer.error.code} — {answer.error.message}
+            {answer.error.code} — {visibleControls(answer.error.message)}
           </p>
         )}
         {/* One renderer from the first delta to the end in the live view: finishing changes nothing on screen. */}

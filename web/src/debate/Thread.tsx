@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ConsiliumError, getSessionThread, type Session, type Thread as ThreadData } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { client, consilium } from '../api.js';
 import { ErrorNote } from '../components.js';
 import { replaceHash, sessionHref } from '../router.js';
@@ -83,9 +84,9 @@ export function ThreadPanel({
           {thread.sessions.map((s) => (
             <li key={s.id}>
               {s.id === sessionId ? (
-                <strong aria-current="page">{s.question}</strong>
+                <strong aria-current="page">{visibleControls(s.question)}</strong>
               ) : (
-                <a href={sessionHref(s.id)}>{s.question}</a>
+                <a href={sessionHref(s.id)}>{visibleControls(s.question)}</a>
               )}{' '}
               <span class="muted small">
                 {s.mode} · {s.status}

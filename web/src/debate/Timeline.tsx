@@ -1,4 +1,5 @@
 import { memo } from 'preact/compat';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { SlotName, StatusChip } from '../components.js';
 import { slotLook } from '../slots.js';
 import type { SessionView } from './model.js';
@@ -38,7 +39,7 @@ export const Timeline = memo(function Timeline({ view }: { view: SessionView; sh
                       <td key={r.number} class={moved ? 'moved' : ''}>
                         {a ? <StatusChip status={a.status} /> : <span class="muted">—</span>}
                         {moved && (
-                          <span class="moved-mark" title={change.reason}>
+                          <span class="moved-mark" title={visibleControls(change.reason)}>
                             {' '}
                             <span aria-hidden="true">↺</span> changed
                           </span>
@@ -50,7 +51,7 @@ export const Timeline = memo(function Timeline({ view }: { view: SessionView; sh
                     {change ? (
                       <>
                         <strong>{change.changed ? `Changed${change.round ? ` in R${change.round}` : ''}` : 'Held'}</strong>:{' '}
-                        {change.reason}
+                        {visibleControls(change.reason)}
                       </>
                     ) : (
                       <span class="muted">{view.verdict ? 'not reported' : 'after the verdict'}</span>

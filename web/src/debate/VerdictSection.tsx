@@ -1,4 +1,5 @@
 import type { Action, SlotInfo } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { SlotChip, SlotName } from '../components.js';
 import { ActionSources } from '../grounding/Sources.js';
 import { actionText, CopyButton, verdictText } from './Copy.js';
@@ -81,7 +82,7 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
             {verdict.degradation.reasons.map((r, i) => (
               <li key={i}>
                 <SlotChip slot={r.slot} info={slotInfo(r.slot)} /> {r.round ? `round ${r.round}` : 'synthesis'}: {r.code} —{' '}
-                {r.message}
+                {visibleControls(r.message)}
               </li>
             ))}
           </ul>

@@ -184,6 +184,8 @@ class Runner implements Run {
       onReconnect: () => this.setConnection('reconnecting'),
     });
     for await (const event of events) {
+      // Access ended (a share revoked, signed out elsewhere): the page may not follow it any more, and says why.
+      if (event.type === 'access.ended') return this.fail(new ConsiliumError(event.detail, { code: 'forbidden' }));
       this.setConnection('live');
       this.feed(event);
       await yieldIfBusy();

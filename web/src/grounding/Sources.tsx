@@ -1,4 +1,5 @@
 import type { Action, Citation, Grounding, GroundingPage } from '../../../sdk/src/index.js';
+import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 
 /** Only an http(s) URL becomes a link: a page's URL comes from the wiki's own siteinfo, which is untrusted. */
 function safeHref(url: string): string | undefined {
@@ -13,7 +14,7 @@ function safeHref(url: string): string | undefined {
 /** One source as a link to the revision the panel read (text only when its URL is not http(s)). */
 export function SourceLink({ page }: { page: GroundingPage }) {
   const href = safeHref(page.url);
-  const label = `[${page.n}] ${page.title}`;
+  const label = `[${page.n}] ${visibleControls(page.title)}`;
   return href ? (
     <a
       href={href}
@@ -72,7 +73,7 @@ export function SourcesSection({ grounding }: { grounding: Grounding }) {
       </h2>
       {g.note && (
         <p class="degraded small" role="status" data-testid="grounding-note">
-          {g.note}
+          {visibleControls(g.note)}
         </p>
       )}
       <p class="small muted">
@@ -102,8 +103,8 @@ export function SourcesSection({ grounding }: { grounding: Grounding }) {
                   return (
                     <span key={i} class={c.verified ? 'citation verified' : 'citation unverified'} data-testid="citation">
                       {i > 0 ? ' · ' : ''}
-                      {page ? <SourceLink page={page} /> : <span title={why(c)}>{c.ref}</span>}
-                      {c.quote ? ` “${c.quote}”` : ''}
+                      {page ? <SourceLink page={page} /> : <span title={why(c)}>{visibleControls(c.ref)}</span>}
+                      {c.quote ? ` “${visibleControls(c.quote)}”` : ''}
                       {!c.verified && <span class="pill pill-failed"> unverified: {why(c)}</span>}
                     </span>
                   );
@@ -120,7 +121,8 @@ export function SourcesSection({ grounding }: { grounding: Grounding }) {
             {g.lookups.map((l, i) => (
               <li key={i}>
                 {new Date(l.at).toLocaleTimeString()} · {l.slot ? `slot ${l.slot}, round ${l.round}` : 'before round 1'} ·{' '}
-                {l.tool} “{l.input}” · {l.ok ? `${l.pages?.length ?? 0} page(s)` : `failed: ${l.error}`}
+                {l.tool} “{visibleControls(l.input)}” ·{' '}
+                {l.ok ? `${l.pages?.length ?? 0} page(s)` : `failed: ${visibleControls(l.error ?? '')}`}
               </li>
             ))}
           </ul>

@@ -10,6 +10,7 @@ export const zProblemCode = z.enum([
     'malformed_body',
     'unsupported_media_type',
     'payload_too_large',
+    'headers_too_large',
     'unauthorized',
     'forbidden',
     'not_found',
@@ -157,7 +158,10 @@ export const zWikiLimits = z.object({
     }),
     requestsPerRound: z.int().gte(0).lte(20).register(z.globalRegistry, {
         description: 'Most wiki tool calls one model may make in one critique round.'
-    })
+    }),
+    maxResponseBytes: z.int().gte(65536).lte(67108864).register(z.globalRegistry, {
+        description: 'Most bytes of one wiki response read, per page it asks for (at least one): the rest is never read, and what was read is cut there (see `RetrievalUsage.cut`).'
+    }).optional()
 });
 
 /**
@@ -288,7 +292,10 @@ export const zWikiLookup = z.object({
 export const zRetrievalUsage = z.object({
     requests: z.int().gte(0),
     bytes: z.int().gte(0),
-    ms: z.int().gte(0)
+    ms: z.int().gte(0),
+    cut: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Responses cut at the source\'s `maxResponseBytes` (their pages\' text ends where reading stopped).'
+    }).optional()
 }).register(z.globalRegistry, {
     description: 'What reading the wiki took.'
 });
@@ -1305,6 +1312,32 @@ export const zGroundingEvent = z.object({
     description: 'The session\'s grounding as it stands: after the retrieval before round 1, once each round\'s citations are checked (as the next round starts), and with the verdict\'s.'
 });
 
+/**
+ * The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.
+ */
+export const zAccessEndedEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['access.ended']),
+    sessionId: zSessionId,
+    seq: z.int().gte(0),
+    ts: zEventTime,
+    reason: z.enum([
+        'share_revoked',
+        'session_deleted',
+        'user_disabled',
+        'user_deleted',
+        'password_reset',
+        'password_changed',
+        'signed_out',
+        'token_revoked',
+        'role_changed',
+        'access_revoked'
+    ]),
+    detail: z.string()
+}).register(z.globalRegistry, {
+    description: 'The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.'
+});
+
 export const zDebateEvent = z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1318,7 +1351,8 @@ export const zDebateEvent = z.union([
     zVerdictDeltaEvent,
     zVerdictEvent,
     zSessionEndedEvent,
-    zGroundingEvent
+    zGroundingEvent,
+    zAccessEndedEvent
 ]);
 
 /**

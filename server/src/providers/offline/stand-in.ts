@@ -26,7 +26,8 @@ export interface PromptFacts {
   sources: { n: number; title: string; text: string }[];
 }
 
-const SOURCE = /^\[(\d+)\] (.+) \(revision \d+\)\n(`{3,})text\n([\s\S]*?)\n\3$/gm;
+/** `[n] "title" (revision r)`, the title a JSON string, then the page's text fenced. */
+const SOURCE = /^\[(\d+)\] ("(?:[^"\\]|\\.)*") \(revision \d+\)\n(`{3,})text\n([\s\S]*?)\n\3$/gm;
 
 export function readPrompt(system: string, user: string): PromptFacts {
   const me = /You are slot (\d+) \(([^)]+)\)/.exec(system);
@@ -55,7 +56,7 @@ export function readPrompt(system: string, user: string): PromptFacts {
     rounds,
     thread: [...user.matchAll(/^### Earlier question \d+/gm)].length,
     asksPosition: user.includes('"POSITION: unchanged"'),
-    sources: [...user.matchAll(SOURCE)].map((m) => ({ n: Number(m[1]), title: m[2]!, text: m[4]! })),
+    sources: [...user.matchAll(SOURCE)].map((m) => ({ n: Number(m[1]), title: JSON.parse(m[2]!) as string, text: m[4]! })),
   };
 }
 

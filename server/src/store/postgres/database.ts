@@ -3,6 +3,7 @@
  * the stores use, migrated on open, plus the session store's lease and LISTEN connection.
  */
 import { Pool } from 'pg';
+import type { AccessBus } from '../../access/access.js';
 import { check, type PoolUse, type StoreCheck } from '../ready.js';
 import { PostgresAccountStore } from './accounts.js';
 import { dump } from './dump.js';
@@ -26,6 +27,8 @@ export class PostgresDatabase {
   readonly sessions: PostgresSessionStore;
   readonly accounts: PostgresAccountStore;
   readonly limits: PostgresLimitStore;
+  /** Ends of access, between the instances on this database. */
+  readonly access: AccessBus;
   readonly #pool: Pool;
   readonly #url: string;
   readonly #options: PostgresStoreOptions;
@@ -38,6 +41,7 @@ export class PostgresDatabase {
     const db = poolAccess(pool);
     this.sessions = new PostgresSessionStore(db, url, options);
     this.accounts = new PostgresAccountStore(db);
+    this.access = this.sessions.access;
     // Slots are this instance's, under the session store's lease.
     this.limits = new PostgresLimitStore(db, this.sessions.instanceId, options.onError);
   }

@@ -12,8 +12,11 @@ import type { PostgresAccess } from './pool.js';
 /** One bucket operation in ten thousand also sweeps the buckets that have refilled (they are as good as absent). */
 const SWEEP_EVERY = 10_000;
 
-/** The tokens the bucket holds now: its last level, refilled for the time since, at most `count` ($2 count, $3 period ms). */
-const REFILLED = `LEAST($2::float8, b.tokens + extract(epoch FROM now() - b.at) * 1000 * $2::float8 / $3::float8)`;
+/**
+ * The tokens the bucket holds now: its last level, refilled for the time since, at most `count` ($2 count, $3 period
+ * ms). The database's clock is a wall clock: one put back since `at` counts as no time passed, never as tokens owed.
+ */
+const REFILLED = `LEAST($2::float8, b.tokens + GREATEST(0, extract(epoch FROM now() - b.at)) * 1000 * $2::float8 / $3::float8)`;
 const LEFT_TAKE = `CASE WHEN ${REFILLED} >= 1 THEN ${REFILLED} - 1 ELSE ${REFILLED} END`;
 const LEFT_CHARGE = `GREATEST(-$2::float8, ${REFILLED} - 1)`;
 /** When a bucket left with `left` tokens is full again. */
@@ -28,6 +31,9 @@ RETURNING tokens, took`;
 const TAKE = upsert(LEFT_TAKE, `${REFILLED} >= 1`);
 const CHARGE = upsert(LEFT_CHARGE, 'true');
 const LEVEL = `SELECT ${REFILLED} AS tokens FROM limit_buckets b WHERE b.key = $1`;
+/** One token back, refilled to now first, at most `count`. */
+const REFUND = `UPDATE limit_buckets AS b SET tokens = LEAST($2::float8, ${REFILLED} + 1), at = now(),
+full_at = ${fullAt(`LEAST($2::float8, ${REFILLED} + 1)`)} WHERE b.key = $1`;
 
 /** Keys as fixed-size hashes: a user name may be long, or hold what `text` cannot (NUL), before it is validated. */
 function hashed(name: string, key: string): string {
@@ -66,6 +72,9 @@ export class PostgresLimitStore implements LimitStore {
       },
       reset: async (key) => {
         await this.#db.query('DELETE FROM limit_buckets WHERE key = $1', [hashed(name, key)]);
+      },
+      refund: async (key) => {
+        await this.#db.query(REFUND, params(key));
       },
     };
   }

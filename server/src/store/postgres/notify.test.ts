@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DebateEvent } from '../../../../sdk/src/generated/types.gen.js';
-import { deleteNotice, MAX_PAYLOAD_BYTES, parseNotice, writeNotice } from './notify.js';
+import { accessNotice, deleteNotice, MAX_PAYLOAD_BYTES, parseNotice, writeNotice } from './notify.js';
 
 const delta = (seq: number, text: string): DebateEvent => ({
   v: 1,
@@ -32,6 +32,13 @@ describe('notices', () => {
       Array.from({ length: 200 }, (_, i) => delta(10 + i, 'xxxxxxxx')),
     );
     expect(parseNotice(many)).toStrictEqual({ k: 'w', i: 'inst', s: 'ses_1', r: [10, 209] });
+  });
+
+  it('carries an end of access, and ignores one that is not', () => {
+    const end = { reason: 'share_revoked', sessionId: 'ses_1', userId: 'usr_2' } as const;
+    expect(parseNotice(accessNotice('inst', end))).toStrictEqual({ k: 'a', i: 'inst', s: '', e: end });
+    expect(parseNotice('{"k":"a","i":"inst","s":"","e":{"reason":"share_revoked","sessionId":"ses_1"}}')).toBeUndefined();
+    expect(parseNotice('{"k":"a","i":"inst","s":"","e":{"reason":"everything"}}')).toBeUndefined();
   });
 
   it('ignores payloads that are not notices', () => {

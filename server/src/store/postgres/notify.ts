@@ -7,6 +7,7 @@
  */
 import { Client, type Notification } from 'pg';
 import type { DebateEvent } from '../../../../sdk/src/generated/types.gen.js';
+import { type AccessEnd, parseAccessEnd } from '../../access/access.js';
 import { eventJson } from '../../debate/events.js';
 
 export const CHANNEL = 'consilium_sessions';
@@ -23,7 +24,8 @@ export type StopReason = 'cancel' | 'delete';
  * `d`: a delete. `x`: a request to whichever instance runs `s` to stop it, for the reason `r`.
  * `f`: another instance follows `s`, so its runner sends its events live, as they are shown, in `l`
  * notices (`e`) ahead of their commit. `h`: `s` was interrupted by an instance's loss or stop, for a live
- * instance to continue.
+ * instance to continue. `a`: access ended (`e`, see `access/access.ts`), for every instance's open streams (`s` is
+ * empty).
  */
 export type Notice =
   | { k: 'w'; i: string; s: string; e?: DebateEvent[]; r?: [number, number] }
@@ -31,7 +33,8 @@ export type Notice =
   | { k: 'x'; i: string; s: string; r: StopReason }
   | { k: 'f'; i: string; s: string }
   | { k: 'h'; i: string; s: string }
-  | { k: 'l'; i: string; s: string; e: DebateEvent[] };
+  | { k: 'l'; i: string; s: string; e: DebateEvent[] }
+  | { k: 'a'; i: string; s: string; e: AccessEnd };
 
 export function writeNotice(instance: string, sessionId: string, events: readonly DebateEvent[]): string {
   if (events.length === 0) return JSON.stringify({ k: 'w', i: instance, s: sessionId });
@@ -51,6 +54,10 @@ export function stopNotice(instance: string, sessionId: string, reason: StopReas
 
 export function handOverNotice(instance: string, sessionId: string): string {
   return JSON.stringify({ k: 'h', i: instance, s: sessionId });
+}
+
+export function accessNotice(instance: string, end: AccessEnd): string {
+  return JSON.stringify({ k: 'a', i: instance, s: '', e: end });
 }
 
 export function followNotice(instance: string, sessionId: string): string {
@@ -96,6 +103,7 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
     if (notice.k === 'w' || notice.k === 'd') return notice;
     if (notice.k === 'x' && (notice.r === 'cancel' || notice.r === 'delete')) return notice;
     if (notice.k === 'f' || notice.k === 'h' || (notice.k === 'l' && Array.isArray(notice.e))) return notice;
+    if (notice.k === 'a' && parseAccessEnd(notice.e)) return notice;
   } catch {
     // Not ours.
   }
@@ -132,6 +140,7 @@ export class NoticeListener {
   readonly #stops = new Set<(sessionId: string, reason: StopReason) => void>();
   readonly #follows = new Set<(sessionId: string) => void>();
   readonly #handOvers = new Set<(sessionId: string) => void>();
+  readonly #accessEnds = new Set<(end: AccessEnd | undefined) => void>();
   #client: Client | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -201,6 +210,7 @@ export class NoticeListener {
             resolve();
             // Whatever changed while nothing was heard.
             this.#changed(undefined);
+            for (const listener of this.#accessEnds) this.#safely(() => listener(undefined));
             for (const [sessionId, followed] of this.#followed) {
               this.#announce(sessionId);
               this.#enqueue(sessionId, followed, () => this.#catchUp(sessionId, followed));
@@ -263,6 +273,11 @@ export class NoticeListener {
     this.#dispatch({ k: 'h', i: this.#options.instanceId, s: sessionId });
   }
 
+  /** Ends of access other instances published; `undefined` once notices were lost and are heard again (any may have been missed). */
+  onAccessEnd(listener: (end: AccessEnd | undefined) => void): () => void {
+    return subscribe(this.#accessEnds, listener);
+  }
+
   /** Stop requests from other instances, for whichever of their sessions runs here. */
   onStop(listener: (sessionId: string, reason: StopReason) => void): () => void {
     return subscribe(this.#stops, listener);
@@ -284,6 +299,10 @@ export class NoticeListener {
   #dispatch(notice: Notice): void {
     if (notice.k === 'x') {
       for (const listener of this.#stops) this.#safely(() => listener(notice.s, notice.r));
+      return;
+    }
+    if (notice.k === 'a') {
+      for (const listener of this.#accessEnds) this.#safely(() => listener(notice.e));
       return;
     }
     if (notice.k === 'f' || notice.k === 'h') {
@@ -359,6 +378,7 @@ export class NoticeListener {
     this.#stops.clear();
     this.#follows.clear();
     this.#handOvers.clear();
+    this.#accessEnds.clear();
     await client?.end().catch(() => undefined);
   }
 }

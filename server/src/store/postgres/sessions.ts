@@ -15,6 +15,7 @@ import type {
   SessionSummary,
   Verdict,
 } from '../../../../sdk/src/generated/types.gen.js';
+import type { AccessBus } from '../../access/access.js';
 import { eventJson } from '../../debate/events.js';
 import {
   CANCELLED_ERROR,
@@ -37,6 +38,7 @@ import { joinEvents, packEvents, unpackEvents } from '../archive.js';
 import { answerColumns, withSourceTexts } from '../columns.js';
 import { toStoreError } from './errors.js';
 import {
+  accessNotice,
   CHANNEL,
   deleteNotice,
   handOverNotice,
@@ -271,7 +273,8 @@ export class PostgresSessionStore implements SessionStore {
    * the chance to renew theirs.
    */
   async #sweep(): Promise<void> {
-    if (this.#renewedSince === undefined || Date.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS)) return;
+    if (this.#renewedSince === undefined || performance.now() - this.#renewedSince < (this.#options.leaseMs ?? DEFAULT_LEASE_MS))
+      return;
     const recovered = await this.#recover(new Date(), false);
     // A cancelled one is over; only the interrupted are continued.
     const interrupted = recovered.filter((s) => s.status === 'interrupted').map((s) => s.id);
@@ -291,6 +294,12 @@ export class PostgresSessionStore implements SessionStore {
   onHandOver(listener: (sessionId: string) => void): () => void {
     return this.#listener.onHandOver(listener);
   }
+
+  /** The access bus (see `access/access.ts`) on this store's channel. */
+  readonly access: AccessBus = {
+    publish: (end) => this.#notify([accessNotice(this.instanceId, end)]),
+    subscribe: (listener) => this.#listener.onAccessEnd(listener),
+  };
 
   #every(ms: number, work: () => Promise<unknown>): void {
     let busy = false;
@@ -330,8 +339,8 @@ export class PostgresSessionStore implements SessionStore {
   async #renewLease(): Promise<void> {
     const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS;
     const heartbeatMs = this.#options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const sent = performance.now();
-    const started = Date.now();
+    // Monotonic: a step of the wall clock must not make the lease look renewed without a miss, or missed.
+    const started = performance.now();
     try {
       await this.#db.query(
         `INSERT INTO instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
@@ -342,7 +351,7 @@ export class PostgresSessionStore implements SessionStore {
       this.#renewedSince = undefined;
       throw error;
     }
-    this.#heldSince = sent;
+    this.#heldSince = started;
     this.#leaseLapsed = false;
     // A renewal later than a heartbeat and a half after the last one was a miss too.
     if (this.#lastRenewal === undefined || started - this.#lastRenewal > heartbeatMs * 1.5) this.#renewedSince = started;
