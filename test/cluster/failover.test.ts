@@ -5,6 +5,7 @@
  * and delete work through the proxy whichever instance runs the debate; SIGTERM drains.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Consilium } from '../../sdk/src/facade/consilium.js';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import { type Cluster, clusterAvailable, startCluster } from '../support/cluster.js';
 import { captured, running, signIn } from '../support/process.js';
@@ -192,12 +193,33 @@ describe.skipIf(!clusterAvailable)('a team on PostgreSQL: two instances behind n
     await cluster.restart(0);
 
     const interrupted = await start('Interrupted by an impatient stop?', a.url, 3);
+    // A client streaming a debate from A, through the SDK: its POST goes to A, anything after through the proxy.
+    const sdk = new Consilium({
+      baseUrl: cluster.proxyUrl,
+      token,
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        return fetch(request.method === 'POST' ? request.url.replace(cluster.proxyUrl, a.url) : request.url, request);
+      },
+    });
+    const streamed: DebateEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of sdk.debates.stream('Streamed through an impatient stop?', { rounds: 3 })) streamed.push(event);
+    })();
+    while (!streamed.some((e) => e.type === 'answer.completed')) await new Promise((resolve) => setTimeout(resolve, 20));
     const group = -a.run.child.pid!;
     process.kill(group, 'SIGTERM');
     await closed(a.url);
     process.kill(group, 'SIGTERM');
     // Handed over: the other instance continues it to its verdict.
     expect((await completed(interrupted)).verdict).toBeDefined();
+    // The streaming client was told where the debate went on, and read it there to its real end, in one sequence.
+    await streaming;
+    expect(streamed.filter((e) => e.type === 'session.ended').map((e) => (e as { status: string }).status)).toStrictEqual([
+      'completed',
+    ]);
+    const seqs = streamed.map((e) => e.seq);
+    expect(seqs).toStrictEqual([...new Set(seqs)].sort((x, y) => x - y));
     expect(a.run.stdout).toMatch(/debates interrupted by the stop/);
     expect(cluster.instances[1]!.run.stdout).toMatch(new RegExp(`continuing a debate another instance left.*${interrupted}`));
     await cluster.restart(0);

@@ -215,7 +215,7 @@ export type paths = {
         put?: never;
         /**
          * Stop a running debate and keep what it said so far
-         * @description Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, any instance can cancel: the one running the debate is told and stops it, and the answer is the session as it stored it; 409 only when that instance has not stopped the run within 10 s. A run whose instance is gone is ended `interrupted` at once.
+         * @description Stops the session's run at once: every model call in flight is aborted, and the session is kept, stored as `cancelled` with everything finished before the cancel (answers, rounds, consensus). Followers of `/sessions/{id}/events` get `session.ended`. Answers with the session as stored. A session that has already ended is answered as it is (its `status` says how it ended), so a retried cancel is harmless. DELETE /sessions/{id} also stops a run, but deletes the session. With PostgreSQL and several instances, any instance can cancel: the cancel is kept with the session, the one running the debate is told and stops it, and the answer is the session as it stored it. A run whose instance is gone ends `cancelled` at once; an `interrupted` session is cancelled for good (nothing continues it). When the instance running it has not stopped it within 10 s (cut off from the database, say), the answer is 202 with the session as it stands: that instance stops the run at its next write, or the session ends `cancelled` once its lease lapses.
          */
         post: operations["cancelSession"];
         delete?: never;
@@ -1343,7 +1343,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"] | components["schemas"]["AccessEndedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"] | components["schemas"]["AccessEndedEvent"] | components["schemas"]["StreamMovedEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -1507,6 +1507,16 @@ export type components = {
             ts: components["schemas"]["EventTime"];
             /** @enum {string} */
             reason: "share_revoked" | "session_deleted" | "user_disabled" | "user_deleted" | "password_reset" | "password_changed" | "signed_out" | "token_revoked" | "role_changed" | "access_revoked";
+            detail: string;
+        };
+        /** @description The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none). */
+        StreamMovedEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "stream.moved";
+            sessionId: components["schemas"]["SessionId"];
+            seq: number;
+            ts: components["schemas"]["EventTime"];
             detail: string;
         };
     };
@@ -2451,11 +2461,19 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description The cancel is kept with the session, which still runs on an instance out of reach: that instance stops it at its next write, or the session ends `cancelled` once that instance's lease lapses. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

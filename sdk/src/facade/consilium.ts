@@ -411,8 +411,11 @@ export class Consilium {
      */
     stream: (question: string, options: DebateOptions = {}): AsyncGenerator<DebateEvent, void, undefined> =>
       this.#reported(
-        this.#sse(
-          (extra) => streamDeepDebate({ client: this.client, body: deepBody(question, options), ...extra }),
+        this.#followMoved(
+          this.#sse(
+            (extra) => streamDeepDebate({ client: this.client, body: deepBody(question, options), ...extra }),
+            options.signal,
+          ),
           options.signal,
         ),
       ),
@@ -645,6 +648,21 @@ export class Consilium {
     }
   }
 
+  /**
+   * `events`, and where they say the debate went on (`stream.moved`: the server running it stopped, another took it
+   * over), the session's own events from there: one debate, read to its end.
+   */
+  async *#followMoved(events: AsyncGenerator<DebateEvent, void, undefined>, signal?: AbortSignal): AsyncGenerator<DebateEvent> {
+    for await (const event of events) {
+      if (event.type !== 'stream.moved') {
+        yield event;
+        continue;
+      }
+      yield* this.#follow(event.sessionId, { lastEventId: event.seq, ...(signal && { signal }) });
+      return;
+    }
+  }
+
   async *#follow(id: string, options: FollowOptions): AsyncGenerator<DebateEvent, void, undefined> {
     const { signal, maxRetries = 5, retryDelayMs = 250, onReconnect } = options;
     let last = options.lastEventId;
@@ -662,11 +680,17 @@ export class Consilium {
             }),
           signal,
         );
+        let moved = false;
         for await (const event of events) {
           // The server ended the stream for good (the share revoked, the credential ended): no reconnecting.
           if (event.type === 'access.ended') {
             yield event;
             return;
+          }
+          // Its server stopped serving it; the debate goes on: read on at once, wherever it now runs.
+          if (event.type === 'stream.moved') {
+            moved = true;
+            break;
           }
           // A replay after a reconnection never repeats what was already yielded.
           if (last !== undefined && event.seq <= last) continue;
@@ -675,6 +699,7 @@ export class Consilium {
           yield event;
           if (event.type === 'session.ended') return;
         }
+        if (moved) continue;
       } catch (error) {
         failure = toConsiliumError(error, signal);
         // A refusal (404, 401, …) or an answer that breaks the contract will not heal; a server error (a proxy's 502

@@ -1079,7 +1079,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent | AccessEndedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent | AccessEndedEvent | StreamMovedEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -1265,6 +1265,18 @@ export type AccessEndedEvent = {
     seq: number;
     ts: EventTime;
     reason: 'share_revoked' | 'session_deleted' | 'user_disabled' | 'user_deleted' | 'password_reset' | 'password_changed' | 'signed_out' | 'token_revoked' | 'role_changed' | 'access_revoked';
+    detail: string;
+};
+
+/**
+ * The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none).
+ */
+export type StreamMovedEvent = {
+    v: EventVersion;
+    type: 'stream.moved';
+    sessionId: SessionId;
+    seq: number;
+    ts: EventTime;
     detail: string;
 };
 
@@ -1950,10 +1962,6 @@ export type CancelSessionErrors = {
      */
     404: Problem;
     /**
-     * The request conflicts with what is stored (a taken username, the last admin).
-     */
-    409: Problem;
-    /**
      * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
      */
     413: Problem;
@@ -1974,6 +1982,10 @@ export type CancelSessionResponses = {
      * The session as stored once its run has stopped (or as it ended, if it already had).
      */
     200: Session;
+    /**
+     * The cancel is kept with the session, which still runs on an instance out of reach: that instance stops it at its next write, or the session ends `cancelled` once that instance's lease lapses.
+     */
+    202: Session;
 };
 
 export type CancelSessionResponse = CancelSessionResponses[keyof CancelSessionResponses];

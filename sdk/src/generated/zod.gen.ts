@@ -1014,6 +1014,18 @@ export const zAccessEndedEvent = /* @__PURE__ */ z.object({
     detail: /* @__PURE__ */ z.string()
 });
 
+/**
+ * The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none).
+ */
+export const zStreamMovedEvent = /* @__PURE__ */ z.object({
+    v: zEventVersion,
+    type: /* @__PURE__ */ z.enum(['stream.moved']),
+    sessionId: zSessionId,
+    seq: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    ts: zEventTime,
+    detail: /* @__PURE__ */ z.string()
+});
+
 export const zDebateEvent = /* @__PURE__ */ z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1028,7 +1040,8 @@ export const zDebateEvent = /* @__PURE__ */ z.union([
     zVerdictEvent,
     zSessionEndedEvent,
     zGroundingEvent,
-    zAccessEndedEvent
+    zAccessEndedEvent,
+    zStreamMovedEvent
 ]);
 
 /**

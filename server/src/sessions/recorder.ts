@@ -173,6 +173,26 @@ class Recording implements LiveSession {
     return SHOWN_ONCE_STORED.has(event.type) ? event.seq <= this.committed : event.seq <= this.committed + UNSAVED_SEQ_LIMIT;
   }
 
+  /** The last thing its followers here get: the session goes on elsewhere, after what they were shown. */
+  tellMoved(detail: string): void {
+    const moved = {
+      v: 1,
+      type: 'stream.moved',
+      sessionId: this.log.sessionId,
+      seq: this.shown,
+      ts: new Date().toISOString(),
+      detail,
+    };
+    this.held = [];
+    for (const listener of this.listeners) {
+      try {
+        listener(moved as DebateEvent);
+      } catch {
+        // A closed stream.
+      }
+    }
+  }
+
   /** Shows `event` now, whatever is held: only an end the recorder raises itself, the last thing shown. */
   force(event: DebateEvent): void {
     this.held = [];
@@ -306,12 +326,14 @@ export class SessionRecorder {
 
   /**
    * Stops every run being recorded without recording its end (the store's recovery writes that, as
-   * `interrupted`): what each raised is written first, and the last writes have settled on return.
+   * `interrupted`): what each raised is written first, and the last writes have settled on return. With `moved`,
+   * the runs' followers here are told where to read on (`stream.moved`): another instance takes the runs over.
    */
-  async stopAll(reason: Error): Promise<void> {
+  async stopAll(reason: Error, moved?: string): Promise<void> {
     await this.settled();
     const runs = [...this.#live.values()];
     this.#live.clear();
+    if (moved) for (const r of runs) r.tellMoved(moved);
     for (const r of runs) r.discard(reason);
     // A write started since `settled` resolved: let it land before recovery looks at the sessions.
     await Promise.all(runs.map((r) => r.writing?.catch(() => undefined)));

@@ -112,7 +112,10 @@ export class Sessions {
     await Promise.race([this.recorder.done(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs))), cut]);
     clearTimeout(timer);
     if (this.recorder.running === 0) return [];
-    await this.recorder.stopAll(new Error('The server is stopping.'));
+    await this.recorder.stopAll(
+      new Error('The server is stopping.'),
+      this.store.handOver ? 'This server is stopping; another instance goes on with the debate.' : undefined,
+    );
     const interrupted = await this.store.recoverInterrupted(new Date());
     for (const session of interrupted) this.cache.delete(session.id);
     // Other instances, if there are any, continue them.

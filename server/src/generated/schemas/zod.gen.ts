@@ -1338,6 +1338,20 @@ export const zAccessEndedEvent = z.object({
     description: 'The last event of a stream whose access ended while it was open: a share revoked, the session deleted, the user disabled or deleted, a password reset or changed with the other sign-ins ended, a sign-out, a token revoked, or an admin demoted (`reason`). Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (when none was, the `Last-Event-ID` resumed from, or 0). A deep debate that this stream runs (not detached) is cancelled, as when its client leaves; any other session runs on.'
 });
 
+/**
+ * The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none).
+ */
+export const zStreamMovedEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['stream.moved']),
+    sessionId: zSessionId,
+    seq: z.int().gte(0),
+    ts: zEventTime,
+    detail: z.string()
+}).register(z.globalRegistry, {
+    description: 'The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none).'
+});
+
 export const zDebateEvent = z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1352,7 +1366,8 @@ export const zDebateEvent = z.union([
     zVerdictEvent,
     zSessionEndedEvent,
     zGroundingEvent,
-    zAccessEndedEvent
+    zAccessEndedEvent,
+    zStreamMovedEvent
 ]);
 
 /**
