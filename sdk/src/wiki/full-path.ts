@@ -46,8 +46,8 @@ function need<F>(spec: ModuleSpec, feature: F | undefined, what: string, key: st
 export interface BuildModuleOptions {
   /** The prefix as sent: the module's own, or `g` + it when the module is the generator. */
   prefix: string;
-  options?: BuildOptions;
-  context?: QueryContext;
+  options?: BuildOptions | undefined;
+  context?: QueryContext | undefined;
 }
 
 export interface BuiltModule {

@@ -24,6 +24,7 @@ export {
   WikiClient,
   type WikiClientOptions,
   type WikiCollected,
+  WikiRightsError,
   type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
@@ -36,6 +37,7 @@ export {
   type ErrorFormat,
   POST_THRESHOLD_BYTES,
   type QueryInput,
+  type QueryToken,
   query,
 } from './query.js';
 export {

@@ -35,6 +35,10 @@ export interface ParamInfo {
   info?: readonly { name: string; values?: readonly (string | number)[] }[];
   /** On a templated parameter (`contentformat-{slot}`): each variable and the parameter whose values it takes. */
   templatevars?: Readonly<Record<string, string>>;
+  /** The token this parameter takes (`csrf`, `patrol`, …: `meta=tokens`'s types); `WikiClient` fetches it when not given. */
+  tokentype?: string;
+  /** For `title`: the page must exist. */
+  mustExist?: boolean;
   /** Other paraminfo keys (maxbytes, maxchars, submodules, tokentype, …) pass through untouched. */
   [key: string]: unknown;
 }
@@ -52,6 +56,8 @@ export interface ModuleSpec {
   generator?: boolean;
   deprecated?: boolean;
   internal?: boolean;
+  /** The module refuses a GET: a query that carries it is sent by POST. */
+  mustbeposted?: boolean;
   parameters: readonly ParamInfo[];
   templatedparameters?: readonly ParamInfo[];
   /** The module's own request checks (`catalogue/rules.json`), applied by `query()` unless `rules: false`. */
@@ -171,6 +177,11 @@ export interface BuildOptions {
    * unknown `crossorigin` warns `unrecognizedparams`, as that wiki does.
    */
   main?: readonly ParamInfo[];
+  /**
+   * Tokens by `meta=tokens` type (`{ csrf: '…' }`): a parameter that takes one (paraminfo's `tokentype`) and
+   * is not given gets it. `WikiClient` fetches the ones a query needs.
+   */
+  tokens?: Readonly<Record<string, string>>;
   /** Turn every warning into a `WikiParamError`. */
   strict?: boolean;
   /** The current time, for timestamps like `now` (defaults to `Date.now()`); tests pin it. */
@@ -431,7 +442,7 @@ export interface Policy {
 /** What a type definition sees while validating one value. */
 export interface TypeContext {
   readonly param: string;
-  readonly module?: string;
+  readonly module?: string | undefined;
   readonly options: BuildOptions;
   readonly policy: Policy;
   readonly site: SiteContext;

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `prop=categories` (prefix `cl`).
  * Usable as a generator: `generator=categories`, with each parameter prefixed `gcl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface CategoriesParams {
   /**

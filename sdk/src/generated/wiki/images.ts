@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=images` (prefix `im`).
  * Usable as a generator: `generator=images`, with each parameter prefixed `gim`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ImagesParams {
   /**

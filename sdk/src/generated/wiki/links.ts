@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=links` (prefix `pl`).
  * Usable as a generator: `generator=links`, with each parameter prefixed `gpl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface LinksParams {
   /**

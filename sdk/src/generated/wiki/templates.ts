@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=templates` (prefix `tl`).
  * Usable as a generator: `generator=templates`, with each parameter prefixed `gtl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface TemplatesParams {
   /**
