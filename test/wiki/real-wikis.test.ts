@@ -161,15 +161,16 @@ describe('real wikis’ paraminfo', () => {
   it('uses every key of a module, or names it in the index as not used', () => {
     for (const { file, doc, files } of generated) {
       const index = files.get('index.ts')!;
-      const listed = (what: string) =>
-        new RegExp(`^// ${what} keys not used: (.*)\\.$`, 'm').exec(index)?.[1]?.split(', ') ?? [];
+      const listed = (what: string) => new RegExp(`^// ${what} keys not used: (.*)\\.$`, 'm').exec(index)?.[1]?.split(', ') ?? [];
       for (const { module } of planModules(doc).modules) {
         for (const key of Object.keys(module)) {
           expect(USED_MODULE_KEYS.has(key) || listed('Module').includes(key), `${file} ${module.path}: ${key}`).toBe(true);
         }
         for (const p of [...module.parameters, ...(module.templatedparameters ?? [])]) {
           for (const key of Object.keys(p)) {
-            expect(USED_PARAMETER_KEYS.has(key) || listed('Parameter').includes(key), `${file} ${module.path}: ${key}`).toBe(true);
+            expect(USED_PARAMETER_KEYS.has(key) || listed('Parameter').includes(key), `${file} ${module.path}: ${key}`).toBe(
+              true,
+            );
           }
         }
       }
@@ -228,7 +229,13 @@ describe('shapes of newer releases', () => {
     const doc = parseParamInfoDocument(
       {
         modules: [
-          { name: 'x', path: 'query+x', group: 'list', prefix: 'x', parameters: [{ type: 'string' }, { name: 'p', type: 'limit', max: 'big' }] },
+          {
+            name: 'x',
+            path: 'query+x',
+            group: 'list',
+            prefix: 'x',
+            parameters: [{ type: 'string' }, { name: 'p', type: 'limit', max: 'big' }],
+          },
           { name: 'x', path: 'query+x', group: 'list', prefix: 'y', parameters: [] },
           'nonsense',
         ],

@@ -619,7 +619,8 @@ function tokenTypesOf(input: QueryInput): string[] {
   const types = new Set<string>();
   for (const use of uses) {
     for (const p of use.spec.parameters) {
-      if (typeof p.tokentype === 'string' && (use.params as Record<string, unknown>)[p.name] === undefined) types.add(p.tokentype);
+      if (typeof p.tokentype === 'string' && (use.params as Record<string, unknown>)[p.name] === undefined)
+        types.add(p.tokentype);
     }
   }
   return [...types];

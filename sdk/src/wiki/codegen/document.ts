@@ -61,14 +61,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** formatversion=1 marks `true` with `""` and omits `false`; these keys are booleans in formatversion=2. */
 const BOOLEAN_PARAM_KEYS = ['required', 'multi', 'deprecated', 'sensitive', 'allowsduplicates'] as const;
-const BOOLEAN_MODULE_KEYS = [
-  'generator',
-  'deprecated',
-  'internal',
-  'readrights',
-  'writerights',
-  'mustbeposted',
-] as const;
+const BOOLEAN_MODULE_KEYS = ['generator', 'deprecated', 'internal', 'readrights', 'writerights', 'mustbeposted'] as const;
 const NUMBER_PARAM_KEYS = ['index', 'lowlimit', 'highlimit', 'limit', 'min', 'max', 'highmax', 'maxbytes', 'maxchars'] as const;
 const STRING_LIST_PARAM_KEYS = ['subtypes', 'deprecatedvalues', 'internalvalues'] as const;
 
@@ -108,9 +101,7 @@ class Notes {
     else this.#byKind.set(kind, { first: place, more: 0 });
   }
   lines(): string[] {
-    return [...this.#byKind].map(
-      ([kind, { first, more }]) => `${kind}: ${first}${more > 0 ? ` (and ${more} more)` : ''}`,
-    );
+    return [...this.#byKind].map(([kind, { first, more }]) => `${kind}: ${first}${more > 0 ? ` (and ${more} more)` : ''}`);
   }
 }
 
@@ -137,7 +128,8 @@ function stringList(value: unknown): value is string[] {
  * joins values, `|`, or with U+001F first when a value holds a `|`; `[]` is `''`. Anything else: none.
  */
 function requestDefault(value: unknown): string | number | boolean | undefined {
-  if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value)) return value as string | number | boolean;
+  if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value))
+    return value as string | number | boolean;
   if (Array.isArray(value) && value.every((v) => typeof v === 'string' || Number.isFinite(v))) {
     const parts = value.map(String);
     return parts.some((v) => v.includes('|')) ? `\u001f${parts.join('\u001f')}` : parts.join('|');
