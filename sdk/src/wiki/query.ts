@@ -342,7 +342,8 @@ function fillTokens(uses: Use[], tokens: Readonly<Record<string, string>>): Quer
       const token = tokens[p.tokentype!];
       if (use.params[p.name] !== undefined || token === undefined) continue;
       use.params = { ...use.params, [p.name]: token };
-      (filled ??= []).push({ param: use.prefix + p.name, type: p.tokentype! });
+      filled ??= [];
+      filled.push({ param: use.prefix + p.name, type: p.tokentype! });
     }
   }
   return filled;

@@ -62,7 +62,7 @@ describe.skipIf(!mediawiki.available)('mustbeposted and token modules through Wi
       format: 'json',
       formatversion: '2',
     });
-    [spec] = specsFrom(info, { modules: {} });
+    spec = specsFrom(info, { modules: {} })[0]!;
   }, 180_000);
 
   const echo = () => defineModule<{ text?: string; token?: string }, 'list', false>(spec);
