@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ParamInfoDocument, parseParamInfoDocument } from '../../sdk/src/wiki/codegen/document.js';
 import { emitModules, planModules, USED_MODULE_KEYS, USED_PARAMETER_KEYS } from '../../sdk/src/wiki/codegen/emit.js';
 import { query } from '../../sdk/src/wiki/query.js';
 import type { ModuleSpec, ParamInfo } from '../../sdk/src/wiki/types.js';
+import { readCapture } from './fixtures/captures.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = resolve(repoRoot, 'test/fixtures/wiki');
@@ -33,11 +33,6 @@ const CAPTURES: Record<string, { queryModules: number; skipped: number }> = {
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
   'paraminfo-mw1.46-query-subset.json': { queryModules: 5, skipped: 1 },
 };
-
-export function readCapture(file: string): unknown {
-  const bytes = readFileSync(join(fixtures, file));
-  return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
-}
 
 /** A value of a required parameter that MediaWiki accepts, as the typed builder takes it. */
 function sample(p: ParamInfo): unknown {

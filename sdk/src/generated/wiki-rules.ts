@@ -29,6 +29,13 @@ export const moduleRules: RuleTable = {
     ],
     "abuselog": [
       {
+        "rule": "value-warning",
+        "param": "filter",
+        "pattern": "^global-\\d+$",
+        "code": "abusefilter-log-invalid-filter",
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseLog.php execute(): a filter GlobalNameUtils::splitGlobalName() refuses (not a number nor global-<number>), or, for a client who cannot see private filters, one FilterLookup does not find → addWarning(abusefilter-log-invalid-filter); whether a local filter exists is the wiki's, so every local one may warn"
+      },
+      {
         "rule": "title",
         "params": [
           "title"
@@ -1008,11 +1015,68 @@ export const moduleRules: RuleTable = {
       },
       {
         "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-limit",
+        "param": "limit",
+        "above": {
+          "param": "limit",
+          "value": 1
+        },
+        "unless": "intro",
+        "several": true,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): $limit > 1 && !$params['intro'] && count($titles) > 1 → the limit lowered to 1, addWarning(apiwarn-textextracts-limit) (for the good titles: several that may exist)"
+      },
+      {
+        "pages": true,
         "rule": "pattern",
         "param": "continue",
         "pattern": "^(?![ \\t\\n\\r\\v\\f]*-0*[1-9])",
         "code": "badcontinue",
         "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) < 0 → dieContinueUsageIf (beyond the number of pages is the wiki's)"
+      },
+      {
+        "pages": true,
+        "rule": "page-continue",
+        "param": "continue",
+        "mode": "offset",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) > count($titles) → dieContinueUsageIf (above the number of titles that may be pages, for any of them that exist)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-unsupportedmodel",
+        "codeTitle": true,
+        "offset": "continue",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php getExtract(): a page whose content model is not wikitext (MediaWiki: and user .css/.js/.json pages by default) → addWarning(apiwarn-textextracts-unsupportedmodel), before that page's other warnings"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-sentences-and-html",
+        "offset": "continue",
+        "param": "sentences",
+        "ifGiven": "sentences",
+        "unless": "plaintext",
+        "outsideNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): each title outside File: read without plaintext, with sentences → addWarning(apiwarn-textextracts-sentences-and-html)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-malformed-html",
+        "offset": "continue",
+        "param": "plaintext",
+        "unless": "plaintext",
+        "outsideNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): each title outside File: read without plaintext → addWarning(apiwarn-textextracts-malformed-html)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-title-in-file-namespace",
+        "offset": "continue",
+        "inNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): a title in File: → its extract empty, then addWarning(apiwarn-textextracts-title-in-file-namespace)"
       }
     ],
     "filearchive": [
@@ -1332,6 +1396,13 @@ export const moduleRules: RuleTable = {
         "pattern": "^(?![+-]?0+$)",
         "code": "badcontinue",
         "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): with pages (getTitles(): the good ones and the missing File: ones), dieContinueUsageIf(!array_search(intval($params['continue']), page ids)): 0 is never a page id; which ids the set has, and which is first, is the wiki's"
+      },
+      {
+        "pages": true,
+        "rule": "page-continue",
+        "param": "continue",
+        "mode": "pageid",
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): !array_search(intval($params['continue']), array_keys(getTitles())) → dieContinueUsageIf: a negative value with no File: title given (only missing File: pages have negative ids), or, with page IDs alone, one not given or the lowest (the first the wiki reads)"
       }
     ],
     "pagepropnames": [

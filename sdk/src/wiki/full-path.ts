@@ -312,6 +312,19 @@ export function buildModule(
     if (wire !== undefined) params[param] = wire;
   };
 
+  // ApiBase::extractRequestParams reads every parameter, keeping a failure as that parameter's result, and
+  // throws the first failure only once all are read: the warnings of the parameters after it come with it.
+  let failed: WikiParamError | undefined;
+  const readOn = (settings: ParamInfo, name: string, typed: unknown) => {
+    try {
+      read(settings, name, typed);
+    } catch (e) {
+      if (!(e instanceof WikiParamError)) throw e;
+      warnings.push(...e.warnings);
+      e.warnings = [];
+      failed ??= e;
+    }
+  };
   try {
     let last = -1;
     for (const at of positions) {
@@ -319,11 +332,12 @@ export function buildModule(
       if (at === last) continue;
       last = at;
       const settings = spec.parameters[at]!;
-      read(settings, settings.name, input[settings.name]);
+      readOn(settings, settings.name, input[settings.name]);
     }
     if (spec.templatedparameters !== undefined && spec.templatedparameters.length > 0) {
-      need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, read);
+      need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, readOn);
     }
+    if (failed !== undefined) throw failed;
     if (hasInfoConditions) {
       warnings.push(...need(spec, spec.checkInfo, '`info` conditions', 'checkInfo')(spec, prefix, given, values, context));
     }

@@ -53,6 +53,8 @@ export {
   missingParamDeprecationRule,
   nonEmptyRule,
   oneOfRule,
+  pageContinueRule,
+  pageWarningRule,
   patternRule,
   positiveRule,
   type RuleCheck,
@@ -65,6 +67,7 @@ export {
   titlePartRule,
   titleRule,
   titleWarningRule,
+  valueWarningRule,
   withRuleTable,
 } from './rules.js';
 export { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';

@@ -154,7 +154,8 @@ describe('query()', () => {
       query({ prop: [iwlinks({ url: true })], list: [allpages({ limit: -5 as never, namespace: 'x' as never })] }),
     );
     expect(e).toMatchObject({ code: 'badvalue', param: 'apnamespace' });
-    expect(e.warnings.map((w) => w.code)).toEqual(['deprecation', 'deprecation-help']);
+    // Every parameter is read before the first failure is thrown: aplimit's outofrange, after apnamespace, comes too.
+    expect(e.warnings.map((w) => w.code)).toEqual(['deprecation', 'deprecation-help', 'outofrange']);
   });
 
   it('sends continue as given and remembers which keys it came from', () => {

@@ -35,6 +35,7 @@ import type {
   ModuleGroup,
   ModuleSpec,
   ModuleUse,
+  PageSetView,
   ParamInfo,
   QueryContext,
   RuleApplier,
@@ -102,7 +103,7 @@ export interface BuiltQuery {
   /** The keys that came from `input.continue`: a client replaces them with each response's `continue`. */
   readonly continuation: readonly string[];
   /** The parameters given a token from `BuildOptions.tokens`, and its type: a client replaces a stale one. */
-  readonly tokens?: readonly QueryToken[];
+  readonly tokens?: readonly QueryToken[] | undefined;
   /** The URL-encoded form (`a=1&b=2`), as the GET query string or the POST body; equal to `toURLSearchParams().toString()`. */
   toString(): string;
   toURLSearchParams(): URLSearchParams;
@@ -613,6 +614,7 @@ function buildQueryInto(
   // What the page set's own sources may hold, read once a module with rules asks.
   let pageSet: boolean | 'special' | undefined;
   let pageContext: QueryContext | undefined;
+  let ownPages: PageSetView | undefined;
   // Known only when titles are all the pages: no page IDs, revision IDs or generator.
   const titleNamespaces =
     nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
@@ -664,7 +666,9 @@ function buildQueryInto(
     // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
     if (rules !== undefined) {
       const redirects = use.generator && input.redirects === true;
-      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects);
+      let view: PageSetView | undefined;
+      if (pages !== false) view = generatorUse !== undefined && generatorUse !== use ? GENERATED_PAGES : (ownPages ??= pageViewOf(input, options?.site));
+      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects, view);
     }
     // The generator's parameters are sent after the other modules', as they always were.
     if (checkKeys) seen ??= mapOf(sent);
@@ -817,6 +821,54 @@ function pageSetOf(input: QueryInput, site: SiteContext | undefined): boolean | 
     special = true;
   }
   return special ? 'special' : false;
+}
+
+/** The pages a generator gives: any number, of any namespace. */
+const GENERATED_PAGES: PageSetView = Object.freeze({
+  maxPages: () => Number.POSITIVE_INFINITY,
+  namespaces: () => undefined,
+  pageids: () => undefined,
+  codeTitle: () => false,
+});
+
+/** ContentHandler::getDefaultModelFor: MediaWiki: pages and user subpages ending .css, .js or .json are not wikitext. */
+const isCodeTitle = (namespace: number, dbkey: string): boolean =>
+  (namespace === 8 || (namespace === 2 && dbkey.includes('/'))) && /\.(?:css|js|json)$/.test(dbkey);
+
+/** What the query's own page set tells of its pages, each part worked out when a rule first asks. */
+function pageViewOf(input: QueryInput, site: SiteContext | undefined): PageSetView {
+  let titles: { count: number; namespaces: Set<number>; code: boolean } | undefined;
+  // The titles that may be pages: local, in a namespace that holds pages; one page however it is spelled.
+  const readTitles = () => {
+    if (titles) return titles;
+    const keys = new Set<string>();
+    const namespaces = new Set<number>();
+    let code = false;
+    for (const t of input.titles ?? []) {
+      try {
+        const title = parseTitle(decodeCharReferences(String(t)), 0, site);
+        if (title.interwiki !== '' || title.namespace < 0) continue;
+        keys.add(`${title.namespace}:${title.dbkey}`);
+        namespaces.add(title.namespace);
+        code ||= isCodeTitle(title.namespace, title.dbkey);
+      } catch (e) {
+        if (!(e instanceof MalformedTitleError)) throw e;
+      }
+    }
+    titles = { count: keys.size, namespaces, code };
+    return titles;
+  };
+  const distinct = (ids: readonly number[] | undefined) => new Set((ids ?? []).map(Number)).size;
+  return {
+    maxPages: () =>
+      nonEmpty(input.titles) ? readTitles().count : nonEmpty(input.pageids) ? distinct(input.pageids) : distinct(input.revids),
+    namespaces: () => (nonEmpty(input.titles) ? readTitles().namespaces : undefined),
+    pageids: () =>
+      nonEmpty(input.pageids) && !nonEmpty(input.titles) && !nonEmpty(input.revids) && input.redirects !== true
+        ? [...new Set(input.pageids!.map(Number))]
+        : undefined,
+    codeTitle: () => nonEmpty(input.titles) && readTitles().code,
+  };
 }
 
 /** Whether every rule of a module applies only with pages (then, without any, none is run). Cached per rule list. */

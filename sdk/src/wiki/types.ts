@@ -94,7 +94,21 @@ export type RuleApplier = (
   titleNamespaces?: () => ReadonlySet<number>,
   /** The module runs as the generator of a query that resolves redirects (for `generator-redirects`). */
   generatorRedirects?: boolean,
+  /** What the request tells of the module's pages (for `page-warning`, `page-continue`); absent without pages. */
+  view?: PageSetView,
 ) => void;
+
+/** What a request tells of the pages a module will read, before the wiki says which exist. */
+export interface PageSetView {
+  /** At most this many distinct pages (`Infinity` when a generator gives them). */
+  maxPages(): number;
+  /** The namespaces of the titles, when titles are all the pages; `undefined` when unknown (page IDs, a generator). */
+  namespaces(): ReadonlySet<number> | undefined;
+  /** The page IDs, when they are all the pages and no redirect is resolved; `undefined` otherwise. */
+  pageids(): readonly number[] | undefined;
+  /** Whether a title given is of a page whose default content model is not wikitext (a `.css`, `.js` or `.json` page). */
+  codeTitle(): boolean;
+}
 
 /** What the rest of the query tells a module's `info` conditions. */
 export interface QueryContext {
@@ -353,6 +367,49 @@ export type ModuleRule = RuleBase &
         param: string;
         from: 'languages';
         allValue?: string;
+      }
+    | {
+        /**
+         * A warning a module gives for the pages it reads (TextExtracts' `textextracts-*`), given whenever the page
+         * set may hold such pages: which exist is the wiki's, and a warning it then does not give is harmless.
+         */
+        rule: 'page-warning';
+        code: string;
+        /** The parameter the warning names (unprefixed). */
+        param?: string;
+        /** Only when this boolean parameter is not set. */
+        unless?: string;
+        /** Only when this parameter is given. */
+        ifGiven?: string;
+        /** Only when this parameter's value, its default included, is above `value` (`max` is). */
+        above?: { param: string; value: number };
+        /** Only when the page set may hold more than one page. */
+        several?: true;
+        /** Only when a title in this namespace is given. */
+        inNamespace?: number;
+        /** Only when a page outside this namespace may be read (a title outside it, or pages whose titles are unknown). */
+        outsideNamespace?: number;
+        /** Only when a title given is of a page whose default content model is not wikitext (`.css`, `.js`, `.json`). */
+        codeTitle?: true;
+        /** The pages are read from this offset parameter on (TextExtracts' `continue`): none are read at or past their number. */
+        offset?: string;
+      }
+    | {
+        /**
+         * A continue value read against the module's pages → `badcontinue` where the module's PHP refuses it for
+         * any pages that may exist: `offset` (TextExtracts: above the number of pages), `pageid` (PageImages: not
+         * the page ID of one of the pages after the first).
+         */
+        rule: 'page-continue';
+        param: string;
+        mode: 'offset' | 'pageid';
+      }
+    | {
+        /** One warning `code` when a value of the parameter does not match `pattern` (AbuseFilter's filter names). */
+        rule: 'value-warning';
+        param: string;
+        pattern: string;
+        code: string;
       }
     | {
         rule: 'missing-param-deprecation';

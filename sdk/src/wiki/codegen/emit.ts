@@ -75,6 +75,9 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   'generator-redirects': 'generatorRedirectsRule',
   'miser-mode': 'miserModeRule',
   'known-values': 'knownValuesRule',
+  'page-warning': 'pageWarningRule',
+  'page-continue': 'pageContinueRule',
+  'value-warning': 'valueWarningRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
