@@ -747,7 +747,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "unlessAllWarned": {
+          "param": "categories",
+          "code": "invalidcategory"
+        },
+        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2), after returning when no clcategories value is a category"
       }
     ],
     "categorymembers": [
@@ -1139,18 +1143,18 @@ export const moduleRules: RuleTable = {
     "images": [
       {
         "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
+      },
+      {
+        "pages": true,
         "rule": "title-warning",
         "param": "images",
         "namespace": 6,
         "code": "notfile",
         "source": "ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped"
-      },
-      {
-        "pages": true,
-        "rule": "continue",
-        "param": "continue",
-        "parts": 2,
-        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "imageusage": [
@@ -1190,6 +1194,15 @@ export const moduleRules: RuleTable = {
           7
         ],
         "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
+      }
+    ],
+    "info": [
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryInfo.php execute(): dieContinueUsageIf(count($cont) != 2) (the title the parts make, Title::makeTitleSafe, is not checked here)"
       }
     ],
     "iwbacklinks": [
@@ -1309,7 +1322,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "unlessNoTitleKept": {
+          "param": "titles",
+          "namespaceParam": "namespace"
+        },
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no pltitles value is a title in plnamespace"
       }
     ],
     "linkshere": [
@@ -1720,7 +1737,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "unlessNoTitleKept": {
+          "param": "templates",
+          "namespaceParam": "namespace"
+        },
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no tltemplates value is a title in tlnamespace"
       }
     ],
     "transcludedin": [

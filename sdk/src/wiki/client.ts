@@ -13,7 +13,7 @@
 import { encodeForm } from './form.js';
 import { type BuiltQuery, methodFor, type QueryInput, type QueryToken, query } from './query.js';
 import { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
-import type { BuildOptions, GeneratorUse, ModuleUse, SiteContext } from './types.js';
+import type { BuildOptions, GeneratorUse, ModuleUse, ParamInfo, SiteContext } from './types.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */
@@ -42,6 +42,12 @@ export interface WikiClientOptions {
    * or `false` to validate without one.
    */
   site?: WikiSite | SiteContext | false;
+  /**
+   * The wiki's own `main` and `query` parameters (`mainParameters`, which `consilium-wiki generate` writes):
+   * queries given as {@link QueryInput} validate their options against them, not the bundled table (see
+   * `BuildOptions.main`), so an older wiki's `smaxage=-1` passes and its unknown `crossorigin` warns, as it does.
+   */
+  main?: readonly ParamInfo[];
 }
 
 /** The default {@link WikiClientOptions.timeout}. */
@@ -322,6 +328,7 @@ export class WikiClient {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   #site: Promise<WikiSite> | WikiSite | false | undefined;
+  readonly #main: readonly ParamInfo[] | undefined;
   /** Tokens by `meta=tokens` type, fetched when a query first needs them. */
   readonly #tokens = new Map<string, string>();
 
@@ -337,6 +344,7 @@ export class WikiClient {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#headers = options.headers ?? {};
     this.#sleep = options.sleep ?? defaultSleep;
+    this.#main = options.main;
     const site = options.site;
     // A bare `SiteContext` (it has no `site` of its own) is a snapshot without apihighlimits.
     this.#site = site === false || site === undefined || 'site' in site ? site : { site, apihighlimits: false };
@@ -383,7 +391,10 @@ export class WikiClient {
     const wiki = await this.site();
     const types = tokenTypesOf(input);
     const tokens = types.length > 0 ? { ...(await this.tokens(types)), ...options.tokens } : options.tokens;
-    const base = wiki ? { apihighlimits: wiki.apihighlimits, site: wiki.site } : {};
+    const base = {
+      ...(wiki ? { apihighlimits: wiki.apihighlimits, site: wiki.site } : {}),
+      ...(this.#main ? { main: this.#main } : {}),
+    };
     return query(input, { ...base, ...options, ...(tokens ? { tokens } : {}) });
   }
 

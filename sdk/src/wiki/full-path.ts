@@ -279,8 +279,14 @@ export function buildModule(
   }
   const positions: readonly number[] = toRead ? toRead.sort((a, b) => a - b) : absent.volatile;
 
-  const read = (settings: ParamInfo, name: string, typed: unknown) => {
+  const read = (settings: ParamInfo, name: string, value: unknown) => {
     const param = prefix + name;
+    let typed = value;
+    // A list for a single value is what a PHP-style form sends as `name[]=…`: ApiMain::getVal ignores it and says so.
+    if (Array.isArray(typed) && !settings.multi) {
+      warnings.push({ code: 'unsupportedarray', param, module: 'main', data: { param } });
+      typed = undefined;
+    }
     let raw = toRaw(typed, param, module);
     if (raw !== undefined) {
       // MediaWiki reads the cleaned value (invalid or forbidden characters → U+FFFD, NFC), and says so first.

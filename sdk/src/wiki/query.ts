@@ -506,6 +506,23 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
 }
 
 /**
+ * ApiMain::reportUnusedParams, once the module has run: one `unrecognizedparams`, last, naming every parameter
+ * nothing read (the builder notes each where it meets it).
+ */
+function unusedLast(warnings: WikiWarning[]): void {
+  let first: WikiWarning | undefined;
+  const params: unknown[] = [];
+  for (let i = 0; i < warnings.length; i++) {
+    const w = warnings[i]!;
+    if (w.code !== 'unrecognizedparams') continue;
+    first ??= w;
+    params.push(...((w.data?.params as unknown[] | undefined) ?? [w.param]));
+    warnings.splice(i--, 1);
+  }
+  if (first !== undefined) warnings.push({ ...first, data: { ...first.data, params } });
+}
+
+/**
  * The Action API adds the main module's `deprecation-help` (where to follow deprecations) right after
  * the first `deprecation` warning of a request, once.
  */
@@ -667,7 +684,11 @@ function buildQueryInto(
     if (rules !== undefined) {
       const redirects = use.generator && input.redirects === true;
       let view: PageSetView | undefined;
-      if (pages !== false) view = generatorUse !== undefined && generatorUse !== use ? GENERATED_PAGES : (ownPages ??= pageViewOf(input, options?.site));
+      if (pages !== false && generatorUse !== undefined && generatorUse !== use) view = GENERATED_PAGES;
+      else if (pages !== false) {
+        ownPages ??= pageViewOf(input, options?.site);
+        view = ownPages;
+      }
       rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects, view);
     }
     // The generator's parameters are sent after the other modules', as they always were.
@@ -696,7 +717,10 @@ function buildQueryInto(
     }
   }
 
-  if (warnings.length > 0) withDeprecationHelp(warnings);
+  if (warnings.length > 0) {
+    unusedLast(warnings);
+    withDeprecationHelp(warnings);
+  }
   if (options?.strict && warnings.length > 0) throw strictError(warnings, [...warnings]);
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;
   let posted = false;

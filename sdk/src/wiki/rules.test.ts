@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { thrown } from '../../../test/wiki/fixtures/build.js';
+import { readCapture } from '../../../test/wiki/fixtures/captures.js';
 import { specsFrom } from '../../../test/wiki/live/differential.js';
 import type { VerdictRecording } from '../../../test/wiki/live/record-verdicts.js';
 import { builderVerdictOf } from '../../../test/wiki/live/requests.js';
-import { readCapture } from '../../../test/wiki/fixtures/captures.js';
 import { allfileusages } from '../generated/wiki/allfileusages.js';
 import { allimages } from '../generated/wiki/allimages.js';
 import { alllinks } from '../generated/wiki/alllinks.js';
@@ -48,7 +48,9 @@ describe('the rules against the live wikis’ recorded answers', () => {
   const recording = JSON.parse(
     readFileSync(new URL('../../../test/fixtures/wiki/rule-verdicts.json', import.meta.url), 'utf8'),
   ) as VerdictRecording;
-  const specs = new Map(specsFrom(readCapture('paraminfo-mw1.39-extensions-all.json.gz'), { modules: {} }).map((s) => [s.name, s]));
+  const specs = new Map(
+    specsFrom(readCapture('paraminfo-mw1.39-extensions-all.json.gz'), { modules: {} }).map((s) => [s.name, s]),
+  );
 
   it('every request the probes make gets the verdict the wiki gave', () => {
     expect(recording.verdicts.length).toBeGreaterThan(300);
@@ -61,8 +63,19 @@ describe('the rules against the live wikis’ recorded answers', () => {
   });
 
   it('the recording holds refusals and warnings of every module with rules the wikis have', () => {
-    const refused = new Set(recording.verdicts.filter((v) => !v.verdict.startsWith('ok')).flatMap((v) => v.request.uses.map((u) => u.module)));
-    for (const name of ['backlinks', 'recentchanges', 'usercontribs', 'revisions', 'extracts', 'pageimages', 'abusefilters', 'abuselog'])
+    const refused = new Set(
+      recording.verdicts.filter((v) => !v.verdict.startsWith('ok')).flatMap((v) => v.request.uses.map((u) => u.module)),
+    );
+    for (const name of [
+      'backlinks',
+      'recentchanges',
+      'usercontribs',
+      'revisions',
+      'extracts',
+      'pageimages',
+      'abusefilters',
+      'abuselog',
+    ])
       expect(refused.has(name), name).toBe(true);
     expect(recording.verdicts.some((v) => /textextracts-limit@extracts/.test(v.verdict))).toBe(true);
     expect(recording.verdicts.some((v) => /abusefilter-log-invalid-filter@abuselog/.test(v.verdict))).toBe(true);

@@ -241,6 +241,8 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
       const rule = rules[i]!;
       if (rule.pages !== undefined && (pages === false || (pages === 'special' && rule.pages !== 'or-special'))) continue;
       if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
+      if (rule.unlessAllWarned !== undefined && allWarned(rule.unlessAllWarned, params, warnings, spec)) continue;
+      if (rule.unlessNoTitleKept !== undefined && noTitleKept(rule.unlessNoTitleKept, params, site)) continue;
       if (rule.unlessEmpty !== undefined) {
         const v = params[rule.unlessEmpty];
         if (Array.isArray(v) ? v.length === 0 : v === '') continue;
@@ -254,6 +256,37 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
       found[i]!(rule, spec, params, prefix, site, warnings, generatorRedirects, view);
     }
   };
+}
+
+/** Whether every value of a given parameter was skipped with a warning `code` of this module. */
+function allWarned(
+  { param, code }: { param: string; code: string },
+  params: Readonly<Record<string, unknown>>,
+  warnings: readonly WikiWarning[],
+  spec: ModuleSpec,
+): boolean {
+  const value = params[param];
+  if (!isGiven(value)) return false;
+  const values = Array.isArray(value) ? value.map(String) : String(value).split('|');
+  const warned = new Set(warnings.filter((w) => w.code === code && w.module === spec.path).map((w) => String(w.data?.value)));
+  return values.every((v) => warned.has(v));
+}
+
+/** Whether the titles given in `param` leave none: each invalid, external or outside `namespaceParam`'s namespaces. */
+function noTitleKept(
+  { param, namespaceParam }: { param: string; namespaceParam: string },
+  params: Readonly<Record<string, unknown>>,
+  site: SiteContext | undefined,
+): boolean {
+  const value = params[param];
+  const titles = Array.isArray(value) ? value.map(String) : isGiven(value) && value !== '' ? String(value).split('|') : [];
+  if (titles.length === 0) return false;
+  const ns = params[namespaceParam];
+  const filter = Array.isArray(ns) && ns.length > 0 ? new Set(ns.map(Number)) : undefined;
+  return titles.every((t) => {
+    const n = titleNamespace(decodeCharReferences(t), 0, site);
+    return n === undefined || (filter !== undefined && !filter.has(n));
+  });
 }
 
 /** `exclusive-values`: two values of a multi parameter that may not be given together. */
@@ -602,7 +635,11 @@ export const pageWarningRule: RuleCheck<'page-warning'> = (rule, spec, params, p
     if (!(v === 'max' || Number(v) > rule.above.value)) return;
   }
   if (rule.several && !(view !== undefined && view.maxPages() > 1)) return;
-  if (rule.offset !== undefined && isGiven(params[rule.offset]) && Math.trunc(Number(params[rule.offset])) >= (view?.maxPages() ?? 0))
+  if (
+    rule.offset !== undefined &&
+    isGiven(params[rule.offset]) &&
+    Math.trunc(Number(params[rule.offset])) >= (view?.maxPages() ?? 0)
+  )
     return;
   if (rule.inNamespace !== undefined && view?.namespaces()?.has(rule.inNamespace) !== true) return;
   if (rule.codeTitle && view?.codeTitle() !== true) return;

@@ -254,6 +254,13 @@ interface RuleBase {
   pagesIn?: number;
   /** The module returns before this check when this multi parameter is given empty (`funamespace=`). */
   unlessEmpty?: string;
+  /** The module returns before this check when every value of `param` got the warning `code` (none was usable). */
+  unlessAllWarned?: { param: string; code: string };
+  /**
+   * The module returns before this check when `param`'s titles leave none to look for: each invalid, external,
+   * or outside the namespaces `namespaceParam` gives (ApiQueryLinks' pltitles/tltemplates).
+   */
+  unlessNoTitleKept?: { param: string; namespaceParam: string };
 }
 
 /** One of a core module's own request checks (`catalogue/rules.json`), applied by `rules.ts`. */

@@ -12,15 +12,7 @@
  */
 
 export type Extension = 'TextExtracts' | 'PageImages' | 'AbuseFilter' | 'Gadgets' | 'OATHAuth';
-export type ExtensionProbeCategory =
-  | 'combination'
-  | 'continue'
-  | 'show'
-  | 'title'
-  | 'value'
-  | 'accepted'
-  | 'warnings'
-  | 'state';
+export type ExtensionProbeCategory = 'combination' | 'continue' | 'show' | 'title' | 'value' | 'accepted' | 'warnings' | 'state';
 
 export interface ExtensionProbeUse {
   module: string;

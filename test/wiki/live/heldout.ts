@@ -11,6 +11,10 @@ export interface HeldOutCase {
   module: string;
   /** Unprefixed raw values. */
   params: Record<string, string>;
+  /** Parameters given a list where they take one value: sent as PHP's `name[]=value`. */
+  lists?: Record<string, string>;
+  /** The main and query modules' own options, raw. */
+  main?: Record<string, string>;
   titles?: string[];
   pageids?: string[];
   /** `generator=allpages&gaplimit=N` gives the pages. */
@@ -30,7 +34,10 @@ function random(seed: number): () => number {
   };
 }
 
-const PAGE_SETS: { titles?: string[]; pageids?: string[]; generatorLimit?: string }[] = [
+type PageSet = { titles?: string[]; pageids?: string[]; generatorLimit?: string };
+
+/** The extension wiki's pages (`EXTENSION_PAGES` too), and a page it does not have beside one it has. */
+export const EXTENSION_PAGE_SETS: readonly PageSet[] = [
   { titles: ['Apple'] },
   { titles: ['Apple', 'Fruit 01'] },
   { titles: ['Banana', 'Apple', 'Fruit 02'] },
@@ -38,6 +45,18 @@ const PAGE_SETS: { titles?: string[]; pageids?: string[]; generatorLimit?: strin
   { titles: ['File:Apple.jpg', 'Banana'] },
   { titles: ['MediaWiki:Common.css'] },
   { titles: ['Apple', 'No such page'] },
+  { pageids: ['2', '6'] },
+  { generatorLimit: '2' },
+];
+
+/** The core wiki's pages: every title names a page it has (a page it lacks is the known gap: the builders assume it exists). */
+export const CORE_PAGE_SETS: readonly PageSet[] = [
+  { titles: ['Apple'] },
+  { titles: ['Apple', 'Fruit 01'] },
+  { titles: ['History', 'Apple', 'Fruit 02'] },
+  { titles: ['Category:Fruit'] },
+  { titles: ['Template:Infobox', 'Apple'] },
+  { titles: ['Talk:Apple'] },
   { pageids: ['2', '6'] },
   { generatorLimit: '2' },
 ];
@@ -71,8 +90,33 @@ function value(p: ParamInfo, next: () => number): string {
   }
 }
 
+/** Main-module options and raw values a caller may give them. */
+const MAIN_OPTIONS: [string, string[]][] = [
+  ['smaxage', ['-1', '0', '60', 'x']],
+  ['maxage', ['-1', '30']],
+  ['maxlag', ['5', 'x']],
+  ['crossorigin', ['1']],
+  ['curtimestamp', ['1']],
+  // `assert=user` is the client's state (signed in or not), not the request's: left out.
+  ['assert', ['anon', 'x']],
+  ['uselang', ['de', 'content']],
+  ['servedby', ['1']],
+];
+
+export interface HeldOutOptions {
+  /** Also draw main-module options and lists for single values (the parameter-validation set). */
+  mainAndLists?: boolean;
+  /** The page sets a prop module's cases draw from. */
+  pageSets?: readonly PageSet[];
+}
+
 /** `perModule` cases for each module, from `seed`. */
-export function heldOutCases(specs: readonly ModuleSpec[], perModule: number, seed = 41): HeldOutCase[] {
+export function heldOutCases(
+  specs: readonly ModuleSpec[],
+  perModule: number,
+  seed = 41,
+  { mainAndLists = false, pageSets = EXTENSION_PAGE_SETS }: HeldOutOptions = {},
+): HeldOutCase[] {
   const next = random(seed);
   const cases: HeldOutCase[] = [];
   for (const spec of specs) {
@@ -83,7 +127,18 @@ export function heldOutCases(specs: readonly ModuleSpec[], perModule: number, se
         const p = spec.parameters[Math.floor(next() * spec.parameters.length)]!;
         params[p.name] = value(p, next);
       }
-      const pages = spec.group === 'prop' ? PAGE_SETS[Math.floor(next() * PAGE_SETS.length)]! : {};
+      const extra: Pick<HeldOutCase, 'lists' | 'main'> = {};
+      if (mainAndLists && next() < 0.3) {
+        const [name, values] = MAIN_OPTIONS[Math.floor(next() * MAIN_OPTIONS.length)]!;
+        extra.main = { [name]: values[Math.floor(next() * values.length)]! };
+      }
+      const singles = spec.parameters.filter((p) => !p.multi && p.type !== 'boolean');
+      if (mainAndLists && singles.length > 0 && next() < 0.15) {
+        const p = singles[Math.floor(next() * singles.length)]!;
+        extra.lists = { [p.name]: value(p, next) };
+        delete params[p.name];
+      }
+      const pages = spec.group === 'prop' ? pageSets[Math.floor(next() * pageSets.length)]! : {};
       const where = pages.titles
         ? ` titles=${pages.titles.join('|')}`
         : pages.pageids
@@ -91,7 +146,18 @@ export function heldOutCases(specs: readonly ModuleSpec[], perModule: number, se
           : pages.generatorLimit
             ? ` generator=allpages(${pages.generatorLimit})`
             : '';
-      cases.push({ module: spec.name, params, ...pages, label: `${spec.name} ${JSON.stringify(params)}${where}` });
+      const shown = [
+        JSON.stringify(params),
+        extra.lists && `lists ${JSON.stringify(extra.lists)}`,
+        extra.main && `main ${JSON.stringify(extra.main)}`,
+      ];
+      cases.push({
+        module: spec.name,
+        params,
+        ...extra,
+        ...pages,
+        label: `${spec.name} ${shown.filter(Boolean).join(' ')}${where}`,
+      });
     }
   }
   return cases;

@@ -60,10 +60,20 @@ export async function recordVerdicts(): Promise<VerdictRecording> {
   const verdicts: RecordedVerdict[] = [];
   for (const p of PROBES) {
     const warnings = p.warnings === true;
-    verdicts.push({ wiki: 'core', label: p.label, request: p, warnings, verdict: apiVerdictOf(await core.post(wireOf(p, core.specs)), warnings) });
+    verdicts.push({
+      wiki: 'core',
+      label: p.label,
+      request: p,
+      warnings,
+      verdict: apiVerdictOf(await core.post(wireOf(p, core.specs)), warnings),
+    });
   }
   for (const p of EXTENSION_PROBES.filter((x) => x.category !== 'state')) {
-    const request: RawRequest = { uses: p.uses, ...(p.titles ? { titles: p.titles } : {}), ...(p.pageids ? { pageids: p.pageids } : {}) };
+    const request: RawRequest = {
+      uses: p.uses,
+      ...(p.titles ? { titles: p.titles } : {}),
+      ...(p.pageids ? { pageids: p.pageids } : {}),
+    };
     verdicts.push({
       wiki: 'extensions',
       label: p.label,

@@ -82,7 +82,9 @@ export const categories: WikiModule<CategoriesParams, 'prop', true> = defineType
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)',
+      unlessAllWarned: { param: 'categories', code: 'invalidcategory' },
+      source:
+        'ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2), after returning when no clcategories value is a category',
     },
   ],
   applyRules: ruleApplier({ 'exclusive-values': exclusiveValuesRule, 'title-warning': titleWarningRule, continue: continueRule }),

@@ -195,11 +195,7 @@ describe('parseParamInfoDocument', () => {
           {
             name: 'x',
             path: 'query+x',
-            parameters: [
-              { name: 'p' },
-              { name: 'q', type: 'limit', max: '5' },
-              { name: 'q', type: 'string' },
-            ],
+            parameters: [{ name: 'p' }, { name: 'q', type: 'limit', max: '5' }, { name: 'q', type: 'string' }],
             templatedparameters: [{ name: 'r', type: 'string', templatevars: { v: 'p' } }],
           },
         ],
