@@ -402,7 +402,10 @@ export class WikiClient {
    * Tokens of these `meta=tokens` types (`csrf`, `patrol`, …), from one request for those not cached yet (all of
    * them with `refresh`); cached for the client's life, as MediaWiki's tokens last the session.
    */
-  async tokens(types: readonly string[], { signal, refresh = false }: RequestOptions & { refresh?: boolean } = {}) {
+  async tokens(
+    types: readonly string[],
+    { signal, refresh = false }: RequestOptions & { refresh?: boolean } = {},
+  ): Promise<Record<string, string>> {
     const wanted = [...new Set(types)];
     const missing = refresh ? wanted : wanted.filter((t) => !this.#tokens.has(t));
     if (missing.length > 0) {
