@@ -63,7 +63,10 @@ export async function generateAll(
 
 /** One file per `query+*` module of the catalogue, importing the handwritten runtime in `sdk/src/wiki/`. */
 function emitWikiModules(catalogueFile: string): [string, string][] {
-  const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')));
+  const warnings: string[] = [];
+  const catalogue = parseParamInfoDocument(JSON.parse(readFileSync(catalogueFile, 'utf8')), { warnings });
+  // The catalogue is this repository's own: anything the reader would leave out is a mistake in it.
+  if (warnings.length > 0) throw new Error(`${catalogueFile}: ${warnings.join('; ')}`);
   const header = doNotEditHeader('catalogue/paraminfo.json via sdk/src/wiki/codegen');
   const rules = JSON.parse(readFileSync(rulesPath, 'utf8')) as RuleTable;
   return [...emitModules(catalogue, { runtimeImport: '../../wiki/index.js', header, rules })];

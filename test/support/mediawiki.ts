@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { missingService, skipReason, skipsService } from './services.js';
 
@@ -61,12 +62,30 @@ const SEED_PAGES: Readonly<Record<string, string>> = Object.freeze({
   ...Object.fromEntries(FRUITS.map((t) => [t, `${t}. {{Infobox|name=${t}}} [[Apple]] [[Category:Fruit]]`])),
   ...Object.fromEntries(REDIRECTS.map((t) => [t, '#REDIRECT [[Apple]]'])),
 });
+/**
+ * Pages only the extension wiki has, imported after the shared seed (whose page ids stay as they are): a File:
+ * description page (TextExtracts and PageImages treat File: pages apart), a page of several sentences and
+ * sections (extracts), and a stylesheet (a content model TextExtracts does not read).
+ */
+export const EXTENSION_PAGES: Readonly<Record<string, string>> = Object.freeze({
+  'File:Apple.jpg': 'A photograph of an apple. [[Category:Fruit]]',
+  Banana:
+    'Bananas are long. They are yellow. Monkeys like them.\n\n== History ==\nBananas were first grown long ago.\n\n== Uses ==\nBananas are eaten raw.',
+  'MediaWiki:Common.css': 'body { color: black; }',
+});
 /** A page with {@link HISTORY_REVISIONS} revisions, for revision continuation. */
 export const HISTORY_PAGE = 'History';
 export const HISTORY_REVISIONS = 7;
 
 /** The bundled extensions the second wiki loads (each adds API modules of its own). */
 export const EXTENSIONS = ['TextExtracts', 'PageImages', 'AbuseFilter', 'Gadgets', 'OATHAuth'] as const;
+
+/**
+ * A test-only extension the second wiki loads too (`mediawiki-extension/ConsiliumTest/`): `list=consiliumtokenecho`,
+ * which MediaWiki refuses by GET and without a CSRF token, as CheckUser's modules do (no bundled extension has one).
+ */
+export const TEST_EXTENSION_MODULE = 'consiliumtokenecho';
+const TEST_EXTENSION = fileURLToPath(new URL('./mediawiki-extension/ConsiliumTest/extension.json', import.meta.url));
 
 export interface WikiChoice {
   /** The wiki with Debian's bundled {@link EXTENSIONS} loaded, instead of the core-only one. */
@@ -188,7 +207,7 @@ $wgUploadDirectory = ${JSON.stringify(join(wiki, 'images'))};
 $wgCacheDirectory = ${JSON.stringify(join(wiki, 'cache'))};
 $wgJobRunRate = 0;
 $wgShowExceptionDetails = true;
-${choice.extensions ? `wfLoadExtensions( ${JSON.stringify(EXTENSIONS)} );\n` : ''}`,
+${choice.extensions ? `wfLoadExtensions( ${JSON.stringify(EXTENSIONS)} );\nwfLoadExtension( 'ConsiliumTest', ${JSON.stringify(TEST_EXTENSION)} );\n` : ''}`,
   );
   const env = { ...process.env, MW_CONFIG_FILE: settings };
   // The extensions' own tables (AbuseFilter's, OATHAuth's).
@@ -202,6 +221,16 @@ ${choice.extensions ? `wfLoadExtensions( ${JSON.stringify(EXTENSIONS)} );\n` : '
     return file;
   });
   await php([maintenance('importTextFiles.php'), '--rc', '--user=Admin', ...files], env);
+  if (choice.extensions) {
+    const extra = Object.entries(EXTENSION_PAGES).map(([title, text], i) => {
+      const sub = join(wiki, 'seed', `x${i}`);
+      mkdirSync(sub);
+      const file = join(sub, `${title}.txt`);
+      writeFileSync(file, text);
+      return file;
+    });
+    await php([maintenance('importTextFiles.php'), '--rc', '--user=Admin', ...extra], env);
+  }
   for (let n = 1; n <= HISTORY_REVISIONS; n++) {
     await php([maintenance('edit.php'), '--user=Admin', `--summary=revision ${n}`, HISTORY_PAGE], env, `Revision ${n}.`);
   }
@@ -277,9 +306,9 @@ export async function seedPages(pages: Readonly<Record<string, string>>, choice:
 }
 
 /** The run's installed settings and scratch directory (the wiki installed and served first). */
-async function installed(): Promise<{ dir: string; settings: string }> {
-  await startMediaWiki();
-  const dir = await runDir();
+async function installed(choice: WikiChoice = {}): Promise<{ dir: string; settings: string }> {
+  await startMediaWiki(choice);
+  const dir = await wikiDir(choice);
   const { settings } = JSON.parse(readFileSync(join(dir, 'installed.json'), 'utf8')) as { settings: string };
   return { dir, settings };
 }
@@ -288,11 +317,11 @@ async function installed(): Promise<{ dir: string; settings: string }> {
  * A bot password for `user` (the admin by default) made with MediaWiki's own `createBotPassword.php`, under a
  * fresh app id (one per call, so calls never collide). Grants: `basic` (which holds `read`) unless given.
  */
-export async function createBotPassword(options: { user?: string; grants?: readonly string[] } = {}): Promise<{
+export async function createBotPassword(options: { user?: string; grants?: readonly string[] } & WikiChoice = {}): Promise<{
   user: string;
   password: string;
 }> {
-  const { dir, settings } = await installed();
+  const { dir, settings } = await installed(options);
   const user = options.user ?? 'Admin';
   const appId = `consilium${process.pid}x${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   // The script makes the password itself (32 of `0-9a-w`: other characters are not taken as a bot password).

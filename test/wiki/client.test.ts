@@ -8,7 +8,16 @@ import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { languageinfo } from '../../sdk/src/generated/wiki/languageinfo.js';
-import { mergeQuery, parseErrors, parseWarnings, retryAfterMs, WikiApiError, WikiClient } from '../../sdk/src/wiki/client.js';
+import {
+  mergeQuery,
+  parseErrors,
+  parseWarnings,
+  retryAfterMs,
+  WikiApiError,
+  WikiClient,
+  WikiRightsError,
+} from '../../sdk/src/wiki/client.js';
+import { defineModule } from '../../sdk/src/wiki/module.js';
 import { query } from '../../sdk/src/wiki/query.js';
 import { allpages, revisions } from './fixtures/query-specs.js';
 
@@ -882,5 +891,94 @@ describe('WikiClient, a long request', () => {
       .catch((e: unknown) => e);
     expect(state.requests[0]!.method).toBe('POST');
     expect(error).toMatchObject({ code: 'timeout' });
+  });
+});
+
+describe('WikiClient: modules that must be posted, tokens, rights', () => {
+  // A module as paraminfo describes CheckUser's list=checkuser: must be posted, and its token is a CSRF one.
+  const checkuser = defineModule<{ user?: string; token?: string }, 'list', false>(
+    {
+      name: 'checkuser',
+      path: 'query+checkuser',
+      group: 'list',
+      prefix: 'cu',
+      mustbeposted: true,
+      parameters: [
+        { name: 'user', type: 'string' },
+        { name: 'token', type: 'string', required: true, sensitive: true, tokentype: 'csrf' },
+      ],
+    },
+    { rules: false },
+  );
+  const tokenAnswer = (n: number) => HttpResponse.json({ batchcomplete: true, query: { tokens: { csrftoken: `t${n}+\\` } } });
+
+  it('fetches the token a query lacks once, sends the module by POST, and keeps the token for the next query', async () => {
+    let issued = 0;
+    answerWith((params) =>
+      params.meta === 'tokens' ? tokenAnswer(++issued) : HttpResponse.json({ batchcomplete: true, query: { checkuser: {} } }),
+    );
+    const { c } = client({ site: false });
+    await c.collect({ list: [checkuser({ user: 'A' })] });
+    await c.collect({ list: [checkuser({ user: 'B' })] });
+    expect(state.requests.map((r) => [r.method, r.params.meta ?? r.params.list, r.params.cutoken])).toEqual([
+      ['GET', 'tokens', undefined],
+      ['POST', 'checkuser', 't1+\\'],
+      ['POST', 'checkuser', 't1+\\'],
+    ]);
+    expect(state.requests[0]!.params.type).toBe('csrf');
+  });
+
+  it('on badtoken fetches the token again and sends once more; a second badtoken is the caller’s', async () => {
+    let issued = 0;
+    let refusals = 1;
+    answerWith((params) => {
+      if (params.meta === 'tokens') return tokenAnswer(++issued);
+      if (refusals-- > 0) return errorResponse('plaintext', { code: 'badtoken', text: 'Invalid CSRF token.', module: 'main' });
+      return HttpResponse.json({ batchcomplete: true, query: { checkuser: {} } });
+    });
+    const { c } = client({ site: false });
+    await c.collect({ list: [checkuser({ user: 'A' })] });
+    expect(state.requests.map((r) => r.params.cutoken ?? r.params.meta)).toEqual(['tokens', 't1+\\', 'tokens', 't2+\\']);
+    state.requests = [];
+    refusals = 2;
+    await expect(c.collect({ list: [checkuser({ user: 'A' })] })).rejects.toMatchObject({ code: 'badtoken' });
+    expect(state.requests.map((r) => r.params.cutoken ?? r.params.meta)).toEqual(['t2+\\', 'tokens', 't3+\\']);
+    // A token the caller gave is never replaced.
+    state.requests = [];
+    refusals = 1;
+    await expect(c.collect({ list: [checkuser({ token: 'mine' })] })).rejects.toMatchObject({ code: 'badtoken' });
+    expect(state.requests.map((r) => r.params.cutoken)).toEqual(['mine']);
+  });
+
+  it('a built query that must be posted is posted whatever its size; the rights errors are WikiRightsErrors', async () => {
+    answerWith((params) =>
+      params.list === 'checkuser'
+        ? errorResponse('plaintext', { code: 'readapidenied', text: 'You need read permission.', module: 'main' })
+        : errorResponse('plaintext', { code: 'writeapidenied', text: 'You are not allowed to edit.', module: 'main' }),
+    );
+    const { c } = client({ site: false });
+    const q = query({ list: [checkuser({ token: '+\\' })] });
+    expect(q.method).toBe('POST');
+    const read = await c.request(q).catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(WikiRightsError);
+    expect(read).toBeInstanceOf(WikiApiError);
+    expect(read).toMatchObject({ code: 'readapidenied', right: 'read' });
+    expect(state.requests[0]!.method).toBe('POST');
+    await expect(c.request(query({ list: [allpages()] }))).rejects.toMatchObject({ name: 'WikiRightsError', right: 'write' });
+    expect(state.requests[1]!.method).toBe('GET');
+  });
+
+  it('validates the query’s own options against the wiki’s main parameters when given them', async () => {
+    answerWith(() => HttpResponse.json({ batchcomplete: true, query: {} }));
+    // As a 1.39 wiki's paraminfo has them: no minimum on smaxage.
+    const main = [
+      { name: 'smaxage', type: 'integer', default: 0 },
+      { name: 'errorformat', type: ['bc', 'html', 'none', 'plaintext', 'raw', 'wikitext'], default: 'bc' },
+    ];
+    const { c } = client({ site: false, main });
+    expect((await c.build({ list: [allpages()], smaxage: -1 })).warnings).toEqual([]);
+    expect((await client({ site: false }).c.build({ list: [allpages()], smaxage: -1 })).warnings.map((w) => w.code)).toEqual([
+      'outofrange',
+    ]);
   });
 });

@@ -78,12 +78,14 @@ function moduleParams(
   options: BuildOptions,
 ): { settings: ParamInfo; typed: unknown }[] {
   const spec = mod.spec;
-  const out = spec.parameters.map((settings) => ({ settings, typed: params[settings.name] }));
+  // A list for a single value is not read at all (ApiMain::getVal: `unsupportedarray`), so it is as if absent.
+  const read = (settings: ParamInfo, typed: unknown) => (Array.isArray(typed) && !settings.multi ? undefined : typed);
+  const out = spec.parameters.map((settings) => ({ settings, typed: read(settings, params[settings.name]) }));
   for (const tpl of spec.templatedparameters ?? []) {
     const given = params[tpl.name] as Record<string, unknown> | undefined;
     for (const value of templateTargetValues(spec, tpl, params, options)) {
       const name = expandedName(tpl, value);
-      out.push({ settings: { ...tpl, name }, typed: given?.[value] });
+      out.push({ settings: { ...tpl, name }, typed: read(tpl, given?.[value]) });
     }
   }
   return out;
@@ -292,8 +294,10 @@ function checkAccepted(
     const param = prefix + settings.name;
     if (others.has(param)) continue;
     const wire = built.params[param];
-    const typed = params[settings.name];
-    const where = `${label}: ${param} = ${show(typed)} sent as ${show(wire)}`;
+    // A list for a single value is not read at all (ApiMain::getVal: `unsupportedarray`): as if absent.
+    const given = params[settings.name];
+    const typed = Array.isArray(given) && !settings.multi ? undefined : given;
+    const where = `${label}: ${param} = ${show(given)} sent as ${show(wire)}`;
     const ctx = { param, module: mod.spec.path, options: readOptions };
     let back: unknown;
     try {

@@ -29,6 +29,13 @@ export const moduleRules: RuleTable = {
     ],
     "abuselog": [
       {
+        "rule": "value-warning",
+        "param": "filter",
+        "pattern": "^global-\\d+$",
+        "code": "abusefilter-log-invalid-filter",
+        "source": "extensions/AbuseFilter/includes/Api/QueryAbuseLog.php execute(): a filter GlobalNameUtils::splitGlobalName() refuses (not a number nor global-<number>), or, for a client who cannot see private filters, one FilterLookup does not find → addWarning(abusefilter-log-invalid-filter); whether a local filter exists is the wiki's, so every local one may warn"
+      },
+      {
         "rule": "title",
         "params": [
           "title"
@@ -740,7 +747,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 2,
-        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)"
+        "unlessAllWarned": {
+          "param": "categories",
+          "code": "invalidcategory"
+        },
+        "source": "ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2), after returning when no clcategories value is a category"
       }
     ],
     "categorymembers": [
@@ -1008,11 +1019,68 @@ export const moduleRules: RuleTable = {
       },
       {
         "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-limit",
+        "param": "limit",
+        "above": {
+          "param": "limit",
+          "value": 1
+        },
+        "unless": "intro",
+        "several": true,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): $limit > 1 && !$params['intro'] && count($titles) > 1 → the limit lowered to 1, addWarning(apiwarn-textextracts-limit) (for the good titles: several that may exist)"
+      },
+      {
+        "pages": true,
         "rule": "pattern",
         "param": "continue",
         "pattern": "^(?![ \\t\\n\\r\\v\\f]*-0*[1-9])",
         "code": "badcontinue",
         "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) < 0 → dieContinueUsageIf (beyond the number of pages is the wiki's)"
+      },
+      {
+        "pages": true,
+        "rule": "page-continue",
+        "param": "continue",
+        "mode": "offset",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): intval($params['continue']) > count($titles) → dieContinueUsageIf (above the number of titles that may be pages, for any of them that exist)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-unsupportedmodel",
+        "codeTitle": true,
+        "offset": "continue",
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php getExtract(): a page whose content model is not wikitext (MediaWiki: and user .css/.js/.json pages by default) → addWarning(apiwarn-textextracts-unsupportedmodel), before that page's other warnings"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-sentences-and-html",
+        "offset": "continue",
+        "param": "sentences",
+        "ifGiven": "sentences",
+        "unless": "plaintext",
+        "outsideNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): each title outside File: read without plaintext, with sentences → addWarning(apiwarn-textextracts-sentences-and-html)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-malformed-html",
+        "offset": "continue",
+        "param": "plaintext",
+        "unless": "plaintext",
+        "outsideNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): each title outside File: read without plaintext → addWarning(apiwarn-textextracts-malformed-html)"
+      },
+      {
+        "pages": true,
+        "rule": "page-warning",
+        "code": "textextracts-title-in-file-namespace",
+        "offset": "continue",
+        "inNamespace": 6,
+        "source": "extensions/TextExtracts/includes/ApiQueryExtracts.php execute(): a title in File: → its extract empty, then addWarning(apiwarn-textextracts-title-in-file-namespace)"
       }
     ],
     "filearchive": [
@@ -1075,18 +1143,18 @@ export const moduleRules: RuleTable = {
     "images": [
       {
         "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
+      },
+      {
+        "pages": true,
         "rule": "title-warning",
         "param": "images",
         "namespace": 6,
         "code": "notfile",
         "source": "ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped"
-      },
-      {
-        "pages": true,
-        "rule": "continue",
-        "param": "continue",
-        "parts": 2,
-        "source": "ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)"
       }
     ],
     "imageusage": [
@@ -1126,6 +1194,15 @@ export const moduleRules: RuleTable = {
           7
         ],
         "source": "ApiQueryBacklinks.php run(): switch (count($cont)) 8, 7, 6 or 2 parts, each numeric one $cont[i] !== (string)(int)$cont[i] → dieContinueUsageIf"
+      }
+    ],
+    "info": [
+      {
+        "pages": true,
+        "rule": "continue",
+        "param": "continue",
+        "parts": 2,
+        "source": "ApiQueryInfo.php execute(): dieContinueUsageIf(count($cont) != 2) (the title the parts make, Title::makeTitleSafe, is not checked here)"
       }
     ],
     "iwbacklinks": [
@@ -1245,7 +1322,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "unlessNoTitleKept": {
+          "param": "titles",
+          "namespaceParam": "namespace"
+        },
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no pltitles value is a title in plnamespace"
       }
     ],
     "linkshere": [
@@ -1332,6 +1413,13 @@ export const moduleRules: RuleTable = {
         "pattern": "^(?![+-]?0+$)",
         "code": "badcontinue",
         "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): with pages (getTitles(): the good ones and the missing File: ones), dieContinueUsageIf(!array_search(intval($params['continue']), page ids)): 0 is never a page id; which ids the set has, and which is first, is the wiki's"
+      },
+      {
+        "pages": true,
+        "rule": "page-continue",
+        "param": "continue",
+        "mode": "pageid",
+        "source": "extensions/PageImages/includes/ApiQueryPageImages.php execute(): !array_search(intval($params['continue']), array_keys(getTitles())) → dieContinueUsageIf: a negative value with no File: title given (only missing File: pages have negative ids), or, with page IDs alone, one not given or the lowest (the first the wiki reads)"
       }
     ],
     "pagepropnames": [
@@ -1649,7 +1737,11 @@ export const moduleRules: RuleTable = {
         "rule": "continue",
         "param": "continue",
         "parts": 3,
-        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)"
+        "unlessNoTitleKept": {
+          "param": "templates",
+          "namespaceParam": "namespace"
+        },
+        "source": "ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no tltemplates value is a title in tlnamespace"
       }
     ],
     "transcludedin": [

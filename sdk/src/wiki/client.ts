@@ -11,9 +11,9 @@
  * ```
  */
 import { encodeForm } from './form.js';
-import { type BuiltQuery, methodFor, type QueryInput, query } from './query.js';
+import { type BuiltQuery, methodFor, type QueryInput, type QueryToken, query } from './query.js';
 import { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';
-import type { BuildOptions, SiteContext } from './types.js';
+import type { BuildOptions, GeneratorUse, ModuleUse, ParamInfo, SiteContext } from './types.js';
 
 export interface WikiClientOptions {
   /** The wiki's `api.php` URL. */
@@ -42,6 +42,12 @@ export interface WikiClientOptions {
    * or `false` to validate without one.
    */
   site?: WikiSite | SiteContext | false;
+  /**
+   * The wiki's own `main` and `query` parameters (`mainParameters`, which `consilium-wiki generate` writes):
+   * queries given as {@link QueryInput} validate their options against them, not the bundled table (see
+   * `BuildOptions.main`), so an older wiki's `smaxage=-1` passes and its unknown `crossorigin` warns, as it does.
+   */
+  main?: readonly ParamInfo[];
 }
 
 /** The default {@link WikiClientOptions.timeout}. */
@@ -115,6 +121,26 @@ export class WikiApiError extends Error {
   /** Every error of the response (the first is this one). */
   get errors(): WikiApiMessage[] {
     return this.details.errors ?? [];
+  }
+}
+
+/** The codes with which MediaWiki refuses a client the rights a module needs (paraminfo's `readrights`, `writerights`). */
+const RIGHTS_CODES: Readonly<Record<string, 'read' | 'write' | undefined>> = {
+  readapidenied: 'read',
+  writeapidenied: 'write',
+  noapiwrite: 'write',
+  permissiondenied: undefined,
+};
+
+/**
+ * The wiki refused this client a right the request needs: `readapidenied` (a private wiki, anonymously),
+ * `writeapidenied`/`noapiwrite` (a module that writes), `permissiondenied` (a right of the module's own).
+ */
+export class WikiRightsError extends WikiApiError {
+  override name = 'WikiRightsError';
+  /** `read` or `write` when the code says which; `undefined` for a module's own right (`permissiondenied`). */
+  get right(): 'read' | 'write' | undefined {
+    return RIGHTS_CODES[this.code];
   }
 }
 
@@ -302,6 +328,9 @@ export class WikiClient {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   #site: Promise<WikiSite> | WikiSite | false | undefined;
+  readonly #main: readonly ParamInfo[] | undefined;
+  /** Tokens by `meta=tokens` type, fetched when a query first needs them. */
+  readonly #tokens = new Map<string, string>();
 
   constructor(options: WikiClientOptions) {
     if (typeof options.userAgent !== 'string' || options.userAgent.trim() === '') {
@@ -315,6 +344,7 @@ export class WikiClient {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#headers = options.headers ?? {};
     this.#sleep = options.sleep ?? defaultSleep;
+    this.#main = options.main;
     const site = options.site;
     // A bare `SiteContext` (it has no `site` of its own) is a snapshot without apihighlimits.
     this.#site = site === false || site === undefined || 'site' in site ? site : { site, apihighlimits: false };
@@ -353,10 +383,52 @@ export class WikiClient {
     return this.#site;
   }
 
-  /** `query(input)` validated against this wiki's site context (see {@link WikiClient.site}). */
+  /**
+   * `query(input)` validated against this wiki's site context (see {@link WikiClient.site}), with the tokens its
+   * modules' token parameters need and the caller did not give (see {@link WikiClient.tokens}).
+   */
   async build(input: QueryInput, options: BuildOptions = {}): Promise<BuiltQuery> {
     const wiki = await this.site();
-    return query(input, wiki ? { apihighlimits: wiki.apihighlimits, site: wiki.site, ...options } : options);
+    const types = tokenTypesOf(input);
+    const tokens = types.length > 0 ? { ...(await this.tokens(types)), ...options.tokens } : options.tokens;
+    const base = {
+      ...(wiki ? { apihighlimits: wiki.apihighlimits, site: wiki.site } : {}),
+      ...(this.#main ? { main: this.#main } : {}),
+    };
+    return query(input, { ...base, ...options, ...(tokens ? { tokens } : {}) });
+  }
+
+  /**
+   * Tokens of these `meta=tokens` types (`csrf`, `patrol`, …), from one request for those not cached yet (all of
+   * them with `refresh`); cached for the client's life, as MediaWiki's tokens last the session.
+   */
+  async tokens(
+    types: readonly string[],
+    { signal, refresh = false }: RequestOptions & { refresh?: boolean } = {},
+  ): Promise<Record<string, string>> {
+    const wanted = [...new Set(types)];
+    const missing = refresh ? wanted : wanted.filter((t) => !this.#tokens.has(t));
+    if (missing.length > 0) {
+      const batch = await this.request<{ tokens?: Record<string, unknown> }>(
+        {
+          action: 'query',
+          meta: 'tokens',
+          type: missing.join('|'),
+          format: 'json',
+          formatversion: '2',
+          errorformat: 'plaintext',
+        },
+        signal ? { signal } : {},
+      );
+      for (const type of missing) {
+        const token = batch.query.tokens?.[`${type}token`];
+        if (typeof token !== 'string') {
+          throw new WikiApiError('badresponse', `meta=tokens gave no "${type}" token.`, { response: batch.response });
+        }
+        this.#tokens.set(type, token);
+      }
+    }
+    return Object.fromEntries(wanted.map((t) => [t, this.#tokens.get(t)!])) as Record<string, string>;
   }
 
   /**
@@ -367,11 +439,20 @@ export class WikiClient {
     q: BuiltQuery | Readonly<Record<string, string>>,
     { signal }: RequestOptions = {},
   ): Promise<WikiBatch<Q>> {
-    const params = isBuiltQuery(q) ? q.params : q;
+    const built = isBuiltQuery(q) ? q : undefined;
+    return this.#request<Q>(built?.params ?? (q as Readonly<Record<string, string>>), sendingOf(built), signal);
+  }
+
+  async #request<Q>(
+    params: Readonly<Record<string, string>>,
+    how: Sending,
+    signal: AbortSignal | undefined,
+  ): Promise<WikiBatch<Q>> {
     const sent: Record<string, string> = { ...params };
     if (this.maxlag !== undefined && sent.maxlag === undefined) sent.maxlag = String(this.maxlag);
+    let refreshed = false;
     for (let attempt = 0; ; attempt++) {
-      const { res, response } = await this.#exchange(sent, signal);
+      const { res, response } = await this.#exchange(sent, how.post, signal);
       const errors = parseErrors(response);
       const warnings = parseWarnings(response.warnings);
       if (errors.length > 0) {
@@ -382,12 +463,23 @@ export class WikiClient {
           await this.#sleep(wait, signal);
           continue;
         }
+        // A token the wiki no longer takes (its session renewed): fetched again, and the request sent once more.
+        if (first.code === 'badtoken' && !refreshed && how.tokens.length > 0) {
+          refreshed = true;
+          const fresh = await this.tokens(
+            how.tokens.map((t) => t.type),
+            { refresh: true, ...(signal ? { signal } : {}) },
+          );
+          for (const { param, type } of how.tokens) sent[param] = fresh[type]!;
+          continue;
+        }
         const details: WikiApiError['details'] = { errors, warnings, response, status: res.status };
         if (first.module !== undefined) details.module = first.module;
         if (first.data !== undefined) details.data = first.data;
         const docref = response.docref ?? (isObject(response.error) ? response.error.docref : undefined);
         if (typeof docref === 'string') details.docref = docref;
         if (typeof response.servedby === 'string') details.servedby = response.servedby;
+        if (first.code in RIGHTS_CODES) throw new WikiRightsError(first.code, first.text, details);
         throw new WikiApiError(first.code, first.text, details);
       }
       const batch: WikiBatch<Q> = {
@@ -414,9 +506,10 @@ export class WikiClient {
     const base: Record<string, string> = { ...q.params };
     for (const key of q.continuation) delete base[key];
     let params: Record<string, string> = { ...q.params };
+    const how = sendingOf(q);
     const max = options.maxBatches ?? Number.POSITIVE_INFINITY;
     for (let n = 0; n < max; n++) {
-      const batch = await this.request<Q>(params, options);
+      const batch = await this.#request<Q>(params, how, options.signal);
       yield batch;
       if (!batch.continue) return;
       params = { ...base, ...batch.continue };
@@ -447,6 +540,7 @@ export class WikiClient {
    */
   async #exchange(
     params: Record<string, string>,
+    post: boolean,
     signal: AbortSignal | undefined,
   ): Promise<{ res: Response; response: Record<string, unknown> }> {
     for (let attempt = 0; ; attempt++) {
@@ -454,7 +548,7 @@ export class WikiClient {
       const both = timer && signal ? AbortSignal.any([signal, timer]) : (timer ?? signal);
       let res: Response;
       try {
-        res = await this.#send(params, both);
+        res = await this.#send(params, post, both);
         const wait = (res.status === 503 || res.status === 429) && retryAfterMs(res.headers.get('Retry-After'));
         if (wait !== undefined && wait !== false && attempt < this.maxRetries) {
           await res.body?.cancel();
@@ -472,7 +566,7 @@ export class WikiClient {
     }
   }
 
-  async #send(params: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+  async #send(params: Record<string, string>, post: boolean, signal: AbortSignal | undefined): Promise<Response> {
     const headers: Record<string, string> = {
       ...this.#headers,
       Accept: 'application/json',
@@ -480,7 +574,7 @@ export class WikiClient {
       'Api-User-Agent': this.userAgent,
     };
     const body = encodeForm(params);
-    if (methodFor(body) === 'POST') {
+    if (post || methodFor(body) === 'POST') {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       return this.#fetch(this.apiUrl, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
     }
@@ -517,4 +611,31 @@ export class WikiClient {
       response: text.slice(0, 1000),
     });
   }
+}
+
+/** How a request goes: by POST whatever its size (a module that must be posted), and the tokens it carries. */
+interface Sending {
+  post: boolean;
+  tokens: readonly QueryToken[];
+}
+
+const PLAIN: Sending = { post: false, tokens: [] };
+
+function sendingOf(q: BuiltQuery | undefined): Sending {
+  if (q === undefined) return PLAIN;
+  return { post: q.method === 'POST', tokens: q.tokens ?? [] };
+}
+
+/** The token types the input's modules take in parameters the caller left unset. */
+function tokenTypesOf(input: QueryInput): string[] {
+  const uses: (ModuleUse | GeneratorUse)[] = [...(input.list ?? []), ...(input.prop ?? []), ...(input.meta ?? [])];
+  if (input.generator) uses.push(input.generator);
+  const types = new Set<string>();
+  for (const use of uses) {
+    for (const p of use.spec.parameters) {
+      if (typeof p.tokentype === 'string' && (use.params as Record<string, unknown>)[p.name] === undefined)
+        types.add(p.tokentype);
+    }
+  }
+  return [...types];
 }

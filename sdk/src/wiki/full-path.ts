@@ -46,8 +46,8 @@ function need<F>(spec: ModuleSpec, feature: F | undefined, what: string, key: st
 export interface BuildModuleOptions {
   /** The prefix as sent: the module's own, or `g` + it when the module is the generator. */
   prefix: string;
-  options?: BuildOptions;
-  context?: QueryContext;
+  options?: BuildOptions | undefined;
+  context?: QueryContext | undefined;
 }
 
 export interface BuiltModule {
@@ -279,8 +279,14 @@ export function buildModule(
   }
   const positions: readonly number[] = toRead ? toRead.sort((a, b) => a - b) : absent.volatile;
 
-  const read = (settings: ParamInfo, name: string, typed: unknown) => {
+  const read = (settings: ParamInfo, name: string, value: unknown) => {
     const param = prefix + name;
+    let typed = value;
+    // A list for a single value is what a PHP-style form sends as `name[]=…`: ApiMain::getVal ignores it and says so.
+    if (Array.isArray(typed) && !settings.multi) {
+      warnings.push({ code: 'unsupportedarray', param, module: 'main', data: { param } });
+      typed = undefined;
+    }
     let raw = toRaw(typed, param, module);
     if (raw !== undefined) {
       // MediaWiki reads the cleaned value (invalid or forbidden characters → U+FFFD, NFC), and says so first.
@@ -312,6 +318,19 @@ export function buildModule(
     if (wire !== undefined) params[param] = wire;
   };
 
+  // ApiBase::extractRequestParams reads every parameter, keeping a failure as that parameter's result, and
+  // throws the first failure only once all are read: the warnings of the parameters after it come with it.
+  let failed: WikiParamError | undefined;
+  const readOn = (settings: ParamInfo, name: string, typed: unknown) => {
+    try {
+      read(settings, name, typed);
+    } catch (e) {
+      if (!(e instanceof WikiParamError)) throw e;
+      warnings.push(...e.warnings);
+      e.warnings = [];
+      failed ??= e;
+    }
+  };
   try {
     let last = -1;
     for (const at of positions) {
@@ -319,11 +338,12 @@ export function buildModule(
       if (at === last) continue;
       last = at;
       const settings = spec.parameters[at]!;
-      read(settings, settings.name, input[settings.name]);
+      readOn(settings, settings.name, input[settings.name]);
     }
     if (spec.templatedparameters !== undefined && spec.templatedparameters.length > 0) {
-      need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, read);
+      need(spec, spec.readTemplated, 'templated parameters', 'readTemplated')(spec, prefix, input, values, warnings, readOn);
     }
+    if (failed !== undefined) throw failed;
     if (hasInfoConditions) {
       warnings.push(...need(spec, spec.checkInfo, '`info` conditions', 'checkInfo')(spec, prefix, given, values, context));
     }

@@ -24,6 +24,7 @@ export {
   WikiClient,
   type WikiClientOptions,
   type WikiCollected,
+  WikiRightsError,
   type WikiSite,
 } from './client.js';
 export { encodeForm } from './form.js';
@@ -36,6 +37,7 @@ export {
   type ErrorFormat,
   POST_THRESHOLD_BYTES,
   type QueryInput,
+  type QueryToken,
   query,
 } from './query.js';
 export {
@@ -51,6 +53,8 @@ export {
   missingParamDeprecationRule,
   nonEmptyRule,
   oneOfRule,
+  pageContinueRule,
+  pageWarningRule,
   patternRule,
   positiveRule,
   type RuleCheck,
@@ -63,6 +67,7 @@ export {
   titlePartRule,
   titleRule,
   titleWarningRule,
+  valueWarningRule,
   withRuleTable,
 } from './rules.js';
 export { hasApiHighLimits, LANGUAGEINFO_PARAMS, SITEINFO_PROPS, siteContextFromSiteinfo } from './site.js';

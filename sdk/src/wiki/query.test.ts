@@ -16,6 +16,7 @@ import {
   siteinfo,
   tokens,
 } from '../../../test/wiki/fixtures/query-specs.js';
+import { defineModule } from './module.js';
 import { encodedLength, POST_THRESHOLD_BYTES, query } from './query.js';
 import type { ParamInfo } from './types.js';
 
@@ -154,7 +155,8 @@ describe('query()', () => {
       query({ prop: [iwlinks({ url: true })], list: [allpages({ limit: -5 as never, namespace: 'x' as never })] }),
     );
     expect(e).toMatchObject({ code: 'badvalue', param: 'apnamespace' });
-    expect(e.warnings.map((w) => w.code)).toEqual(['deprecation', 'deprecation-help']);
+    // Every parameter is read before the first failure is thrown: aplimit's outofrange, after apnamespace, comes too.
+    expect(e.warnings.map((w) => w.code)).toEqual(['deprecation', 'deprecation-help', 'outofrange']);
   });
 
   it('sends continue as given and remembers which keys it came from', () => {
@@ -214,5 +216,41 @@ describe('query() with the target wiki’s own main and query parameters (BuildO
       errorformat: 'plaintext',
     });
     expect(thrown(() => query({ smaxage: 'x' as unknown as number }, { main })).code).toBe('badinteger');
+  });
+});
+
+describe('query() and the module’s own requirements (paraminfo’s mustbeposted, tokentype)', () => {
+  const spec = (mustbeposted: boolean) =>
+    defineModule<{ user?: string; token?: string }, 'list', false>(
+      {
+        name: 'checkuser',
+        path: 'query+checkuser',
+        group: 'list',
+        prefix: 'cu',
+        ...(mustbeposted ? { mustbeposted: true } : {}),
+        parameters: [
+          { name: 'user', type: 'string' },
+          { name: 'token', type: 'string', required: true, tokentype: 'csrf' },
+        ],
+      },
+      { rules: false },
+    );
+
+  it('a module that must be posted makes the query a POST, however short', () => {
+    expect(query({ list: [spec(true)({ token: 't' })] }).method).toBe('POST');
+    expect(query({ list: [spec(false)({ token: 't' })] }).method).toBe('GET');
+    expect(query({ list: [spec(false)({ token: 't' })], meta: [] }).method).toBe('GET');
+  });
+
+  it('a token parameter left unset takes BuildOptions.tokens’ token of its type, and the query says where', () => {
+    const q = query({ list: [spec(true)({ user: 'A' })] }, { tokens: { csrf: 'abc+\\', patrol: 'p' } });
+    expect(q.params.cutoken).toBe('abc+\\');
+    expect(q.tokens).toEqual([{ param: 'cutoken', type: 'csrf' }]);
+    // One the caller gave is kept, and not listed.
+    const mine = query({ list: [spec(true)({ token: 'mine' })] }, { tokens: { csrf: 'abc+\\' } });
+    expect(mine.params.cutoken).toBe('mine');
+    expect(mine.tokens).toBeUndefined();
+    // Without a token of its type the parameter is missing, as the wiki says.
+    expect(thrown(() => query({ list: [spec(true)({})] }, { tokens: { patrol: 'p' } })).code).toBe('missingparam');
   });
 });

@@ -15,8 +15,11 @@
  *   `revids` with `redirects` → warning `redirectsandrevids`.
  * - Two modules that share a prefix, or whose parameter names meet (a generator's `g`+prefix included,
  *   and the query/main parameters), throw `WikiParamError` code `prefixcollision`.
- * - `method` is `POST` once the URL-encoded query string exceeds {@link POST_THRESHOLD_BYTES} (8000 bytes,
+ * - `method` is `POST` when a module must be posted (paraminfo's `mustbeposted`: MediaWiki refuses it by GET,
+ *   `mustbeposted`), or once the URL-encoded query string exceeds {@link POST_THRESHOLD_BYTES} (8000 bytes,
  *   safely under the common 8 KiB request-line limits of proxies and servers); `GET` otherwise.
+ * - A parameter that takes a token (paraminfo's `tokentype`) and is not given gets `BuildOptions.tokens`' token
+ *   of its type, when there is one (`WikiClient` fetches them); `tokens` lists where each went.
  * - Speed: each module (and the main module's own parameters) first tries `fast-path.ts`, which validates
  *   and encodes the common case directly; anything it does not take goes through `buildModule` (the
  *   full path, `full-path.ts`), so results do not depend on which path ran. The query string is built
@@ -32,6 +35,7 @@ import type {
   ModuleGroup,
   ModuleSpec,
   ModuleUse,
+  PageSetView,
   ParamInfo,
   QueryContext,
   RuleApplier,
@@ -98,9 +102,19 @@ export interface BuiltQuery {
   readonly method: 'GET' | 'POST';
   /** The keys that came from `input.continue`: a client replaces them with each response's `continue`. */
   readonly continuation: readonly string[];
+  /** The parameters given a token from `BuildOptions.tokens`, and its type: a client replaces a stale one. */
+  readonly tokens?: readonly QueryToken[] | undefined;
   /** The URL-encoded form (`a=1&b=2`), as the GET query string or the POST body; equal to `toURLSearchParams().toString()`. */
   toString(): string;
   toURLSearchParams(): URLSearchParams;
+}
+
+/** A parameter that got its token from `BuildOptions.tokens`. */
+export interface QueryToken {
+  /** The prefixed parameter name (`cutoken`). */
+  param: string;
+  /** `meta=tokens`' type (`csrf`, `patrol`, …). */
+  type: string;
 }
 
 const pageSetCaps = { multi: true, lowlimit: 50, highlimit: 500, limit: 50 } as const;
@@ -235,6 +249,7 @@ class FinishedQuery implements BuiltQuery {
   readonly #warnings: WikiWarning[];
   readonly #method: 'GET' | 'POST';
   readonly #continuation: readonly string[];
+  readonly #tokens: readonly QueryToken[] | undefined;
   readonly #form: string;
   readonly #pairs: readonly string[] | undefined;
   #params: Readonly<Record<string, string>> | undefined;
@@ -246,12 +261,15 @@ class FinishedQuery implements BuiltQuery {
     form: string,
     warnings: WikiWarning[],
     continuation: readonly string[],
+    posted: boolean,
+    tokens: readonly QueryToken[] | undefined,
   ) {
     this.#params = params && Object.freeze(params);
     this.#pairs = pairs;
     this.#form = form;
     this.#warnings = warnings;
-    this.#method = methodFor(form);
+    this.#method = posted ? 'POST' : methodFor(form);
+    this.#tokens = tokens;
     this.#continuation = continuation.length === 0 ? NO_CONTINUATION : Object.freeze([...continuation]);
   }
 
@@ -265,6 +283,10 @@ class FinishedQuery implements BuiltQuery {
 
   get continuation(): readonly string[] {
     return this.#continuation;
+  }
+
+  get tokens(): readonly QueryToken[] | undefined {
+    return this.#tokens;
   }
 
   get params(): Readonly<Record<string, string>> {
@@ -292,12 +314,40 @@ function finishQuery(
   given: Record<string, string> | readonly string[],
   warnings: WikiWarning[],
   continuation: readonly string[],
-  encoded?: string,
+  encoded: string | undefined,
+  posted: boolean,
+  tokens: readonly QueryToken[] | undefined,
 ): BuiltQuery {
   const pairs = Array.isArray(given) ? (given as readonly string[]) : undefined;
   const params = pairs === undefined ? (given as Record<string, string>) : undefined;
   const form = encoded ?? encodeForm(params ?? paramsOf(pairs!));
-  return new FinishedQuery(params, pairs, form, warnings, continuation);
+  return new FinishedQuery(params, pairs, form, warnings, continuation, posted, tokens);
+}
+
+/** A descriptor's parameters that take a token, worked out once per descriptor. */
+const tokenParams = new WeakMap<ModuleSpec, readonly ParamInfo[]>();
+function tokenParamsOf(spec: ModuleSpec): readonly ParamInfo[] {
+  let found = tokenParams.get(spec);
+  if (found === undefined) {
+    found = spec.parameters.filter((p) => typeof p.tokentype === 'string');
+    tokenParams.set(spec, found);
+  }
+  return found;
+}
+
+/** Gives each use's token parameters the caller did not set the token of their type; returns where each went. */
+function fillTokens(uses: Use[], tokens: Readonly<Record<string, string>>): QueryToken[] | undefined {
+  let filled: QueryToken[] | undefined;
+  for (const use of uses) {
+    for (const p of tokenParamsOf(use.spec)) {
+      const token = tokens[p.tokentype!];
+      if (use.params[p.name] !== undefined || token === undefined) continue;
+      use.params = { ...use.params, [p.name]: token };
+      filled ??= [];
+      filled.push({ param: use.prefix + p.name, type: p.tokentype! });
+    }
+  }
+  return filled;
 }
 
 const NO_CONTINUATION: readonly string[] = Object.freeze([]);
@@ -456,6 +506,23 @@ export function buildQuery(input: QueryInput, options: BuildOptions | undefined,
 }
 
 /**
+ * ApiMain::reportUnusedParams, once the module has run: one `unrecognizedparams`, last, naming every parameter
+ * nothing read (the builder notes each where it meets it).
+ */
+function unusedLast(warnings: WikiWarning[]): void {
+  let first: WikiWarning | undefined;
+  const params: unknown[] = [];
+  for (let i = 0; i < warnings.length; i++) {
+    const w = warnings[i]!;
+    if (w.code !== 'unrecognizedparams') continue;
+    first ??= w;
+    params.push(...((w.data?.params as unknown[] | undefined) ?? [w.param]));
+    warnings.splice(i--, 1);
+  }
+  if (first !== undefined) warnings.push({ ...first, data: { ...first.data, params } });
+}
+
+/**
  * The Action API adds the main module's `deprecation-help` (where to follow deprecations) right after
  * the first `deprecation` warning of a request, once.
  */
@@ -493,6 +560,7 @@ function buildQueryInto(
   }
 
   const uses = moduleUses(input);
+  const tokens = options?.tokens ? fillTokens(uses, options.tokens) : undefined;
   // Unless a module's parameter names meet the main module's, a fast module's keys are not set yet:
   // modules' declared names never meet (checked), and fast-path keys are never inherited ones.
   let checkKeys = checkCollisions(uses) || topLevel !== DEFAULT_TOP;
@@ -563,6 +631,7 @@ function buildQueryInto(
   // What the page set's own sources may hold, read once a module with rules asks.
   let pageSet: boolean | 'special' | undefined;
   let pageContext: QueryContext | undefined;
+  let ownPages: PageSetView | undefined;
   // Known only when titles are all the pages: no page IDs, revision IDs or generator.
   const titleNamespaces =
     nonEmpty(input.titles) && !nonEmpty(input.pageids) && !nonEmpty(input.revids) && generatorUse === undefined
@@ -614,7 +683,13 @@ function buildQueryInto(
     // allpages and allimages refuse the query's `redirects` as a generator (executeGenerator), before they run.
     if (rules !== undefined) {
       const redirects = use.generator && input.redirects === true;
-      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects);
+      let view: PageSetView | undefined;
+      if (pages !== false && generatorUse !== undefined && generatorUse !== use) view = GENERATED_PAGES;
+      else if (pages !== false) {
+        ownPages ??= pageViewOf(input, options?.site);
+        view = ownPages;
+      }
+      rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects, view);
     }
     // The generator's parameters are sent after the other modules', as they always were.
     if (checkKeys) seen ??= mapOf(sent);
@@ -642,10 +717,15 @@ function buildQueryInto(
     }
   }
 
-  if (warnings.length > 0) withDeprecationHelp(warnings);
+  if (warnings.length > 0) {
+    unusedLast(warnings);
+    withDeprecationHelp(warnings);
+  }
   if (options?.strict && warnings.length > 0) throw strictError(warnings, [...warnings]);
   const continuation = input.continue ? Object.keys(input.continue) : NO_CONTINUATION;
-  return finishQuery(params ?? sent, warnings, continuation, ordered ? encoded : undefined);
+  let posted = false;
+  for (let i = 0; i < uses.length && !posted; i++) posted = uses[i]!.spec.mustbeposted === true;
+  return finishQuery(params ?? sent, warnings, continuation, ordered ? encoded : undefined, posted, tokens);
 }
 
 const GROUPS = ['prop', 'list', 'meta'] as const;
@@ -765,6 +845,54 @@ function pageSetOf(input: QueryInput, site: SiteContext | undefined): boolean | 
     special = true;
   }
   return special ? 'special' : false;
+}
+
+/** The pages a generator gives: any number, of any namespace. */
+const GENERATED_PAGES: PageSetView = Object.freeze({
+  maxPages: () => Number.POSITIVE_INFINITY,
+  namespaces: () => undefined,
+  pageids: () => undefined,
+  codeTitle: () => false,
+});
+
+/** ContentHandler::getDefaultModelFor: MediaWiki: pages and user subpages ending .css, .js or .json are not wikitext. */
+const isCodeTitle = (namespace: number, dbkey: string): boolean =>
+  (namespace === 8 || (namespace === 2 && dbkey.includes('/'))) && /\.(?:css|js|json)$/.test(dbkey);
+
+/** What the query's own page set tells of its pages, each part worked out when a rule first asks. */
+function pageViewOf(input: QueryInput, site: SiteContext | undefined): PageSetView {
+  let titles: { count: number; namespaces: Set<number>; code: boolean } | undefined;
+  // The titles that may be pages: local, in a namespace that holds pages; one page however it is spelled.
+  const readTitles = () => {
+    if (titles) return titles;
+    const keys = new Set<string>();
+    const namespaces = new Set<number>();
+    let code = false;
+    for (const t of input.titles ?? []) {
+      try {
+        const title = parseTitle(decodeCharReferences(String(t)), 0, site);
+        if (title.interwiki !== '' || title.namespace < 0) continue;
+        keys.add(`${title.namespace}:${title.dbkey}`);
+        namespaces.add(title.namespace);
+        code ||= isCodeTitle(title.namespace, title.dbkey);
+      } catch (e) {
+        if (!(e instanceof MalformedTitleError)) throw e;
+      }
+    }
+    titles = { count: keys.size, namespaces, code };
+    return titles;
+  };
+  const distinct = (ids: readonly number[] | undefined) => new Set((ids ?? []).map(Number)).size;
+  return {
+    maxPages: () =>
+      nonEmpty(input.titles) ? readTitles().count : nonEmpty(input.pageids) ? distinct(input.pageids) : distinct(input.revids),
+    namespaces: () => (nonEmpty(input.titles) ? readTitles().namespaces : undefined),
+    pageids: () =>
+      nonEmpty(input.pageids) && !nonEmpty(input.titles) && !nonEmpty(input.revids) && input.redirects !== true
+        ? [...new Set(input.pageids!.map(Number))]
+        : undefined,
+    codeTitle: () => nonEmpty(input.titles) && readTitles().code,
+  };
 }
 
 /** Whether every rule of a module applies only with pages (then, without any, none is run). Cached per rule list. */

@@ -6,7 +6,16 @@
  * table's order (the order the module checks them in), unless `BuildOptions.rules` is `false`.
  */
 
-import type { ModuleRule, ModuleSpec, ParamInfo, RuleApplier, RuleTable, SiteContext, WikiWarning } from './types.js';
+import type {
+  ModuleRule,
+  ModuleSpec,
+  PageSetView,
+  ParamInfo,
+  RuleApplier,
+  RuleTable,
+  SiteContext,
+  WikiWarning,
+} from './types.js';
 import { WikiParamError } from './types.js';
 import { isIPv4, isIPv6 } from './validate/ip.js';
 import { CANONICAL_NAMESPACES, decodeCharReferences, MalformedTitleError, parseTitle } from './validate/title.js';
@@ -15,7 +24,7 @@ export type { RuleTable } from './types.js';
 
 /** The parameter names (and enum values) a rule relies on. */
 function needs(rule: ModuleRule): { params: string[]; values: [string, string][] } {
-  const params = 'params' in rule ? [...rule.params] : 'param' in rule ? [rule.param] : [];
+  const params = 'params' in rule ? [...rule.params] : 'param' in rule && rule.param !== undefined ? [rule.param] : [];
   if (rule.rule === 'title-part' && rule.namespaceParam) params.push(rule.namespaceParam);
   if (rule.when) params.push(rule.when.param);
   if (rule.rule === 'pattern' && rule.unless !== undefined) params.push(rule.unless);
@@ -26,6 +35,9 @@ function needs(rule: ModuleRule): { params: string[]; values: [string, string][]
   }
   if (rule.rule === 'cannot-use-with') {
     params.push(rule.values.param);
+  }
+  if (rule.rule === 'page-warning') {
+    for (const p of [rule.unless, rule.ifGiven, rule.above?.param, rule.offset]) if (p !== undefined) params.push(p);
   }
   if (rule.rule === 'requires') {
     params.push(rule.requires.param);
@@ -161,6 +173,8 @@ export type RuleCheck<K extends ModuleRule['rule'] = ModuleRule['rule']> = (
   warnings: WikiWarning[],
   /** The module runs as the generator of a query that resolves redirects. */
   generatorRedirects: boolean,
+  /** What the request tells of the module's pages, when it has any. */
+  view: PageSetView | undefined,
 ) => void;
 
 /** A check per kind of rule: the generator gives each module the checks of its own rules' kinds only. */
@@ -184,7 +198,7 @@ interface CompiledRules {
 function triggersOf(rule: ModuleRule): readonly string[] | undefined | null {
   const kind = rule.rule;
   if (kind === 'generator-redirects') return null;
-  if (kind === 'only-one-of' || kind === 'missing-param-deprecation') return undefined;
+  if (kind === 'only-one-of' || kind === 'missing-param-deprecation' || kind === 'page-warning') return undefined;
   return 'params' in rule ? rule.params : [rule.param];
 }
 
@@ -200,7 +214,7 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
   let lastRules: readonly ModuleRule[] | undefined;
   let last: CompiledRules | undefined;
   const compiled = new WeakMap<readonly ModuleRule[], CompiledRules>();
-  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces, generatorRedirects = false) => {
+  return (spec, rules, params, prefix, site, warnings, pages, titleNamespaces, generatorRedirects = false, view) => {
     if (rules !== lastRules) {
       last = compiled.get(rules);
       if (last === undefined) {
@@ -227,6 +241,8 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
       const rule = rules[i]!;
       if (rule.pages !== undefined && (pages === false || (pages === 'special' && rule.pages !== 'or-special'))) continue;
       if (rule.pagesIn !== undefined && !titleNamespaces?.().has(rule.pagesIn)) continue;
+      if (rule.unlessAllWarned !== undefined && allWarned(rule.unlessAllWarned, params, warnings, spec)) continue;
+      if (rule.unlessNoTitleKept !== undefined && noTitleKept(rule.unlessNoTitleKept, params, site)) continue;
       if (rule.unlessEmpty !== undefined) {
         const v = params[rule.unlessEmpty];
         if (Array.isArray(v) ? v.length === 0 : v === '') continue;
@@ -237,9 +253,40 @@ export function ruleApplier(checks: RuleChecks): RuleApplier {
           (rule.when.not === true)
       )
         continue;
-      found[i]!(rule, spec, params, prefix, site, warnings, generatorRedirects);
+      found[i]!(rule, spec, params, prefix, site, warnings, generatorRedirects, view);
     }
   };
+}
+
+/** Whether every value of a given parameter was skipped with a warning `code` of this module. */
+function allWarned(
+  { param, code }: { param: string; code: string },
+  params: Readonly<Record<string, unknown>>,
+  warnings: readonly WikiWarning[],
+  spec: ModuleSpec,
+): boolean {
+  const value = params[param];
+  if (!isGiven(value)) return false;
+  const values = Array.isArray(value) ? value.map(String) : String(value).split('|');
+  const warned = new Set(warnings.filter((w) => w.code === code && w.module === spec.path).map((w) => String(w.data?.value)));
+  return values.every((v) => warned.has(v));
+}
+
+/** Whether the titles given in `param` leave none: each invalid, external or outside `namespaceParam`'s namespaces. */
+function noTitleKept(
+  { param, namespaceParam }: { param: string; namespaceParam: string },
+  params: Readonly<Record<string, unknown>>,
+  site: SiteContext | undefined,
+): boolean {
+  const value = params[param];
+  const titles = Array.isArray(value) ? value.map(String) : isGiven(value) && value !== '' ? String(value).split('|') : [];
+  if (titles.length === 0) return false;
+  const ns = params[namespaceParam];
+  const filter = Array.isArray(ns) && ns.length > 0 ? new Set(ns.map(Number)) : undefined;
+  return titles.every((t) => {
+    const n = titleNamespace(decodeCharReferences(t), 0, site);
+    return n === undefined || (filter !== undefined && !filter.has(n));
+  });
 }
 
 /** `exclusive-values`: two values of a multi parameter that may not be given together. */
@@ -579,6 +626,75 @@ export const knownValuesRule: RuleCheck<'known-values'> = (rule, spec, params, p
   warnings.push({ code: 'unrecognizedvalues', param: prefix + rule.param, module: spec.path, data: { values: unknown } });
 };
 
+/** `page-warning`: a warning the module gives for the pages it reads, once per request, whenever they may be there. */
+export const pageWarningRule: RuleCheck<'page-warning'> = (rule, spec, params, prefix, _site, warnings, _g, view) => {
+  if (rule.unless !== undefined && isGiven(readValue(params, settingsOf(spec, rule.unless), rule.unless))) return;
+  if (rule.ifGiven !== undefined && !isGiven(params[rule.ifGiven])) return;
+  if (rule.above !== undefined) {
+    const v = readValue(params, settingsOf(spec, rule.above.param), rule.above.param);
+    if (!(v === 'max' || Number(v) > rule.above.value)) return;
+  }
+  if (rule.several && !(view !== undefined && view.maxPages() > 1)) return;
+  if (
+    rule.offset !== undefined &&
+    isGiven(params[rule.offset]) &&
+    Math.trunc(Number(params[rule.offset])) >= (view?.maxPages() ?? 0)
+  )
+    return;
+  if (rule.inNamespace !== undefined && view?.namespaces()?.has(rule.inNamespace) !== true) return;
+  if (rule.codeTitle && view?.codeTitle() !== true) return;
+  if (rule.outsideNamespace !== undefined) {
+    const namespaces = view?.namespaces();
+    if (namespaces !== undefined && ![...namespaces].some((n) => n !== rule.outsideNamespace)) return;
+  }
+  // MediaWiki keeps one of each warning a module gives, however many pages give it.
+  if (warnings.some((w) => w.code === rule.code && w.module === spec.path)) return;
+  warnings.push({ code: rule.code, param: rule.param === undefined ? '' : prefix + rule.param, module: spec.path });
+};
+
+/** `page-continue`: a continue value the module refuses for whichever of the request's pages exist → `badcontinue`. */
+export const pageContinueRule: RuleCheck<'page-continue'> = (rule, spec, params, prefix, _site, _w, _g, view) => {
+  const value = params[rule.param];
+  if (!isGiven(value) || view === undefined) return;
+  // intval(): the integer part (the parameter is an integer, validated before).
+  const n = Math.trunc(Number(value));
+  if (!Number.isFinite(n)) return;
+  let bad: boolean;
+  if (rule.mode === 'offset') bad = n < 0 || n > view.maxPages();
+  else if (n === 0) bad = true;
+  else if (n < 0) {
+    // Negative IDs are those of missing File: pages: with titles alone and none in File:, none can match.
+    const namespaces = view.namespaces();
+    bad = namespaces !== undefined && !namespaces.has(NS_FILE);
+  } else {
+    // With page IDs alone, the set's IDs are among them, the lowest first (the order the wiki reads them in).
+    const ids = view.pageids();
+    bad = ids !== undefined && (!ids.includes(n) || n === Math.min(...ids));
+  }
+  if (bad) {
+    fail(
+      'badcontinue',
+      prefix + rule.param,
+      'Invalid continue param. You should pass the original value returned by the previous query.',
+      spec,
+      rule,
+      { value: String(value) },
+    );
+  }
+};
+
+/** `value-warning`: one warning when a value of the parameter does not match the pattern (the module skips it). */
+export const valueWarningRule: RuleCheck<'value-warning'> = (rule, spec, params, prefix, _site, warnings) => {
+  const value = params[rule.param];
+  if (!isGiven(value)) return;
+  const values = Array.isArray(value) ? value.map(String) : String(value) === '' ? [] : String(value).split('|');
+  const pattern = new RegExp(rule.pattern);
+  if (values.every((v) => pattern.test(v))) return;
+  warnings.push({ code: rule.code, param: prefix + rule.param, module: spec.path, data: { values } });
+};
+
+const NS_FILE = 6;
+
 /** The check of each kind of rule, by kind. */
 const RULE_CHECKS: RuleChecks = {
   'exclusive-values': exclusiveValuesRule,
@@ -599,6 +715,9 @@ const RULE_CHECKS: RuleChecks = {
   'generator-redirects': generatorRedirectsRule,
   'miser-mode': miserModeRule,
   'known-values': knownValuesRule,
+  'page-warning': pageWarningRule,
+  'page-continue': pageContinueRule,
+  'value-warning': valueWarningRule,
 };
 
 /**

@@ -35,6 +35,10 @@ export interface ParamInfo {
   info?: readonly { name: string; values?: readonly (string | number)[] }[];
   /** On a templated parameter (`contentformat-{slot}`): each variable and the parameter whose values it takes. */
   templatevars?: Readonly<Record<string, string>>;
+  /** The token this parameter takes (`csrf`, `patrol`, …: `meta=tokens`'s types); `WikiClient` fetches it when not given. */
+  tokentype?: string;
+  /** For `title`: the page must exist. */
+  mustExist?: boolean;
   /** Other paraminfo keys (maxbytes, maxchars, submodules, tokentype, …) pass through untouched. */
   [key: string]: unknown;
 }
@@ -52,6 +56,8 @@ export interface ModuleSpec {
   generator?: boolean;
   deprecated?: boolean;
   internal?: boolean;
+  /** The module refuses a GET: a query that carries it is sent by POST. */
+  mustbeposted?: boolean;
   parameters: readonly ParamInfo[];
   templatedparameters?: readonly ParamInfo[];
   /** The module's own request checks (`catalogue/rules.json`), applied by `query()` unless `rules: false`. */
@@ -88,7 +94,21 @@ export type RuleApplier = (
   titleNamespaces?: () => ReadonlySet<number>,
   /** The module runs as the generator of a query that resolves redirects (for `generator-redirects`). */
   generatorRedirects?: boolean,
+  /** What the request tells of the module's pages (for `page-warning`, `page-continue`); absent without pages. */
+  view?: PageSetView,
 ) => void;
+
+/** What a request tells of the pages a module will read, before the wiki says which exist. */
+export interface PageSetView {
+  /** At most this many distinct pages (`Infinity` when a generator gives them). */
+  maxPages(): number;
+  /** The namespaces of the titles, when titles are all the pages; `undefined` when unknown (page IDs, a generator). */
+  namespaces(): ReadonlySet<number> | undefined;
+  /** The page IDs, when they are all the pages and no redirect is resolved; `undefined` otherwise. */
+  pageids(): readonly number[] | undefined;
+  /** Whether a title given is of a page whose default content model is not wikitext (a `.css`, `.js` or `.json` page). */
+  codeTitle(): boolean;
+}
 
 /** What the rest of the query tells a module's `info` conditions. */
 export interface QueryContext {
@@ -171,6 +191,11 @@ export interface BuildOptions {
    * unknown `crossorigin` warns `unrecognizedparams`, as that wiki does.
    */
   main?: readonly ParamInfo[];
+  /**
+   * Tokens by `meta=tokens` type (`{ csrf: '…' }`): a parameter that takes one (paraminfo's `tokentype`) and
+   * is not given gets it. `WikiClient` fetches the ones a query needs.
+   */
+  tokens?: Readonly<Record<string, string>>;
   /** Turn every warning into a `WikiParamError`. */
   strict?: boolean;
   /** The current time, for timestamps like `now` (defaults to `Date.now()`); tests pin it. */
@@ -229,6 +254,13 @@ interface RuleBase {
   pagesIn?: number;
   /** The module returns before this check when this multi parameter is given empty (`funamespace=`). */
   unlessEmpty?: string;
+  /** The module returns before this check when every value of `param` got the warning `code` (none was usable). */
+  unlessAllWarned?: { param: string; code: string };
+  /**
+   * The module returns before this check when `param`'s titles leave none to look for: each invalid, external,
+   * or outside the namespaces `namespaceParam` gives (ApiQueryLinks' pltitles/tltemplates).
+   */
+  unlessNoTitleKept?: { param: string; namespaceParam: string };
 }
 
 /** One of a core module's own request checks (`catalogue/rules.json`), applied by `rules.ts`. */
@@ -344,6 +376,49 @@ export type ModuleRule = RuleBase &
         allValue?: string;
       }
     | {
+        /**
+         * A warning a module gives for the pages it reads (TextExtracts' `textextracts-*`), given whenever the page
+         * set may hold such pages: which exist is the wiki's, and a warning it then does not give is harmless.
+         */
+        rule: 'page-warning';
+        code: string;
+        /** The parameter the warning names (unprefixed). */
+        param?: string;
+        /** Only when this boolean parameter is not set. */
+        unless?: string;
+        /** Only when this parameter is given. */
+        ifGiven?: string;
+        /** Only when this parameter's value, its default included, is above `value` (`max` is). */
+        above?: { param: string; value: number };
+        /** Only when the page set may hold more than one page. */
+        several?: true;
+        /** Only when a title in this namespace is given. */
+        inNamespace?: number;
+        /** Only when a page outside this namespace may be read (a title outside it, or pages whose titles are unknown). */
+        outsideNamespace?: number;
+        /** Only when a title given is of a page whose default content model is not wikitext (`.css`, `.js`, `.json`). */
+        codeTitle?: true;
+        /** The pages are read from this offset parameter on (TextExtracts' `continue`): none are read at or past their number. */
+        offset?: string;
+      }
+    | {
+        /**
+         * A continue value read against the module's pages → `badcontinue` where the module's PHP refuses it for
+         * any pages that may exist: `offset` (TextExtracts: above the number of pages), `pageid` (PageImages: not
+         * the page ID of one of the pages after the first).
+         */
+        rule: 'page-continue';
+        param: string;
+        mode: 'offset' | 'pageid';
+      }
+    | {
+        /** One warning `code` when a value of the parameter does not match `pattern` (AbuseFilter's filter names). */
+        rule: 'value-warning';
+        param: string;
+        pattern: string;
+        code: string;
+      }
+    | {
         rule: 'missing-param-deprecation';
         param: string;
         /** Any of `values` asked for in `param`, or any of `orGiven` given. */
@@ -431,7 +506,7 @@ export interface Policy {
 /** What a type definition sees while validating one value. */
 export interface TypeContext {
   readonly param: string;
-  readonly module?: string;
+  readonly module?: string | undefined;
   readonly options: BuildOptions;
   readonly policy: Policy;
   readonly site: SiteContext;

@@ -311,6 +311,7 @@ export function specsFrom(paraminfo: unknown, table: RuleTable): ModuleSpec[] {
       parameters: module.parameters,
       ...(module.generator ? { generator: true } : {}),
       ...(module.deprecated ? { deprecated: true } : {}),
+      ...(module.mustbeposted ? { mustbeposted: true } : {}),
       ...(module.templatedparameters ? { templatedparameters: module.templatedparameters } : {}),
     };
     return withRuleTable(spec, table);

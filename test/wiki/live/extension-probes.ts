@@ -4,14 +4,15 @@
  * extension wiki answers — never from `catalogue/rules.json`, so a rule the project lacks shows up as a
  * disagreement. Each probe is one raw request (unprefixed values); `pages` are the titles it sends.
  *
- * The seeded pages exist (Apple is page 2, Fruit 01 page 6: the seed's import order); the probes run
+ * Every page a probe names exists unless its label says otherwise (Apple is page 2, Fruit 01 page 6: the seed's
+ * import order; the extension wiki's own File:Apple.jpg, Banana and MediaWiki:Common.css follow); the probes run
  * anonymously, so checks behind a permission (OATHAuth's, AbuseFilter's private filters and details) answer
  * `permissiondenied`. Checks that need the wiki's state (those permissions, which pages exist, their ids) are
  * left to the wiki: their probes are in the `state` category, where the wiki refuses and the builder need not.
  */
 
 export type Extension = 'TextExtracts' | 'PageImages' | 'AbuseFilter' | 'Gadgets' | 'OATHAuth';
-export type ExtensionProbeCategory = 'combination' | 'continue' | 'show' | 'title' | 'value' | 'accepted' | 'state';
+export type ExtensionProbeCategory = 'combination' | 'continue' | 'show' | 'title' | 'value' | 'accepted' | 'warnings' | 'state';
 
 export interface ExtensionProbeUse {
   module: string;
@@ -69,8 +70,12 @@ const textExtracts: ExtensionProbe[] = [
   probe('TextExtracts', 'continue', 'extracts', { continue: 'x' }, { titles: PAGE }),
   probe('TextExtracts', 'continue', 'extracts', { continue: '-1' }),
   probe('TextExtracts', 'continue', 'extracts', { continue: '-0' }, { titles: PAGE }),
-  // Beyond the number of good titles: which titles exist is the wiki's.
-  probe('TextExtracts', 'state', 'extracts', { continue: '2' }, { titles: PAGE }),
+  // Beyond the number of titles that may be pages: refused whichever of them exist.
+  probe('TextExtracts', 'continue', 'extracts', { continue: '2' }, { titles: PAGE }),
+  probe('TextExtracts', 'continue', 'extracts', { continue: '2' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'continue', 'extracts', { continue: '3', intro: '1' }, { titles: ['Apple', 'Banana', 'apple'] }),
+  // Beyond the pages that exist, within the titles given: the wiki's.
+  probe('TextExtracts', 'state', 'extracts', { continue: '2', intro: '1' }, { titles: ['Apple', 'No such page'] }),
   probe('TextExtracts', 'value', 'extracts', { chars: '0' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { chars: '5000', limit: 'max' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { sentences: '11', plaintext: '1' }, { titles: PAGE }),
@@ -78,6 +83,29 @@ const textExtracts: ExtensionProbe[] = [
   probe('TextExtracts', 'value', 'extracts', { sectionformat: 'x' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { sectionformat: 'raw', intro: '1', plaintext: '1' }, { titles: PAGE }),
   probe('TextExtracts', 'value', 'extracts', { chars: 'x' }, { titles: PAGE }),
+  // Whole extracts of several pages: the limit lowered to 1 (textextracts-limit), each read page's own warnings.
+  probe('TextExtracts', 'warnings', 'extracts', {}, { titles: ['Apple', 'Fruit 01'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { sentences: '2' }, { titles: ['Apple', 'Fruit 01'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { sentences: '2', plaintext: '1' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { limit: '25' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { limit: '25', sentences: '1' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { limit: '1' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { intro: '1' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { intro: '1', plaintext: '1' }, { titles: ['Apple', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', {}, { pageids: ['2', '6'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { plaintext: '1' }, { titles: ['File:Apple.jpg'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { intro: '1' }, { titles: ['File:Apple.jpg', 'Banana'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { sentences: '3' }, { titles: ['File:Apple.jpg'] }),
+  probe('TextExtracts', 'warnings', 'extracts', { chars: '50', plaintext: '1', sectionformat: 'wiki' }, { titles: ['Banana'] }),
+  {
+    extension: 'TextExtracts',
+    category: 'warnings',
+    label: 'generator=allpages gaplimit=3 + extracts',
+    uses: [
+      { module: 'allpages', params: { limit: '3' }, generator: true },
+      { module: 'extracts', params: {} },
+    ],
+  },
 ];
 
 /** ApiQueryPageImages::execute(): prop empty → noprop (before the pages); continue must be a page id of the set, not the first. */
@@ -100,8 +128,15 @@ const pageImages: ExtensionProbe[] = [
   probe('PageImages', 'continue', 'pageimages', { continue: 'x' }, { titles: PAGE }),
   probe('PageImages', 'continue', 'pageimages', { continue: '6' }, { pageids: ['2', '6'] }),
   probe('PageImages', 'continue', 'pageimages', { continue: '5' }),
-  // The first page's id is offset 0: which ids the set has, and in which order, is the wiki's.
-  probe('PageImages', 'state', 'pageimages', { continue: '2' }, { pageids: ['2', '6'] }),
+  // With page IDs alone: the lowest is read first (offset 0), one not given is not in the set.
+  probe('PageImages', 'continue', 'pageimages', { continue: '2' }, { pageids: ['2', '6'] }),
+  probe('PageImages', 'continue', 'pageimages', { continue: '2' }, { pageids: ['6', '2'] }),
+  probe('PageImages', 'continue', 'pageimages', { continue: '3' }, { pageids: ['2', '6'] }),
+  probe('PageImages', 'continue', 'pageimages', { continue: '6' }, { pageids: ['6', '2'] }),
+  // Negative ids are missing File: pages': none without a File: title.
+  probe('PageImages', 'continue', 'pageimages', { continue: '-1' }, { titles: ['Apple', 'Banana'] }),
+  // With titles, which id each page has is the wiki's.
+  probe('PageImages', 'state', 'pageimages', { continue: '7' }, { titles: ['Apple', 'Banana'] }),
   {
     extension: 'PageImages',
     category: 'continue',
@@ -141,6 +176,13 @@ const abuseFilter: ExtensionProbe[] = [
   probe('AbuseFilter', 'value', 'abuselog', { user: 'a[b' }),
   probe('AbuseFilter', 'value', 'abuselog', { user: '10.0.0.1', start: '2024-01-01T00:00:00Z', end: '2020-01-01T00:00:00Z' }),
   probe('AbuseFilter', 'value', 'abuselog', { logid: 'x' }),
+  // A filter that is not a filter name, or (for a client who cannot see private filters) not found: one warning.
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: 'x' }),
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: '1' }),
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: 'x|1.5|-3' }),
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: '' }),
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: 'x', title: 'a[b' }),
+  probe('AbuseFilter', 'warnings', 'abuselog', { filter: 'nope', limit: '600' }),
   // Behind a permission: a global filter is "hidden" without a central database; details need abusefilter-log-detail.
   probe('AbuseFilter', 'state', 'abuselog', { filter: 'global-2' }),
   probe('AbuseFilter', 'state', 'abuselog', { prop: 'details', title: 'a[b' }),

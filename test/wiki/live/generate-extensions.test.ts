@@ -14,10 +14,10 @@ import { mediawiki, startMediaWiki } from '../../support/mediawiki.js';
 
 /** The five extensions' query modules, and the kinds of rules each gets (none: no checks of its own). */
 const EXPECTED: Record<string, string[]> = {
-  extracts: ['max-one-of', 'pattern'],
-  pageimages: ['nonempty', 'pattern'],
+  extracts: ['max-one-of', 'page-continue', 'page-warning', 'pattern'],
+  pageimages: ['nonempty', 'page-continue', 'pattern'],
   abusefilters: ['exclusive-values'],
-  abuselog: ['title'],
+  abuselog: ['title', 'value-warning'],
   gadgets: [],
   gadgetcategories: [],
   oath: [],

@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `list=allcategories` (prefix `ac`).
  * Usable as a generator: `generator=allcategories`, with each parameter prefixed `gac`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllcategoriesParams {
   /** `acfrom` (string). */

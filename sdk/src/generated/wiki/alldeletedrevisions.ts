@@ -18,6 +18,7 @@ import {
 /**
  * Parameters of `list=alldeletedrevisions` (prefix `adr`).
  * Usable as a generator: `generator=alldeletedrevisions`, with each parameter prefixed `gadr`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AlldeletedrevisionsParams {
   /**

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=allfileusages` (prefix `af`).
  * Usable as a generator: `generator=allfileusages`, with each parameter prefixed `gaf`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllfileusagesParams {
   /** `afcontinue` (string). */

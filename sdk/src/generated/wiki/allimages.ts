@@ -18,6 +18,7 @@ import {
 /**
  * Parameters of `list=allimages` (prefix `ai`).
  * Usable as a generator: `generator=allimages`, with each parameter prefixed `gai`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllimagesParams {
   /**

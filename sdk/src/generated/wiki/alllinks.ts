@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=alllinks` (prefix `al`).
  * Usable as a generator: `generator=alllinks`, with each parameter prefixed `gal`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AlllinksParams {
   /** `alcontinue` (string). */

@@ -13,6 +13,7 @@ import {
 /**
  * Parameters of `list=allpages` (prefix `ap`).
  * Usable as a generator: `generator=allpages`, with each parameter prefixed `gap`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllpagesParams {
   /** `apfrom` (string). */

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=allredirects` (prefix `ar`).
  * Usable as a generator: `generator=allredirects`, with each parameter prefixed `gar`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllredirectsParams {
   /** `arcontinue` (string). */

@@ -18,6 +18,7 @@ import {
 /**
  * Parameters of `list=allrevisions` (prefix `arv`).
  * Usable as a generator: `generator=allrevisions`, with each parameter prefixed `garv`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AllrevisionsParams {
   /**

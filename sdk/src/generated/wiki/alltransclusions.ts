@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=alltransclusions` (prefix `at`).
  * Usable as a generator: `generator=alltransclusions`, with each parameter prefixed `gat`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface AlltransclusionsParams {
   /** `atcontinue` (string). */

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=backlinks` (prefix `bl`).
  * Usable as a generator: `generator=backlinks`, with each parameter prefixed `gbl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface BacklinksParams {
   /** `bltitle` (string). */

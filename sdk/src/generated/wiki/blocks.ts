@@ -13,7 +13,10 @@ import {
   type WikiTimestamp,
 } from '../../wiki/index.js';
 
-/** Parameters of `list=blocks` (prefix `bk`). */
+/**
+ * Parameters of `list=blocks` (prefix `bk`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface BlocksParams {
   /** `bkstart` (timestamp). */
   start?: WikiTimestamp;

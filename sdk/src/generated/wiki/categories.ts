@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `prop=categories` (prefix `cl`).
  * Usable as a generator: `generator=categories`, with each parameter prefixed `gcl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface CategoriesParams {
   /**
@@ -81,7 +82,9 @@ export const categories: WikiModule<CategoriesParams, 'prop', true> = defineType
       rule: 'continue',
       param: 'continue',
       parts: 2,
-      source: 'ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2)',
+      unlessAllWarned: { param: 'categories', code: 'invalidcategory' },
+      source:
+        'ApiQueryCategories.php run(): dieContinueUsageIf(count($cont) != 2), after returning when no clcategories value is a category',
     },
   ],
   applyRules: ruleApplier({ 'exclusive-values': exclusiveValuesRule, 'title-warning': titleWarningRule, continue: continueRule }),

@@ -15,6 +15,7 @@ import {
 /**
  * Parameters of `list=categorymembers` (prefix `cm`).
  * Usable as a generator: `generator=categorymembers`, with each parameter prefixed `gcm`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface CategorymembersParams {
   /** `cmtitle` (string). */

@@ -17,6 +17,7 @@ import {
 /**
  * Parameters of `prop=deletedrevisions` (prefix `drv`).
  * Usable as a generator: `generator=deletedrevisions`, with each parameter prefixed `gdrv`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface DeletedrevisionsParams {
   /**

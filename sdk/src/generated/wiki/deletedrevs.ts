@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=deletedrevs` (prefix `dr`).
  * Usable as a generator: `generator=deletedrevs`, with each parameter prefixed `gdr`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  * @deprecated MediaWiki marks this module deprecated.
  */
 export interface DeletedrevsParams {

@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, ruleApplier, type WikiLimit, type Wiki
 /**
  * Parameters of `prop=duplicatefiles` (prefix `df`).
  * Usable as a generator: `generator=duplicatefiles`, with each parameter prefixed `gdf`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface DuplicatefilesParams {
   /**

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=embeddedin` (prefix `ei`).
  * Usable as a generator: `generator=embeddedin`, with each parameter prefixed `gei`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface EmbeddedinParams {
   /** `eititle` (string). */

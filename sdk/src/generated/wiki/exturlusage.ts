@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiLimit, type WikiModule } from '../../wiki/i
 /**
  * Parameters of `list=exturlusage` (prefix `eu`).
  * Usable as a generator: `generator=exturlusage`, with each parameter prefixed `geu`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ExturlusageParams {
   /**

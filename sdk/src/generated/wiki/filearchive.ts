@@ -9,7 +9,10 @@ import {
   type WikiModule,
 } from '../../wiki/index.js';
 
-/** Parameters of `list=filearchive` (prefix `fa`). */
+/**
+ * Parameters of `list=filearchive` (prefix `fa`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface FilearchiveParams {
   /** `fafrom` (string). */
   from?: string;

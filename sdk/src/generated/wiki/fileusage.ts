@@ -4,6 +4,7 @@ import { defineTypedModule, exclusiveValuesRule, ruleApplier, type WikiLimit, ty
 /**
  * Parameters of `prop=fileusage` (prefix `fu`).
  * Usable as a generator: `generator=fileusage`, with each parameter prefixed `gfu`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface FileusageParams {
   /**

@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=images` (prefix `im`).
  * Usable as a generator: `generator=images`, with each parameter prefixed `gim`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ImagesParams {
   /**
@@ -49,19 +50,19 @@ export const images: WikiModule<ImagesParams, 'prop', true> = defineTypedModule(
   rules: [
     {
       pages: true,
+      rule: 'continue',
+      param: 'continue',
+      parts: 2,
+      source: 'ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)',
+    },
+    {
+      pages: true,
       rule: 'title-warning',
       param: 'images',
       namespace: 6,
       code: 'notfile',
       source: 'ApiQueryImages.php run(): an imimages value not a title in NS_FILE → apiwarn-notfile, skipped',
     },
-    {
-      pages: true,
-      rule: 'continue',
-      param: 'continue',
-      parts: 2,
-      source: 'ApiQueryImages.php run(): dieContinueUsageIf(count($cont) != 2)',
-    },
   ],
-  applyRules: ruleApplier({ 'title-warning': titleWarningRule, continue: continueRule }),
+  applyRules: ruleApplier({ continue: continueRule, 'title-warning': titleWarningRule }),
 });

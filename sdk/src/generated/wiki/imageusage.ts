@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=imageusage` (prefix `iu`).
  * Usable as a generator: `generator=imageusage`, with each parameter prefixed `giu`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ImageusageParams {
   /** `iutitle` (string). */

@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, requiresRule, ruleApplier, type WikiLi
 /**
  * Parameters of `list=iwbacklinks` (prefix `iwbl`).
  * Usable as a generator: `generator=iwbacklinks`, with each parameter prefixed `giwbl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface IwbacklinksParams {
   /** `iwblprefix` (string). */

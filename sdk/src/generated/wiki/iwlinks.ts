@@ -9,7 +9,10 @@ import {
   type WikiModule,
 } from '../../wiki/index.js';
 
-/** Parameters of `prop=iwlinks` (prefix `iw`). */
+/**
+ * Parameters of `prop=iwlinks` (prefix `iw`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface IwlinksParams {
   /**
    * `iwprop` (enum, multiple values).

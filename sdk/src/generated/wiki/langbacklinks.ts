@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, requiresRule, ruleApplier, type WikiLi
 /**
  * Parameters of `list=langbacklinks` (prefix `lbl`).
  * Usable as a generator: `generator=langbacklinks`, with each parameter prefixed `glbl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface LangbacklinksParams {
   /** `lbllang` (string). */

@@ -9,7 +9,10 @@ import {
   type WikiModule,
 } from '../../wiki/index.js';
 
-/** Parameters of `prop=langlinks` (prefix `ll`). */
+/**
+ * Parameters of `prop=langlinks` (prefix `ll`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface LanglinksParams {
   /**
    * `llprop` (enum, multiple values).

@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiModule } from '../../wiki/index.js';
 /**
  * Parameters of `meta=languagestats` (prefix `ls`).
  * Provided by Translate.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface LanguagestatsParams {
   /**

@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=links` (prefix `pl`).
  * Usable as a generator: `generator=links`, with each parameter prefixed `gpl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface LinksParams {
   /**
@@ -76,7 +77,9 @@ export const links: WikiModule<LinksParams, 'prop', true> = defineTypedModule({
       rule: 'continue',
       param: 'continue',
       parts: 3,
-      source: 'ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)',
+      unlessNoTitleKept: { param: 'titles', namespaceParam: 'namespace' },
+      source:
+        'ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no pltitles value is a title in plnamespace',
     },
   ],
   applyRules: ruleApplier({ 'title-warning': titleWarningRule, continue: continueRule }),

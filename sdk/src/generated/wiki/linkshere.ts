@@ -4,6 +4,7 @@ import { defineTypedModule, exclusiveValuesRule, ruleApplier, type WikiLimit, ty
 /**
  * Parameters of `prop=linkshere` (prefix `lh`).
  * Usable as a generator: `generator=linkshere`, with each parameter prefixed `glh`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface LinkshereParams {
   /**

@@ -14,7 +14,10 @@ import {
   type WikiTimestamp,
 } from '../../wiki/index.js';
 
-/** Parameters of `list=logevents` (prefix `le`). */
+/**
+ * Parameters of `list=logevents` (prefix `le`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface LogeventsParams {
   /**
    * `leprop` (enum, multiple values).

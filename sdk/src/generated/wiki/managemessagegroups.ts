@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiModule } from '../../wiki/index.js';
 /**
  * Parameters of `meta=managemessagegroups` (prefix `mmg`).
  * Provided by Translate.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ManagemessagegroupsParams {
   /** `mmggroupId` (string, required). */

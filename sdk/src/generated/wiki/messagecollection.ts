@@ -5,6 +5,7 @@ import { defineTypedModule, type WikiLimit, type WikiModule } from '../../wiki/i
  * Parameters of `list=messagecollection` (prefix `mc`).
  * Usable as a generator: `generator=messagecollection`, with each parameter prefixed `gmc`.
  * Provided by Translate.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface MessagecollectionParams {
   /** `mcgroup` (string, required). */

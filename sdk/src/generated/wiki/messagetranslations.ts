@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiModule } from '../../wiki/index.js';
 /**
  * Parameters of `meta=messagetranslations` (prefix `mt`).
  * Provided by Translate.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface MessagetranslationsParams {
   /** `mttitle` (string, required). */

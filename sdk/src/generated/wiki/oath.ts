@@ -4,6 +4,7 @@ import { defineTypedModule, userDef, type WikiModule } from '../../wiki/index.js
 /**
  * Parameters of `meta=oath` (prefix `oath`).
  * Provided by OATHAuth.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  * @internal MediaWiki marks this module internal: it may change or go away without notice.
  */
 export interface OathParams {

@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, ruleApplier, type WikiLimit, type Wiki
 /**
  * Parameters of `list=pageswithprop` (prefix `pwp`).
  * Usable as a generator: `generator=pageswithprop`, with each parameter prefixed `gpwp`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface PageswithpropParams {
   /** `pwppropname` (string, required). */

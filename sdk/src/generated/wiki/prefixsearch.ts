@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiLimit, type WikiModule } from '../../wiki/i
 /**
  * Parameters of `list=prefixsearch` (prefix `ps`).
  * Usable as a generator: `generator=prefixsearch`, with each parameter prefixed `gps`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface PrefixsearchParams {
   /** `pssearch` (string, required). */

@@ -12,6 +12,7 @@ import {
 /**
  * Parameters of `list=protectedtitles` (prefix `pt`).
  * Usable as a generator: `generator=protectedtitles`, with each parameter prefixed `gpt`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface ProtectedtitlesParams {
   /**

@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiLimit, type WikiModule } from '../../wiki/i
 /**
  * Parameters of `list=querypage` (prefix `qp`).
  * Usable as a generator: `generator=querypage`, with each parameter prefixed `gqp`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface QuerypageParams {
   /** `qppage` (enum, required). */

@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, oneOfRule, ruleApplier, type WikiLimit
 /**
  * Parameters of `list=random` (prefix `rn`).
  * Usable as a generator: `generator=random`, with each parameter prefixed `grn`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface RandomParams {
   /**

@@ -16,6 +16,7 @@ import {
 /**
  * Parameters of `list=recentchanges` (prefix `rc`).
  * Usable as a generator: `generator=recentchanges`, with each parameter prefixed `grc`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface RecentchangesParams {
   /** `rcstart` (timestamp). */

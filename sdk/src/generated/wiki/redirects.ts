@@ -4,6 +4,7 @@ import { defineTypedModule, exclusiveValuesRule, ruleApplier, type WikiLimit, ty
 /**
  * Parameters of `prop=redirects` (prefix `rd`).
  * Usable as a generator: `generator=redirects`, with each parameter prefixed `grd`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface RedirectsParams {
   /**

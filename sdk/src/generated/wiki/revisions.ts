@@ -18,6 +18,7 @@ import {
 /**
  * Parameters of `prop=revisions` (prefix `rv`).
  * Usable as a generator: `generator=revisions`, with each parameter prefixed `grv`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface RevisionsParams {
   /**

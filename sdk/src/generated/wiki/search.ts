@@ -4,6 +4,7 @@ import { defineTypedModule, type WikiLimit, type WikiModule } from '../../wiki/i
 /**
  * Parameters of `list=search` (prefix `sr`).
  * Usable as a generator: `generator=search`, with each parameter prefixed `gsr`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface SearchParams {
   /** `srsearch` (string, required). */

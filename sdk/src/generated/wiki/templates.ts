@@ -11,6 +11,7 @@ import {
 /**
  * Parameters of `prop=templates` (prefix `tl`).
  * Usable as a generator: `generator=templates`, with each parameter prefixed `gtl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface TemplatesParams {
   /**
@@ -77,7 +78,9 @@ export const templates: WikiModule<TemplatesParams, 'prop', true> = defineTypedM
       rule: 'continue',
       param: 'continue',
       parts: 3,
-      source: 'ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3)',
+      unlessNoTitleKept: { param: 'templates', namespaceParam: 'namespace' },
+      source:
+        'ApiQueryLinks.php run(): dieContinueUsageIf(count($cont) != 3), after returning when no tltemplates value is a title in tlnamespace',
     },
   ],
   applyRules: ruleApplier({ 'title-warning': titleWarningRule, continue: continueRule }),

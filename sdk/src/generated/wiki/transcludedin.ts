@@ -4,6 +4,7 @@ import { defineTypedModule, exclusiveValuesRule, ruleApplier, type WikiLimit, ty
 /**
  * Parameters of `prop=transcludedin` (prefix `ti`).
  * Usable as a generator: `generator=transcludedin`, with each parameter prefixed `gti`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface TranscludedinParams {
   /**

@@ -15,7 +15,10 @@ import {
   type WikiTimestamp,
 } from '../../wiki/index.js';
 
-/** Parameters of `list=usercontribs` (prefix `uc`). */
+/**
+ * Parameters of `list=usercontribs` (prefix `uc`).
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
+ */
 export interface UsercontribsParams {
   /**
    * `uclimit` (limit).

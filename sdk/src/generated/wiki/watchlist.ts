@@ -13,6 +13,7 @@ import {
 /**
  * Parameters of `list=watchlist` (prefix `wl`).
  * Usable as a generator: `generator=watchlist`, with each parameter prefixed `gwl`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface WatchlistParams {
   /** `wlallrev` (boolean). */

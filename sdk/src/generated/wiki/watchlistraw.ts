@@ -4,6 +4,7 @@ import { continueRule, defineTypedModule, ruleApplier, userDef, type WikiLimit, 
 /**
  * Parameters of `list=watchlistraw` (prefix `wr`).
  * Usable as a generator: `generator=watchlistraw`, with each parameter prefixed `gwr`.
+ * Needs the read right: without it, `WikiClient` rejects with a `WikiRightsError`.
  */
 export interface WatchlistrawParams {
   /** `wrcontinue` (string). */

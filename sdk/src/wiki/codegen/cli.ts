@@ -158,8 +158,10 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
   const isUrl = /^https?:\/\//i.test(parsed.catalogue);
   const source = isUrl ? parsed.catalogue : path.resolve(cwd, parsed.catalogue);
   let doc: ParamInfoDocument;
+  const notes: string[] = [];
   try {
     doc = await loadParamInfo(source, {
+      warnings: notes,
       ...(io.fetch ? { fetch: io.fetch } : {}),
       ...(parsed.userAgent ? { userAgent: parsed.userAgent } : {}),
       ...(parsed.timeout ? { timeoutMs: Number(parsed.timeout) * 1000 } : {}),
@@ -169,6 +171,7 @@ export async function main(args: readonly string[], io: CliIo = defaultIo()): Pr
     return error instanceof ParamInfoFetchError && error.network ? 5 : 1;
   }
 
+  for (const note of notes) io.stderr(`consilium-wiki: warning: ${inert(note)}\n`);
   const plan = planModules(doc);
   const counts = summarizePlan(plan);
   if (counts.modules === 0) {

@@ -15,6 +15,14 @@ export interface ParamInfoModule {
   generator?: boolean;
   deprecated?: boolean;
   internal?: boolean;
+  /** The module needs the `read` right (most do). */
+  readrights?: boolean;
+  /** The module writes: it needs the wiki's write rights (`writeapi`). */
+  writerights?: boolean;
+  /** The module refuses a GET (`mustbeposted`). */
+  mustbeposted?: boolean;
+  /** The module reads parameters beyond those listed (they depend on other parameters' values): `true`, or its help. */
+  dynamicparameters?: unknown;
   /** The extension (or `MediaWiki`) that provides the module. */
   sourcename?: string;
   helpurls?: readonly string[];
@@ -39,6 +47,15 @@ export class ParamInfoFormatError extends Error {
   override name = 'ParamInfoFormatError';
 }
 
+export interface ParseOptions {
+  /**
+   * Where the reader says what it could not use and left out (a value of a shape it does not know, a
+   * parameter without a name, a type no MediaWiki release documents): one line per kind of problem,
+   * naming the first place. Nothing is ever left out silently; without this, the lines are dropped.
+   */
+  warnings?: string[];
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -48,12 +65,55 @@ const BOOLEAN_MODULE_KEYS = ['generator', 'deprecated', 'internal', 'readrights'
 const NUMBER_PARAM_KEYS = ['index', 'lowlimit', 'highlimit', 'limit', 'min', 'max', 'highmax', 'maxbytes', 'maxchars'] as const;
 const STRING_LIST_PARAM_KEYS = ['subtypes', 'deprecatedvalues', 'internalvalues'] as const;
 
-function booleans(target: Record<string, unknown>, keys: readonly string[], where: string): void {
+/**
+ * The parameter types MediaWiki documents (ParamValidator's and the Action API's, 1.35 to 1.47). Any
+ * other is a type a later release adds: read as a string, with a warning.
+ */
+export const KNOWN_TYPES: ReadonlySet<string> = new Set([
+  'boolean',
+  'checkbox',
+  'enum',
+  'expiry',
+  'float',
+  'integer',
+  'limit',
+  'namespace',
+  'NULL',
+  'password',
+  'raw',
+  'string',
+  'submodule',
+  'tags',
+  'text',
+  'timestamp',
+  'title',
+  'upload',
+  'user',
+  'boolean(BooleanDef)',
+]);
+
+/** Collects the reader's warnings: the first place of each kind, and how many more. */
+class Notes {
+  readonly #byKind = new Map<string, { first: string; more: number }>();
+  note(kind: string, place: string): void {
+    const seen = this.#byKind.get(kind);
+    if (seen) seen.more++;
+    else this.#byKind.set(kind, { first: place, more: 0 });
+  }
+  lines(): string[] {
+    return [...this.#byKind].map(([kind, { first, more }]) => `${kind}: ${first}${more > 0 ? ` (and ${more} more)` : ''}`);
+  }
+}
+
+/** `true` for formatversion=1's `""`; another non-boolean is left out, with a note. */
+function booleans(target: Record<string, unknown>, keys: readonly string[], where: string, notes: Notes): void {
   for (const key of keys) {
     const value = target[key];
+    if (value === undefined || typeof value === 'boolean') continue;
     if (value === '') target[key] = true;
-    else if (value !== undefined && typeof value !== 'boolean') {
-      throw new ParamInfoFormatError(`${where}.${key} must be a boolean, not ${JSON.stringify(value)}`);
+    else {
+      notes.note(`${key} is not a boolean; left out`, `${where} (${JSON.stringify(value)})`);
+      delete target[key];
     }
   }
 }
@@ -62,42 +122,72 @@ function stringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
-function checkParam(raw: unknown, where: string, templated: boolean): ParamInfo {
-  if (!isObject(raw)) throw new ParamInfoFormatError(`${where} must be an object`);
-  const param: Record<string, unknown> = { ...raw };
-  if (typeof param.name !== 'string' || param.name === '') {
-    throw new ParamInfoFormatError(`${where}.name must be a non-empty string`);
+/**
+ * paraminfo's default as the request would carry it: a string, number or boolean as given; a list
+ * (newer releases give a multi-valued parameter's default as an array) joined the way the request
+ * joins values, `|`, or with U+001F first when a value holds a `|`; `[]` is `''`. Anything else: none.
+ */
+function requestDefault(value: unknown): string | number | boolean | undefined {
+  if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value))
+    return value as string | number | boolean;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string' || Number.isFinite(v))) {
+    const parts = value.map(String);
+    return parts.some((v) => v.includes('|')) ? `\u001f${parts.join('\u001f')}` : parts.join('|');
   }
-  const at = `${where} (${param.name})`;
+  return undefined;
+}
+
+/** One parameter as the emitter may trust it, or `undefined` when it cannot be used at all (with a note). */
+function checkParam(raw: unknown, where: string, templated: boolean, notes: Notes): ParamInfo | undefined {
+  if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
+    notes.note('a parameter without a name; left out', where);
+    return undefined;
+  }
+  const param: Record<string, unknown> = { ...raw };
+  const at = `${where} (${param.name as string})`;
   // Values are strings on the wire; an enum PHP declared with integers comes out of formatversion=2 as numbers.
   for (const key of ['type', ...STRING_LIST_PARAM_KEYS] as const) {
     const list = param[key];
     if (Array.isArray(list) && list.every((v) => typeof v === 'string' || Number.isFinite(v))) param[key] = list.map(String);
   }
   if (typeof param.type !== 'string' && !stringList(param.type)) {
-    throw new ParamInfoFormatError(`${at}.type must be a type name or an array of allowed values`);
+    notes.note('a parameter without a type; read as a string', at);
+    param.type = 'string';
+  } else if (typeof param.type === 'string' && !KNOWN_TYPES.has(param.type)) {
+    // Kept as it is: the runtime reads a type it does not know as a string, and the docs name it.
+    notes.note(`type "${param.type}" is not one MediaWiki documents; read as a string`, at);
   }
-  booleans(param, BOOLEAN_PARAM_KEYS, at);
+  booleans(param, BOOLEAN_PARAM_KEYS, at, notes);
   for (const key of NUMBER_PARAM_KEYS) {
-    if (param[key] !== undefined && (typeof param[key] !== 'number' || !Number.isFinite(param[key]))) {
-      throw new ParamInfoFormatError(`${at}.${key} must be a number, not ${JSON.stringify(param[key])}`);
+    const value = param[key];
+    if (value === undefined || (typeof value === 'number' && Number.isFinite(value))) continue;
+    if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) param[key] = Number(value);
+    else {
+      notes.note(`${key} is not a number; left out`, `${at} (${JSON.stringify(value)})`);
+      delete param[key];
     }
   }
   for (const key of STRING_LIST_PARAM_KEYS) {
     if (param[key] !== undefined && !stringList(param[key])) {
-      throw new ParamInfoFormatError(`${at}.${key} must be an array of strings`);
+      notes.note(`${key} is not a list of strings; left out`, at);
+      delete param[key];
     }
   }
-  const def = param.default;
-  if (def !== undefined && typeof def !== 'string' && typeof def !== 'boolean' && !Number.isFinite(def)) {
-    throw new ParamInfoFormatError(`${at}.default must be a string, number or boolean, not ${JSON.stringify(def)}`);
+  if (param.default !== undefined) {
+    const def = requestDefault(param.default);
+    if (def === undefined) {
+      notes.note('a default of a shape the request cannot carry; left out', `${at} (${JSON.stringify(param.default)})`);
+      delete param.default;
+    } else param.default = def;
   }
   if (param.allspecifier !== undefined && typeof param.allspecifier !== 'string') {
-    throw new ParamInfoFormatError(`${at}.allspecifier must be a string`);
+    notes.note('allspecifier is not a string; left out', at);
+    delete param.allspecifier;
   }
   const extra = param.extranamespaces;
   if (extra !== undefined && !(Array.isArray(extra) && extra.every((n) => Number.isInteger(n)))) {
-    throw new ParamInfoFormatError(`${at}.extranamespaces must be an array of integers`);
+    notes.note('extranamespaces is not a list of integers; left out', at);
+    delete param.extranamespaces;
   }
   const info = param.info;
   if (
@@ -112,56 +202,80 @@ function checkParam(raw: unknown, where: string, templated: boolean): ParamInfo 
       )
     )
   ) {
-    throw new ParamInfoFormatError(`${at}.info must be an array of { name, values? }`);
+    notes.note('info is not a list of { name, values? }; left out', at);
+    delete param.info;
   }
   const vars = param.templatevars;
   if (templated) {
-    if (!isObject(vars) || Object.keys(vars).length === 0 || !Object.values(vars).every((v) => typeof v === 'string')) {
-      throw new ParamInfoFormatError(`${at}.templatevars must map each template variable to a parameter name`);
-    }
-    for (const name of Object.keys(vars)) {
-      if (!param.name.includes(`{${name}}`)) {
-        throw new ParamInfoFormatError(`${at}: template variable {${name}} does not occur in the name`);
-      }
+    const name = param.name as string;
+    if (
+      !isObject(vars) ||
+      Object.keys(vars).length === 0 ||
+      !Object.values(vars).every((v) => typeof v === 'string') ||
+      !Object.keys(vars).every((v) => name.includes(`{${v}}`))
+    ) {
+      notes.note('a templated parameter whose template variables do not match its name; left out', at);
+      return undefined;
     }
   } else if (vars !== undefined) {
-    throw new ParamInfoFormatError(`${at}.templatevars belongs in templatedparameters`);
+    notes.note('templatevars on a plain parameter; left out', at);
+    delete param.templatevars;
   }
   return param as ParamInfo;
 }
 
-function checkModule(raw: unknown, where: string): ParamInfoModule {
-  if (!isObject(raw)) throw new ParamInfoFormatError(`${where} must be an object`);
-  const module: Record<string, unknown> = { ...raw };
-  for (const key of ['name', 'path'] as const) {
-    if (typeof module[key] !== 'string' || module[key] === '') {
-      throw new ParamInfoFormatError(`${where}.${key} must be a non-empty string`);
-    }
+function checkModule(raw: unknown, where: string, notes: Notes): ParamInfoModule | undefined {
+  if (!isObject(raw)) {
+    notes.note('a module that is not an object; left out', where);
+    return undefined;
   }
+  const module: Record<string, unknown> = { ...raw };
+  if (typeof module.path !== 'string' || module.path === '' || (typeof module.name !== 'string' && module.name !== undefined)) {
+    notes.note('a module without a path; left out', where);
+    return undefined;
+  }
+  // Old releases omit `name` where it is the path's last part.
+  if (typeof module.name !== 'string' || module.name === '') module.name = (module.path as string).split('+').pop();
   const at = `${where} (${module.path as string})`;
   if (module.prefix === undefined) module.prefix = '';
-  if (typeof module.prefix !== 'string') throw new ParamInfoFormatError(`${at}.prefix must be a string`);
-  if (module.group !== undefined && typeof module.group !== 'string') {
-    throw new ParamInfoFormatError(`${at}.group must be a string`);
+  if (typeof module.prefix !== 'string') {
+    notes.note('a module whose prefix is not a string; left out', at);
+    return undefined;
   }
-  booleans(module, BOOLEAN_MODULE_KEYS, at);
+  if (module.group !== undefined && typeof module.group !== 'string') {
+    notes.note('group is not a string; left out', at);
+    delete module.group;
+  }
+  booleans(module, BOOLEAN_MODULE_KEYS, at, notes);
   if (module.helpurls !== undefined && !stringList(module.helpurls)) {
-    throw new ParamInfoFormatError(`${at}.helpurls must be an array of strings`);
+    notes.note('helpurls is not a list of strings; left out', at);
+    delete module.helpurls;
   }
   if (module.sourcename !== undefined && typeof module.sourcename !== 'string') {
-    throw new ParamInfoFormatError(`${at}.sourcename must be a string`);
+    notes.note('sourcename is not a string; left out', at);
+    delete module.sourcename;
   }
   const seen = new Set<string>();
   for (const key of ['parameters', 'templatedparameters'] as const) {
     const list = module[key] ?? (key === 'parameters' ? [] : undefined);
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new ParamInfoFormatError(`${at}.${key} must be an array`);
-    module[key] = list.map((p, i) => {
-      const param = checkParam(p, `${at}.${key}[${i}]`, key === 'templatedparameters');
-      if (seen.has(param.name)) throw new ParamInfoFormatError(`${at}: parameter ${param.name} appears twice`);
-      seen.add(param.name);
-      return param;
+    if (!Array.isArray(list)) {
+      notes.note(`${key} is not a list; left out`, at);
+      module[key] = key === 'parameters' ? [] : undefined;
+      if (key === 'templatedparameters') delete module[key];
+      continue;
+    }
+    const params: ParamInfo[] = [];
+    list.forEach((p, i) => {
+      const param = checkParam(p, `${at}.${key}[${i}]`, key === 'templatedparameters', notes);
+      if (param === undefined) return;
+      if (seen.has(param.name)) notes.note('a parameter given twice; the second left out', `${at}: ${param.name}`);
+      else {
+        seen.add(param.name);
+        params.push(param);
+      }
     });
+    module[key] = params;
   }
   return module as ParamInfoModule;
 }
@@ -169,9 +283,11 @@ function checkModule(raw: unknown, where: string): ParamInfoModule {
 /**
  * Checks a parsed paraminfo answer and returns it in the API's envelope. Accepts the envelope
  * (`{"paraminfo":{"modules":[…]}}`) or its inside (`{"modules":[…]}`); formatversion=1's `""`
- * markers become `true`. Throws {@link ParamInfoFormatError} naming the first problem.
+ * markers become `true`. Whatever MediaWiki release wrote it, it reads: a value of a shape it cannot
+ * use is left out and said so in `options.warnings`, never a failure. Throws {@link ParamInfoFormatError}
+ * only when the input is no paraminfo at all.
  */
-export function parseParamInfoDocument(json: unknown): ParamInfoDocument {
+export function parseParamInfoDocument(json: unknown, options: ParseOptions = {}): ParamInfoDocument {
   if (isObject(json) && isObject(json.error)) {
     throw new ParamInfoFormatError(`this is a MediaWiki API error, not paraminfo: ${JSON.stringify(json.error)}`);
   }
@@ -179,15 +295,23 @@ export function parseParamInfoDocument(json: unknown): ParamInfoDocument {
   if (!isObject(inner) || !Array.isArray(inner.modules)) {
     throw new ParamInfoFormatError('not an action=paraminfo answer: expected {"paraminfo":{"modules":[…]}}');
   }
+  const notes = new Notes();
   const seen = new Set<string>();
-  const modules = inner.modules.map((m, i) => {
-    const module = checkModule(m, `modules[${i}]`);
-    if (seen.has(module.path)) throw new ParamInfoFormatError(`modules[${i}]: module ${module.path} appears twice`);
-    seen.add(module.path);
-    return module;
+  const modules: ParamInfoModule[] = [];
+  inner.modules.forEach((m, i) => {
+    const module = checkModule(m, `modules[${i}]`, notes);
+    if (module === undefined) return;
+    if (seen.has(module.path)) notes.note('a module given twice; the second left out', `modules[${i}] (${module.path})`);
+    else {
+      seen.add(module.path);
+      modules.push(module);
+    }
   });
-  if (inner.helpformat !== undefined && typeof inner.helpformat !== 'string') {
-    throw new ParamInfoFormatError('paraminfo.helpformat must be a string');
+  const out: ParamInfoDocument['paraminfo'] = { ...inner, modules };
+  if (out.helpformat !== undefined && typeof out.helpformat !== 'string') {
+    notes.note('helpformat is not a string; left out', 'paraminfo.helpformat');
+    delete out.helpformat;
   }
-  return { paraminfo: { ...inner, modules } };
+  options.warnings?.push(...notes.lines());
+  return { paraminfo: out };
 }

@@ -183,36 +183,35 @@ describe('parseParamInfoDocument', () => {
     expect(file(emitted(doc), 'x.ts')).toContain("  level?: '0' | '1' | '2';\n");
   });
 
-  it('names the first problem', () => {
-    const bad = (module: object) => () => parseParamInfoDocument({ modules: [module] });
+  it('fails only on what is no paraminfo at all; a value it cannot use is left out and named', () => {
     expect(() => parseParamInfoDocument({ error: { code: 'badvalue', info: 'nope' } })).toThrow(
       'this is a MediaWiki API error, not paraminfo',
     );
     expect(() => parseParamInfoDocument([])).toThrow(ParamInfoFormatError);
-    expect(bad({ name: 'x', path: 'query+x', parameters: [{ name: 'p' }] })).toThrow(
-      'modules[0] (query+x).parameters[0] (p).type must be a type name or an array of allowed values',
-    );
-    expect(bad({ name: 'x', path: 'query+x', parameters: [{ name: 'p', type: 'limit', max: '5' }] })).toThrow(
-      'modules[0] (query+x).parameters[0] (p).max must be a number, not "5"',
-    );
-    expect(
-      bad({
-        name: 'x',
-        path: 'query+x',
-        parameters: [{ name: 'p', type: 'string' }],
-        templatedparameters: [{ name: 'p', type: 'string', templatevars: { v: 'p' } }],
-      }),
-    ).toThrow('modules[0] (query+x).templatedparameters[0] (p): template variable {v} does not occur in the name');
-    expect(
-      bad({
-        name: 'x',
-        path: 'query+x',
-        parameters: [
-          { name: 'p', type: 'string' },
-          { name: 'p', type: 'string' },
+    const warnings: string[] = [];
+    const doc = parseParamInfoDocument(
+      {
+        modules: [
+          {
+            name: 'x',
+            path: 'query+x',
+            parameters: [{ name: 'p' }, { name: 'q', type: 'limit', max: '5' }, { name: 'q', type: 'string' }],
+            templatedparameters: [{ name: 'r', type: 'string', templatevars: { v: 'p' } }],
+          },
         ],
-      }),
-    ).toThrow('parameter p appears twice');
+      },
+      { warnings },
+    );
+    expect(doc.paraminfo.modules[0]?.parameters).toEqual([
+      { name: 'p', type: 'string' },
+      { name: 'q', type: 'limit', max: 5 },
+    ]);
+    expect(doc.paraminfo.modules[0]?.templatedparameters).toEqual([]);
+    expect(warnings).toEqual([
+      'a parameter without a type; read as a string: modules[0] (query+x).parameters[0] (p)',
+      'a parameter given twice; the second left out: modules[0] (query+x): q',
+      'a templated parameter whose template variables do not match its name; left out: modules[0] (query+x).templatedparameters[0] (r)',
+    ]);
   });
 });
 

@@ -75,6 +75,9 @@ const RULE_CHECK_NAMES: Readonly<Record<ModuleRule['rule'], string>> = {
   'generator-redirects': 'generatorRedirectsRule',
   'miser-mode': 'miserModeRule',
   'known-values': 'knownValuesRule',
+  'page-warning': 'pageWarningRule',
+  'page-continue': 'pageContinueRule',
+  'value-warning': 'valueWarningRule',
 };
 
 /** The validators a generated module imports for the non-core types its parameters use (`SUPPLIED_TYPES`). */
@@ -193,7 +196,12 @@ export function emitModules(doc: ParamInfoDocument, options: EmitOptions): Map<s
     files.set(planned.fileName, emitModule(planned, header, options.runtimeImport, helpformat, options.rules));
   }
   const exports = modules.map((m) => `export * from ${quote(`./${m.identifier}.js`)};`);
-  files.set('index.ts', [...header, ...(exports.length > 0 ? exports : ['export {};']), ''].join('\n'));
+  const ignored = ignoredKeys(modules.map((m) => m.module));
+  const notes = [
+    ...(ignored.module.length > 0 ? [`// Module keys not used: ${ignored.module.join(', ')}.`] : []),
+    ...(ignored.parameter.length > 0 ? [`// Parameter keys not used: ${ignored.parameter.join(', ')}.`] : []),
+  ];
+  files.set('index.ts', [...header, ...notes, ...(exports.length > 0 ? exports : ['export {};']), ''].join('\n'));
   return files;
 }
 
@@ -257,6 +265,8 @@ function emitModule(
   if (module.generator) spec.push(['generator', true]);
   if (module.deprecated) spec.push(['deprecated', true]);
   if (module.internal) spec.push(['internal', true]);
+  // The rights are the docs' (and the wiki's answer, which WikiClient types): the request needs only the method.
+  if (module.mustbeposted) spec.push(['mustbeposted', true]);
   // A parameter a rule validates itself is read as a string (its interface keeps paraminfo's values).
   spec.push(['parameters', relaxedParameters(params, rules).map(runtimeParam)]);
   if (templated.length > 0) spec.push(['templatedparameters', templated.map(runtimeParam)]);
@@ -323,6 +333,7 @@ const RUNTIME_KEYS = [
   'allowsduplicates',
   'info',
   'templatevars',
+  'tokentype',
 ] as const;
 
 function runtimeParam(param: ParamInfo): Record<string, unknown> {
@@ -333,6 +344,45 @@ function runtimeParam(param: ParamInfo): Record<string, unknown> {
     out[key] = value;
   }
   return out;
+}
+
+/** The module keys the emitter reads: into the descriptor, the types or the docs. */
+export const USED_MODULE_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'path',
+  'group',
+  'prefix',
+  'generator',
+  'deprecated',
+  'internal',
+  'readrights',
+  'writerights',
+  'mustbeposted',
+  'dynamicparameters',
+  'sourcename',
+  'helpurls',
+  'description',
+  'parameters',
+  'templatedparameters',
+]);
+
+/** The parameter keys the emitter reads: the descriptor's ({@link RUNTIME_KEYS}) and the docs' own. */
+export const USED_PARAMETER_KEYS: ReadonlySet<string> = new Set<string>([
+  ...(['description', 'internalvalues', 'mustExist'] as const),
+  ...RUNTIME_KEYS,
+]);
+
+/** The keys of these modules and their parameters that the emitter does not read, sorted: named in `index.ts`. */
+export function ignoredKeys(modules: readonly ParamInfoModule[]): { module: string[]; parameter: string[] } {
+  const module = new Set<string>();
+  const parameter = new Set<string>();
+  for (const m of modules) {
+    for (const key of Object.keys(m)) if (!USED_MODULE_KEYS.has(key)) module.add(key);
+    for (const p of [...m.parameters, ...(m.templatedparameters ?? [])]) {
+      for (const key of Object.keys(p)) if (!USED_PARAMETER_KEYS.has(key)) parameter.add(key);
+    }
+  }
+  return { module: [...module].sort(), parameter: [...parameter].sort() };
 }
 
 // --- types ------------------------------------------------------------------------------------
@@ -522,6 +572,14 @@ function moduleDoc(planned: PlannedModule, helpformat: string | undefined): Doc 
     text.push(`Usable as a generator: \`generator=${module.name}\`, with each parameter prefixed \`g${module.prefix}\`.`);
   }
   if (module.sourcename && module.sourcename !== 'MediaWiki') text.push(`Provided by ${module.sourcename}.`);
+  const rights = [module.readrights ? 'read' : '', module.writerights ? 'write' : ''].filter(Boolean);
+  if (rights.length > 0) {
+    text.push(
+      `Needs the ${rights.join(' and ')} right${rights.length > 1 ? 's' : ''}: without ${rights.length > 1 ? 'them' : 'it'}, \`WikiClient\` rejects with a \`WikiRightsError\`.`,
+    );
+  }
+  if (module.mustbeposted) text.push('MediaWiki refuses it by GET: a query that uses it is sent by POST.');
+  if (module.dynamicparameters) text.push('Takes parameters beyond these, which depend on the values of others.');
   const tags = statusTags(module);
   // Only real links: a catalogue transcribed from source may hold placeholders such as `{help_url}`.
   for (const url of module.helpurls ?? []) if (/^https?:\/\/\S+$/.test(url)) tags.push(`@see ${url}`);
@@ -591,6 +649,10 @@ function paramDoc(param: ParamInfo, module: ParamInfoModule, isTemplated: boolea
     );
   }
   if (param.sensitive) text.push('Sensitive: MediaWiki keeps it out of logs.');
+  if (typeof param.tokentype === 'string') {
+    text.push(`A ${code(param.tokentype)} token (\`meta=tokens\`): \`WikiClient\` fetches it when not given.`);
+  }
+  if (param.mustExist === true) text.push('Must name a page that exists.');
   if (param.deprecatedvalues && param.deprecatedvalues.length > 0) {
     text.push(`Deprecated value${param.deprecatedvalues.length === 1 ? '' : 's'}: ${list(param.deprecatedvalues)}.`);
   }

@@ -26,6 +26,8 @@ export interface FetchParamInfoOptions {
   batchSize?: number;
   /** Per request (default 60 000). */
   timeoutMs?: number;
+  /** Where the reader says what it left out of the paraminfo (see `parseParamInfoDocument`). */
+  warnings?: string[];
 }
 
 /**
@@ -62,7 +64,7 @@ export async function loadParamInfo(source: string, options: FetchParamInfoOptio
   } catch (error) {
     throw new Error(`${source} is not JSON: ${(error as Error).message}`, { cause: error });
   }
-  return parseParamInfoDocument(json);
+  return parseParamInfoDocument(json, options.warnings ? { warnings: options.warnings } : {});
 }
 
 /** The paraminfo request for `modules`, as MediaWiki's own clients would send it. */
@@ -112,7 +114,11 @@ export async function fetchParamInfo(api: string, options: FetchParamInfoOptions
     const answer = await paraminfo(api, paths.slice(i, i + batchSize), options);
     modules.push(...answer.paraminfo.modules);
   }
-  return parseParamInfoDocument({ paraminfo: { helpformat: 'none', modules } });
+  // Each batch was read as it came; the whole is read once more for what it leaves out.
+  return parseParamInfoDocument(
+    { paraminfo: { helpformat: 'none', modules } },
+    options.warnings ? { warnings: options.warnings } : {},
+  );
 }
 
 /** One paraminfo request; every requested module must come back. */

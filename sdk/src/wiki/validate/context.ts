@@ -23,11 +23,11 @@ export interface ValidateContext {
   /** The prefixed parameter name (`aplimit`), used in errors and warnings. */
   param: string;
   /** The module path (`query+allpages`), copied into errors and warnings. */
-  module?: string;
-  options?: BuildOptions;
+  module?: string | undefined;
+  options?: BuildOptions | undefined;
   /** Defaults to {@link ACTION_API_POLICY}. */
   policy?: Policy;
-  site?: SiteContext;
+  site?: SiteContext | undefined;
   /** `limit` only: `false` keeps `max` as the string `'max'` (LimitDef's `parse-limit` option). Default `true`. */
   parseLimit?: boolean;
   /** Extra or replacement type definitions by type name, like `ParamValidator::addTypeDef()`. */
@@ -37,7 +37,7 @@ export interface ValidateContext {
    * that the parameters may use, as a module's descriptor supplies them. The exported `validateParam`
    * supplies all of them; the request builder, only the module's.
    */
-  types?: Readonly<Record<string, TypeDef>>;
+  types?: Readonly<Record<string, TypeDef>> | undefined;
 }
 
 export interface Validated {

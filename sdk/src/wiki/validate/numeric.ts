@@ -46,7 +46,11 @@ function ignoresRange(settings: ParamInfo, ctx: TypeContext): boolean {
 }
 
 /** The effective bounds after NumericDef::normalizeSettings (highmax needs max and is at least max). */
-export function bounds(settings: ParamInfo): { min?: bigint; max?: bigint; highmax?: bigint } {
+export function bounds(settings: ParamInfo): {
+  min?: bigint | undefined;
+  max?: bigint | undefined;
+  highmax?: bigint | undefined;
+} {
   const min = toBig(settings.min);
   const max = toBig(settings.max);
   let highmax = max === undefined ? undefined : (toBig(settings.highmax) ?? max);

@@ -99,11 +99,11 @@ interface Fields {
   minute: number;
   second: number;
   /** Fraction of a second as written (up to 6 digits), e.g. `999` = 0.999 s. */
-  fraction?: string;
+  fraction?: string | undefined;
   /** Minutes east of UTC; UTC when absent. */
-  offset?: number;
+  offset?: number | undefined;
   /** A textual day of week: moves the date forward to that day unless it already is (timelib's relative weekday). */
-  weekday?: number;
+  weekday?: number | undefined;
 }
 
 function fractionMs(fraction: string | undefined): number {
