@@ -268,6 +268,21 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
     ]);
   });
 
+  it('opens a database as earlier builds recorded it, the numbering it shares with SQLite unchanged, applying nothing again', async () => {
+    const url = await server!.createDatabase();
+    const database = await instance(url);
+    const d = new FakeDebate({ owner: 'usr_earlier' });
+    for (const step of debateSteps(d, 1)) await database.sessions.write(step);
+    await database.close();
+    // Migration 1 was recorded under a shorter name.
+    await sql(url, `UPDATE schema_migrations SET name = 'sessions' WHERE version = 1`);
+    const before = await sql(url, 'SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
+    const again = await instance(url);
+    expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
+    expect(await sql(url, 'SELECT version, name, applied_at FROM schema_migrations ORDER BY version')).toStrictEqual(before);
+    expect(before.map((r) => (r as { version: number }).version)).toStrictEqual(migrations.map((m) => m.version));
+  });
+
   it('refuses a database migrated by a newer server', async () => {
     const url = await server!.createDatabase();
     await (await PostgresDatabase.open(url)).close();

@@ -304,6 +304,49 @@ describe('migrations', () => {
     await db.close();
   });
 
+  // Before the numbering was shared with PostgreSQL, SQLite numbered its migrations 1 to 7: today's 7, 8, 9 and 10
+  // were 4, 5, 6 and 7.
+  const numberedTheOldWay = async (file: string, upTo = 10) => {
+    const db = await raw(file);
+    await db.exec(`DELETE FROM schema_migrations WHERE version > ${upTo}`);
+    for (const version of [7, 8, 9, 10]) {
+      await db.run('UPDATE schema_migrations SET version = ?1 WHERE version = ?2', [version - 3, version]);
+    }
+    return db;
+  };
+
+  it('opens a file numbered the old way, applying nothing twice, and numbers it as PostgreSQL does', async () => {
+    const file = freshFile();
+    const database = await SqliteDatabase.open(file);
+    const d = await writeDebate(database, 'usr_renumbered');
+    await database.close();
+    await (await numberedTheOldWay(file)).close();
+
+    const again = await SqliteDatabase.open(file);
+    expect(await again.sessions.get(d.session.id)).toStrictEqual(d.session);
+    await again.close();
+    const db = await raw(file);
+    const rows = await db.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+    expect(rows).toStrictEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    await db.close();
+  });
+
+  it("migrates a file numbered the old way that stopped short of the old 7 (today's 10)", async () => {
+    const file = freshFile();
+    await (await SqliteDatabase.open(file)).close();
+    const db = await numberedTheOldWay(file, 9);
+    await db.exec('DROP TABLE session_sources');
+    await db.close();
+
+    const again = await SqliteDatabase.open(file);
+    await again.close();
+    const after = await raw(file);
+    const versions = await after.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.map((r) => r.version)).toStrictEqual([1, 2, 3, 7, 8, 9, 10]);
+    expect(await after.all("SELECT name FROM sqlite_schema WHERE name = 'session_sources'")).toHaveLength(1);
+    await after.close();
+  });
+
   it('refuses a database written by a newer build, with a clear error', async () => {
     const file = freshFile();
     await (await SqliteDatabase.open(file)).close();
@@ -387,14 +430,14 @@ describe("a grounded session's page texts", () => {
     }
   });
 
-  it('migration 7 moves the texts of sessions stored before it out of links', async () => {
+  it('migration 10 moves the texts of sessions stored before it out of links', async () => {
     const file = freshFile();
     const database = await SqliteDatabase.open(file);
     const d = await grounded(database);
     await database.close();
-    // As a database before migration 7 held it: the texts in links, no session_sources.
+    // As a database before migration 10 held it: the texts in links, no session_sources.
     const db = await raw(file);
-    await db.exec('DROP TABLE session_sources; DELETE FROM schema_migrations WHERE version = 7');
+    await db.exec('DROP TABLE session_sources; DELETE FROM schema_migrations WHERE version = 10');
     await db.run('UPDATE sessions SET links = ?2 WHERE id = ?1', [
       d.session.id,
       JSON.stringify({ grounding: d.session.grounding }),

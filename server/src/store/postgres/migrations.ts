@@ -1,6 +1,8 @@
 /**
  * The PostgreSQL schema, as numbered migrations applied in order on open. Applied versions are
  * recorded in `schema_migrations`; a migration is never edited once released, only followed.
+ * The numbering is SQLite's too (`sqlite/migrations.ts`): a number names the same change in both lists,
+ * and 4, 5 and 6 are PostgreSQL's alone. A new migration takes the next number neither list has used.
  */
 import type { PoolClient } from 'pg';
 import { SEARCH_TEXT_CHARS, StoreError } from '../../sessions/store.js';
@@ -14,7 +16,7 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   {
     version: 1,
-    name: 'sessions',
+    name: 'sessions, rounds, answers, consensus, verdicts, events',
     // The same tables as SQLite's. Ids collate "C": byte order, as SQLite compares them, whatever the
     // database's locale. `writer` is the instance that last wrote the session; see `instances`.
     sql: `

@@ -1,6 +1,10 @@
 /**
  * The SQLite schema as numbered migrations, applied in order on open, each in its own transaction
  * and recorded in `schema_migrations`. Never edit a released migration; add the next one.
+ *
+ * One numbering serves both dialects: a number names the same change on SQLite and on PostgreSQL
+ * (`postgres/migrations.ts`), and a number that one dialect has no use for is absent from its list.
+ * A new migration takes the next number neither list has used.
  */
 import { StoreError } from '../../sessions/store.js';
 import type { Connection } from './connection.js';
@@ -141,7 +145,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 4,
+    version: 7,
     name: 'event archives of ended sessions; sessions by age, for retention',
     // An ended session's events, compressed in one row (store/archive.ts); rows left in `events` are
     // above `last_seq`. Sessions already stored are archived by the maintenance sweep, not here.
@@ -155,7 +159,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 5,
+    version: 8,
     name: 'credential epochs: a password reset or disabling ends sign-ins and tokens for good',
     // Existing sign-ins and tokens are of epoch 0, as their users are: they keep working until the next change.
     sql: `
@@ -165,7 +169,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 6,
+    version: 9,
     name: 'archived sessions, read-only shares, full-text search over questions, answers and verdicts',
     // The search index is FTS5, contentless (the text is in answers and verdicts already), keyed by
     // `session_search.id`: an INTEGER PRIMARY KEY, which VACUUM keeps (a session's own rowid it may renumber).
@@ -195,7 +199,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 7,
+    version: 10,
     name: "a grounded session's page texts in a table of their own, out of the sessions' links",
     // Each page's text once per session (its number is its key; a page's text never changes once read); `links`
     // keeps the pages without it, so a step or a list never carries the texts. Stored sessions move over.
@@ -221,6 +225,34 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
+/**
+ * SQLite's versions from before the numbering was shared, each to its number now, highest first (the
+ * version is the key). 4, 5 and 6 are PostgreSQL's own now, so a file holding any of them is numbered
+ * the old way.
+ */
+const RENUMBERED: readonly (readonly [from: number, to: number])[] = [
+  [7, 10],
+  [6, 9],
+  [5, 8],
+  [4, 7],
+];
+
+async function renumber(db: Connection): Promise<void> {
+  const old = 'SELECT 1 AS old FROM schema_migrations WHERE version IN (4, 5, 6) LIMIT 1';
+  if (!(await db.first(old))) return;
+  await db.exec('BEGIN IMMEDIATE');
+  try {
+    // Checked again under the write lock: another process may have renumbered it meanwhile.
+    if (await db.first(old)) {
+      for (const [from, to] of RENUMBERED) await db.run('UPDATE schema_migrations SET version = ? WHERE version = ?', [to, from]);
+    }
+    await db.exec('COMMIT');
+  } catch (error) {
+    await db.exec('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
 /** Brings the database up to the last migration's version; refuses one written by a newer build. Returns the version. */
 export async function migrate(db: Connection, file: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
   const latest = migrations.at(-1)?.version ?? 0;
@@ -230,6 +262,7 @@ export async function migrate(db: Connection, file: string, migrations: readonly
     applied_at TEXT NOT NULL
   ) STRICT`);
   const current = async () => (await db.first<{ v: number }>('SELECT coalesce(max(version), 0) AS v FROM schema_migrations'))!.v;
+  await renumber(db);
 
   const found = await current();
   if (found > latest) {

@@ -1,4 +1,4 @@
-/** The full-text index's SQL (FTS5, migration 6): the text a session is found by, and the match it is searched with. */
+/** The full-text index's SQL (FTS5, migration 9): the text a session is found by, and the match it is searched with. */
 import { SEARCH_TEXT_CHARS } from '../../sessions/store.js';
 
 /**
