@@ -6,11 +6,12 @@
  * lives in `commands/`, with its options.
  */
 import { readFileSync } from 'node:fs';
+import { ConsiliumError } from '../errors.js';
 import { Consilium } from '../facade/consilium.js';
-import { ConsiliumError } from '../facade/errors.js';
 import { inert, oneLine, type Paint, paint, paintOptions, wantsColour } from '../terminal/terminal.js';
+import { UsageError } from '../terminal/usage.js';
 import { WikiParamError } from '../wiki/types.js';
-import { type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
+import { type Parsed, parseArgs, stringFlag } from './args.js';
 import { ask } from './commands/ask.js';
 import { continueRun } from './commands/continue.js';
 import { debate } from './commands/debate.js';

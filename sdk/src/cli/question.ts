@@ -1,7 +1,7 @@
 /** What `ask`, `debate` and `follow-up` read the same way: the question, and the model a slot names. */
 import type { Consilium } from '../facade/consilium.js';
 import { oneLine } from '../terminal/terminal.js';
-import { UsageError } from './args.js';
+import { UsageError } from '../terminal/usage.js';
 import type { Context } from './context.js';
 
 /** The provider of `slot`, checked against the server's slots before asking (a usage error names them). */

@@ -3,9 +3,9 @@ import { type ConsiliumError, getSessionThread, type Session, type Thread as Thr
 import { client, consilium } from '../api.js';
 import { ErrorNote } from '../components.js';
 import { replaceHash, sessionHref } from '../router.js';
-import { liveRuns } from '../runs.js';
 import { DEFAULT_ROUNDS } from './rounds.js';
 import { startRun } from './runner.js';
+import { liveRuns } from './runs.js';
 
 /**
  * A finished session's thread (its earlier and later questions, oldest first), what early stop saved, and the form to

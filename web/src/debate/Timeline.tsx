@@ -1,7 +1,8 @@
 import { memo } from 'preact/compat';
-import { SlotName, StatusChip } from '../components.js';
+import { SlotName } from '../components.js';
 import { slotLook } from '../slots.js';
 import type { SessionView } from './model.js';
+import { StatusChip } from './StatusChip.js';
 import { sameShape } from './shape.js';
 
 /** Rounds as a timeline: one row per model, a cell per round, and where each model changed its position and why. */

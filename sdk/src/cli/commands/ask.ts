@@ -3,7 +3,8 @@
  * grounds it in a wiki source of the server's, its sources printed after the answer.
  */
 import { inert, jsonLine, oneLine, slotColour } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { question, slotProvider } from '../question.js';
 import { renderSources } from '../sources-view.js';

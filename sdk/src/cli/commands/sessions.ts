@@ -2,10 +2,11 @@
  * `consilium sessions`: list (and search), show, export, cancel, continue, re-run, archive, share and delete stored
  * sessions.
  */
-import { ConsiliumError } from '../../facade/errors.js';
+import { ConsiliumError } from '../../errors.js';
 import type { Session } from '../../generated/types.gen.js';
 import { escapeJson, inert, jsonLine, oneLine } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { renderSession, statusPaint } from '../session-view.js';
 

@@ -1,4 +1,4 @@
-import type { FieldError, Problem, ProblemCode } from '../generated/types.gen.js';
+import type { FieldError, Problem, ProblemCode } from './generated/types.gen.js';
 
 /**
  * What went wrong, as a stable code: the server's problem `code`, or one of the client's own —
