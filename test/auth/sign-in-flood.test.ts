@@ -15,7 +15,7 @@ import { type FloodResult, percentile, signInFlood } from '../support/sign-in-fl
  * The issue's bounds (p50 within 2×, p99 within 5× of idle), made generous so a slow or busy machine does not fail
  * them: p50 may also be 10 ms above idle (an idle read takes about 1 ms on loopback, where a scheduler's hiccup alone
  * is 2×), and p99 may reach the time of one hash (the fastest checked attempt), which scales with the machine. A read
- * queued behind hashes on libuv's pool (the old code) waited for one at least: p99 of 700 ms against 300 ms a hash.
+ * queued behind hashes on libuv's pool would wait for one at least: p99 of 700 ms against 300 ms a hash.
  */
 const P50_FACTOR = 2;
 const P50_FLOOR_MS = 10;

@@ -102,7 +102,7 @@ async function rowCounts(): Promise<string> {
 /**
  * Waits until no debate runs and the row counts stop changing. A detached start (202) runs on after its response, and
  * a debate's last writes may land just after it; a pause between two writes is no proof that it has ended (on a loaded
- * machine one lasted more than the 10 ms below, and its writes were charged to the next, rejected, request).
+ * machine one lasts longer than any short wait, and its writes would be charged to the next, rejected, request).
  */
 async function settledRowCounts(): Promise<string> {
   const running = () =>
