@@ -64,8 +64,9 @@ async function start(): Promise<void> {
   }
   const accounts = openAccounts(database.accounts, config);
   const stopMaintenance = startMaintenance(sessions, { retentionDays: config.retentionDays, logger });
-  // Draining (SIGTERM) says so on `/ready` first, so balancers send new requests elsewhere.
-  const readiness = new Readiness();
+  // Not ready until the first admin exists (sign-in works); draining (SIGTERM) says so on `/ready` first, so
+  // balancers send new requests elsewhere.
+  const readiness = new Readiness({ starting: true });
   const app = createApp({
     config,
     logger,
@@ -82,6 +83,7 @@ async function start(): Promise<void> {
     // Only once the port is ours: a start that cannot serve (EADDRINUSE) must not create the admin and print its
     // one-time password, or the next start would find the account made and the password gone with the failed one.
     await createFirstAdmin(accounts);
+    readiness.started();
     const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info('listening', {
       url,
