@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { canBuildSdkReference, claimSdkReferenceBuild, type SdkReferenceBuild } from '../../docs/src/sdk-build.js';
 // Imported rather than read at run time, so the bundle `npm start` runs carries it.
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Accounts } from './accounts/accounts.js';
@@ -9,6 +11,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './config/log.js';
 import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
+import { defaultDocsDir } from './http/docs.js';
 import { LOCAL_OWNER } from './http/owner.js';
 import { Readiness } from './http/readiness.js';
 import { answerClientErrors, httpServerOptions } from './http/timeouts.js';
@@ -78,6 +81,11 @@ async function start(): Promise<void> {
     store: database,
     readiness,
   });
+  // The SDK reference, when it is not built, is built in the background once the server serves: claimed now, so
+  // `/docs/sdk/` says it is being built from the first request on.
+  const repository = join(defaultDocsDir(), '../../..');
+  const sdkReference = canBuildSdkReference(repository) ? claimSdkReferenceBuild({ root: repository }) : undefined;
+  let sdkBuild: SdkReferenceBuild | undefined;
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, async (info) => {
     // Only once the port is ours: a start that cannot serve (EADDRINUSE) must not create the admin and print its
@@ -98,6 +106,15 @@ async function start(): Promise<void> {
         `\nConsilium ${version} is serving ${url}\n  web UI:    ${url}/\n  API docs:  ${url}/docs/\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n  accounts:  npm run users -- list | add NAME | reset-password NAME (a lost password too)\n${offlineBanner(config.slots)}`,
       );
     }
+    if (sdkReference && !stopping) {
+      sdkBuild = sdkReference.start();
+      logger.info('building the SDK reference for /docs/sdk/ in the background (first start only)');
+      sdkBuild.done.then((result) => {
+        if (result === true) logger.info('the SDK reference is built: /docs/sdk/');
+        else if (result !== 'stopped')
+          logger.error('the SDK reference could not be built; run `npm run docs`', { error: result });
+      });
+    }
   });
   answerClientErrors(server);
   server.on('error', (err: NodeJS.ErrnoException) => {
@@ -112,6 +129,7 @@ async function start(): Promise<void> {
     if (stopping) return now.abort();
     stopping = true;
     stopMaintenance();
+    sdkBuild?.stop();
     readiness.drain();
     server.close();
     (server as Server).closeIdleConnections();
@@ -144,6 +162,8 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Whatever ends the process, no build is left running or half-written (a claim not yet started holds only the lock).
+  process.on('exit', () => (sdkBuild ? sdkBuild.stop() : sdkReference?.release()));
 }
 
 /** With no users yet, creates `admin` and prints its password (shown this once); exits 78 on a bad CONSILIUM_ADMIN_PASSWORD. */

@@ -5,12 +5,11 @@
  * it would answer 200 while `POST /auth/login` still answers 401.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
-import { captured, envWith, npmStart, running, runs, stop, WAIT_MS } from '../support/process.js';
+import { captured, envWith, freePort, npmStart, running, runs, stop, WAIT_MS } from '../support/process.js';
 
 const PASSWORD = 'first-admin-ready-check';
 const dirs: string[] = [];
@@ -21,15 +20,6 @@ afterAll(async () => {
   await pg?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A loopback port free a moment ago: the server must bind it itself, so the test can ask before the banner. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 const login = (baseUrl: string) =>
   fetch(`${baseUrl}/auth/login`, {
