@@ -162,6 +162,9 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Under `npm start`, stopping npm itself (a kill of its PID) signals the shell npm ran this under, not this process,
+  // which is left orphaned: it stops as if signalled once its parent is gone.
+  if (process.env.npm_lifecycle_event === 'start') whenOrphaned(() => stop('SIGTERM'));
   // Whatever ends the process, no build is left running or half-written (a claim not yet started holds only the lock).
   process.on('exit', () => (sdkBuild ? sdkBuild.stop() : sdkReference?.release()));
 }
@@ -187,6 +190,17 @@ async function createFirstAdmin(accounts: Accounts): Promise<void> {
     }
     throw err;
   }
+}
+
+/** Calls `orphaned` once this process's parent is gone (it is given another), checking twice a second. */
+function whenOrphaned(orphaned: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    orphaned();
+  }, 500);
+  timer.unref();
 }
 
 /** A database URL without its password, for logs. */
