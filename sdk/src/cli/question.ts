@@ -15,10 +15,12 @@ export async function slotProvider(consilium: Consilium, slot: number): Promise<
   return found.provider;
 }
 
-/** The one positional argument: the question. */
-export function question(ctx: Context): string {
+/** The one positional argument of `command`: the question. */
+export function question(ctx: Context, command: 'ask' | 'debate' | 'parallel'): string {
   const [text, ...extra] = ctx.parsed.positionals;
-  if (text === undefined || text.trim() === '') throw new UsageError('missing the question, e.g. consilium ask "Why?"');
+  if (text === undefined || text.trim() === '') {
+    throw new UsageError(`missing the question, e.g. consilium ${command} "Should we rewrite it in Rust?"`);
+  }
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]} (quote the question)`);
   return text;
 }

@@ -19,7 +19,7 @@ export const ask: Command = {
     const slot = intFlag(ctx.parsed, 'slot', 1, 99);
     const provider = stringFlag(ctx.parsed, 'provider');
     if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
-    const text = question(ctx);
+    const text = question(ctx, 'ask');
     const consilium = ctx.consilium();
     const chosen = slot === undefined ? provider : await slotProvider(consilium, slot);
     const wiki = stringFlag(ctx.parsed, 'wiki');

@@ -28,7 +28,7 @@ export const parallel: Command = {
     onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
     const slots = slotList(stringFlag(ctx.parsed, 'slots'));
     const wiki = stringFlag(ctx.parsed, 'wiki');
-    const text = question(ctx);
+    const text = question(ctx, 'parallel');
     const consilium = ctx.consilium();
     const { code } = await watch(ctx, {
       events: detachedEvents(ctx, (signal) =>
