@@ -1,6 +1,6 @@
 /** Running `npm start` as a user does, in its own process group, and stopping it (gently or not). */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -65,10 +65,11 @@ export function npmStart(env: NodeJS.ProcessEnv, { cwd = ROOT }: { cwd?: string 
 
 /**
  * A fresh clone of this repository as its files stand (committed or not, never what git ignores: no `dist/`, no
- * `docs/api/`, no `data/`), with this repository's `node_modules` linked in, as `npm install` would leave it.
+ * `docs/api/`, no `data/`), with this repository's packages linked into its `node_modules`, as `npm install` would
+ * leave it; with `prepare`, npm's `prepare` run there too (it builds the SDK, whose `consilium` bin `npx` runs).
  * Returns its folder; the caller removes it.
  */
-export function freshClone(): string {
+export function freshClone({ prepare = false }: { prepare?: boolean } = {}): string {
   const clone = mkdtempSync(join(tmpdir(), 'consilium-clone-'));
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
     cwd: ROOT,
@@ -79,7 +80,21 @@ export function freshClone(): string {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     copyFileSync(join(ROOT, file), join(clone, file));
   }
-  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  // node_modules as `npm install` leaves it: every package this repository's, but the workspace's own package (and the
+  // bins that run it) this clone's, so its `sdk/` is the one built and run here.
+  const modules = join(ROOT, 'node_modules');
+  mkdirSync(join(clone, 'node_modules/.bin'), { recursive: true });
+  for (const name of readdirSync(modules)) {
+    if (name === '.bin') {
+      for (const bin of readdirSync(join(modules, '.bin'))) {
+        symlinkSync(readlinkSync(join(modules, '.bin', bin)), join(clone, 'node_modules/.bin', bin));
+      }
+    } else if (name === '@consilium') {
+      mkdirSync(join(clone, 'node_modules/@consilium'));
+      symlinkSync('../../sdk', join(clone, 'node_modules/@consilium/sdk'));
+    } else symlinkSync(join(modules, name), join(clone, 'node_modules', name));
+  }
+  if (prepare) execFileSync('npm', ['run', 'prepare'], { cwd: clone, stdio: 'ignore' });
   return clone;
 }
 
