@@ -7,8 +7,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { Accounts } from './accounts/accounts.js';
 import { openAccounts } from './accounts/open.js';
 import { AccountError } from './accounts/store.js';
-import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
-import { createLogger } from './config/log.js';
+import { type Config, ConfigError, loadConfig, loadDotEnv } from './config/config.js';
+import { createLogger, type Logger } from './config/log.js';
 import { offlineBanner } from './config/offline-banner.js';
 import { createApp } from './http/app.js';
 import { defaultDocsDir } from './http/docs.js';
@@ -24,47 +24,13 @@ const { version } = packageJson;
 
 async function start(): Promise<void> {
   const dotEnv = loadDotEnv();
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`consilium: configuration error: ${err.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   // The AI SDK prints provider warnings to the console on every call (DeepSeek: the schema goes in the prompt);
   // they belong in the log, at debug level since they repeat per call.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
     logger.debug('model warning', { provider, model, warnings: warnings.map((w) => JSON.stringify(w)) });
-  let database: Database;
-  let sessions: Sessions;
-  try {
-    const { id, poolSize, leaseMs, heartbeatMs, sweepMs } = config.instance;
-    database = await openDatabase(config.database, {
-      instanceId: id,
-      maxConnections: poolSize,
-      leaseMs,
-      heartbeatMs,
-      recoverEveryMs: sweepMs,
-      // Lease renewal, the sweep for orphaned runs and the LISTEN connection retry on their own; say why they failed.
-      onError: (error) =>
-        logger.error('session store background work failed; retrying', {
-          instance: id,
-          error: error instanceof Error ? error.message : String(error),
-        }),
-    });
-    sessions = await openSessions(database.sessions, {
-      cacheSize: config.sessionCacheSize,
-      storeRetryMs: config.storeRetryMs,
-      logger,
-    });
-  } catch (err) {
-    console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
-    process.exit(1);
-  }
+  const { database, sessions } = await openStores(config, logger);
   const accounts = openAccounts(database.accounts, config);
   const stopMaintenance = startMaintenance(sessions, { retentionDays: config.retentionDays, logger });
   // Not ready until the first admin exists (sign-in works); draining (SIGTERM) says so on `/ready` first, so
@@ -81,11 +47,7 @@ async function start(): Promise<void> {
     store: database,
     readiness,
   });
-  // The SDK reference, when it is not built, is built in the background once the server serves: claimed now, so
-  // `/docs/sdk/` says it is being built from the first request on.
-  const repository = join(defaultDocsDir(), '../../..');
-  const sdkReference = canBuildSdkReference(repository) ? claimSdkReferenceBuild({ root: repository }) : undefined;
-  let sdkBuild: SdkReferenceBuild | undefined;
+  const sdkReference = sdkReferenceInBackground(logger);
   const serverOptions = httpServerOptions(config);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, async (info) => {
     // Only once the port is ours: a start that cannot serve (EADDRINUSE) must not create the admin and print its
@@ -101,36 +63,141 @@ async function start(): Promise<void> {
       database: redact(config.database),
       instance: config.instance.id,
     });
-    if (config.logLevel !== 'silent') {
-      console.log(
-        `\nConsilium ${version} is serving ${url}\n  web UI:    ${url}/\n  API docs:  ${url}/docs/\n  health:    ${url}/health\n  providers: ${url}/providers\n  contract:  ${url}/openapi.json\n  accounts:  npm run users -- list | add NAME | reset-password NAME (a lost password too)\n${offlineBanner(config.slots)}`,
-      );
-    }
-    if (sdkReference && !stopping) {
-      sdkBuild = sdkReference.start();
-      logger.info('building the SDK reference for /docs/sdk/ in the background (first start only)');
-      sdkBuild.done.then((result) => {
-        if (result === true) logger.info('the SDK reference is built: /docs/sdk/');
-        else if (result !== 'stopped')
-          logger.error('the SDK reference could not be built; run `npm run docs`', { error: result });
-      });
-    }
+    if (config.logLevel !== 'silent') console.log(banner(url, config));
+    sdkReference.start();
   });
   answerClientErrors(server);
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(`consilium: cannot listen on ${config.host}:${config.port}: ${err.code ?? err.message}`);
     process.exit(1);
   });
-  // SIGTERM (a deploy) and Ctrl-C drain: no new connections or debates; running ones get CONSILIUM_DRAIN_MS to finish,
-  // and the rest end `interrupted`, for another instance (or the next start) to continue. A second signal cuts the wait.
+  const stop = drainOnStop({
+    server,
+    config,
+    logger,
+    sessions,
+    database,
+    stopping: () => {
+      stopMaintenance();
+      sdkReference.stop();
+      readiness.drain();
+    },
+  });
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // Under `npm start`, stopping npm itself (a kill of its PID) signals the shell npm ran this under, not this process,
+  // which is left orphaned: it stops as if signalled once its parent is gone.
+  if (process.env.npm_lifecycle_event === 'start') whenOrphaned(() => stop('SIGTERM'));
+}
+
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`consilium: configuration error: ${err.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+}
+
+/** The database and the sessions on it; exits 1, saying why, when it cannot be opened. */
+async function openStores(config: Config, logger: Logger): Promise<{ database: Database; sessions: Sessions }> {
+  try {
+    const { id, poolSize, leaseMs, heartbeatMs, sweepMs } = config.instance;
+    const database = await openDatabase(config.database, {
+      instanceId: id,
+      maxConnections: poolSize,
+      leaseMs,
+      heartbeatMs,
+      recoverEveryMs: sweepMs,
+      // Lease renewal, the sweep for orphaned runs and the LISTEN connection retry on their own; say why they failed.
+      onError: (error) =>
+        logger.error('session store background work failed; retrying', {
+          instance: id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
+    const sessions = await openSessions(database.sessions, {
+      cacheSize: config.sessionCacheSize,
+      storeRetryMs: config.storeRetryMs,
+      logger,
+    });
+    return { database, sessions };
+  } catch (err) {
+    console.error(`consilium: cannot open the session store at ${redact(config.database)}: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/** What the console shows once the server serves: where, and how to make each offline slot live. */
+function banner(url: string, config: Config): string {
+  return [
+    `\nConsilium ${version} is serving ${url}`,
+    `  web UI:    ${url}/`,
+    `  API docs:  ${url}/docs/`,
+    `  health:    ${url}/health`,
+    `  providers: ${url}/providers`,
+    `  contract:  ${url}/openapi.json`,
+    '  accounts:  npm run users -- list | add NAME | reset-password NAME (a lost password too)',
+    offlineBanner(config.slots),
+  ].join('\n');
+}
+
+/**
+ * The SDK reference, when it is not built, built in the background once the server serves: claimed at once, so
+ * `/docs/sdk/` says it is being built from the first request on. Whatever ends the process, no build is left
+ * running or half-written.
+ */
+function sdkReferenceInBackground(logger: Logger): { start(): void; stop(): void } {
+  const repository = join(defaultDocsDir(), '../../..');
+  const claim = canBuildSdkReference(repository) ? claimSdkReferenceBuild({ root: repository }) : undefined;
+  let build: SdkReferenceBuild | undefined;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    if (build) build.stop();
+    else claim?.release();
+  };
+  process.on('exit', stop);
+  return {
+    start() {
+      if (!claim || stopped) return;
+      build = claim.start();
+      logger.info('building the SDK reference for /docs/sdk/ in the background (first start only)');
+      build.done.then((result) => {
+        if (result === true) logger.info('the SDK reference is built: /docs/sdk/');
+        else if (result !== 'stopped')
+          logger.error('the SDK reference could not be built; run `npm run docs`', { error: result });
+      });
+    },
+    stop,
+  };
+}
+
+interface DrainOptions {
+  server: ReturnType<typeof serve>;
+  config: Config;
+  logger: Logger;
+  sessions: Sessions;
+  database: Database;
+  /** What stops first: background work, and the readiness that sends balancers elsewhere. */
+  stopping(): void;
+}
+
+/**
+ * The stop for SIGTERM (a deploy) and Ctrl-C: no new connections or debates; running ones get CONSILIUM_DRAIN_MS
+ * to finish, and the rest end `interrupted`, for another instance (or the next start) to continue. A second signal
+ * cuts the wait.
+ */
+function drainOnStop({ server, config, logger, sessions, database, stopping }: DrainOptions): (signal: NodeJS.Signals) => void {
   const now = new AbortController();
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return now.abort();
-    stopping = true;
-    stopMaintenance();
-    sdkBuild?.stop();
-    readiness.drain();
+  let stopped = false;
+  return (signal) => {
+    if (stopped) return now.abort();
+    stopped = true;
+    stopping();
     server.close();
     (server as Server).closeIdleConnections();
     const running = sessions.recorder.running;
@@ -160,13 +227,6 @@ async function start(): Promise<void> {
         },
       );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  // Under `npm start`, stopping npm itself (a kill of its PID) signals the shell npm ran this under, not this process,
-  // which is left orphaned: it stops as if signalled once its parent is gone.
-  if (process.env.npm_lifecycle_event === 'start') whenOrphaned(() => stop('SIGTERM'));
-  // Whatever ends the process, no build is left running or half-written (a claim not yet started holds only the lock).
-  process.on('exit', () => (sdkBuild ? sdkBuild.stop() : sdkReference?.release()));
 }
 
 /** With no users yet, creates `admin` and prints its password (shown this once); exits 78 on a bad CONSILIUM_ADMIN_PASSWORD. */
