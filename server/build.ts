@@ -39,12 +39,14 @@ export async function bundleServer(out = `${root}dist/server.mjs`): Promise<stri
   return out;
 }
 
-// `npm start`'s `prestart`: the bundle and the web UI at once (esbuild runs in a process of its own meanwhile).
+// `npm start`'s `prestart`: the bundle, the web UI and the HTTP reference side by side (esbuild runs in a process
+// of its own, Vite partly on threads of its own, while the reference renders here).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
-  const [, web] = await Promise.all([bundleServer(), buildWeb()]);
-  if (web) console.log(`web UI built into dist/web in ${Math.round(performance.now() - started)} ms`);
-  // The server serves the HTTP reference at /docs/; build it once if `npm run docs` has not (it takes milliseconds).
-  // The SDK reference takes typedoc tens of seconds: the server builds it in the background once it serves.
+  const building = Promise.all([bundleServer(), buildWeb()]);
+  // The server serves the HTTP reference at /docs/; built once if `npm run docs` has not. The SDK reference takes
+  // typedoc tens of seconds: the server builds it in the background once it serves.
   if (!existsSync(`${HTTP_REFERENCE_DIR}/index.html`) || !existsSync(`${HTTP_REFERENCE_DIR}/search.js`)) buildHttpReference();
+  const [, web] = await building;
+  if (web) console.log(`web UI built into dist/web in ${Math.round(performance.now() - started)} ms`);
 }
