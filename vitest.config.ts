@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -15,6 +16,9 @@ export default defineConfig({
     },
     // One MediaWiki per run, started only if a test asks for it (test/support/mediawiki.ts).
     globalSetup: ['test/support/mediawiki-global.ts'],
+    // Two test files at a time even on two cores (vitest's default leaves one core free, so one file at a time):
+    // most of the suite waits on processes, sockets and timers, not on the CPU.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // A poll waits for what it polls for, however busy the machine (the test's timeout still bounds it).

@@ -148,6 +148,7 @@ export const READMES = [
   'sdk/README.md',
   'openapi/README.md',
   'test/README.md',
+  'test/mutation/README.md',
   'web/README.md',
   'server/README.md',
 ];

@@ -1,5 +1,5 @@
 /**
- * What the fairer panel costs per debate (issue 27), over the simulated providers of `debate.ts`:
+ * What the fairer panel (anonymous labels, peer ranking) costs per debate, over the simulated providers of `debate.ts`:
  * 1. CPU: the anonymising work of a 5-model, 3-round debate (labels for rounds 2 and 3, the labelled
  *    prompts against named ones, the final round's labels mapped back) and of a peer ranking (labels,
  *    five prompts, five ballots checked, the Borda count), each in µs per debate;

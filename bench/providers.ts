@@ -111,7 +111,7 @@ async function startServerUnderTest(bundle: string, simPort: number, nodeArgs: s
     CONSILIUM_SLOT3_BASE_URL: `${sim}/deepseek`,
     CONSILIUM_SLOT3_MODEL: 'sim-deepseek',
     // Slot 4: Google's own SDK, Gemini streamGenerateContent SSE; `BENCH_SLOT4=compatible` makes it an
-    // OpenAI-compatible server instead, as the figures before 24 Nov 02:30 UTC were taken.
+    // OpenAI-compatible server instead.
     ...(process.env.BENCH_SLOT4 === 'compatible'
       ? { CONSILIUM_SLOT4_PROVIDER: 'sim-gemini', CONSILIUM_SLOT4_BASE_URL: `${sim}/compatible/v1` }
       : { GOOGLE_GENERATIVE_AI_API_KEY: 'g-sim', CONSILIUM_SLOT4_BASE_URL: `${sim}/google/v1beta` }),

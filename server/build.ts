@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildHttpReference, HTTP_REFERENCE_DIR } from '../docs/src/build-http.js';
-import { buildSdkReference, SDK_REFERENCE_DIR } from '../docs/src/build-sdk.js';
+import { buildWeb } from '../web/build.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,13 +39,14 @@ export async function bundleServer(out = `${root}dist/server.mjs`): Promise<stri
   return out;
 }
 
+// `npm start`'s `prestart`: the bundle, the web UI and the HTTP reference side by side (esbuild runs in a process
+// of its own, Vite partly on threads of its own, while the reference renders here).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await bundleServer();
-  // The server serves the HTTP reference at /docs/; build it once if `npm run docs` has not.
+  const started = performance.now();
+  const building = Promise.all([bundleServer(), buildWeb()]);
+  // The server serves the HTTP reference at /docs/; built once if `npm run docs` has not. The SDK reference takes
+  // typedoc tens of seconds: the server builds it in the background once it serves.
   if (!existsSync(`${HTTP_REFERENCE_DIR}/index.html`) || !existsSync(`${HTTP_REFERENCE_DIR}/search.js`)) buildHttpReference();
-  // And the SDK reference at /docs/sdk/, once (typedoc takes some seconds; `npm run docs` rebuilds both).
-  if (!existsSync(`${SDK_REFERENCE_DIR}/index.html`)) {
-    console.log('docs: building the SDK reference for /docs/sdk/ (first start only)…');
-    buildSdkReference();
-  }
+  const [, web] = await building;
+  if (web) console.log(`web UI built into dist/web in ${Math.round(performance.now() - started)} ms`);
 }

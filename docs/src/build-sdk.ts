@@ -1,20 +1,17 @@
-/**
- * Writes the SDK reference (`docs/api/sdk/`, typedoc with `docs/typedoc.json`), which the server serves at
- * `/docs/sdk/`. `npm run docs` runs typedoc itself; `npm start` calls this when the reference is not built yet.
- */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+/** `npm run docs`' SDK reference: rebuilt whole (`sdk-reference.ts`), or an exit code of 1 saying why not. */
 import { fileURLToPath } from 'node:url';
+import { claimSdkReferenceBuild, lockHolder, sdkReferenceDir } from './sdk-build.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-export const SDK_REFERENCE_DIR = join(root, 'docs/api/sdk');
-
-export function buildSdkReference(): void {
-  const typedoc = join(root, 'node_modules/.bin/typedoc');
-  const run = spawnSync(typedoc, ['--options', join(root, 'docs/typedoc.json'), '--logLevel', 'Warn'], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (run.status !== 0)
-    throw new Error(`typedoc failed (${run.error?.message ?? `exit ${run.status}`}): the SDK reference is not built`);
+const build = claimSdkReferenceBuild({ root, force: true });
+if (!build) {
+  console.error(`docs: another process (pid ${lockHolder(sdkReferenceDir(root))}) is building the SDK reference`);
+  process.exit(1);
+}
+const running = build.start();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => running.stop());
+const result = await running.done;
+if (result !== true) {
+  console.error(`docs: the SDK reference is not built: ${result}`);
+  process.exit(1);
 }

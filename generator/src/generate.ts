@@ -13,9 +13,9 @@ import { type HeyApiWorker, startHeyApi, withTypedStreams } from './sdk.js';
 /** Every folder that generation owns, relative to the repository root. */
 export const GENERATED_FOLDERS = ['sdk/src/generated', 'server/src/generated', 'test/generated'] as const;
 
-/** The wiki's paraminfo (issue 3): the source of the typed query modules in `sdk/src/generated/wiki/`. */
+/** The wiki's paraminfo: the source of the typed query modules in `sdk/src/generated/wiki/`. */
 export const cataloguePath = fileURLToPath(new URL('../../catalogue/paraminfo.json', import.meta.url));
-/** Core modules' request-only rules, beside the catalogue (issue 13). */
+/** Core modules' request-only rules, beside the catalogue. */
 export const rulesPath = fileURLToPath(new URL('../../catalogue/rules.json', import.meta.url));
 
 function write(path: string, text: string): void {
@@ -74,7 +74,7 @@ function emitWikiModules(catalogueFile: string): [string, string][] {
 
 /**
  * The rules table as a module of the SDK (`moduleRules`), so `consilium-wiki generate` applies the same
- * rules to other wikis' paraminfo: `catalogue/` is not part of the package (issue 13).
+ * rules to other wikis' paraminfo: `catalogue/` is not part of the package.
  */
 export function emitWikiRules(file = rulesPath): string {
   const { mediawiki, modules } = JSON.parse(readFileSync(file, 'utf8')) as RuleTable;

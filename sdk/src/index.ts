@@ -12,6 +12,7 @@
  */
 
 export { type ConsiliumClientOptions, createConsiliumClient } from './client.js';
+export { ConsiliumError, type ConsiliumErrorCode } from './errors.js';
 export {
   type AskOptions,
   Consilium,
@@ -30,7 +31,6 @@ export {
   SIGN_IN_TOKEN_DAYS,
   type SignInOptions,
 } from './facade/consilium.js';
-export { ConsiliumError, type ConsiliumErrorCode } from './facade/errors.js';
 export type { Client } from './generated/client/index.js';
 export { client as defaultClient } from './generated/client.gen.js';
 export * from './generated/index.js';

@@ -1,5 +1,5 @@
 /** How every client's streams fail: the generated default client's (the generator wraps it) and `createConsiliumClient`'s. */
-import { errorFromResponse, toConsiliumError } from './facade/errors.js';
+import { errorFromResponse, toConsiliumError } from './errors.js';
 import type { Client, RequestOptions } from './generated/client/index.js';
 
 type SseOpen = Client['sse']['get'];

@@ -7,9 +7,10 @@ import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildHttpReference } from '../../docs/src/build-http.js';
-import { buildSdkReference, SDK_REFERENCE_DIR } from '../../docs/src/build-sdk.js';
+import { buildSdkReference } from '../../docs/src/sdk-build.js';
 import { loadContract } from '../../generator/src/contract.js';
 import { listOperations } from '../../generator/src/routes.js';
+import { ROOT } from '../support/process.js';
 import { type RunningServer, startServer } from '../support/server.js';
 import { missingService, skipReason, skipsService } from '../support/services.js';
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
     throw missingService('chromium', `Chromium (${CHROMIUM})`, 'CONSILIUM_CHROMIUM');
   }
   buildHttpReference();
-  if (!existsSync(`${SDK_REFERENCE_DIR}/index.html`)) buildSdkReference();
+  await buildSdkReference({ root: ROOT });
   server = await startServer();
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -15,6 +15,7 @@ import {
   type SignedIn,
   signIn,
   stop,
+  WAIT_MS,
   waitForExit,
   waitForStdout,
 } from '../support/process.js';
@@ -242,6 +243,38 @@ describe('npm start', () => {
     await stop(run);
     expect(running(run)).toBe(false);
     await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
+  });
+});
+
+describe('stopping npm start', () => {
+  /** Whether any process of the run's group (npm, its shell, the server) is alive. */
+  const groupAlive = (run: Run) => {
+    try {
+      process.kill(-run.child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** Until every process of the group is gone: the event that proves the stop reached the server. */
+  const groupGone = async (run: Run) => {
+    const deadline = Date.now() + WAIT_MS;
+    while (groupAlive(run)) {
+      if (Date.now() > deadline) throw new Error(`npm start's processes still run ${WAIT_MS} ms after the stop${captured(run)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it.each([
+    ["a kill of npm's own PID", (run: Run) => process.kill(run.child.pid!, 'SIGTERM')],
+    ['Ctrl-C (SIGINT to the terminal’s process group)', (run: Run) => process.kill(-run.child.pid!, 'SIGINT')],
+  ])('%s stops the server', async (_, signal) => {
+    const run = npmStart(envWith(dataDir, { PORT: '0' }));
+    const [, , url] = await waitForStdout(run, BANNER);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    signal(run);
+    await groupGone(run);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 });
 

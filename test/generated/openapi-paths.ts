@@ -28,9 +28,10 @@ export type paths = {
         /**
          * Report whether this instance can take requests now
          * @description For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).
-         *     Ready when the session store answers a trivial query and, on PostgreSQL, this instance's notification
-         *     listener is connected. Otherwise `503` with code `not_ready` naming what is down, or `draining` while the
-         *     instance is stopping (it finishes its running debates but should get no new requests).
+         *     Ready once the start is done (sign-in works: the first admin exists), while the session store answers a
+         *     trivial query and, on PostgreSQL, this instance's notification listener is connected. Otherwise `503` with
+         *     code `not_ready` saying the instance is starting or naming what is down, or `draining` while the instance is
+         *     stopping (it finishes its running debates but should get no new requests).
          */
         get: operations["getReady"];
         put?: never;
@@ -1771,7 +1772,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance. */
+        /** @description This instance cannot take requests now: `not_ready` while it is starting (its first admin not created yet), or when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance. */
         NotReady: {
             headers: {
                 /** @description Seconds before asking again. */

@@ -210,13 +210,20 @@ describe('consilium', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
+  it('a debate with no question exits 2, suggesting the debate command itself', async () => {
+    const run = await cli(['debate']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('missing the question, e.g. consilium debate "Should we rewrite it in Rust?"');
+  });
+
   it('a refused request exits 2 with the problem on stderr', async () => {
     const run = await cli(['debate', 'Why?', '--rounds', '9']);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/validation_failed/);
-    expect(run.stderr).toMatch(/body\.rounds/);
-    expect(run.stderr).toMatch(/\[request \S+\]/);
+    // The problem in one line, then a line per field: not "1 field is invalid.: body.rounds…".
+    expect(run.stderr).toMatch(
+      /^consilium: Request validation failed \(validation_failed\): 1 field is invalid\. \[request \S+\]\nconsilium: {3}body\.rounds: Too big: expected number to be <=5\n$/,
+    );
   });
 
   it('sessions list, show, export (md and json) and delete', async () => {
@@ -225,6 +232,7 @@ describe('consilium', () => {
     const list = await cli(['sessions', 'list', '--q', 'Which session am I']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(id);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID +STATUS +MODE +CREATED +QUESTION$/);
     const listed = JSON.parse((await cli(['sessions', '--json', '--limit', '1'])).stdout) as unknown[];
     expect(listed).toHaveLength(1);
     const show = await cli(['sessions', 'show', id]);
@@ -445,7 +453,7 @@ describe('consilium', () => {
     // One slot is no debate: the server's validation_failed, exit 2; panel flags on a single follow-up are usage errors.
     const one = await cli(['debate', 'Alone?', '--slots', '3,3']);
     expect(one.code).toBe(2);
-    expect(one.stderr).toMatch(/validation_failed.*body\.slots A debate needs at least two distinct slots/s);
+    expect(one.stderr).toMatch(/validation_failed.*\nconsilium: {3}body\.slots: A debate needs at least two distinct slots/s);
     expect((await cli(['follow-up', id, 'Why?', '--mode', 'single', '--ranking'])).code).toBe(2);
     expect((await cli(['debate', 'Which?', '--models', '2:gpt'])).stderr).toMatch(/--models must be slot=model pairs/);
   });

@@ -228,7 +228,7 @@ export const out = [c, kind, built.params];
         dir,
       );
       expect(generated.stdout).toMatch(/as \.mts files/);
-      // The module rules ship in the package (issue 13): core modules get theirs from the tarball alone.
+      // The module rules ship in the package: core modules get theirs from the tarball alone.
       expect(generated.stdout).toMatch(/; [1-9]\d* module rules in [1-9]\d* modules\)/);
       expect(await readFile(join(dir, 'wiki', 'backlinks.mts'), 'utf8')).toContain("rule: 'only-one-of'");
       await writeFile(

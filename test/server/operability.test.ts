@@ -1,12 +1,13 @@
 /**
  * What an operator's probes see, on the real server on loopback: `GET /ready` (the store answers; 503 `not_ready`
- * naming what is down; 503 `draining` once the app is stopping; `/health` stays 200 throughout) and `GET /metrics`
+ * while the start is not done, or naming what is down; 503 `draining` once the app is stopping; `/health` stays 200 throughout) and `GET /metrics`
  * (404 unless a token is configured, 401 without it, Prometheus text with it: running debates, events written,
  * store write times, provider failures by cause, the pool on PostgreSQL, Node's defaults).
  */
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Readiness } from '../../server/src/http/readiness.js';
 import { postgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { type RunningServer, startServer } from '../support/server.js';
 
@@ -19,8 +20,8 @@ afterEach(async () => {
   await pg?.stop();
   pg = undefined;
 });
-async function start(env: Record<string, string> = {}): Promise<RunningServer> {
-  const server = await startServer(env);
+async function start(env: Record<string, string> = {}, readiness?: Readiness): Promise<RunningServer> {
+  const server = await startServer(env, readiness && { readiness });
   servers.push(server);
   return server;
 }
@@ -58,6 +59,18 @@ describe('GET /ready', () => {
     const problem = await expectProblem(res, 503, 'not_ready');
     expect(problem.detail).toMatch(/^Instance probe-2 is not ready: database \(.+\)\.$/);
     expect((await anonymous(server, '/health')).status).toBe(200);
+  });
+
+  it('answers 503 not_ready while the start is not done (no first admin yet), then 200; /health is 200 throughout', async () => {
+    const readiness = new Readiness({ starting: true });
+    const server = await start({ CONSILIUM_INSTANCE_ID: 'probe-start' }, readiness);
+    const res = await anonymous(server, '/ready');
+    expect(res.headers.get('retry-after')).toBe('5');
+    const problem = await expectProblem(res, 503, 'not_ready');
+    expect(problem.detail).toBe('Instance probe-start is starting: sign-in works once its first admin exists.');
+    expect((await anonymous(server, '/health')).status).toBe(200);
+    readiness.started();
+    expect(await (await anonymous(server, '/ready')).json()).toEqual({ status: 'ready', instance: 'probe-start' });
   });
 
   it('answers 503 draining once the app is told it is stopping, whatever the store says', async () => {

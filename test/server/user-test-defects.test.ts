@@ -1,7 +1,7 @@
 /**
  * What a user's curl session against a fresh server found, each over real HTTP: the method a path lacks (405 with
  * `Allow`), blank questions, bodies that are not UTF-8, an admin's reach into other users' sessions, and follow-up
- * fields that do not fit the mode. Each was answered otherwise before (404, 200, a stored U+FFFD, 404, 200).
+ * fields that do not fit the mode.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../sdk/src/generated/types.gen.js';

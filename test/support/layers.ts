@@ -1,8 +1,9 @@
 /**
- * The import graph of a source folder, read from the text, for the layers tests of `server/` and
- * `sdk/`: which files import which (type-only imports included) and which import cycles there are.
+ * The import graph of a source folder, read from the text, for the layers tests of `server/`, `sdk/` and
+ * `web/`: which files import which (type-only imports included) and which import cycles there are,
+ * between files and between the folders that hold them.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** Every module specifier a file imports or re-exports, statically or dynamically. */
@@ -14,12 +15,12 @@ export function importsOf(text: string): string[] {
   return specs;
 }
 
-/** The `.ts` files under `dir`, tests excluded. */
+/** The `.ts` and `.tsx` files under `dir`, tests excluded. */
 export function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !/\.test(-d)?\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -33,7 +34,8 @@ export function importGraph(root: string, files: readonly string[]): ImportGraph
     const packages: string[] = [];
     for (const spec of importsOf(readFileSync(file, 'utf8'))) {
       if (spec.startsWith('.')) {
-        const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+        const ts = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+        const target = existsSync(ts) || !existsSync(`${ts}x`) ? ts : `${ts}x`;
         if (target.startsWith(root)) internal.push(target);
       } else packages.push(spec);
     }
@@ -58,4 +60,23 @@ export function cyclesOf(root: string, graph: ImportGraph): string[] {
   };
   for (const file of graph.keys()) visit(file, []);
   return cycles;
+}
+
+/**
+ * The graph between units of files (folders, say): each file replaced by `unitOf(file)` (an absolute path, so
+ * `cyclesOf` names it; `undefined` leaves the file out), imports within a unit dropped.
+ */
+export function unitGraph(graph: ImportGraph, unitOf: (file: string) => string | undefined): ImportGraph {
+  const units: ImportGraph = new Map();
+  for (const [file, { internal }] of graph) {
+    const from = unitOf(file);
+    if (from === undefined) continue;
+    const entry = units.get(from) ?? { internal: [], packages: [] };
+    for (const target of internal) {
+      const to = unitOf(target);
+      if (to !== undefined && to !== from && !entry.internal.includes(to)) entry.internal.push(to);
+    }
+    units.set(from, entry);
+  }
+  return units;
 }

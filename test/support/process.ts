@@ -1,5 +1,9 @@
 /** Running `npm start` as a user does, in its own process group, and stopping it (gently or not). */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,8 +44,9 @@ export interface Run {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function npmStart(env: NodeJS.ProcessEnv): Run {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `npm start` in `cwd` (the repository by default). */
+export function npmStart(env: NodeJS.ProcessEnv, { cwd = ROOT }: { cwd?: string } = {}): Run {
+  const child = spawn('npm', ['start'], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const run: Run = {
     child,
     stdout: '',
@@ -56,6 +61,50 @@ export function npmStart(env: NodeJS.ProcessEnv): Run {
   });
   runs.push(run);
   return run;
+}
+
+/**
+ * A fresh clone of this repository as its files stand (committed or not, never what git ignores: no `dist/`, no
+ * `docs/api/`, no `data/`), with this repository's packages linked into its `node_modules`, as `npm install` would
+ * leave it; with `prepare`, npm's `prepare` run there too (it builds the SDK, whose `consilium` bin `npx` runs).
+ * Returns its folder; the caller removes it.
+ */
+export function freshClone({ prepare = false }: { prepare?: boolean } = {}): string {
+  const clone = mkdtempSync(join(tmpdir(), 'consilium-clone-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  // A file deleted but not yet staged is still listed: what is gone is left out.
+  for (const file of files.split('\0').filter((f) => f && existsSync(join(ROOT, f)))) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(clone, file));
+  }
+  // node_modules as `npm install` leaves it: every package this repository's, but the workspace's own package (and the
+  // bins that run it) this clone's, so its `sdk/` is the one built and run here.
+  const modules = join(ROOT, 'node_modules');
+  mkdirSync(join(clone, 'node_modules/.bin'), { recursive: true });
+  for (const name of readdirSync(modules)) {
+    if (name === '.bin') {
+      for (const bin of readdirSync(join(modules, '.bin'))) {
+        symlinkSync(readlinkSync(join(modules, '.bin', bin)), join(clone, 'node_modules/.bin', bin));
+      }
+    } else if (name === '@consilium') {
+      mkdirSync(join(clone, 'node_modules/@consilium'));
+      symlinkSync('../../sdk', join(clone, 'node_modules/@consilium/sdk'));
+    } else symlinkSync(join(modules, name), join(clone, 'node_modules', name));
+  }
+  if (prepare) execFileSync('npm', ['run', 'prepare'], { cwd: clone, stdio: 'ignore' });
+  return clone;
+}
+
+/** A loopback port free a moment ago, for a server that must bind it itself (so a test can ask before the banner). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export const captured = (run: Run) => `\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;

@@ -75,6 +75,8 @@ export async function startServer(
   options: {
     /** The debate engine and its deps, instead of the app's own (a test counting model calls). */
     debate?: (config: Config, sessions: Sessions) => DebateDeps;
+    /** What `/ready` answers besides the database, instead of a `Readiness` that is started. */
+    readiness?: Readiness;
   } = {},
 ): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'consilium-test-'));
@@ -100,7 +102,7 @@ export async function startServer(
   const accounts = openAccounts(database.accounts, config, TEST_SCRYPT);
   const adminPassword = `admin-${randomUUID()}`;
   await accounts.bootstrap({ password: adminPassword, adopt: LOCAL_OWNER });
-  const readiness = new Readiness();
+  const readiness = options.readiness ?? new Readiness();
   // Slot keys come from `env` only, never from the machine running the tests.
   const app = createApp({
     store: database,

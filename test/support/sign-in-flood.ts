@@ -1,5 +1,5 @@
 /**
- * A flood of wrong sign-ins from one address while another user reads `GET /sessions`, as issue 24 measured it:
+ * A flood of wrong sign-ins from one address while another user reads `GET /sessions`:
  * the reader's latencies idle and during the flood, and every attempt's status and time. Shared by the test
  * (`test/auth/sign-in-flood.test.ts`) and the bench (`bench/flood.ts`).
  */

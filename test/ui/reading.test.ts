@@ -1,5 +1,5 @@
 /**
- * Reading a debate, in real Chromium against the real server (issue 25, part A): nothing moves under the reader while
+ * Reading a debate, in real Chromium against the real server: nothing moves under the reader while
  * a 3-round debate streams (the Layout Instability API's shift and a probe's position), Markdown renders mid-stream,
  * a finished session opens on its verdict, copy goes through the clipboard, a user's cancel reads as cancelled, an
  * unpriced model's cost reads "unknown", a 5 MB one-paragraph answer never blocks the page for > 100 ms (Long Tasks

@@ -3,10 +3,10 @@ import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { DEFAULT_ROUNDS } from './debate/rounds.js';
 import { type AskInput, type Run, startRun } from './debate/runner.js';
+import { liveRuns } from './debate/runs.js';
 import { WikiPicker } from './grounding/WikiPicker.js';
 import { PanelRanking } from './PanelRanking.js';
 import { replaceHash, sessionHref } from './router.js';
-import { liveRuns } from './runs.js';
 import { useProviders } from './use-providers.js';
 
 type Mode = Exclude<AskInput['mode'], 'follow-up'>;

@@ -2,8 +2,8 @@ import { useEffect, useMemo, useReducer } from 'preact/hooks';
 import type { User } from '../../sdk/src/index.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { openRun } from './debate/runner.js';
+import { liveRuns } from './debate/runs.js';
 import { PanelRanking } from './PanelRanking.js';
-import { liveRuns } from './runs.js';
 import { SessionActions } from './SessionActions.js';
 
 /** A session by id: the run this page started, or the stored session replayed (and followed while it runs). */

@@ -1,41 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useReducer, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ConsiliumError, SlotInfo } from '../../sdk/src/index.js';
-import type { AnswerStatus } from './debate/model.js';
-import type { Run } from './debate/runner.js';
 import { slotLook } from './slots.js';
-
-/** Re-renders the caller at most once per frame while `run` changes (500 events/s become 60 renders/s). */
-export function useRun(run: Run | undefined): number {
-  const [tick, bump] = useReducer((n: number) => n + 1, 0);
-  // What this render showed: changes between the render and the subscription below would otherwise be missed.
-  const rendered = run?.version;
-  useEffect(() => {
-    if (!run) return;
-    let pending = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const schedule = () => {
-      if (pending) return;
-      // A timer too: frames stop in a hidden tab, and the page must be current when it comes back.
-      const flush = () => {
-        cancelAnimationFrame(pending);
-        clearTimeout(timer);
-        pending = 0;
-        bump(0);
-      };
-      pending = requestAnimationFrame(flush);
-      timer = setTimeout(flush, 250);
-    };
-    const unsubscribe = run.subscribe(schedule);
-    if (run.version !== rendered) schedule();
-    return () => {
-      unsubscribe();
-      cancelAnimationFrame(pending);
-      clearTimeout(timer);
-    };
-  }, [run]);
-  return tick;
-}
 
 export function SlotName({ slot, info }: { slot: number; info?: SlotInfo }) {
   const look = slotLook(slot);
@@ -56,23 +22,6 @@ export function SlotChip({ slot, info }: { slot: number; info?: SlotInfo }) {
     <span class={`${look.className} slot-chip`} title={info ? `${info.provider} (${info.model})` : `slot ${slot}`}>
       <span aria-hidden="true">{look.shape}</span>
       <span class="sr-only">{info?.provider ?? 'slot'}</span> {slot}
-    </span>
-  );
-}
-
-const STATUS_LABEL: Record<AnswerStatus, string> = {
-  thinking: 'thinking…',
-  streaming: 'streaming',
-  done: 'done',
-  failed: 'failed',
-  cancelled: 'cancelled',
-};
-const STATUS_ICON: Record<AnswerStatus, string> = { thinking: '…', streaming: '▸', done: '✓', failed: '✕', cancelled: '■' };
-
-export function StatusChip({ status }: { status: AnswerStatus }) {
-  return (
-    <span class={`status status-${status}`}>
-      <span aria-hidden="true">{STATUS_ICON[status]}</span> {STATUS_LABEL[status]}
     </span>
   );
 }

@@ -1,6 +1,6 @@
 /** A small argument parser: positionals, `--flag value`, `--flag=value`, and boolean `--flag`. */
 
-export class UsageError extends Error {}
+import { UsageError } from '../terminal/usage.js';
 
 export interface Parsed {
   positionals: string[];

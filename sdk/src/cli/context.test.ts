@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from './args.js';
+import { UsageError } from '../terminal/usage.js';
 import { checkServerUrl, urlSource } from './context.js';
 
 describe('the server URL', () => {

@@ -6,7 +6,8 @@
 import type { Consilium } from '../facade/consilium.js';
 import type { Paint } from '../terminal/terminal.js';
 import { oneLine } from '../terminal/terminal.js';
-import { type Parsed, UsageError } from './args.js';
+import { UsageError } from '../terminal/usage.js';
+import type { Parsed } from './args.js';
 import { DEFAULT_URL, type SavedConfig } from './config.js';
 
 /** Exit codes: one per kind of failure, so scripts can tell them apart. */

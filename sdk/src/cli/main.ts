@@ -6,11 +6,12 @@
  * lives in `commands/`, with its options.
  */
 import { readFileSync } from 'node:fs';
+import { ConsiliumError } from '../errors.js';
 import { Consilium } from '../facade/consilium.js';
-import { ConsiliumError } from '../facade/errors.js';
 import { inert, oneLine, type Paint, paint, paintOptions, wantsColour } from '../terminal/terminal.js';
+import { UsageError } from '../terminal/usage.js';
 import { WikiParamError } from '../wiki/types.js';
-import { type Parsed, parseArgs, stringFlag, UsageError } from './args.js';
+import { type Parsed, parseArgs, stringFlag } from './args.js';
 import { ask } from './commands/ask.js';
 import { continueRun } from './commands/continue.js';
 import { debate } from './commands/debate.js';
@@ -292,7 +293,13 @@ function reportError(error: ConsiliumError, fail: (text: string) => void, ctx: C
       // A 4xx without a problem document is still a refusal; anything else is the server's fault.
       return error.status !== undefined && error.status >= 400 && error.status < 500 ? EXIT.refused : EXIT.server;
   }
-  fail(`${oneLine(error.message)}${requestId}${session}`);
+  const fields = error.problem?.errors ?? [];
+  if (error.problem && fields.length > 0) {
+    // The problem's words, then one line per field, rather than the message that strings them together.
+    const { title, code, detail } = error.problem;
+    fail(`${oneLine(`${title} (${code})${detail ? `: ${detail}` : ''}`)}${requestId}${session}`);
+    for (const field of fields) fail(`  ${oneLine(field.path)}: ${oneLine(field.message)}`);
+  } else fail(`${oneLine(error.message)}${requestId}${session}`);
   switch (error.code) {
     case 'unauthorized':
     case 'forbidden':

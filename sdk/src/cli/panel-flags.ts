@@ -4,7 +4,8 @@
  * slot's operator-allowed list, `consilium` shows none of its own: the server says what is allowed).
  */
 import type { PanelOptions } from '../facade/consilium.js';
-import { intFlag, type Parsed, stringFlag, UsageError } from './args.js';
+import { UsageError } from '../terminal/usage.js';
+import { intFlag, type Parsed, stringFlag } from './args.js';
 
 /** The flags that take a value, and the two that do not. */
 export const PANEL_OPTIONS = ['slots', 'synthesizer', 'models'];

@@ -7,9 +7,16 @@ const withPositionals = (positionals: string[]) => ({ parsed: { positionals, fla
 
 describe('the question and the slot', () => {
   it('takes exactly one non-blank question', () => {
-    expect(question(withPositionals(['Why?']))).toBe('Why?');
-    expect(() => question(withPositionals([' ']))).toThrow(/missing the question/);
-    expect(() => question(withPositionals(['Why', 'not?']))).toThrow('unexpected argument: not? (quote the question)');
+    expect(question(withPositionals(['Why?']), 'ask')).toBe('Why?');
+    expect(() => question(withPositionals(['Why', 'not?']), 'ask')).toThrow('unexpected argument: not? (quote the question)');
+  });
+
+  it.each(['ask', 'debate', 'parallel'] as const)('without one, `%s` suggests itself with a question', (command) => {
+    for (const positionals of [[], [' ']]) {
+      expect(() => question(withPositionals(positionals), command)).toThrow(
+        `missing the question, e.g. consilium ${command} "Should we rewrite it in Rust?"`,
+      );
+    }
   });
 
   it("names a slot's provider, or the server's slots when it has no such slot", async () => {

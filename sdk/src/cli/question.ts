@@ -1,7 +1,7 @@
 /** What `ask`, `debate` and `follow-up` read the same way: the question, and the model a slot names. */
 import type { Consilium } from '../facade/consilium.js';
 import { oneLine } from '../terminal/terminal.js';
-import { UsageError } from './args.js';
+import { UsageError } from '../terminal/usage.js';
 import type { Context } from './context.js';
 
 /** The provider of `slot`, checked against the server's slots before asking (a usage error names them). */
@@ -15,10 +15,12 @@ export async function slotProvider(consilium: Consilium, slot: number): Promise<
   return found.provider;
 }
 
-/** The one positional argument: the question. */
-export function question(ctx: Context): string {
+/** The one positional argument of `command`: the question. */
+export function question(ctx: Context, command: 'ask' | 'debate' | 'parallel'): string {
   const [text, ...extra] = ctx.parsed.positionals;
-  if (text === undefined || text.trim() === '') throw new UsageError('missing the question, e.g. consilium ask "Why?"');
+  if (text === undefined || text.trim() === '') {
+    throw new UsageError(`missing the question, e.g. consilium ${command} "Should we rewrite it in Rust?"`);
+  }
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]} (quote the question)`);
   return text;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../generated/types.gen.js';
 import { paint } from '../terminal/terminal.js';
-import { renderSession, statusPaint } from './session-view.js';
+import { renderSession, sessionTable, statusPaint } from './session-view.js';
 
 describe('a session as text', () => {
   it("prints each round's answers, inert, and a failed answer's code", () => {
@@ -29,5 +29,24 @@ describe('a session as text', () => {
 
   it('pads the status for the list', () => {
     expect(statusPaint(paint(false), 'running')).toBe('running    ');
+  });
+
+  it('lists sessions under a header row, in columns', () => {
+    const rows = [
+      {
+        id: 'ses_0123456789',
+        status: 'completed',
+        mode: 'deep',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        question: 'Tabs or spaces?',
+      },
+      { id: 'ses_9', status: 'running', mode: 'parallel', createdAt: '2026-01-02T00:00:00.000Z', question: 'Why\u001b[2J?' },
+    ] as Session[];
+    expect(sessionTable(rows, paint(false)).split('\n')).toEqual([
+      'ID              STATUS       MODE      CREATED                   QUESTION',
+      'ses_0123456789  completed    deep      2026-01-01T00:00:00.000Z  Tabs or spaces?',
+      'ses_9           running      parallel  2026-01-02T00:00:00.000Z  Why?',
+      '',
+    ]);
   });
 });

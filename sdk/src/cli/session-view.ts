@@ -7,6 +7,21 @@ import { renderVerdict } from './debate-view.js';
 export const statusPaint = (p: Paint, status: string) =>
   p(status === 'completed' ? 'green' : status === 'running' ? 'cyan' : 'yellow', status.padEnd(11));
 
+/** The `sessions` list: a header row, then a row per session (its question cut to 60 characters). */
+export function sessionTable(
+  rows: readonly Pick<Session, 'id' | 'status' | 'mode' | 'createdAt' | 'question'>[],
+  p: Paint,
+): string {
+  const id = Math.max(2, ...rows.map((s) => s.id.length));
+  const created = Math.max(7, ...rows.map((s) => s.createdAt.length));
+  const header = `${'ID'.padEnd(id)}  ${'STATUS'.padEnd(11)}  ${'MODE'.padEnd(9)} ${'CREATED'.padEnd(created)}  QUESTION`;
+  const lines = rows.map(
+    (s) =>
+      `${s.id.padEnd(id)}  ${statusPaint(p, s.status)}  ${s.mode.padEnd(9)} ${s.createdAt.padEnd(created)}  ${oneLine(s.question).slice(0, 60)}`,
+  );
+  return `${[p('bold', header), ...lines].join('\n')}\n`;
+}
+
 export function renderSession(s: Session, p: Paint): string {
   const out = [`${p('bold', oneLine(s.question))}`, `${s.id} · ${s.mode} · ${statusPaint(p, s.status).trim()} · ${s.createdAt}`];
   for (const round of s.rounds) {

@@ -3,7 +3,7 @@
  * `continue`): the live view (or `--full` answers, or JSON lines) fed by the run's events, Ctrl-C or stdout
  * closing cancels it on the server, and the exit code says how it ended.
  */
-import { ConsiliumError } from '../facade/errors.js';
+import { ConsiliumError } from '../errors.js';
 import type { DebateEvent } from '../generated/types.gen.js';
 import { canRedraw, jsonLine, terminalColumns } from '../terminal/terminal.js';
 import { type Context, EXIT } from './context.js';

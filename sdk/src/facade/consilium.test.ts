@@ -6,10 +6,10 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConsiliumError } from '../errors.js';
 import { getHealth } from '../generated/sdk.gen.js';
 import type { DebateEvent } from '../generated/types.gen.js';
 import { Consilium } from './consilium.js';
-import { ConsiliumError } from './errors.js';
 
 const BASE = 'http://consilium.test';
 const ID = 'ses_0123456789ab';

@@ -4,6 +4,7 @@
  * session stream by `Last-Event-ID`. The generated functions stay exported for everything else.
  */
 import { type ConsiliumClientOptions, createConsiliumClient } from '../client.js';
+import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError } from '../errors.js';
 import type { Client } from '../generated/client/index.js';
 import {
   askFollowUp,
@@ -55,7 +56,6 @@ import type {
   SynthesizeRequest,
   User,
 } from '../generated/types.gen.js';
-import { ConsiliumError, errorFromProblem, errorFromResponse, toConsiliumError } from './errors.js';
 
 export interface ConsiliumOptions extends ConsiliumClientOptions {
   /**

@@ -32,9 +32,10 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * Report whether this instance can take requests now
  *
  * For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).
- * Ready when the session store answers a trivial query and, on PostgreSQL, this instance's notification
- * listener is connected. Otherwise `503` with code `not_ready` naming what is down, or `draining` while the
- * instance is stopping (it finishes its running debates but should get no new requests).
+ * Ready once the start is done (sign-in works: the first admin exists), while the session store answers a
+ * trivial query and, on PostgreSQL, this instance's notification listener is connected. Otherwise `503` with
+ * code `not_ready` saying the instance is starting or naming what is down, or `draining` while the instance is
+ * stopping (it finishes its running debates but should get no new requests).
  *
  */
 export const getReady = <ThrowOnError extends boolean = false>(options?: Options<GetReadyData, ThrowOnError>) => (options?.client ?? client).get<GetReadyResponses, GetReadyErrors, ThrowOnError>({

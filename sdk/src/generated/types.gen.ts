@@ -1326,7 +1326,7 @@ export type GetReadyErrors = {
      */
     431: Problem;
     /**
-     * This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.
+     * This instance cannot take requests now: `not_ready` while it is starting (its first admin not created yet), or when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.
      */
     503: Problem;
 };

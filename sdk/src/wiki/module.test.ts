@@ -17,7 +17,7 @@ import { type ModuleSpec, WikiParamError } from './types.js';
 import { timestampDef } from './validate/timestamp.js';
 
 describe('defineModule', () => {
-  it('gives a descriptor read at run time the rules a generated builder has, by default (issue 29)', () => {
+  it('gives a descriptor read at run time the rules a generated builder has, by default', () => {
     // A descriptor as paraminfo gives it: no rules, no checker.
     const { rules: _rules, applyRules: _apply, ...bare } = categorymembers.spec;
     const ruled = defineModule<{ title?: string; continue?: string }, 'list', true>(bare);

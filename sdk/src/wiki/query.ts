@@ -691,7 +691,7 @@ function buildQueryInto(
       }
       rulesOf(use.spec)(use.spec, rules, values, use.prefix, options?.site, warnings, pages, titleNamespaces, redirects, view);
     }
-    // The generator's parameters are sent after the other modules', as they always were.
+    // The generator's parameters are sent after the other modules'.
     if (checkKeys) seen ??= mapOf(sent);
     if (use.generator && order !== uses) generatorOut = out;
     else encoded += writeOut(sent, seen, out, use);

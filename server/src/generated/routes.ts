@@ -221,7 +221,7 @@ export const getReady = createRoute({
   path: "/ready",
   operationId: "getReady",
   summary: "Report whether this instance can take requests now",
-  description: "For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).\nReady when the session store answers a trivial query and, on PostgreSQL, this instance's notification\nlistener is connected. Otherwise `503` with code `not_ready` naming what is down, or `draining` while the\ninstance is stopping (it finishes its running debates but should get no new requests).\n",
+  description: "For a load balancer's readiness probe; `/health` stays the liveness probe (200 while the process runs).\nReady once the start is done (sign-in works: the first admin exists), while the session store answers a\ntrivial query and, on PostgreSQL, this instance's notification listener is connected. Otherwise `503` with\ncode `not_ready` saying the instance is starting or naming what is down, or `draining` while the instance is\nstopping (it finishes its running debates but should get no new requests).\n",
   tags: [
     "meta"
   ],
@@ -2485,7 +2485,7 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     }
   });
   app.openAPIRegistry.registerComponent("responses", "NotReady", {
-    "description": "This instance cannot take requests now: `not_ready` when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.",
+    "description": "This instance cannot take requests now: `not_ready` while it is starting (its first admin not created yet), or when the session store or (on PostgreSQL) the notification listener is down (`detail` names which), `draining` while it is stopping. Send requests to another instance.",
     "headers": {
       "Retry-After": {
         "description": "Seconds before asking again.",

@@ -40,7 +40,15 @@ export function accountProblem(c: Context, error: unknown, field?: string): Resp
 
 const noUser = (c: Context, id: string) => problem(c, 404, 'not_found', { detail: `No user "${id}".` });
 
-export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps): Pick<Handlers<AppEnv>, AccountOperations> {
+export function accountHandlers(deps: AccountHandlerDeps): Pick<Handlers<AppEnv>, AccountOperations> {
+  return { ...signInHandlers(deps), ...tokenHandlers(deps), ...userHandlers(deps) };
+}
+
+/** Signing in and out, and the caller's own account. */
+function signInHandlers({
+  accounts,
+  publicOrigin,
+}: AccountHandlerDeps): Pick<Handlers<AppEnv>, 'login' | 'logout' | 'getCurrentUser' | 'changePassword'> {
   return {
     login: async (c) => {
       const { username, password } = c.req.valid('json');
@@ -102,7 +110,14 @@ export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps):
       }
       return c.body(null, 204);
     },
+  };
+}
 
+/** The caller's own API tokens. */
+function tokenHandlers({
+  accounts,
+}: AccountHandlerDeps): Pick<Handlers<AppEnv>, 'listApiTokens' | 'createApiToken' | 'revokeApiToken'> {
+  return {
     listApiTokens: async (c) => c.json({ items: await accounts.listTokens(c.get('user').id) }, 200),
 
     createApiToken: async (c) => {
@@ -118,7 +133,14 @@ export function accountHandlers({ accounts, publicOrigin }: AccountHandlerDeps):
         ? c.body(null, 204)
         : problem(c, 404, 'not_found', { detail: `No token "${tokenId}".` });
     },
+  };
+}
 
+/** User management, for admins (the security table keeps everyone else out). */
+function userHandlers({
+  accounts,
+}: AccountHandlerDeps): Pick<Handlers<AppEnv>, 'listUsers' | 'createUser' | 'updateUser' | 'deleteUser' | 'resetUserPassword'> {
+  return {
     listUsers: async (c) => c.json({ items: await accounts.listUsers() }, 200),
 
     createUser: async (c) => {

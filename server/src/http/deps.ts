@@ -68,8 +68,12 @@ export interface StoreProbe {
 /** The PostgreSQL pool's counts (`Database.poolUse()`); undefined where there is no pool. */
 export type PoolUseSource = () => { total: number; idle: number; waiting: number } | undefined;
 
-/** The app's own say in its readiness (`readiness.ts`' `Readiness`): `drain()` when it is stopping, for good. */
+/**
+ * The app's own say in its readiness (`readiness.ts`' `Readiness`): `starting` until the start's work after the
+ * port is bound is done; `drain()` when it is stopping, for good.
+ */
 export interface ReadinessState {
+  readonly starting: boolean;
   readonly draining: boolean;
   drain(): void;
 }

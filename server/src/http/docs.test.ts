@@ -1,17 +1,21 @@
 /**
  * `/docs/` is found from where the server's code lives, not from the working directory: the bundle `npm start` runs
- * is started here from a temporary directory, as an operator may, and must still serve the reference.
+ * is started here from a temporary directory, as an operator may, and must still serve the reference. `/docs/sdk/`
+ * says so while the SDK reference is being built, and serves it once it is whole.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildHttpReference, HTTP_REFERENCE_DIR } from '../../../docs/src/build-http.js';
+import { claimSdkReferenceBuild } from '../../../docs/src/sdk-build.js';
 import { envWith, ROOT } from '../../../test/support/process.js';
 import { startServer } from '../../../test/support/server.js';
 import { bundleServer } from '../../build.js';
-import { defaultDocsDir } from './docs.js';
+import type { AppEnv } from './deps.js';
+import { defaultDocsDir, mountDocs } from './docs.js';
 
 let elsewhere: string;
 let bundle: string;
@@ -69,5 +73,43 @@ it('running from source, the reference is the repository’s whatever the workin
   } finally {
     process.chdir(before);
     await server.close();
+  }
+});
+
+it('/docs/sdk/ says the SDK reference is being built while it is, then serves it once whole', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'consilium-docs-'));
+  try {
+    const app = new Hono<AppEnv>();
+    mountDocs(app, join(root, 'docs/api/http'));
+    mkdirSync(join(root, 'docs/api'), { recursive: true });
+    expect((await (await app.request('/docs/sdk/')).json()) as { detail: string }).toMatchObject({
+      detail: 'The SDK reference is not built: run `npm run docs`.',
+    });
+
+    const command = (out: string) => ({
+      file: process.execPath,
+      args: [
+        '-e',
+        `require('node:fs').mkdirSync(${JSON.stringify(out)}); require('node:fs').writeFileSync(${JSON.stringify(join(out, 'index.html'))}, '<h1>Consilium SDK</h1>')`,
+      ],
+    });
+    const claim = claimSdkReferenceBuild({ root, command })!;
+    const page = await app.request('/docs/sdk/');
+    expect(page.status).toBe(503);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('retry-after')).toBe('10');
+    const html = await page.text();
+    expect(html).toContain('The SDK reference is being built');
+    expect(html).toContain('<meta http-equiv="refresh" content="10">');
+    const asset = await app.request('/docs/sdk/assets/main.js');
+    expect(asset.status).toBe(503);
+    expect(((await asset.json()) as { code: string }).code).toBe('not_ready');
+
+    expect(await claim.start().done).toBe(true);
+    const served = await app.request('/docs/sdk/');
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe('<h1>Consilium SDK</h1>');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

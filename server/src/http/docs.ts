@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { sdkReferenceState } from '../../../docs/src/sdk-build.js';
 import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
@@ -34,6 +35,24 @@ const SDK_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.json': 'application/json',
 };
+
+/** Seconds before a page of the reference is asked for again while it is being built (typedoc takes tens of seconds). */
+const BUILDING_RETRY_S = 10;
+
+/** While the reference is being built: its index says so and comes back by itself; any other file is a problem. */
+function building(c: Context<AppEnv>, index: boolean) {
+  c.header('retry-after', String(BUILDING_RETRY_S));
+  c.header('cache-control', 'no-store');
+  const detail = 'The SDK reference is being built (the first start builds it in the background); try again in a minute.';
+  if (!index) return problem(c, 503, 'not_ready', { detail });
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+      `<meta http-equiv="refresh" content="${BUILDING_RETRY_S}"><title>SDK reference: being built</title></head>` +
+      `<body><h1>The SDK reference is being built</h1><p>${detail} This page reloads itself.</p>` +
+      '<p>Meanwhile: the <a href="/docs/">HTTP reference</a>.</p></body></html>',
+    503,
+  );
+}
 
 /**
  * The HTTP reference at `/docs/` (public, static; one same-origin script, its search box) and the SDK reference
@@ -68,12 +87,19 @@ export function mountDocs(app: Hono<AppEnv>, dir: string | (() => string) = defa
     const file = normalize(join(root, relative));
     const type = SDK_TYPES[extname(file)];
     if (!file.startsWith(root + sep) || relative.includes('\0') || type === undefined) return problem(c, 404, 'not_found');
+    const state = sdkReferenceState(root);
+    if (state === 'building') return building(c, relative === 'index.html');
     let body: Buffer;
     try {
+      if (state === 'missing') throw new Error('not built');
       body = await readFile(file);
     } catch {
-      const built = existsSync(join(root, 'index.html'));
-      return problem(c, 404, 'not_found', built ? {} : { detail: 'The SDK reference is not built: run `npm run docs`.' });
+      return problem(
+        c,
+        404,
+        'not_found',
+        state === 'built' ? {} : { detail: 'The SDK reference is not built: run `npm run docs`.' },
+      );
     }
     return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'no-cache' });
   });

@@ -1,19 +1,36 @@
 /**
  * `GET /ready`: whether this instance should get requests now, for a load balancer. Liveness stays `/health`;
- * readiness asks the store (a trivial query; on PostgreSQL also the notification listener), and goes 503
- * `draining` once the app is told it is stopping, so the balancer sends new requests elsewhere first.
+ * readiness waits for the start to finish (sign-in works: the first admin exists), asks the store (a trivial
+ * query; on PostgreSQL also the notification listener), and goes 503 `draining` once the app is told it is
+ * stopping, so the balancer sends new requests elsewhere first.
  */
 import type { Context } from 'hono';
 import type { Handlers } from '../generated/routes.js';
 import type { AppEnv, ReadinessState, StoreProbe } from './deps.js';
 import { problem } from './problem.js';
 
-/** The app's own say in its readiness: `drain()` when it is stopping (SIGTERM), for good. */
+/**
+ * The app's own say in its readiness: made `starting` by a start that has work left once the port is bound,
+ * which calls `started()` when it is done; `drain()` when it is stopping (SIGTERM), for good.
+ */
 export class Readiness implements ReadinessState {
+  #starting: boolean;
   #draining = false;
+
+  constructor({ starting = false }: { starting?: boolean } = {}) {
+    this.#starting = starting;
+  }
+
+  started(): void {
+    this.#starting = false;
+  }
 
   drain(): void {
     this.#draining = true;
+  }
+
+  get starting(): boolean {
+    return this.#starting;
   }
 
   get draining(): boolean {
@@ -45,6 +62,9 @@ export function readinessHandlers({ readiness, instanceId, store }: ReadinessOpt
           'draining',
           `Instance ${instanceId} is stopping: it finishes its running debates and takes no new requests.`,
         );
+      }
+      if (readiness.starting) {
+        return notReady(c, 'not_ready', `Instance ${instanceId} is starting: sign-in works once its first admin exists.`);
       }
       const down = (await store?.ready())?.filter((check) => !check.ok) ?? [];
       // Asked again: it may have begun stopping while the store answered.

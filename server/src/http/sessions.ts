@@ -40,14 +40,25 @@ const notFound = (c: Context, id: string) => problem(c, 404, 'not_found', { deta
 /** `Content-Disposition` for a download named after the session. */
 const attachment = (id: string, extension: string) => `attachment; filename="${id}.${extension}"`;
 
-export function sessionHandlers({
-  sessions,
-  scopeOf,
-  accounts,
-  heartbeatMs,
-}: SessionHandlerDeps): Pick<Handlers<AppEnv>, SessionOperations> {
-  /** A read by id: the caller's own (an admin's any), or one shared with them. */
-  const read = (c: Context<AppEnv>, id: string) => sessions.read(id, scopeOf(c), c.get('user').id);
+export function sessionHandlers(deps: SessionHandlerDeps): Pick<Handlers<AppEnv>, SessionOperations> {
+  return { ...historyHandlers(deps), ...readingHandlers(deps), ...sharingHandlers(deps) };
+}
+
+/** A read by id: the caller's own (an admin's any), or one shared with them. */
+const reader =
+  ({ sessions, scopeOf }: SessionHandlerDeps) =>
+  (c: Context<AppEnv>, id: string) =>
+    sessions.read(id, scopeOf(c), c.get('user').id);
+
+/** The history: list, one session and its thread, archive, cancel, delete. */
+function historyHandlers(
+  deps: SessionHandlerDeps,
+): Pick<
+  Handlers<AppEnv>,
+  'listSessions' | 'getSession' | 'getSessionThread' | 'updateSession' | 'cancelSession' | 'deleteSession'
+> {
+  const { sessions, scopeOf } = deps;
+  const read = reader(deps);
   return {
     listSessions: async (c) => {
       const { owner, ...query } = c.req.valid('query');
@@ -79,6 +90,19 @@ export function sessionHandlers({
       return session ? c.json(session, 200) : notFound(c, sessionId);
     },
 
+    getSessionThread: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const thread = await sessions.thread(sessionId, scopeOf(c), c.get('user').id);
+      return thread ? c.json(thread, 200) : notFound(c, sessionId);
+    },
+
+    updateSession: async (c) => {
+      const { sessionId } = c.req.valid('param');
+      const { archived } = c.req.valid('json');
+      const session = await sessions.setArchived(sessionId, scopeOf(c), archived);
+      return session ? c.json(session, 200) : notFound(c, sessionId);
+    },
+
     cancelSession: async (c) => {
       const { sessionId } = c.req.valid('param');
       const session = await sessions.cancel(sessionId, scopeOf(c));
@@ -92,7 +116,16 @@ export function sessionHandlers({
       const { sessionId } = c.req.valid('param');
       return (await sessions.delete(sessionId, scopeOf(c))) ? c.body(null, 204) : notFound(c, sessionId);
     },
+  };
+}
 
+/** A session read whole: its events replayed and followed live, its exports. */
+function readingHandlers(
+  deps: SessionHandlerDeps,
+): Pick<Handlers<AppEnv>, 'streamSessionEvents' | 'exportSessionMarkdown' | 'exportSessionJson'> {
+  const { sessions, scopeOf, heartbeatMs } = deps;
+  const read = reader(deps);
+  return {
     streamSessionEvents: async (c) => {
       const { sessionId } = c.req.valid('param');
       const lastEventId = c.req.valid('header')['Last-Event-ID'];
@@ -155,12 +188,6 @@ export function sessionHandlers({
       });
     },
 
-    getSessionThread: async (c) => {
-      const { sessionId } = c.req.valid('param');
-      const thread = await sessions.thread(sessionId, scopeOf(c), c.get('user').id);
-      return thread ? c.json(thread, 200) : notFound(c, sessionId);
-    },
-
     exportSessionJson: async (c) => {
       const { sessionId } = c.req.valid('param');
       const session = await read(c, sessionId);
@@ -168,14 +195,16 @@ export function sessionHandlers({
       c.header('content-disposition', attachment(session.id, 'json'));
       return c.json(session, 200);
     },
+  };
+}
 
-    updateSession: async (c) => {
-      const { sessionId } = c.req.valid('param');
-      const { archived } = c.req.valid('json');
-      const session = await sessions.setArchived(sessionId, scopeOf(c), archived);
-      return session ? c.json(session, 200) : notFound(c, sessionId);
-    },
-
+/** Read-only shares with other users, named by username. */
+function sharingHandlers({
+  sessions,
+  scopeOf,
+  accounts,
+}: SessionHandlerDeps): Pick<Handlers<AppEnv>, 'listSessionShares' | 'shareSession' | 'unshareSession'> {
+  return {
     listSessionShares: async (c) => {
       const { sessionId } = c.req.valid('param');
       const shares = await sessions.shares(sessionId, scopeOf(c));

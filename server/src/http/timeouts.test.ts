@@ -91,7 +91,7 @@ describe('slow clients', () => {
     socket.write(request);
     await new Promise((resolve) => setTimeout(resolve, HEADERS_MS / 2));
     socket.write(request);
-    // Until both answers are in (or the server hangs up): a fixed wait failed on a loaded machine.
+    // Until both answers are in (or the server hangs up): no fixed wait, which a loaded machine outlasts.
     const closed = new Promise((resolve) => socket.once('close', resolve));
     const both = (async () => {
       while ((data.match(/HTTP\/1\.1 200 OK/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -286,7 +286,7 @@ const newAttempt = (): Attempt => ({ text: '', deltas: 0, aborted: false });
 /**
  * The request filled in from the template and sent without the SDK. What is not an event stream
  * (an HTTP error, a network failure) comes back as `replay`: the SDK gets it as the answer to its
- * own request, so the error is the SDK's as it always was.
+ * own request, so the error is the one the SDK makes of it.
  */
 async function fromTemplate<T>(
   model: ProviderLanguageModel,

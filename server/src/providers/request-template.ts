@@ -1,5 +1,5 @@
 /**
- * Provider requests built without their SDK, whose per-call work was a tenth of the server's
+ * Provider requests built without their SDK, whose per-call work would be a tenth of the server's
  * JavaScript thread for requests that differ, per call shape, only in the prompt's texts. The SDK
  * builds each shape's request once with placeholders for the texts (`learnTemplate`), and each call
  * fills its texts in: URL, headers, warnings and body are byte for byte the SDK's. A shape whose

@@ -4,7 +4,7 @@
  * builders — modules made at run time from that wiki's own paraminfo with `defineModule(spec, { rules:
  * moduleRules })` — and through api.php, compared on the first error's code. Prints the agreement per
  * extension and category; asserts that no request the wiki accepts is refused, and the agreement goal
- * (issue 29: ≥ 80 % for extension modules).
+ * (≥ 80 % for extension modules).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { moduleRules } from '../../../sdk/src/generated/wiki-rules.js';

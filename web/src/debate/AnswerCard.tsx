@@ -1,13 +1,14 @@
 import { memo } from 'preact/compat';
 import type { SlotInfo } from '../../../sdk/src/index.js';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
-import { OfflineMark, SlotName, StatusChip } from '../components.js';
+import { OfflineMark, SlotName } from '../components.js';
 import { formatCost, formatUsage } from '../format.js';
 import { slotLook } from '../slots.js';
 import { CopyButton } from './Copy.js';
 import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
 import type { AnswerView } from './model.js';
+import { StatusChip } from './StatusChip.js';
 
 /** One model's answer in a round; re-rendered only when the answer changed (`rev`). */
 export const AnswerCard = memo(

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { exportSessionMarkdown } from '../../../sdk/src/index.js';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { client, consilium } from '../api.js';
-import { ErrorNote, useRun } from '../components.js';
+import { ErrorNote } from '../components.js';
 import { formatDate } from '../format.js';
 import { SourcesSection } from '../grounding/Sources.js';
 import { Connection } from './Connection.js';
@@ -17,6 +17,7 @@ import { SlotColumns } from './SlotColumns.js';
 import { ThreadPanel } from './Thread.js';
 import { Timeline } from './Timeline.js';
 import { UsageTable } from './UsageTable.js';
+import { useRun } from './use-run.js';
 import { VerdictSection } from './VerdictSection.js';
 
 /** Everything about one session, live or stored: the same component for both, so a reopened session looks the same. */

@@ -2,12 +2,13 @@ import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { SlotInfo } from '../../../sdk/src/index.js';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
-import { OfflineMark, SlotName, StatusChip } from '../components.js';
+import { OfflineMark, SlotName } from '../components.js';
 import { slotLook } from '../slots.js';
 import { CopyButton } from './Copy.js';
 import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
 import { type AnswerView, answersOfSlot, type SessionView, slotFailure } from './model.js';
+import { StatusChip } from './StatusChip.js';
 
 const KIND = { independent: 'independent', critique: 'critique', final: 'final position' } as const;
 

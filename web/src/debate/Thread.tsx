@@ -4,9 +4,9 @@ import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { client, consilium } from '../api.js';
 import { ErrorNote } from '../components.js';
 import { replaceHash, sessionHref } from '../router.js';
-import { liveRuns } from '../runs.js';
 import { DEFAULT_ROUNDS } from './rounds.js';
 import { startRun } from './runner.js';
+import { liveRuns } from './runs.js';
 
 /**
  * A finished session's thread (its earlier and later questions, oldest first), what early stop saved, and the form to

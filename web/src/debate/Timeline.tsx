@@ -1,8 +1,9 @@
 import { memo } from 'preact/compat';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
-import { SlotName, StatusChip } from '../components.js';
+import { SlotName } from '../components.js';
 import { slotLook } from '../slots.js';
 import type { SessionView } from './model.js';
+import { StatusChip } from './StatusChip.js';
 import { sameShape } from './shape.js';
 
 /** Rounds as a timeline: one row per model, a cell per round, and where each model changed its position and why. */

@@ -3,7 +3,8 @@
  * grounds it in a wiki source of the server's, its sources printed after the answer.
  */
 import { inert, jsonLine, oneLine, slotColour } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { question, slotProvider } from '../question.js';
 import { renderSources } from '../sources-view.js';
@@ -18,7 +19,7 @@ export const ask: Command = {
     const slot = intFlag(ctx.parsed, 'slot', 1, 99);
     const provider = stringFlag(ctx.parsed, 'provider');
     if (slot !== undefined && provider !== undefined) throw new UsageError('give --slot or --provider, not both');
-    const text = question(ctx);
+    const text = question(ctx, 'ask');
     const consilium = ctx.consilium();
     const chosen = slot === undefined ? provider : await slotProvider(consilium, slot);
     const wiki = stringFlag(ctx.parsed, 'wiki');

@@ -2,7 +2,9 @@
  * `consilium continue`: an `interrupted` session (the server stopped mid-run) continued to its end, shown as
  * `debate` shows a run: what it said before the interruption, then the rest live. Ctrl-C cancels it on the server.
  */
-import { onlyFlags, UsageError } from '../args.js';
+
+import { UsageError } from '../../terminal/usage.js';
+import { onlyFlags } from '../args.js';
 import { type Command, GLOBAL } from '../context.js';
 import { detachedEvents, watch } from '../watch.js';
 

@@ -3,7 +3,8 @@
  * (`--json`: the new session once it ends). Options the chosen mode would not use are usage errors, not dropped.
  */
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, GLOBAL } from '../context.js';
 import { PANEL_BOOLEANS, PANEL_OPTIONS, panelFlags } from '../panel-flags.js';
 import { slotProvider } from '../question.js';

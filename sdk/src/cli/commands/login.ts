@@ -2,10 +2,12 @@
  * `consilium login`: saves the server URL and an API token, given (`--token`) or made by signing in
  * (`--username`), which replaces the one an earlier sign-in made so logins do not pile up live tokens.
  */
+
+import { ConsiliumError } from '../../errors.js';
 import { Consilium } from '../../facade/consilium.js';
-import { ConsiliumError } from '../../facade/errors.js';
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { configPath, readConfig, resolveConnection, type SavedConfig, writeConfig } from '../config.js';
 import { type Command, checkServerUrl, EXIT, GLOBAL, urlSource } from '../context.js';
 

@@ -3,7 +3,9 @@
  * (`--full`: every answer in full as it is written; `--json`: one event per line; `--wiki SOURCE`: grounded in a
  * wiki source of the server's, its sources printed at the end). Ctrl-C cancels it on the server.
  */
-import { onlyFlags, stringFlag, UsageError } from '../args.js';
+
+import { UsageError } from '../../terminal/usage.js';
+import { onlyFlags, stringFlag } from '../args.js';
 import { type Command, GLOBAL } from '../context.js';
 import { question } from '../question.js';
 import { detachedEvents, watch } from '../watch.js';
@@ -26,7 +28,7 @@ export const parallel: Command = {
     onlyFlags(ctx.parsed, [...GLOBAL, ...OPTIONS]);
     const slots = slotList(stringFlag(ctx.parsed, 'slots'));
     const wiki = stringFlag(ctx.parsed, 'wiki');
-    const text = question(ctx);
+    const text = question(ctx, 'parallel');
     const consilium = ctx.consilium();
     const { code } = await watch(ctx, {
       events: detachedEvents(ctx, (signal) =>

@@ -2,12 +2,13 @@
  * `consilium sessions`: list (and search), show, export, cancel, continue, re-run, archive, share and delete stored
  * sessions.
  */
-import { ConsiliumError } from '../../facade/errors.js';
+import { ConsiliumError } from '../../errors.js';
 import type { Session } from '../../generated/types.gen.js';
 import { escapeJson, inert, jsonLine, oneLine } from '../../terminal/terminal.js';
-import { intFlag, onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { intFlag, onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
-import { renderSession, statusPaint } from '../session-view.js';
+import { renderSession, sessionTable } from '../session-view.js';
 
 export const sessions: Command = {
   options: ['q', 'text', 'limit', 'format', 'question'],
@@ -47,12 +48,7 @@ export const sessions: Command = {
         }
         if (ctx.json) ctx.out(jsonLine(rows));
         else if (rows.length === 0) ctx.out('No sessions.\n');
-        else
-          for (const s of rows) {
-            ctx.out(
-              `${s.id}  ${statusPaint(ctx.paint, s.status)}  ${s.mode.padEnd(9)} ${s.createdAt}  ${oneLine(s.question).slice(0, 60)}\n`,
-            );
-          }
+        else ctx.out(sessionTable(rows, ctx.paint));
         return EXIT.ok;
       }
       case 'show': {

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import type { SynthesisAnswer } from '../../generated/types.gen.js';
 import { jsonLine, oneLine, slotColour } from '../../terminal/terminal.js';
-import { onlyFlags, stringFlag, UsageError } from '../args.js';
+import { UsageError } from '../../terminal/usage.js';
+import { onlyFlags, stringFlag } from '../args.js';
 import { type Command, EXIT, GLOBAL } from '../context.js';
 import { renderVerdict } from '../debate-view.js';
 

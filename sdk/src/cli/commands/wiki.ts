@@ -5,9 +5,10 @@
  */
 import * as wikiModules from '../../generated/wiki/index.js';
 import { jsonLine, oneLine } from '../../terminal/terminal.js';
+import { UsageError } from '../../terminal/usage.js';
 import { main as wikiCodegen } from '../../wiki/codegen/cli.js';
 import { query } from '../../wiki/query.js';
-import { type Parsed, stringFlag, UsageError } from '../args.js';
+import { type Parsed, stringFlag } from '../args.js';
 import { type Command, EXIT, type Io } from '../context.js';
 import { didYouMean } from '../suggest.js';
 

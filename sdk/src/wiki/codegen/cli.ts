@@ -9,6 +9,7 @@ import { moduleRules } from '../../generated/wiki-rules.js';
  * ```
  */
 import { inert } from '../../terminal/terminal.js';
+import { UsageError } from '../../terminal/usage.js';
 import { rulesFor } from '../rules.js';
 import type { ParamInfoDocument } from './document.js';
 import { emitModules, planModules, summarizePlan } from './emit.js';
@@ -60,8 +61,6 @@ export interface CliIo {
   /** For fetching from a wiki; the global `fetch` when omitted. */
   fetch?: typeof fetch;
 }
-
-class UsageError extends Error {}
 
 interface GenerateArgs {
   catalogue: string;

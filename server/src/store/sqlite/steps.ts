@@ -9,8 +9,8 @@ import { indexSessions } from './search.js';
 
 // Each write statement covers any number of steps, so a transaction of a hundred steps and their
 // thousands of events is a handful of statements. Rows go as tuples of literals made here (`row`),
-// not as JSON that SQLite takes apart: with `json_each`, SQLite rendered every element out of the
-// array as text again and parsed it once more per column, which was most of its CPU per write.
+// not as JSON that SQLite takes apart: `json_each` renders every element out of the array as text
+// again and parses it once more per column, which would be most of the CPU of a write.
 const upsertSessions = (rows: readonly string[]) => `
   INSERT INTO sessions (id, owner, mode, question, question_folded, rounds_requested, status, missing_slots,
     input_tokens, output_tokens, total_tokens, cost, prompt_version, created_at, updated_at, completed_at, thread_id, links)

@@ -73,8 +73,8 @@ export class WriteQueue {
    * One transaction for the batch; every promise settles after COMMIT. The batch goes in order as
    * segments: steps of distinct sessions in one `exec` each (the usual batch is one segment), any other
    * job in a savepoint of its own. A segment that fails is retried one savepoint per step, so only a bad
-   * step fails and nothing of it stays. (With one archive or account change among 256 steps, every step
-   * used to go one trip at a time, and a burst of ends waited hundreds of ms for their commit.)
+   * step fails and nothing of it stays. Only the job in a savepoint goes alone: one archive or account change
+   * among 256 steps leaves the other steps in their segments, so a burst of ends does not wait a trip each.
    */
   async #commit(batch: Job[]): Promise<void> {
     const db = this.#writer;

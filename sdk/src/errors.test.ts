@@ -18,7 +18,17 @@ describe('ConsiliumError', () => {
     expect(error).toBeInstanceOf(ConsiliumError);
     expect(error).toMatchObject({ code: 'validation_failed', status: 400, requestId: 'req_1', problem, fromServer: true });
     expect(error.errors).toEqual(problem.errors);
-    expect(error.message).toBe('Request validation failed (validation_failed): body.rounds Too big');
+    expect(error.message).toBe('Request validation failed (validation_failed) — body.rounds (Too big)');
+    const counted = errorFromProblem(
+      { ...problem, detail: '2 fields are invalid.', errors: [...problem.errors, { path: 'query.limit', message: 'Too small' }] },
+      undefined,
+    );
+    expect(counted.message).toBe(
+      'Request validation failed (validation_failed) — 2 fields are invalid: body.rounds (Too big); query.limit (Too small)',
+    );
+    expect(errorFromProblem({ ...problem, detail: 'Try later.', errors: [] }, undefined).message).toBe(
+      'Request validation failed (validation_failed) — Try later.',
+    );
   });
 
   it('falls back to the X-Request-Id header and the status when the body is no problem', async () => {

@@ -1,4 +1,4 @@
-import type { FieldError, Problem, ProblemCode } from '../generated/types.gen.js';
+import type { FieldError, Problem, ProblemCode } from './generated/types.gen.js';
 
 /**
  * What went wrong, as a stable code: the server's problem `code`, or one of the client's own —
@@ -49,8 +49,10 @@ const isProblem = (value: unknown): value is Problem =>
 export function errorFromProblem(body: unknown, response: Response | undefined): ConsiliumError {
   const requestId = response?.headers.get('x-request-id') ?? undefined;
   if (isProblem(body)) {
-    const fields = body.errors?.length ? `: ${body.errors.map((e) => `${e.path} ${e.message}`).join('; ')}` : '';
-    return new ConsiliumError(`${body.title} (${body.code})${body.detail ? ` — ${body.detail}` : ''}${fields}`, {
+    // "1 field is invalid: body.rounds (Too big: …)": the detail's own full stop gives way to the fields it counts.
+    const fields = body.errors?.length ? body.errors.map((e) => `${e.path} (${e.message})`).join('; ') : '';
+    const detail = fields ? [body.detail?.replace(/\.$/, ''), fields].filter(Boolean).join(': ') : body.detail;
+    return new ConsiliumError(`${body.title} (${body.code})${detail ? ` — ${detail}` : ''}`, {
       code: body.code,
       status: response?.status,
       problem: body,
