@@ -90,6 +90,10 @@ describe('disagreements', () => {
     expect(disagreements(raised, [...raised.slice(0, 4), ...recovered.slice(5)])).toStrictEqual([
       'lacks 1 events of the copy, 5 to 5',
     ]);
+    // Told to look past recovery, every event of the copy counts.
+    expect(disagreements(raised, recovered, Number.POSITIVE_INFINITY)).toStrictEqual([
+      `lacks ${raised.length - 10} events of the copy, 11 to ${raised.length}`,
+    ]);
   });
 });
 

@@ -99,10 +99,14 @@ export function recoveredAfter(events: readonly DebateEvent[]): number | undefin
 /**
  * Where `record` (a session's events now) lacks or changed an event of `copy` (an older copy of it, such as the
  * old primary's): every event of the copy must be in the record as it was, up to where the record went through
- * recovery. Beyond that the copy's events may have been lost and asked again: recovery said so.
+ * recovery (`upTo`: where to stop instead). Beyond that the copy's events may have been lost and asked again:
+ * recovery said so.
  */
-export function disagreements(copy: readonly DebateEvent[], record: readonly DebateEvent[]): string[] {
-  const upTo = recoveredAfter(record) ?? Number.POSITIVE_INFINITY;
+export function disagreements(
+  copy: readonly DebateEvent[],
+  record: readonly DebateEvent[],
+  upTo = recoveredAfter(record) ?? Number.POSITIVE_INFINITY,
+): string[] {
   const bySeq = new Map(record.map((e) => [e.seq, e]));
   const out: string[] = [];
   let lacking: number[] = [];
