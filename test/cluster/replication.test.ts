@@ -464,9 +464,9 @@ describe.skipIf(!clusterAvailable)('two instances, each on a database link of it
    */
   const oneStream = async (id: string, w: Watch): Promise<string[]> => {
     await allClosed([w]);
-    const why = w.done ? ((await w.closed) ?? 'cleanly') : 'still open';
+    const how = w.done ? `ended ${(await w.closed) ?? 'cleanly'}` : 'is still open';
     const problems: string[] = [];
-    if (end(w.events.at(-1))?.status !== 'completed') problems.push(`the stream ended (${why}) with ${said(w.events.at(-1))}`);
+    if (end(w.events.at(-1))?.status !== 'completed') problems.push(`the stream ${how}, last ${said(w.events.at(-1))}`);
     const record = (await storedRecords(cluster.databaseUrl)).get(id)?.events ?? [];
     const shown = new Map(w.events.map((e) => [e.seq, e]));
     const seqs = w.events.map((e) => e.seq);
