@@ -265,6 +265,25 @@ async function shownProblems(watches: ReadonlyMap<string, Watch>, databaseUrl: s
   return problems;
 }
 
+/** For a failure's reader: what the database is busy with, and what each instance logged above `info`. */
+async function explain(databaseUrl: string, instances: readonly Instance[]): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT application_name, state, wait_event_type, wait_event, now() - query_start AS running_for, left(query, 80) AS query
+       FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    console.error('busy connections', rows);
+  } finally {
+    await client.end();
+  }
+  for (const i of instances) {
+    const logged = i.run.stdout.split('\n').filter((line) => /"level":"(warn|error)"/.test(line));
+    console.error(`${i.id}: ${logged.length} warnings and errors, the last 30:\n${logged.slice(-30).join('\n')}`);
+  }
+}
+
 const exited = (instances: readonly Instance[]) =>
   instances.filter((i) => !running(i.run)).map((i) => `${i.id} exited${captured(i.run)}`);
 
@@ -319,6 +338,7 @@ describe.skipIf(!clusterAvailable || !replicationBinaries())('two instances thro
           if (!f.done) problems.push(`${id}: follower still open, last shown ${said(f.events.at(-1))}`);
       problems.push(...exited(instances.instances));
       for (const f of followers) f.abort();
+      if (problems.length > 0) await explain(databaseUrl, instances.instances);
       return { problems };
     } finally {
       await instances?.stop();
