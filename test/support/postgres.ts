@@ -188,8 +188,13 @@ export interface DataDir {
   configure(port: number, extra?: readonly string[]): void;
   /** `pg_ctl start`, waiting until the server accepts connections. */
   start(): Promise<void>;
-  /** `pg_ctl stop`: `fast` ends connections and loses nothing; `immediate` is a crash. */
-  stop(mode: 'fast' | 'immediate'): Promise<void>;
+  /**
+   * `pg_ctl stop`: `fast` ends connections and loses nothing; `immediate` is a crash. Waits until the server has gone,
+   * unless `wait` is false: it has then been told, and its connections end, while the postmaster may linger.
+   */
+  stop(mode: 'fast' | 'immediate', options?: { wait?: boolean }): Promise<void>;
+  /** Whether a server runs on the data (its postmaster is alive). */
+  running(): Promise<boolean>;
   /** Stops the server if it runs (immediately) and deletes the directory. */
   remove(): Promise<void>;
 }
@@ -226,7 +231,16 @@ export async function dataDir(binDir: string, { empty = false }: { empty?: boole
       if (user.uid !== undefined) chownSync(conf, user.uid, user.gid!);
     },
     start: () => tool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '30', 'start']),
-    stop: (mode) => tool('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']),
+    stop: (mode, { wait = true } = {}) => tool('pg_ctl', ['-D', data, '-m', mode, wait ? '-w' : '-W', 'stop']),
+    // pg_ctl status exits 3 when no server runs.
+    running: () =>
+      tool('pg_ctl', ['-D', data, 'status']).then(
+        () => true,
+        (error: Error) => {
+          if (/no server running/.test(error.message)) return false;
+          throw error;
+        },
+      ),
     async remove() {
       try {
         await dir.stop('immediate');

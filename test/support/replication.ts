@@ -186,7 +186,9 @@ export async function startReplication(options: ReplicationOptions = {}): Promis
         // Silent first: a cut link's standby would reconnect, and must get nothing more.
         link.silence();
         link.cut();
-        await primary.stop('immediate');
+        // Not waiting for the postmaster: a child it has to SIGKILL can keep it another minute on a loaded machine,
+        // and by then its connections have long ended.
+        await primary.stop('immediate', { wait: false });
         await standby.tool('pg_ctl', ['-D', standby.data, '-w', '-t', '60', 'promote']);
         await until('the promoted standby accepting writes', async () => {
           const { recovering } = await one<{ recovering: boolean }>(standbyUrl, 'SELECT pg_is_in_recovery() AS recovering');
@@ -194,6 +196,7 @@ export async function startReplication(options: ReplicationOptions = {}): Promis
         });
         front.switchTo({ host: '127.0.0.1', port: standbyPort });
         // The old primary, started again with what it had committed: a copy to read, no primary for anyone.
+        await until('the old primary gone', async () => !(await primary.running()), 120_000);
         oldPort = await startOnFreePort(primary, ['default_transaction_read_only = on']);
       },
       oldPrimary(databaseUrl) {
