@@ -1,7 +1,9 @@
 /**
  * Several real instances (`npm start`, each its own process group) on one throwaway PostgreSQL, behind a real nginx
  * running `server/deploy/nginx/consilium-proxy.conf` as it is, round robin over them: what an operator deploys, on
- * loopback. A test can kill or restart an instance, and end PostgreSQL's connections or restart it.
+ * loopback. A test can kill or restart an instance, and end PostgreSQL's connections or restart it. `startInstances`
+ * runs them on a database of the caller's (a primary and standby's, `replication.ts`); with `databaseLinks`, each
+ * instance reaches it through a forwarder of its own (`forwarder.ts`), so one instance's link can be held silent.
  *
  * Without nginx importing this module throws, so its tests fail: `npm test`'s pretest (`setup.sh`) has installed it or
  * stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names nginx (or postgres).
@@ -10,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Forwarder, startForwarder } from './forwarder.js';
 import { freePort, postgres, startPostgres, type TestPostgres } from './postgres.js';
 import { captured, envWith, npmStart, ROOT, type Run, running, stop as stopRun, waitForStdout } from './process.js';
 import { missingService, skipReason, skipsService } from './services.js';
@@ -39,6 +42,13 @@ export interface ClusterOptions {
   tokenDelayMs?: number;
   /** More settings for every instance. */
   env?: Record<string, string>;
+  /** Each instance reaches the database through a forwarder of its own (`Instance.databaseLink`). */
+  databaseLinks?: boolean;
+}
+
+export interface InstancesOptions extends ClusterOptions {
+  /** The database every instance uses. */
+  databaseUrl: string;
 }
 
 export interface Instance {
@@ -48,15 +58,16 @@ export interface Instance {
   url: string;
   /** Its current process (replaced by `restart`). */
   run: Run;
+  /** With `databaseLinks`: its own way to the database (its pool and its LISTEN connection), to silence or cut. */
+  databaseLink?: Forwarder;
 }
 
-export interface Cluster {
+/** Instances on a database of the caller's, behind nginx. */
+export interface Instances {
   /** nginx in front of every instance. */
   proxyUrl: string;
   instances: Instance[];
-  /** The PostgreSQL server: `terminateBackends`, `halt`, `start`, `restart`. */
-  postgres: TestPostgres;
-  /** The database the instances share. */
+  /** The database the instances share (each through its `databaseLink`, when it has one). */
   databaseUrl: string;
   /** The admin account every instance knows (`CONSILIUM_ADMIN_PASSWORD`; the first to start creates it). */
   admin: { username: 'admin'; password: string };
@@ -64,8 +75,13 @@ export interface Cluster {
   kill(i: number, signal?: NodeJS.Signals): Promise<void>;
   /** Starts instance `i` again (same port, same id) once its process has gone; resolves when it listens. */
   restart(i: number): Promise<void>;
-  /** Stops nginx, every instance and PostgreSQL, and removes their files. */
+  /** Stops nginx and every instance (and, for a `Cluster`, PostgreSQL), and removes their files. */
   stop(): Promise<void>;
+}
+
+export interface Cluster extends Instances {
+  /** The PostgreSQL server: `terminateBackends`, `halt`, `start`, `restart`. */
+  postgres: TestPostgres;
 }
 
 /**
@@ -101,11 +117,32 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=1s;`).joi
 /** Starts PostgreSQL, `instances` servers on it (one after another, so the first migrates), then nginx. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   if (!nginx.available) throw new Error(`nginx is not available: ${nginx.reason}`);
-  const count = options.instances ?? 2;
-  const dir = mkdtempSync(join(tmpdir(), 'consilium-cluster-'));
   const pg = await startPostgres();
+  try {
+    const instances = await startInstances({ ...options, databaseUrl: await pg.createDatabase() });
+    return {
+      ...instances,
+      postgres: pg,
+      async stop() {
+        await instances.stop();
+        await pg.stop();
+      },
+    };
+  } catch (error) {
+    await pg.stop();
+    throw error;
+  }
+}
+
+/** Starts `instances` servers on `databaseUrl` (one after another, so the first migrates), then nginx. */
+export async function startInstances(options: InstancesOptions): Promise<Instances> {
+  if (!nginx.available) throw new Error(`nginx is not available: ${nginx.reason}`);
+  const count = options.instances ?? 2;
+  const { databaseUrl } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'consilium-cluster-'));
   const admin = { username: 'admin' as const, password: `admin-${Math.random().toString(36).slice(2)}-pw` };
   const instances: Instance[] = [];
+  const links: Forwarder[] = [];
   let proxy: ChildProcess | undefined;
   let proxyLog = '';
   const stopAll = async () => {
@@ -115,13 +152,27 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       await exited;
     }
     await Promise.all(instances.map((instance) => stopRun(instance.run)));
-    await pg.stop();
+    await Promise.all(links.map((link) => link.close()));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const databaseUrl = await pg.createDatabase();
     const ports: number[] = [];
     for (let i = 0; i < count; i++) ports.push(await freePort());
+    const database = new URL(databaseUrl);
+    if (options.databaseLinks) {
+      for (let i = 0; i < count; i++) {
+        links.push(await startForwarder({ target: { host: database.hostname, port: Number(database.port || 5432) } }));
+      }
+    }
+    /** Instance `i`'s database URL: through its link, when it has one. */
+    const databaseOf = (i: number) => {
+      const link = links[i];
+      if (!link) return databaseUrl;
+      const through = new URL(databaseUrl);
+      through.hostname = link.host;
+      through.port = String(link.port);
+      return through.toString();
+    };
     const listen = await freePort();
     const proxyUrl = `http://127.0.0.1:${listen}`;
     const launch = async (i: number): Promise<Run> => {
@@ -129,7 +180,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         envWith(join(dir, `data-${i}`), {
           HOST: '127.0.0.1',
           PORT: String(ports[i]),
-          CONSILIUM_DATABASE: databaseUrl,
+          CONSILIUM_DATABASE: databaseOf(i),
           CONSILIUM_INSTANCE_ID: `instance-${i}`,
           CONSILIUM_ADMIN_PASSWORD: admin.password,
           CONSILIUM_OFFLINE_TOKEN_MS: String(options.tokenDelayMs ?? 10),
@@ -143,7 +194,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       return run;
     };
     for (let i = 0; i < count; i++) {
-      instances.push({ id: `instance-${i}`, url: `http://127.0.0.1:${ports[i]}`, run: await launch(i) });
+      instances.push({
+        id: `instance-${i}`,
+        url: `http://127.0.0.1:${ports[i]}`,
+        run: await launch(i),
+        ...(links[i] && { databaseLink: links[i] }),
+      });
     }
 
     const conf = join(dir, 'nginx.conf');
@@ -156,7 +212,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     return {
       proxyUrl,
       instances,
-      postgres: pg,
       databaseUrl,
       admin,
       async kill(i, signal = 'SIGKILL') {

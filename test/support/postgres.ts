@@ -6,7 +6,7 @@
  * Without PostgreSQL importing this module throws, so its tests fail: `npm test`'s pretest (`setup.sh`) has
  * installed it or stopped. They skip, with the reason printed, only when `CONSILIUM_SKIP_SERVICES` names postgres.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,7 +74,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   return serverAt(cluster.url, cluster.stop, cluster.control);
 }
 
-interface Control {
+export interface Control {
   halt(): Promise<void>;
   start(): Promise<void>;
 }
@@ -84,7 +84,8 @@ const shared: Control = {
   start: () => Promise.reject(new Error(`cannot start a server given by ${ENV_URL}`)),
 };
 
-function serverAt(url: string, stopServer: () => Promise<void>, control: Control = shared): TestPostgres {
+/** The server at `url` as a `TestPostgres`; `stopServer` ends it, `control` halts and starts it (default: refused). */
+export function serverAt(url: string, stopServer: () => Promise<void>, control: Control = shared): TestPostgres {
   const created: string[] = [];
   const admin = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
     const client = new Client({ connectionString: url });
@@ -157,47 +158,64 @@ function runAs(): { prefix: string[]; uid?: number; gid?: number } {
   }
 }
 
-function run(prefix: string[], command: string, args: string[]): void {
+/**
+ * Runs `command` and resolves once it exited 0; else fails with its output. Never synchronously: a forwarder in this
+ * process (`forwarder.ts`) may stand between the tool and its server.
+ */
+function run(prefix: string[], command: string, args: string[]): Promise<void> {
   const [file, ...rest] = [...prefix, command, ...args];
-  const result = spawnSync(file!, rest, { encoding: 'utf8' });
-  if (result.error) throw result.error;
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}${result.stderr}`);
-  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (status) =>
+      status === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${status}:\n${output}`)),
+    );
+  });
 }
 
-async function startCluster(binDir: string): Promise<{ url: string; stop: () => Promise<void>; control: Control }> {
+/** A throwaway server's data directory, and the server binaries run over it as its owner. */
+export interface DataDir {
+  /** The temp directory holding `data` and `log`; `remove()` deletes it. */
+  readonly root: string;
+  readonly data: string;
+  readonly log: string;
+  /** Runs a server binary (`initdb`, `pg_ctl`, `pg_basebackup`...) as the data's owner; throws with its output if it fails. */
+  tool(name: string, args: readonly string[]): Promise<void>;
+  /** Writes `postgresql.auto.conf`: loopback on `port`, no durability (the data is thrown away), then `extra` lines. */
+  configure(port: number, extra?: readonly string[]): void;
+  /** `pg_ctl start`, waiting until the server accepts connections. */
+  start(): Promise<void>;
+  /**
+   * `pg_ctl stop`: `fast` ends connections and loses nothing; `immediate` is a crash. Waits until the server has gone,
+   * unless `wait` is false: it has then been told, and its connections end, while the postmaster may linger.
+   */
+  stop(mode: 'fast' | 'immediate', options?: { wait?: boolean }): Promise<void>;
+  /** Whether a server runs on the data (its postmaster is alive). */
+  running(): Promise<boolean>;
+  /** Stops the server if it runs (immediately) and deletes the directory. */
+  remove(): Promise<void>;
+}
+
+/** A fresh temp directory for a server's data, owned by whoever runs the server; `initdb` into it unless `empty`. */
+export async function dataDir(binDir: string, { empty = false }: { empty?: boolean } = {}): Promise<DataDir> {
   const user = runAs();
   const root = mkdtempSync(join(tmpdir(), 'consilium-pg-'));
   if (user.uid !== undefined) chownSync(root, user.uid, user.gid!);
   const data = join(root, 'data');
   const log = join(root, 'server.log');
-  const bin = (name: string) => join(binDir, name);
-  const stop = async () => {
-    try {
-      run(user.prefix, bin('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
-    } catch {
-      // Never started, or already gone.
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  try {
-    // --no-sync and fsync=off: the data is thrown away, so durability only costs time.
-    run(user.prefix, bin('initdb'), [
-      '-D',
-      data,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '--encoding=UTF8',
-      '--locale=C.UTF-8',
-      '--no-sync',
-    ]);
-    // A port taken between freePort() and the server's bind fails the start; try another.
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
+  const tool = (name: string, args: readonly string[]) => run(user.prefix, join(binDir, name), [...args]);
+  const dir: DataDir = {
+    root,
+    data,
+    log,
+    tool,
+    configure(port, extra = []) {
+      const conf = join(data, 'postgresql.auto.conf');
       writeFileSync(
-        join(data, 'postgresql.auto.conf'),
+        conf,
         [
           "listen_addresses = '127.0.0.1'",
           `port = ${port}`,
@@ -206,19 +224,66 @@ async function startCluster(binDir: string): Promise<{ url: string; stop: () => 
           'synchronous_commit = off',
           'full_page_writes = off',
           'max_connections = 200',
+          ...extra,
           '',
         ].join('\n'),
       );
-      if (user.uid !== undefined) chownSync(join(data, 'postgresql.auto.conf'), user.uid, user.gid!);
-      const start = async () => run(user.prefix, bin('pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', 'start']);
+      if (user.uid !== undefined) chownSync(conf, user.uid, user.gid!);
+    },
+    start: () => tool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '30', 'start']),
+    stop: (mode, { wait = true } = {}) => tool('pg_ctl', ['-D', data, '-m', mode, wait ? '-w' : '-W', 'stop']),
+    // pg_ctl status exits 3 when no server runs.
+    running: () =>
+      tool('pg_ctl', ['-D', data, 'status']).then(
+        () => true,
+        (error: Error) => {
+          if (/no server running/.test(error.message)) return false;
+          throw error;
+        },
+      ),
+    async remove() {
       try {
-        await start();
-        const halt = async () => run(user.prefix, bin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, control: { halt, start } };
-      } catch (error) {
-        if (attempt >= 3) throw error;
+        await dir.stop('immediate');
+      } catch {
+        // Never started, or already gone.
       }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  if (!empty) {
+    try {
+      // --no-sync and fsync=off: the data is thrown away, so durability only costs time.
+      await tool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
+    } catch (error) {
+      await dir.remove();
+      throw error;
     }
+  }
+  return dir;
+}
+
+/** Starts the server of `dir` on a free port (`configure` with `extra`); returns the port. */
+export async function startOnFreePort(dir: DataDir, extra: readonly string[] = []): Promise<number> {
+  // A port taken between freePort() and the server's bind fails the start; try another.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    dir.configure(port, extra);
+    try {
+      await dir.start();
+      return port;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startCluster(binDir: string): Promise<{ url: string; stop: () => Promise<void>; control: Control }> {
+  const dir = await dataDir(binDir);
+  const stop = () => dir.remove();
+  try {
+    const port = await startOnFreePort(dir);
+    const control = { halt: () => dir.stop('fast'), start: () => dir.start() };
+    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, control };
   } catch (error) {
     await stop();
     throw error;
