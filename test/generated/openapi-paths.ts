@@ -1256,11 +1256,8 @@ export type components = {
         DeepRequest: {
             question: components["schemas"]["Question"];
             strategy?: components["schemas"]["Strategy"];
-            /**
-             * @description For `strategy: adaptive`: the share of round 1's answers that must hold one position for the debate to stop there (1, all of them, unless given).
-             * @default 1
-             */
-            agreement: number;
+            /** @description For `strategy: adaptive`: the share of round 1's answers that must hold one position for the debate to stop there (1, all of them, unless given). */
+            agreement?: number;
             /** @description Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`. */
             tags?: components["schemas"]["SessionTag"][];
             /**
@@ -1572,7 +1569,6 @@ export type components = {
         SessionTag: string;
         /**
          * @description `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
-         * @default debate
          * @enum {string}
          */
         Strategy: "debate" | "adaptive";
@@ -1679,16 +1675,16 @@ export type components = {
         /** @description A run's request as it would be sent, with its `mode`; fields of another mode are refused. */
         EstimateRequest: {
             /**
-             * @default deep
+             * @description `deep` unless given.
              * @enum {string}
              */
-            mode: "single" | "parallel" | "deep";
+            mode?: "single" | "parallel" | "deep";
             question: components["schemas"]["Question"];
             provider?: components["schemas"]["ProviderId"];
             /** @description For `parallel`, the slots to ask; for `deep`, the panel. All by default. */
             slots?: components["schemas"]["SlotNumber"][];
-            /** @default 3 */
-            rounds: number;
+            /** @description For `deep`; 3 unless given. */
+            rounds?: number;
             synthesizer?: components["schemas"]["SlotNumber"];
             ranking?: boolean;
             models?: components["schemas"]["PanelModel"][];

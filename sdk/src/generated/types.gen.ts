@@ -1449,6 +1449,9 @@ export type IntegrityFlag = {
  * A run's request as it would be sent, with its `mode`; fields of another mode are refused.
  */
 export type EstimateRequest = {
+    /**
+     * `deep` unless given.
+     */
     mode?: 'single' | 'parallel' | 'deep';
     question: Question;
     provider?: ProviderId;
@@ -1456,6 +1459,9 @@ export type EstimateRequest = {
      * For `parallel`, the slots to ask; for `deep`, the panel. All by default.
      */
     slots?: Array<SlotNumber>;
+    /**
+     * For `deep`; 3 unless given.
+     */
     rounds?: number;
     synthesizer?: SlotNumber;
     ranking?: boolean;

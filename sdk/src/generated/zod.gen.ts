@@ -960,7 +960,7 @@ export const zStrategy = /* @__PURE__ */ z.enum(['debate', 'adaptive']);
 export const zDeepRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
     strategy: /* @__PURE__ */ z.optional(zStrategy),
-    agreement: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0.5), /* @__PURE__ */ z.lte(1))), 1),
+    agreement: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0.5), /* @__PURE__ */ z.lte(1))),
     tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSessionTag).check(/* @__PURE__ */ z.maxLength(8))),
     rounds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))), 3),
     quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
@@ -1165,7 +1165,7 @@ export const zEstimateRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,
     provider: /* @__PURE__ */ z.optional(zProviderId),
     slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
-    rounds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))), 3),
+    rounds: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))),
     synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
     ranking: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
     models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),

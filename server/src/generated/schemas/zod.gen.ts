@@ -1258,7 +1258,7 @@ export const zDeepRequest = z.strictObject({
     strategy: zStrategy.optional(),
     agreement: z.number().gte(0.5).lte(1).register(z.globalRegistry, {
         description: 'For `strategy: adaptive`: the share of round 1\'s answers that must hold one position for the debate to stop there (1, all of them, unless given).'
-    }).optional().default(1),
+    }).optional(),
     tags: z.array(zSessionTag).max(8).register(z.globalRegistry, {
         description: 'Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.'
     }).optional(),
@@ -1547,13 +1547,17 @@ export const zEstimateRequest = z.strictObject({
         'single',
         'parallel',
         'deep'
-    ]).optional(),
+    ]).register(z.globalRegistry, {
+        description: '`deep` unless given.'
+    }).optional(),
     question: zQuestion,
     provider: zProviderId.optional(),
     slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
         description: 'For `parallel`, the slots to ask; for `deep`, the panel. All by default.'
     }).optional(),
-    rounds: z.int().gte(2).lte(5).optional().default(3),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'For `deep`; 3 unless given.'
+    }).optional(),
     synthesizer: zSlotNumber.optional(),
     ranking: z.boolean().optional(),
     models: z.array(zPanelModel).max(5).optional(),
