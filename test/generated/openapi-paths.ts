@@ -1601,6 +1601,7 @@ export type components = {
             verdict: components["schemas"]["VerdictPosition"];
             /** @description In one line, whether the verdict differs from the round-1 vote. */
             summary: string;
+            /** @description Every slot a model answered for, in slot order (the offline stand-in has no entry). */
             slots: components["schemas"]["SlotIntegrity"][];
             flags: components["schemas"]["IntegrityFlag"][];
             adaptive?: components["schemas"]["AdaptiveOutcome"];
@@ -2653,8 +2654,8 @@ export interface operations {
                 from?: string;
                 /** @description Only sessions created before this time. */
                 to?: string;
-                /** @description Only sessions with this tag. Without it, sessions tagged `eval` (the runs of an evaluation, `consilium eval`) are left out, so they stay out of the daily history. */
-                tag?: components["schemas"]["SessionTag"];
+                /** @description Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation's runs, `consilium eval`) are left out, so they stay out of the daily history. */
+                tag?: string;
             };
             header?: never;
             path?: never;

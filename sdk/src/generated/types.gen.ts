@@ -1337,6 +1337,9 @@ export type IntegrityReport = {
      * In one line, whether the verdict differs from the round-1 vote.
      */
     summary: string;
+    /**
+     * Every slot a model answered for, in slot order (the offline stand-in has no entry).
+     */
     slots: Array<SlotIntegrity>;
     flags: Array<IntegrityFlag>;
     adaptive?: AdaptiveOutcome;
@@ -2070,9 +2073,9 @@ export type ListSessionsData = {
          */
         to?: string;
         /**
-         * Only sessions with this tag. Without it, sessions tagged `eval` (the runs of an evaluation, `consilium eval`) are left out, so they stay out of the daily history.
+         * Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation's runs, `consilium eval`) are left out, so they stay out of the daily history.
          */
-        tag?: SessionTag;
+        tag?: string;
     };
     url: '/sessions';
 };

@@ -1346,7 +1346,7 @@ export const zListSessionsQuery = /* @__PURE__ */ z.object({
     status: /* @__PURE__ */ z.optional(zSessionStatus),
     from: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
     to: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
-    tag: /* @__PURE__ */ z.optional(zSessionTag)
+    tag: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/)))
 });
 
 /**

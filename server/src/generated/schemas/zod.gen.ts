@@ -1453,7 +1453,9 @@ export const zIntegrityReport = z.object({
     summary: z.string().register(z.globalRegistry, {
         description: 'In one line, whether the verdict differs from the round-1 vote.'
     }),
-    slots: z.array(zSlotIntegrity),
+    slots: z.array(zSlotIntegrity).register(z.globalRegistry, {
+        description: 'Every slot a model answered for, in slot order (the offline stand-in has no entry).'
+    }),
     flags: z.array(zIntegrityFlag),
     adaptive: zAdaptiveOutcome.optional()
 }).register(z.globalRegistry, {
@@ -1784,7 +1786,9 @@ export const zListSessionsQuery = z.object({
     to: z.iso.datetime().register(z.globalRegistry, {
         description: 'Only sessions created before this time.'
     }).optional(),
-    tag: zSessionTag.optional()
+    tag: z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/).register(z.globalRegistry, {
+        description: 'Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation\'s runs, `consilium eval`) are left out, so they stay out of the daily history.'
+    }).optional()
 });
 
 /**
