@@ -9,6 +9,7 @@
  * renders as the literal text it is. The export's own headings are the only ones.
  */
 import type { Action, Answer, Grounding, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
+import { integritySection } from './integrity-markdown.js';
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
 import { panelLine, panelSections } from './panel-markdown.js';
 
@@ -78,7 +79,9 @@ export function sessionMarkdown(session: Session): string {
     const by = verdict.synthesizer;
     out.push('## Verdict', '');
     out.push(
-      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      by.reason === 'vote'
+        ? `_No model wrote it: the round-1 vote of an adaptive debate, in slot ${by.slot}'s words._`
+        : `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
       '',
     );
     if (verdict.format === 'unstructured') {
@@ -114,6 +117,7 @@ export function sessionMarkdown(session: Session): string {
       out.push('');
     }
   }
+  if (session.integrity) out.push(...integritySection(session.integrity, inlineText));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
