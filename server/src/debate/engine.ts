@@ -12,6 +12,7 @@
 
 import type { z } from 'zod';
 import type {
+  AdaptiveOutcome,
   Answer,
   AnswerError,
   Consensus,
@@ -36,12 +37,14 @@ import type { SlotConfig } from '../config/slots.js';
 import { publicSlot } from '../config/slots.js';
 import { type AnswerResult, type AttemptFailure, streamAnswer } from '../providers/call.js';
 import type { SlotModel } from '../providers/models.js';
+import { adaptiveDecision, adaptiveOutcome, adaptiveSaving, voteVerdict } from './adaptive.js';
 import { assignLabels, type Labelled, labelMaps, namedFinal, type Random } from './anonymise.js';
 import { boundedPrompt, promptChars, type QuotedPart } from './budget.js';
 import { mergeConsensus } from './consensus.js';
 import { EventLog } from './events.js';
 import type { GroundingHook } from './grounding.js';
 import { newSessionId } from './ids.js';
+import { integrityReport } from './integrity.js';
 import { type PanelRequest, PanelResolver, panelChoice } from './panel.js';
 import { FieldStream, PositionStream } from './position-stream.js';
 import { addCost, addUsage, costOf, type PriceTable, ZERO_USAGE } from './pricing.js';
@@ -108,6 +111,17 @@ export interface Budget {
   maxCostUsd?: number;
 }
 
+/** How a deep debate runs, beyond what every run takes. */
+export interface DeepOptions {
+  rounds?: number;
+  quorum?: number;
+  earlyStop?: boolean;
+  panel?: PanelRequest;
+  /** `adaptive`: stop after round 1 when its answers agree (the share holding one position reaches `agreement`, 1 by default). */
+  strategy?: 'debate' | 'adaptive';
+  agreement?: number;
+}
+
 export interface RunOptions {
   /** Cancels the run and every model call in flight. */
   signal?: AbortSignal;
@@ -124,6 +138,8 @@ export interface RunOptions {
   sourceSessionId?: string;
   /** A run grounded in a wiki, any mode (see `grounding.ts`). */
   grounding?: GroundingHook;
+  /** Labels the session keeps (`eval` keeps it out of the history list). */
+  tags?: readonly string[];
 }
 
 export interface ThreadLink {
@@ -152,6 +168,9 @@ class Run {
   cost: Cost = { usd: 0, priced: true };
   consensus: Consensus | undefined;
   verdict: Verdict | undefined;
+  /** An adaptive debate's decision after round 1 (its threshold from the start). */
+  adaptive: AdaptiveOutcome | undefined;
+  readonly tags: readonly string[] | undefined;
   error: string | undefined;
   /** The session `end` returned, so a snapshot taken after the end equals it. */
   ended: Session | undefined;
@@ -191,6 +210,8 @@ class Run {
     this.thread = options.thread;
     this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;
     this.grounding = options.grounding;
+    const tags = from?.tags ?? (options.tags && [...new Set(options.tags)]);
+    this.tags = tags && tags.length > 0 ? tags : undefined;
     if (from) {
       // A continued session keeps what it has spent, answers asked again included.
       this.usage = from.usage;
@@ -200,6 +221,7 @@ class Run {
       this.labels.push(...(from.labels ?? []));
       this.rankings.push(...(from.rankings ?? []));
       this.promptCuts.push(...(from.promptCuts ?? []));
+      this.adaptive = from.adaptive;
     }
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
     options.onLog?.(this.log, () => this.ended ?? this.session('running'));
@@ -271,6 +293,8 @@ class Run {
     if (this.grounding) session.grounding = this.grounding.snapshot();
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
+    if (this.adaptive) session.adaptive = this.adaptive;
+    if (this.tags) session.tags = [...this.tags];
     if (status !== 'running') session.completedAt = now;
     return session;
   }
@@ -283,6 +307,12 @@ class Run {
 
   end(status: Session['status']): Session {
     const session = this.session(status);
+    // Told before `ended` is set: a snapshot taken for this event is still the running session.
+    const integrity = integrityReport(session);
+    if (integrity) {
+      session.integrity = integrity;
+      this.log.emit({ type: 'integrity', integrity });
+    }
     this.ended = session;
     this.log.emit({
       type: 'session.ended',
@@ -402,15 +432,14 @@ export class DebateEngine {
   /**
    * A deep debate: independent answers, critique rounds, a final round with the consensus, then the
    * verdict. With `earlyStop`, a critique round in which every model reports no change of position
-   * is followed straight by the final round, and the session records what that saved.
+   * is followed straight by the final round, and the session records what that saved. With `strategy:
+   * "adaptive"`, a round 1 whose answers agree is the last: its vote is the verdict (see `adaptive.ts`).
    */
-  async deep(
-    question: string,
-    options: RunOptions & { rounds?: number; quorum?: number; budget?: Budget; earlyStop?: boolean; panel?: PanelRequest } = {},
-  ): Promise<Session> {
+  async deep(question: string, options: RunOptions & DeepOptions & { budget?: Budget } = {}): Promise<Session> {
     const rounds = options.rounds ?? 3;
     const run = new Run(this, 'deep', question, rounds, options.budget, options);
     run.choice = panelChoice(this.settings.panel, options.panel ?? {});
+    if (options.strategy === 'adaptive') run.adaptive = { threshold: options.agreement ?? 1, stopped: false };
     this.#started(run, this.#panelOf(run));
     await run.grounding?.prepare(question, run.signal, (e) => run.log.emit(e));
     return this.#debate(run, options, { ended: [] });
@@ -466,7 +495,7 @@ export class DebateEngine {
   /** The rounds, the consensus and the verdict of a deep debate, going on from what `kept` holds. */
   async #debate(
     run: Run,
-    options: { rounds?: number; quorum?: number; earlyStop?: boolean },
+    options: Omit<DeepOptions, 'panel'>,
     kept: { ended: readonly Round[]; open?: { number: number; answers: readonly Answer[] } },
   ): Promise<Session> {
     const rounds = options.rounds ?? 3;
@@ -502,7 +531,7 @@ export class DebateEngine {
       run.labels.push(...labelled);
       run.finalOutput = labels && kind === 'final' ? anonymousFinal(labels) : undefined;
       const prompt = (slot: Slot) => {
-        if (kind === 'independent') return independentPrompt(question, context);
+        if (kind === 'independent') return independentPrompt(question, context, { positionLine: true });
         const own = latest.get(slot.config.slot);
         const mine = labels?.get(slot.config.slot);
         const quoted = mine ? mine.map((l) => ({ ...latest.get(l.slot)!, label: l.label })) : others(slot.config.slot);
@@ -549,6 +578,10 @@ export class DebateEngine {
         if (n === 1) return run.finish('failed');
         stopped = true;
         break;
+      }
+      if (n === 1 && run.adaptive && this.#voted(run, panel, answered, rounds)) {
+        await run.side;
+        return run.end(run.missing.size === 0 ? 'completed' : 'partial');
       }
       if (positionLine && round.missingSlots.length === 0 && answered.every((a) => reportsUnchanged(a.text))) {
         last = n + 1;
@@ -600,6 +633,27 @@ export class DebateEngine {
     return run.end(
       run.verdict?.format === 'structured' && run.missing.size === 0 ? 'completed' : run.verdict ? 'partial' : 'failed',
     );
+  }
+
+  /** An adaptive debate's decision after round 1; true when the answers agree and its vote is now the verdict. */
+  #voted(run: Run, panel: readonly Slot[], answered: readonly Answer[], rounds: number): boolean {
+    const { threshold } = run.adaptive!;
+    const decision = adaptiveDecision(answered, threshold);
+    const chosen = run.choice?.synthesizer;
+    const synthesizer = (chosen !== undefined && run.choice ? this.#resolver.slot(chosen, run.choice) : undefined) ?? panel[0]!;
+    const saved = decision.stop
+      ? adaptiveSaving(
+          { question: run.question, context: run.thread?.context, panel, synthesizer, rounds, answered },
+          this.settings.prices,
+        )
+      : undefined;
+    run.adaptive = adaptiveOutcome(threshold, decision, saved);
+    if (!decision.stop) return false;
+    const degradation = { degraded: run.missing.size > 0, missingSlots: sorted(run.missing), reasons: [...run.reasons] };
+    const verdict = voteVerdict(decision, answered, degradation);
+    run.verdict = run.grounding ? run.grounding.verdict(verdict) : verdict;
+    run.log.emit({ type: 'verdict', verdict: run.verdict });
+    return true;
   }
 
   #system({ config }: Slot, run: Run): string {

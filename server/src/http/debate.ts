@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import type { DebateEvent, Session, SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
+import { strategyProblems } from '../debate/adaptive.js';
 import type { RunOptions } from '../debate/engine.js';
 import { type EventLog, sseMessage } from '../debate/events.js';
 import { type PanelRequest, panelProblems } from '../debate/panel.js';
@@ -61,8 +62,8 @@ export function debateHandlers({
     };
   };
   /** A 400 for a panel the configuration cannot give (fewer than two slots, a model off a slot's list); undefined when it can. */
-  const panelRefused = (c: Context, body: PanelRequest): Response | undefined => {
-    const errors = panelProblems(engine.settings.panel, body);
+  const panelRefused = (c: Context, body: PanelRequest & { strategy?: string; agreement?: number }): Response | undefined => {
+    const errors = [...panelProblems(engine.settings.panel, body), ...strategyProblems(body)];
     if (errors.length === 0) return undefined;
     return problem(c, 400, 'validation_failed', { detail: errors.map((e) => e.message).join(' '), errors });
   };
@@ -147,6 +148,7 @@ export function debateHandlers({
       const limits = {
         ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
         ...(grounding && { grounding }),
+        ...(body.tags && { tags: body.tags }),
       };
       if (body.detach)
         return accepted(c, async (options) => stored(await engine.ask(slot, body.question, { ...options, ...limits })));
@@ -168,6 +170,7 @@ export function debateHandlers({
       const limits = {
         ...(body.maxOutputTokens !== undefined && { maxOutputTokens: body.maxOutputTokens }),
         ...(grounding && { grounding }),
+        ...(body.tags && { tags: body.tags }),
       };
       if (body.detach) {
         return accepted(c, async (options) =>
@@ -410,6 +413,9 @@ function deepOptions(
     budget?: { maxTokens?: number; maxCostUsd?: number };
     earlyStop?: boolean;
     detach?: boolean;
+    strategy?: 'debate' | 'adaptive';
+    agreement?: number;
+    tags?: string[];
   },
 ) {
   const panel: PanelRequest = {
@@ -424,6 +430,9 @@ function deepOptions(
     ...(body.rounds !== undefined && { rounds: body.rounds }),
     ...(body.quorum !== undefined && { quorum: body.quorum }),
     ...(body.budget !== undefined && { budget: body.budget }),
+    ...(body.strategy !== undefined && { strategy: body.strategy }),
+    ...(body.agreement !== undefined && { agreement: body.agreement }),
+    ...(body.tags !== undefined && { tags: body.tags }),
     panel,
   };
 }
