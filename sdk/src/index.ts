@@ -20,6 +20,7 @@ export {
   type DebateOptions,
   type Detachable,
   type DetachOption,
+  type EstimateOptions,
   type FollowOptions,
   type ListOptions,
   type PanelOptions,
