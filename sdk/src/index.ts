@@ -12,6 +12,7 @@
  */
 
 export { type ConsiliumClientOptions, createConsiliumClient } from './client.js';
+export * from './eval/index.js';
 export {
   type AskOptions,
   Consilium,

@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { JUDGE_MARK } from '../../sdk/src/eval/graders.js';
 
 export interface ScriptedCall {
   model: string;
@@ -48,9 +49,6 @@ export interface SumQuestion {
   question: string;
   reference: string;
 }
-
-/** Marks the judge prompt the scripted server answers (see `sdk/src/eval/`). */
-export const JUDGE_MARK = 'You are grading an answer against a reference.';
 
 /** `n` sums from a seed, each once. */
 export function sumQuestions(n: number, seed = 1): SumQuestion[] {
@@ -92,7 +90,14 @@ function majorityOf(values: readonly number[], fallback: number): number {
   return winners.length === 1 ? winners[0]! : fallback;
 }
 
-export async function startScriptedModels(options: { seed?: number; p?: number } = {}): Promise<ScriptedModels> {
+export async function startScriptedModels(
+  options: {
+    seed?: number;
+    p?: number;
+    /** Awaited before a call is answered: a test holds calls back (and lets them go) with it. */
+    hold?: (call: Omit<ScriptedCall, 'usage'>) => Promise<void> | undefined;
+  } = {},
+): Promise<ScriptedModels> {
   const seed = options.seed ?? 1;
   const calls: ScriptedCall[] = [];
   const probability = (model: string) => {
@@ -109,11 +114,15 @@ export async function startScriptedModels(options: { seed?: number; p?: number }
 
   const reply = (model: string, system: string, user: string): { kind: ScriptedCall['kind']; text: string } => {
     const question = /Question:\n([^\n]*)/.exec(user)?.[1] ?? '';
-    if (user.startsWith(JUDGE_MARK)) {
+    // `ask` quotes the judge prompt as its question.
+    if (user.includes(JUDGE_MARK)) {
       const reference = /Reference answer:\n([^\n]*)/.exec(user)?.[1]?.trim() ?? '';
-      const answer = /Answer to grade:\n([\s\S]*)$/.exec(user)?.[1] ?? '';
+      const answer = /Answer to grade:\n([\s\S]*?)\nEnd of the answer to grade\./.exec(user)?.[1] ?? '';
       const given = /(-?\d+)\D*$/.exec(answer.trim())?.[1];
-      return { kind: 'judge', text: given !== undefined && given === reference ? 'CORRECT' : 'INCORRECT' };
+      return {
+        kind: 'judge',
+        text: `Comparing the numbers.\n${given !== undefined && given === reference ? 'CORRECT' : 'INCORRECT'}`,
+      };
     }
     if (user.startsWith('You are ranking the answers')) {
       const labels = [...new Set([...user.matchAll(/^Response ([A-E]) said:/gm)].map((m) => m[1]!))];
@@ -171,7 +180,7 @@ export async function startScriptedModels(options: { seed?: number; p?: number }
     req.on('data', (chunk: string) => {
       body += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
       const system = request.messages.find((m) => m.role === 'system')?.content ?? '';
       const user = request.messages
@@ -179,8 +188,13 @@ export async function startScriptedModels(options: { seed?: number; p?: number }
         .map((m) => m.content)
         .join('\n');
       const { kind, text } = reply(request.model, system, user);
+      // A judge's call belongs to the question it grades, quoted after the mark.
+      const askedText = user.includes(JUDGE_MARK) ? user.slice(user.indexOf(JUDGE_MARK)) : user;
+      await options.hold?.({ model: request.model, kind, question: /Question:\n([^\n]*)/.exec(askedText)?.[1] ?? '' });
+      // Gone while held (its run was stopped): nothing to answer, nothing to count.
+      if (res.socket === null || res.socket.destroyed) return;
       const usage = { prompt: tokens(request.messages.map((m) => m.content).join(' ')), completion: tokens(text) };
-      calls.push({ model: request.model, kind, question: /Question:\n([^\n]*)/.exec(user)?.[1] ?? '', usage });
+      calls.push({ model: request.model, kind, question: /Question:\n([^\n]*)/.exec(askedText)?.[1] ?? '', usage });
       const id = `chatcmpl-scripted-${calls.length}`;
       const chunk = (delta: object, finish: string | null = null) =>
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
