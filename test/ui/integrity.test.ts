@@ -152,8 +152,8 @@ describe.skipIf(chromiumSkipped)('the integrity report in the browser', () => {
 
   it('opens an evaluation’s HTML report with its charts while every request is refused', async () => {
     const { consilium } = await Consilium.signIn({ baseUrl: server.baseUrl, ...ADMIN });
-    const result = await runEval(consilium as Consilium, {
-      questions: sumQuestions(4, 4),
+    const result = await runEval(consilium, {
+      questions: sumQuestions(4, 4).map((q) => ({ ...q, grader: 'number' as const })),
       runId: 'ui',
       strategies: ['vote', 'debate'],
     });
