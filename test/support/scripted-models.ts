@@ -12,7 +12,8 @@
  *   with probability `options.p` (0.5 unless given).
  *
  * The questions are sums, "What is a + b?" (`sumQuestions`): the right answer is `a + b`, a wrong one `a + b`
- * plus a small offset that depends on the model and the question, so wrong answers disagree. Whether a model is
+ * plus a small offset that depends on the model and the question, so wrong answers disagree. A question that
+ * says "(settled)" is answered right by every model but `always-…`: the panel is unanimous on it. Whether a model is
  * right is a seeded draw per model and question (`options.seed`), so runs repeat exactly. Every answer ends
  * with `POSITION: <number>`; the final round's JSON carries it in `position`; the verdict's answer states the
  * final round's most held position; a judge prompt (`JUDGE_MARK`) is answered by comparing numbers.
@@ -108,6 +109,7 @@ export async function startScriptedModels(
     const always = /^always-(-?\d+)$/.exec(model);
     if (always) return Number(always[1]);
     const right = sumOf(question) ?? 0;
+    if (question.includes('(settled)')) return right;
     if (draw(`${seed}:${model}:${question}:right`) < probability(model)) return right;
     return right + 1 + (hash(`${seed}:${model}:${question}:wrong`) % 3);
   };
