@@ -37,4 +37,5 @@ export type { Client } from './generated/client/index.js';
 export { client as defaultClient } from './generated/client.gen.js';
 export * from './generated/index.js';
 export * as schemas from './generated/zod.gen.js';
+export { FLAG_LABELS, MOVE_LABELS } from './integrity-labels.js';
 export { SLOT_COLOURS, type SlotColour, slotColourOf } from './slots.js';

@@ -14,11 +14,10 @@ import { Consilium } from '../../sdk/src/facade/consilium.js';
 import { ROOT } from '../support/process.js';
 import { type ScriptedModels, scriptedPanel, startScriptedModels, sumQuestions } from '../support/scripted-models.js';
 import { chromiumSkipped, launchChromium, newContext, watchCsp } from './browser.js';
-import { ask, sessionIdOf, signIn, waitForStatus } from './pages.js';
+import { ask, seriousViolations, sessionIdOf, signIn, waitForStatus } from './pages.js';
 import { ADMIN, startUiServer, type UiServer } from './server.js';
 
 const ARTIFACTS = join(ROOT, 'test/ui/artifacts');
-const AXE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const PANEL = ['accurate-0.8', 'conformist-0.5', 'stubborn-0.6', 'qwen2.5:7b', 'qwen2.5:14b'];
 
 let models: ScriptedModels;
@@ -28,15 +27,6 @@ let closeBrowser: () => Promise<void>;
 let context: BrowserContext;
 let page: Page;
 let csp: string[];
-
-async function seriousViolations(p: Page) {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(AXE);
-  const violations = (await p.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: object[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`);
-}
 
 /** A sum on which the panel's five scripts give `agree` (all one answer) or not. */
 function sumWhere(agree: boolean): string {

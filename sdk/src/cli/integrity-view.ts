@@ -3,24 +3,9 @@
  * verdict and the round-1 vote, each slot from round 1 to its final position, and the flags. Positions and
  * reasons are model text: inert, one line each.
  */
-import type { IntegrityReport, SlotIntegrity } from '../generated/types.gen.js';
+import type { IntegrityReport } from '../generated/types.gen.js';
+import { FLAG_LABELS, MOVE_LABELS } from '../integrity-labels.js';
 import { oneLine, type Paint } from '../terminal/terminal.js';
-
-const MOVES: Record<SlotIntegrity['direction'], string> = {
-  unchanged: 'held',
-  towards_majority: 'moved to the majority',
-  away_from_majority: 'left the majority',
-  to_other: 'moved to another slot’s position',
-  new_position: 'moved to a new position',
-  unknown: 'position not stated',
-};
-
-const FLAGS: Record<IntegrityReport['flags'][number]['kind'], string> = {
-  conformity: 'conformity',
-  collapse: 'collapse',
-  dissent_kept: 'dissent kept',
-  same_family: 'same family',
-};
 
 export function renderIntegrity(report: IntegrityReport, paint: Paint, name: (slot: number) => string = String): string {
   const quote = (text: string | undefined) => (text === undefined ? '—' : `“${oneLine(text)}”`);
@@ -55,10 +40,12 @@ export function renderIntegrity(report: IntegrityReport, paint: Paint, name: (sl
           : s.reason === 'majority'
             ? ', only the majority as its reason'
             : `: ${oneLine(s.reasonText ?? '')}`;
-    out.push(`  ${name(s.slot)}: ${quote(s.first)} → ${quote(s.final)} ${paint('dim', `${MOVES[s.direction]}${reason}`)}`);
+    out.push(`  ${name(s.slot)}: ${quote(s.first)} → ${quote(s.final)} ${paint('dim', `${MOVE_LABELS[s.direction]}${reason}`)}`);
   }
   for (const f of report.flags) {
-    out.push(`  ${paint(f.kind === 'dissent_kept' ? 'blue' : 'yellow', `⚑ ${FLAGS[f.kind]}`)} ${oneLine(f.message)}`);
+    out.push(
+      `  ${paint(f.kind === 'dissent_kept' ? 'blue' : 'yellow', `⚑ ${FLAG_LABELS[f.kind].toLowerCase()}`)} ${oneLine(f.message)}`,
+    );
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,27 +1,11 @@
-import type { IntegrityReport, SlotInfo, SlotIntegrity } from '../../../sdk/src/index.js';
+import { FLAG_LABELS, type IntegrityReport, MOVE_LABELS, type SlotInfo, type SlotIntegrity } from '../../../sdk/src/index.js';
 import { SlotName } from '../components.js';
-
-const MOVES: Record<SlotIntegrity['direction'], string> = {
-  unchanged: 'held',
-  towards_majority: 'moved to the majority',
-  away_from_majority: 'left the majority',
-  to_other: 'moved to another slot’s position',
-  new_position: 'moved to a new position',
-  unknown: 'not stated',
-};
 
 const REASONS: Record<SlotIntegrity['reason'], string> = {
   stated: 'its own reason',
   majority: 'only the majority',
   none: 'no reason given',
   held: '—',
-};
-
-const FLAGS: Record<IntegrityReport['flags'][number]['kind'], string> = {
-  conformity: 'Conformity',
-  collapse: 'Collapse',
-  dissent_kept: 'Dissent kept',
-  same_family: 'Same family',
 };
 
 const SOURCES: Record<IntegrityReport['verdict']['source'], string> = {
@@ -81,7 +65,7 @@ export function IntegritySection({
         <ul class="integrity-flags">
           {report.flags.map((f, i) => (
             <li key={i} class={`flag flag-${f.kind}`} data-kind={f.kind}>
-              <strong>{FLAGS[f.kind]}</strong> {f.message}
+              <strong>{FLAG_LABELS[f.kind]}</strong> {f.message}
             </li>
           ))}
         </ul>
@@ -109,7 +93,7 @@ export function IntegritySection({
                   <td>{s.first ?? '—'}</td>
                   <td>{s.final ?? '—'}</td>
                   <td>
-                    {MOVES[s.direction]}
+                    {MOVE_LABELS[s.direction]}
                     {s.towards && s.towards.length > 0 && <span class="muted small"> (slot {s.towards.join(', ')})</span>}
                   </td>
                   <td title={s.reasonText}>{s.reason === 'stated' && s.reasonText ? s.reasonText : REASONS[s.reason]}</td>
