@@ -152,6 +152,39 @@ describe('runEval on scripted models', () => {
     expect(partly.strategies.map((s) => s.n)).toEqual(result.strategies.map((s) => s.n));
   });
 
+  it('waits and tries again while the server refuses to start more runs (429), saying so in its progress', async () => {
+    // One debate at a time for this user, and two asked at once.
+    const limited = await startServer({
+      ...scriptedPanel(models.baseUrl, PANEL),
+      CONSILIUM_RATE_LIMITS: 'on',
+      CONSILIUM_LIMIT_RUNNING_DEBATES_PER_USER: '1',
+    });
+    try {
+      const client = new Consilium({ baseUrl: limited.baseUrl, token: limited.token });
+      // A refused start waits until no session of the run is running: the running slot is then (about to be) free.
+      const running = async () =>
+        (await limited.sessions.store.list({ limit: 5, status: 'running', tag: 'eval:limited' })).items.length > 0;
+      const waits: number[] = [];
+      const result = await runEval(client, {
+        questions: QUESTIONS.slice(0, 4),
+        runId: 'limited',
+        strategies: ['vote'],
+        concurrency: 2,
+        onProgress: (p) => {
+          if (p.waitingMs !== undefined) waits.push(p.waitingMs);
+        },
+        sleep: async () => {
+          while (await running()) await new Promise((resolve) => setImmediate(resolve));
+        },
+      });
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits[0]).toBe(5000);
+      expect(result.strategies).toMatchObject([{ strategy: 'vote', n: 4 }]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('writes a Markdown report and a self-contained HTML page with its charts, untrusted text escaped', () => {
     const hostile = {
       ...result,
