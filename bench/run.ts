@@ -17,6 +17,7 @@ import { benchProviders } from './providers.js';
 import { benchSessions } from './sessions.js';
 import { benchSize } from './size.js';
 import { benchStorage } from './storage.js';
+import { benchTrust } from './trust.js';
 import { benchUi } from './ui.js';
 import { benchWiki } from './wiki.js';
 
@@ -35,6 +36,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   storage: benchStorage,
   flood: benchFlood,
   grounding: benchGrounding,
+  trust: benchTrust,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

@@ -13,6 +13,7 @@
 
 export { type ConsiliumClientOptions, createConsiliumClient } from './client.js';
 export { ConsiliumError, type ConsiliumErrorCode } from './errors.js';
+export * from './eval/index.js';
 export {
   type AskOptions,
   Consilium,
@@ -21,6 +22,7 @@ export {
   type DebateOptions,
   type Detachable,
   type DetachOption,
+  type EstimateOptions,
   type FollowOptions,
   type ListOptions,
   type PanelOptions,
@@ -35,4 +37,5 @@ export type { Client } from './generated/client/index.js';
 export { client as defaultClient } from './generated/client.gen.js';
 export * from './generated/index.js';
 export * as schemas from './generated/zod.gen.js';
+export { FLAG_LABELS, MOVE_LABELS } from './integrity-labels.js';
 export { SLOT_COLOURS, type SlotColour, slotColourOf } from './slots.js';

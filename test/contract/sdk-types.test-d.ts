@@ -34,6 +34,9 @@ import type {
   DeleteUserData,
   DeleteUserErrors,
   DeleteUserResponses,
+  EstimateRunData,
+  EstimateRunErrors,
+  EstimateRunResponses,
   ExportSessionJsonData,
   ExportSessionJsonErrors,
   ExportSessionJsonResponses,
@@ -55,6 +58,9 @@ import type {
   GetSessionThreadData,
   GetSessionThreadErrors,
   GetSessionThreadResponses,
+  GetTrackRecordData,
+  GetTrackRecordErrors,
+  GetTrackRecordResponses,
   ListApiTokensData,
   ListApiTokensErrors,
   ListApiTokensResponses,
@@ -128,10 +134,12 @@ type Sdk = {
   getHealth: { data: GetHealthData; responses: GetHealthResponses; errors: GetHealthErrors };
   getReady: { data: GetReadyData; responses: GetReadyResponses; errors: GetReadyErrors };
   listProviders: { data: ListProvidersData; responses: ListProvidersResponses; errors: ListProvidersErrors };
+  getTrackRecord: { data: GetTrackRecordData; responses: GetTrackRecordResponses; errors: GetTrackRecordErrors };
   askProvider: { data: AskProviderData; responses: AskProviderResponses; errors: AskProviderErrors };
   runParallel: { data: RunParallelData; responses: RunParallelResponses; errors: RunParallelErrors };
   runDeepDebate: { data: RunDeepDebateData; responses: RunDeepDebateResponses; errors: RunDeepDebateErrors };
   streamDeepDebate: { data: StreamDeepDebateData; responses: StreamDeepDebateResponses; errors: StreamDeepDebateErrors };
+  estimateRun: { data: EstimateRunData; responses: EstimateRunResponses; errors: EstimateRunErrors };
   synthesizeVerdict: { data: SynthesizeVerdictData; responses: SynthesizeVerdictResponses; errors: SynthesizeVerdictErrors };
   listSessions: { data: ListSessionsData; responses: ListSessionsResponses; errors: ListSessionsErrors };
   getSession: { data: GetSessionData; responses: GetSessionResponses; errors: GetSessionErrors };

@@ -174,7 +174,7 @@ describe('POST /consilium/deep/stream', () => {
     expect(new Set(events.map((e) => e.sessionId)).size).toBe(1);
     const kinds = events.map((e) => e.type).filter((t) => t !== 'answer.delta' && t !== 'verdict.delta');
     expect(kinds[0]).toBe('session.started');
-    expect(kinds.slice(-4)).toEqual(['consensus', 'synthesis.started', 'verdict', 'session.ended']);
+    expect(kinds.slice(-5)).toEqual(['consensus', 'synthesis.started', 'verdict', 'integrity', 'session.ended']);
     expect(kinds.filter((k) => k === 'round.started')).toHaveLength(2);
     expect(kinds.filter((k) => k === 'answer.completed')).toHaveLength(10);
 

@@ -66,6 +66,29 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/providers/track-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each slot's track record over your deep debates
+         * @description Read from the integrity reports of your deep sessions (every one that has a report; an admin's `owner=all`,
+         *     everyone's): per slot and model, how often its round-1 position survived into the verdict, its mean peer
+         *     rank (sessions asked with `ranking: true`), and how often it changed its position, in which direction and
+         *     to whose round-1 position.
+         */
+        get: operations["getTrackRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ask/{provider}": {
         parameters: {
             query?: never;
@@ -137,6 +160,31 @@ export type paths = {
          *     runs on, is recorded, and is stopped only by POST /sessions/{id}/cancel (or DELETE /sessions/{id}).
          */
         post: operations["streamDeepDebate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consilium/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate what a run would cost before it starts
+         * @description Nothing is asked of any model and nothing is stored. For each slot the request would ask: the calls it
+         *     would make, its input and output tokens and its cost, each as a range (`low`, `expected`, `high`). Input
+         *     tokens come from the prompt (the question, the system prompt and, in later rounds, the answers it would
+         *     quote, cut to the slot's context budget); output tokens from the averages of that slot's model's past
+         *     answers (`pastAnswers`), or from defaults while it has none; the cost from the server's price table.
+         *     With a `budget`, `budget.verdict` says whether the run would stay within it, may exceed it, or exceeds it.
+         */
+        post: operations["estimateRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -924,10 +972,10 @@ export type components = {
             provider: components["schemas"]["ProviderId"];
             model: string;
             /**
-             * @description `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
+             * @description `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice); `vote` when no model wrote it: an adaptive debate stopped after round 1 because the independent answers agreed, and the verdict is their vote (its `answer` the agreed position; `slot` the first slot that holds it).
              * @enum {string}
              */
-            reason: "default" | "chosen" | "fallback";
+            reason: "default" | "chosen" | "fallback" | "vote";
             fallbackFrom?: components["schemas"]["SlotNumber"];
             /** @description True when the synthesizer also debated, so it judged its own answers. */
             participated: boolean;
@@ -993,6 +1041,10 @@ export type components = {
             rankings?: components["schemas"]["Ranking"][];
             /** @description Quoted answers shortened to keep a prompt within its model's context budget, each with how much was kept; the prompt shows a marker where text was cut. */
             promptCuts?: components["schemas"]["PromptCut"][];
+            integrity?: components["schemas"]["IntegrityReport"];
+            adaptive?: components["schemas"]["AdaptiveOutcome"];
+            /** @description The labels the request gave it. */
+            tags?: components["schemas"]["SessionTag"][];
         };
         /** @description How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it. */
         PanelChoice: {
@@ -1135,6 +1187,7 @@ export type components = {
             archivedAt?: string;
             /** @description The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted. */
             verdictPreview?: string;
+            tags?: components["schemas"]["SessionTag"][];
         };
         SessionUpdateRequest: {
             /** @description `true` archives the session (it leaves the history list); `false` brings it back. */
@@ -1167,6 +1220,8 @@ export type components = {
         };
         AskRequest: {
             question: components["schemas"]["Question"];
+            /** @description Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`. */
+            tags?: components["schemas"]["SessionTag"][];
             maxOutputTokens?: number;
             grounding?: components["schemas"]["GroundingRequest"];
             /**
@@ -1182,6 +1237,8 @@ export type components = {
         };
         ParallelRequest: {
             question: components["schemas"]["Question"];
+            /** @description Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`. */
+            tags?: components["schemas"]["SessionTag"][];
             /** @description Ask only these slots (a repeated slot is asked once); all five by default. */
             slots?: components["schemas"]["SlotNumber"][];
             maxOutputTokens?: number;
@@ -1203,6 +1260,11 @@ export type components = {
         };
         DeepRequest: {
             question: components["schemas"]["Question"];
+            strategy?: components["schemas"]["Strategy"];
+            /** @description For `strategy: adaptive`: the share of round 1's answers that must hold one position for the debate to stop there (1, all of them, unless given). */
+            agreement?: number;
+            /** @description Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`. */
+            tags?: components["schemas"]["SessionTag"][];
             /**
              * @description How many rounds to debate.
              * @default 3
@@ -1344,7 +1406,7 @@ export type components = {
             /** @description The secret. Shown once; store it now. */
             token: string;
         };
-        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"] | components["schemas"]["AccessEndedEvent"] | components["schemas"]["StreamMovedEvent"];
+        DebateEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["AnswerDeltaEvent"] | components["schemas"]["AnswerCompletedEvent"] | components["schemas"]["AnswerFailedEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["ConsensusEvent"] | components["schemas"]["RankingEvent"] | components["schemas"]["SynthesisStartedEvent"] | components["schemas"]["VerdictDeltaEvent"] | components["schemas"]["VerdictEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["GroundingEvent"] | components["schemas"]["AccessEndedEvent"] | components["schemas"]["StreamMovedEvent"] | components["schemas"]["IntegrityEvent"];
         /** @description The event envelope's version; 1 for now. */
         EventVersion: number;
         /** @description Monotonic per session from 1; also the SSE `id`. */
@@ -1519,6 +1581,224 @@ export type components = {
             seq: number;
             ts: components["schemas"]["EventTime"];
             detail: string;
+        };
+        /** @description A deep session's integrity report, once its verdict is settled, just before `session.ended`. */
+        IntegrityEvent: {
+            v: components["schemas"]["EventVersion"];
+            /** @enum {string} */
+            type: "integrity";
+            sessionId: components["schemas"]["SessionId"];
+            seq: components["schemas"]["EventSeq"];
+            ts: components["schemas"]["EventTime"];
+            integrity: components["schemas"]["IntegrityReport"];
+        };
+        /** @description A label for a session, e.g. `eval` or `eval:2026-11-28-a`. */
+        SessionTag: string;
+        /**
+         * @description `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
+         * @enum {string}
+         */
+        Strategy: "debate" | "adaptive";
+        /** @description How an adaptive session decided after round 1. `agreement` is the share of round 1's answers that hold its most held position (positions compared as the consensus compares statements); the debate stopped when it reached `threshold` and one position alone was most held. `saved` is estimated as the cost estimate estimates, from round 1's measured answers. */
+        AdaptiveOutcome: {
+            threshold: number;
+            /** @description Absent until round 1 ended. */
+            agreement?: number;
+            /** @description True when the session ended after round 1 with the vote as its verdict. */
+            stopped: boolean;
+            saved?: components["schemas"]["Saving"];
+        };
+        /** @description What the rounds and the verdict an adaptive stop skipped would have cost (estimated). */
+        Saving: {
+            calls: number;
+            tokens: number;
+            usd: number;
+            /** @description False when some model has no price, so `usd` is a lower bound. */
+            priced: boolean;
+        };
+        /**
+         * @description Whether the debate helped, as far as its answers show: the round-1 vote (a plain plurality of the
+         *     independent answers) beside the verdict, each slot's round-1 and final positions, and flags. A position is
+         *     the last line an answer ends with, `POSITION: …` (round 1, the final round's position and the verdict's
+         *     answer are asked to end with one), compared as the consensus compares statements: case, spacing and
+         *     closing punctuation aside. The offline stand-in states no position. Model text, untrusted.
+         */
+        IntegrityReport: {
+            vote: components["schemas"]["IntegrityVote"];
+            verdict: components["schemas"]["VerdictPosition"];
+            /** @description In one line, whether the verdict differs from the round-1 vote. */
+            summary: string;
+            /** @description Every slot a model answered for, in slot order (the offline stand-in has no entry). */
+            slots: components["schemas"]["SlotIntegrity"][];
+            flags: components["schemas"]["IntegrityFlag"][];
+            adaptive?: components["schemas"]["AdaptiveOutcome"];
+        };
+        HeldPosition: {
+            /** @description As the first slot that holds it wrote it. Untrusted. */
+            position: string;
+            slots: components["schemas"]["SlotNumber"][];
+        };
+        /** @description The plurality of round 1's stated positions. `position` is absent when no answer stated one or when two or more positions are most held (`tie`). `share` is its holders over every round-1 answer (`answered`). */
+        IntegrityVote: {
+            position?: string;
+            /** @description The slots that hold `position`. */
+            slots?: components["schemas"]["SlotNumber"][];
+            share: number;
+            answered: number;
+            /** @description The round-1 answers that stated a position. */
+            stated: number;
+            tie: boolean;
+            /** @description Every stated position, the most held first. */
+            positions: components["schemas"]["HeldPosition"][];
+        };
+        /** @description The verdict's position: `verdict` when its answer ends with a `POSITION:` line, `vote` when it is an adaptive session's vote, `final_round` when read instead as the final round's most held position, `none` when there is no reading. */
+        VerdictPosition: {
+            position?: string;
+            /** @enum {string} */
+            source: "verdict" | "vote" | "final_round" | "none";
+            /** @description Absent when the vote or the verdict has no position. */
+            agreesWithVote?: boolean;
+        };
+        /**
+         * @description How a slot's final position relates to round 1's majority: `unchanged`; `towards_majority` (it moved to the majority's position); `away_from_majority` (it held it in round 1 and left it); `to_other` (it moved to another slot's round-1 position); `new_position` (one no slot held in round 1); `unknown` (a position was not stated).
+         * @enum {string}
+         */
+        PositionDirection: "unchanged" | "towards_majority" | "away_from_majority" | "to_other" | "new_position" | "unknown";
+        SlotIntegrity: {
+            slot: components["schemas"]["SlotNumber"];
+            provider: components["schemas"]["ProviderId"];
+            model: string;
+            /** @description The model's family as read from its id (`claude`, `gpt`, `gemini`, `qwen`…). */
+            family: string;
+            /** @description Its round-1 position. Untrusted. */
+            first?: string;
+            /** @description Its final-round position. Untrusted. */
+            final?: string;
+            /** @description Whether the two differ; the model's own report when either is not stated. */
+            changed: boolean;
+            /** @description What the model said in the final round (`changed`). */
+            reportedChanged?: boolean;
+            direction: components["schemas"]["PositionDirection"];
+            /** @description When it changed, the slots whose round-1 position its final one is. */
+            towards?: components["schemas"]["SlotNumber"][];
+            /**
+             * @description For a change: `stated` when it gave a reason of its own (`reasonText`), `majority` when its reason only points at what the others said, `none` when it gave none. `held` when it did not change.
+             * @enum {string}
+             */
+            reason: "stated" | "majority" | "none" | "held";
+            /** @description Its own words (the final round's `changeReason`). Untrusted. */
+            reasonText?: string;
+            /** @description Its rank in the peer ranking of round 1 (`ranking: true`), 1 the strongest. */
+            peerRank?: number;
+            /** @description Whether its round-1 position is the verdict's; absent when either is not stated. */
+            survived?: boolean;
+        };
+        /** @description `conformity`: a slot moved to the majority without a reason of its own. `collapse`: round 1 disagreed and the final round is unanimous. `dissent_kept`: a slot held a minority position to the end. `same_family`: two slots are the same model family, or the same model behind different endpoints, so their agreement is weaker evidence. */
+        IntegrityFlag: {
+            /** @enum {string} */
+            kind: "conformity" | "collapse" | "dissent_kept" | "same_family";
+            slots: components["schemas"]["SlotNumber"][];
+            message: string;
+        };
+        /** @description A run's request as it would be sent, with its `mode`; fields of another mode are refused. */
+        EstimateRequest: {
+            /**
+             * @description `deep` unless given.
+             * @enum {string}
+             */
+            mode?: "single" | "parallel" | "deep";
+            question: components["schemas"]["Question"];
+            provider?: components["schemas"]["ProviderId"];
+            /** @description For `parallel`, the slots to ask; for `deep`, the panel. All by default. */
+            slots?: components["schemas"]["SlotNumber"][];
+            /** @description For `deep`; 3 unless given. */
+            rounds?: number;
+            synthesizer?: components["schemas"]["SlotNumber"];
+            ranking?: boolean;
+            models?: components["schemas"]["PanelModel"][];
+            strategy?: components["schemas"]["Strategy"];
+            earlyStop?: boolean;
+            budget?: components["schemas"]["Budget"];
+            maxOutputTokens?: number;
+        };
+        EstimateRange: {
+            low: number;
+            expected: number;
+            high: number;
+        };
+        SlotEstimate: {
+            slot: components["schemas"]["SlotNumber"];
+            provider: components["schemas"]["ProviderId"];
+            model: string;
+            offline: boolean;
+            calls: components["schemas"]["EstimateRange"];
+            inputTokens: components["schemas"]["EstimateRange"];
+            outputTokens: components["schemas"]["EstimateRange"];
+            costUsd: components["schemas"]["EstimateRange"];
+            /** @description False when its model has no price, so its cost reads 0. */
+            priced: boolean;
+            /** @description The stored answers of its model its output averages come from; 0 for the defaults. */
+            pastAnswers: number;
+            outputTokensPerAnswer: components["schemas"]["EstimateRange"];
+        };
+        EstimateTotal: {
+            calls: components["schemas"]["EstimateRange"];
+            inputTokens: components["schemas"]["EstimateRange"];
+            outputTokens: components["schemas"]["EstimateRange"];
+            costUsd: components["schemas"]["EstimateRange"];
+            priced: boolean;
+        };
+        /** @description `within` when even `high` fits the budget, `exceeds` when even `low` does not, `may_exceed` between. */
+        BudgetCheck: {
+            maxTokens?: number;
+            maxCostUsd?: number;
+            /** @enum {string} */
+            verdict: "within" | "may_exceed" | "exceeds";
+            message: string;
+        };
+        Estimate: {
+            /** @enum {string} */
+            mode: "single" | "parallel" | "deep";
+            slots: components["schemas"]["SlotEstimate"][];
+            total: components["schemas"]["EstimateTotal"];
+            budget?: components["schemas"]["BudgetCheck"];
+            /** @description How the figures were reached, in one line. */
+            note: string;
+        };
+        DirectionCounts: {
+            towards_majority: number;
+            away_from_majority: number;
+            to_other: number;
+            new_position: number;
+        };
+        SlotTrackRecord: {
+            slot: components["schemas"]["SlotNumber"];
+            provider: components["schemas"]["ProviderId"];
+            model: string;
+            family: string;
+            /** @description Deep sessions in which it answered round 1. */
+            sessions: number;
+            /** @description Sessions whose verdict holds its round-1 position. */
+            survived: number;
+            /** @description Sessions in which both its round-1 position and the verdict's were stated. */
+            survivalRead: number;
+            meanPeerRank?: number;
+            rankedSessions: number;
+            /** @description Sessions in which its final position differs from its round-1 one. */
+            changed: number;
+            /** @description Sessions in which it gave a final position. */
+            changeRead: number;
+            directions: components["schemas"]["DirectionCounts"];
+            /** @description Whose round-1 position it changed to, and how often, the most often first. */
+            towards: {
+                slot: components["schemas"]["SlotNumber"];
+                count: number;
+            }[];
+        };
+        TrackRecord: {
+            /** @description The deep sessions with an integrity report that were read. */
+            sessions: number;
+            slots: components["schemas"]["SlotTrackRecord"][];
         };
     };
     responses: {
@@ -1904,6 +2184,69 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getTrackRecord: {
+        parameters: {
+            query?: {
+                /** @description `all` reads every user's sessions (admins only); absent, only your own. */
+                owner?: "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One record per slot and model, in slot order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessions": 12,
+                     *       "slots": [
+                     *         {
+                     *           "slot": 2,
+                     *           "provider": "openai",
+                     *           "model": "gpt-4o",
+                     *           "family": "gpt",
+                     *           "sessions": 12,
+                     *           "survived": 7,
+                     *           "survivalRead": 10,
+                     *           "rankedSessions": 4,
+                     *           "meanPeerRank": 1.75,
+                     *           "changed": 3,
+                     *           "changeRead": 12,
+                     *           "directions": {
+                     *             "towards_majority": 2,
+                     *             "away_from_majority": 0,
+                     *             "to_other": 1,
+                     *             "new_position": 0
+                     *           },
+                     *           "towards": [
+                     *             {
+                     *               "slot": 1,
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "slot": 4,
+                     *               "count": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrackRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     askProvider: {
         parameters: {
             query?: never;
@@ -2182,6 +2525,81 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    estimateRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "question": "Which of our three onboarding flows should we keep?",
+                 *       "rounds": 3,
+                 *       "budget": {
+                 *         "maxCostUsd": 0.1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate, per slot and in total. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mode": "deep",
+                     *       "slots": [],
+                     *       "total": {
+                     *         "calls": {
+                     *           "low": 16,
+                     *           "expected": 16,
+                     *           "high": 17
+                     *         },
+                     *         "inputTokens": {
+                     *           "low": 9000,
+                     *           "expected": 14000,
+                     *           "high": 24000
+                     *         },
+                     *         "outputTokens": {
+                     *           "low": 3000,
+                     *           "expected": 8000,
+                     *           "high": 20000
+                     *         },
+                     *         "costUsd": {
+                     *           "low": 0.04,
+                     *           "expected": 0.1,
+                     *           "high": 0.25
+                     *         },
+                     *         "priced": true
+                     *       },
+                     *       "budget": {
+                     *         "maxCostUsd": 0.1,
+                     *         "verdict": "may_exceed",
+                     *         "message": "The estimate ($0.04–$0.25) may exceed the budget of $0.10."
+                     *       },
+                     *       "note": "Output tokens from the averages of each model's past answers."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     synthesizeVerdict: {
         parameters: {
             query?: never;
@@ -2292,6 +2710,8 @@ export interface operations {
                 from?: string;
                 /** @description Only sessions created before this time. */
                 to?: string;
+                /** @description Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation's runs, `consilium eval`) are left out, so they stay out of the daily history. */
+                tag?: string;
             };
             header?: never;
             path?: never;

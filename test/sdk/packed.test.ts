@@ -386,10 +386,11 @@ describe('the packed @consilium/sdk', () => {
     expect(entries.filter((e) => e.startsWith('src/') || e.includes('/src/'))).toEqual([]);
     expect(entries.filter((e) => /\.test(-d)?\.|(^|\/)(test|tests|__tests__)\//.test(e))).toEqual([]);
     expect(entries.filter((e) => /(^|\/)tsconfig[^/]*\.json$|\.ts$/.test(e) && !e.endsWith('.d.ts'))).toEqual([]);
-    // Everything else is the build, every module with its declarations, and the two bins that run it.
-    const bins = ['bin/consilium-wiki.js', 'bin/consilium.js'];
+    // Everything else is the build, every module with its declarations, the two bins that run it, and the example
+    // question set of `consilium eval`.
+    const rest = ['bin/consilium-wiki.js', 'bin/consilium.js', 'examples/eval.jsonl'];
     expect(entries.filter((e) => !e.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(e)).sort()).toEqual(
-      bins,
+      rest,
     );
     for (const js of entries.filter((e) => e.startsWith('dist/') && e.endsWith('.js'))) {
       expect(entries, `${js} has declarations`).toContain(js.replace(/\.js$/, '.d.ts'));

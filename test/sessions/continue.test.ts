@@ -192,6 +192,7 @@ function describeContinue(name: string, database: () => Promise<string>, skip?: 
           'consensus',
           'synthesis.started',
           'verdict',
+          'integrity',
           'session.ended',
         ]);
         const askedAgain = progress.flatMap((e) =>

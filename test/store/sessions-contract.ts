@@ -956,6 +956,72 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
       });
     });
 
+    describe('what the history, the estimate and the track record read', () => {
+      it('lists without the sessions tagged eval unless asked for a tag, each summary with its tags', async () => {
+        const who = owner('tags');
+        const at = (i: number) => new Date(Date.UTC(2025, 8, 1, 0, 0, i)).toISOString();
+        const plain = new FakeDebate({ owner: who, createdAt: at(1) }).start();
+        const evaluated = new FakeDebate({ owner: who, createdAt: at(2) }).start();
+        evaluated.session.tags = ['eval', `eval:${run}`];
+        const other = new FakeDebate({ owner: who, createdAt: at(3) }).start();
+        other.session.tags = ['weekly'];
+        for (const d of [plain, evaluated, other]) await store.write(d.step());
+        const ids = (page: ListPage) => page.items.map((x) => x.id);
+        expect(ids(await store.list({ owner: who, limit: 10 }))).toStrictEqual([other.session.id, plain.session.id]);
+        expect(ids(await store.list({ owner: who, limit: 10, tag: 'eval' }))).toStrictEqual([evaluated.session.id]);
+        expect(ids(await store.list({ owner: who, limit: 10, tag: `eval:${run}` }))).toStrictEqual([evaluated.session.id]);
+        expect(ids(await store.list({ owner: who, limit: 10, tag: 'weekly' }))).toStrictEqual([other.session.id]);
+        expect((await store.list({ owner: who, limit: 10, tag: 'eval' })).items[0]).toStrictEqual(summaryOf(evaluated.session));
+        expect(summaryOf(evaluated.session).tags).toStrictEqual(['eval', `eval:${run}`]);
+        expect((await store.get(evaluated.session.id))!.tags).toStrictEqual(['eval', `eval:${run}`]);
+      });
+
+      it('gives the output tokens of the latest answers per model, final rounds apart and failed answers left out', async () => {
+        const model = `stats-${run}`;
+        // Newer than every other session of the suite, so among the latest the statistics read.
+        const d = new FakeDebate({ owner: owner('stats'), roundsRequested: 2, createdAt: '2099-01-01T00:00:00.000Z' }).start();
+        d.startRound(1);
+        for (const [slot, text] of [
+          [1, 'x'.repeat(60)],
+          [2, 'x'.repeat(160)],
+        ] as const)
+          d.answer(1, slot, text).model = model;
+        d.fail(1, 3).model = model;
+        d.endRound(1);
+        d.startRound(2);
+        d.answer(2, 1, 'x'.repeat(460)).model = model;
+        await store.write(d.step({ rounds: [1, 2] }));
+        const stats = await store.answerStats();
+        // Output tokens are 40 + the text's length: 100 and 200; the final round's 500.
+        expect(stats.get(`anthropic/${model}/answer`)).toStrictEqual({ answers: 1, meanOutputTokens: 100, sdOutputTokens: 0 });
+        expect(stats.get(`openai/${model}/answer`)).toStrictEqual({ answers: 1, meanOutputTokens: 200, sdOutputTokens: 0 });
+        expect(stats.get(`anthropic/${model}/final`)).toStrictEqual({ answers: 1, meanOutputTokens: 500, sdOutputTokens: 0 });
+        expect(stats.has(`deepseek/${model}/answer`)).toBe(false);
+      });
+
+      it('gives the integrity reports of one owner’s deep sessions (everyone’s without one), oldest first', async () => {
+        const who = owner('reports');
+        const report = (summary: string) => ({
+          vote: { answered: 0, stated: 0, tie: false, share: 0, positions: [] },
+          verdict: { source: 'none' as const },
+          summary,
+          slots: [],
+          flags: [],
+        });
+        const made = [2, 1, 3].map((i) => {
+          const d = new FakeDebate({ owner: who, createdAt: new Date(Date.UTC(2025, 9, 1, 0, 0, i)).toISOString() }).start();
+          d.session.integrity = report(`report ${i}`);
+          return d;
+        });
+        const without = new FakeDebate({ owner: who, createdAt: new Date(Date.UTC(2025, 9, 2)).toISOString() }).start();
+        for (const d of [...made, without]) await store.write(d.step());
+        expect((await store.integrityReports(who)).map((r) => r.summary)).toStrictEqual(['report 1', 'report 2', 'report 3']);
+        const everyone = (await store.integrityReports()).map((r) => r.summary);
+        expect(everyone).toEqual(expect.arrayContaining(['report 1', 'report 2', 'report 3']));
+        expect(await store.integrityReports(owner('nobody'))).toStrictEqual([]);
+      });
+    });
+
     describe('concurrency', () => {
       it('lands every step of 50 debates written in parallel (each debate in order, as the recorder writes)', async () => {
         const who = owner('many');

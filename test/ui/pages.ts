@@ -1,6 +1,9 @@
 /** Steps the browser tests share: signing in through the form, asking through the form, reading what is shown. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { ROOT } from '../support/process.js';
 
 export async function signIn(page: Page, baseUrl: string, user: { username: string; password: string }) {
   await page.goto(`${baseUrl}/`);
@@ -67,4 +70,16 @@ export async function openTab(page: Page, tab: 'compare' | 'rounds' | 'usage') {
 export async function unfoldRounds(page: Page) {
   if (await page.$('#tab-rounds[aria-selected=false]')) await openTab(page, 'rounds');
   for (const button of await page.$$('button.fold[aria-expanded=false]')) await button.click();
+}
+
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it stands, each as `rule: first target`. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: object[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`);
 }

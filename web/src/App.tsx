@@ -9,6 +9,7 @@ import { navSection, type Route, useRoute } from './router.js';
 import { SessionPage } from './SessionPage.js';
 import { Toasts } from './Toasts.js';
 import { Tokens } from './Tokens.js';
+import { TrackRecord } from './TrackRecord.js';
 import { applyTheme, storedTheme, type ThemeChoice } from './theme.js';
 import { Users } from './Users.js';
 
@@ -116,7 +117,12 @@ function Page({ route, user }: { route: Route; user?: User }) {
     case 'users':
       return user?.role === 'admin' ? <Users self={user} /> : <p>Only admins manage users.</p>;
     case 'providers':
-      return <Providers />;
+      return (
+        <>
+          <Providers />
+          <TrackRecord />
+        </>
+      );
     default:
       return <Ask />;
   }

@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { EstimateOptions } from '../../sdk/src/index.js';
+import { AskEstimate } from './AskEstimate.js';
 import { ErrorNote, OfflineMark, SlotName } from './components.js';
 import { LazySessionPanel } from './debate/lazy.js';
 import { DEFAULT_ROUNDS } from './debate/rounds.js';
@@ -28,9 +30,37 @@ export function Ask() {
   const [anonymous, setAnonymous] = useState(true);
   const [ranking, setRanking] = useState(false);
   const [models, setModels] = useState<Record<number, string>>({});
+  const [strategy, setStrategy] = useState<'debate' | 'adaptive'>('debate');
+  const [agreement, setAgreement] = useState('');
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
   useEffect(() => LazySessionPanel.preload(), []);
+
+  const chosenModels = Object.entries(models)
+    .filter(([slot, model]) => model && (!slots || slots.includes(Number(slot))))
+    .map(([slot, model]) => ({ slot: Number(slot), model }));
+  const budget = {
+    ...(maxTokens && { maxTokens: Number(maxTokens) }),
+    ...(maxCostUsd && { maxCostUsd: Number(maxCostUsd) }),
+  };
+  const singleProvider = provider || providers?.slots[0]?.provider;
+  /** The run as the form stands, for its estimate. */
+  const estimated: EstimateOptions =
+    mode === 'single'
+      ? { mode, ...(singleProvider && { provider: singleProvider }) }
+      : mode === 'parallel'
+        ? { mode, ...(slots && { slots }) }
+        : {
+            mode,
+            rounds,
+            ...(slots && slots.length >= 2 && { slots }),
+            ...(synthesizer && { synthesizer: Number(synthesizer) }),
+            ...(ranking && { ranking }),
+            ...(earlyStop && { earlyStop }),
+            ...(strategy === 'adaptive' && { strategy }),
+            ...(chosenModels.length > 0 && { models: chosenModels }),
+            ...(Object.keys(budget).length > 0 && { budget }),
+          };
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -46,13 +76,6 @@ export function Ask() {
       input = { mode, question: text, ...(slots && { slots }), ...(wiki && { grounding: { source: wiki } }) };
     } else {
       if (slots && slots.length < 2) return setError('A debate needs at least two slots.');
-      const chosenModels = Object.entries(models)
-        .filter(([slot, model]) => model && (!slots || slots.includes(Number(slot))))
-        .map(([slot, model]) => ({ slot: Number(slot), model }));
-      const budget = {
-        ...(maxTokens && { maxTokens: Number(maxTokens) }),
-        ...(maxCostUsd && { maxCostUsd: Number(maxCostUsd) }),
-      };
       input = {
         mode,
         question: text,
@@ -66,6 +89,7 @@ export function Ask() {
         ...(!anonymous && { anonymous }),
         ...(ranking && { ranking }),
         ...(chosenModels.length > 0 && { models: chosenModels }),
+        ...(strategy === 'adaptive' && { strategy, ...(agreement && { agreement: Number(agreement) }) }),
       };
     }
     const started = startRun(input, (id) => {
@@ -207,6 +231,29 @@ export function Ask() {
                   <input type="checkbox" checked={earlyStop} onChange={(e) => setEarlyStop(e.currentTarget.checked)} />
                   Stop early when no model changes its position
                 </label>
+                <label class="radio">
+                  <input
+                    type="checkbox"
+                    id="adaptive"
+                    checked={strategy === 'adaptive'}
+                    onChange={(e) => setStrategy(e.currentTarget.checked ? 'adaptive' : 'debate')}
+                  />
+                  Vote first: stop after round 1 when the answers agree (adaptive)
+                </label>
+                {strategy === 'adaptive' && (
+                  <label>
+                    Agreement needed <span class="muted small">(share of answers, 0.5–1; 1 unless given)</span>
+                    <input
+                      type="number"
+                      id="agreement"
+                      min={0.5}
+                      max={1}
+                      step="0.05"
+                      value={agreement}
+                      onInput={(e) => setAgreement(e.currentTarget.value)}
+                    />
+                  </label>
+                )}
                 <label>
                   Token budget
                   <input type="number" min={1} value={maxTokens} onInput={(e) => setMaxTokens(e.currentTarget.value)} />
@@ -225,6 +272,7 @@ export function Ask() {
             )}
           </details>
         )}
+        <AskEstimate question={question} request={estimated} />
         <ErrorNote error={error ? { detail: error } : undefined} />
         <button type="submit" class="primary" disabled={run !== undefined && run.view.status === 'running'}>
           Ask

@@ -8,6 +8,7 @@
  */
 import type { Action, Consensus, DebateEvent, SlotInfo, Verdict } from '../generated/types.gen.js';
 import { inert, oneLine, type Paint, slotColour, tail } from '../terminal/terminal.js';
+import { renderIntegrity } from './integrity-view.js';
 import { renderSources } from './sources-view.js';
 
 type SlotState = 'waiting' | 'writing' | 'done' | 'failed';
@@ -131,6 +132,10 @@ export class DebateView {
         return;
       case 'grounding':
         this.#grounding = e.grounding;
+        return;
+      case 'integrity':
+        this.#settle();
+        write(renderIntegrity(e.integrity, paint, (slot) => this.#name(slot)));
         return;
       case 'session.ended':
         this.#settle();

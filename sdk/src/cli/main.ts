@@ -15,6 +15,7 @@ import { type Parsed, parseArgs, stringFlag } from './args.js';
 import { ask } from './commands/ask.js';
 import { continueRun } from './commands/continue.js';
 import { debate } from './commands/debate.js';
+import { evaluate } from './commands/eval.js';
 import { followUp } from './commands/follow-up.js';
 import { login } from './commands/login.js';
 import { parallel } from './commands/parallel.js';
@@ -37,7 +38,8 @@ Commands:
   ask "<question>" [--slot N | --provider NAME] [--wiki SOURCE]
                                   One model's answer (slot 1 by default); --wiki as for debate.
   debate "<question>" [--rounds N] [--quorum N] [--full] [--slots N,N…] [--synthesizer N] [--ranking]
-         [--named] [--models N=MODEL,…] [--wiki SOURCE]
+         [--named] [--models N=MODEL,…] [--wiki SOURCE] [--strategy debate|adaptive] [--agreement X]
+         [--max-tokens N] [--max-cost USD] [--estimate]
                                   A deep debate, streamed live; then the consensus (each statement with
                                   the slots that hold it) and the verdict grouped P0/P1/P2. --full prints
                                   every answer in full as it is written. --slots: the panel (two or
@@ -46,7 +48,12 @@ Commands:
                                   anonymously; --models: a slot's model from its allowed list. --wiki:
                                   grounded in that wiki source of the server's; its sources and
                                   unverified citations follow the verdict. Ctrl-C cancels it on the
-                                  server.
+                                  server. The integrity report follows: the round-1 vote beside the
+                                  verdict, each slot's move and the flags. --strategy adaptive: stop
+                                  after round 1 when its answers agree (--agreement: the share that
+                                  must, 1 by default). --max-tokens, --max-cost: the budget; a run
+                                  whose estimate exceeds it says so before it starts. --estimate:
+                                  print what it would cost (per slot) and run nothing.
   parallel "<question>" [--slots N,N…] [--full] [--wiki SOURCE]
                                   Every slot (or those listed) answers once, side by side, streamed live;
                                   --wiki as for debate (the sources follow the answers).
@@ -61,9 +68,10 @@ Commands:
   synthesize <session> | --question "<question>" --answers FILE|-
                                   A verdict from a stored session, or from given answers (a JSON array
                                   of {"slot": 1, "text": "…"}; - reads it from stdin).
-  sessions [list] [--q TEXT] [--text WORDS] [--archived] [--shared] [--limit N]
+  sessions [list] [--q TEXT] [--text WORDS] [--archived] [--shared] [--tag TAG] [--limit N]
                                   --q: in the question; --text: words in the question, answers or
-                                  verdict (full-text); --archived: archived ones; --shared: shared with you.
+                                  verdict (full-text); --archived: archived ones; --shared: shared with you;
+                                  --tag: only those tagged so (eval: an evaluation's, else left out).
   sessions show <id>
   sessions export <id> [--format md|json]
   sessions cancel <id>            Stop a running session (detached, or started elsewhere) and keep it.
@@ -74,6 +82,17 @@ Commands:
   sessions shares <id> | share <id> <username> | unshare <id> <username>
                                   Who may read it; share it read-only with a user; stop sharing.
   sessions delete <id>
+  eval <questions.jsonl> [--out DIR] [--strategies solo,vote,debate,adaptive] [--rounds N]
+       [--slots N,N…] [--agreement X] [--judge N] [--concurrency N] [--fresh]
+                                  Run a question set with reference answers (JSON lines: question,
+                                  reference, optional choices, grader exact|choice|number|regex|judge)
+                                  through each slot alone, the round-1 vote, the full debate and
+                                  adaptive; report accuracy with its 95% interval, cost, tokens, wall
+                                  time and the cases the debate flipped, in DIR/report.md and
+                                  DIR/report.html (DIR: eval-<file name>). Progress on stderr; runs
+                                  --concurrency sessions at once (2). Interrupted, the same command
+                                  goes on where it stopped (--fresh starts over). Its sessions are
+                                  tagged eval and kept out of the history (sessions list --tag eval).
   wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL
                                   (consilium wiki build <module> --help lists its parameters).
@@ -84,7 +103,7 @@ Options (before or after the command):
   --url URL        The server (else CONSILIUM_URL, else the saved one, else http://127.0.0.1:8787)
   --token TOKEN    An API token (else CONSILIUM_TOKEN, else the saved one)
   --json           Machine-readable output (debate, parallel, continue: one event per line;
-                   follow-up: the session once it ends)
+                   follow-up: the session once it ends; eval: its summary)
   --no-color       No colour (also NO_COLOR=1; colour is only ever used on a terminal)
   -h, --help       This help
   --version        The version
@@ -105,6 +124,7 @@ const COMMANDS: Record<string, Command> = {
   continue: continueRun,
   synthesize,
   sessions,
+  eval: evaluate,
   wiki,
 };
 /** The options that take no value, of any command: one parser reads them all. */

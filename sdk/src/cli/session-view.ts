@@ -2,6 +2,7 @@
 import type { Session } from '../generated/types.gen.js';
 import { inert, oneLine, type Paint, slotColour } from '../terminal/terminal.js';
 import { renderVerdict } from './debate-view.js';
+import { renderIntegrity } from './integrity-view.js';
 
 /** A session's status, coloured and padded for the `sessions` list. */
 export const statusPaint = (p: Paint, status: string) =>
@@ -33,5 +34,6 @@ export function renderSession(s: Session, p: Paint): string {
     }
   }
   if (s.verdict) out.push('', p('bold', 'Verdict'), renderVerdict(s.verdict, p).trimEnd());
+  if (s.integrity) out.push(renderIntegrity(s.integrity, p).trimEnd());
   return `${out.join('\n')}\n`;
 }

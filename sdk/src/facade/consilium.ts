@@ -13,11 +13,13 @@ import {
   continueSession,
   createApiToken,
   deleteSession,
+  estimateRun,
   exportSessionJson,
   exportSessionMarkdown,
   getCurrentUser,
   getHealth,
   getSession,
+  getTrackRecord,
   listApiTokens,
   listProviders,
   listSessionShares,
@@ -41,6 +43,8 @@ import type {
   Budget,
   DebateAccepted,
   DebateEvent,
+  Estimate,
+  EstimateRequest,
   GroundingRequest,
   Health,
   PanelModel,
@@ -52,8 +56,10 @@ import type {
   SessionStatus,
   SessionSummary,
   Share,
+  Strategy,
   SynthesisResult,
   SynthesizeRequest,
+  TrackRecord,
   User,
 } from '../generated/types.gen.js';
 
@@ -75,9 +81,20 @@ export interface DebateOptions extends DetachOption, PanelOptions {
   earlyStop?: boolean;
   /** Ground the debate in a wiki source the server configures (`providers.list()`'s `wikis`): `{ source: 'team-wiki' }`. */
   grounding?: GroundingRequest;
+  /**
+   * `adaptive`: round 1 runs, and when its independent answers agree (the share holding one position reaches
+   * `agreement`, 1 unless given) the session ends there with their vote as its verdict; otherwise it debates on.
+   */
+  strategy?: Strategy;
+  agreement?: number;
+  /** Labels kept with the session; `eval` keeps it out of `sessions.list()` unless asked for with `tag: 'eval'`. */
+  tags?: string[];
   /** Aborting cancels the debate on the server and every model call it has in flight. */
   signal?: AbortSignal;
 }
+
+/** A run to estimate (`debates.estimate`): its mode (`deep` by default) and the options it would be run with. */
+export type EstimateOptions = Omit<EstimateRequest, 'question'> & { signal?: AbortSignal };
 
 /** How a deep debate's panel is chosen; the server's defaults (all slots, slot 1 synthesizes, anonymous, no ranking) otherwise. */
 export interface PanelOptions {
@@ -159,6 +176,8 @@ export interface AskOptions extends DetachOption {
   slot?: number;
   provider?: string;
   maxOutputTokens?: number;
+  /** Labels kept with the session (see `DebateOptions.tags`). */
+  tags?: string[];
   /** Ground the answer in a wiki source the server configures: the pages read come back in `grounding`. */
   grounding?: GroundingRequest;
   signal?: AbortSignal;
@@ -166,6 +185,8 @@ export interface AskOptions extends DetachOption {
 
 export interface ParallelOptions extends DetachOption {
   slots?: number[];
+  /** Labels kept with the session (see `DebateOptions.tags`). */
+  tags?: string[];
   /** Ground the answers in a wiki source the server configures: the pages read come back in `grounding`. */
   grounding?: GroundingRequest;
   signal?: AbortSignal;
@@ -188,13 +209,15 @@ export interface ListOptions {
   from?: string;
   /** Created before this ISO time. */
   to?: string;
+  /** Only sessions with this tag; without it, sessions tagged `eval` are left out. */
+  tag?: string;
 }
 
 /** How a session was asked, to ask it again (`sessions.rerun`). */
 export type RerunSettings = { question: string; parentId?: string } & (
   | { mode: 'single'; provider: string }
   | { mode: 'parallel'; slots: number[] }
-  | { mode: 'deep'; rounds: number }
+  | { mode: 'deep'; rounds: number; strategy?: 'adaptive'; agreement?: number }
   | { mode: 'synthesis'; sourceSessionId?: string }
 );
 
@@ -215,7 +238,13 @@ export function rerunSettings(session: Session): RerunSettings {
       return { ...common, mode: 'parallel', slots: slots.length > 0 ? slots : [1, 2, 3, 4, 5] };
     }
     case 'deep':
-      return { ...common, mode: 'deep', rounds: Math.max(2, session.roundsRequested) };
+      return {
+        ...common,
+        mode: 'deep',
+        rounds: Math.max(2, session.roundsRequested),
+        // An adaptive debate runs again as one, at its threshold.
+        ...(session.adaptive && { strategy: 'adaptive' as const, agreement: session.adaptive.threshold }),
+      };
     case 'synthesis':
       return {
         ...common,
@@ -367,6 +396,14 @@ export class Consilium {
     return this.settle(listProviders({ client: this.client }));
   }
 
+  /**
+   * Each slot's track record over your deep debates (an admin's `owner: 'all'`, everyone's): how often its round-1
+   * position survived into the verdict, its mean peer rank, and how often it changed its position and to whose.
+   */
+  trackRecord(options: { owner?: 'all' } = {}): Promise<TrackRecord> {
+    return this.settle(getTrackRecord({ client: this.client, ...(options.owner && { query: { owner: options.owner } }) }));
+  }
+
   /** One model's answer: the slot's provider (slot 1 by default), or `provider` by name. */
   readonly ask: Detachable<AskOptions, AskResult> = (async (question: string, options: AskOptions = {}) => {
     const provider = options.provider ?? (await this.#providerOf(options.slot ?? 1));
@@ -374,6 +411,7 @@ export class Consilium {
       question,
       ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
       ...(options.grounding && { grounding: options.grounding }),
+      ...(options.tags && { tags: options.tags }),
       ...(options.detach && { detach: true }),
     };
     return this.settle(askProvider({ client: this.client, path: { provider }, body, signal: options.signal }), options.signal);
@@ -389,6 +427,7 @@ export class Consilium {
             question,
             ...(options.slots && { slots: options.slots }),
             ...(options.grounding && { grounding: options.grounding }),
+            ...(options.tags && { tags: options.tags }),
             ...(options.detach && { detach: true }),
           },
           signal: options.signal,
@@ -422,6 +461,14 @@ export class Consilium {
     /** A verdict for a stored session (`{ sessionId }`) or for given answers. */
     synthesize: (body: SynthesizeRequest): Promise<SynthesisResult> =>
       this.settle(synthesizeVerdict({ client: this.client, body })),
+    /**
+     * What a run would cost before it starts, per slot and in total (calls, tokens, dollars, each a range), and with
+     * a `budget` whether it fits. Nothing is asked of any model.
+     */
+    estimate: (question: string, options: EstimateOptions = {}): Promise<Estimate> => {
+      const { signal, ...request } = options;
+      return this.settle(estimateRun({ client: this.client, body: { question, ...request }, signal }), signal);
+    },
   };
 
   readonly sessions = {
@@ -533,7 +580,12 @@ export class Consilium {
               signal,
             });
           }
-          return this.debates.run(question, { rounds: settings.rounds, detach: true, signal });
+          return this.debates.run(question, {
+            rounds: settings.rounds,
+            ...(settings.strategy && { strategy: settings.strategy, agreement: settings.agreement }),
+            detach: true,
+            signal,
+          });
       }
     },
     /** Deletes the session and everything stored with it, stopping its run first if it is running. */
@@ -721,10 +773,13 @@ export class Consilium {
 }
 
 function deepBody(question: string, options: DebateOptions) {
-  const { rounds, quorum, budget, earlyStop, detach, grounding } = options;
+  const { rounds, quorum, budget, earlyStop, detach, grounding, strategy, agreement, tags } = options;
   return {
     question,
     ...(detach && { detach: true }),
+    ...(strategy !== undefined && { strategy }),
+    ...(agreement !== undefined && { agreement }),
+    ...(tags !== undefined && { tags }),
     ...(rounds !== undefined && { rounds }),
     ...(quorum !== undefined && { quorum }),
     ...(budget !== undefined && { budget }),

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionSharesData, ListSessionSharesErrors, ListSessionSharesResponses, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, ShareSessionData, ShareSessionErrors, ShareSessionResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UnshareSessionData, UnshareSessionErrors, UnshareSessionResponses, UpdateSessionData, UpdateSessionErrors, UpdateSessionResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
-import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionSharesResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zShareSessionResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUnshareSessionResponse, zUpdateSessionResponse, zUpdateUserResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, EstimateRunData, EstimateRunErrors, EstimateRunResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, GetTrackRecordData, GetTrackRecordErrors, GetTrackRecordResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionSharesData, ListSessionSharesErrors, ListSessionSharesResponses, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, ShareSessionData, ShareSessionErrors, ShareSessionResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UnshareSessionData, UnshareSessionErrors, UnshareSessionResponses, UpdateSessionData, UpdateSessionErrors, UpdateSessionResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zEstimateRunResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zGetTrackRecordResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionSharesResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zShareSessionResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUnshareSessionResponse, zUpdateSessionResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -62,6 +62,26 @@ export const listProviders = <ThrowOnError extends boolean = false>(options?: Op
             type: 'apiKey'
         }],
     url: '/providers',
+    ...options
+});
+
+/**
+ * Each slot's track record over your deep debates
+ *
+ * Read from the integrity reports of your deep sessions (every one that has a report; an admin's `owner=all`,
+ * everyone's): per slot and model, how often its round-1 position survived into the verdict, its mean peer
+ * rank (sessions asked with `ranking: true`), and how often it changed its position, in which direction and
+ * to whose round-1 position.
+ *
+ */
+export const getTrackRecord = <ThrowOnError extends boolean = false>(options?: Options<GetTrackRecordData, ThrowOnError>) => (options?.client ?? client).get<GetTrackRecordResponses, GetTrackRecordErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetTrackRecordResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/providers/track-record',
     ...options
 });
 
@@ -138,6 +158,32 @@ export const streamDeepDebate = <ThrowOnError extends boolean = false>(options: 
             type: 'apiKey'
         }],
     url: '/consilium/deep/stream',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Estimate what a run would cost before it starts
+ *
+ * Nothing is asked of any model and nothing is stored. For each slot the request would ask: the calls it
+ * would make, its input and output tokens and its cost, each as a range (`low`, `expected`, `high`). Input
+ * tokens come from the prompt (the question, the system prompt and, in later rounds, the answers it would
+ * quote, cut to the slot's context budget); output tokens from the averages of that slot's model's past
+ * answers (`pastAnswers`), or from defaults while it has none; the cost from the server's price table.
+ * With a `budget`, `budget.verdict` says whether the run would stay within it, may exceed it, or exceeds it.
+ *
+ */
+export const estimateRun = <ThrowOnError extends boolean = false>(options: Options<EstimateRunData, ThrowOnError>) => (options.client ?? client).post<EstimateRunResponses, EstimateRunErrors, ThrowOnError>({
+    responseValidator: async (data) => await zEstimateRunResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'consilium_session',
+            type: 'apiKey'
+        }],
+    url: '/consilium/estimate',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -536,9 +536,9 @@ export type Synthesizer = {
     provider: ProviderId;
     model: string;
     /**
-     * `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).
+     * `default` when the panel's first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice); `vote` when no model wrote it: an adaptive debate stopped after round 1 because the independent answers agreed, and the verdict is their vote (its `answer` the agreed position; `slot` the first slot that holds it).
      */
-    reason: 'default' | 'chosen' | 'fallback';
+    reason: 'default' | 'chosen' | 'fallback' | 'vote';
     fallbackFrom?: SlotNumber;
     /**
      * True when the synthesizer also debated, so it judged its own answers.
@@ -616,6 +616,12 @@ export type Session = {
      * Quoted answers shortened to keep a prompt within its model's context budget, each with how much was kept; the prompt shows a marker where text was cut.
      */
     promptCuts?: Array<PromptCut>;
+    integrity?: IntegrityReport;
+    adaptive?: AdaptiveOutcome;
+    /**
+     * The labels the request gave it.
+     */
+    tags?: Array<SessionTag>;
 };
 
 /**
@@ -819,6 +825,7 @@ export type SessionSummary = {
      * The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted.
      */
     verdictPreview?: string;
+    tags?: Array<SessionTag>;
 };
 
 export type SessionUpdateRequest = {
@@ -863,6 +870,10 @@ export type Budget = {
 
 export type AskRequest = {
     question: Question;
+    /**
+     * Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.
+     */
+    tags?: Array<SessionTag>;
     maxOutputTokens?: number;
     grounding?: GroundingRequest;
     /**
@@ -879,6 +890,10 @@ export type AskResult = {
 
 export type ParallelRequest = {
     question: Question;
+    /**
+     * Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.
+     */
+    tags?: Array<SessionTag>;
     /**
      * Ask only these slots (a repeated slot is asked once); all five by default.
      */
@@ -903,6 +918,15 @@ export type ParallelResult = {
 
 export type DeepRequest = {
     question: Question;
+    strategy?: Strategy;
+    /**
+     * For `strategy: adaptive`: the share of round 1's answers that must hold one position for the debate to stop there (1, all of them, unless given).
+     */
+    agreement?: number;
+    /**
+     * Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.
+     */
+    tags?: Array<SessionTag>;
     /**
      * How many rounds to debate.
      */
@@ -1079,7 +1103,7 @@ export type ApiTokenCreated = {
     token: string;
 };
 
-export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent | AccessEndedEvent | StreamMovedEvent;
+export type DebateEvent = SessionStartedEvent | RoundStartedEvent | AnswerDeltaEvent | AnswerCompletedEvent | AnswerFailedEvent | RoundEndedEvent | ConsensusEvent | RankingEvent | SynthesisStartedEvent | VerdictDeltaEvent | VerdictEvent | SessionEndedEvent | GroundingEvent | AccessEndedEvent | StreamMovedEvent | IntegrityEvent;
 
 /**
  * The event envelope's version; 1 for now.
@@ -1280,6 +1304,317 @@ export type StreamMovedEvent = {
     detail: string;
 };
 
+/**
+ * A deep session's integrity report, once its verdict is settled, just before `session.ended`.
+ */
+export type IntegrityEvent = {
+    v: EventVersion;
+    type: 'integrity';
+    sessionId: SessionId;
+    seq: EventSeq;
+    ts: EventTime;
+    integrity: IntegrityReport;
+};
+
+/**
+ * A label for a session, e.g. `eval` or `eval:2026-11-28-a`.
+ */
+export type SessionTag = string;
+
+/**
+ * `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
+ */
+export type Strategy = 'debate' | 'adaptive';
+
+/**
+ * How an adaptive session decided after round 1. `agreement` is the share of round 1's answers that hold its most held position (positions compared as the consensus compares statements); the debate stopped when it reached `threshold` and one position alone was most held. `saved` is estimated as the cost estimate estimates, from round 1's measured answers.
+ */
+export type AdaptiveOutcome = {
+    threshold: number;
+    /**
+     * Absent until round 1 ended.
+     */
+    agreement?: number;
+    /**
+     * True when the session ended after round 1 with the vote as its verdict.
+     */
+    stopped: boolean;
+    saved?: Saving;
+};
+
+/**
+ * What the rounds and the verdict an adaptive stop skipped would have cost (estimated).
+ */
+export type Saving = {
+    calls: number;
+    tokens: number;
+    usd: number;
+    /**
+     * False when some model has no price, so `usd` is a lower bound.
+     */
+    priced: boolean;
+};
+
+/**
+ * Whether the debate helped, as far as its answers show: the round-1 vote (a plain plurality of the
+ * independent answers) beside the verdict, each slot's round-1 and final positions, and flags. A position is
+ * the last line an answer ends with, `POSITION: …` (round 1, the final round's position and the verdict's
+ * answer are asked to end with one), compared as the consensus compares statements: case, spacing and
+ * closing punctuation aside. The offline stand-in states no position. Model text, untrusted.
+ *
+ */
+export type IntegrityReport = {
+    vote: IntegrityVote;
+    verdict: VerdictPosition;
+    /**
+     * In one line, whether the verdict differs from the round-1 vote.
+     */
+    summary: string;
+    /**
+     * Every slot a model answered for, in slot order (the offline stand-in has no entry).
+     */
+    slots: Array<SlotIntegrity>;
+    flags: Array<IntegrityFlag>;
+    adaptive?: AdaptiveOutcome;
+};
+
+export type HeldPosition = {
+    /**
+     * As the first slot that holds it wrote it. Untrusted.
+     */
+    position: string;
+    slots: Array<SlotNumber>;
+};
+
+/**
+ * The plurality of round 1's stated positions. `position` is absent when no answer stated one or when two or more positions are most held (`tie`). `share` is its holders over every round-1 answer (`answered`).
+ */
+export type IntegrityVote = {
+    position?: string;
+    /**
+     * The slots that hold `position`.
+     */
+    slots?: Array<SlotNumber>;
+    share: number;
+    answered: number;
+    /**
+     * The round-1 answers that stated a position.
+     */
+    stated: number;
+    tie: boolean;
+    /**
+     * Every stated position, the most held first.
+     */
+    positions: Array<HeldPosition>;
+};
+
+/**
+ * The verdict's position: `verdict` when its answer ends with a `POSITION:` line, `vote` when it is an adaptive session's vote, `final_round` when read instead as the final round's most held position, `none` when there is no reading.
+ */
+export type VerdictPosition = {
+    position?: string;
+    source: 'verdict' | 'vote' | 'final_round' | 'none';
+    /**
+     * Absent when the vote or the verdict has no position.
+     */
+    agreesWithVote?: boolean;
+};
+
+/**
+ * How a slot's final position relates to round 1's majority: `unchanged`; `towards_majority` (it moved to the majority's position); `away_from_majority` (it held it in round 1 and left it); `to_other` (it moved to another slot's round-1 position); `new_position` (one no slot held in round 1); `unknown` (a position was not stated).
+ */
+export type PositionDirection = 'unchanged' | 'towards_majority' | 'away_from_majority' | 'to_other' | 'new_position' | 'unknown';
+
+export type SlotIntegrity = {
+    slot: SlotNumber;
+    provider: ProviderId;
+    model: string;
+    /**
+     * The model's family as read from its id (`claude`, `gpt`, `gemini`, `qwen`…).
+     */
+    family: string;
+    /**
+     * Its round-1 position. Untrusted.
+     */
+    first?: string;
+    /**
+     * Its final-round position. Untrusted.
+     */
+    final?: string;
+    /**
+     * Whether the two differ; the model's own report when either is not stated.
+     */
+    changed: boolean;
+    /**
+     * What the model said in the final round (`changed`).
+     */
+    reportedChanged?: boolean;
+    direction: PositionDirection;
+    /**
+     * When it changed, the slots whose round-1 position its final one is.
+     */
+    towards?: Array<SlotNumber>;
+    /**
+     * For a change: `stated` when it gave a reason of its own (`reasonText`), `majority` when its reason only points at what the others said, `none` when it gave none. `held` when it did not change.
+     */
+    reason: 'stated' | 'majority' | 'none' | 'held';
+    /**
+     * Its own words (the final round's `changeReason`). Untrusted.
+     */
+    reasonText?: string;
+    /**
+     * Its rank in the peer ranking of round 1 (`ranking: true`), 1 the strongest.
+     */
+    peerRank?: number;
+    /**
+     * Whether its round-1 position is the verdict's; absent when either is not stated.
+     */
+    survived?: boolean;
+};
+
+/**
+ * `conformity`: a slot moved to the majority without a reason of its own. `collapse`: round 1 disagreed and the final round is unanimous. `dissent_kept`: a slot held a minority position to the end. `same_family`: two slots are the same model family, or the same model behind different endpoints, so their agreement is weaker evidence.
+ */
+export type IntegrityFlag = {
+    kind: 'conformity' | 'collapse' | 'dissent_kept' | 'same_family';
+    slots: Array<SlotNumber>;
+    message: string;
+};
+
+/**
+ * A run's request as it would be sent, with its `mode`; fields of another mode are refused.
+ */
+export type EstimateRequest = {
+    /**
+     * `deep` unless given.
+     */
+    mode?: 'single' | 'parallel' | 'deep';
+    question: Question;
+    provider?: ProviderId;
+    /**
+     * For `parallel`, the slots to ask; for `deep`, the panel. All by default.
+     */
+    slots?: Array<SlotNumber>;
+    /**
+     * For `deep`; 3 unless given.
+     */
+    rounds?: number;
+    synthesizer?: SlotNumber;
+    ranking?: boolean;
+    models?: Array<PanelModel>;
+    strategy?: Strategy;
+    earlyStop?: boolean;
+    budget?: Budget;
+    maxOutputTokens?: number;
+};
+
+export type EstimateRange = {
+    low: number;
+    expected: number;
+    high: number;
+};
+
+export type SlotEstimate = {
+    slot: SlotNumber;
+    provider: ProviderId;
+    model: string;
+    offline: boolean;
+    calls: EstimateRange;
+    inputTokens: EstimateRange;
+    outputTokens: EstimateRange;
+    costUsd: EstimateRange;
+    /**
+     * False when its model has no price, so its cost reads 0.
+     */
+    priced: boolean;
+    /**
+     * The stored answers of its model its output averages come from; 0 for the defaults.
+     */
+    pastAnswers: number;
+    outputTokensPerAnswer: EstimateRange;
+};
+
+export type EstimateTotal = {
+    calls: EstimateRange;
+    inputTokens: EstimateRange;
+    outputTokens: EstimateRange;
+    costUsd: EstimateRange;
+    priced: boolean;
+};
+
+/**
+ * `within` when even `high` fits the budget, `exceeds` when even `low` does not, `may_exceed` between.
+ */
+export type BudgetCheck = {
+    maxTokens?: number;
+    maxCostUsd?: number;
+    verdict: 'within' | 'may_exceed' | 'exceeds';
+    message: string;
+};
+
+export type Estimate = {
+    mode: 'single' | 'parallel' | 'deep';
+    slots: Array<SlotEstimate>;
+    total: EstimateTotal;
+    budget?: BudgetCheck;
+    /**
+     * How the figures were reached, in one line.
+     */
+    note: string;
+};
+
+export type DirectionCounts = {
+    towards_majority: number;
+    away_from_majority: number;
+    to_other: number;
+    new_position: number;
+};
+
+export type SlotTrackRecord = {
+    slot: SlotNumber;
+    provider: ProviderId;
+    model: string;
+    family: string;
+    /**
+     * Deep sessions in which it answered round 1.
+     */
+    sessions: number;
+    /**
+     * Sessions whose verdict holds its round-1 position.
+     */
+    survived: number;
+    /**
+     * Sessions in which both its round-1 position and the verdict's were stated.
+     */
+    survivalRead: number;
+    meanPeerRank?: number;
+    rankedSessions: number;
+    /**
+     * Sessions in which its final position differs from its round-1 one.
+     */
+    changed: number;
+    /**
+     * Sessions in which it gave a final position.
+     */
+    changeRead: number;
+    directions: DirectionCounts;
+    /**
+     * Whose round-1 position it changed to, and how often, the most often first.
+     */
+    towards: Array<{
+        slot: SlotNumber;
+        count: number;
+    }>;
+};
+
+export type TrackRecord = {
+    /**
+     * The deep sessions with an integrity report that were read.
+     */
+    sessions: number;
+    slots: Array<SlotTrackRecord>;
+};
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -1387,6 +1722,48 @@ export type ListProvidersResponses = {
 };
 
 export type ListProvidersResponse = ListProvidersResponses[keyof ListProvidersResponses];
+
+export type GetTrackRecordData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * `all` reads every user's sessions (admins only); absent, only your own.
+         */
+        owner?: 'all';
+    };
+    url: '/providers/track-record';
+};
+
+export type GetTrackRecordErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type GetTrackRecordError = GetTrackRecordErrors[keyof GetTrackRecordErrors];
+
+export type GetTrackRecordResponses = {
+    /**
+     * One record per slot and model, in slot order.
+     */
+    200: TrackRecord;
+};
+
+export type GetTrackRecordResponse = GetTrackRecordResponses[keyof GetTrackRecordResponses];
 
 export type AskProviderData = {
     body: AskRequest;
@@ -1625,6 +2002,55 @@ export type StreamDeepDebateResponses = {
 
 export type StreamDeepDebateResponse = StreamDeepDebateResponses[keyof StreamDeepDebateResponses];
 
+export type EstimateRunData = {
+    body: EstimateRequest;
+    path?: never;
+    query?: never;
+    url: '/consilium/estimate';
+};
+
+export type EstimateRunErrors = {
+    /**
+     * The request is malformed or fails validation; `errors` lists each offending field.
+     */
+    400: Problem;
+    /**
+     * No valid bearer token or session cookie.
+     */
+    401: Problem;
+    /**
+     * Authenticated, but not allowed: an admin-only operation, a request with the session cookie from another origin, or (follow-ups) another user's session.
+     */
+    403: Problem;
+    /**
+     * The resource does not exist, or is not yours.
+     */
+    404: Problem;
+    /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The body is not sent as `application/json`; `Accept-Post` (or `Accept-Patch`) names what is.
+     */
+    415: Problem;
+    /**
+     * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
+     */
+    503: Problem;
+};
+
+export type EstimateRunError = EstimateRunErrors[keyof EstimateRunErrors];
+
+export type EstimateRunResponses = {
+    /**
+     * The estimate, per slot and in total.
+     */
+    200: Estimate;
+};
+
+export type EstimateRunResponse = EstimateRunResponses[keyof EstimateRunResponses];
+
 export type SynthesizeVerdictData = {
     body: SynthesizeRequest;
     path?: never;
@@ -1728,6 +2154,10 @@ export type ListSessionsData = {
          * Only sessions created before this time.
          */
         to?: string;
+        /**
+         * Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation's runs, `consilium eval`) are left out, so they stay out of the daily history.
+         */
+        tag?: string;
     };
     url: '/sessions';
 };

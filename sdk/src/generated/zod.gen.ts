@@ -426,7 +426,8 @@ export const zSynthesizer = /* @__PURE__ */ z.object({
     reason: /* @__PURE__ */ z.enum([
         'default',
         'chosen',
-        'fallback'
+        'fallback',
+        'vote'
     ]),
     fallbackFrom: /* @__PURE__ */ z.optional(zSlotNumber),
     participated: /* @__PURE__ */ z.boolean()
@@ -553,35 +554,6 @@ export const zEarlyStop = /* @__PURE__ */ z.object({
     tokensSaved: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
 });
 
-export const zSession = /* @__PURE__ */ z.object({
-    id: zSessionId,
-    owner: /* @__PURE__ */ z.string(),
-    mode: zSessionMode,
-    question: zStoredQuestion,
-    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
-    rounds: /* @__PURE__ */ z.array(zRound),
-    consensus: /* @__PURE__ */ z.optional(zConsensus),
-    verdict: /* @__PURE__ */ z.optional(zVerdict),
-    status: zSessionStatus,
-    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
-    usage: zUsage,
-    cost: zCost,
-    createdAt: /* @__PURE__ */ z.iso.datetime(),
-    updatedAt: /* @__PURE__ */ z.iso.datetime(),
-    completedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
-    promptVersion: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
-    threadId: /* @__PURE__ */ z.optional(zSessionId),
-    parentId: /* @__PURE__ */ z.optional(zSessionId),
-    sourceSessionId: /* @__PURE__ */ z.optional(zSessionId),
-    earlyStop: /* @__PURE__ */ z.optional(zEarlyStop),
-    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
-    grounding: /* @__PURE__ */ z.optional(zGrounding),
-    panel: /* @__PURE__ */ z.optional(zPanelChoice),
-    labels: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zLabelMap)),
-    rankings: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zRanking)),
-    promptCuts: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zPromptCut))
-});
-
 export const zContinueRequest = /* @__PURE__ */ z.strictObject({
     detach: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean())
 });
@@ -605,38 +577,8 @@ export const zFollowUpRequest = /* @__PURE__ */ z.strictObject({
     detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
-export const zSessionSummary = /* @__PURE__ */ z.object({
-    id: zSessionId,
-    owner: /* @__PURE__ */ z.string(),
-    mode: zSessionMode,
-    question: zStoredQuestion,
-    status: zSessionStatus,
-    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
-    usage: zUsage,
-    cost: zCost,
-    createdAt: /* @__PURE__ */ z.iso.datetime(),
-    updatedAt: /* @__PURE__ */ z.iso.datetime(),
-    threadId: /* @__PURE__ */ z.optional(zSessionId),
-    parentId: /* @__PURE__ */ z.optional(zSessionId),
-    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
-    verdictPreview: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.maxLength(200)))
-});
-
-/**
- * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
- */
-export const zThread = /* @__PURE__ */ z.object({
-    threadId: zSessionId,
-    sessions: /* @__PURE__ */ z.array(zSessionSummary)
-});
-
 export const zSessionUpdateRequest = /* @__PURE__ */ z.strictObject({
     archived: /* @__PURE__ */ z.boolean()
-});
-
-export const zSessionPage = /* @__PURE__ */ z.object({
-    items: /* @__PURE__ */ z.array(zSessionSummary),
-    nextCursor: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
 });
 
 /**
@@ -647,25 +589,10 @@ export const zBudget = /* @__PURE__ */ z.strictObject({
     maxCostUsd: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gt(0)))
 });
 
-export const zAskRequest = /* @__PURE__ */ z.strictObject({
-    question: zQuestion,
-    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
-    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
-    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
-});
-
 export const zAskResult = /* @__PURE__ */ z.object({
     sessionId: zSessionId,
     answer: zAnswer,
     grounding: /* @__PURE__ */ z.optional(zGrounding)
-});
-
-export const zParallelRequest = /* @__PURE__ */ z.strictObject({
-    question: zQuestion,
-    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
-    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
-    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
-    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
 export const zParallelResult = /* @__PURE__ */ z.object({
@@ -676,21 +603,6 @@ export const zParallelResult = /* @__PURE__ */ z.object({
     usage: zUsage,
     cost: zCost,
     grounding: /* @__PURE__ */ z.optional(zGrounding)
-});
-
-export const zDeepRequest = /* @__PURE__ */ z.strictObject({
-    question: zQuestion,
-    rounds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))), 3),
-    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
-    budget: /* @__PURE__ */ z.optional(zBudget),
-    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(2), /* @__PURE__ */ z.maxLength(5))),
-    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
-    anonymous: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), true),
-    ranking: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false),
-    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
-    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
-    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
 });
 
 export const zSynthesisAnswer = /* @__PURE__ */ z.strictObject({
@@ -1026,6 +938,243 @@ export const zStreamMovedEvent = /* @__PURE__ */ z.object({
     detail: /* @__PURE__ */ z.string()
 });
 
+/**
+ * A label for a session, e.g. `eval` or `eval:2026-11-28-a`.
+ */
+export const zSessionTag = /* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/));
+
+export const zSessionSummary = /* @__PURE__ */ z.object({
+    id: zSessionId,
+    owner: /* @__PURE__ */ z.string(),
+    mode: zSessionMode,
+    question: zStoredQuestion,
+    status: zSessionStatus,
+    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
+    usage: zUsage,
+    cost: zCost,
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    updatedAt: /* @__PURE__ */ z.iso.datetime(),
+    threadId: /* @__PURE__ */ z.optional(zSessionId),
+    parentId: /* @__PURE__ */ z.optional(zSessionId),
+    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    verdictPreview: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.maxLength(200))),
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSessionTag))
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = /* @__PURE__ */ z.object({
+    threadId: zSessionId,
+    sessions: /* @__PURE__ */ z.array(zSessionSummary)
+});
+
+export const zSessionPage = /* @__PURE__ */ z.object({
+    items: /* @__PURE__ */ z.array(zSessionSummary),
+    nextCursor: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string())
+});
+
+export const zAskRequest = /* @__PURE__ */ z.strictObject({
+    question: zQuestion,
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSessionTag).check(/* @__PURE__ */ z.maxLength(8))),
+    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
+});
+
+export const zParallelRequest = /* @__PURE__ */ z.strictObject({
+    question: zQuestion,
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSessionTag).check(/* @__PURE__ */ z.maxLength(8))),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
+    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000))),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
+});
+
+/**
+ * `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
+ */
+export const zStrategy = /* @__PURE__ */ z.enum(['debate', 'adaptive']);
+
+export const zDeepRequest = /* @__PURE__ */ z.strictObject({
+    question: zQuestion,
+    strategy: /* @__PURE__ */ z.optional(zStrategy),
+    agreement: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0.5), /* @__PURE__ */ z.lte(1))),
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSessionTag).check(/* @__PURE__ */ z.maxLength(8))),
+    rounds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))), 3),
+    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
+    budget: /* @__PURE__ */ z.optional(zBudget),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(2), /* @__PURE__ */ z.maxLength(5))),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    anonymous: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), true),
+    ranking: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
+    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    grounding: /* @__PURE__ */ z.optional(zGroundingRequest),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
+});
+
+/**
+ * What the rounds and the verdict an adaptive stop skipped would have cost (estimated).
+ */
+export const zSaving = /* @__PURE__ */ z.object({
+    calls: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    tokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    usd: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+    priced: /* @__PURE__ */ z.boolean()
+});
+
+/**
+ * How an adaptive session decided after round 1. `agreement` is the share of round 1's answers that hold its most held position (positions compared as the consensus compares statements); the debate stopped when it reached `threshold` and one position alone was most held. `saved` is estimated as the cost estimate estimates, from round 1's measured answers.
+ */
+export const zAdaptiveOutcome = /* @__PURE__ */ z.object({
+    threshold: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0.5), /* @__PURE__ */ z.lte(1)),
+    agreement: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(1))),
+    stopped: /* @__PURE__ */ z.boolean(),
+    saved: /* @__PURE__ */ z.optional(zSaving)
+});
+
+export const zHeldPosition = /* @__PURE__ */ z.object({
+    position: /* @__PURE__ */ z.string(),
+    slots: /* @__PURE__ */ z.array(zSlotNumber)
+});
+
+/**
+ * The plurality of round 1's stated positions. `position` is absent when no answer stated one or when two or more positions are most held (`tie`). `share` is its holders over every round-1 answer (`answered`).
+ */
+export const zIntegrityVote = /* @__PURE__ */ z.object({
+    position: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSlotNumber)),
+    share: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0), /* @__PURE__ */ z.lte(1)),
+    answered: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    stated: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    tie: /* @__PURE__ */ z.boolean(),
+    positions: /* @__PURE__ */ z.array(zHeldPosition)
+});
+
+/**
+ * The verdict's position: `verdict` when its answer ends with a `POSITION:` line, `vote` when it is an adaptive session's vote, `final_round` when read instead as the final round's most held position, `none` when there is no reading.
+ */
+export const zVerdictPosition = /* @__PURE__ */ z.object({
+    position: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    source: /* @__PURE__ */ z.enum([
+        'verdict',
+        'vote',
+        'final_round',
+        'none'
+    ]),
+    agreesWithVote: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean())
+});
+
+/**
+ * How a slot's final position relates to round 1's majority: `unchanged`; `towards_majority` (it moved to the majority's position); `away_from_majority` (it held it in round 1 and left it); `to_other` (it moved to another slot's round-1 position); `new_position` (one no slot held in round 1); `unknown` (a position was not stated).
+ */
+export const zPositionDirection = /* @__PURE__ */ z.enum([
+    'unchanged',
+    'towards_majority',
+    'away_from_majority',
+    'to_other',
+    'new_position',
+    'unknown'
+]);
+
+export const zSlotIntegrity = /* @__PURE__ */ z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: /* @__PURE__ */ z.string(),
+    family: /* @__PURE__ */ z.string(),
+    first: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    final: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    changed: /* @__PURE__ */ z.boolean(),
+    reportedChanged: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    direction: zPositionDirection,
+    towards: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSlotNumber)),
+    reason: /* @__PURE__ */ z.enum([
+        'stated',
+        'majority',
+        'none',
+        'held'
+    ]),
+    reasonText: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    peerRank: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))),
+    survived: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean())
+});
+
+/**
+ * `conformity`: a slot moved to the majority without a reason of its own. `collapse`: round 1 disagreed and the final round is unanimous. `dissent_kept`: a slot held a minority position to the end. `same_family`: two slots are the same model family, or the same model behind different endpoints, so their agreement is weaker evidence.
+ */
+export const zIntegrityFlag = /* @__PURE__ */ z.object({
+    kind: /* @__PURE__ */ z.enum([
+        'conformity',
+        'collapse',
+        'dissent_kept',
+        'same_family'
+    ]),
+    slots: /* @__PURE__ */ z.array(zSlotNumber),
+    message: /* @__PURE__ */ z.string()
+});
+
+/**
+ * Whether the debate helped, as far as its answers show: the round-1 vote (a plain plurality of the
+ * independent answers) beside the verdict, each slot's round-1 and final positions, and flags. A position is
+ * the last line an answer ends with, `POSITION: …` (round 1, the final round's position and the verdict's
+ * answer are asked to end with one), compared as the consensus compares statements: case, spacing and
+ * closing punctuation aside. The offline stand-in states no position. Model text, untrusted.
+ *
+ */
+export const zIntegrityReport = /* @__PURE__ */ z.object({
+    vote: zIntegrityVote,
+    verdict: zVerdictPosition,
+    summary: /* @__PURE__ */ z.string(),
+    slots: /* @__PURE__ */ z.array(zSlotIntegrity),
+    flags: /* @__PURE__ */ z.array(zIntegrityFlag),
+    adaptive: /* @__PURE__ */ z.optional(zAdaptiveOutcome)
+});
+
+export const zSession = /* @__PURE__ */ z.object({
+    id: zSessionId,
+    owner: /* @__PURE__ */ z.string(),
+    mode: zSessionMode,
+    question: zStoredQuestion,
+    roundsRequested: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5)),
+    rounds: /* @__PURE__ */ z.array(zRound),
+    consensus: /* @__PURE__ */ z.optional(zConsensus),
+    verdict: /* @__PURE__ */ z.optional(zVerdict),
+    status: zSessionStatus,
+    missingSlots: /* @__PURE__ */ z.array(zSlotNumber),
+    usage: zUsage,
+    cost: zCost,
+    createdAt: /* @__PURE__ */ z.iso.datetime(),
+    updatedAt: /* @__PURE__ */ z.iso.datetime(),
+    completedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    promptVersion: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    threadId: /* @__PURE__ */ z.optional(zSessionId),
+    parentId: /* @__PURE__ */ z.optional(zSessionId),
+    sourceSessionId: /* @__PURE__ */ z.optional(zSessionId),
+    earlyStop: /* @__PURE__ */ z.optional(zEarlyStop),
+    archivedAt: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    grounding: /* @__PURE__ */ z.optional(zGrounding),
+    panel: /* @__PURE__ */ z.optional(zPanelChoice),
+    labels: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zLabelMap)),
+    rankings: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zRanking)),
+    promptCuts: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zPromptCut)),
+    integrity: /* @__PURE__ */ z.optional(zIntegrityReport),
+    adaptive: /* @__PURE__ */ z.optional(zAdaptiveOutcome),
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSessionTag))
+});
+
+/**
+ * A deep session's integrity report, once its verdict is settled, just before `session.ended`.
+ */
+export const zIntegrityEvent = /* @__PURE__ */ z.object({
+    v: zEventVersion,
+    type: /* @__PURE__ */ z.enum(['integrity']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    integrity: zIntegrityReport
+});
+
 export const zDebateEvent = /* @__PURE__ */ z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1041,8 +1190,116 @@ export const zDebateEvent = /* @__PURE__ */ z.union([
     zSessionEndedEvent,
     zGroundingEvent,
     zAccessEndedEvent,
-    zStreamMovedEvent
+    zStreamMovedEvent,
+    zIntegrityEvent
 ]);
+
+/**
+ * A run's request as it would be sent, with its `mode`; fields of another mode are refused.
+ */
+export const zEstimateRequest = /* @__PURE__ */ z.strictObject({
+    mode: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ])),
+    question: zQuestion,
+    provider: /* @__PURE__ */ z.optional(zProviderId),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
+    rounds: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    ranking: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
+    strategy: /* @__PURE__ */ z.optional(zStrategy),
+    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    budget: /* @__PURE__ */ z.optional(zBudget),
+    maxOutputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(32000)))
+});
+
+export const zEstimateRange = /* @__PURE__ */ z.object({
+    low: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+    expected: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+    high: /* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0))
+});
+
+export const zSlotEstimate = /* @__PURE__ */ z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: /* @__PURE__ */ z.string(),
+    offline: /* @__PURE__ */ z.boolean(),
+    calls: zEstimateRange,
+    inputTokens: zEstimateRange,
+    outputTokens: zEstimateRange,
+    costUsd: zEstimateRange,
+    priced: /* @__PURE__ */ z.boolean(),
+    pastAnswers: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    outputTokensPerAnswer: zEstimateRange
+});
+
+export const zEstimateTotal = /* @__PURE__ */ z.object({
+    calls: zEstimateRange,
+    inputTokens: zEstimateRange,
+    outputTokens: zEstimateRange,
+    costUsd: zEstimateRange,
+    priced: /* @__PURE__ */ z.boolean()
+});
+
+/**
+ * `within` when even `high` fits the budget, `exceeds` when even `low` does not, `may_exceed` between.
+ */
+export const zBudgetCheck = /* @__PURE__ */ z.object({
+    maxTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
+    maxCostUsd: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+    verdict: /* @__PURE__ */ z.enum([
+        'within',
+        'may_exceed',
+        'exceeds'
+    ]),
+    message: /* @__PURE__ */ z.string()
+});
+
+export const zEstimate = /* @__PURE__ */ z.object({
+    mode: /* @__PURE__ */ z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]),
+    slots: /* @__PURE__ */ z.array(zSlotEstimate),
+    total: zEstimateTotal,
+    budget: /* @__PURE__ */ z.optional(zBudgetCheck),
+    note: /* @__PURE__ */ z.string()
+});
+
+export const zDirectionCounts = /* @__PURE__ */ z.object({
+    towards_majority: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    away_from_majority: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    to_other: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    new_position: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
+});
+
+export const zSlotTrackRecord = /* @__PURE__ */ z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: /* @__PURE__ */ z.string(),
+    family: /* @__PURE__ */ z.string(),
+    sessions: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    survived: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    survivalRead: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    meanPeerRank: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(1))),
+    rankedSessions: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    changed: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    changeRead: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    directions: zDirectionCounts,
+    towards: /* @__PURE__ */ z.array(/* @__PURE__ */ z.object({
+        slot: zSlotNumber,
+        count: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1))
+    }))
+});
+
+export const zTrackRecord = /* @__PURE__ */ z.object({
+    sessions: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    slots: /* @__PURE__ */ z.array(zSlotTrackRecord)
+});
 
 /**
  * The service is up.
@@ -1062,6 +1319,15 @@ export const zListProvidersQuery = /* @__PURE__ */ z.object({
  * The configured slots, in slot order.
  */
 export const zListProvidersResponse = zProviderCatalogue;
+
+export const zGetTrackRecordQuery = /* @__PURE__ */ z.object({
+    owner: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum(['all']))
+});
+
+/**
+ * One record per slot and model, in slot order.
+ */
+export const zGetTrackRecordResponse = zTrackRecord;
 
 export const zAskProviderBody = zAskRequest;
 
@@ -1095,6 +1361,13 @@ export const zStreamDeepDebateBody = zDeepRequest;
  */
 export const zStreamDeepDebateResponse = zDebateEvent;
 
+export const zEstimateRunBody = zEstimateRequest;
+
+/**
+ * The estimate, per slot and in total.
+ */
+export const zEstimateRunResponse = zEstimate;
+
 export const zSynthesizeVerdictBody = zSynthesizeRequest;
 
 /**
@@ -1113,7 +1386,8 @@ export const zListSessionsQuery = /* @__PURE__ */ z.object({
     mode: /* @__PURE__ */ z.optional(zSessionMode),
     status: /* @__PURE__ */ z.optional(zSessionStatus),
     from: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
-    to: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime())
+    to: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.iso.datetime()),
+    tag: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/)))
 });
 
 /**

@@ -1,5 +1,6 @@
 /** A deep debate's rounds, consensus and verdict, from the start or from what a continued session kept. */
 import type { Answer, Round, RoundKind, Session } from '../../../sdk/src/generated/types.gen.js';
+import { adaptiveDecision, adaptiveOutcome, adaptiveSaving, voteVerdict } from './adaptive.js';
 import { assignLabels, type Labelled, labelMaps, namedFinal } from './anonymise.js';
 import { mergeConsensus } from './consensus.js';
 import { bounded, type EngineContext, panelOf } from './context.js';
@@ -15,7 +16,7 @@ import {
   reportsUnchanged,
 } from './prompts.js';
 import { runRound } from './rounds.js';
-import type { Run, StoredProgress, StoredRun } from './run.js';
+import { type DeepOptions, type Run, type StoredProgress, type StoredRun, sorted } from './run.js';
 import type { Slot } from './settings.js';
 import { synthesizeDebate } from './verdict.js';
 
@@ -25,7 +26,7 @@ type SlotNumber = Answer['slot'];
 export async function debate(
   ctx: EngineContext,
   run: Run,
-  options: { rounds?: number; quorum?: number; earlyStop?: boolean },
+  options: Pick<DeepOptions, 'rounds' | 'quorum' | 'earlyStop'>,
   kept: { ended: readonly Round[]; open?: { number: number; answers: readonly Answer[] } },
 ): Promise<Session> {
   const rounds = options.rounds ?? 3;
@@ -61,7 +62,7 @@ export async function debate(
     run.labels.push(...labelled);
     run.finalOutput = labels && kind === 'final' ? anonymousFinal(labels) : undefined;
     const prompt = (slot: Slot) => {
-      if (kind === 'independent') return independentPrompt(question, context);
+      if (kind === 'independent') return independentPrompt(question, context, { positionLine: true });
       const own = latest.get(slot.config.slot);
       const mine = labels?.get(slot.config.slot);
       const quoted = mine ? mine.map((l) => ({ ...latest.get(l.slot)!, label: l.label })) : others(slot.config.slot);
@@ -110,6 +111,10 @@ export async function debate(
       stopped = true;
       break;
     }
+    if (n === 1 && run.adaptive && voted(ctx, run, panel, answered, rounds)) {
+      await run.side;
+      return run.end(run.missing.size === 0 ? 'completed' : 'partial');
+    }
     if (positionLine && round.missingSlots.length === 0 && answered.every((a) => reportsUnchanged(a.text))) {
       last = n + 1;
       const roundsSaved = rounds - last;
@@ -138,6 +143,27 @@ export async function debate(
 
 function roundKind(round: number, rounds: number): RoundKind {
   return round === 1 ? 'independent' : round === rounds ? 'final' : 'critique';
+}
+
+/** An adaptive debate's decision after round 1; true when the answers agree and its vote is now the verdict. */
+function voted(ctx: EngineContext, run: Run, panel: readonly Slot[], answered: readonly Answer[], rounds: number): boolean {
+  const { threshold } = run.adaptive!;
+  const decision = adaptiveDecision(answered, threshold);
+  const chosen = run.choice?.synthesizer;
+  const synthesizer = (chosen !== undefined && run.choice ? ctx.resolver.slot(chosen, run.choice) : undefined) ?? panel[0]!;
+  const saved = decision.stop
+    ? adaptiveSaving(
+        { question: run.question, context: run.thread?.context, panel, synthesizer, rounds, answered },
+        ctx.settings.prices,
+      )
+    : undefined;
+  run.adaptive = adaptiveOutcome(threshold, decision, saved);
+  if (!decision.stop) return false;
+  const degradation = { degraded: run.missing.size > 0, missingSlots: sorted(run.missing), reasons: [...run.reasons] };
+  const verdict = voteVerdict(decision, answered, degradation);
+  run.verdict = run.grounding ? run.grounding.verdict(verdict) : verdict;
+  run.log.emit({ type: 'verdict', verdict: run.verdict });
+  return true;
 }
 
 /** How an anonymous final round is asked: labels for who holds a view, mapped back to slots per reader. */

@@ -86,12 +86,14 @@ export class DebateEngine {
   /**
    * A deep debate: independent answers, critique rounds, a final round with the consensus, then the
    * verdict. With `earlyStop`, a critique round in which every model reports no change of position
-   * is followed straight by the final round, and the session records what that saved.
+   * is followed straight by the final round, and the session records what that saved. With `strategy:
+   * "adaptive"`, a round 1 whose answers agree is the last: its vote is the verdict (see `adaptive.ts`).
    */
   async deep(question: string, options: DeepOptions = {}): Promise<Session> {
     const rounds = options.rounds ?? 3;
     const run = new Run(this.#ctx, 'deep', question, rounds, options.budget, options);
     run.choice = panelChoice(this.settings.panel, options.panel ?? {});
+    if (options.strategy === 'adaptive') run.adaptive = { threshold: options.agreement ?? 1, stopped: false };
     run.started(panelOf(this.#ctx, run));
     await run.grounding?.prepare(question, run.signal, (e) => run.log.emit(e));
     return debate(this.#ctx, run, options, { ended: [] });

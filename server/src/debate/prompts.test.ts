@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   critiquePrompt,
+  FINAL_POSITION,
   finalPositionSchema,
   finalPrompt,
   independentPrompt,
   POSITION_LINE,
   repairPrompt,
   reportsUnchanged,
+  STATED_POSITION,
   synthesisPrompt,
   systemPrompt,
+  VERDICT_POSITION,
   verdictDraftSchema,
 } from './prompts.js';
 
@@ -67,10 +70,10 @@ describe('the prompts, word for word', () => {
       `The other panel members' latest answers:\n\nSlot 2 (openai) said:\n${fenced('Use a queue.')}`,
     ];
     expect(finalPrompt('Why?', 3, 'Mine.', [other], true)).toBe(
-      [...head, 'Critique their answers, then give your final position.', ...tail].join('\n\n'),
+      [...head, 'Critique their answers, then give your final position.', FINAL_POSITION, ...tail].join('\n\n'),
     );
     expect(finalPrompt('Why?', 3, 'Mine.', [other], false)).toBe(
-      [...head, 'Give your final position, having weighed theirs.', ...tail].join('\n\n'),
+      [...head, 'Give your final position, having weighed theirs.', FINAL_POSITION, ...tail].join('\n\n'),
     );
   });
 
@@ -84,8 +87,16 @@ describe('the prompts, word for word', () => {
         'Write the verdict: a short summary, the answer, and actions grouped by priority (P0 now, P1 next,',
         'P2 later). Each action names the slots and rounds whose answers support it. Record dissent you do',
         'not adopt, with the slots that hold it, and your confidence from 0 to 1. Answer in the JSON shape asked for.',
+        VERDICT_POSITION,
       ].join('\n\n'),
     );
+  });
+
+  it('independent: a deep debate asks for a position line at the end, other runs do not', () => {
+    const plain = 'Question:\nWhy?\n\nAnswer it on your own. Give your position, your reasons, and the risks you see.';
+    expect(independentPrompt('Why?')).toBe(plain);
+    expect(independentPrompt('Why?', undefined, { positionLine: true })).toBe(`${plain}\n\n${STATED_POSITION}`);
+    expect(STATED_POSITION).toMatch(/^End with one line of its own: "POSITION: </);
   });
 
   it('repair: the original, what was wrong, the reply quoted without a header, and JSON only', () => {

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 
-export const PROMPT_VERSION = '2026-11-26.1';
+export const PROMPT_VERSION = '2026-11-28.1';
 
 export interface PanelMember {
   slot: number;
@@ -58,10 +58,26 @@ function earlier(context: string | undefined): string[] {
     : [];
 }
 
-export function independentPrompt(question: string, context?: string): string {
+/**
+ * What a deep debate's round 1, final round and verdict end with: a position in a few words, so that answers
+ * can be compared (the vote, the integrity report) whatever the length of their prose; read by `positions.ts`.
+ */
+export const STATED_POSITION =
+  'End with one line of its own: "POSITION: <your answer in as few words as possible: a choice, a number, yes or no, or a short phrase>".';
+
+/** The final round's position ends with one, in round 1's words when it did not move. */
+export const FINAL_POSITION =
+  'End your final position (the `position` field) with one line of its own: "POSITION: <your answer in as few words as possible>", in the same words as your first answer\'s POSITION line if your position did not change.';
+
+/** The verdict's answer ends with one too, for the integrity report to compare with the round-1 vote. */
+export const VERDICT_POSITION =
+  'End the answer (the `answer` field) with one line of its own: "POSITION: <the answer in as few words as possible, in the form of the panel\'s POSITION lines>".';
+
+export function independentPrompt(question: string, context?: string, options: { positionLine?: boolean } = {}): string {
   return [
     ...earlier(context),
     `Question:\n${question}\n\nAnswer it on your own. Give your position, your reasons, and the risks you see.`,
+    ...(options.positionLine ? [STATED_POSITION] : []),
   ].join('\n\n');
 }
 
@@ -167,6 +183,7 @@ export function finalPrompt(
     `This is round ${round}, the final round. ${ownLatest(own)}`,
     `${othersHeading(others)}\n\n${quote(others)}`,
     alsoCritique ? 'Critique their answers, then give your final position.' : 'Give your final position, having weighed theirs.',
+    FINAL_POSITION,
     'Then report the consensus as you read it: what the panel agrees on and what it still disagrees on,',
     options.anonymous
       ? 'naming who holds each view ("you" for yourself, and the letters of the responses above). Answer in the JSON shape asked for.'
@@ -231,6 +248,7 @@ export function synthesisPrompt(
     'Write the verdict: a short summary, the answer, and actions grouped by priority (P0 now, P1 next,',
     'P2 later). Each action names the slots and rounds whose answers support it. Record dissent you do',
     'not adopt, with the slots that hold it, and your confidence from 0 to 1. Answer in the JSON shape asked for.',
+    VERDICT_POSITION,
   ].join('\n\n');
 }
 

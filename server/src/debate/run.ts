@@ -3,6 +3,7 @@
  * becomes the contract's Session, and the events it raises.
  */
 import type {
+  AdaptiveOutcome,
   Answer,
   AnswerError,
   Consensus,
@@ -24,6 +25,7 @@ import type { AnswerResult } from '../providers/call.js';
 import { EventLog } from './events.js';
 import type { GroundingHook } from './grounding.js';
 import { newSessionId } from './ids.js';
+import { integrityReport } from './integrity.js';
 import type { PanelRequest } from './panel.js';
 import { addCost, addUsage, costOf, ZERO_USAGE } from './pricing.js';
 import type { anonymousFinalPositionSchema, FinalPosition } from './prompts.js';
@@ -59,6 +61,8 @@ export interface RunOptions {
   sourceSessionId?: string;
   /** A run grounded in a wiki, any mode (see `grounding.ts`). */
   grounding?: GroundingHook;
+  /** Labels the session keeps (`eval` keeps it out of the history list). */
+  tags?: readonly string[];
 }
 
 /** A deep debate's own options: its rounds, quorum, budget and early stop, and the panel it is asked of. */
@@ -68,6 +72,9 @@ export interface DeepOptions extends RunOptions {
   budget?: Budget;
   earlyStop?: boolean;
   panel?: PanelRequest;
+  /** `adaptive`: stop after round 1 when its answers agree (the share holding one position reaches `agreement`, 1 by default). */
+  strategy?: 'debate' | 'adaptive';
+  agreement?: number;
 }
 
 export interface ThreadLink {
@@ -104,6 +111,9 @@ export class Run {
   cost: Cost = { usd: 0, priced: true };
   consensus: Consensus | undefined;
   verdict: Verdict | undefined;
+  /** An adaptive debate's decision after round 1 (its threshold from the start). */
+  adaptive: AdaptiveOutcome | undefined;
+  readonly tags: readonly string[] | undefined;
   error: string | undefined;
   /** The session `end` returned, so a snapshot taken after the end equals it. */
   ended: Session | undefined;
@@ -147,6 +157,8 @@ export class Run {
     this.thread = options.thread;
     this.sourceSessionId = from?.sourceSessionId ?? options.sourceSessionId;
     this.grounding = options.grounding;
+    const tags = from?.tags ?? (options.tags && [...new Set(options.tags)]);
+    this.tags = tags && tags.length > 0 ? tags : undefined;
     if (from) {
       // A continued session keeps what it has spent, answers asked again included.
       this.usage = from.usage;
@@ -156,6 +168,7 @@ export class Run {
       this.labels.push(...(from.labels ?? []));
       this.rankings.push(...(from.rankings ?? []));
       this.promptCuts.push(...(from.promptCuts ?? []));
+      this.adaptive = from.adaptive;
     }
     this.signal = options.signal ? AbortSignal.any([options.signal, this.budgetStop.signal]) : this.budgetStop.signal;
     options.onLog?.(this.log, () => this.ended ?? this.session('running'));
@@ -227,6 +240,8 @@ export class Run {
     if (this.grounding) session.grounding = this.grounding.snapshot();
     if (this.consensus) session.consensus = this.consensus;
     if (this.verdict) session.verdict = this.verdict;
+    if (this.adaptive) session.adaptive = this.adaptive;
+    if (this.tags) session.tags = [...this.tags];
     if (status !== 'running') session.completedAt = now;
     return session;
   }
@@ -250,6 +265,12 @@ export class Run {
 
   end(status: Session['status']): Session {
     const session = this.session(status);
+    // Told before `ended` is set: a snapshot taken for this event is still the running session.
+    const integrity = integrityReport(session);
+    if (integrity) {
+      session.integrity = integrity;
+      this.log.emit({ type: 'integrity', integrity });
+    }
     this.ended = session;
     this.log.emit({
       type: 'session.ended',

@@ -134,6 +134,27 @@ name(s.zSessionEndedEvent, "SessionEndedEvent");
 name(s.zGroundingEvent, "GroundingEvent");
 name(s.zAccessEndedEvent, "AccessEndedEvent");
 name(s.zStreamMovedEvent, "StreamMovedEvent");
+name(s.zIntegrityEvent, "IntegrityEvent");
+name(s.zSessionTag, "SessionTag");
+name(s.zStrategy, "Strategy");
+name(s.zAdaptiveOutcome, "AdaptiveOutcome");
+name(s.zSaving, "Saving");
+name(s.zIntegrityReport, "IntegrityReport");
+name(s.zHeldPosition, "HeldPosition");
+name(s.zIntegrityVote, "IntegrityVote");
+name(s.zVerdictPosition, "VerdictPosition");
+name(s.zPositionDirection, "PositionDirection");
+name(s.zSlotIntegrity, "SlotIntegrity");
+name(s.zIntegrityFlag, "IntegrityFlag");
+name(s.zEstimateRequest, "EstimateRequest");
+name(s.zEstimateRange, "EstimateRange");
+name(s.zSlotEstimate, "SlotEstimate");
+name(s.zEstimateTotal, "EstimateTotal");
+name(s.zBudgetCheck, "BudgetCheck");
+name(s.zEstimate, "Estimate");
+name(s.zDirectionCounts, "DirectionCounts");
+name(s.zSlotTrackRecord, "SlotTrackRecord");
+name(s.zTrackRecord, "TrackRecord");
 
 /** The document fields that are not paths or components. */
 // A cast: zod-openapi types this config with OpenAPI 3.0's objects, which lack 3.1 fields such as `license.identifier`.
@@ -291,6 +312,73 @@ export const listProviders = createRoute({
     },
     431: {
       "$ref": "#/components/responses/HeadersTooLarge"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const getTrackRecord = createRoute({
+  method: "get",
+  path: "/providers/track-record",
+  operationId: "getTrackRecord",
+  summary: "Each slot's track record over your deep debates",
+  description: "Read from the integrity reports of your deep sessions (every one that has a report; an admin's `owner=all`,\neveryone's): per slot and model, how often its round-1 position survived into the verdict, its mean peer\nrank (sessions asked with `ranking: true`), and how often it changed its position, in which direction and\nto whose round-1 position.\n",
+  tags: [
+    "meta"
+  ],
+  request: {
+    query: s.zGetTrackRecordQuery
+  },
+  responses: {
+    200: {
+      description: "One record per slot and model, in slot order.",
+      content: {
+          "application/json": { schema: s.zTrackRecord, example: {
+            "sessions": 12,
+            "slots": [
+              {
+                "slot": 2,
+                "provider": "openai",
+                "model": "gpt-4o",
+                "family": "gpt",
+                "sessions": 12,
+                "survived": 7,
+                "survivalRead": 10,
+                "rankedSessions": 4,
+                "meanPeerRank": 1.75,
+                "changed": 3,
+                "changeRead": 12,
+                "directions": {
+                  "towards_majority": 2,
+                  "away_from_majority": 0,
+                  "to_other": 1,
+                  "new_position": 0
+                },
+                "towards": [
+                  {
+                    "slot": 1,
+                    "count": 2
+                  },
+                  {
+                    "slot": 4,
+                    "count": 1
+                  }
+                ]
+              }
+            ]
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -621,6 +709,92 @@ export const streamDeepDebate = createRoute({
     },
     431: {
       "$ref": "#/components/responses/HeadersTooLarge"
+    },
+    503: {
+      "$ref": "#/components/responses/ServiceUnavailable"
+    }
+  }
+});
+
+export const estimateRun = createRoute({
+  method: "post",
+  path: "/consilium/estimate",
+  operationId: "estimateRun",
+  summary: "Estimate what a run would cost before it starts",
+  description: "Nothing is asked of any model and nothing is stored. For each slot the request would ask: the calls it\nwould make, its input and output tokens and its cost, each as a range (`low`, `expected`, `high`). Input\ntokens come from the prompt (the question, the system prompt and, in later rounds, the answers it would\nquote, cut to the slot's context budget); output tokens from the averages of that slot's model's past\nanswers (`pastAnswers`), or from defaults while it has none; the cost from the server's price table.\nWith a `budget`, `budget.verdict` says whether the run would stay within it, may exceed it, or exceeds it.\n",
+  tags: [
+    "debate"
+  ],
+  request: {
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zEstimateRunBody, example: {
+            "question": "Which of our three onboarding flows should we keep?",
+            "rounds": 3,
+            "budget": {
+              "maxCostUsd": 0.1
+            }
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "The estimate, per slot and in total.",
+      content: {
+          "application/json": { schema: s.zEstimate, example: {
+            "mode": "deep",
+            "slots": [],
+            "total": {
+              "calls": {
+                "low": 16,
+                "expected": 16,
+                "high": 17
+              },
+              "inputTokens": {
+                "low": 9000,
+                "expected": 14000,
+                "high": 24000
+              },
+              "outputTokens": {
+                "low": 3000,
+                "expected": 8000,
+                "high": 20000
+              },
+              "costUsd": {
+                "low": 0.04,
+                "expected": 0.1,
+                "high": 0.25
+              },
+              "priced": true
+            },
+            "budget": {
+              "maxCostUsd": 0.1,
+              "verdict": "may_exceed",
+              "message": "The estimate ($0.04–$0.25) may exceed the budget of $0.10."
+            },
+            "note": "Output tokens from the averages of each model's past answers."
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/BadRequest"
+    },
+    401: {
+      "$ref": "#/components/responses/Unauthorized"
+    },
+    403: {
+      "$ref": "#/components/responses/Forbidden"
+    },
+    404: {
+      "$ref": "#/components/responses/NotFound"
+    },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    415: {
+      "$ref": "#/components/responses/UnsupportedMediaType"
     },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
@@ -2112,7 +2286,7 @@ export const resetUserPassword = createRoute({
 });
 
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, getReady, listProviders, askProvider, runParallel, runDeepDebate, streamDeepDebate, synthesizeVerdict, listSessions, getSession, deleteSession, updateSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, listSessionShares, shareSession, unshareSession, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, getReady, listProviders, getTrackRecord, askProvider, runParallel, runDeepDebate, streamDeepDebate, estimateRun, synthesizeVerdict, listSessions, getSession, deleteSession, updateSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, listSessionShares, shareSession, unshareSession, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -2129,10 +2303,12 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   getHealth: { method: "GET", path: "/health", security: [] },
   getReady: { method: "GET", path: "/ready", security: [] },
   listProviders: { method: "GET", path: "/providers", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  getTrackRecord: { method: "GET", path: "/providers/track-record", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   askProvider: { method: "POST", path: "/ask/{provider}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   runParallel: { method: "POST", path: "/consilium", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   runDeepDebate: { method: "POST", path: "/consilium/deep", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   streamDeepDebate: { method: "POST", path: "/consilium/deep/stream", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
+  estimateRun: { method: "POST", path: "/consilium/estimate", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   synthesizeVerdict: { method: "POST", path: "/synthesize", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   listSessions: { method: "GET", path: "/sessions", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
   getSession: { method: "GET", path: "/sessions/{sessionId}", security: [{"bearerAuth":[]},{"cookieAuth":[]}] },
@@ -2163,17 +2339,19 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent, "AccessEndedEvent": s.zAccessEndedEvent, "StreamMovedEvent": s.zStreamMovedEvent };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent, "AccessEndedEvent": s.zAccessEndedEvent, "StreamMovedEvent": s.zStreamMovedEvent, "IntegrityEvent": s.zIntegrityEvent, "SessionTag": s.zSessionTag, "Strategy": s.zStrategy, "AdaptiveOutcome": s.zAdaptiveOutcome, "Saving": s.zSaving, "IntegrityReport": s.zIntegrityReport, "HeldPosition": s.zHeldPosition, "IntegrityVote": s.zIntegrityVote, "VerdictPosition": s.zVerdictPosition, "PositionDirection": s.zPositionDirection, "SlotIntegrity": s.zSlotIntegrity, "IntegrityFlag": s.zIntegrityFlag, "EstimateRequest": s.zEstimateRequest, "EstimateRange": s.zEstimateRange, "SlotEstimate": s.zSlotEstimate, "EstimateTotal": s.zEstimateTotal, "BudgetCheck": s.zBudgetCheck, "Estimate": s.zEstimate, "DirectionCounts": s.zDirectionCounts, "SlotTrackRecord": s.zSlotTrackRecord, "TrackRecord": s.zTrackRecord };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
   getHealth: RouteHandler<typeof getHealth, E>;
   getReady: RouteHandler<typeof getReady, E>;
   listProviders: RouteHandler<typeof listProviders, E>;
+  getTrackRecord: RouteHandler<typeof getTrackRecord, E>;
   askProvider: RouteHandler<typeof askProvider, E>;
   runParallel: RouteHandler<typeof runParallel, E>;
   runDeepDebate: RouteHandler<typeof runDeepDebate, E>;
   streamDeepDebate: RouteHandler<typeof streamDeepDebate, E>;
+  estimateRun: RouteHandler<typeof estimateRun, E>;
   synthesizeVerdict: RouteHandler<typeof synthesizeVerdict, E>;
   listSessions: RouteHandler<typeof listSessions, E>;
   getSession: RouteHandler<typeof getSession, E>;
@@ -2514,10 +2692,12 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(getHealth, handlers.getHealth);
   app.openapi(getReady, handlers.getReady);
   app.openapi(listProviders, handlers.listProviders);
+  app.openapi(getTrackRecord, handlers.getTrackRecord);
   app.openapi(askProvider, handlers.askProvider);
   app.openapi(runParallel, handlers.runParallel);
   app.openapi(runDeepDebate, handlers.runDeepDebate);
   app.openapi(streamDeepDebate, handlers.streamDeepDebate);
+  app.openapi(estimateRun, handlers.estimateRun);
   app.openapi(synthesizeVerdict, handlers.synthesizeVerdict);
   app.openapi(listSessions, handlers.listSessions);
   app.openapi(getSession, handlers.getSession);

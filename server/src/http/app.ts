@@ -36,6 +36,7 @@ import { foldName, loginRateLimit } from './rate-limit.js';
 import { Readiness, readinessHandlers, refuseWhileDraining } from './readiness.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionHandlers } from './sessions.js';
+import { trustHandlers } from './trust.js';
 import { closeOnUnreadBody } from './unread-body.js';
 import { requireUtf8Json } from './utf8-body.js';
 import { mountWeb } from './web.js';
@@ -185,6 +186,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, accounts: deps.accounts, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),
+    ...trustHandlers(debate),
   };
   registerContract(app, handlers);
 

@@ -7,6 +7,9 @@ export interface DeepRequest extends PanelRequest {
   quorum?: number;
   budget?: { maxTokens?: number; maxCostUsd?: number };
   earlyStop?: boolean;
+  strategy?: 'debate' | 'adaptive';
+  agreement?: number;
+  tags?: string[];
 }
 
 export function deepOptions(request: DeepRequest): DeepOptions {
@@ -22,6 +25,9 @@ export function deepOptions(request: DeepRequest): DeepOptions {
     ...(request.rounds !== undefined && { rounds: request.rounds }),
     ...(request.quorum !== undefined && { quorum: request.quorum }),
     ...(request.budget !== undefined && { budget: request.budget }),
+    ...(request.strategy !== undefined && { strategy: request.strategy }),
+    ...(request.agreement !== undefined && { agreement: request.agreement }),
+    ...(request.tags !== undefined && { tags: request.tags }),
     panel,
   };
 }

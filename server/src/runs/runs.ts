@@ -3,6 +3,7 @@
  * model is called: a refusal is a `RunRefused` (nothing started, nothing stored); a start is a `StartedRun`.
  */
 import type { SynthesisAnswer } from '../../../sdk/src/generated/types.gen.js';
+import { strategyProblems } from '../debate/adaptive.js';
 import type { DebateEngine } from '../debate/engine.js';
 import { panelProblems } from '../debate/panel.js';
 import type { WikiSources } from '../grounding/sources.js';
@@ -27,6 +28,7 @@ interface Grounded {
 interface Limited extends Grounded {
   question: string;
   maxOutputTokens?: number;
+  tags?: string[];
 }
 
 /** Who asks, and how the run is attached to them (see `StartOptions`). */
@@ -137,13 +139,17 @@ export class Runs {
   #limits(request: Limited) {
     return {
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.tags && { tags: request.tags }),
       ...groundingOf(this.wikis, request),
     };
   }
 
-  /** Throws `validation_failed` for a panel the configuration cannot give (fewer than two slots, a model off a slot's list). */
+  /**
+   * Throws `validation_failed` for a panel the configuration cannot give (fewer than two slots, a model off a slot's
+   * list), or an `agreement` without the adaptive strategy.
+   */
   #refusePanel(request: DeepRequest): void {
-    const errors = panelProblems(this.engine.settings.panel, request);
+    const errors = [...panelProblems(this.engine.settings.panel, request), ...strategyProblems(request)];
     if (errors.length > 0) throw new RunRefused('validation_failed', errors.map((e) => e.message).join(' '), errors);
   }
 

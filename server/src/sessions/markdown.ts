@@ -11,6 +11,7 @@
  */
 import type { Action, Answer, Grounding, Session, SlotNumber } from '../../../sdk/src/generated/types.gen.js';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
+import { integritySection } from './integrity-markdown.js';
 import { escapeMarkdown, modelMarkdown } from './model-markdown.js';
 import { panelLine, panelSections } from './panel-markdown.js';
 
@@ -80,7 +81,9 @@ export function sessionMarkdown(session: Session): string {
     const by = verdict.synthesizer;
     out.push('## Verdict', '');
     out.push(
-      `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
+      by.reason === 'vote'
+        ? `_No model wrote it: the round-1 vote of an adaptive debate, in slot ${by.slot}'s words._`
+        : `_Written by slot ${by.slot} (${inlineText(by.provider)}, ${inlineText(by.model)})${by.reason === 'fallback' ? `, standing in for slot ${by.fallbackFrom}` : by.reason === 'chosen' ? ', chosen by the request' : ''}${by.participated ? '' : ', outside the debate'}${verdict.confidence !== undefined ? `; confidence ${verdict.confidence}` : ''}._`,
       '',
     );
     if (verdict.format === 'unstructured') {
@@ -116,6 +119,7 @@ export function sessionMarkdown(session: Session): string {
       out.push('');
     }
   }
+  if (session.integrity) out.push(...integritySection(session.integrity, inlineText));
   // Last, over all of it: whatever a field let through, no control character or bidi override acts in a viewer.
   return `${visibleControls(out.join('\n').trimEnd())}\n`;
 }

@@ -35,7 +35,7 @@ export interface Continuation {
 }
 
 /** What a list may ask for (the `listSessions` query, less `owner`): the store's filters, a page and `shared`. */
-export type ListOptions = Pick<ListQuery, 'q' | 'text' | 'archived' | 'mode' | 'status' | 'from' | 'to'> & {
+export type ListOptions = Pick<ListQuery, 'q' | 'text' | 'archived' | 'mode' | 'status' | 'from' | 'to' | 'tag'> & {
   limit?: number;
   cursor?: string;
   /** Sessions shared with the user rather than theirs. */
@@ -153,7 +153,7 @@ export class Sessions {
    * substring of the question; `text`, through the store's full-text index, the words of the session's text.
    */
   async list(owner: OwnerScope, query: ListOptions): Promise<SessionPage> {
-    const { limit, cursor, shared, q, text, archived, mode, status, from, to } = query;
+    const { limit, cursor, shared, q, text, archived, mode, status, from, to, tag } = query;
     if (shared && owner === ALL_OWNERS) throw new Error('a shared list is one user’s');
     const page = await this.store.list({
       ...(owner !== ALL_OWNERS && (shared ? { sharedWith: owner } : { owner })),
@@ -165,6 +165,7 @@ export class Sessions {
       ...(status !== undefined && { status }),
       ...(from !== undefined && { from }),
       ...(to !== undefined && { to }),
+      ...(tag !== undefined && { tag }),
       ...(cursor !== undefined && { after: decodeCursor(cursor) }),
     });
     return { items: page.items, ...(page.next && { nextCursor: encodeCursor(page.next) }) };

@@ -3,7 +3,14 @@
  * one machine) and PostgreSQL (several instances sharing sessions). The engine's progress reaches a
  * store as steps; each step is written in one transaction, so a crash never leaves half of one.
  */
-import type { DebateEvent, Session, SessionEndedEvent, SessionSummary } from '../../../sdk/src/generated/types.gen.js';
+import type {
+  DebateEvent,
+  IntegrityReport,
+  Session,
+  SessionEndedEvent,
+  SessionSummary,
+} from '../../../sdk/src/generated/types.gen.js';
+import type { AnswerStats } from '../debate/estimate.js';
 
 /**
  * One unit of progress: the session as it stands afterwards, the parts of it that changed, and the
@@ -62,9 +69,17 @@ export interface ListQuery {
   from?: string;
   /** Created before this ISO time. */
   to?: string;
+  /** Only sessions with this tag; without it, sessions tagged `EVAL_TAG` are left out. */
+  tag?: string;
   /** Continue after this position (from a previous page's `next`). */
   after?: ListPosition;
 }
+
+/** The tag of an evaluation's sessions: the history list leaves them out unless asked for them. */
+export const EVAL_TAG = 'eval';
+
+/** How many of the latest sessions the answer statistics read (`SessionStore.answerStats`). */
+export const STATS_SESSIONS = 500;
 
 /** A position in the newest-first order: sessions older than this one (ties broken by id). */
 export interface ListPosition {
@@ -121,6 +136,14 @@ export interface SessionStore {
   archive(id: string): Promise<boolean>;
   /** Resolves once the archives started by the writes so far are done. */
   archivesDone(): Promise<void>;
+  /**
+   * The output tokens of the answers (failed ones left out) of the latest `STATS_SESSIONS` sessions, keyed
+   * `provider/model/final` for final-round answers and `provider/model/answer` for the rest: what a cost estimate
+   * sizes a model's answers by.
+   */
+  answerStats(): Promise<Map<string, AnswerStats>>;
+  /** The integrity reports of deep sessions, one owner's (everyone's when absent), oldest first. */
+  integrityReports(owner?: string): Promise<IntegrityReport[]>;
   /** Archives up to `limit` ended sessions whose events are not archived yet (a store from before archives, a failed archive); returns how many. */
   archiveEnded(limit: number): Promise<number>;
   /** Deletes up to `limit` sessions created before `before` that are not running; returns their ids. */
@@ -246,7 +269,15 @@ export function summaryOf(session: Session): SessionSummary {
     ...(session.parentId !== undefined && { parentId: session.parentId }),
     ...(session.archivedAt !== undefined && { archivedAt: session.archivedAt }),
     ...(session.verdict && { verdictPreview: verdictPreview(session.verdict) }),
+    ...(session.tags && { tags: session.tags }),
   };
+}
+
+/** Statistics of output tokens from a count, a sum and a sum of squares (what the stores' SQL returns). */
+export function statsOf(count: number, sum: number, squares: number): AnswerStats {
+  const mean = count === 0 ? 0 : sum / count;
+  const variance = count === 0 ? 0 : Math.max(0, squares / count - mean * mean);
+  return { answers: count, meanOutputTokens: mean, sdOutputTokens: Math.sqrt(variance) };
 }
 
 /** How many characters (code points, as the databases count them) of the verdict a list shows. */

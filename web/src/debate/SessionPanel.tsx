@@ -9,6 +9,7 @@ import { Connection } from './Connection.js';
 import { ConsensusMatrix } from './ConsensusMatrix.js';
 import { CopyButton } from './Copy.js';
 import { Exports } from './Exports.js';
+import { IntegritySection } from './IntegritySection.js';
 import { isFinished, type SessionView } from './model.js';
 import { Panel } from './Panel.js';
 import { RoundSection } from './RoundSection.js';
@@ -87,6 +88,7 @@ export function SessionPanel({ run }: { run: Run }) {
               moves when a round starts, the verdict begins or the debate ends (the details are added below). */}
           {view.slots.length > 0 && <SlotColumns view={view} which="live" />}
           {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          {view.integrity && <IntegritySection report={view.integrity} slotInfo={slotInfo} />}
           {view.grounding && <SourcesSection grounding={view.grounding} />}
           {isFinished(view) && <Details view={view} />}
         </>
@@ -94,6 +96,7 @@ export function SessionPanel({ run }: { run: Run }) {
         <>
           {/* Opened finished: the verdict first, the rounds one step away. */}
           {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
+          {view.integrity && <IntegritySection report={view.integrity} slotInfo={slotInfo} />}
           {view.grounding && <SourcesSection grounding={view.grounding} />}
           <Details view={view} />
         </>

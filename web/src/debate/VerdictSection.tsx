@@ -18,7 +18,14 @@ export function VerdictSection({ view, slotInfo }: { view: SessionView; slotInfo
         Verdict {!verdict && <span class="status status-streaming">being written…</span>}
         {verdict && <CopyButton what="verdict" text={() => verdictText(verdict)} />}
       </h2>
-      {synth && (
+      {synth?.reason === 'vote' && (
+        <p class="small">
+          No model wrote it: the round-1 answers agreed, so the adaptive debate stopped there and this is their vote (in{' '}
+          <SlotName slot={synth.slot} info={slotInfo(synth.slot)} />
+          ’s words).
+        </p>
+      )}
+      {synth && synth.reason !== 'vote' && (
         <p class="small">
           Synthesized by <SlotName slot={synth.slot} info={slotInfo(synth.slot)} /> ({synth.model}
           {synth.reason === 'fallback' ? `, fallback for slot ${synth.fallbackFrom ?? 1}` : ''}) —{' '}

@@ -14,6 +14,7 @@ import type {
   Cost,
   DebateEvent,
   Grounding,
+  IntegrityReport,
   RoundKind,
   SessionMode,
   SessionStatus,
@@ -76,6 +77,8 @@ export interface SessionView {
   extra: Record<string, unknown>;
   /** A grounded debate's sources, as last reported (`web/src/grounding/`). */
   grounding?: Grounding;
+  /** A deep session's integrity report: the round-1 vote beside the verdict, each slot's moves, the flags. */
+  integrity?: IntegrityReport;
 }
 
 export const emptySession = (): SessionView => ({
@@ -224,6 +227,9 @@ export function apply(view: SessionView, event: DebateEvent): boolean {
     case 'verdict':
       view.verdict = event.verdict;
       view.synthesizer = event.verdict.synthesizer;
+      break;
+    case 'integrity':
+      view.integrity = event.integrity;
       break;
     case 'session.ended':
       view.status = event.status;

@@ -11,7 +11,7 @@ import { type Command, EXIT, GLOBAL } from '../context.js';
 import { renderSession, sessionTable } from '../session-view.js';
 
 export const sessions: Command = {
-  options: ['q', 'text', 'limit', 'format', 'question'],
+  options: ['q', 'text', 'limit', 'format', 'question', 'tag'],
   booleans: ['archived', 'shared'],
   async run(ctx) {
     const [sub = 'list', id, username, ...extra] = ctx.parsed.positionals;
@@ -30,12 +30,14 @@ export const sessions: Command = {
     };
     switch (sub) {
       case 'list': {
-        onlyFlags(ctx.parsed, [...GLOBAL, 'q', 'text', 'limit', 'archived', 'shared']);
+        onlyFlags(ctx.parsed, [...GLOBAL, 'q', 'text', 'limit', 'archived', 'shared', 'tag']);
         if (id) throw new UsageError(`unexpected argument: ${id}`);
         const limit = intFlag(ctx.parsed, 'limit', 1, 10_000) ?? 20;
         const q = stringFlag(ctx.parsed, 'q');
         const text = stringFlag(ctx.parsed, 'text');
+        const tag = stringFlag(ctx.parsed, 'tag');
         const filters = {
+          ...(tag !== undefined && { tag }),
           ...(q !== undefined && { q }),
           ...(text !== undefined && { text }),
           ...(ctx.parsed.flags.has('archived') && { archived: true }),

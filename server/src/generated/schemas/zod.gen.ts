@@ -594,9 +594,10 @@ export const zSynthesizer = z.object({
     reason: z.enum([
         'default',
         'chosen',
-        'fallback'
+        'fallback',
+        'vote'
     ]).register(z.globalRegistry, {
-        description: '`default` when the panel\'s first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice).'
+        description: '`default` when the panel\'s first slot (slot 1 on a full panel) wrote the verdict; `chosen` when the request named the synthesizer and it wrote it; `fallback` when the first choice was down and the next healthy panel slot took over (`fallbackFrom` names the first choice); `vote` when no model wrote it: an adaptive debate stopped after round 1 because the independent answers agreed, and the verdict is their vote (its `answer` the agreed position; `slot` the first slot that holds it).'
     }),
     fallbackFrom: zSlotNumber.optional(),
     participated: z.boolean().register(z.globalRegistry, {
@@ -761,49 +762,6 @@ export const zEarlyStop = z.object({
     description: 'The debate went straight to its final round because every model reported no change of position in a critique round (asked for with `earlyStop: true`); what that saved, estimated from the round that triggered it.'
 });
 
-export const zSession = z.object({
-    id: zSessionId,
-    owner: z.string().register(z.globalRegistry, {
-        description: 'The id of the user who ran it.'
-    }),
-    mode: zSessionMode,
-    question: zStoredQuestion,
-    roundsRequested: z.int().gte(1).lte(5),
-    rounds: z.array(zRound),
-    consensus: zConsensus.optional(),
-    verdict: zVerdict.optional(),
-    status: zSessionStatus,
-    missingSlots: z.array(zSlotNumber).register(z.globalRegistry, {
-        description: 'Slots that failed at any point, so the result is degraded.'
-    }),
-    usage: zUsage,
-    cost: zCost,
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    completedAt: z.iso.datetime().optional(),
-    promptVersion: z.string().register(z.globalRegistry, {
-        description: 'The version of the debate\'s prompts, so sessions asked in different words can be told apart.'
-    }).optional(),
-    threadId: zSessionId.optional(),
-    parentId: zSessionId.optional(),
-    sourceSessionId: zSessionId.optional(),
-    earlyStop: zEarlyStop.optional(),
-    archivedAt: z.iso.datetime().register(z.globalRegistry, {
-        description: 'When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.'
-    }).optional(),
-    grounding: zGrounding.optional(),
-    panel: zPanelChoice.optional(),
-    labels: z.array(zLabelMap).register(z.globalRegistry, {
-        description: 'Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).'
-    }).optional(),
-    rankings: z.array(zRanking).register(z.globalRegistry, {
-        description: 'The peer rankings of a debate asked with `ranking: true`.'
-    }).optional(),
-    promptCuts: z.array(zPromptCut).register(z.globalRegistry, {
-        description: 'Quoted answers shortened to keep a prompt within its model\'s context budget, each with how much was kept; the prompt shows a marker where text was cut.'
-    }).optional()
-});
-
 export const zContinueRequest = z.strictObject({
     detach: z.boolean().register(z.globalRegistry, {
         description: 'Continue the run and answer at once `202 Accepted` with the session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
@@ -847,50 +805,10 @@ export const zFollowUpRequest = z.strictObject({
     }).optional().default(false)
 });
 
-export const zSessionSummary = z.object({
-    id: zSessionId,
-    owner: z.string().register(z.globalRegistry, {
-        description: 'The id of the user whose session it is (in `owner=all` lists, tells whose each row is).'
-    }),
-    mode: zSessionMode,
-    question: zStoredQuestion,
-    status: zSessionStatus,
-    roundsRequested: z.int().gte(1).lte(5),
-    usage: zUsage,
-    cost: zCost,
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    threadId: zSessionId.optional(),
-    parentId: zSessionId.optional(),
-    archivedAt: z.iso.datetime().register(z.globalRegistry, {
-        description: 'When its owner archived it; absent while it is not archived.'
-    }).optional(),
-    verdictPreview: z.string().max(200).register(z.globalRegistry, {
-        description: 'The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted.'
-    }).optional()
-});
-
-/**
- * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
- */
-export const zThread = z.object({
-    threadId: zSessionId,
-    sessions: z.array(zSessionSummary)
-}).register(z.globalRegistry, {
-    description: 'A thread\'s sessions, oldest first. `threadId` is its first session\'s id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.'
-});
-
 export const zSessionUpdateRequest = z.strictObject({
     archived: z.boolean().register(z.globalRegistry, {
         description: '`true` archives the session (it leaves the history list); `false` brings it back.'
     })
-});
-
-export const zSessionPage = z.object({
-    items: z.array(zSessionSummary),
-    nextCursor: z.string().register(z.globalRegistry, {
-        description: 'Pass as `cursor` for the next page; absent on the last page.'
-    }).optional()
 });
 
 /**
@@ -903,31 +821,10 @@ export const zBudget = z.strictObject({
     description: 'Stops the debate cleanly once either cap is reached.'
 });
 
-export const zAskRequest = z.strictObject({
-    question: zQuestion,
-    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
-    grounding: zGroundingRequest.optional(),
-    detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
-    }).optional().default(false)
-});
-
 export const zAskResult = z.object({
     sessionId: zSessionId,
     answer: zAnswer,
     grounding: zGrounding.optional()
-});
-
-export const zParallelRequest = z.strictObject({
-    question: zQuestion,
-    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
-        description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
-    }).optional(),
-    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
-    grounding: zGroundingRequest.optional(),
-    detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
-    }).optional().default(false)
 });
 
 export const zParallelResult = z.object({
@@ -938,37 +835,6 @@ export const zParallelResult = z.object({
     usage: zUsage,
     cost: zCost,
     grounding: zGrounding.optional()
-});
-
-export const zDeepRequest = z.strictObject({
-    question: zQuestion,
-    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
-        description: 'How many rounds to debate.'
-    }).optional().default(3),
-    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
-        description: 'How many slots must answer for a round to proceed; the server\'s default (3) otherwise.'
-    }).optional(),
-    budget: zBudget.optional(),
-    slots: z.array(zSlotNumber).min(2).max(5).register(z.globalRegistry, {
-        description: 'The panel: only these slots debate (a repeated slot counts once; at least two distinct); all five by default.'
-    }).optional(),
-    synthesizer: zSlotNumber.optional(),
-    anonymous: z.boolean().register(z.globalRegistry, {
-        description: 'Quote peers in critique and final rounds as "Response A, B…" in an order shuffled per model and per round, never by slot, provider or model; the session records the mapping (`labels`). On unless false.'
-    }).optional().default(true),
-    ranking: z.boolean().register(z.globalRegistry, {
-        description: 'After round 1, each model ranks the others\' anonymous answers; the session\'s `rankings` holds the ballots and a Borda count, given to the synthesizer as material.'
-    }).optional().default(false),
-    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
-        description: 'Per-slot models from each slot\'s operator-allowed list (`SlotInfo.models`).'
-    }).optional(),
-    earlyStop: z.boolean().register(z.globalRegistry, {
-        description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
-    }).optional(),
-    grounding: zGroundingRequest.optional(),
-    detach: z.boolean().register(z.globalRegistry, {
-        description: 'Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
-    }).optional().default(false)
 });
 
 export const zSynthesisAnswer = z.strictObject({
@@ -1352,6 +1218,359 @@ export const zStreamMovedEvent = z.object({
     description: 'The last event of a stream whose instance stops serving it (a deploy or restart) while the session goes on: the instance that takes the run over continues it in the same session. Read on from `GET /sessions/{id}/events` with `Last-Event-ID: seq`, through any instance; the SDK does so by itself. Never stored, and sent without an SSE `id`: `seq` is that of the last event sent before it (0 when there was none).'
 });
 
+/**
+ * A label for a session, e.g. `eval` or `eval:2026-11-28-a`.
+ */
+export const zSessionTag = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/).register(z.globalRegistry, {
+    description: 'A label for a session, e.g. `eval` or `eval:2026-11-28-a`.'
+});
+
+export const zSessionSummary = z.object({
+    id: zSessionId,
+    owner: z.string().register(z.globalRegistry, {
+        description: 'The id of the user whose session it is (in `owner=all` lists, tells whose each row is).'
+    }),
+    mode: zSessionMode,
+    question: zStoredQuestion,
+    status: zSessionStatus,
+    roundsRequested: z.int().gte(1).lte(5),
+    usage: zUsage,
+    cost: zCost,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional(),
+    archivedAt: z.iso.datetime().register(z.globalRegistry, {
+        description: 'When its owner archived it; absent while it is not archived.'
+    }).optional(),
+    verdictPreview: z.string().max(200).register(z.globalRegistry, {
+        description: 'The start of the verdict (its summary, else its answer or raw text), at most 200 characters; absent without a verdict. Model output, untrusted.'
+    }).optional(),
+    tags: z.array(zSessionTag).optional()
+});
+
+/**
+ * A thread's sessions, oldest first. `threadId` is its first session's id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.
+ */
+export const zThread = z.object({
+    threadId: zSessionId,
+    sessions: z.array(zSessionSummary)
+}).register(z.globalRegistry, {
+    description: 'A thread\'s sessions, oldest first. `threadId` is its first session\'s id; a session that has follow-ups or is one carries it, and `parentId` names the session a follow-up follows.'
+});
+
+export const zSessionPage = z.object({
+    items: z.array(zSessionSummary),
+    nextCursor: z.string().register(z.globalRegistry, {
+        description: 'Pass as `cursor` for the next page; absent on the last page.'
+    }).optional()
+});
+
+export const zAskRequest = z.strictObject({
+    question: zQuestion,
+    tags: z.array(zSessionTag).max(8).register(z.globalRegistry, {
+        description: 'Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.'
+    }).optional(),
+    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    grounding: zGroundingRequest.optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+    }).optional().default(false)
+});
+
+export const zParallelRequest = z.strictObject({
+    question: zQuestion,
+    tags: z.array(zSessionTag).max(8).register(z.globalRegistry, {
+        description: 'Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.'
+    }).optional(),
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'Ask only these slots (a repeated slot is asked once); all five by default.'
+    }).optional(),
+    maxOutputTokens: z.int().gte(1).lte(32000).optional(),
+    grounding: zGroundingRequest.optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+    }).optional().default(false)
+});
+
+/**
+ * `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
+ */
+export const zStrategy = z.enum(['debate', 'adaptive']).register(z.globalRegistry, {
+    description: '`debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.'
+});
+
+export const zDeepRequest = z.strictObject({
+    question: zQuestion,
+    strategy: zStrategy.optional(),
+    agreement: z.number().gte(0.5).lte(1).register(z.globalRegistry, {
+        description: 'For `strategy: adaptive`: the share of round 1\'s answers that must hold one position for the debate to stop there (1, all of them, unless given).'
+    }).optional(),
+    tags: z.array(zSessionTag).max(8).register(z.globalRegistry, {
+        description: 'Labels kept with the session (a repeated one counts once). A session tagged `eval` is left out of `GET /sessions` unless asked for with `tag=eval`.'
+    }).optional(),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'How many rounds to debate.'
+    }).optional().default(3),
+    quorum: z.int().gte(1).lte(5).register(z.globalRegistry, {
+        description: 'How many slots must answer for a round to proceed; the server\'s default (3) otherwise.'
+    }).optional(),
+    budget: zBudget.optional(),
+    slots: z.array(zSlotNumber).min(2).max(5).register(z.globalRegistry, {
+        description: 'The panel: only these slots debate (a repeated slot counts once; at least two distinct); all five by default.'
+    }).optional(),
+    synthesizer: zSlotNumber.optional(),
+    anonymous: z.boolean().register(z.globalRegistry, {
+        description: 'Quote peers in critique and final rounds as "Response A, B…" in an order shuffled per model and per round, never by slot, provider or model; the session records the mapping (`labels`). On unless false.'
+    }).optional().default(true),
+    ranking: z.boolean().register(z.globalRegistry, {
+        description: 'After round 1, each model ranks the others\' anonymous answers; the session\'s `rankings` holds the ballots and a Borda count, given to the synthesizer as material.'
+    }).optional().default(false),
+    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
+        description: 'Per-slot models from each slot\'s operator-allowed list (`SlotInfo.models`).'
+    }).optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'Go straight to the final round once every model reports no change of position in a critique round (off unless true); the session\'s `earlyStop` says what that saved.'
+    }).optional(),
+    grounding: zGroundingRequest.optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Keep running when this connection closes; stop it with POST /sessions/{id}/cancel. The run is recorded either way, so its events replay from `/sessions/{id}/events` (resume with `Last-Event-ID`). On `POST /consilium/deep` it also answers at once `202 Accepted` with the session\'s id (and `Location`) rather than when the debate ends; the event stream answers as ever, its first event naming the session. Off by default: a client going away cancels the debate and every upstream model call.'
+    }).optional().default(false)
+});
+
+/**
+ * What the rounds and the verdict an adaptive stop skipped would have cost (estimated).
+ */
+export const zSaving = z.object({
+    calls: z.int().gte(0),
+    tokens: z.int().gte(0),
+    usd: z.number().gte(0),
+    priced: z.boolean().register(z.globalRegistry, {
+        description: 'False when some model has no price, so `usd` is a lower bound.'
+    })
+}).register(z.globalRegistry, {
+    description: 'What the rounds and the verdict an adaptive stop skipped would have cost (estimated).'
+});
+
+/**
+ * How an adaptive session decided after round 1. `agreement` is the share of round 1's answers that hold its most held position (positions compared as the consensus compares statements); the debate stopped when it reached `threshold` and one position alone was most held. `saved` is estimated as the cost estimate estimates, from round 1's measured answers.
+ */
+export const zAdaptiveOutcome = z.object({
+    threshold: z.number().gte(0.5).lte(1),
+    agreement: z.number().gte(0).lte(1).register(z.globalRegistry, {
+        description: 'Absent until round 1 ended.'
+    }).optional(),
+    stopped: z.boolean().register(z.globalRegistry, {
+        description: 'True when the session ended after round 1 with the vote as its verdict.'
+    }),
+    saved: zSaving.optional()
+}).register(z.globalRegistry, {
+    description: 'How an adaptive session decided after round 1. `agreement` is the share of round 1\'s answers that hold its most held position (positions compared as the consensus compares statements); the debate stopped when it reached `threshold` and one position alone was most held. `saved` is estimated as the cost estimate estimates, from round 1\'s measured answers.'
+});
+
+export const zHeldPosition = z.object({
+    position: z.string().register(z.globalRegistry, {
+        description: 'As the first slot that holds it wrote it. Untrusted.'
+    }),
+    slots: z.array(zSlotNumber)
+});
+
+/**
+ * The plurality of round 1's stated positions. `position` is absent when no answer stated one or when two or more positions are most held (`tie`). `share` is its holders over every round-1 answer (`answered`).
+ */
+export const zIntegrityVote = z.object({
+    position: z.string().optional(),
+    slots: z.array(zSlotNumber).register(z.globalRegistry, {
+        description: 'The slots that hold `position`.'
+    }).optional(),
+    share: z.number().gte(0).lte(1),
+    answered: z.int().gte(0),
+    stated: z.int().gte(0).register(z.globalRegistry, {
+        description: 'The round-1 answers that stated a position.'
+    }),
+    tie: z.boolean(),
+    positions: z.array(zHeldPosition).register(z.globalRegistry, {
+        description: 'Every stated position, the most held first.'
+    })
+}).register(z.globalRegistry, {
+    description: 'The plurality of round 1\'s stated positions. `position` is absent when no answer stated one or when two or more positions are most held (`tie`). `share` is its holders over every round-1 answer (`answered`).'
+});
+
+/**
+ * The verdict's position: `verdict` when its answer ends with a `POSITION:` line, `vote` when it is an adaptive session's vote, `final_round` when read instead as the final round's most held position, `none` when there is no reading.
+ */
+export const zVerdictPosition = z.object({
+    position: z.string().optional(),
+    source: z.enum([
+        'verdict',
+        'vote',
+        'final_round',
+        'none'
+    ]),
+    agreesWithVote: z.boolean().register(z.globalRegistry, {
+        description: 'Absent when the vote or the verdict has no position.'
+    }).optional()
+}).register(z.globalRegistry, {
+    description: 'The verdict\'s position: `verdict` when its answer ends with a `POSITION:` line, `vote` when it is an adaptive session\'s vote, `final_round` when read instead as the final round\'s most held position, `none` when there is no reading.'
+});
+
+/**
+ * How a slot's final position relates to round 1's majority: `unchanged`; `towards_majority` (it moved to the majority's position); `away_from_majority` (it held it in round 1 and left it); `to_other` (it moved to another slot's round-1 position); `new_position` (one no slot held in round 1); `unknown` (a position was not stated).
+ */
+export const zPositionDirection = z.enum([
+    'unchanged',
+    'towards_majority',
+    'away_from_majority',
+    'to_other',
+    'new_position',
+    'unknown'
+]).register(z.globalRegistry, {
+    description: 'How a slot\'s final position relates to round 1\'s majority: `unchanged`; `towards_majority` (it moved to the majority\'s position); `away_from_majority` (it held it in round 1 and left it); `to_other` (it moved to another slot\'s round-1 position); `new_position` (one no slot held in round 1); `unknown` (a position was not stated).'
+});
+
+export const zSlotIntegrity = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    family: z.string().register(z.globalRegistry, {
+        description: 'The model\'s family as read from its id (`claude`, `gpt`, `gemini`, `qwen`…).'
+    }),
+    first: z.string().register(z.globalRegistry, {
+        description: 'Its round-1 position. Untrusted.'
+    }).optional(),
+    final: z.string().register(z.globalRegistry, {
+        description: 'Its final-round position. Untrusted.'
+    }).optional(),
+    changed: z.boolean().register(z.globalRegistry, {
+        description: 'Whether the two differ; the model\'s own report when either is not stated.'
+    }),
+    reportedChanged: z.boolean().register(z.globalRegistry, {
+        description: 'What the model said in the final round (`changed`).'
+    }).optional(),
+    direction: zPositionDirection,
+    towards: z.array(zSlotNumber).register(z.globalRegistry, {
+        description: 'When it changed, the slots whose round-1 position its final one is.'
+    }).optional(),
+    reason: z.enum([
+        'stated',
+        'majority',
+        'none',
+        'held'
+    ]).register(z.globalRegistry, {
+        description: 'For a change: `stated` when it gave a reason of its own (`reasonText`), `majority` when its reason only points at what the others said, `none` when it gave none. `held` when it did not change.'
+    }),
+    reasonText: z.string().register(z.globalRegistry, {
+        description: 'Its own words (the final round\'s `changeReason`). Untrusted.'
+    }).optional(),
+    peerRank: z.int().gte(1).register(z.globalRegistry, {
+        description: 'Its rank in the peer ranking of round 1 (`ranking: true`), 1 the strongest.'
+    }).optional(),
+    survived: z.boolean().register(z.globalRegistry, {
+        description: 'Whether its round-1 position is the verdict\'s; absent when either is not stated.'
+    }).optional()
+});
+
+/**
+ * `conformity`: a slot moved to the majority without a reason of its own. `collapse`: round 1 disagreed and the final round is unanimous. `dissent_kept`: a slot held a minority position to the end. `same_family`: two slots are the same model family, or the same model behind different endpoints, so their agreement is weaker evidence.
+ */
+export const zIntegrityFlag = z.object({
+    kind: z.enum([
+        'conformity',
+        'collapse',
+        'dissent_kept',
+        'same_family'
+    ]),
+    slots: z.array(zSlotNumber),
+    message: z.string()
+}).register(z.globalRegistry, {
+    description: '`conformity`: a slot moved to the majority without a reason of its own. `collapse`: round 1 disagreed and the final round is unanimous. `dissent_kept`: a slot held a minority position to the end. `same_family`: two slots are the same model family, or the same model behind different endpoints, so their agreement is weaker evidence.'
+});
+
+/**
+ * Whether the debate helped, as far as its answers show: the round-1 vote (a plain plurality of the
+ * independent answers) beside the verdict, each slot's round-1 and final positions, and flags. A position is
+ * the last line an answer ends with, `POSITION: …` (round 1, the final round's position and the verdict's
+ * answer are asked to end with one), compared as the consensus compares statements: case, spacing and
+ * closing punctuation aside. The offline stand-in states no position. Model text, untrusted.
+ *
+ */
+export const zIntegrityReport = z.object({
+    vote: zIntegrityVote,
+    verdict: zVerdictPosition,
+    summary: z.string().register(z.globalRegistry, {
+        description: 'In one line, whether the verdict differs from the round-1 vote.'
+    }),
+    slots: z.array(zSlotIntegrity).register(z.globalRegistry, {
+        description: 'Every slot a model answered for, in slot order (the offline stand-in has no entry).'
+    }),
+    flags: z.array(zIntegrityFlag),
+    adaptive: zAdaptiveOutcome.optional()
+}).register(z.globalRegistry, {
+    description: 'Whether the debate helped, as far as its answers show: the round-1 vote (a plain plurality of the\nindependent answers) beside the verdict, each slot\'s round-1 and final positions, and flags. A position is\nthe last line an answer ends with, `POSITION: …` (round 1, the final round\'s position and the verdict\'s\nanswer are asked to end with one), compared as the consensus compares statements: case, spacing and\nclosing punctuation aside. The offline stand-in states no position. Model text, untrusted.\n'
+});
+
+export const zSession = z.object({
+    id: zSessionId,
+    owner: z.string().register(z.globalRegistry, {
+        description: 'The id of the user who ran it.'
+    }),
+    mode: zSessionMode,
+    question: zStoredQuestion,
+    roundsRequested: z.int().gte(1).lte(5),
+    rounds: z.array(zRound),
+    consensus: zConsensus.optional(),
+    verdict: zVerdict.optional(),
+    status: zSessionStatus,
+    missingSlots: z.array(zSlotNumber).register(z.globalRegistry, {
+        description: 'Slots that failed at any point, so the result is degraded.'
+    }),
+    usage: zUsage,
+    cost: zCost,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    completedAt: z.iso.datetime().optional(),
+    promptVersion: z.string().register(z.globalRegistry, {
+        description: 'The version of the debate\'s prompts, so sessions asked in different words can be told apart.'
+    }).optional(),
+    threadId: zSessionId.optional(),
+    parentId: zSessionId.optional(),
+    sourceSessionId: zSessionId.optional(),
+    earlyStop: zEarlyStop.optional(),
+    archivedAt: z.iso.datetime().register(z.globalRegistry, {
+        description: 'When its owner archived it (PATCH /sessions/{id}); absent while it is not archived.'
+    }).optional(),
+    grounding: zGrounding.optional(),
+    panel: zPanelChoice.optional(),
+    labels: z.array(zLabelMap).register(z.globalRegistry, {
+        description: 'Who was behind each anonymous label: one entry per model and prompt that quoted its peers as "Response A, B…" (the label mapping of an anonymous debate, and of every ranking).'
+    }).optional(),
+    rankings: z.array(zRanking).register(z.globalRegistry, {
+        description: 'The peer rankings of a debate asked with `ranking: true`.'
+    }).optional(),
+    promptCuts: z.array(zPromptCut).register(z.globalRegistry, {
+        description: 'Quoted answers shortened to keep a prompt within its model\'s context budget, each with how much was kept; the prompt shows a marker where text was cut.'
+    }).optional(),
+    integrity: zIntegrityReport.optional(),
+    adaptive: zAdaptiveOutcome.optional(),
+    tags: z.array(zSessionTag).register(z.globalRegistry, {
+        description: 'The labels the request gave it.'
+    }).optional()
+});
+
+/**
+ * A deep session's integrity report, once its verdict is settled, just before `session.ended`.
+ */
+export const zIntegrityEvent = z.object({
+    v: zEventVersion,
+    type: z.enum(['integrity']),
+    sessionId: zSessionId,
+    seq: zEventSeq,
+    ts: zEventTime,
+    integrity: zIntegrityReport
+}).register(z.globalRegistry, {
+    description: 'A deep session\'s integrity report, once its verdict is settled, just before `session.ended`.'
+});
+
 export const zDebateEvent = z.union([
     zSessionStartedEvent,
     zRoundStartedEvent,
@@ -1367,8 +1586,146 @@ export const zDebateEvent = z.union([
     zSessionEndedEvent,
     zGroundingEvent,
     zAccessEndedEvent,
-    zStreamMovedEvent
+    zStreamMovedEvent,
+    zIntegrityEvent
 ]);
+
+/**
+ * A run's request as it would be sent, with its `mode`; fields of another mode are refused.
+ */
+export const zEstimateRequest = z.strictObject({
+    mode: z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]).register(z.globalRegistry, {
+        description: '`deep` unless given.'
+    }).optional(),
+    question: zQuestion,
+    provider: zProviderId.optional(),
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'For `parallel`, the slots to ask; for `deep`, the panel. All by default.'
+    }).optional(),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'For `deep`; 3 unless given.'
+    }).optional(),
+    synthesizer: zSlotNumber.optional(),
+    ranking: z.boolean().optional(),
+    models: z.array(zPanelModel).max(5).optional(),
+    strategy: zStrategy.optional(),
+    earlyStop: z.boolean().optional(),
+    budget: zBudget.optional(),
+    maxOutputTokens: z.int().gte(1).lte(32000).optional()
+}).register(z.globalRegistry, {
+    description: 'A run\'s request as it would be sent, with its `mode`; fields of another mode are refused.'
+});
+
+export const zEstimateRange = z.object({
+    low: z.number().gte(0),
+    expected: z.number().gte(0),
+    high: z.number().gte(0)
+});
+
+export const zSlotEstimate = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    offline: z.boolean(),
+    calls: zEstimateRange,
+    inputTokens: zEstimateRange,
+    outputTokens: zEstimateRange,
+    costUsd: zEstimateRange,
+    priced: z.boolean().register(z.globalRegistry, {
+        description: 'False when its model has no price, so its cost reads 0.'
+    }),
+    pastAnswers: z.int().gte(0).register(z.globalRegistry, {
+        description: 'The stored answers of its model its output averages come from; 0 for the defaults.'
+    }),
+    outputTokensPerAnswer: zEstimateRange
+});
+
+export const zEstimateTotal = z.object({
+    calls: zEstimateRange,
+    inputTokens: zEstimateRange,
+    outputTokens: zEstimateRange,
+    costUsd: zEstimateRange,
+    priced: z.boolean()
+});
+
+/**
+ * `within` when even `high` fits the budget, `exceeds` when even `low` does not, `may_exceed` between.
+ */
+export const zBudgetCheck = z.object({
+    maxTokens: z.int().optional(),
+    maxCostUsd: z.number().optional(),
+    verdict: z.enum([
+        'within',
+        'may_exceed',
+        'exceeds'
+    ]),
+    message: z.string()
+}).register(z.globalRegistry, {
+    description: '`within` when even `high` fits the budget, `exceeds` when even `low` does not, `may_exceed` between.'
+});
+
+export const zEstimate = z.object({
+    mode: z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]),
+    slots: z.array(zSlotEstimate),
+    total: zEstimateTotal,
+    budget: zBudgetCheck.optional(),
+    note: z.string().register(z.globalRegistry, {
+        description: 'How the figures were reached, in one line.'
+    })
+});
+
+export const zDirectionCounts = z.object({
+    towards_majority: z.int().gte(0),
+    away_from_majority: z.int().gte(0),
+    to_other: z.int().gte(0),
+    new_position: z.int().gte(0)
+});
+
+export const zSlotTrackRecord = z.object({
+    slot: zSlotNumber,
+    provider: zProviderId,
+    model: z.string(),
+    family: z.string(),
+    sessions: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Deep sessions in which it answered round 1.'
+    }),
+    survived: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Sessions whose verdict holds its round-1 position.'
+    }),
+    survivalRead: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Sessions in which both its round-1 position and the verdict\'s were stated.'
+    }),
+    meanPeerRank: z.number().gte(1).optional(),
+    rankedSessions: z.int().gte(0),
+    changed: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Sessions in which its final position differs from its round-1 one.'
+    }),
+    changeRead: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Sessions in which it gave a final position.'
+    }),
+    directions: zDirectionCounts,
+    towards: z.array(z.object({
+        slot: zSlotNumber,
+        count: z.int().gte(1)
+    })).register(z.globalRegistry, {
+        description: 'Whose round-1 position it changed to, and how often, the most often first.'
+    })
+});
+
+export const zTrackRecord = z.object({
+    sessions: z.int().gte(0).register(z.globalRegistry, {
+        description: 'The deep sessions with an integrity report that were read.'
+    }),
+    slots: z.array(zSlotTrackRecord)
+});
 
 /**
  * The service is up.
@@ -1390,6 +1747,17 @@ export const zListProvidersQuery = z.object({
  * The configured slots, in slot order.
  */
 export const zListProvidersResponse = zProviderCatalogue;
+
+export const zGetTrackRecordQuery = z.object({
+    owner: z.enum(['all']).register(z.globalRegistry, {
+        description: '`all` reads every user\'s sessions (admins only); absent, only your own.'
+    }).optional()
+});
+
+/**
+ * One record per slot and model, in slot order.
+ */
+export const zGetTrackRecordResponse = zTrackRecord;
 
 export const zAskProviderBody = zAskRequest;
 
@@ -1422,6 +1790,13 @@ export const zStreamDeepDebateBody = zDeepRequest;
  * A stream of debate events, ending with `session.ended`.
  */
 export const zStreamDeepDebateResponse = zDebateEvent;
+
+export const zEstimateRunBody = zEstimateRequest;
+
+/**
+ * The estimate, per slot and in total.
+ */
+export const zEstimateRunResponse = zEstimate;
 
 export const zSynthesizeVerdictBody = zSynthesizeRequest;
 
@@ -1459,6 +1834,9 @@ export const zListSessionsQuery = z.object({
     }).optional(),
     to: z.iso.datetime().register(z.globalRegistry, {
         description: 'Only sessions created before this time.'
+    }).optional(),
+    tag: z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/).register(z.globalRegistry, {
+        description: 'Only sessions with this tag. Without it, sessions tagged `eval` (an evaluation\'s runs, `consilium eval`) are left out, so they stay out of the daily history.'
     }).optional()
 });
 

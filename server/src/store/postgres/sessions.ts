@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { QueryConfig } from 'pg';
 import type {
   DebateEvent,
+  IntegrityReport,
   Round,
   Session,
   SessionEndedEvent,
@@ -16,10 +17,12 @@ import type {
   Verdict,
 } from '../../../../sdk/src/generated/types.gen.js';
 import type { AccessBus } from '../../access/access.js';
+import type { AnswerStats } from '../../debate/estimate.js';
 import { eventJson } from '../../debate/events.js';
 import {
   CANCELLED_ERROR,
   damageOf,
+  EVAL_TAG,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -28,9 +31,11 @@ import {
   type Resumed,
   type SessionStore,
   type ShareRecord,
+  STATS_SESSIONS,
   type Step,
   StoreError,
   searchTerms,
+  statsOf,
   verdictPreview,
   type WriteResult,
 } from '../../sessions/store.js';
@@ -106,7 +111,17 @@ interface HeaderRow {
   thread_id: string | null;
   links: Pick<
     Session,
-    'parentId' | 'sourceSessionId' | 'earlyStop' | 'panel' | 'labels' | 'rankings' | 'promptCuts' | 'grounding'
+    | 'parentId'
+    | 'sourceSessionId'
+    | 'earlyStop'
+    | 'panel'
+    | 'labels'
+    | 'rankings'
+    | 'promptCuts'
+    | 'grounding'
+    | 'integrity'
+    | 'adaptive'
+    | 'tags'
   > | null;
   archived_at: Date | null;
   verdict_preview?: string | null;
@@ -562,6 +577,37 @@ export class PostgresSessionStore implements SessionStore {
     return rows[0] && sessionOf(rows[0]);
   }
 
+  async answerStats(): Promise<Map<string, AnswerStats>> {
+    const { rows } = await this.#db.query<{
+      provider: string;
+      model: string;
+      final: boolean;
+      n: number;
+      total: number;
+      squares: number;
+    }>(
+      `SELECT a.provider, a.model, r.kind = 'final' AS final, count(*)::integer AS n, sum(a.output_tokens)::float8 AS total,
+         sum(a.output_tokens::float8 * a.output_tokens) AS squares
+       FROM answers a JOIN rounds r ON r.session_id = a.session_id AND r.number = a.round
+       WHERE a.error_code IS NULL AND a.session_id IN (SELECT id FROM sessions ORDER BY created_at DESC LIMIT $1)
+       GROUP BY a.provider, a.model, final`,
+      [STATS_SESSIONS],
+    );
+    return new Map(
+      rows.map((r) => [`${r.provider}/${r.model}/${r.final ? 'final' : 'answer'}`, statsOf(r.n, r.total, r.squares)]),
+    );
+  }
+
+  async integrityReports(owner?: string): Promise<IntegrityReport[]> {
+    const { rows } = await this.#db.query<{ report: IntegrityReport }>(
+      `SELECT links -> 'integrity' AS report FROM sessions
+       WHERE mode = 'deep' AND ($1::text IS NULL OR owner = $1) AND links -> 'integrity' IS NOT NULL
+       ORDER BY created_at, id`,
+      [owner ?? null],
+    );
+    return rows.map((r) => r.report);
+  }
+
   async list(query: ListQuery): Promise<ListPage> {
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
@@ -583,6 +629,8 @@ export class PostgresSessionStore implements SessionStore {
       );
     }
     where.push(query.archived ? 's.archived_at IS NOT NULL' : 's.archived_at IS NULL');
+    const tagged = (tag: string) => `COALESCE(s.links -> 'tags', '[]'::jsonb) ? ${param(tag)}`;
+    where.push(query.tag !== undefined ? tagged(query.tag) : `NOT (${tagged(EVAL_TAG)})`);
     if (query.mode !== undefined) where.push(`s.mode = ${param(query.mode)}`);
     if (query.status !== undefined) where.push(`s.status = ${param(query.status)}`);
     if (query.from !== undefined) where.push(`s.created_at >= ${param(query.from)}::timestamptz`);
@@ -927,6 +975,9 @@ function linksOf(s: Session): string | null {
     promptCuts: s.promptCuts,
     // Its pages without their text (in `session_sources`), so lists, which read `links` whole, never carry it.
     grounding: s.grounding && { ...s.grounding, pages: s.grounding.pages.map(({ text: _, ...p }) => p) },
+    integrity: s.integrity,
+    adaptive: s.adaptive,
+    tags: s.tags,
   };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }
@@ -947,6 +998,7 @@ function summaryOfRow(row: HeaderRow): SessionSummary {
     ...(row.links?.parentId !== undefined && { parentId: row.links.parentId }),
     ...(row.archived_at !== null && { archivedAt: row.archived_at.toISOString() }),
     ...(row.verdict_preview != null && { verdictPreview: verdictPreview(JSON.parse(row.verdict_preview) as Verdict) }),
+    ...(row.links?.tags !== undefined && { tags: row.links.tags }),
   };
 }
 

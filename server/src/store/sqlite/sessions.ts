@@ -2,10 +2,12 @@
  * Sessions in the SQLite database: writes go through the database's write queue; reads use the reader
  * connection and one statement each, so they see a committed snapshot and never wait for a write.
  */
-import type { DebateEvent, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type { DebateEvent, IntegrityReport, Session, SessionSummary } from '../../../../sdk/src/generated/types.gen.js';
+import type { AnswerStats } from '../../debate/estimate.js';
 import { eventJson } from '../../debate/events.js';
 import {
   CANCELLED_ERROR,
+  EVAL_TAG,
   interruptedEnd,
   type ListPage,
   type ListQuery,
@@ -14,8 +16,10 @@ import {
   type Resumed,
   type SessionStore,
   type ShareRecord,
+  STATS_SESSIONS,
   type Step,
   searchTerms,
+  statsOf,
   VERDICT_PREVIEW_CHARS,
 } from '../../sessions/store.js';
 import { joinEvents, packEvents, unpackEvents } from '../archive.js';
@@ -52,7 +56,7 @@ type ArchiveState = { status: Session['status']; n: number; top: number | null }
 
 // The verdict's preview as `verdictPreview` (sessions/store.ts) makes it.
 const SUMMARY_COLUMNS = `id, owner, mode, question, status, rounds_requested, input_tokens, output_tokens, total_tokens, cost, created_at,
-  updated_at, thread_id, links ->> 'parentId' AS parent_id, archived_at,
+  updated_at, thread_id, links ->> 'parentId' AS parent_id, links -> 'tags' AS tags, archived_at,
   (SELECT substr(coalesce(v.body ->> 'summary', v.body ->> 'answer', v.body ->> 'rawText', ''), 1, ${VERDICT_PREVIEW_CHARS})
    FROM verdicts AS v WHERE v.session_id = sessions.id) AS verdict_preview`;
 
@@ -139,6 +143,37 @@ export class SqliteSessionStore implements SessionStore {
     return this.#get(this.#reader, id);
   }
 
+  async answerStats(): Promise<Map<string, AnswerStats>> {
+    const rows = await this.#reader.all<{
+      provider: string;
+      model: string;
+      final: number;
+      n: number;
+      total: number;
+      squares: number;
+    }>(
+      `SELECT a.provider, a.model, r.kind = 'final' AS final, count(*) AS n, sum(a.output_tokens) AS total,
+         sum(a.output_tokens * a.output_tokens) AS squares
+       FROM answers AS a JOIN rounds AS r ON r.session_id = a.session_id AND r.number = a.round
+       WHERE a.error_code IS NULL AND a.session_id IN (SELECT id FROM sessions ORDER BY created_at DESC LIMIT ?1)
+       GROUP BY a.provider, a.model, final`,
+      [STATS_SESSIONS],
+    );
+    return new Map(
+      rows.map((r) => [`${r.provider}/${r.model}/${r.final ? 'final' : 'answer'}`, statsOf(r.n, r.total, r.squares)]),
+    );
+  }
+
+  async integrityReports(owner?: string): Promise<IntegrityReport[]> {
+    const rows = await this.#reader.all<{ report: string }>(
+      `SELECT links ->> '$.integrity' AS report FROM sessions
+       WHERE mode = 'deep' AND (?1 IS NULL OR owner = ?1) AND links ->> '$.integrity' IS NOT NULL
+       ORDER BY created_at, id`,
+      [owner ?? null],
+    );
+    return rows.map((r) => JSON.parse(r.report) as IntegrityReport);
+  }
+
   async list(query: ListQuery): Promise<ListPage> {
     // ?1 IS NULL lists every owner's; the index on (owner, created_at) serves the usual one-owner list.
     const where = [query.owner === undefined || query.sharedWith !== undefined ? '?1 IS NULL' : 'owner = ?1'];
@@ -162,6 +197,8 @@ export class SqliteSessionStore implements SessionStore {
       );
     }
     where.push(query.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
+    const tagged = (tag: string) => `EXISTS (SELECT 1 FROM json_each(links, '$.tags') WHERE value = ${param(tag)})`;
+    where.push(query.tag !== undefined ? tagged(query.tag) : `(links IS NULL OR NOT ${tagged(EVAL_TAG)})`);
     if (query.mode !== undefined) where.push(`mode = ${param(query.mode)}`);
     if (query.status !== undefined) where.push(`status = ${param(query.status)}`);
     // created_at is ISO 8601 UTC text: a time given with another offset is compared once made UTC too.
@@ -391,5 +428,6 @@ function summaryFromRow(row: Row): SessionSummary {
     ...(row.parent_id !== null && { parentId: row.parent_id as string }),
     ...(row.archived_at !== null && { archivedAt: row.archived_at as string }),
     ...(row.verdict_preview !== null && { verdictPreview: row.verdict_preview as string }),
+    ...(row.tags !== null && { tags: JSON.parse(row.tags as string) as string[] }),
   };
 }
