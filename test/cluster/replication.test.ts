@@ -535,9 +535,16 @@ describe.skipIf(!clusterAvailable)('two instances, each on a database link of it
     const stream = c.stream('Streamed while my instance drains?', { at: a.url });
     const { sessionId: id } = await stream.seen((e) => e.type === 'answer.completed');
     try {
-      // Drained for 0.3 s, then the run is interrupted and handed over to B.
+      // Drained for 0.3 s, then the run is interrupted and handed over to B. The client is told where the debate went
+      // on (`stream.moved`) and reads on there, as the SDK, the CLI and the UI do: one debate, read to its end.
       await cluster.kill(0, 'SIGTERM');
-      const problems = await oneStream(id, stream);
+      await allClosed([stream]);
+      const moved = stream.events.at(-1);
+      expect(moved?.type, `the stream ended with ${said(moved)}`).toBe('stream.moved');
+      const rest = c.follow(id, { at: b.url, after: moved!.seq });
+      await allClosed([rest]);
+      const read: Watch = { ...rest, events: [...stream.events.slice(0, -1), ...rest.events] };
+      const problems = await oneStream(id, read);
       expect([...problems, (await endedOn(id, b.url)).status]).toStrictEqual(['completed']);
     } finally {
       stream.abort();
