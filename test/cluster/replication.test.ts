@@ -314,11 +314,24 @@ describe.skipIf(!clusterAvailable || !replicationBinaries())('two instances thro
       // The rig, not the product: the standby is behind, so asynchronous replication loses what it lacks.
       if (!synchronous) expect(await rig.lag(), 'bytes of WAL the standby lacks').toBeGreaterThan(0);
       await rig.failover();
+      // What the new primary holds the moment it takes over, against the old one's copy: what the failover lost.
+      const promoted = await storedRecords(databaseUrl);
 
       const copy = await storedRecords(rig.oldPrimary(databaseUrl));
       const window = () => leaseWindow(databaseUrl, [a.id, b.id]);
       const settled = await settle(c, ids, window, deadline);
       const problems = await recordProblems(settled, databaseUrl, ids);
+      const lacked = [...copy].map(([id, old]) => {
+        const held = new Set((promoted.get(id)?.events ?? []).map((e) => e.seq));
+        return old.events.filter((e) => !held.has(e.seq)).length;
+      });
+      // The figures server/README.md quotes: what was lost at the switch, and how each session came out of it.
+      console.log(
+        `${synchronous ? 'synchronous' : 'asynchronous'} failover: the new primary lacked ${lacked.reduce((a, n) => a + n, 0)} ` +
+          `committed events of ${lacked.filter((n) => n > 0).length} of ${copy.size} sessions; afterwards ` +
+          `${[...settled.ended.values()].filter((s) => s.status === 'completed').length} of ${ids.length} completed, ` +
+          `${new Set(settled.interruptions.map((i) => i.id)).size} of them after an interruption, continued`,
+      );
       const records = await storedRecords(databaseUrl);
       for (const [id, old] of copy) {
         const record = records.get(id);
