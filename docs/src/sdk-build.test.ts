@@ -120,6 +120,23 @@ describe('the SDK reference', () => {
     expect(leftovers(root)).toEqual([]);
   });
 
+  it('held by a builder that exited but was never reaped (a zombie), reads as missing and is built afresh', async () => {
+    const root = freshRoot();
+    const dir = sdkReferenceDir(root);
+    // `sh` starts `true` and becomes `sleep`, which never reaps it: `true` stays a zombie while `sleep` runs.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d)))));
+    try {
+      while (!/\)\s+Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) await new Promise((r) => setTimeout(r, 10));
+      writeFileSync(`${dir}.building`, String(pid));
+      expect(sdkReferenceState(dir)).toBe('missing');
+      await buildSdkReference({ root, command: standIn() });
+      expect(sdkReferenceState(dir)).toBe('built');
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('rebuilds a folder that never got its stamp (a build interrupted before it was whole), and a built one when forced', async () => {
     const root = freshRoot();
     const dir = sdkReferenceDir(root);

@@ -39,9 +39,22 @@ export function lockHolder(dir: string): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
-    return pid;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
+  return zombie(pid) ? undefined : pid;
+}
+
+/**
+ * Whether `pid` has exited but is not yet reaped (Linux): a builder killed with its parent stays a zombie until
+ * something reaps it, and signal 0 still reaches it, yet it builds nothing.
+ */
+function zombie(pid: number): boolean {
+  try {
+    // The state follows the command's closing parenthesis: "pid (comm) S ...".
+    return /\)\s+Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 

@@ -1749,6 +1749,14 @@ export type GetTrackRecordErrors = {
      */
     403: Problem;
     /**
+     * The request body is larger than the server accepts (1 MiB); nothing was read or stored.
+     */
+    413: Problem;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;

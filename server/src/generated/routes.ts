@@ -380,6 +380,12 @@ export const getTrackRecord = createRoute({
     403: {
       "$ref": "#/components/responses/Forbidden"
     },
+    413: {
+      "$ref": "#/components/responses/PayloadTooLarge"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
