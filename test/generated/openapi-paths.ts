@@ -846,10 +846,17 @@ export type components = {
             /** @description Responses cut at the source's `maxResponseBytes` (their pages' text ends where reading stopped). */
             cut?: number;
         };
+        /** @description Tokens as the provider reported them. `inputTokens` counts every input token, cache reads and writes included; `outputTokens` every output token, reasoning included. The parts billed at their own rates are given apart where there are any (absent means none reported). */
         Usage: {
             inputTokens: number;
             outputTokens: number;
             totalTokens: number;
+            /** @description Input tokens read from the provider's prompt cache (within `inputTokens`). */
+            cacheReadTokens?: number;
+            /** @description Input tokens written to the provider's prompt cache (within `inputTokens`). */
+            cacheWriteTokens?: number;
+            /** @description Output tokens the model spent reasoning, not shown in the answer (within `outputTokens`). */
+            reasoningTokens?: number;
         };
         Cost: {
             /** @description Cost in US dollars from the configured price table. */
@@ -867,11 +874,16 @@ export type components = {
          *     (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
          *     `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
          *     provider streamed. `connection_reset`: the connection dropped while the answer
-         *     streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
-         *     did not meet its schema, or the session's budget ran out.
+         *     streamed. `stream_truncated`: the response body ended before the provider said the
+         *     answer was done (its end marker or finish reason); the text is partial. `refused`: the
+         *     model or the provider's filter declined to answer (a refusal, a content filter, a
+         *     blocked prompt). `empty`: the model finished without any answer text. `aborted`,
+         *     `invalid_output`, `budget_exceeded`: the run stopped, the output did not meet its schema,
+         *     or the session's budget ran out. An answer with an error counts toward no quorum and no
+         *     consensus.
          * @enum {string}
          */
-        AnswerErrorCode: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "connection_refused" | "dns_failed" | "tls_failed" | "auth_failed" | "aborted" | "invalid_output" | "budget_exceeded";
+        AnswerErrorCode: "timeout" | "rate_limited" | "upstream_error" | "connection_reset" | "connection_refused" | "dns_failed" | "tls_failed" | "auth_failed" | "aborted" | "invalid_output" | "budget_exceeded" | "stream_truncated" | "refused" | "empty";
         /** @description Why a model produced no answer. */
         AnswerError: {
             code: components["schemas"]["AnswerErrorCode"];

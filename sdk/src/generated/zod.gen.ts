@@ -215,10 +215,16 @@ export const zGrounding = /* @__PURE__ */ z.object({
     usage: zRetrievalUsage
 });
 
+/**
+ * Tokens as the provider reported them. `inputTokens` counts every input token, cache reads and writes included; `outputTokens` every output token, reasoning included. The parts billed at their own rates are given apart where there are any (absent means none reported).
+ */
 export const zUsage = /* @__PURE__ */ z.object({
     inputTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     outputTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
-    totalTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))
+    totalTokens: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
+    cacheReadTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))),
+    cacheWriteTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0))),
+    reasoningTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)))
 });
 
 export const zCost = /* @__PURE__ */ z.object({
@@ -243,8 +249,13 @@ export const zFinishReason = /* @__PURE__ */ z.enum([
  * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
  * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
  * provider streamed. `connection_reset`: the connection dropped while the answer
- * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
- * did not meet its schema, or the session's budget ran out.
+ * streamed. `stream_truncated`: the response body ended before the provider said the
+ * answer was done (its end marker or finish reason); the text is partial. `refused`: the
+ * model or the provider's filter declined to answer (a refusal, a content filter, a
+ * blocked prompt). `empty`: the model finished without any answer text. `aborted`,
+ * `invalid_output`, `budget_exceeded`: the run stopped, the output did not meet its schema,
+ * or the session's budget ran out. An answer with an error counts toward no quorum and no
+ * consensus.
  *
  */
 export const zAnswerErrorCode = /* @__PURE__ */ z.enum([
@@ -258,7 +269,10 @@ export const zAnswerErrorCode = /* @__PURE__ */ z.enum([
     'auth_failed',
     'aborted',
     'invalid_output',
-    'budget_exceeded'
+    'budget_exceeded',
+    'stream_truncated',
+    'refused',
+    'empty'
 ]);
 
 /**

@@ -138,7 +138,13 @@ interface Attempt {
   deltas: number;
   /** The provider's id for this request, from the headers of a response that started streaming. */
   requestId?: string;
-  finish?: { reason: FinishReason; usage: Usage };
+  /**
+   * How the stream ended by itself: the reason and counts, whether the provider said it was done
+   * (a body cut before that is `stream_truncated`), and a refusal's words.
+   */
+  finish?: { reason: FinishReason; usage: Usage; done: boolean; refusal?: string };
+  /** The counts reported before the stream failed, when it did not finish (what was billed up to there). */
+  usage?: Usage;
   /** An `error` part or a throw from the stream: the first one, which caused the rest. */
   failure?: unknown;
   aborted: boolean;
@@ -179,10 +185,12 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
   if (caller?.aborted) onCallerAbort();
   else caller?.addEventListener('abort', onCallerAbort, { once: true });
 
+  // What every attempt reported: a provider bills an attempt that failed for what it had counted.
+  let spent: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   const finish = (attempt: Attempt, attempts: number, failure?: Failure): AnswerResult<T> => {
     const result: AnswerResult<T> = {
       text: attempt.text,
-      usage: attempt.finish?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      usage: spent,
       latencyMs: Math.round(performance.now() - started),
       finishReason: finishReasonOf(attempt, failure),
       attempts,
@@ -216,6 +224,7 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
     if (output !== undefined) call.output = output;
     for (let attempts = 1; ; attempts++) {
       const attempt = await runAttempt(options, call, controller.signal);
+      spent = addUsage(spent, attempt.finish?.usage ?? attempt.usage);
       const failure = failureOf(attempt, stopped);
       const report = (retrying: boolean) => {
         if (failure === undefined || failure.code === 'aborted' || !options.onAttemptFailed) return;
@@ -223,7 +232,7 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
         const elapsedMs = Math.round(performance.now() - started);
         options.onAttemptFailed({ ...failure, attempt: attempts, ...(cause && { cause }), retrying, elapsedMs });
       };
-      if (failure === undefined || failure.code === 'invalid_output') {
+      if (failure === undefined || answered(failure)) {
         report(false);
         return finish(attempt, attempts, failure);
       }
@@ -418,7 +427,7 @@ async function readEventStream<T>(
 
 /** The attempt with its structured output parsed and validated, when it finished well. */
 async function parsed(attempt: Attempt, call: Call): Promise<Attempt> {
-  if (call.output !== undefined && attempt.finish && attempt.failure === undefined && !attempt.aborted) {
+  if (call.output !== undefined && attempt.finish?.done && attempt.failure === undefined && !attempt.aborted) {
     await parseOutput(attempt, call.output.schema);
   }
   return attempt;
@@ -551,6 +560,7 @@ async function readWire<T>(
     else attempt.failure ??= error;
   } finally {
     if (!settled) body.cancel();
+    if (attempt.finish === undefined) attempt.usage = frames.finish().usage;
   }
 }
 
@@ -589,7 +599,12 @@ async function readParts<T>(
         }
       } else if (part.type === 'error') attempt.failure ??= part.error;
       else if (part.type === 'finish')
-        attempt.finish = { reason: finishReason(part.finishReason.unified), usage: usage(part.usage) };
+        // An SDK reports a finish when the body ends; without the provider's own reason it was cut.
+        attempt.finish = {
+          reason: finishReason(part.finishReason.unified),
+          usage: usage(part.usage),
+          done: part.finishReason.raw !== undefined,
+        };
     }
   } catch (error) {
     // The caller's bug, not the provider's: it propagates (after `finally` cancels the body).
@@ -607,7 +622,9 @@ async function readParts<T>(
 /** Why an attempt produced no answer, or `undefined` when it did. */
 function failureOf(attempt: Attempt, stopped: () => Failure | undefined): Failure | undefined {
   const completed = attempt.finish !== undefined && attempt.failure === undefined && !attempt.aborted;
-  if (completed && attempt.finish!.reason !== 'error') {
+  if (completed && attempt.finish!.done && attempt.finish!.reason !== 'error') {
+    const outcome = outcomeOf(attempt);
+    if (outcome) return outcome;
     if (!attempt.invalid) return undefined;
     // The repair prompt needs to know what was wrong: "could not parse" or the schema's complaint.
     const cause = attempt.invalid.cause instanceof Error ? `: ${attempt.invalid.cause.message}` : '';
@@ -618,9 +635,13 @@ function failureOf(attempt: Attempt, stopped: () => Failure | undefined): Failur
   const failure: Failure =
     attempt.failure !== undefined
       ? classifyError(attempt.failure)
-      : completed
+      : completed && attempt.finish!.done
         ? { code: 'upstream_error', message: 'The provider finished the answer with an error', retryable: true }
-        : { code: 'upstream_error', message: 'The stream ended without a finish event', retryable: true };
+        : {
+            code: 'stream_truncated',
+            message: 'The stream ended before the provider said the answer was done; the text is partial',
+            retryable: true,
+          };
   // An error streamed after the response started: its id is in the headers of that response.
   if (failure.providerRequestId === undefined && attempt.requestId !== undefined) failure.providerRequestId = attempt.requestId;
   return failure;
@@ -631,7 +652,7 @@ function failureOf(attempt: Attempt, stopped: () => Failure | undefined): Failur
  * `aborted` when the caller cancelled, `error` for every other failure.
  */
 function finishReasonOf(attempt: Attempt, failure: Failure | undefined): FinishReason {
-  if (failure === undefined || failure.code === 'invalid_output') return attempt.finish?.reason ?? 'other';
+  if (failure === undefined || answered(failure)) return attempt.finish?.reason ?? 'other';
   return failure.code === 'aborted' ? 'aborted' : 'error';
 }
 
@@ -677,5 +698,49 @@ async function parseOutput(attempt: Attempt, schema: Schema<unknown>): Promise<v
 function usage(u: LanguageModelV3Usage): Usage {
   const inputTokens = u.inputTokens.total ?? 0;
   const outputTokens = u.outputTokens.total ?? 0;
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  const result: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  if (u.inputTokens.cacheRead) result.cacheReadTokens = u.inputTokens.cacheRead;
+  if (u.inputTokens.cacheWrite) result.cacheWriteTokens = u.inputTokens.cacheWrite;
+  if (u.outputTokens.reasoning) result.reasoningTokens = u.outputTokens.reasoning;
+  return result;
+}
+
+function addUsage(a: Usage, b: Usage | undefined): Usage {
+  if (b === undefined) return a;
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+  for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
+    const n = (a[key] ?? 0) + (b[key] ?? 0);
+    if (n > 0) sum[key] = n;
+  }
+  return sum;
+}
+
+/** The failures that are the model's own finished answer: kept with its finish reason (and retried by no one). */
+function answered(failure: Failure): boolean {
+  return failure.code === 'invalid_output' || failure.code === 'refused' || failure.code === 'empty';
+}
+
+/**
+ * A finished stream that is still no answer: the model or the provider's filter refused
+ * (`content-filter`: Anthropic's `refusal`, OpenAI's refusal or `content_filter`, Gemini's `SAFETY`,
+ * a blocked prompt), or nothing was said. Neither is worth asking again.
+ */
+function outcomeOf(attempt: Attempt): Failure | undefined {
+  const finish = attempt.finish!;
+  if (finish.reason === 'content-filter') {
+    const words = finish.refusal ? `: ${finish.refusal}` : '';
+    return { code: 'refused', message: clip(`The model declined to answer${words}`), retryable: false };
+  }
+  if (attempt.text.trim() === '') {
+    return { code: 'empty', message: `The model finished (${finish.reason}) without any answer text`, retryable: false };
+  }
+  return undefined;
+}
+
+function clip(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
 }

@@ -1,5 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { AnswerError } from '../../../sdk/src/generated/types.gen.js';
+import { errorMeaning } from './wire/error-names.js';
 
 /** An `AnswerError` before the attempt count is known. */
 export type Failure = Omit<AnswerError, 'attempts'>;
@@ -12,6 +13,9 @@ const MAX_MESSAGE = 500;
  * HTTP errors arrive as `APICallError`s (from an `error` part, or thrown when the body breaks
  * mid-stream with status 200; with no status when no response came, the network error as cause);
  * providers also stream their own error events (Anthropic's `overloaded_error`) as plain objects.
+ * Where the error names itself (`type`, `code`, `status` in its body or frame), the provider's own
+ * word decides (`wire/error-names.ts`: OpenAI's `insufficient_quota` is a 429 not worth retrying, its
+ * `server_error` in a 200 stream one that is); otherwise its HTTP status does.
  * Abort and the call's deadline are decided by the caller, who knows which signal fired.
  */
 export function classifyError(error: unknown): Failure {
@@ -25,6 +29,12 @@ function classify(error: unknown): Failure {
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const message = clip(error.message);
+    const named = errorMeaning(errorNames(error.data ?? parsedBody(error.responseBody)));
+    // 401/403 say it outright, and their message names the key.
+    if (named && !(status === undefined && network) && status !== 401 && status !== 403) {
+      const failure: Failure = { code: named.code, message, retryable: named.retryable };
+      return status === undefined ? failure : { ...failure, status };
+    }
     if (status === 429) return { code: 'rate_limited', message, status, retryable: true };
     if (status === 401 || status === 403) {
       return {
@@ -44,13 +54,15 @@ function classify(error: unknown): Failure {
   }
   const streamed = providerErrorEvent(error);
   if (streamed) {
+    const named = errorMeaning(streamed.names);
+    if (named) return { code: named.code, message: streamed.message, retryable: named.retryable };
     if (/rate_limit/.test(streamed.type)) return { code: 'rate_limited', message: streamed.message, retryable: true };
     if (/authentication|permission/.test(streamed.type))
       return { code: 'auth_failed', message: streamed.message, retryable: false };
     return {
       code: 'upstream_error',
       message: streamed.message,
-      retryable: /overloaded|api_error|unavailable|internal/.test(streamed.type),
+      retryable: /overloaded|api_error|server_error|unavailable|internal/.test(streamed.type),
     };
   }
   if (network) return network;
@@ -142,15 +154,36 @@ function innermostMessage(error: unknown): string {
   return messageOf(e).trim();
 }
 
+/** The names an error body gives itself: `{ error: { code, type, status } }` or that object alone. */
+function errorNames(body: unknown): unknown[] {
+  if (typeof body !== 'object' || body === null) return [];
+  const outer = body as { error?: unknown };
+  const inner = (typeof outer.error === 'object' && outer.error !== null ? outer.error : body) as Record<string, unknown>;
+  return [inner.code, inner.type, inner.status];
+}
+
+function parsedBody(body: string | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `{ type: 'overloaded_error', message }` as Anthropic streams it, or `{ code, message }`. */
-function providerErrorEvent(error: unknown): { type: string; message: string } | undefined {
+function providerErrorEvent(error: unknown): { type: string; message: string; names: unknown[] } | undefined {
   if (typeof error !== 'object' || error === null || error instanceof Error) return undefined;
   const e = error as { type?: unknown; code?: unknown; status?: unknown; message?: unknown; error?: unknown };
   const type = [e.type, e.code, e.status].find((v) => typeof v === 'string') as string | undefined;
   // xAI streams `{ code, error }`; the others put the text in `message`.
   const message = [e.message, e.error].find((v) => typeof v === 'string') as string | undefined;
   if (type === undefined && message === undefined) return undefined;
-  return { type: (type ?? 'error').toLowerCase(), message: clip(message ?? JSON.stringify(error)) };
+  return {
+    type: (type ?? 'error').toLowerCase(),
+    message: clip(message ?? JSON.stringify(error)),
+    names: errorNames(error),
+  };
 }
 
 function messageOf(error: unknown): string {

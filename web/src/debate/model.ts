@@ -340,7 +340,8 @@ export const costOfSlot = (view: SessionView, slot: number) =>
 export function verdictSpend(view: SessionView): { usage: Usage; cost: Cost | undefined } | undefined {
   if (!view.usage || !view.cost || !(view.synthesizer || view.verdict)) return undefined;
   const answers = view.rounds.flatMap(answered).map((a) => a.answer!);
-  const tokens = (k: keyof Usage) => Math.max(0, view.usage![k] - answers.reduce((n, a) => n + a.usage[k], 0));
+  const tokens = (k: 'inputTokens' | 'outputTokens' | 'totalTokens') =>
+    Math.max(0, view.usage![k] - answers.reduce((n, a) => n + a.usage[k], 0));
   const spent = sumCosts(answers.map((a) => a.cost));
   return {
     usage: { inputTokens: tokens('inputTokens'), outputTokens: tokens('outputTokens'), totalTokens: tokens('totalTokens') },

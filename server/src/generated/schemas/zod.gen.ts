@@ -323,10 +323,24 @@ export const zGrounding = z.object({
     description: 'What the panel read from the wiki and how its citations held. `status` is `complete` when the retrieval before round 1 worked, `partial` when some of it or a later lookup failed (see `note`), `absent` when nothing could be read: the debate goes on without sources. Page text is untrusted.'
 });
 
+/**
+ * Tokens as the provider reported them. `inputTokens` counts every input token, cache reads and writes included; `outputTokens` every output token, reasoning included. The parts billed at their own rates are given apart where there are any (absent means none reported).
+ */
 export const zUsage = z.object({
     inputTokens: z.int().gte(0),
     outputTokens: z.int().gte(0),
-    totalTokens: z.int().gte(0)
+    totalTokens: z.int().gte(0),
+    cacheReadTokens: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Input tokens read from the provider\'s prompt cache (within `inputTokens`).'
+    }).optional(),
+    cacheWriteTokens: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Input tokens written to the provider\'s prompt cache (within `inputTokens`).'
+    }).optional(),
+    reasoningTokens: z.int().gte(0).register(z.globalRegistry, {
+        description: 'Output tokens the model spent reasoning, not shown in the answer (within `outputTokens`).'
+    }).optional()
+}).register(z.globalRegistry, {
+    description: 'Tokens as the provider reported them. `inputTokens` counts every input token, cache reads and writes included; `outputTokens` every output token, reasoning included. The parts billed at their own rates are given apart where there are any (absent means none reported).'
 });
 
 export const zCost = z.object({
@@ -355,8 +369,13 @@ export const zFinishReason = z.enum([
  * (HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.
  * `upstream_error`: any other HTTP error (5xx included; see `status`) or an error the
  * provider streamed. `connection_reset`: the connection dropped while the answer
- * streamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output
- * did not meet its schema, or the session's budget ran out.
+ * streamed. `stream_truncated`: the response body ended before the provider said the
+ * answer was done (its end marker or finish reason); the text is partial. `refused`: the
+ * model or the provider's filter declined to answer (a refusal, a content filter, a
+ * blocked prompt). `empty`: the model finished without any answer text. `aborted`,
+ * `invalid_output`, `budget_exceeded`: the run stopped, the output did not meet its schema,
+ * or the session's budget ran out. An answer with an error counts toward no quorum and no
+ * consensus.
  *
  */
 export const zAnswerErrorCode = z.enum([
@@ -370,9 +389,12 @@ export const zAnswerErrorCode = z.enum([
     'auth_failed',
     'aborted',
     'invalid_output',
-    'budget_exceeded'
+    'budget_exceeded',
+    'stream_truncated',
+    'refused',
+    'empty'
 ]).register(z.globalRegistry, {
-    description: 'The cause. `connection_refused`: nothing listens at the provider\'s address.\n`dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or\ncertificate check failed. `timeout`: no answer within the call\'s deadline (or the\nconnection could not be opened in time). `auth_failed`: the provider refused the key\n(HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.\n`upstream_error`: any other HTTP error (5xx included; see `status`) or an error the\nprovider streamed. `connection_reset`: the connection dropped while the answer\nstreamed. `aborted`, `invalid_output`, `budget_exceeded`: the run stopped, the output\ndid not meet its schema, or the session\'s budget ran out.\n'
+    description: 'The cause. `connection_refused`: nothing listens at the provider\'s address.\n`dns_failed`: its host name does not resolve. `tls_failed`: the TLS handshake or\ncertificate check failed. `timeout`: no answer within the call\'s deadline (or the\nconnection could not be opened in time). `auth_failed`: the provider refused the key\n(HTTP 401 or 403). `rate_limited`: HTTP 429 or a streamed rate-limit error.\n`upstream_error`: any other HTTP error (5xx included; see `status`) or an error the\nprovider streamed. `connection_reset`: the connection dropped while the answer\nstreamed. `stream_truncated`: the response body ended before the provider said the\nanswer was done (its end marker or finish reason); the text is partial. `refused`: the\nmodel or the provider\'s filter declined to answer (a refusal, a content filter, a\nblocked prompt). `empty`: the model finished without any answer text. `aborted`,\n`invalid_output`, `budget_exceeded`: the run stopped, the output did not meet its schema,\nor the session\'s budget ran out. An answer with an error counts toward no quorum and no\nconsensus.\n'
 });
 
 /**

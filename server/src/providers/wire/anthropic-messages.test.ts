@@ -30,7 +30,11 @@ describe('Anthropic Messages frames', () => {
     expect(r).toEqual({
       text: ['Ship ', 'it.'],
       errors: [],
-      finish: { reason: 'stop', usage: { inputTokens: 27, outputTokens: 9, totalTokens: 36 } },
+      finish: {
+        reason: 'stop',
+        usage: { inputTokens: 27, outputTokens: 9, totalTokens: 36, cacheReadTokens: 5, cacheWriteTokens: 2 },
+        done: true,
+      },
     });
   });
 

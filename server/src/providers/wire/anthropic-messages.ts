@@ -1,7 +1,8 @@
 /**
  * Anthropic Messages events: `message_start` (input tokens, cache reads and writes),
- * `content_block_delta` with a `text_delta`, `message_delta` (stop reason, output tokens),
- * `error` (e.g. `overloaded_error`) mid-stream; `ping`, `message_stop` and block starts and stops
+ * `content_block_delta` with a `text_delta`, `message_delta` (stop reason, output tokens, the
+ * refusal's `stop_details`, compaction's `iterations`), `message_stop` (the end: a stream without
+ * it was cut), `error` (e.g. `overloaded_error`) mid-stream; `ping` and block starts and stops
  * carry nothing the answer needs.
  */
 import type { FinishReason } from '../../../../sdk/src/generated/types.gen.js';
@@ -9,10 +10,13 @@ import { count, type FrameSink, isObject, type Json, parseFrame, usageOf, type W
 
 export class AnthropicMessagesFrames implements WireFrames {
   #reason: FinishReason = 'other';
+  #done = false;
+  #refusal: string | undefined;
   #input = 0;
   #cacheRead = 0;
   #cacheWrite = 0;
   #output = 0;
+  #thinking = 0;
 
   constructor(private readonly sink: FrameSink) {}
 
@@ -35,9 +39,16 @@ export class AnthropicMessagesFrames implements WireFrames {
       case 'message_delta': {
         if (isObject(value.usage)) this.#usage(value.usage);
         const delta = value.delta;
-        if (isObject(delta)) this.#reason = typeof delta.stop_reason === 'string' ? anthropicReason(delta.stop_reason) : 'other';
+        if (isObject(delta)) {
+          this.#reason = typeof delta.stop_reason === 'string' ? anthropicReason(delta.stop_reason) : 'other';
+          const details = delta.stop_details;
+          if (isObject(details) && typeof details.explanation === 'string') this.#refusal = details.explanation;
+        }
         return;
       }
+      case 'message_stop':
+        this.#done = true;
+        return;
       case 'error':
         this.sink.error(value.error ?? value);
         return;
@@ -45,16 +56,32 @@ export class AnthropicMessagesFrames implements WireFrames {
     }
   }
 
-  /** Counts as they come: `message_delta`'s are cumulative and replace `message_start`'s where given. */
+  /**
+   * Counts as they come: `message_delta`'s are cumulative and replace `message_start`'s where given.
+   * With compaction the top-level counts are the last iteration's only; `iterations` lists each
+   * one, all billed, so their sum is the call's.
+   */
   #usage(u: Json): void {
-    if (u.input_tokens != null) this.#input = count(u.input_tokens);
-    if (u.output_tokens != null) this.#output = count(u.output_tokens);
-    if (u.cache_read_input_tokens != null) this.#cacheRead = count(u.cache_read_input_tokens);
-    if (u.cache_creation_input_tokens != null) this.#cacheWrite = count(u.cache_creation_input_tokens);
+    const iterations = Array.isArray(u.iterations) ? u.iterations.filter(isObject) : [];
+    const sum = (key: string) => iterations.reduce((total, i) => total + count(i[key]), 0);
+    const take = (key: string) => (iterations.length > 0 ? sum(key) : count(u[key]));
+    if (u.input_tokens != null) this.#input = take('input_tokens');
+    if (u.output_tokens != null) this.#output = take('output_tokens');
+    if (u.cache_read_input_tokens != null) this.#cacheRead = take('cache_read_input_tokens');
+    if (u.cache_creation_input_tokens != null) this.#cacheWrite = take('cache_creation_input_tokens');
+    const details = u.output_tokens_details;
+    if (isObject(details) && details.thinking_tokens != null) this.#thinking = count(details.thinking_tokens);
   }
 
   finish(): WireFinish {
-    return { reason: this.#reason, usage: usageOf(this.#input + this.#cacheRead + this.#cacheWrite, this.#output) };
+    const usage = usageOf(this.#input + this.#cacheRead + this.#cacheWrite, this.#output, {
+      cacheRead: this.#cacheRead,
+      cacheWrite: this.#cacheWrite,
+      reasoning: this.#thinking,
+    });
+    const finish: WireFinish = { reason: this.#reason, usage, done: this.#done };
+    if (this.#refusal !== undefined) finish.refusal = this.#refusal;
+    return finish;
   }
 }
 

@@ -28,7 +28,7 @@ describe('Chat Completions frames', () => {
     expect(r).toEqual({
       text: ['Ship ', 'it.'],
       errors: [],
-      finish: { reason: 'stop', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+      finish: { reason: 'stop', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 }, done: true },
     });
   });
 
@@ -51,6 +51,7 @@ describe('Chat Completions frames', () => {
     expect(read([['message', chunk({ content: 'cut' })]]).finish).toEqual({
       reason: 'other',
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      done: false,
     });
   });
 
@@ -73,12 +74,21 @@ describe('Chat Completions frames', () => {
       inputTokens: 30,
       outputTokens: 10,
       totalTokens: 40,
+      cacheReadTokens: 20,
+      reasoningTokens: 6,
     });
-    // Others report reasoning inside completion_tokens, cached inside prompt_tokens.
-    expect(read([['message', usageChunk(usage)]], 'openai').finish.usage).toEqual({
-      inputTokens: 10,
+    // Others report reasoning inside completion_tokens, cached inside prompt_tokens...
+    expect(read([['message', usageChunk({ ...usage, total_tokens: 14 })]], 'openai').finish.usage).toEqual({
+      inputTokens: 30,
       outputTokens: 4,
-      totalTokens: 14,
+      totalTokens: 34,
+      cacheReadTokens: 20,
+      reasoningTokens: 6,
+    });
+    // ...but a compatible server whose total shows reasoning apart (xAI behind an OpenAI-compatible slot) is read so.
+    expect(read([['message', usageChunk({ ...usage, total_tokens: 20 })]], 'grok-proxy').finish.usage).toMatchObject({
+      outputTokens: 10,
+      reasoningTokens: 6,
     });
   });
 

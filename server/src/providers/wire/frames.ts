@@ -14,13 +14,21 @@ export interface FrameSink {
 
 export interface WireFinish {
   reason: FinishReason;
+  /** Every count reported so far, also when the stream then broke (what was billed up to there). */
   usage: Usage;
+  /**
+   * Whether the stream said it was done (Anthropic's `message_stop`, Chat Completions' `[DONE]` or a
+   * `finish_reason`, Gemini's `finishReason`). A body that ends without it was cut, whatever came before.
+   */
+  done: boolean;
+  /** What the model said when it refused (OpenAI's `refusal` deltas, Anthropic's `stop_details`), when it did. */
+  refusal?: string;
 }
 
 /** One response's frames: `frame` for each SSE event, `finish` when the body ended. */
 export interface WireFrames {
   frame(event: string, data: string): void;
-  /** The finish reason and usage as reported (`other` and zeros when the stream never said). */
+  /** The finish reason and usage as reported so far (`other`, zeros and not `done` when the stream never said). */
   finish(): WireFinish;
   /**
    * When the body ended, the token of a request that goes on with the answer (Gemini's
@@ -50,6 +58,18 @@ export function parseFrame(data: string, sink: FrameSink): Json | undefined {
   return undefined;
 }
 
-export function usageOf(input: number, output: number): Usage {
-  return { inputTokens: input, outputTokens: output, totalTokens: input + output };
+/** The parts of a count that are billed at their own rates; each within `input` or `output`. */
+export interface UsageParts {
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+}
+
+/** Usage as the contract reports it: totals, and the cache and reasoning parts where there are any. */
+export function usageOf(input: number, output: number, parts: UsageParts = {}): Usage {
+  const usage: Usage = { inputTokens: input, outputTokens: output, totalTokens: input + output };
+  if (parts.cacheRead) usage.cacheReadTokens = parts.cacheRead;
+  if (parts.cacheWrite) usage.cacheWriteTokens = parts.cacheWrite;
+  if (parts.reasoning) usage.reasoningTokens = parts.reasoning;
+  return usage;
 }

@@ -39,7 +39,11 @@ describe('Gemini streamGenerateContent frames', () => {
     expect(r).toEqual({
       text: ['Ship ', 'it.'],
       errors: [],
-      finish: { reason: 'stop', usage: { inputTokens: 9, outputTokens: 8, totalTokens: 17 } },
+      finish: {
+        reason: 'stop',
+        usage: { inputTokens: 9, outputTokens: 8, totalTokens: 17, cacheReadTokens: 4, reasoningTokens: 5 },
+        done: true,
+      },
     });
   });
 
@@ -69,7 +73,12 @@ describe('Gemini streamGenerateContent frames', () => {
     expect(r).toEqual({
       text: [],
       errors: [],
-      finish: { reason: 'content-filter', usage: { inputTokens: 7, outputTokens: 0, totalTokens: 7 } },
+      finish: {
+        reason: 'content-filter',
+        usage: { inputTokens: 7, outputTokens: 0, totalTokens: 7 },
+        done: true,
+        refusal: 'The prompt was blocked (SAFETY)',
+      },
     });
     // Unspecified is no block.
     const open = read([
@@ -96,6 +105,7 @@ describe('Gemini streamGenerateContent frames', () => {
     expect(read([gemini(candidate([{ text: 'cut' }]))]).finish).toEqual({
       reason: 'other',
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      done: false,
     });
   });
 
@@ -118,7 +128,7 @@ describe('Gemini streamGenerateContent frames', () => {
         usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 1, totalTokenCount: 15 },
       }),
     ]);
-    expect(reader.finish().reason).toBe('length');
+    expect(reader.finish()).toMatchObject({ reason: 'length', done: false });
     expect(reader.continuation!()).toBe('tok-1');
     expect(reader.continuation!()).toBeUndefined();
     feed([
@@ -128,10 +138,14 @@ describe('Gemini streamGenerateContent frames', () => {
       }),
     ]);
     expect(reader.continuation!()).toBeUndefined();
-    expect(reader.finish()).toEqual({ reason: 'stop', usage: { inputTokens: 22, outputTokens: 8, totalTokens: 30 } });
+    expect(reader.finish()).toEqual({
+      reason: 'stop',
+      usage: { inputTokens: 22, outputTokens: 8, totalTokens: 30, reasoningTokens: 1 },
+      done: true,
+    });
     // Without a token there is nothing to go on with: the answer ends there, as length.
     const cut = read([gemini(candidate([{ text: 'x' }], 'CONTINUATION'))]);
-    expect(cut.finish.reason).toBe('length');
+    expect(cut.finish).toMatchObject({ reason: 'length', done: true });
   });
 
   it('a frame that is not JSON is a JSONParseError; frames without candidates or parts carry no text', () => {

@@ -7,7 +7,8 @@
  * error the server streamed (an `APICallError` with the HTTP status its `code` or `status` names, as
  * the SDK makes it). A `CONTINUATION` finish with a `continuationToken` is a long answer the server
  * goes on with in another request, which the reader sends (`continuation`); each request's counts
- * are added up.
+ * are added up. The stream is done once the candidate has a `finishReason` (or the prompt was
+ * blocked); a body that ends before it was cut.
  */
 import { APICallError } from '@ai-sdk/provider';
 import type { FinishReason } from '../../../../sdk/src/generated/types.gen.js';
@@ -15,11 +16,13 @@ import { count, type FrameSink, isObject, type Json, parseFrame, usageOf, type W
 
 export class GeminiGenerateContentFrames implements WireFrames {
   #reason: FinishReason = 'other';
+  #done = false;
   #blocked = false;
   #usage: Json | undefined;
   /** The counts of the requests before this one, when the answer was continued. */
-  #earlier = { input: 0, output: 0 };
+  #earlier: Counts = { input: 0, output: 0, cacheRead: 0, reasoning: 0 };
   #token: string | undefined;
+  #refusal: string | undefined;
 
   constructor(private readonly sink: FrameSink) {}
 
@@ -35,7 +38,9 @@ export class GeminiGenerateContentFrames implements WireFrames {
     const feedback = value.promptFeedback;
     if (!this.#blocked && isObject(feedback) && confirmedBlock(feedback.blockReason)) {
       this.#blocked = true;
+      this.#done = true;
       this.#reason = 'content-filter';
+      this.#refusal = `The prompt was blocked (${feedback.blockReason})`;
     }
     if (this.#blocked) return;
     const candidate = Array.isArray(value.candidates) ? value.candidates[0] : undefined;
@@ -44,18 +49,29 @@ export class GeminiGenerateContentFrames implements WireFrames {
     for (const part of parts) {
       if (isObject(part) && typeof part.text === 'string' && part.text !== '' && part.thought !== true) this.sink.text(part.text);
     }
-    if (typeof candidate.finishReason === 'string') this.#reason = geminiReason(candidate.finishReason);
+    if (typeof candidate.finishReason === 'string') {
+      this.#reason = geminiReason(candidate.finishReason);
+      this.#done = true;
+      if (this.#reason === 'content-filter') this.#refusal = `The answer was stopped (${candidate.finishReason})`;
+    }
     if (candidate.finishReason === 'CONTINUATION' && typeof candidate.continuationToken === 'string') {
+      // The answer goes on in the next request, which must say it is done in turn.
+      this.#done = false;
       this.#token = candidate.continuationToken;
-      const { input, output } = this.#counts();
-      this.#earlier = { input: this.#earlier.input + input, output: this.#earlier.output + output };
+      this.#earlier = add(this.#earlier, this.#counts());
       this.#usage = undefined;
     }
   }
 
-  #counts(): { input: number; output: number } {
+  #counts(): Counts {
     const u = this.#usage ?? {};
-    return { input: count(u.promptTokenCount), output: count(u.candidatesTokenCount) + count(u.thoughtsTokenCount) };
+    const reasoning = count(u.thoughtsTokenCount);
+    return {
+      input: count(u.promptTokenCount),
+      output: count(u.candidatesTokenCount) + reasoning,
+      cacheRead: count(u.cachedContentTokenCount),
+      reasoning,
+    };
   }
 
   continuation(): string | undefined {
@@ -65,10 +81,26 @@ export class GeminiGenerateContentFrames implements WireFrames {
   }
 
   finish(): WireFinish {
-    const { input, output } = this.#counts();
-    return { reason: this.#reason, usage: usageOf(this.#earlier.input + input, this.#earlier.output + output) };
+    const { input, output, ...parts } = add(this.#earlier, this.#counts());
+    const finish: WireFinish = { reason: this.#reason, usage: usageOf(input, output, parts), done: this.#done };
+    if (this.#refusal !== undefined) finish.refusal = this.#refusal;
+    return finish;
   }
 }
+
+interface Counts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  reasoning: number;
+}
+
+const add = (a: Counts, b: Counts): Counts => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  cacheRead: a.cacheRead + b.cacheRead,
+  reasoning: a.reasoning + b.reasoning,
+});
 
 /** A streamed `{ error: { code, message, status } }` as the SDK reports it: an `APICallError` with the HTTP status it stands for. */
 function geminiError(error: unknown): APICallError {
