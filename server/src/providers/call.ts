@@ -697,7 +697,11 @@ async function parseOutput(attempt: Attempt, schema: Schema<unknown>): Promise<v
 
 function usage(u: LanguageModelV3Usage): Usage {
   const inputTokens = u.inputTokens.total ?? 0;
-  const outputTokens = u.outputTokens.total ?? 0;
+  // The OpenAI-compatible SDK takes reasoning to be within the completion's count; xAI's is apart
+  // from it (more reasoning than the whole completion says so).
+  const total = u.outputTokens.total ?? 0;
+  const reasoning = u.outputTokens.reasoning ?? 0;
+  const outputTokens = reasoning > total ? total + reasoning : total;
   const result: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
   if (u.inputTokens.cacheRead) result.cacheReadTokens = u.inputTokens.cacheRead;
   if (u.inputTokens.cacheWrite) result.cacheWriteTokens = u.inputTokens.cacheWrite;

@@ -66,6 +66,9 @@ function classify(error: unknown): Failure {
     };
   }
   if (network) return network;
+  // The OpenAI-compatible SDK's word for a body that ended before a finish reason.
+  if (error instanceof Error && /stream ended without a finish reason/i.test(error.message))
+    return { code: 'stream_truncated', message: clip(error.message), retryable: true };
   return { code: 'upstream_error', message: clip(messageOf(error)), retryable: false };
 }
 
