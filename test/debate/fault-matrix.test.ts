@@ -173,13 +173,19 @@ function expectHealthyAnswers(expect: ExpectStatic, run: CellRun, except?: { slo
 }
 
 /** Every stream that reached its end reported its usage, and the session adds them up. */
-function expectUsage(expect: ExpectStatic, run: CellRun, fault: Fault | undefined) {
-  // Failed calls count nothing, except invalid output: that stream finished and was billed.
+function expectUsage(expect: ExpectStatic, run: CellRun, fault: Fault | undefined, slot?: SlotNumber) {
+  // Failed calls count nothing, except invalid output: that stream finished and was billed...
   const billed = run.calls.filter((c) => !run.faulted.includes(c) || fault === 'invalid_json').length;
+  // ...and a stream cut mid-answer, for what its provider had reported before the cut: Anthropic
+  // (`message_start`: the prompt's tokens and 1 output token) and Gemini (every frame: the prompt's).
+  const provider = slot === undefined ? '' : PANEL[slot - 1]!.slot.provider;
+  const reset = fault === 'connection_reset' ? run.faulted.length : 0;
+  const cutIn = provider === 'anthropic' || provider === 'google' ? reset * USAGE.input : 0;
+  const cutOut = provider === 'anthropic' ? reset : 0;
   expect(run.session.usage).toEqual({
-    inputTokens: billed * USAGE.input,
-    outputTokens: billed * USAGE.output,
-    totalTokens: billed * (USAGE.input + USAGE.output),
+    inputTokens: billed * USAGE.input + cutIn,
+    outputTokens: billed * USAGE.output + cutOut,
+    totalTokens: billed * (USAGE.input + USAGE.output) + cutIn + cutOut,
   });
 }
 
@@ -228,7 +234,7 @@ describe.concurrent('fault matrix: one fault, one slot, one stage of a 3-round d
         it(`${fault} × slot ${slot} (${provider}) × ${stage}`, async ({ expect }) => {
           const run = await runCell(fault, slot, stage);
           const { session } = run;
-          expectUsage(expect, run, fault);
+          expectUsage(expect, run, fault, slot);
 
           if (stage === 'synthesis' && slot !== 1) {
             // Slot 1 writes the verdict while it is healthy; the others are never asked, so a fault

@@ -166,6 +166,30 @@ export const FOLDERS: Record<string, MutationFolder> = {
     tests: ['sdk/src/wiki/fast-path.test.ts', 'test/wiki/fast.test.ts', 'test/wiki/property-valid.test.ts'],
     env: { CONSILIUM_PROPERTY_RUNS_SCALE: '0.1' },
   },
+  // How providers' streams are read: each wire format's decoder (text, the end marker, usage with its cache and
+  // reasoning parts, refusals, streamed errors), the table of what providers call their errors, and the
+  // classification of every failure; over recorded real streams through both paths as well as unit frames.
+  'providers-wire': {
+    mutate: [
+      'server/src/providers/wire/anthropic-messages.ts',
+      'server/src/providers/wire/chat-completions.ts',
+      'server/src/providers/wire/gemini-generate-content.ts',
+      'server/src/providers/wire/frames.ts',
+      'server/src/providers/wire/formats.ts',
+      'server/src/providers/wire/sse-decoder.ts',
+      'server/src/providers/wire/error-names.ts',
+      'server/src/providers/errors.ts',
+    ],
+    tests: [
+      'server/src/providers/wire/anthropic-messages.test.ts',
+      'server/src/providers/wire/chat-completions.test.ts',
+      'server/src/providers/wire/gemini-generate-content.test.ts',
+      'server/src/providers/wire/sse-decoder.test.ts',
+      'server/src/providers/wire/error-names.test.ts',
+      'server/src/providers/errors.test.ts',
+      'test/providers/recordings.test.ts',
+    ],
+  },
   // The wiki client: continuation in list, prop and generator mode, errors and warnings, GET/POST, retries.
   'wiki-client': {
     mutate: ['sdk/src/wiki/client.ts'],

@@ -4,7 +4,13 @@ import { ConfigError } from './slots.js';
 export interface Price {
   inputPerMTok: number;
   outputPerMTok: number;
+  /** Input read from the provider's prompt cache; by default the provider's usual share of the input price (`debate/pricing.ts`). */
+  cacheReadPerMTok?: number;
+  /** Input written to the provider's prompt cache; by default likewise. */
+  cacheWritePerMTok?: number;
 }
+
+const PRICE_FIELDS = ['inputPerMTok', 'outputPerMTok', 'cacheReadPerMTok', 'cacheWritePerMTok'];
 
 /** `provider/model` → price. */
 export type PriceTable = Readonly<Record<string, Price>>;
@@ -34,16 +40,25 @@ export function parsePrices(raw: string | undefined, models?: readonly string[])
         `CONSILIUM_PRICES["${key}"] must be {"inputPerMTok": n, "outputPerMTok": n} with n >= 0, keyed "provider/model"`,
       );
     }
-    const extra = Object.keys(v).filter((k) => k !== 'inputPerMTok' && k !== 'outputPerMTok');
+    const extra = Object.keys(v).filter((k) => !PRICE_FIELDS.includes(k));
     if (extra.length > 0) {
-      throw new ConfigError(`CONSILIUM_PRICES["${key}"].${extra[0]} is not a price field (inputPerMTok, outputPerMTok)`);
+      throw new ConfigError(`CONSILIUM_PRICES["${key}"].${extra[0]} is not a price field (${PRICE_FIELDS.join(', ')})`);
+    }
+    for (const field of ['cacheReadPerMTok', 'cacheWritePerMTok'] as const) {
+      if (v[field] !== undefined && !ok(v[field]))
+        throw new ConfigError(`CONSILIUM_PRICES["${key}"].${field} must be a number >= 0`);
     }
     if (models && !models.includes(key)) {
       throw new ConfigError(
         `CONSILIUM_PRICES["${key}"] prices no configured model (the slots' provider/model: ${models.join(', ')})`,
       );
     }
-    table[key] = { inputPerMTok: v.inputPerMTok!, outputPerMTok: v.outputPerMTok! };
+    table[key] = {
+      inputPerMTok: v.inputPerMTok!,
+      outputPerMTok: v.outputPerMTok!,
+      ...(v.cacheReadPerMTok !== undefined && { cacheReadPerMTok: v.cacheReadPerMTok }),
+      ...(v.cacheWritePerMTok !== undefined && { cacheWritePerMTok: v.cacheWritePerMTok }),
+    };
   }
   return table;
 }

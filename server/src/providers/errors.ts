@@ -32,7 +32,9 @@ function classify(error: unknown): Failure {
     const named = errorMeaning(errorNames(error.data ?? parsedBody(error.responseBody)));
     // 401/403 say it outright, and their message names the key.
     if (named && !(status === undefined && network) && status !== 401 && status !== 403) {
-      const failure: Failure = { code: named.code, message, retryable: named.retryable };
+      // A 5xx is the server's trouble whatever it calls it: worth another try.
+      const retryable = named.retryable || (status !== undefined && (status >= 500 || status === 408 || status === 409));
+      const failure: Failure = { code: named.code, message, retryable };
       return status === undefined ? failure : { ...failure, status };
     }
     if (status === 429) return { code: 'rate_limited', message, status, retryable: true };
