@@ -7,7 +7,7 @@ import { slotLook } from '../slots.js';
 import { CopyButton } from './Copy.js';
 import { LiveMarkdown } from './LiveMarkdown.js';
 import { Markdown } from './Markdown.js';
-import type { AnswerView } from './model.js';
+import { type AnswerView, failureLabel } from './model.js';
 import { StatusChip } from './StatusChip.js';
 
 /** One model's answer in a round; re-rendered only when the answer changed (`rev`). */
@@ -35,7 +35,7 @@ export const AnswerCard = memo(
         </p>
         {answer.status === 'failed' && answer.error && (
           <p class="error small" role="status">
-            Failed: {answer.error.code} — {visibleControls(answer.error.message)}
+            {failureLabel(answer.error)} — {visibleControls(answer.error.message)}
             {answer.error.attempts > 1 ? ` (${answer.error.attempts} attempts)` : ''}
           </p>
         )}

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Answer, DebateEvent } from '../../../sdk/src/index.js';
-import { apply, costOfRound, costOfSlot, emptySession, isFinished, sumCosts, usageBySlot, verdictSpend } from './model.js';
+import {
+  apply,
+  costOfRound,
+  costOfSlot,
+  emptySession,
+  failureLabel,
+  isFinished,
+  sumCosts,
+  usageBySlot,
+  verdictSpend,
+} from './model.js';
 
 const base = { v: 1, sessionId: 'ses_1', ts: '2026-11-23T20:00:00Z' };
 let seq = 0;
@@ -272,5 +282,14 @@ describe('shape', () => {
     }
     // started, round.started, first delta of 1, first delta of 2, a further delta of 1 (no change), completed, ...
     expect(shapes.slice(0, 6)).toEqual([1, 2, 3, 4, 4, 5]);
+  });
+});
+
+describe('a failed answer is named by what happened', () => {
+  it('refused, empty and cut off are their own outcomes; anything else is a failure with its code', () => {
+    expect(failureLabel({ code: 'refused' })).toBe('Refused');
+    expect(failureLabel({ code: 'empty' })).toBe('Empty answer');
+    expect(failureLabel({ code: 'stream_truncated' })).toBe('Cut off (partial answer)');
+    expect(failureLabel({ code: 'rate_limited' })).toBe('Failed: rate_limited');
   });
 });

@@ -348,3 +348,20 @@ export function verdictSpend(view: SessionView): { usage: Usage; cost: Cost | un
     cost: spent && { usd: Math.max(0, view.cost.usd - spent.usd), priced: view.cost.priced },
   };
 }
+
+/**
+ * How a failed answer is named on its card: a refusal, an empty answer and a cut stream are the
+ * model's or the stream's own outcomes, not a generic failure (none of them counts toward the quorum).
+ */
+export function failureLabel(error: Pick<AnswerError, 'code'>): string {
+  switch (error.code) {
+    case 'refused':
+      return 'Refused';
+    case 'empty':
+      return 'Empty answer';
+    case 'stream_truncated':
+      return 'Cut off (partial answer)';
+    default:
+      return `Failed: ${error.code}`;
+  }
+}
