@@ -53,6 +53,54 @@ describe('Anthropic Messages frames', () => {
     expect(r.finish.reason).toBe(reason);
   });
 
+  it('done only on message_stop: a message_delta with its stop reason is not the end', () => {
+    const frames = [
+      start({ input_tokens: 4, output_tokens: 1 }),
+      textDelta('Hi'),
+      anthropic({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }),
+    ];
+    expect(read(frames).finish).toMatchObject({ reason: 'stop', done: false, usage: { inputTokens: 4, outputTokens: 2 } });
+    expect(read([...frames, anthropic({ type: 'message_stop' })]).finish.done).toBe(true);
+  });
+
+  it("a refusal's stop_details explanation is kept; compaction iterations are summed; thinking tokens given apart", () => {
+    const refusal = read([
+      start({ input_tokens: 18, output_tokens: 1 }),
+      anthropic({
+        type: 'message_delta',
+        delta: { stop_reason: 'refusal', stop_details: { type: 'refusal', explanation: 'Blocked under the policy.' } },
+        usage: { output_tokens: 5 },
+      }),
+      anthropic({ type: 'message_stop' }),
+    ]);
+    expect(refusal.finish).toMatchObject({ reason: 'content-filter', refusal: 'Blocked under the policy.', done: true });
+    const compacted = read([
+      start({ input_tokens: 100, output_tokens: 1 }),
+      anthropic({
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: {
+          input_tokens: 7,
+          output_tokens: 30,
+          cache_read_input_tokens: 0,
+          output_tokens_details: { thinking_tokens: 12 },
+          iterations: [
+            { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 3, type: 'compaction' },
+            { input_tokens: 7, output_tokens: 30, cache_read_input_tokens: 4, type: 'message' },
+          ],
+        },
+      }),
+    ]);
+    expect(compacted.finish.usage).toEqual({
+      inputTokens: 114,
+      outputTokens: 50,
+      totalTokens: 164,
+      cacheReadTokens: 7,
+      reasoningTokens: 12,
+    });
+    expect(compacted.finish.refusal).toBeUndefined();
+  });
+
   it('thinking and signature deltas are not answer text', () => {
     const r = read([
       anthropic({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } }),

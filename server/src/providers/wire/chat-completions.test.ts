@@ -55,6 +55,33 @@ describe('Chat Completions frames', () => {
     });
   });
 
+  it('done once a finish_reason or [DONE] came; a stream with neither was cut', () => {
+    expect(read([['message', chunk({ content: 'x' }, 'stop')]]).finish.done).toBe(true);
+    expect(
+      read([
+        ['message', chunk({ content: 'x' })],
+        ['message', '[DONE]'],
+      ]).finish,
+    ).toMatchObject({ done: true, reason: 'other' });
+    expect(
+      read([
+        ['message', chunk({ content: 'x' })],
+        ['message', usageChunk({ prompt_tokens: 1 })],
+      ]).finish.done,
+    ).toBe(false);
+  });
+
+  it('refusal deltas are kept as the refusal, not the answer', () => {
+    const r = read([
+      ['message', chunk({ refusal: "I can't " })],
+      ['message', chunk({ refusal: 'help.' })],
+      ['message', chunk({}, 'stop')],
+    ]);
+    expect(r.text).toEqual([]);
+    expect(r.finish).toMatchObject({ reason: 'content-filter', refusal: "I can't help." });
+    expect(read([['message', chunk({ content: 'ok', refusal: null })]]).finish.refusal).toBeUndefined();
+  });
+
   it('reasoning deltas are not answer text', () => {
     const r = read([
       ['message', chunk({ reasoning_content: 'thinking…' })],
