@@ -126,6 +126,94 @@ describe('classifyError', () => {
     });
   });
 
+  it("an HTTP error is read by the name its body gives (the SDK's parsed data, or the raw body), then by its status", () => {
+    const withBody = (status: number, body: unknown, data?: unknown) =>
+      new APICallError({
+        message: 'provider says no',
+        url: 'https://api.test',
+        requestBodyValues: {},
+        statusCode: status,
+        responseBody: typeof body === 'string' ? body : JSON.stringify(body),
+        ...(data !== undefined && { data }),
+      });
+    // OpenAI's quota: a 429 that waiting does not cure.
+    const quota = { error: { message: 'quota', type: 'insufficient_quota', code: 'insufficient_quota' } };
+    expect(classifyError(withBody(429, quota))).toEqual({
+      code: 'rate_limited',
+      message: 'provider says no',
+      status: 429,
+      retryable: false,
+    });
+    expect(classifyError(withBody(429, 'not json', quota))).toMatchObject({ retryable: false });
+    // Anthropic's envelope { type: 'error', error: { type } }; a 5xx stays retryable whatever it is called.
+    expect(classifyError(withBody(400, { type: 'error', error: { type: 'overloaded_error' } }))).toMatchObject({
+      code: 'upstream_error',
+      status: 400,
+      retryable: true,
+    });
+    expect(classifyError(withBody(500, { error: { type: 'invalid_request_error' } }))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
+    expect(classifyError(withBody(408, { error: { type: 'invalid_request_error' } }))).toMatchObject({ retryable: true });
+    expect(classifyError(withBody(409, { error: { type: 'invalid_request_error' } }))).toMatchObject({ retryable: true });
+    expect(classifyError(withBody(400, { error: { type: 'invalid_request_error' } }))).toMatchObject({ retryable: false });
+    // Gemini's { error: { code, status } }.
+    expect(classifyError(withBody(429, { error: { code: 429, status: 'RESOURCE_EXHAUSTED' } }))).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+    });
+    // 401 and 403 keep their wording; an unknown name or a body that is no object leaves the status to decide.
+    expect(classifyError(withBody(401, { error: { type: 'authentication_error' } })).message).toContain('refused the API key');
+    expect(classifyError(withBody(503, { error: { type: 'something_new' } }))).toMatchObject({
+      code: 'upstream_error',
+      retryable: true,
+    });
+    expect(classifyError(withBody(400, '"just a string"'))).toMatchObject({ code: 'upstream_error', retryable: false });
+    expect(classifyError(withBody(400, 'null'))).toMatchObject({ code: 'upstream_error', retryable: false });
+    // A network failure with a named body is still the network's.
+    const net = new APICallError({
+      message: 'Cannot connect',
+      url: 'https://api.test',
+      requestBodyValues: {},
+      data: { error: { type: 'server_error' } },
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    });
+    expect(classifyError(net)).toMatchObject({ code: 'connection_refused' });
+    // A name without a status: the name's meaning, without a status.
+    const streamed = new APICallError({ message: 'busy', url: '', requestBodyValues: {}, data: { status: 'UNAVAILABLE' } });
+    expect(classifyError(streamed)).toEqual({ code: 'upstream_error', message: 'busy', retryable: true });
+  });
+
+  it('streamed error frames by their code before their type: rate limits, quota, server errors', () => {
+    expect(classifyError({ message: 'Rate limit', type: 'requests', code: 'rate_limit_exceeded' })).toEqual({
+      code: 'rate_limited',
+      message: 'Rate limit',
+      retryable: true,
+    });
+    expect(classifyError({ message: 'quota', type: 'insufficient_quota', code: 'insufficient_quota' })).toMatchObject({
+      code: 'rate_limited',
+      retryable: false,
+    });
+    expect(classifyError({ message: 'The server had an error', type: 'server_error', code: null })).toEqual({
+      code: 'upstream_error',
+      message: 'The server had an error',
+      retryable: true,
+    });
+    // Names in no table: the old reading of the type.
+    expect(classifyError({ type: 'Internal_Failure', message: 'x' })).toMatchObject({ retryable: true });
+    expect(classifyError({ type: 'my_rate_limit', message: 'x' })).toMatchObject({ code: 'rate_limited' });
+    expect(classifyError({ type: 'permission_denied_here', message: 'x' })).toMatchObject({ code: 'auth_failed' });
+  });
+
+  it("the OpenAI-compatible SDK's stream without a finish reason is stream_truncated", () => {
+    expect(classifyError(new Error('Response stream ended without a finish reason.'))).toEqual({
+      code: 'stream_truncated',
+      message: 'Response stream ended without a finish reason.',
+      retryable: true,
+    });
+  });
+
   it('anything else is a non-retryable upstream error with a bounded message', () => {
     const r = classifyError(new Error('x'.repeat(2000)));
     expect(r).toMatchObject({ code: 'upstream_error', retryable: false });
