@@ -9,7 +9,8 @@
  *   shown, saying it changed without a reason;
  * - `stubborn-<p>`: right with probability p, and never moves;
  * - `always-<answer>`: always answers `<answer>`; any other name (a family's, `qwen2.5:7b`) answers right
- *   with probability `options.p` (0.5 unless given).
+ *   with probability `options.p` (0.5 unless given);
+ * - `refuser`: refuses every call as OpenAI does (`refusal` deltas, no content, finish `stop`).
  *
  * The questions are sums, "What is a + b?" (`sumQuestions`): the right answer is `a + b`, a wrong one `a + b`
  * plus a small offset that depends on the model and the question, so wrong answers disagree. A question that
@@ -202,7 +203,8 @@ export async function startScriptedModels(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
-      for (const piece of text.match(/[\s\S]{1,40}/g) ?? []) res.write(chunk({ content: piece }));
+      if (request.model === 'refuser') res.write(chunk({ refusal: "I'm sorry, I can't help with that." }));
+      else for (const piece of text.match(/[\s\S]{1,40}/g) ?? []) res.write(chunk({ content: piece }));
       res.write(chunk({}, 'stop'));
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: request.model, choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } })}\n\n`,
