@@ -82,6 +82,25 @@ describe('Chat Completions frames', () => {
     expect(read([['message', chunk({ content: 'ok', refusal: null })]]).finish.refusal).toBeUndefined();
   });
 
+  it("DeepSeek's cache hits are cache reads; its reasoning is within the completion's count", () => {
+    const usage = {
+      prompt_tokens: 18,
+      completion_tokens: 219,
+      total_tokens: 237,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 205 },
+      prompt_cache_hit_tokens: 16,
+      prompt_cache_miss_tokens: 2,
+    };
+    expect(read([['message', usageChunk(usage)]], 'deepseek').finish.usage).toEqual({
+      inputTokens: 18,
+      outputTokens: 219,
+      totalTokens: 237,
+      cacheReadTokens: 16,
+      reasoningTokens: 205,
+    });
+  });
+
   it('reasoning deltas are not answer text', () => {
     const r = read([
       ['message', chunk({ reasoning_content: 'thinking…' })],

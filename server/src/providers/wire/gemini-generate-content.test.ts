@@ -62,7 +62,11 @@ describe('Gemini streamGenerateContent frames', () => {
     ['FINISH_REASON_UNSPECIFIED', 'other'],
     ['SOMETHING_NEW', 'other'],
   ])('maps finishReason %s to %s', (wire, reason) => {
-    expect(read([gemini(candidate([{ text: 'x' }], wire))]).finish.reason).toBe(reason);
+    const finish = read([gemini(candidate([{ text: 'x' }], wire))]).finish;
+    expect(finish).toMatchObject({ reason, done: true });
+    // A filtered answer says which filter stopped it.
+    if (reason === 'content-filter') expect(finish.refusal).toBe(`The answer was stopped (${wire})`);
+    else expect(finish.refusal).toBeUndefined();
   });
 
   it('a blocked prompt is a content filter, and nothing after it is text', () => {
@@ -125,7 +129,13 @@ describe('Gemini streamGenerateContent frames', () => {
             continuationToken: 'tok-1',
           },
         ],
-        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 1, totalTokenCount: 15 },
+        usageMetadata: {
+          promptTokenCount: 10,
+          candidatesTokenCount: 4,
+          thoughtsTokenCount: 1,
+          cachedContentTokenCount: 3,
+          totalTokenCount: 15,
+        },
       }),
     ]);
     expect(reader.finish()).toMatchObject({ reason: 'length', done: false });
@@ -134,13 +144,19 @@ describe('Gemini streamGenerateContent frames', () => {
     feed([
       gemini({
         ...candidate([{ text: ' two.' }], 'STOP'),
-        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, totalTokenCount: 15 },
+        usageMetadata: {
+          promptTokenCount: 12,
+          candidatesTokenCount: 3,
+          thoughtsTokenCount: 2,
+          cachedContentTokenCount: 5,
+          totalTokenCount: 17,
+        },
       }),
     ]);
     expect(reader.continuation!()).toBeUndefined();
     expect(reader.finish()).toEqual({
       reason: 'stop',
-      usage: { inputTokens: 22, outputTokens: 8, totalTokens: 30, reasoningTokens: 1 },
+      usage: { inputTokens: 22, outputTokens: 10, totalTokens: 32, cacheReadTokens: 8, reasoningTokens: 3 },
       done: true,
     });
     // Without a token there is nothing to go on with: the answer ends there, as length.
