@@ -214,6 +214,121 @@ describe('classifyError', () => {
     });
   });
 
+  it('system codes match whole: a code that only contains a known one is no such cause', () => {
+    for (const code of [
+      'XECONNREFUSED',
+      'ECONNREFUSEDX',
+      'XENOTFOUND',
+      'ENOTFOUNDX',
+      'XEPROTO',
+      'EPROTOX',
+      'XETIMEDOUT',
+      'ETIMEDOUTX',
+    ]) {
+      const r = classifyError(networkError(code, 'odd failure'));
+      expect(r, code).toEqual({ code: 'connection_reset', message: 'Cannot connect to API: odd failure', retryable: true });
+    }
+    for (const code of ['XECONNRESET', 'ECONNRESETX'])
+      expect(classifyError(networkError(code, 'odd')).message).not.toContain('dropped');
+    // Each cause says what happened; multi-part codes match whole.
+    expect(classifyError(networkError('ENOTFOUND', 'x')).message).toContain("The provider's host name does not resolve");
+    expect(classifyError(networkError('ERR_TLS_CERT_ALTNAME_INVALID', 'x'))).toMatchObject({ code: 'tls_failed' });
+    expect(classifyError(networkError('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'x')).message).toContain(
+      'The TLS handshake with the provider failed',
+    );
+    expect(classifyError(networkError('ETIMEDOUT', 'x')).message).toContain('The provider did not answer in time');
+    expect(classifyError(networkError('ECONNRESET', '  read ECONNRESET  ')).message).toBe(
+      'The connection to the provider dropped (ECONNRESET): read ECONNRESET',
+    );
+  });
+
+  it('the system code is found along the cause chain, skipping codes that are not system codes, up to six deep', () => {
+    const chain = (codes: (string | undefined)[]): Error =>
+      codes.reduceRight<Error | undefined>(
+        (cause, code) => Object.assign(new Error(`level ${code}`, { cause }), code === undefined ? {} : { code }),
+        undefined,
+      )!;
+    for (const outer of ['not_system', 'xECONNRESET', 'ECONNRESET-x'])
+      expect(classifyError(chain([outer, 'ECONNREFUSED'])), outer).toMatchObject({ code: 'connection_refused' });
+    expect(classifyError(chain([undefined, undefined, undefined, undefined, undefined, 'ECONNREFUSED']))).toMatchObject({
+      code: 'connection_refused',
+    });
+    // The seventh level is too deep.
+    const deep = chain([undefined, undefined, undefined, undefined, undefined, undefined, 'ECONNREFUSED']);
+    expect(classifyError(deep)).toMatchObject({ code: 'upstream_error', retryable: false });
+    // Only a TypeError says "fetch failed" for undici; a plain Error saying so is no network failure.
+    expect(classifyError(new Error('fetch failed'))).toMatchObject({ code: 'upstream_error', retryable: false });
+  });
+
+  it('HTTP statuses decide retrying even against the SDK, and a 2xx whose body broke is a reset whatever its cause', () => {
+    expect(classifyError(apiError(500, 'm', false))).toMatchObject({ retryable: true });
+    expect(classifyError(apiError(408, 'm', false))).toMatchObject({ retryable: true });
+    expect(classifyError(apiError(409, 'm', false))).toMatchObject({ retryable: true });
+    expect(classifyError(apiError(400, 'm', true))).toMatchObject({ retryable: true });
+    expect(classifyError(apiError(300, 'm', false))).toMatchObject({ code: 'upstream_error', status: 300 });
+    const broke = apiError(200, 'Failed to process', true, {
+      cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+    });
+    expect(classifyError(broke)).toEqual({ code: 'connection_reset', message: 'Failed to process', retryable: true });
+  });
+
+  it('a named body decides over a network cause once a status came, but not over 403; no status, no status field', () => {
+    const named = (status: number | undefined, data: unknown, cause?: unknown) =>
+      new APICallError({
+        message: 'm',
+        url: '',
+        requestBodyValues: {},
+        statusCode: status,
+        data,
+        ...(cause !== undefined && { cause }),
+      });
+    const net = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(classifyError(named(429, { error: { code: 'insufficient_quota' } }, net))).toMatchObject({
+      code: 'rate_limited',
+      retryable: false,
+    });
+    expect(classifyError(named(403, { error: { type: 'overloaded_error' } }))).toMatchObject({
+      code: 'auth_failed',
+      retryable: false,
+    });
+    const unnamed = classifyError(named(undefined, { error: { status: 'INVALID_ARGUMENT' } }));
+    expect(unnamed).toEqual({ code: 'upstream_error', message: 'm', retryable: false });
+    expect('status' in unnamed).toBe(false);
+  });
+
+  it('streamed frames: the fallback reading by type, a frame with only a type or only a message, odd values', () => {
+    expect(classifyError({ type: 'my_rate_limit', message: 'x' })).toEqual({
+      code: 'rate_limited',
+      message: 'x',
+      retryable: true,
+    });
+    expect(classifyError({ type: 'permission_denied_here', message: 'x' })).toEqual({
+      code: 'auth_failed',
+      message: 'x',
+      retryable: false,
+    });
+    expect(classifyError({ type: 'overloaded_error' })).toEqual({
+      code: 'upstream_error',
+      message: '{"type":"overloaded_error"}',
+      retryable: true,
+    });
+    expect(classifyError({ message: 'only' })).toEqual({ code: 'upstream_error', message: 'only', retryable: false });
+    expect(classifyError({ foo: 1 })).toEqual({ code: 'upstream_error', message: '{"foo":1}', retryable: false });
+    expect(classifyError(42)).toEqual({ code: 'upstream_error', message: '42', retryable: false });
+  });
+
+  it('messages are clipped past 500 characters, request ids past 200; every provider header is read', () => {
+    expect(classifyError(new Error('y'.repeat(500))).message).toBe('y'.repeat(500));
+    expect(classifyError(new Error('y'.repeat(501))).message).toBe(`${'y'.repeat(499)}…`);
+    const id = (h: Record<string, string>) =>
+      classifyError(apiError(500, 'boom', true, { responseHeaders: h })).providerRequestId;
+    expect(id({ 'x-goog-request-id': 'g1' })).toBe('g1');
+    expect(id({ 'apim-request-id': 'a1' })).toBe('a1');
+    expect(id({ 'x-amzn-requestid': 'w1' })).toBe('w1');
+    expect(id({ 'x-request-id': '', 'request-id': 'second' })).toBe('second');
+    expect(id({ 'x-request-id': 'r'.repeat(300) })).toBe('r'.repeat(200));
+  });
+
   it('anything else is a non-retryable upstream error with a bounded message', () => {
     const r = classifyError(new Error('x'.repeat(2000)));
     expect(r).toMatchObject({ code: 'upstream_error', retryable: false });
