@@ -186,6 +186,7 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/providers/wire/gemini-generate-content.test.ts',
       'server/src/providers/wire/sse-decoder.test.ts',
       'server/src/providers/wire/error-names.test.ts',
+      'server/src/providers/wire/odd-frames.test.ts',
       'server/src/providers/errors.test.ts',
       'test/providers/recordings.test.ts',
     ],
