@@ -284,7 +284,7 @@ export class Run {
       missingSlots: session.missingSlots,
       usage: this.usage,
       cost: this.cost,
-      ...(session.endReason !== undefined && { error: session.endReason }),
+      ...(this.error !== undefined && status !== 'completed' && { error: this.error }),
     });
     return session;
   }
