@@ -627,7 +627,7 @@ export type Session = {
      */
     tags?: Array<SessionTag>;
     /**
-     * Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). The same text as its `session.ended` event's `error`.
+     * Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). When its `session.ended` event names an `error`, the same text.
      */
     endReason?: string;
     /**

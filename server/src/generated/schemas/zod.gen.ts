@@ -1570,7 +1570,7 @@ export const zSession = z.object({
         description: 'The labels the request gave it.'
     }).optional(),
     endReason: z.string().register(z.globalRegistry, {
-        description: 'Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). The same text as its `session.ended` event\'s `error`.'
+        description: 'Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). When its `session.ended` event names an `error`, the same text.'
     }).optional(),
     unmatchedLabels: z.array(zUnmatchedLabel).register(z.globalRegistry, {
         description: 'Holders named in an anonymous final round\'s consensus that the server could map to no slot (not a label, "you", or a slot\'s name the model was given): which model wrote it, for which statement, and the text. They credit no one; a statement they alone held is not in the consensus.'
