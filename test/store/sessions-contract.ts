@@ -732,7 +732,7 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect(await store.events(d.session.id, 3)).toStrictEqual([...d.raised, ended].filter((e) => e.seq > 3));
       });
 
-      it("keeps why a session did not complete: the run's reason, the store's own for an interrupt and its cancel, none once resumed", async () => {
+      it("keeps why a session did not complete (the run's reason, the store's own for an interrupt and its cancel, none once resumed) and its unmatched labels", async () => {
         const d = new FakeDebate({ owner: owner('end-reason') });
         await store.write(d.start().step());
         const reason = 'quorum_not_met: round 2 had 0 answers, the quorum is 3';
@@ -743,9 +743,10 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
           updatedAt: ts,
           completedAt: ts,
           endReason: reason,
+          unmatchedLabels: [{ round: 2, reader: 3, statement: 'Shard by owner', text: 'Response Z' }],
         };
         await store.write({ session: partial, events: [] });
-        expect((await store.get(d.session.id))?.endReason).toBe(reason);
+        expect(await store.get(d.session.id)).toMatchObject({ endReason: reason, unmatchedLabels: partial.unmatchedLabels });
 
         const running = new FakeDebate({ owner: owner('end-reason') });
         await store.write(running.start().step());
