@@ -11,6 +11,7 @@ import type { Session } from '../../sdk/src/generated/types.gen.js';
 import { slotsFromEnv } from '../../server/src/config/slots.js';
 import { DebateEngine } from '../../server/src/debate/engine.js';
 import { createSlotModel } from '../../server/src/providers/models.js';
+import { scriptedPanel, startScriptedModels } from '../support/scripted-models.js';
 import {
   AGREEMENT,
   answer,
@@ -183,5 +184,50 @@ describe('peer labels as models write them', () => {
     const synthesis = bodyText(c.callsOf(1, 'synthesis')[0]!.body);
     expect(synthesis).toContain('no view the final answers reported could be credited to a panel member');
     expect(synthesis).not.toContain("The final round's consensus");
+  });
+});
+
+describe('over real HTTP on loopback (an OpenAI-compatible server)', () => {
+  const MODELS = ['accurate-1', 'stubborn-1', 'accurate-0.9', 'stubborn-0.9', 'accurate-0.8'];
+  const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
+
+  it('an off-schema final answer repaired into a fenced one, and a verdict after a sentence, reach a verdict; the repair is priced', async () => {
+    const models = await startScriptedModels({
+      dress: ({ kind, text }, user) => {
+        if (kind === 'final' && !user.includes('Your previous reply could not be used')) return OFF_SCHEMA;
+        if (kind === 'final') return `\`\`\`json\n${text}\n\`\`\``;
+        if (kind === 'verdict') return `Here is the verdict you asked for.\n${text}\nI hope it helps.`;
+        return text;
+      },
+    });
+    try {
+      const env = scriptedPanel(models.baseUrl, MODELS, PRICE);
+      const engine = new DebateEngine({
+        panel: slotsFromEnv(env).map((config) => ({ config, model: createSlotModel(config, env) })),
+        quorum: 3,
+        callTimeoutMs: 30_000,
+        maxRetries: 0,
+        prices: Object.fromEntries(MODELS.map((m, i) => [`scripted-${i + 1}/${m}`, PRICE])),
+        owner: 'test',
+      });
+      const session = await engine.deep('What is 2 + 3?', { rounds: 2 });
+      expect(session).toMatchObject({ status: 'completed', missingSlots: [] });
+      expect(session.verdict?.format).toBe('structured');
+      for (const [i, model] of MODELS.entries()) {
+        const finals = models.calls.filter((c) => c.kind === 'final' && c.model === model);
+        expect(finals, model).toHaveLength(2);
+        const a = session.rounds[1]!.answers.find((x) => x.slot === i + 1)!;
+        const input = finals.reduce((n, c) => n + c.usage.prompt, 0);
+        const output = finals.reduce((n, c) => n + c.usage.completion, 0);
+        expect(a).toMatchObject({ repaired: expect.stringContaining('did not match schema') });
+        expect(a.usage).toEqual({ inputTokens: input, outputTokens: output, totalTokens: input + output });
+        expect(a.cost?.usd).toBeCloseTo((input * PRICE.inputPerMTok + output * PRICE.outputPerMTok) / 1e6, 12);
+      }
+      // The session's spend is every call's: the repairs included.
+      const all = models.calls.reduce((n, c) => n + c.usage.prompt + c.usage.completion, 0);
+      expect(session.usage.totalTokens).toBe(all);
+    } finally {
+      await models.close();
+    }
   });
 });
