@@ -78,7 +78,8 @@ async function runCell(fault: Fault, slot: SlotNumber, stage: Stage, options: { 
   const c = net.open((call, request, p) => {
     if (call.slot !== slot) return undefined;
     // An invalid verdict gets one repair try; unless the cell says it succeeds, it is invalid too.
-    const hit = call.stage === stage || (stage === 'synthesis' && call.stage === 'repair' && !options.repairFixes);
+    const repair = (stage === 'synthesis' && call.stage === 'repair') || (stage === 'final' && call.stage === 'finalRepair');
+    const hit = call.stage === stage || (repair && fault === 'invalid_json' && !options.repairFixes);
     if (!hit) return undefined;
     faulted.push(call);
     return faultResponse(fault, p, request, call);
@@ -101,7 +102,7 @@ async function runCell(fault: Fault, slot: SlotNumber, stage: Stage, options: { 
 }
 
 const STAGES: readonly Stage[] = ['round1', 'middle', 'final', 'synthesis'];
-const ROUND_OF: Record<Stage, number> = { round1: 1, middle: 2, final: 3, synthesis: 0, repair: 0, ranking: 1 };
+const ROUND_OF: Record<Stage, number> = { round1: 1, middle: 2, final: 3, finalRepair: 3, synthesis: 0, repair: 0, ranking: 1 };
 const FAULTS: readonly Fault[] = ['rate_limited', 'server_error', 'timeout', 'connection_reset', 'invalid_json'];
 
 /** What the engine reports for a fault: the error, how many requests it took, the waits between them. */
@@ -109,7 +110,7 @@ function expected(
   fault: Fault,
   slot: SlotNumber,
   stage: Stage,
-): { error: Omit<AnswerError, 'message'>; requests: number; waits: number[] } {
+): { error: Omit<AnswerError, 'message'>; requests: number; waits: number[]; repairs?: number } {
   switch (fault) {
     case 'rate_limited':
       return {
@@ -132,13 +133,15 @@ function expected(
       return { error: { code: 'connection_reset', retryable: true, attempts: 1 }, requests: 1, waits: [] };
     case 'invalid_json':
       if (stage !== 'final') throw new Error(`invalid_json at ${stage} for slot ${slot} is no answer failure`);
-      return { error: { code: 'invalid_output', retryable: true, attempts: 1 }, requests: 1, waits: [] };
+      // Asked once more with the problem (the repair), which is invalid too: two calls, both counted.
+      return { error: { code: 'invalid_output', retryable: true, attempts: 2 }, requests: 1, waits: [], repairs: 1 };
   }
 }
 
 /** The text the failed answer keeps: what streamed before the failure (all of it for invalid output). */
 function failedText(fault: Fault, slot: SlotNumber, stage: Stage): string {
-  if (fault === 'invalid_json') return invalidText(stage);
+  // The repair's text, the last the model wrote.
+  if (fault === 'invalid_json') return invalidText(stage === 'final' ? 'finalRepair' : stage);
   if (fault === 'connection_reset') return deltasOf(healthyText(slot, stage, ROUND_OF[stage]))[0]!;
   return '';
 }
@@ -293,7 +296,8 @@ describe.concurrent('fault matrix: one fault, one slot, one stage of a 3-round d
           const want = expected(fault, slot, stage);
           expect(run.waits).toEqual(want.waits);
           expect(run.callsOf(slot, stage)).toHaveLength(want.requests);
-          expect(run.faulted).toHaveLength(want.requests);
+          expect(run.callsOf(slot, 'finalRepair')).toHaveLength(want.repairs ?? 0);
+          expect(run.faulted).toHaveLength(want.requests + (want.repairs ?? 0));
           if (fault === 'timeout') expect(run.faulted.every((c) => c.observed.aborted)).toBe(true);
           expect(session.status).toBe('partial');
 
@@ -341,6 +345,17 @@ describe.concurrent('fault matrix: one fault, one slot, one stage of a 3-round d
             finishReason: fault === 'invalid_json' ? 'stop' : 'error',
             error: { ...want.error, message: expect.any(String) },
           });
+          if (want.repairs) {
+            // The repair was told what was wrong, and both calls are billed to the answer.
+            expect(failed.repaired).toMatch(/could not parse/);
+            expect(run.callsOf(slot, 'finalRepair')[0]!.body).toContain(JSON.stringify(INVALID_FINAL).slice(1, -1));
+            expect(failed.usage).toEqual({
+              inputTokens: 2 * USAGE.input,
+              outputTokens: 2 * USAGE.output,
+              totalTokens: 2 * (USAGE.input + USAGE.output),
+            });
+            expect(failed.error?.message).toMatch(/did not match schema/);
+          } else expect(failed.repaired).toBeUndefined();
           if (fault === 'rate_limited') expect(failed.error?.message).toContain('Rate limit reached');
           if (fault === 'server_error') expect(failed.error?.message).toContain('The server had an error');
           expect(eventsOf(run, 'answer.failed')).toEqual([
@@ -391,6 +406,31 @@ describe.concurrent('fault matrix: one fault, one slot, one stage of a 3-round d
     expectUsage(expect, run, 'invalid_json');
     expectUndisturbed(expect, run);
   });
+
+  for (const slot of SLOTS)
+    it(`an invalid final answer of slot ${slot} whose one repair succeeds joins the consensus, both calls counted`, async ({
+      expect,
+    }) => {
+      const run = await runCell('invalid_json', slot, 'final', { repairFixes: true });
+      expect(run.callsOf(slot, 'final')).toHaveLength(1);
+      expect(run.callsOf(slot, 'finalRepair')).toHaveLength(1);
+      expect(run.callsOf(slot, 'finalRepair')[0]!.body).toContain(JSON.stringify(INVALID_FINAL).slice(1, -1));
+      expectHealthyAnswers(expect, run, { slot, round: ROUNDS });
+      const repaired = run.session.rounds[ROUNDS - 1]!.answers[slot - 1]!;
+      expect(repaired).toMatchObject({
+        slot,
+        text: healthyAnswerText(slot, ROUNDS),
+        finishReason: 'stop',
+        repaired: expect.stringMatching(/could not parse/),
+        usage: { inputTokens: 2 * USAGE.input, outputTokens: 2 * USAGE.output, totalTokens: 2 * (USAGE.input + USAGE.output) },
+      });
+      expect(repaired.error).toBeUndefined();
+      expectUsage(expect, run, 'invalid_json');
+      expect(run.session).toMatchObject({ status: 'completed', missingSlots: [] });
+      expect(run.session.endReason).toBeUndefined();
+      expect(run.session.consensus?.agreements).toEqual([{ statement: AGREEMENT, slots: [...SLOTS] }]);
+      expect(run.session.verdict?.format).toBe('structured');
+    });
 });
 
 const STREAM_PATH = '/consilium/deep/stream';

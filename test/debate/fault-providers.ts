@@ -20,8 +20,11 @@ export const PANEL: readonly WireProvider[] = PROVIDERS.slice(0, 5);
 /** Every panel slot's key: all five live. */
 export const LIVE_ENV: Record<string, string> = Object.assign({}, ...PANEL.map((p) => p.env));
 
-/** Which call of a debate a request is. `repair` is the verdict's second try after invalid output; `ranking` a peer ranking. */
-export type Stage = 'round1' | 'middle' | 'final' | 'synthesis' | 'repair' | 'ranking';
+/**
+ * Which call of a debate a request is. `repair` is the verdict's second try after invalid output, `finalRepair` a final
+ * answer's; `ranking` a peer ranking.
+ */
+export type Stage = 'round1' | 'middle' | 'final' | 'finalRepair' | 'synthesis' | 'repair' | 'ranking';
 
 /** Reads the stage from the prompt text, as the engine's prompts word it. */
 function stageOf(body: string): { stage: Stage; round: number } {
@@ -31,7 +34,10 @@ function stageOf(body: string): { stage: Stage; round: number } {
   const ranking = /You are ranking the answers of a panel debate[\s\S]*?answers in round (\d)/.exec(body);
   if (ranking) return { stage: 'ranking', round: Number(ranking[1]) };
   const final = /This is round (\d), the final round/.exec(body);
-  if (final) return { stage: 'final', round: Number(final[1]) };
+  if (final) {
+    const repair = body.includes('Your previous reply could not be used');
+    return { stage: repair ? 'finalRepair' : 'final', round: Number(final[1]) };
+  }
   const critique = /This is round (\d)\./.exec(body);
   if (critique) return { stage: 'middle', round: Number(critique[1]) };
   if (body.includes('Answer it on your own')) return { stage: 'round1', round: 1 };
@@ -93,6 +99,8 @@ export function verdictJson(slot: number): string {
 
 /** JSON that does not parse: the model's final-round answer cut short. */
 export const INVALID_FINAL = '{"position": "Ship the smaller change first", "changed": maybe}';
+/** A final answer's repair that parses but breaks the schema (empty position, no agreements). */
+export const INVALID_FINAL_AGAIN = '{"position": "", "changed": false}';
 /** A verdict that does not parse. */
 export const INVALID_VERDICT = '{"summary": "The panel backs the smaller change", "answer": ';
 /** A verdict that parses but breaks the schema (empty summary, confidence above 1, no actions). */
@@ -100,7 +108,7 @@ export const INVALID_VERDICT_AGAIN = '{"summary": "", "answer": "Ship it", "conf
 
 /** The healthy answer for a stage (`body`, the request's, for a ranking of the labels it shows). */
 export function healthyText(slot: number, stage: Stage, round: number, body = ''): string {
-  if (stage === 'final') return finalJson(slot);
+  if (stage === 'final' || stage === 'finalRepair') return finalJson(slot);
   if (stage === 'ranking') return rankingJson(body);
   if (stage === 'synthesis' || stage === 'repair') return verdictJson(slot);
   return prose(slot, round);
@@ -237,6 +245,7 @@ export function faultResponse(fault: Fault, p: WireProvider, request: Request, c
 export function invalidText(stage: Stage): string {
   if (stage === 'repair') return INVALID_VERDICT_AGAIN;
   if (stage === 'synthesis') return INVALID_VERDICT;
+  if (stage === 'finalRepair') return INVALID_FINAL_AGAIN;
   return INVALID_FINAL;
 }
 

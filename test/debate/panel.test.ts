@@ -185,6 +185,8 @@ describe('anonymous peers (the default)', () => {
           const expected = new Map<string, Set<number>>();
           const d = await debate(
             (call, request, p) => {
+              // A failing slot fails its repair too.
+              if (call.stage === 'finalRepair' && call.slot === failing) return answer(p, request, call, '{"position": "cut');
               if (call.stage !== 'final') return undefined;
               if (call.slot === failing) return answer(p, request, call, '{"position": "cut');
               const [pick, holders] = replies[call.slot - 1]!;
@@ -227,8 +229,9 @@ describe('anonymous peers (the default)', () => {
     // Slot 4 fails its final round; every other model says all four of its peers agree.
     const d = await debate(
       (call, request, p) => {
+        if (call.slot === 4 && (call.stage === 'final' || call.stage === 'finalRepair'))
+          return answer(p, request, call, 'not json');
         if (call.stage !== 'final') return undefined;
-        if (call.slot === 4) return answer(p, request, call, 'not json');
         const all = ['you', ...labelsIn(promptOf(call))];
         return answer(
           p,

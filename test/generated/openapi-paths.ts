@@ -909,6 +909,8 @@ export type components = {
             latencyMs: number;
             finishReason: components["schemas"]["FinishReason"];
             cost?: components["schemas"]["Cost"];
+            /** @description Present when the first output of this final-round answer did not meet the schema and it was asked once more with the problem (a repair): what was wrong with the first. `usage`, `cost` and `latencyMs` count both calls, and a failure's `attempts` both calls' attempts. */
+            repaired?: string;
             error?: components["schemas"]["AnswerError"];
         };
         /**
@@ -1057,6 +1059,18 @@ export type components = {
             adaptive?: components["schemas"]["AdaptiveOutcome"];
             /** @description The labels the request gave it. */
             tags?: components["schemas"]["SessionTag"][];
+            /** @description Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). When its `session.ended` event names an `error`, the same text. */
+            endReason?: string;
+            /** @description Holders named in an anonymous final round's consensus that the server could map to no slot (not a label, "you", or a slot's name the model was given): which model wrote it, for which statement, and the text. They credit no one; a statement they alone held is not in the consensus. */
+            unmatchedLabels?: components["schemas"]["UnmatchedLabel"][];
+        };
+        UnmatchedLabel: {
+            round: components["schemas"]["RoundNumber"];
+            reader: components["schemas"]["SlotNumber"];
+            /** @description The agreement's statement, or a disagreement's `topic: position`, the holder was given for. */
+            statement: string;
+            /** @description The holder as the model wrote it. Untrusted; render it inert. */
+            text: string;
         };
         /** @description How a deep debate's panel was chosen (as asked, defaults filled in); a follow-up inherits it. */
         PanelChoice: {

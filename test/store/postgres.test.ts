@@ -328,6 +328,7 @@ describe.skipIf(!postgres.available)('PostgreSQL: several instances on one datab
         missingSlots,
         updatedAt: now.toISOString(),
         completedAt: now.toISOString(),
+        endReason: INTERRUPTED_ERROR,
       };
       expect(await live.sessions.get(d.session.id)).toStrictEqual(expected);
       expect((await live.sessions.events(d.session.id, 0)).at(-1)).toStrictEqual({

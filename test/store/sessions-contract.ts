@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebateEvent, Session } from '../../sdk/src/generated/types.gen.js';
 import {
+  CANCELLED_ERROR,
+  INTERRUPTED_ERROR,
   type ListPage,
   type SessionStore,
   type Step,
@@ -730,6 +732,38 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
         expect(await store.events(d.session.id, 3)).toStrictEqual([...d.raised, ended].filter((e) => e.seq > 3));
       });
 
+      it("keeps why a session did not complete (the run's reason, the store's own for an interrupt and its cancel, none once resumed) and its unmatched labels", async () => {
+        const d = new FakeDebate({ owner: owner('end-reason') });
+        await store.write(d.start().step());
+        const reason = 'quorum_not_met: round 2 had 0 answers, the quorum is 3';
+        const ts = new Date(Date.UTC(2025, 5, 1, 7)).toISOString();
+        const partial: Session = {
+          ...structuredClone(d.session),
+          status: 'partial',
+          updatedAt: ts,
+          completedAt: ts,
+          endReason: reason,
+          unmatchedLabels: [{ round: 2, reader: 3, statement: 'Shard by owner', text: 'Response Z' }],
+        };
+        await store.write({ session: partial, events: [] });
+        expect(await store.get(d.session.id)).toMatchObject({ endReason: reason, unmatchedLabels: partial.unmatchedLabels });
+
+        const running = new FakeDebate({ owner: owner('end-reason') });
+        await store.write(running.start().step());
+        await store.recoverInterrupted(new Date(Date.UTC(2025, 5, 1, 8)));
+        expect((await store.get(running.session.id))?.endReason).toBe(INTERRUPTED_ERROR);
+        const resumed = (await store.resumeInterrupted(running.session.id, new Date(Date.UTC(2025, 5, 1, 9))))!;
+        expect(resumed.session.endReason).toBeUndefined();
+        expect(await store.get(running.session.id)).toMatchObject({ status: 'running' });
+        expect((await store.get(running.session.id))?.endReason).toBeUndefined();
+
+        await store.recoverInterrupted(new Date(Date.UTC(2025, 5, 1, 10)));
+        expect(await store.cancelInterrupted(running.session.id, new Date(Date.UTC(2025, 5, 1, 11)))).toMatchObject({
+          status: 'cancelled',
+          endReason: CANCELLED_ERROR,
+        });
+      });
+
       it('deletes sessions created before a time, never running ones, with their events', async () => {
         const who = owner('retention');
         const old = new FakeDebate({ owner: who, createdAt: '2019-03-01T00:00:00.000Z' });
@@ -792,6 +826,7 @@ export function describeSessionStoreContract(name: string, open: () => Promise<D
           missingSlots: incomplete.get(d)! as Session['missingSlots'],
           updatedAt: ts,
           completedAt: ts,
+          endReason: INTERRUPTED_ERROR,
         });
         expect(recovered.sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(
           [interrupted(midRound), interrupted(silent), interrupted(synthesizing)].sort((a, b) => (a.id < b.id ? -1 : 1)),

@@ -98,6 +98,8 @@ export async function startScriptedModels(
     p?: number;
     /** Awaited before a call is answered: a test holds calls back (and lets them go) with it. */
     hold?: (call: Omit<ScriptedCall, 'usage'>) => Promise<void> | undefined;
+    /** Reshapes a reply before it is sent, as real models dress structured output (a fence, a sentence before it). */
+    dress?: (reply: { kind: ScriptedCall['kind']; text: string }, user: string) => string;
   } = {},
 ): Promise<ScriptedModels> {
   const seed = options.seed ?? 1;
@@ -190,7 +192,9 @@ export async function startScriptedModels(
         .filter((m) => m.role === 'user')
         .map((m) => m.content)
         .join('\n');
-      const { kind, text } = reply(request.model, system, user);
+      const scripted = reply(request.model, system, user);
+      const { kind } = scripted;
+      const text = options.dress ? options.dress(scripted, user) : scripted.text;
       // A judge's call belongs to the question it grades, quoted after the mark.
       const askedText = user.includes(JUDGE_MARK) ? user.slice(user.indexOf(JUDGE_MARK)) : user;
       await options.hold?.({ model: request.model, kind, question: /Question:\n([^\n]*)/.exec(askedText)?.[1] ?? '' });

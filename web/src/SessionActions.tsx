@@ -1,12 +1,15 @@
 /**
  * What can be done with a session from its page, besides reading it (the panel's part): share it read-only, archive or
- * delete it (with Undo), run it again, edit its question and send it again, synthesize a verdict of a parallel session.
+ * delete it (with Undo), run it again, edit its question and send it again, synthesize a verdict of a parallel session
+ * or of a deep one that ended without one (its final round missed the quorum: the answers it has are kept). Why a
+ * session did not complete is said here, as stored with it, when its end event did not already say it.
  * Continuing an interrupted one is the panel's "Continue debate". Only the owner (or an admin) sees share, archive and
  * delete; someone it is shared with reads a note that it is read-only, and is offered nothing the server would refuse
  * them (a verdict of it, a follow-up's run again in its owner's thread).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsiliumError, type Session, type Share, type User } from '../../sdk/src/index.js';
+import { visibleControls } from '../../sdk/src/terminal/terminal.js';
 import { consilium } from './api.js';
 import { ErrorNote } from './components.js';
 import type { Run } from './debate/runner.js';
@@ -73,6 +76,26 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
           Shared with you, read-only: you can read, follow and export it.
         </p>
       )}
+      {finished && session.endReason && session.endReason !== run.view.error && (
+        <p class="small" data-testid="end-reason">
+          Did not complete: {visibleControls(session.endReason)}
+        </p>
+      )}
+      {session.unmatchedLabels && session.unmatchedLabels.length > 0 && (
+        <details class="small" data-testid="unmatched-labels">
+          <summary>
+            {session.unmatchedLabels.length} {session.unmatchedLabels.length === 1 ? 'holder' : 'holders'} in the final answers
+            matched no panel member (credited to no one)
+          </summary>
+          <ul>
+            {session.unmatchedLabels.map((u) => (
+              <li key={`${u.reader}-${u.statement}-${u.text}`}>
+                Slot {u.reader} credited “{visibleControls(u.statement)}” to “{visibleControls(u.text)}”
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {session.archivedAt && <p class="small muted">Archived: it is not in your history list (History → Show: Archived).</p>}
       <div class="actions-row">
         {finished && session.mode !== 'synthesis' && rerunnable && (
@@ -98,15 +121,18 @@ export function SessionActions({ id, run, user }: { id: string; run: Run; user?:
             Synthesize again
           </button>
         )}
-        {finished && session.mode === 'parallel' && answered && readsAsOwner && (
-          <button
-            type="button"
-            disabled={busy !== undefined}
-            onClick={() => act('synthesize', () => consilium.debates.synthesize({ sessionId: id }).then(open))}
-          >
-            {busy === 'synthesize' ? 'Synthesizing…' : 'Synthesize a verdict'}
-          </button>
-        )}
+        {finished &&
+          (session.mode === 'parallel' || (session.mode === 'deep' && !session.verdict)) &&
+          answered &&
+          readsAsOwner && (
+            <button
+              type="button"
+              disabled={busy !== undefined}
+              onClick={() => act('synthesize', () => consilium.debates.synthesize({ sessionId: id }).then(open))}
+            >
+              {busy === 'synthesize' ? 'Synthesizing…' : 'Synthesize a verdict'}
+            </button>
+          )}
         {mine && session.owner === user?.id && <ShareButton id={id} />}
         {mine && (
           <>

@@ -27,6 +27,33 @@ describe('a session as text', () => {
     );
   });
 
+  it('says why a deep session did not complete, who was credited to no one, and how to get its verdict', () => {
+    const session = {
+      id: 'ses_2',
+      mode: 'deep',
+      status: 'partial',
+      createdAt: '2026-01-01T00:00:00Z',
+      question: 'Ship it?',
+      endReason: 'quorum_not_met: round 2 had 0 answers, the quorum is 3',
+      unmatchedLabels: [{ round: 2, reader: 3, statement: 'Ship small first', text: 'Response\u001b[2J Z' }],
+      rounds: [{ number: 1, kind: 'independent', answers: [{ slot: 1, provider: 'anthropic', text: 'Yes.' }] }],
+    } as unknown as Session;
+    expect(renderSession(session, paint(false))).toBe(
+      [
+        'Ship it?',
+        'ses_2 · deep · partial · 2026-01-01T00:00:00Z',
+        'Did not complete: quorum_not_met: round 2 had 0 answers, the quorum is 3',
+        '',
+        'Round 1 · independent',
+        '1 anthropic: Yes.',
+        'Slot 3 credited "Ship small first" to "Response Z": no panel member, credited to no one',
+        '',
+        'No verdict. Synthesize one from the stored answers: consilium synthesize ses_2',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('pads the status for the list', () => {
     expect(statusPaint(paint(false), 'running')).toBe('running    ');
   });

@@ -25,6 +25,7 @@ export function sessionTable(
 
 export function renderSession(s: Session, p: Paint): string {
   const out = [`${p('bold', oneLine(s.question))}`, `${s.id} · ${s.mode} · ${statusPaint(p, s.status).trim()} · ${s.createdAt}`];
+  if (s.endReason) out.push(p('yellow', `Did not complete: ${oneLine(s.endReason)}`));
   for (const round of s.rounds) {
     out.push('', p('bold', `Round ${round.number} · ${round.kind}`));
     for (const a of round.answers) {
@@ -33,7 +34,17 @@ export function renderSession(s: Session, p: Paint): string {
       );
     }
   }
+  for (const u of s.unmatchedLabels ?? [])
+    out.push(
+      p(
+        'yellow',
+        `Slot ${u.reader} credited "${oneLine(u.statement)}" to "${oneLine(u.text)}": no panel member, credited to no one`,
+      ),
+    );
   if (s.verdict) out.push('', p('bold', 'Verdict'), renderVerdict(s.verdict, p).trimEnd());
+  // A deep debate whose final round missed its quorum has no verdict, but its answers are kept.
+  else if (s.mode === 'deep' && s.status !== 'running' && s.rounds.some((r) => r.answers.some((a) => !a.error)))
+    out.push('', `No verdict. Synthesize one from the stored answers: consilium synthesize ${s.id}`);
   if (s.integrity) out.push(renderIntegrity(s.integrity, p).trimEnd());
   return `${out.join('\n')}\n`;
 }

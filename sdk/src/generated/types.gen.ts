@@ -455,6 +455,10 @@ export type Answer = {
     latencyMs: number;
     finishReason: FinishReason;
     cost?: Cost;
+    /**
+     * Present when the first output of this final-round answer did not meet the schema and it was asked once more with the problem (a repair): what was wrong with the first. `usage`, `cost` and `latencyMs` count both calls, and a failure's `attempts` both calls' attempts.
+     */
+    repaired?: string;
     error?: AnswerError;
 };
 
@@ -642,6 +646,27 @@ export type Session = {
      * The labels the request gave it.
      */
     tags?: Array<SessionTag>;
+    /**
+     * Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). When its `session.ended` event names an `error`, the same text.
+     */
+    endReason?: string;
+    /**
+     * Holders named in an anonymous final round's consensus that the server could map to no slot (not a label, "you", or a slot's name the model was given): which model wrote it, for which statement, and the text. They credit no one; a statement they alone held is not in the consensus.
+     */
+    unmatchedLabels?: Array<UnmatchedLabel>;
+};
+
+export type UnmatchedLabel = {
+    round: RoundNumber;
+    reader: SlotNumber;
+    /**
+     * The agreement's statement, or a disagreement's `topic: position`, the holder was given for.
+     */
+    statement: string;
+    /**
+     * The holder as the model wrote it. Untrusted; render it inert.
+     */
+    text: string;
 };
 
 /**

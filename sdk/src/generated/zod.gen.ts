@@ -345,6 +345,7 @@ export const zAnswer = /* @__PURE__ */ z.object({
     latencyMs: /* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(0)),
     finishReason: zFinishReason,
     cost: /* @__PURE__ */ z.optional(zCost),
+    repaired: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
     error: /* @__PURE__ */ z.optional(zAnswerError)
 });
 
@@ -480,6 +481,13 @@ export const zSessionStatus = /* @__PURE__ */ z.enum([
     'interrupted',
     'failed'
 ]);
+
+export const zUnmatchedLabel = /* @__PURE__ */ z.object({
+    round: zRoundNumber,
+    reader: zSlotNumber,
+    statement: /* @__PURE__ */ z.string(),
+    text: /* @__PURE__ */ z.string()
+});
 
 /**
  * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
@@ -1174,7 +1182,9 @@ export const zSession = /* @__PURE__ */ z.object({
     promptCuts: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zPromptCut)),
     integrity: /* @__PURE__ */ z.optional(zIntegrityReport),
     adaptive: /* @__PURE__ */ z.optional(zAdaptiveOutcome),
-    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSessionTag))
+    tags: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zSessionTag)),
+    endReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    unmatchedLabels: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(zUnmatchedLabel))
 });
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../providers/offline/seeded-random.js';
-import { assignLabels, labelMaps, namedFinal, slotsOf } from './anonymise.js';
+import { assignLabels, labelMaps, namedFinal, readHolders, slotsOf } from './anonymise.js';
 
 const FIVE = [1, 2, 3, 4, 5];
 
@@ -63,5 +63,77 @@ describe('mapping labels back', () => {
     );
     expect(final.agreements).toEqual([{ statement: 's', slots: [2, 5] }]);
     expect(final.disagreements).toEqual([{ topic: 't', positions: [{ position: 'x', slots: [4] }] }]);
+  });
+});
+
+describe('labels as models write them', () => {
+  // Reader 3 sees slot 4 as A and slot 2 as B; slot 1 is not among its peers.
+  const labels = [
+    { label: 'A' as const, slot: 4 as const },
+    { label: 'B' as const, slot: 2 as const },
+  ];
+  const names = [
+    { slot: 1 as const, provider: 'openai', model: 'gpt-4o' },
+    { slot: 2 as const, provider: 'anthropic', model: 'claude-sonnet-4-5' },
+    { slot: 3 as const, provider: 'google', model: 'gemini-2.5-pro' },
+    { slot: 4 as const, provider: 'xai', model: 'grok-4' },
+  ];
+  const read = (holder: string) => readHolders([holder], 3, labels, names);
+
+  it.each([
+    ['Response A', [4]],
+    ['A', [4]],
+    ['response a', [4]],
+    ['[A]', [4]],
+    ['(A)', [4]],
+    ['Answer A', [4]],
+    ['**Response B**', [2]],
+    ['"B".', [2]],
+    ['Model B', [2]],
+    ['the response B', [2]],
+    ['Responses A and B', [2, 4]],
+    ['A, B', [2, 4]],
+    ['A & you', [3, 4]],
+    ['You', [3]],
+    ['me', [3]],
+    ['your response', [3]],
+    ['Slot 3', [3]],
+    ['slot 3 (google)', [3]],
+    ['slot 2', [2]],
+    ['anthropic', [2]],
+    ['Grok-4', [4]],
+  ])('%s credits %j', (holder, slots) => {
+    expect(read(holder)).toEqual({ slots, unmatched: [] });
+  });
+
+  it('returns what names no slot of the reader, never crediting it', () => {
+    expect(read('Response C')).toEqual({ slots: [], unmatched: ['Response C'] });
+    // Slot 1 is on the panel but not among this reader's peers: naming it credits no one.
+    expect(read('slot 1')).toEqual({ slots: [], unmatched: ['slot 1'] });
+    expect(read('openai')).toEqual({ slots: [], unmatched: ['openai'] });
+    expect(read('A and the rest')).toEqual({ slots: [4], unmatched: ['the rest'] });
+  });
+
+  it('a final position reports each unmatched holder with the statement it was given for', () => {
+    const unmatched: unknown[] = [];
+    const final = namedFinal(
+      {
+        position: 'p',
+        changed: false,
+        changeReason: 'r',
+        agreements: [{ statement: 'Ship small first', responses: ['Response Z', 'you'] }],
+        disagreements: [{ topic: 'When', positions: [{ position: 'Now', responses: ['Participant 7'] }] }],
+      },
+      3,
+      labels,
+      names,
+      (u) => unmatched.push(u),
+    );
+    expect(final.agreements).toEqual([{ statement: 'Ship small first', slots: [3] }]);
+    expect(final.disagreements[0]!.positions[0]!.slots).toEqual([]);
+    expect(unmatched).toEqual([
+      { statement: 'Ship small first', text: 'Response Z' },
+      { statement: 'When: Now', text: 'Participant 7' },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /** A deep debate's rounds, consensus and verdict, from the start or from what a continued session kept. */
 import type { Answer, Round, RoundKind, Session } from '../../../sdk/src/generated/types.gen.js';
 import { adaptiveDecision, adaptiveOutcome, adaptiveSaving, voteVerdict } from './adaptive.js';
-import { assignLabels, type Labelled, labelMaps, namedFinal } from './anonymise.js';
+import { assignLabels, type Labelled, labelMaps, namedFinal, type SlotName, type UnmatchedHolder } from './anonymise.js';
 import { mergeConsensus } from './consensus.js';
 import { bounded, type EngineContext, panelOf } from './context.js';
 import { rankPeers } from './peer-ranking.js';
@@ -35,6 +35,7 @@ export async function debate(
   const question = run.question;
   const context = run.thread?.context;
   const anonymous = run.choice?.anonymous === true;
+  const names = panel.map((p) => ({ slot: p.config.slot, provider: p.model.provider, model: p.model.model }));
 
   /** Each slot's latest answer, as the others see it. */
   const latest = new Map<SlotNumber, QuotedAnswer & { round: number }>();
@@ -60,7 +61,10 @@ export async function debate(
         : undefined;
     const labelled = labels ? labelMaps(n, 'debate', labels) : [];
     run.labels.push(...labelled);
-    run.finalOutput = labels && kind === 'final' ? anonymousFinal(labels) : undefined;
+    run.finalOutput =
+      labels && kind === 'final'
+        ? anonymousFinal(labels, names, (reader, holder) => run.unmatchedLabels.push({ round: n, reader, ...holder }))
+        : undefined;
     const prompt = (slot: Slot) => {
       if (kind === 'independent') return independentPrompt(question, context, { positionLine: true });
       const own = latest.get(slot.config.slot);
@@ -167,10 +171,15 @@ function voted(ctx: EngineContext, run: Run, panel: readonly Slot[], answered: r
 }
 
 /** How an anonymous final round is asked: labels for who holds a view, mapped back to slots per reader. */
-function anonymousFinal(labels: ReadonlyMap<SlotNumber, Labelled>): NonNullable<Run['finalOutput']> {
+function anonymousFinal(
+  labels: ReadonlyMap<SlotNumber, Labelled>,
+  names: readonly SlotName[],
+  onUnmatched: (reader: SlotNumber, holder: UnmatchedHolder) => void,
+): NonNullable<Run['finalOutput']> {
   return {
     schema: anonymousFinalPositionSchema,
-    read: (slot, reply) => namedFinal(reply as AnonymousFinalPosition, slot, labels.get(slot) ?? []),
+    read: (slot, reply) =>
+      namedFinal(reply as AnonymousFinalPosition, slot, labels.get(slot) ?? [], names, (holder) => onUnmatched(slot, holder)),
   };
 }
 

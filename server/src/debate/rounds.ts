@@ -4,7 +4,8 @@ import type { Answer, LabelMap, Round, RoundKind } from '../../../sdk/src/genera
 import { streamAnswer } from '../providers/call.js';
 import { type EngineContext, reportFailures, systemOf } from './context.js';
 import { PositionStream } from './position-stream.js';
-import { type FinalPosition, finalPositionSchema } from './prompts.js';
+import { addCost, addUsage } from './pricing.js';
+import { type FinalPosition, finalPositionSchema, repairPrompt } from './prompts.js';
 import { type Run, sorted, stoppedError } from './run.js';
 import type { Slot } from './settings.js';
 
@@ -77,20 +78,36 @@ async function answer(
   };
   const tooled =
     round.kind === 'critique' ? run.grounding?.toolModel?.(model.languageModel, { round: n, slot: slotNumber }) : undefined;
-  const result = await streamAnswer({
-    model: tooled ? { languageModel: tooled } : model,
-    system: systemOf(ctx, slot, run),
-    prompt: run.grounding?.decorate(prompt) ?? prompt,
-    signal: run.signal,
-    timeoutMs: ctx.settings.callTimeoutMs,
-    maxRetries: ctx.settings.maxRetries,
-    onDelta,
-    ...(finals && { output: (run.finalOutput?.schema ?? finalPositionSchema) as z.ZodType<unknown> }),
-    ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-    ...(ctx.settings.sleep && { sleep: ctx.settings.sleep }),
-    ...reportFailures(ctx, run, slot, n),
-  });
-  const cost = run.account(result.usage, slot);
+  const ask = (text: string, deltas?: (text: string) => void) =>
+    streamAnswer({
+      model: tooled ? { languageModel: tooled } : model,
+      system: systemOf(ctx, slot, run),
+      prompt: run.grounding?.decorate(text) ?? text,
+      signal: run.signal,
+      timeoutMs: ctx.settings.callTimeoutMs,
+      maxRetries: ctx.settings.maxRetries,
+      ...(deltas && { onDelta: deltas }),
+      ...(finals && { output: (run.finalOutput?.schema ?? finalPositionSchema) as z.ZodType<unknown> }),
+      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+      ...(ctx.settings.sleep && { sleep: ctx.settings.sleep }),
+      ...reportFailures(ctx, run, slot, n),
+    });
+  let result = await ask(prompt, onDelta);
+  let cost = run.account(result.usage, slot);
+  let usage = result.usage;
+  let latencyMs = result.latencyMs;
+  let repaired: string | undefined;
+  // A final answer that did not meet the schema is asked once more, with what was wrong (as the verdict is). The
+  // repair's text is not streamed: the answer's completed event carries it whole.
+  if (finals && result.error?.code === 'invalid_output' && !run.signal.aborted) {
+    repaired = result.error.message;
+    const first = result;
+    result = await ask(repairPrompt(prompt, first.text, first.error!.message));
+    cost = addCost(cost, run.account(result.usage, slot));
+    usage = addUsage(usage, result.usage);
+    latencyMs += result.latencyMs;
+    if (result.error) result = { ...result, error: { ...result.error, attempts: first.attempts + result.attempts } };
+  }
   const error = stoppedError(run, result);
   const final =
     result.object === undefined || !run.finalOutput
@@ -105,10 +122,11 @@ async function answer(
     round: n,
     // The final round's answer is its position; raw JSON only when it could not be read.
     text: final ? final.position : result.text,
-    usage: result.usage,
-    latencyMs: Math.round(result.latencyMs),
+    usage,
+    latencyMs: Math.round(latencyMs),
     finishReason: result.finishReason,
     cost,
+    ...(repaired !== undefined && { repaired }),
     ...(error && { error }),
   };
   if (!error) {

@@ -17,6 +17,7 @@ import type {
   Round,
   Session,
   SessionMode,
+  UnmatchedLabel,
   Usage,
   Verdict,
 } from '../../../sdk/src/generated/types.gen.js';
@@ -121,6 +122,8 @@ export class Run {
   /** How a deep debate's panel was chosen; undefined for other modes (and deep sessions stored before it existed). */
   choice: PanelChoice | undefined;
   readonly labels: LabelMap[] = [];
+  /** Holders an anonymous final round named that map to no slot (see `anonymise.ts`). */
+  readonly unmatchedLabels: UnmatchedLabel[] = [];
   readonly rankings: Ranking[] = [];
   readonly promptCuts: PromptCut[] = [];
   /** Work running beside the rounds (the peer ranking), settled before the session ends. */
@@ -235,6 +238,7 @@ export class Run {
     if (this.earlyStop) session.earlyStop = this.earlyStop;
     if (this.choice) session.panel = this.choice;
     if (this.labels.length > 0) session.labels = [...this.labels];
+    if (this.unmatchedLabels.length > 0) session.unmatchedLabels = [...this.unmatchedLabels];
     if (this.rankings.length > 0) session.rankings = [...this.rankings];
     if (this.promptCuts.length > 0) session.promptCuts = [...this.promptCuts];
     if (this.grounding) session.grounding = this.grounding.snapshot();
@@ -243,6 +247,8 @@ export class Run {
     if (this.adaptive) session.adaptive = this.adaptive;
     if (this.tags) session.tags = [...this.tags];
     if (status !== 'running') session.completedAt = now;
+    const reason = endReason(status, this);
+    if (reason !== undefined) session.endReason = reason;
     return session;
   }
 
@@ -282,6 +288,26 @@ export class Run {
     });
     return session;
   }
+}
+
+/**
+ * Why a session did not complete, stored with it: the run's own error when it stopped on one (quorum, budget, no
+ * synthesizer), else what degraded it (the failures, an unstructured verdict).
+ */
+export function endReason(
+  status: Session['status'],
+  run: Pick<Run, 'error' | 'reasons' | 'verdict' | 'consensus' | 'mode'>,
+): string | undefined {
+  if (status === 'running' || status === 'completed') return undefined;
+  if (run.error !== undefined) return run.error;
+  if (status === 'cancelled') return 'cancelled: the session was cancelled';
+  if (run.reasons.length > 0) {
+    const where = (r: DegradationReason) => (r.round === 0 ? 'the verdict' : `round ${r.round}`);
+    return `slots_failed: ${run.reasons.map((r) => `slot ${r.slot} in ${where(r)} (${r.code})`).join(', ')}`;
+  }
+  if (run.verdict?.format === 'unstructured') return 'verdict_unstructured: the verdict did not meet its schema';
+  if (run.mode === 'deep' && !run.consensus) return 'no_consensus: the final round reported no consensus';
+  return `${status}: the run ended ${status}`;
 }
 
 export function sorted(slots: Iterable<SlotNumber>): SlotNumber[] {

@@ -64,12 +64,7 @@ export async function writeVerdict(
     ...(firstDown ? [] : [first]),
     ...panel.filter((p) => p.config.slot !== first.config.slot && (run.mode !== 'deep' || healthy.has(p.config.slot))),
   ];
-  const consensusNote = [
-    run.consensus
-      ? `The final round's consensus:\n${JSON.stringify({ agreements: run.consensus.agreements, disagreements: run.consensus.disagreements })}`
-      : 'There is no consensus report: the debate ended before its final round completed.',
-    ...run.rankings.map(rankingNote),
-  ].join('\n\n');
+  const consensusNote = [consensusOf(run), ...unattributed(run), ...run.rankings.map(rankingNote)].join('\n\n');
   const parts = transcript.flatMap((r) => r.answers.map((a) => ({ slot: a.slot as SlotNumber, round: r.number, text: a.text })));
   const promptFor = (slot: Slot) =>
     bounded(ctx, run, slot, 0, parts, (texts) => {
@@ -125,6 +120,24 @@ export async function writeVerdict(
     return;
   }
   if (!run.signal.aborted) run.error ??= 'no_synthesizer: every slot that could write the verdict failed';
+}
+
+/** The consensus as the verdict is told it: never an empty one that reads as "nothing contested" when its holders were unreadable. */
+function consensusOf(run: Run): string {
+  const c = run.consensus;
+  if (!c) return 'There is no consensus report: the debate ended before its final round completed.';
+  if (c.agreements.length === 0 && c.disagreements.length === 0 && run.unmatchedLabels.length > 0)
+    return 'There is no consensus report: no view the final answers reported could be credited to a panel member.';
+  return `The final round's consensus:\n${JSON.stringify({ agreements: c.agreements, disagreements: c.disagreements })}`;
+}
+
+/** Views credited to holders that match no panel member: told apart, so they are weighed as no one's. */
+function unattributed(run: Run): string[] {
+  if (run.unmatchedLabels.length === 0) return [];
+  const views = run.unmatchedLabels.map((u) => ({ statement: u.statement, holder: u.text }));
+  return [
+    `These views were credited to holders that match no panel member; they count for no one and are not agreement:\n${JSON.stringify(views)}`,
+  ];
 }
 
 /** One synthesizer call; its summary and answer stream as `verdict.delta` events as they are written. */

@@ -16,6 +16,7 @@ import type {} from 'ai';
 import type { z } from 'zod';
 import type { AnswerError, FinishReason, Usage } from '../../../sdk/src/generated/types.gen.js';
 import { classifyError, type Failure, providerRequestId, systemCause } from './errors.js';
+import { embeddedJson } from './lenient-json.js';
 import { ProviderLanguageModel, type SlotModel } from './models.js';
 import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
@@ -685,7 +686,10 @@ function logWarnings(warnings: SharedV3Warning[], model: LanguageModelV3): void 
 /** Parses and validates the JSON text as `Output.object` does, with its wording for each failure. */
 async function parseOutput(attempt: Attempt, schema: Schema<unknown>): Promise<void> {
   const { safeParseJSON, safeValidateTypes } = await loadProviderUtils();
-  const parsed = await safeParseJSON({ text: attempt.text });
+  let parsed = await safeParseJSON({ text: attempt.text });
+  // Fenced, after a sentence, or followed by a note: the JSON inside is the answer (`lenient-json.ts`).
+  const inner = parsed.success ? undefined : embeddedJson(attempt.text);
+  if (inner !== undefined) parsed = await safeParseJSON({ text: inner });
   if (!parsed.success) {
     attempt.invalid = { message: 'No object generated: could not parse the response.', cause: parsed.error };
     return;

@@ -93,8 +93,12 @@ describe('sessionMarkdown', () => {
       cost: { usd: 0, priced: false },
       createdAt: '2026-11-22T10:00:00.000Z',
       updatedAt: '2026-11-22T10:00:01.000Z',
+      endReason: 'slots_failed: slot 2 in round 1 (rate_limited)',
+      unmatchedLabels: [{ round: 2, reader: 3, statement: 'Ship *small* first', text: 'Response Z' }],
     };
     const md = sessionMarkdown(session);
+    expect(md).toContain('- Did not complete: slots\\_failed: slot 2 in round 1 (rate\\_limited)');
+    expect(md).toContain('- Slot 3, round 2: Ship \\*small\\* first — “Response Z”');
     expect(md).toContain('_Failed: rate\\_limited — 429 Too Many Requests_');
     expect(md).toContain('missing slot 2');
     expect(md).toContain('standing in for slot 1');

@@ -24,6 +24,7 @@ export function sessionMarkdown(session: Session): string {
     `- Session: \`${session.id}\``,
     `- Mode: ${session.mode}${session.mode === 'deep' ? ` (${session.roundsRequested} rounds)` : ''}`,
     `- Status: **${session.status}**${session.missingSlots.length ? ` — missing ${slots(session.missingSlots)}` : ''}`,
+    ...(session.endReason ? [`- Did not complete: ${inlineText(session.endReason)}`] : []),
     `- Started: ${session.createdAt}${session.completedAt ? `, ended ${session.completedAt}` : ''}`,
     `- Usage: ${session.usage.inputTokens} input + ${session.usage.outputTokens} output tokens; cost $${session.cost.usd.toFixed(4)}${session.cost.priced ? '' : ' (lower bound: some usage had no price)'}`,
     '',
@@ -72,6 +73,12 @@ export function sessionMarkdown(session: Session): string {
       }
       out.push('');
     }
+  }
+  if (session.unmatchedLabels?.length) {
+    out.push('### Holders that matched no panel member', '', '_Credited to no one:_', '');
+    for (const u of session.unmatchedLabels)
+      out.push(`- Slot ${u.reader}, round ${u.round}: ${inlineText(u.statement)} — “${inlineText(u.text)}”`);
+    out.push('');
   }
 
   out.push(...panelSections(session, inlineText));

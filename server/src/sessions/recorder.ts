@@ -588,6 +588,7 @@ export class SessionRecorder {
       missingSlots: incompleteSlots(running, r.progress),
       updatedAt: ts,
       completedAt: ts,
+      endReason: error,
     };
     const end: SessionEndedEvent = {
       v: 1,

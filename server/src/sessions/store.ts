@@ -404,12 +404,14 @@ export function interruptedEnd(
   ts: string,
   status: 'interrupted' | 'cancelled' = 'interrupted',
 ): { session: Session; event: SessionEndedEvent } {
+  const error = status === 'interrupted' ? INTERRUPTED_ERROR : CANCELLED_ERROR;
   const session: Session = {
     ...running,
     status,
     missingSlots: incompleteSlots(running, events),
     updatedAt: ts,
     completedAt: ts,
+    endReason: error,
   };
   const event: SessionEndedEvent = {
     v: 1,
@@ -421,7 +423,7 @@ export function interruptedEnd(
     missingSlots: session.missingSlots,
     usage: session.usage,
     cost: session.cost,
-    error: status === 'interrupted' ? INTERRUPTED_ERROR : CANCELLED_ERROR,
+    error,
   };
   return { session, event };
 }

@@ -503,6 +503,9 @@ export const zAnswer = z.object({
     latencyMs: z.int().gte(0),
     finishReason: zFinishReason,
     cost: zCost.optional(),
+    repaired: z.string().register(z.globalRegistry, {
+        description: 'Present when the first output of this final-round answer did not meet the schema and it was asked once more with the problem (a repair): what was wrong with the first. `usage`, `cost` and `latencyMs` count both calls, and a failure\'s `attempts` both calls\' attempts.'
+    }).optional(),
     error: zAnswerError.optional()
 }).register(z.globalRegistry, {
     description: 'One model\'s answer in one round. `cost` is what its call cost, from the server\'s price table (`priced: false` when its model has no price); answers stored before it was reported lack it.'
@@ -662,6 +665,17 @@ export const zSessionStatus = z.enum([
     'interrupted',
     'failed'
 ]);
+
+export const zUnmatchedLabel = z.object({
+    round: zRoundNumber,
+    reader: zSlotNumber,
+    statement: z.string().register(z.globalRegistry, {
+        description: 'The agreement\'s statement, or a disagreement\'s `topic: position`, the holder was given for.'
+    }),
+    text: z.string().register(z.globalRegistry, {
+        description: 'The holder as the model wrote it. Untrusted; render it inert.'
+    })
+});
 
 /**
  * A slot asked to use another model of its provider, one the operator allows (`SlotInfo.models`).
@@ -1576,6 +1590,12 @@ export const zSession = z.object({
     adaptive: zAdaptiveOutcome.optional(),
     tags: z.array(zSessionTag).register(z.globalRegistry, {
         description: 'The labels the request gave it.'
+    }).optional(),
+    endReason: z.string().register(z.globalRegistry, {
+        description: 'Why the session did not complete, for every status but `running` and `completed`: a code, a colon and what happened (`quorum_not_met: round 2 had 0 answers, the quorum is 3`, `slots_failed: slot 3 in round 2 (timeout)`, `interrupted: …`, `cancelled: …`). When its `session.ended` event names an `error`, the same text.'
+    }).optional(),
+    unmatchedLabels: z.array(zUnmatchedLabel).register(z.globalRegistry, {
+        description: 'Holders named in an anonymous final round\'s consensus that the server could map to no slot (not a label, "you", or a slot\'s name the model was given): which model wrote it, for which statement, and the text. They credit no one; a statement they alone held is not in the consensus.'
     }).optional()
 });
 

@@ -122,6 +122,8 @@ interface HeaderRow {
     | 'integrity'
     | 'adaptive'
     | 'tags'
+    | 'unmatchedLabels'
+    | 'endReason'
   > | null;
   archived_at: Date | null;
   verdict_preview?: string | null;
@@ -527,9 +529,9 @@ export class PostgresSessionStore implements SessionStore {
     const changed = await this.#db.transaction(async (client) => {
       const { rowCount } = await client.query(
         `UPDATE sessions SET status = 'interrupted', updated_at = $2, completed_at = $2, missing_slots = $3, writer = $4,
-           lost_events = lost_events || $6::integer[]
+           lost_events = lost_events || $6::integer[], ${WITH_END_REASON('$7')}
          WHERE id = $1 AND status = $5`,
-        [session.id, ts, session.missingSlots, this.instanceId, damaged.status, lost],
+        [session.id, ts, session.missingSlots, this.instanceId, damaged.status, lost, end.error],
       );
       if (!rowCount) return false;
       await client.query(`DELETE FROM events WHERE session_id = $1 AND type = 'session.ended'`, [session.id]);
@@ -775,8 +777,8 @@ export class PostgresSessionStore implements SessionStore {
     const ts = now.toISOString();
     const changed = await this.#db.transaction(async (client) => {
       const { rowCount } = await client.query(
-        `UPDATE sessions SET status = 'cancelled', updated_at = $2 WHERE id = $1 AND status = 'interrupted'`,
-        [id, ts],
+        `UPDATE sessions SET status = 'cancelled', updated_at = $2, ${WITH_END_REASON('$3')} WHERE id = $1 AND status = 'interrupted'`,
+        [id, ts, CANCELLED_ERROR],
       );
       if (!rowCount) return false;
       // The end the recovery appended says so too: a replay ends as the session does.
@@ -832,9 +834,10 @@ export class PostgresSessionStore implements SessionStore {
           row.stop_requested === 'cancel' ? 'cancelled' : 'interrupted',
         );
         await client.query(
-          `UPDATE sessions SET status = $5, updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4
+          `UPDATE sessions SET status = $5, updated_at = $2, completed_at = $2, writer = $3, missing_slots = $4,
+             ${WITH_END_REASON('$6')}
            WHERE id = $1`,
-          [session.id, ts, this.instanceId, session.missingSlots, session.status],
+          [session.id, ts, this.instanceId, session.missingSlots, session.status, event.error],
         );
         await client.query('INSERT INTO events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
           session.id,
@@ -861,7 +864,7 @@ export class PostgresSessionStore implements SessionStore {
     return this.#db.transaction(async (client) => {
       const { rows } = await client.query<SessionRow>(`${SELECT_SESSION} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
       if (!rows[0]) return undefined;
-      const { completedAt: _, ...stored } = sessionOf(rows[0]);
+      const { completedAt: _, endReason: _why, ...stored } = sessionOf(rows[0]);
       if (stored.status !== 'interrupted') throw notInterrupted(stored);
       // An archived session's events go back to rows, as they were before it ended: the continued run appends to them.
       const { rows: archived } = await client.query<{ body: Buffer }>('SELECT body FROM event_archives WHERE session_id = $1', [
@@ -884,7 +887,8 @@ export class PostgresSessionStore implements SessionStore {
         [id],
       );
       await client.query(
-        `UPDATE sessions SET status = 'running', updated_at = $2, completed_at = NULL, writer = $3 WHERE id = $1`,
+        `UPDATE sessions SET status = 'running', updated_at = $2, completed_at = NULL, writer = $3,
+           links = NULLIF(links - 'endReason', '{}'::jsonb) WHERE id = $1`,
         [id, ts, this.instanceId],
       );
       const left = await client.query<{ seq: number }>('SELECT COALESCE(max(seq), 0) AS seq FROM events WHERE session_id = $1', [
@@ -962,6 +966,10 @@ function sessionOf(row: SessionRow): Session {
   return session;
 }
 
+/** Sets `links.endReason` to the text parameter `param`: the store's own ends (interrupted, cancelled) write no step. */
+const WITH_END_REASON = (param: string) =>
+  `links = jsonb_set(COALESCE(links, '{}'::jsonb), '{endReason}', to_jsonb(${param}::text))`;
+
 /** The session's optional links, as stored in `links` (NULL when it has none). */
 function linksOf(s: Session): string | null {
   const links = {
@@ -978,6 +986,9 @@ function linksOf(s: Session): string | null {
     integrity: s.integrity,
     adaptive: s.adaptive,
     tags: s.tags,
+    unmatchedLabels: s.unmatchedLabels,
+    // Why it did not complete; the store's own ends (interrupted, cancelled) set it in place (`withEndReason`).
+    endReason: s.endReason,
   };
   return Object.values(links).some((v) => v !== undefined) ? JSON.stringify(links) : null;
 }

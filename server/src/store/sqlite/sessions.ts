@@ -52,6 +52,9 @@ const GET_EVENTS = `SELECT (SELECT body FROM event_archives WHERE session_id = ?
 const ARCHIVE_STATE = `SELECT status, (SELECT count(*) FROM events WHERE session_id = s.id) AS n,
   (SELECT max(seq) FROM events WHERE session_id = s.id) AS top FROM sessions AS s WHERE id = ?1`;
 
+/** Sets `links.endReason` to the parameter `param`: the store's own ends (interrupted, cancelled) write no step. */
+const WITH_END_REASON = (param: string) => `links = json_set(coalesce(links, '{}'), '$.endReason', ${param})`;
+
 type ArchiveState = { status: Session['status']; n: number; top: number | null };
 
 // The verdict's preview as `verdictPreview` (sessions/store.ts) makes it.
@@ -286,8 +289,8 @@ export class SqliteSessionStore implements SessionStore {
   async cancelInterrupted(id: string, now: Date): Promise<Session | undefined> {
     await this.#queue.run(async (db) => {
       const { changes } = await db.run(
-        `UPDATE sessions SET status = 'cancelled', updated_at = ?2 WHERE id = ?1 AND status = 'interrupted'`,
-        [id, now.toISOString()],
+        `UPDATE sessions SET status = 'cancelled', updated_at = ?2, ${WITH_END_REASON('?3')} WHERE id = ?1 AND status = 'interrupted'`,
+        [id, now.toISOString(), CANCELLED_ERROR],
       );
       if (changes === 0) return;
       await unarchive(db, id);
@@ -323,8 +326,9 @@ export class SqliteSessionStore implements SessionStore {
           ts,
         );
         await db.run(
-          `UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2, missing_slots = ?3 WHERE id = ?1`,
-          [id, ts, JSON.stringify(session.missingSlots)],
+          `UPDATE sessions SET status = 'interrupted', updated_at = ?2, completed_at = ?2, missing_slots = ?3,
+             ${WITH_END_REASON('?4')} WHERE id = ?1`,
+          [id, ts, JSON.stringify(session.missingSlots), event.error],
         );
         await db.run(insertEvents('?1'), [JSON.stringify([{ s: id, e: event }])]);
         recovered.push(session);
@@ -347,13 +351,17 @@ export class SqliteSessionStore implements SessionStore {
         `DELETE FROM events WHERE session_id = ?1 AND type = 'session.ended' AND body ->> '$.status' = 'interrupted'`,
         [id],
       );
-      await db.run(`UPDATE sessions SET status = 'running', updated_at = ?2, completed_at = NULL WHERE id = ?1`, [id, ts]);
+      await db.run(
+        `UPDATE sessions SET status = 'running', updated_at = ?2, completed_at = NULL, links = json_remove(links, '$.endReason')
+         WHERE id = ?1`,
+        [id, ts],
+      );
       const left = await db.first<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE session_id = ?1', [id]);
       const progress = await db.all<{ body: string }>(
         `SELECT body FROM events WHERE session_id = ?1 AND type IN (SELECT value FROM json_each(?2)) ORDER BY seq`,
         [id, JSON.stringify(PROGRESS_EVENT_TYPES)],
       );
-      const { completedAt: _, ...session } = stored;
+      const { completedAt: _, endReason: _why, ...session } = stored;
       return {
         session: { ...session, status: 'running', updatedAt: ts },
         progress: progress.map((p) => JSON.parse(p.body) as DebateEvent),

@@ -99,6 +99,7 @@ export function stepsSql(steps: readonly Step[]): string {
     if (step.run !== 'later' || (step.rounds?.length ?? 0) > 0 || step.verdict) indexed.push(s.id);
     const id = quoted(s.id);
     const { parentId, sourceSessionId, earlyStop, panel, labels, rankings, promptCuts, integrity, adaptive, tags } = s;
+    const { endReason, unmatchedLabels } = s;
     // A grounded session's pages go in `links` without their text, which is written once to `session_sources`.
     const grounding = s.grounding && { ...s.grounding, pages: s.grounding.pages.map(({ text: _, ...p }) => p) };
     const links = {
@@ -113,6 +114,8 @@ export function stepsSql(steps: readonly Step[]): string {
       integrity,
       adaptive,
       tags,
+      unmatchedLabels,
+      endReason,
     };
     for (const p of s.grounding?.pages ?? []) if (p.text !== undefined) sources.push(row(s.id, p.n, p.sha256, p.text));
     const linked = Object.values(links).some((v) => v !== undefined);
