@@ -30,9 +30,13 @@ const TSC = join(repoRoot, 'node_modules/.bin/tsc');
 const CAPTURES: Record<string, { queryModules: number; skipped: number }> = {
   'paraminfo-mediawikiwiki-1.47-subset.json': { queryModules: 11, skipped: 13 },
   'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65 },
+  'paraminfo-mw1.43-query-subset.json': { queryModules: 40, skipped: 1 },
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
   'paraminfo-mw1.46-query-subset.json': { queryModules: 5, skipped: 1 },
 };
+
+/** What `query()` itself sends, beside the modules' own parameters. */
+const QUERY_KEYS = new Set(['action', 'format', 'formatversion', 'titles', 'errorformat', 'utf8']);
 
 /** A value of a required parameter that MediaWiki accepts, as the typed builder takes it. */
 function sample(p: ParamInfo): unknown {
@@ -146,6 +150,13 @@ describe('real wikis’ paraminfo', () => {
         const params = Object.fromEntries(module.parameters.filter((p) => p.required).map((p) => [p.name, sample(p)]));
         const q = query({ ...(group === 'prop' ? { titles: ['Apple'] } : {}), [group]: [exported(params)] });
         expect(q.params[group], `${file} ${module.path}`).toBe(module.name);
+        // Every other parameter the builder sends is one this module's paraminfo documents, under its prefix.
+        const documented = new Set(module.parameters.map((p) => `${module.prefix}${p.name}`));
+        for (const key of Object.keys(q.params)) {
+          if (QUERY_KEYS.has(key) || key === group) continue;
+          expect(documented.has(key), `${file} ${module.path}: ${key}`).toBe(true);
+        }
+        for (const name of Object.keys(params)) expect(q.params, `${file} ${module.path}`).toHaveProperty(`${module.prefix}${name}`);
         expect(q.method, `${file} ${module.path}`).toBe(module.mustbeposted ? 'POST' : 'GET');
         built++;
       }
