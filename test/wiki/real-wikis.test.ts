@@ -27,10 +27,10 @@ const runtime = join(repoRoot, 'sdk/src/wiki/index.ts');
 const TSC = join(repoRoot, 'node_modules/.bin/tsc');
 
 /** Every paraminfo capture of a real wiki in the fixtures, with what it must hold. */
-const CAPTURES: Record<string, { queryModules: number; skipped: number }> = {
+const CAPTURES: Record<string, { queryModules: number; skipped: number; whole?: true }> = {
   'paraminfo-mediawikiwiki-1.47-subset.json': { queryModules: 11, skipped: 13 },
-  'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65 },
-  'paraminfo-mw1.43-query-subset.json': { queryModules: 40, skipped: 1 },
+  'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65, whole: true },
+  'paraminfo-mw1.43-query.json': { queryModules: 62, skipped: 1, whole: true },
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
   'paraminfo-mw1.46-query-subset.json': { queryModules: 5, skipped: 1 },
 };
@@ -134,6 +134,30 @@ describe('real wikis’ paraminfo', () => {
     }
   });
 
+  it('holds, when whole, every query module its `query` module lists, and exactly the generators it lists', () => {
+    for (const { file, doc } of generated.filter((g) => CAPTURES[g.file]!.whole)) {
+      const query = doc.paraminfo.modules.find((m) => m.path === 'query')!;
+      const listed = (name: string) =>
+        Object.values(
+          (query.parameters.find((p) => p.name === name) as { submodules?: Record<string, string> }).submodules ?? {},
+        );
+      const modules = doc.paraminfo.modules.filter((m) => m.path.startsWith('query+'));
+      expect(modules.map((m) => m.path).sort(), file).toEqual([...listed('prop'), ...listed('list'), ...listed('meta')].sort());
+      expect(
+        modules
+          .filter((m) => m.generator)
+          .map((m) => m.path)
+          .sort(),
+        file,
+      ).toEqual(listed('generator').sort());
+      for (const m of modules) {
+        // Indices are 1…n over parameters and templated parameters together, as ApiParamInfo numbers them.
+        const indices = [...m.parameters, ...(m.templatedparameters ?? [])].map((p) => p.index).sort((a, b) => a - b);
+        expect(indices, `${file} ${m.path}`).toEqual(indices.map((_, i) => i + 1));
+      }
+    }
+  });
+
   it('generates modules that compile under strict and exactOptionalPropertyTypes', () => {
     const errors = tsc.output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(errors, tsc.output).toEqual([]);
@@ -156,7 +180,8 @@ describe('real wikis’ paraminfo', () => {
           if (QUERY_KEYS.has(key) || key === group) continue;
           expect(documented.has(key), `${file} ${module.path}: ${key}`).toBe(true);
         }
-        for (const name of Object.keys(params)) expect(q.params, `${file} ${module.path}`).toHaveProperty(`${module.prefix}${name}`);
+        for (const name of Object.keys(params))
+          expect(q.params, `${file} ${module.path}`).toHaveProperty(`${module.prefix}${name}`);
         expect(q.method, `${file} ${module.path}`).toBe(module.mustbeposted ? 'POST' : 'GET');
         built++;
       }
