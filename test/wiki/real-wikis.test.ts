@@ -1,7 +1,9 @@
 /**
  * The generator on the paraminfo real wikis publish (`test/fixtures/wiki/`, sources in its README):
- * MediaWiki 1.39 with Debian's bundled extensions and every action module, 1.46's query and main
- * modules, and www.mediawiki.org (1.47.0-wmf) with its Wikimedia extensions. Each is read (without a
+ * MediaWiki 1.39 with Debian's bundled extensions and every action module, every query module of stock
+ * 1.43 and 1.46 (copied by hand from a published capture, so checked against themselves and against the
+ * team's own 1.46 capture), 1.46's query and main modules, and www.mediawiki.org (1.47.0-wmf) with its
+ * Wikimedia extensions. Each is read (without a
  * failure, saying what it leaves out), checked against `catalogue/paraminfo.schema.json`, generated,
  * compiled by `tsc` under `strict` and `exactOptionalPropertyTypes` against the real runtime, and
  * each of its query modules builds one query. Shapes newer releases use (a list as a default, `[]`,
@@ -31,6 +33,7 @@ const CAPTURES: Record<string, { queryModules: number; skipped: number; whole?: 
   'paraminfo-mediawikiwiki-1.47-subset.json': { queryModules: 11, skipped: 13 },
   'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65, whole: true },
   'paraminfo-mw1.43-query.json': { queryModules: 62, skipped: 1, whole: true },
+  'paraminfo-mw1.46-query.json': { queryModules: 64, skipped: 1, whole: true },
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
   'paraminfo-mw1.46-query-subset.json': { queryModules: 5, skipped: 1 },
 };
@@ -152,9 +155,21 @@ describe('real wikis’ paraminfo', () => {
       ).toEqual(listed('generator').sort());
       for (const m of modules) {
         // Indices are 1…n over parameters and templated parameters together, as ApiParamInfo numbers them.
-        const indices = [...m.parameters, ...(m.templatedparameters ?? [])].map((p) => p.index).sort((a, b) => a - b);
+        const indices = [...m.parameters, ...(m.templatedparameters ?? [])].map((p) => p.index ?? 0).sort((a, b) => a - b);
         expect(indices, `${file} ${m.path}`).toEqual(indices.map((_, i) => i + 1));
       }
+    }
+  });
+
+  it('copied by hand, agrees parameter for parameter with the independent 1.46 capture on the modules both hold', () => {
+    const byHand = generated.find((g) => g.file === 'paraminfo-mw1.46-query.json')!.doc.paraminfo.modules;
+    const shared = generated.find((g) => g.file === 'paraminfo-mw1.46-query-subset.json')!.doc.paraminfo.modules;
+    expect(shared.length).toBe(6);
+    for (const module of shared) {
+      const copy = byHand.find((m) => m.path === module.path)!;
+      expect(Object.keys(copy), module.path).toEqual(Object.keys(module));
+      expect(copy.parameters, module.path).toEqual(module.parameters);
+      expect(copy.templatedparameters, module.path).toEqual(module.templatedparameters);
     }
   });
 
