@@ -1,7 +1,7 @@
 /**
  * The generator on the paraminfo real wikis publish (`test/fixtures/wiki/`, sources in its README):
  * MediaWiki 1.39 with Debian's bundled extensions and every action module, every query module of stock
- * 1.43 and 1.46 (copied by hand from a published capture, so checked against themselves and against the
+ * 1.40, 1.43 and 1.46 (copied by hand from a published capture, so checked against themselves and against the
  * team's own 1.46 capture), 1.46's query and main modules, and www.mediawiki.org (1.47.0-wmf) with its
  * Wikimedia extensions. Each is read (without a
  * failure, saying what it leaves out), checked against `catalogue/paraminfo.schema.json`, generated,
@@ -32,6 +32,7 @@ const TSC = join(repoRoot, 'node_modules/.bin/tsc');
 const CAPTURES: Record<string, { queryModules: number; skipped: number; whole?: true }> = {
   'paraminfo-mediawikiwiki-1.47-subset.json': { queryModules: 11, skipped: 13 },
   'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65, whole: true },
+  'paraminfo-mw1.40-query.json': { queryModules: 62, skipped: 1, whole: true },
   'paraminfo-mw1.43-query.json': { queryModules: 62, skipped: 1, whole: true },
   'paraminfo-mw1.46-query.json': { queryModules: 64, skipped: 1, whole: true },
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
