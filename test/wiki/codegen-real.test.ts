@@ -1,7 +1,7 @@
 /**
- * The wiki module generator on real input: every MediaWiki 1.46 paraminfo capture in the shared
- * conformance folder (output no one here wrote), the catalogue, and the edge-case fixture, each
- * generated into a scratch folder and compiled by strict `tsc` against the real runtime
+ * The wiki module generator on real input: every MediaWiki 1.46 paraminfo capture in the fixtures (the
+ * shared conformance folder's, and the published stock 1.46 one; output no one here wrote), the
+ * catalogue, and the edge-case fixture, each generated into a scratch folder and compiled by strict `tsc` against the real runtime
  * (`sdk/src/wiki/index.ts`), together with a few typed uses that must and must not compile.
  */
 import { execFile } from 'node:child_process';
@@ -175,6 +175,7 @@ describe('generated modules compile under strict tsc against the runtime', () =>
     expect(captures.map((f) => f.slice(conformance.length + 1))).toEqual([
       'paraminfo-mw1.46-main-json.json',
       'paraminfo-mw1.46-query-subset.json',
+      'paraminfo-mw1.46-query.json',
     ]);
     const subset = inputs.find((i) => basename(i.file) === 'paraminfo-mw1.46-query-subset.json')!;
     expect(subset.summary.modules).toBe(5);

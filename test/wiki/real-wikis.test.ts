@@ -1,7 +1,9 @@
 /**
  * The generator on the paraminfo real wikis publish (`test/fixtures/wiki/`, sources in its README):
- * MediaWiki 1.39 with Debian's bundled extensions and every action module, 1.46's query and main
- * modules, and www.mediawiki.org (1.47.0-wmf) with its Wikimedia extensions. Each is read (without a
+ * MediaWiki 1.39 with Debian's bundled extensions and every action module, every query module of stock
+ * 1.40, 1.43 and 1.46 (copied by hand from a published capture, so checked against themselves and against the
+ * team's own 1.46 capture), 1.46's query and main modules, and www.mediawiki.org (1.47.0-wmf) with its
+ * Wikimedia extensions. Each is read (without a
  * failure, saying what it leaves out), checked against `catalogue/paraminfo.schema.json`, generated,
  * compiled by `tsc` under `strict` and `exactOptionalPropertyTypes` against the real runtime, and
  * each of its query modules builds one query. Shapes newer releases use (a list as a default, `[]`,
@@ -27,12 +29,18 @@ const runtime = join(repoRoot, 'sdk/src/wiki/index.ts');
 const TSC = join(repoRoot, 'node_modules/.bin/tsc');
 
 /** Every paraminfo capture of a real wiki in the fixtures, with what it must hold. */
-const CAPTURES: Record<string, { queryModules: number; skipped: number }> = {
+const CAPTURES: Record<string, { queryModules: number; skipped: number; whole?: true }> = {
   'paraminfo-mediawikiwiki-1.47-subset.json': { queryModules: 11, skipped: 13 },
-  'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65 },
+  'paraminfo-mw1.39-extensions-all.json.gz': { queryModules: 69, skipped: 65, whole: true },
+  'paraminfo-mw1.40-query.json': { queryModules: 62, skipped: 1, whole: true },
+  'paraminfo-mw1.43-query.json': { queryModules: 62, skipped: 1, whole: true },
+  'paraminfo-mw1.46-query.json': { queryModules: 64, skipped: 1, whole: true },
   'paraminfo-mw1.46-main-json.json': { queryModules: 0, skipped: 2 },
   'paraminfo-mw1.46-query-subset.json': { queryModules: 5, skipped: 1 },
 };
+
+/** What `query()` itself sends, beside the modules' own parameters. */
+const QUERY_KEYS = new Set(['action', 'format', 'formatversion', 'titles', 'errorformat', 'utf8']);
 
 /** A value of a required parameter that MediaWiki accepts, as the typed builder takes it. */
 function sample(p: ParamInfo): unknown {
@@ -130,6 +138,42 @@ describe('real wikis’ paraminfo', () => {
     }
   });
 
+  it('holds, when whole, every query module its `query` module lists, and exactly the generators it lists', () => {
+    for (const { file, doc } of generated.filter((g) => CAPTURES[g.file]!.whole)) {
+      const query = doc.paraminfo.modules.find((m) => m.path === 'query')!;
+      const listed = (name: string) =>
+        Object.values(
+          (query.parameters.find((p) => p.name === name) as { submodules?: Record<string, string> }).submodules ?? {},
+        );
+      const modules = doc.paraminfo.modules.filter((m) => m.path.startsWith('query+'));
+      expect(modules.map((m) => m.path).sort(), file).toEqual([...listed('prop'), ...listed('list'), ...listed('meta')].sort());
+      expect(
+        modules
+          .filter((m) => m.generator)
+          .map((m) => m.path)
+          .sort(),
+        file,
+      ).toEqual(listed('generator').sort());
+      for (const m of modules) {
+        // Indices are 1…n over parameters and templated parameters together, as ApiParamInfo numbers them.
+        const indices = [...m.parameters, ...(m.templatedparameters ?? [])].map((p) => p.index ?? 0).sort((a, b) => a - b);
+        expect(indices, `${file} ${m.path}`).toEqual(indices.map((_, i) => i + 1));
+      }
+    }
+  });
+
+  it('copied by hand, agrees parameter for parameter with the independent 1.46 capture on the modules both hold', () => {
+    const byHand = generated.find((g) => g.file === 'paraminfo-mw1.46-query.json')!.doc.paraminfo.modules;
+    const shared = generated.find((g) => g.file === 'paraminfo-mw1.46-query-subset.json')!.doc.paraminfo.modules;
+    expect(shared.length).toBe(6);
+    for (const module of shared) {
+      const copy = byHand.find((m) => m.path === module.path)!;
+      expect(Object.keys(copy), module.path).toEqual(Object.keys(module));
+      expect(copy.parameters, module.path).toEqual(module.parameters);
+      expect(copy.templatedparameters, module.path).toEqual(module.templatedparameters);
+    }
+  });
+
   it('generates modules that compile under strict and exactOptionalPropertyTypes', () => {
     const errors = tsc.output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(errors, tsc.output).toEqual([]);
@@ -146,6 +190,14 @@ describe('real wikis’ paraminfo', () => {
         const params = Object.fromEntries(module.parameters.filter((p) => p.required).map((p) => [p.name, sample(p)]));
         const q = query({ ...(group === 'prop' ? { titles: ['Apple'] } : {}), [group]: [exported(params)] });
         expect(q.params[group], `${file} ${module.path}`).toBe(module.name);
+        // Every other parameter the builder sends is one this module's paraminfo documents, under its prefix.
+        const documented = new Set(module.parameters.map((p) => `${module.prefix}${p.name}`));
+        for (const key of Object.keys(q.params)) {
+          if (QUERY_KEYS.has(key) || key === group) continue;
+          expect(documented.has(key), `${file} ${module.path}: ${key}`).toBe(true);
+        }
+        for (const name of Object.keys(params))
+          expect(q.params, `${file} ${module.path}`).toHaveProperty(`${module.prefix}${name}`);
         expect(q.method, `${file} ${module.path}`).toBe(module.mustbeposted ? 'POST' : 'GET');
         built++;
       }
