@@ -12,6 +12,7 @@ import { documentFields, type Handlers, registerContract } from '../generated/ro
 import { WikiSources } from '../grounding/sources.js';
 import { MemoryLimitStore } from '../limits/memory.js';
 import { createSlotModel } from '../providers/models.js';
+import { McpEndpoint } from '../mcp/endpoint.js';
 import { continueHandedOver } from '../runs/hand-over.js';
 import { Runs } from '../runs/runs.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -30,6 +31,7 @@ import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { AppMetrics, metricsHandler } from './metrics.js';
+import { mountMcp } from './mcp.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { hashingBusy, problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
 import { foldName, loginRateLimit } from './rate-limit.js';
@@ -189,6 +191,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ...trustHandlers(debate),
   };
   registerContract(app, handlers);
+  // The same runs for MCP clients (desktop assistants, coding agents), signed in with an API token.
+  mountMcp(app, new McpEndpoint({ runs, version: deps.version }), publicOrigin);
 
   // The contract names `npm start`'s default address; the served copy names where it was fetched from (or the published
   // origin), so a client generated from it talks to this server on whatever port it runs.
