@@ -53,7 +53,12 @@ describe('consult', () => {
       [4, 4, 'verdict written'],
     ]);
     const session = await stored(outcome.sessionId);
-    expect(session).toMatchObject({ owner: server.user.id, mode: 'deep', question: 'Monolith or services?', status: 'completed' });
+    expect(session).toMatchObject({
+      owner: server.user.id,
+      mode: 'deep',
+      question: 'Monolith or services?',
+      status: 'completed',
+    });
     expect(session.rounds).toHaveLength(3);
     expect(textOf(result)).toContain(outcome.link);
   });
@@ -113,7 +118,10 @@ describe('ask, parallel, synthesize, continue_session', () => {
     const first = await call('consult', { question: 'Postgres or SQLite?', rounds: 2 });
     const { outcome } = await call('continue_session', { sessionId: first.outcome!.sessionId, question: 'And at 10x the load?' });
     expect(outcome).toMatchObject({ mode: 'deep', status: 'completed' });
-    expect(await stored(outcome!.sessionId)).toMatchObject({ parentId: first.outcome!.sessionId, question: 'And at 10x the load?' });
+    expect(await stored(outcome!.sessionId)).toMatchObject({
+      parentId: first.outcome!.sessionId,
+      question: 'And at 10x the load?',
+    });
     const finished = await call('continue_session', { sessionId: first.outcome!.sessionId });
     expect(finished.result.isError).toBe(true);
     expect(finished.text).toMatch(/^conflict: /);
@@ -121,7 +129,10 @@ describe('ask, parallel, synthesize, continue_session', () => {
     expect(stray.text).toMatch(/- rounds: needs question/);
     const other = await server.newUser();
     const theirs = await connectMcp(server.baseUrl, other.token);
-    const refused = await theirs.callTool({ name: 'continue_session', arguments: { sessionId: first.outcome!.sessionId, question: 'Mine now?' } });
+    const refused = await theirs.callTool({
+      name: 'continue_session',
+      arguments: { sessionId: first.outcome!.sessionId, question: 'Mine now?' },
+    });
     expect(textOf(refused)).toMatch(/^not_found: /);
     await theirs.close();
   });

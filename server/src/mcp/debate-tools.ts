@@ -1,6 +1,7 @@
 /** The tools that run models: `consult` (a deep debate), `ask` (one model), `parallel`, `synthesize`, `continue_session`. */
-import { askInput, consultInput, continueSessionInput, parallelInput, synthesizeInput } from './inputs.js';
+
 import type { Register } from './context.js';
+import { askInput, consultInput, continueSessionInput, parallelInput, synthesizeInput } from './inputs.js';
 import { outcomeOutput } from './outcome.js';
 import { toolError } from './results.js';
 import { runTool } from './run-tool.js';
@@ -25,7 +26,8 @@ export const registerDebateTools: Register = (server, ctx) => {
     'ask',
     {
       title: 'Ask one model',
-      description: 'One model’s answer to a question (the panel’s first slot unless `slot` or `provider` names another). No debate, no verdict.',
+      description:
+        'One model’s answer to a question (the panel’s first slot unless `slot` or `provider` names another). No debate, no verdict.',
       inputSchema: askInput,
       outputSchema,
     },
@@ -90,7 +92,9 @@ export const registerDebateTools: Register = (server, ctx) => {
         }
         return runTool(ctx, extra, (caller) => runs.continue(sessionId, caller));
       }
-      return runTool(ctx, extra, (caller) => runs.followUp(sessionId, { question, ...rest }, { ...caller, scope: ctx.caller.scope }));
+      return runTool(ctx, extra, (caller) =>
+        runs.followUp(sessionId, { question, ...rest }, { ...caller, scope: ctx.caller.scope }),
+      );
     },
   );
 };

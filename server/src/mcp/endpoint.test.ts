@@ -40,7 +40,9 @@ describe('/mcp over Streamable HTTP', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
     }
     const consult = tools.find((t) => t.name === 'consult')!;
-    expect(Object.keys(consult.inputSchema.properties!)).toEqual(expect.arrayContaining(['question', 'rounds', 'slots', 'grounding']));
+    expect(Object.keys(consult.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['question', 'rounds', 'slots', 'grounding']),
+    );
     expect(consult.inputSchema.properties).not.toHaveProperty('detach');
     expect(consult.outputSchema!.required).toEqual(expect.arrayContaining(['sessionId', 'link', 'actions', 'dissent', 'cost']));
     const { resourceTemplates } = await client.listResourceTemplates();

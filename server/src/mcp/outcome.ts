@@ -42,7 +42,10 @@ export const outcomeOutput = z.object({
     .describe('The last round’s answers.'),
   missingSlots: z.array(z.number()),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
-  cost: z.object({ usd: z.number(), priced: z.boolean().describe('False when some usage had no price: usd is then a lower bound.') }),
+  cost: z.object({
+    usd: z.number(),
+    priced: z.boolean().describe('False when some usage had no price: usd is then a lower bound.'),
+  }),
 });
 
 export type Outcome = z.infer<typeof outcomeOutput>;
@@ -84,7 +87,9 @@ export function outcomeText(o: Outcome): string {
   const v = o.verdict;
   if (v) lines.push('', v.summary ?? v.answer ?? v.rawText ?? '');
   if (v?.answer && v.summary) lines.push('', v.answer);
-  if (!v) for (const a of o.answers) lines.push('', `Slot ${a.slot} (${a.provider}): ${a.error ? `failed: ${a.error.message}` : a.text}`);
+  if (!v)
+    for (const a of o.answers)
+      lines.push('', `Slot ${a.slot} (${a.provider}): ${a.error ? `failed: ${a.error.message}` : a.text}`);
   for (const p of ['P0', 'P1', 'P2'] as const) for (const a of o.actions[p]) lines.push(`- ${p} ${a.title}: ${a.rationale}`);
   for (const d of o.dissent) lines.push(`Dissent (slots ${d.slots.join(', ')}): ${d.text}`);
   lines.push('', `Cost: $${o.cost.usd.toFixed(4)}${o.cost.priced ? '' : ' (at least)'}; ${o.usage.totalTokens} tokens.`);

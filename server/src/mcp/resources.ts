@@ -32,7 +32,11 @@ export const registerResources: Register = (server, ctx) => {
         };
       },
     }),
-    { title: 'A session as Markdown', description: 'A stored session (and its thread up to it) as Markdown.', mimeType: 'text/markdown' },
+    {
+      title: 'A session as Markdown',
+      description: 'A stored session (and its thread up to it) as Markdown.',
+      mimeType: 'text/markdown',
+    },
     async (uri, { id }) => {
       const sessionId = String(id);
       const session = await sessions.read(sessionId, scope, owner);
@@ -49,7 +53,8 @@ export const registerResources: Register = (server, ctx) => {
     SOURCES_URI,
     {
       title: 'Configured sources',
-      description: 'The model slots a debate can use, and the wiki sources it can be grounded in (`grounding.source`, `wiki_query`).',
+      description:
+        'The model slots a debate can use, and the wiki sources it can be grounded in (`grounding.source`, `wiki_query`).',
       mimeType: 'application/json',
     },
     async (uri) => {

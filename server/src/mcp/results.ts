@@ -14,7 +14,10 @@ export interface FieldError {
 }
 
 /** A structured result, and the same as JSON text. */
-export function structured<T extends Record<string, unknown>>(content: T, text?: string): CallToolResult & { structuredContent: T } {
+export function structured<T extends Record<string, unknown>>(
+  content: T,
+  text?: string,
+): CallToolResult & { structuredContent: T } {
   return { structuredContent: content, content: [{ type: 'text', text: text ?? JSON.stringify(content) }] };
 }
 
@@ -45,7 +48,9 @@ export function refusedAsToolError(error: unknown): CallToolResult {
 }
 
 /** Zod's issues (the contract's schemas) as the fields at fault. */
-export function issuesAsFields(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string }[]): FieldError[] {
+export function issuesAsFields(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string }[],
+): FieldError[] {
   return issues.map((i) => ({
     field: i.path.map(String).join('.') || '(arguments)',
     message: i.message,

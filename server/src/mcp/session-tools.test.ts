@@ -20,7 +20,11 @@ beforeAll(async () => {
     const params = new URL(req.url!, 'http://wiki').searchParams;
     asked.push(params);
     const query = params.get('meta')?.includes('siteinfo')
-      ? { general: { sitename: 'Stand-in', generator: 'MediaWiki 1.39.0' }, namespaces: { 0: { id: 0, name: '' } }, extensions: [] }
+      ? {
+          general: { sitename: 'Stand-in', generator: 'MediaWiki 1.39.0' },
+          namespaces: { 0: { id: 0, name: '' } },
+          extensions: [],
+        }
       : { allpages: [{ pageid: 1, ns: 0, title: 'Foo' }] };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ batchcomplete: true, query }));
@@ -41,7 +45,11 @@ describe('get_session, list_sessions and the resources', () => {
     const made = (await client.callTool({ name: 'ask', arguments: { question: 'Which wombat digs best?' } }))
       .structuredContent as Outcome;
     const got = await client.callTool({ name: 'get_session', arguments: { sessionId: made.sessionId } });
-    expect(got.structuredContent).toMatchObject({ sessionId: made.sessionId, question: 'Which wombat digs best?', mode: 'single' });
+    expect(got.structuredContent).toMatchObject({
+      sessionId: made.sessionId,
+      question: 'Which wombat digs best?',
+      mode: 'single',
+    });
     const missing = await client.callTool({ name: 'get_session', arguments: { sessionId: 'ses_0000000000nothere' } });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/^not_found: .*\n- sessionId: not found/);
@@ -86,9 +94,15 @@ describe('wiki_query', () => {
     });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^badinteger: .*\n- aplimit: .*\(badinteger\)/s);
-    const wrongGroup = await client.callTool({ name: 'wiki_query', arguments: { source: 'standin', list: [{ module: 'revisions' }] } });
+    const wrongGroup = await client.callTool({
+      name: 'wiki_query',
+      arguments: { source: 'standin', list: [{ module: 'revisions' }] },
+    });
     expect(textOf(wrongGroup)).toMatch(/- list\[0\]\.module: "revisions" is no list module/);
-    const unknown = await client.callTool({ name: 'wiki_query', arguments: { source: 'elsewhere', meta: [{ module: 'siteinfo' }] } });
+    const unknown = await client.callTool({
+      name: 'wiki_query',
+      arguments: { source: 'elsewhere', meta: [{ module: 'siteinfo' }] },
+    });
     expect(textOf(unknown)).toMatch(/^unknown_wiki_source: .*configured: standin/);
     expect(asked.length).toBe(before);
   });

@@ -13,7 +13,6 @@ import type { Register } from './context.js';
 import { type FieldError, structured, toolError } from './results.js';
 
 const GROUPS = ['list', 'prop', 'meta'] as const;
-type Group = (typeof GROUPS)[number];
 
 const moduleUse = z.strictObject({
   module: z.string().describe('The module’s name: allpages, search, revisions, categorymembers, siteinfo, …'),
@@ -117,7 +116,11 @@ export const registerWikiTool: Register = (server, ctx) => {
           source: args.source,
           params: batch.params,
           query: batch.query,
-          warnings: batch.warnings.map((w) => ({ code: w.code, text: w.text, ...(w.module !== undefined && { module: w.module }) })),
+          warnings: batch.warnings.map((w) => ({
+            code: w.code,
+            text: w.text,
+            ...(w.module !== undefined && { module: w.module }),
+          })),
           ...(batch.continue && { continue: batch.continue }),
         });
       } catch (error) {
