@@ -12,5 +12,5 @@ export async function connectMcp(baseUrl: string, token: string | undefined): Pr
 }
 
 /** A tool result's text (its first content block). */
-export const textOf = (result: { content?: unknown }): string =>
-  ((result.content as { type: string; text?: string }[] | undefined)?.[0]?.text ?? '') as string;
+export const textOf = (result: object): string =>
+  (result as { content?: { type: string; text?: string }[] }).content?.[0]?.text ?? '';

@@ -63,11 +63,14 @@ describe('get_session, list_sessions and the resources', () => {
     expect(none.items).toEqual([]);
     const { contents } = await client.readResource({ uri: `consilium://sessions/${made.sessionId}` });
     expect(contents[0]).toMatchObject({ mimeType: 'text/markdown' });
-    expect(contents[0]!.text).toContain('Which wombat digs best?');
+    const markdown = (contents[0] as { text: string }).text;
+    expect(markdown).toContain('Which wombat digs best?');
     const md = await (await server.fetch(`/sessions/${made.sessionId}/export/markdown`)).text();
-    expect(contents[0]!.text).toBe(md);
+    expect(markdown).toBe(md);
     await expect(client.readResource({ uri: 'consilium://sessions/ses_0000000000nothere' })).rejects.toThrow(/No session/);
-    const sources = JSON.parse(String((await client.readResource({ uri: 'consilium://sources' })).contents[0]!.text));
+    const sources = JSON.parse(
+      ((await client.readResource({ uri: 'consilium://sources' })).contents[0] as { text: string }).text,
+    );
     expect(sources.wikis.map((w: { name: string }) => w.name)).toEqual(['standin']);
     expect(sources.slots).toHaveLength(5);
   });
