@@ -27,7 +27,9 @@ export const LAYERS: Record<string, readonly string[]> = {
   // A run's life: started, recorded, detached, handed over; what HTTP (and any other surface) starts runs through.
   runs: ['config', 'debate', 'grounding', 'sessions'],
   generated: [],
-  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'access', 'runs', 'generated'],
+  // The MCP server: tools and resources over runs and the history, its transport web-standard (no Hono).
+  mcp: ['config', 'debate', 'grounding', 'sessions', 'runs', 'generated'],
+  http: ['config', 'providers', 'debate', 'grounding', 'accounts', 'sessions', 'limits', 'access', 'runs', 'generated', 'mcp'],
 };
 
 /** Packages only the HTTP layer may use. */

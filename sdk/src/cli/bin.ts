@@ -16,6 +16,7 @@ main(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   readStdin,
+  stdin: process.stdin,
   onInterrupt: (handler) => {
     process.on('SIGINT', handler);
     return () => process.off('SIGINT', handler);

@@ -42,6 +42,8 @@ export interface Io {
   stderr: { write(text: string): void };
   env: Record<string, string | undefined>;
   readStdin(): Promise<string>;
+  /** Standard input as it comes (`consilium mcp` reads it a line at a time). */
+  stdin?: AsyncIterable<string | Uint8Array>;
   /** Calls `handler` on Ctrl-C (SIGINT) until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
   fetch?: typeof fetch;

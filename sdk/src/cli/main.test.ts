@@ -57,7 +57,7 @@ describe('consilium arguments', () => {
     const bare = await run([]);
     expect(bare).toMatchObject({ code: EXIT.usage, stdout: '' });
     expect(bare.stderr).toBe(
-      'consilium: missing the command (login, ask, debate, parallel, follow-up, continue, synthesize, sessions, eval, wiki) (see consilium --help)\n',
+      'consilium: missing the command (login, ask, debate, parallel, follow-up, continue, synthesize, sessions, eval, wiki, mcp) (see consilium --help)\n',
     );
     const onlyGlobals = await run(['--json']);
     expect(onlyGlobals).toMatchObject({ code: EXIT.usage, stdout: '' });

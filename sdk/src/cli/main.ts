@@ -18,6 +18,7 @@ import { debate } from './commands/debate.js';
 import { evaluate } from './commands/eval.js';
 import { followUp } from './commands/follow-up.js';
 import { login } from './commands/login.js';
+import { mcp } from './commands/mcp.js';
 import { parallel } from './commands/parallel.js';
 import { sessions } from './commands/sessions.js';
 import { synthesize } from './commands/synthesize.js';
@@ -93,6 +94,8 @@ Commands:
                                   --concurrency sessions at once (2). Interrupted, the same command
                                   goes on where it stopped (--fresh starts over). Its sessions are
                                   tagged eval and kept out of the history (sessions list --tag eval).
+  mcp                             An MCP server on stdio for desktop clients (Claude Desktop…), forwarding
+                                  to the server's /mcp with the URL and token as every command reads them.
   wiki build <module> [--<param> <value>…] [--titles T…] [--api URL] [--highlimits]
                                   Validate a wiki query as MediaWiki would and print its URL
                                   (consilium wiki build <module> --help lists its parameters).
@@ -126,6 +129,7 @@ const COMMANDS: Record<string, Command> = {
   sessions,
   eval: evaluate,
   wiki,
+  mcp,
 };
 /** The options that take no value, of any command: one parser reads them all. */
 const BOOLEANS = new Set(['json', 'no-color', 'help', 'version', ...Object.values(COMMANDS).flatMap((c) => c.booleans ?? [])]);

@@ -47,6 +47,11 @@ export class WikiSources {
     return new GroundingRun({ source, from: stored });
   }
 
+  /** The configured source `name`, to query directly (`wiki_query`); undefined for an unknown name. */
+  source(name: string): WikiSource | undefined {
+    return this.#sources.get(name);
+  }
+
   /** A new debate's grounding in the named source; undefined for an unknown name. */
   grounding(name: string, options: { now?: () => number } = {}): GroundingRun | undefined {
     const source = this.#sources.get(name);

@@ -11,7 +11,7 @@ import { info } from '../../../sdk/src/generated/wiki/info.js';
 import { revisions } from '../../../sdk/src/generated/wiki/revisions.js';
 import { search } from '../../../sdk/src/generated/wiki/search.js';
 import { siteinfo } from '../../../sdk/src/generated/wiki/siteinfo.js';
-import { WikiApiError, WikiClient } from '../../../sdk/src/wiki/client.js';
+import { WikiApiError, type WikiBatch, WikiClient } from '../../../sdk/src/wiki/client.js';
 import { defineModule } from '../../../sdk/src/wiki/module.js';
 import type { QueryInput } from '../../../sdk/src/wiki/query.js';
 import { query } from '../../../sdk/src/wiki/query.js';
@@ -326,6 +326,16 @@ export class WikiSource {
     const built = await this.#client.build(input, strict ? { strict: true } : {});
     const r = await this.#client.request(built, signal ? { signal } : {});
     return r.query as Q;
+  }
+
+  /**
+   * A query the caller built (`wiki_query` over MCP), validated against the site context and sent as is: the batch the
+   * wiki answered, its warnings and continuation. The caller refuses what the builders refuse before calling this.
+   */
+  async query(input: QueryInput, signal?: AbortSignal): Promise<WikiBatch> {
+    await this.#site(signal);
+    const built = await this.#client.build(input);
+    return this.#client.request(built, signal ? { signal } : {});
   }
 
   /**

@@ -11,6 +11,7 @@ import { type CallFailure, DebateEngine } from '../debate/engine.js';
 import { documentFields, type Handlers, registerContract } from '../generated/routes.js';
 import { WikiSources } from '../grounding/sources.js';
 import { MemoryLimitStore } from '../limits/memory.js';
+import { McpEndpoint } from '../mcp/endpoint.js';
 import { createSlotModel } from '../providers/models.js';
 import { continueHandedOver } from '../runs/hand-over.js';
 import { Runs } from '../runs/runs.js';
@@ -26,6 +27,7 @@ import { DEBATE_STARTS, limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
 import { hostCheck, hostNames } from './host-check.js';
+import { mountMcp } from './mcp.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -189,6 +191,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ...trustHandlers(debate),
   };
   registerContract(app, handlers);
+  // The same runs for MCP clients (desktop assistants, coding agents), signed in with an API token.
+  mountMcp(app, new McpEndpoint({ runs, version: deps.version }), publicOrigin);
 
   // The contract names `npm start`'s default address; the served copy names where it was fetched from (or the published
   // origin), so a client generated from it talks to this server on whatever port it runs.
