@@ -177,6 +177,28 @@ describe('adaptive', () => {
     expect(stops).toBeLessThan(questions.length);
   });
 
+  it('a follow-up of an adaptive session votes first too, at its threshold, unless it asks for the debate', async () => {
+    const parent = await consilium.debates.run('What is 5 + 6? (settled)', { rounds: 3, strategy: 'adaptive', agreement: 0.8 });
+    expect(parent.adaptive).toMatchObject({ threshold: 0.8, stopped: true });
+    // Every model answers a settled question right: round 1 agrees.
+    const question = 'What is 7 + 8? (settled)';
+    const followUp = await consilium.sessions.followUp(parent.id, question);
+    expect(followUp.adaptive).toMatchObject({ threshold: 0.8, stopped: true, agreement: 1 });
+    expect(followUp.rounds.map((r) => r.number)).toEqual([1]);
+    expect(callsFor(question).map((c) => c.kind)).toEqual(Array(5).fill('independent'));
+    expect(followUp.verdict).toMatchObject({ answer: '15', synthesizer: { reason: 'vote' } });
+    // Its own strategy wins: the whole debate, and its own threshold.
+    const debated = await consilium.sessions.followUp(followUp.id, 'What is 9 + 9? (settled)', { strategy: 'debate' });
+    expect(debated.adaptive).toBeUndefined();
+    expect(debated.rounds.map((r) => r.number)).toEqual([1, 2, 3]);
+    const own = await consilium.sessions.followUp(followUp.id, 'What is 4 + 4? (settled)', { agreement: 0.6 });
+    expect(own.adaptive).toMatchObject({ threshold: 0.6, stopped: true });
+    // A debate's follow-up takes no threshold it does not ask for.
+    await expect(consilium.sessions.followUp(debated.id, 'What is 1 + 1?', { agreement: 0.6 })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+  });
+
   it('refuses an agreement threshold without the adaptive strategy', async () => {
     const response = await server.fetch('/consilium/deep', {
       method: 'POST',

@@ -1184,6 +1184,9 @@ export type components = {
             quorum?: number;
             /** @description For `deep`, as in `DeepRequest`. */
             earlyStop?: boolean;
+            strategy?: components["schemas"]["Strategy"];
+            /** @description For `deep`, as in `DeepRequest`. Both default to the previous session's: a follow-up of an adaptive session is adaptive at its threshold unless told `strategy: debate`. */
+            agreement?: number;
             /**
              * @description Start the run and answer at once `202 Accepted` with its session's id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.
              * @default false

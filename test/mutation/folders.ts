@@ -36,6 +36,16 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/debate/anonymise.ts',
       'server/src/debate/ranking.ts',
       'server/src/debate/budget.ts',
+      // The integrity report, the adaptive strategy, the estimate and the track record (issue 40), and the
+      // settings and grounding hooks the engine reads.
+      'server/src/debate/adaptive.ts',
+      'server/src/debate/integrity.ts',
+      'server/src/debate/positions.ts',
+      'server/src/debate/families.ts',
+      'server/src/debate/estimate.ts',
+      'server/src/debate/track-record.ts',
+      'server/src/debate/settings.ts',
+      'server/src/debate/grounding.ts',
     ],
     tests: [
       'server/src/debate/engine.test.ts',
@@ -53,6 +63,34 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/debate/ranking.test.ts',
       'server/src/debate/budget.test.ts',
       'test/debate/panel.test.ts',
+      'server/src/debate/adaptive.test.ts',
+      'server/src/debate/integrity.test.ts',
+      'server/src/debate/positions.test.ts',
+      'server/src/debate/families.test.ts',
+      'server/src/debate/estimate.test.ts',
+      'server/src/debate/track-record.test.ts',
+      'test/debate/integrity.test.ts',
+    ],
+  },
+  // The engine's issue-40 files (the integrity report, the adaptive strategy, the estimate, the track record) on
+  // their unit tests alone: `engine` lists them too, but there every mutant the scripted-model server test covers
+  // reruns it (1,176 mutants, estimated at over 3 h here); this folder measures them in minutes.
+  trust: {
+    mutate: [
+      'server/src/debate/adaptive.ts',
+      'server/src/debate/integrity.ts',
+      'server/src/debate/positions.ts',
+      'server/src/debate/families.ts',
+      'server/src/debate/estimate.ts',
+      'server/src/debate/track-record.ts',
+    ],
+    tests: [
+      'server/src/debate/adaptive.test.ts',
+      'server/src/debate/integrity.test.ts',
+      'server/src/debate/positions.test.ts',
+      'server/src/debate/families.test.ts',
+      'server/src/debate/estimate.test.ts',
+      'server/src/debate/track-record.test.ts',
     ],
   },
   // The session layer in front of the stores, and the SQLite database with the session and account stores

@@ -3,7 +3,8 @@
  * one mutant at a time (`concurrency: 1`: the machine is shared), incremental (a rerun tests only
  * mutants whose code or tests changed), then the mutation score of each folder and how long it took.
  * Reports: `reports/mutation/<folder>.json` (mutation-testing-report-schema) and `.html`; a whole folder's
- * score also goes to `bench/results/mutation.json`, which READMEs quote (`npm run bench -- --update-readme`).
+ * score also goes to `bench/results/mutation.json`, which READMEs quote (`npm run bench -- --update-readme`), and so does
+ * a partial run's, under its own id (`engine.part-adaptive+integrity`), never over the whole folder's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -109,7 +110,7 @@ for (const { name, only } of picked.length > 0 ? picked : Object.keys(FOLDERS).m
     }
   }
   const score = (100 * count.detected) / Math.max(1, count.detected + count.undetected);
-  if (!only) recordScore(name, score, count.detected, count.detected + count.undetected, seconds);
+  recordScore(label, score, count.detected, count.detected + count.undetected, seconds);
   rows.push(
     `${label.padEnd(10)} ${score.toFixed(2).padStart(6)} %  killed ${count.detected}, survived ${count.undetected}, ` +
       `not valid ${count.other}  (${seconds} s)`,

@@ -154,6 +154,9 @@ export interface FollowUpOptions extends DetachOption, Omit<PanelOptions, 'slots
   rounds?: number;
   quorum?: number;
   earlyStop?: boolean;
+  /** For `deep`: as in a debate; the previous session's strategy (and threshold) by default. */
+  strategy?: Strategy;
+  agreement?: number;
   signal?: AbortSignal;
 }
 
@@ -576,6 +579,9 @@ export class Consilium {
             return this.sessions.followUp(settings.parentId, question, {
               mode: 'deep',
               rounds: settings.rounds,
+              // A debate re-run as one even when its parent was adaptive.
+              strategy: settings.strategy ?? 'debate',
+              ...(settings.agreement !== undefined && { agreement: settings.agreement }),
               detach: true,
               signal,
             });
@@ -606,7 +612,7 @@ export class Consilium {
      * ended (its `threadId` and `parentId` link it to the thread).
      */
     followUp: (async (id: string, question: string, options: FollowUpOptions = {}) => {
-      const { mode, slot, rounds, quorum, earlyStop, detach, signal } = options;
+      const { mode, slot, rounds, quorum, earlyStop, strategy, agreement, detach, signal } = options;
       if (slot !== undefined && options.provider !== undefined) {
         throw this.#told(new ConsiliumError('Give slot or provider, not both', { code: 'validation_failed' }));
       }
@@ -619,6 +625,8 @@ export class Consilium {
         ...(rounds !== undefined && { rounds }),
         ...(quorum !== undefined && { quorum }),
         ...(earlyStop !== undefined && { earlyStop }),
+        ...(strategy !== undefined && { strategy }),
+        ...(agreement !== undefined && { agreement }),
         ...(detach && { detach: true }),
       };
       return this.settle(askFollowUp({ client: this.client, path: { sessionId: id }, body, signal }), signal);

@@ -580,25 +580,6 @@ export const zContinueRequest = /* @__PURE__ */ z.strictObject({
     detach: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean())
 });
 
-export const zFollowUpRequest = /* @__PURE__ */ z.strictObject({
-    question: zQuestion,
-    mode: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum([
-        'single',
-        'parallel',
-        'deep'
-    ])),
-    provider: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
-    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
-    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
-    anonymous: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-    ranking: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
-    rounds: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))),
-    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
-    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
-});
-
 export const zSessionUpdateRequest = /* @__PURE__ */ z.strictObject({
     archived: /* @__PURE__ */ z.boolean()
 });
@@ -1017,6 +998,27 @@ export const zParallelRequest = /* @__PURE__ */ z.strictObject({
  * `debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.
  */
 export const zStrategy = /* @__PURE__ */ z.enum(['debate', 'adaptive']);
+
+export const zFollowUpRequest = /* @__PURE__ */ z.strictObject({
+    question: zQuestion,
+    mode: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ])),
+    provider: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.regex(/^[a-z][a-z0-9-]{0,31}$/))),
+    slots: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zSlotNumber).check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(5))),
+    synthesizer: /* @__PURE__ */ z.optional(zSlotNumber),
+    anonymous: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    ranking: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    models: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.array(zPanelModel).check(/* @__PURE__ */ z.maxLength(5))),
+    rounds: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(2), /* @__PURE__ */ z.lte(5))),
+    quorum: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.gte(1), /* @__PURE__ */ z.lte(5))),
+    earlyStop: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    strategy: /* @__PURE__ */ z.optional(zStrategy),
+    agreement: /* @__PURE__ */ z.optional(/* @__PURE__ */ /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0.5), /* @__PURE__ */ z.lte(1))),
+    detach: /* @__PURE__ */ z._default(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()), false)
+});
 
 export const zDeepRequest = /* @__PURE__ */ z.strictObject({
     question: zQuestion,

@@ -21,6 +21,8 @@ const MODE_OF_FIELD = {
   anonymous: 'deep',
   ranking: 'deep',
   models: 'deep',
+  strategy: 'deep',
+  agreement: 'deep',
 } as const satisfies Record<string, 'single' | 'parallel or deep' | 'deep'>;
 
 type ModeField = keyof typeof MODE_OF_FIELD;
@@ -59,4 +61,15 @@ export function inheritPanel<T extends PanelRequest>(parent: Session, request: T
     ...(request.ranking === undefined && { ranking: from.ranking }),
     ...(request.models === undefined && from.models && { models: from.models }),
   };
+}
+
+/**
+ * A deep follow-up's strategy: the request's if given, else its parent's (an adaptive parent's follow-up votes first too).
+ * The threshold is the request's, else the parent's when both are adaptive.
+ */
+export function inheritStrategy<T extends DeepRequest>(parent: Session, request: T): T {
+  const from = parent.mode === 'deep' ? parent.adaptive : undefined;
+  const strategy = request.strategy ?? (from ? 'adaptive' : undefined);
+  if (strategy !== 'adaptive' || !from) return request;
+  return { ...request, strategy, agreement: request.agreement ?? from.threshold };
 }

@@ -9,7 +9,7 @@ import { panelProblems } from '../debate/panel.js';
 import type { WikiSources } from '../grounding/sources.js';
 import { ALL_OWNERS, answersOf, type OwnerScope, type Sessions } from '../sessions/sessions.js';
 import { type DeepRequest, deepOptions } from './deep-options.js';
-import { type FollowUpRequest, followUpMode, inheritPanel, refuseOtherModesFields } from './follow-up.js';
+import { type FollowUpRequest, followUpMode, inheritPanel, inheritStrategy, refuseOtherModesFields } from './follow-up.js';
 import { groundingOf, resumedGrounding } from './grounding.js';
 import { RunRefused } from './refused.js';
 import { type StartedRun, type StartOptions, startRun } from './start.js';
@@ -94,8 +94,8 @@ export class Runs {
     }
     const mode = followUpMode(parent, request);
     refuseOtherModesFields(request, mode);
-    // A deep follow-up debates on its parent's panel unless told otherwise, field by field.
-    const inherited = mode === 'deep' ? inheritPanel(parent, request) : request;
+    // A deep follow-up debates on its parent's panel, by its parent's strategy, unless told otherwise, field by field.
+    const inherited = mode === 'deep' ? inheritStrategy(parent, inheritPanel(parent, request)) : request;
     if (mode === 'deep') this.#refusePanel(inherited);
     // A single follow-up asks the same slot as before unless told otherwise.
     const provider = request.provider ?? (parent.mode === 'single' ? parent.rounds[0]?.answers[0]?.provider : undefined);

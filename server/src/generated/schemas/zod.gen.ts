@@ -804,43 +804,6 @@ export const zContinueRequest = z.strictObject({
     }).optional()
 });
 
-export const zFollowUpRequest = z.strictObject({
-    question: zQuestion,
-    mode: z.enum([
-        'single',
-        'parallel',
-        'deep'
-    ]).register(z.globalRegistry, {
-        description: 'How to ask it; the previous session\'s mode by default (`deep` after a synthesis).'
-    }).optional(),
-    provider: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).register(z.globalRegistry, {
-        description: 'For `single`, the slot\'s provider to ask; slot 1\'s otherwise.'
-    }).optional(),
-    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
-        description: 'For `parallel`, the slots to ask; all by default. For `deep`, the panel (at least two distinct slots); the previous session\'s panel by default.'
-    }).optional(),
-    synthesizer: zSlotNumber.optional(),
-    anonymous: z.boolean().register(z.globalRegistry, {
-        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
-    }).optional(),
-    ranking: z.boolean().register(z.globalRegistry, {
-        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
-    }).optional(),
-    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
-        description: 'For `deep`, as in `DeepRequest`; the previous session\'s by default.'
-    }).optional(),
-    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
-        description: 'For `deep`, how many rounds (3 unless given).'
-    }).optional(),
-    quorum: z.int().gte(1).lte(5).optional(),
-    earlyStop: z.boolean().register(z.globalRegistry, {
-        description: 'For `deep`, as in `DeepRequest`.'
-    }).optional(),
-    detach: z.boolean().register(z.globalRegistry, {
-        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
-    }).optional().default(false)
-});
-
 export const zSessionUpdateRequest = z.strictObject({
     archived: z.boolean().register(z.globalRegistry, {
         description: '`true` archives the session (it leaves the history list); `false` brings it back.'
@@ -1334,6 +1297,47 @@ export const zParallelRequest = z.strictObject({
  */
 export const zStrategy = z.enum(['debate', 'adaptive']).register(z.globalRegistry, {
     description: '`debate` (the default): every round, then the verdict. `adaptive`: round 1 runs; when its independent answers agree (the share holding one position reaches `agreement`) the session ends there with their vote as its verdict and says what that saved (`adaptive`); otherwise the debate goes on.'
+});
+
+export const zFollowUpRequest = z.strictObject({
+    question: zQuestion,
+    mode: z.enum([
+        'single',
+        'parallel',
+        'deep'
+    ]).register(z.globalRegistry, {
+        description: 'How to ask it; the previous session\'s mode by default (`deep` after a synthesis).'
+    }).optional(),
+    provider: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).register(z.globalRegistry, {
+        description: 'For `single`, the slot\'s provider to ask; slot 1\'s otherwise.'
+    }).optional(),
+    slots: z.array(zSlotNumber).min(1).max(5).register(z.globalRegistry, {
+        description: 'For `parallel`, the slots to ask; all by default. For `deep`, the panel (at least two distinct slots); the previous session\'s panel by default.'
+    }).optional(),
+    synthesizer: zSlotNumber.optional(),
+    anonymous: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
+    }).optional(),
+    ranking: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s choice by default.'
+    }).optional(),
+    models: z.array(zPanelModel).max(5).register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`; the previous session\'s by default.'
+    }).optional(),
+    rounds: z.int().gte(2).lte(5).register(z.globalRegistry, {
+        description: 'For `deep`, how many rounds (3 unless given).'
+    }).optional(),
+    quorum: z.int().gte(1).lte(5).optional(),
+    earlyStop: z.boolean().register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`.'
+    }).optional(),
+    strategy: zStrategy.optional(),
+    agreement: z.number().gte(0.5).lte(1).register(z.globalRegistry, {
+        description: 'For `deep`, as in `DeepRequest`. Both default to the previous session\'s: a follow-up of an adaptive session is adaptive at its threshold unless told `strategy: debate`.'
+    }).optional(),
+    detach: z.boolean().register(z.globalRegistry, {
+        description: 'Start the run and answer at once `202 Accepted` with its session\'s id (and `Location`), instead of when it ends; the run outlives this connection, its events stream from `/sessions/{id}/events` (resume with `Last-Event-ID`), and only POST /sessions/{id}/cancel (or DELETE) stops it. Off by default: the answer comes when the run ends, and a client going away cancels the run.'
+    }).optional().default(false)
 });
 
 export const zDeepRequest = z.strictObject({
