@@ -301,6 +301,9 @@ describe.skipIf(!clusterAvailable || !replicationBinaries())('two instances thro
       instances = await startInstances({ databaseUrl, tokenDelayMs: 10, env: SETTINGS });
       const [a, b] = instances.instances as [Instance, Instance];
       const c = clientOf(instances, (await signIn(instances.proxyUrl, instances.admin.username, instances.admin.password)).token);
+      // The account and its token on the standby too, as a deployment's are long before a failover: what the failover
+      // may lose is the debates' commits, not the client's means to read what came of them.
+      await rig.caughtUp();
       const on = (i: number) => (i % 2 === 0 ? a : b);
       const off = (i: number) => (i % 2 === 0 ? b : a);
 
@@ -313,9 +316,14 @@ describe.skipIf(!clusterAvailable || !replicationBinaries())('two instances thro
       await Promise.all(followers.map((f) => f.seen((e) => e.type === 'session.started')));
       // The rig, not the product: the standby is behind, so asynchronous replication loses what it lacks.
       if (!synchronous) expect(await rig.lag(), 'bytes of WAL the standby lacks').toBeGreaterThan(0);
-      await rig.failover();
-      // What the new primary holds the moment it takes over, against the old one's copy: what the failover lost.
-      const promoted = await storedRecords(databaseUrl);
+      // What the new primary holds the moment it takes over, before any instance reaches it: against the old one's
+      // copy, what the failover lost.
+      let promoted = new Map() as Awaited<ReturnType<typeof storedRecords>>;
+      await rig.failover({
+        promoted: async (at) => {
+          promoted = await storedRecords(at(databaseUrl));
+        },
+      });
 
       const copy = await storedRecords(rig.oldPrimary(databaseUrl));
       const window = () => leaseWindow(databaseUrl, [a.id, b.id]);

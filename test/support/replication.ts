@@ -23,6 +23,14 @@ export interface ReplicationOptions {
   linkDelayMs?: number;
 }
 
+export interface FailoverOptions {
+  /**
+   * Runs once the standby is promoted and before `front` switches to it, given `databaseUrl`'s database there: what
+   * the failover kept, read before any instance can reach it (and write again what it lost).
+   */
+  promoted?: (at: (databaseUrl: string) => string) => Promise<void>;
+}
+
 export interface Replication {
   /** The maintenance database through `front`: what the instances use (see `createDatabase`). */
   readonly url: string;
@@ -48,7 +56,7 @@ export interface Replication {
    * and `front` is switched to it (its open connections cut). Then the old primary is started again on a port of its
    * own with what it had committed, read-only, for `oldPrimary`.
    */
-  failover(): Promise<void>;
+  failover(options?: FailoverOptions): Promise<void>;
   /** After `failover()`: the database of `databaseUrl` on the old primary. */
   oldPrimary(databaseUrl: string): string;
   /** Stops both servers and both forwarders, and removes their files. */
@@ -181,7 +189,7 @@ export async function startReplication(options: ReplicationOptions = {}): Promis
       createDatabase: () => server.createDatabase(),
       lag,
       caughtUp,
-      async failover() {
+      async failover({ promoted }: FailoverOptions = {}) {
         if (oldPort !== undefined) throw new Error('failover() has run already: there is no standby left');
         // Silent first: a cut link's standby would reconnect, and must get nothing more.
         link.silence();
@@ -193,6 +201,11 @@ export async function startReplication(options: ReplicationOptions = {}): Promis
         await until('the promoted standby accepting writes', async () => {
           const { recovering } = await one<{ recovering: boolean }>(standbyUrl, 'SELECT pg_is_in_recovery() AS recovering');
           return !recovering;
+        });
+        await promoted?.((databaseUrl) => {
+          const at = new URL(databaseUrl);
+          at.port = String(standbyPort);
+          return at.toString();
         });
         front.switchTo({ host: '127.0.0.1', port: standbyPort });
         // The old primary, started again with what it had committed: a copy to read, no primary for anyone.
