@@ -23,11 +23,11 @@ import { authenticate, SESSION_COOKIE } from './auth.js';
 import { limitBody } from './body-limit.js';
 import { clientAddresses } from './client-address.js';
 import { debateHandlers } from './debate.js';
-import { DEBATE_STARTS, limitDebates } from './debate-limits.js';
+import { DEBATE_STARTS, debateGate, limitDebates } from './debate-limits.js';
 import type { AppDeps, AppEnv, DebateDeps } from './deps.js';
 import { mountDocs } from './docs.js';
 import { hostCheck, hostNames } from './host-check.js';
-import { mountMcp } from './mcp.js';
+import { admitRuns, mountMcp } from './mcp.js';
 import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -178,21 +178,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const runs = new Runs(debate);
   // On a shared store, runs other instances lost or left are continued here (or by a peer).
   continueHandedOver({ runs, draining: () => readiness.draining, logger: deps.logger });
+  const gate = debateGate(deps.config.rateLimits, limits);
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers({ ...deps, wikis }),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
-    ...refuseWhileDraining(
-      limitDebates(debateHandlers({ ...debate, runs }), deps.config.rateLimits, ownerOf, limits),
-      DEBATE_STARTS,
-      readiness,
-    ),
+    ...refuseWhileDraining(limitDebates(debateHandlers({ ...debate, runs }), gate, ownerOf), DEBATE_STARTS, readiness),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, accounts: deps.accounts, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),
     ...trustHandlers(debate),
   };
   registerContract(app, handlers);
   // The same runs for MCP clients (desktop assistants, coding agents), signed in with an API token.
-  mountMcp(app, new McpEndpoint({ runs, version: deps.version }), publicOrigin);
+  mountMcp(app, new McpEndpoint({ runs, version: deps.version, admit: admitRuns(gate, () => readiness.draining) }), publicOrigin);
 
   // The contract names `npm start`'s default address; the served copy names where it was fetched from (or the published
   // origin), so a client generated from it talks to this server on whatever port it runs.

@@ -39,7 +39,7 @@ export class Readiness implements ReadinessState {
 }
 
 /** Seconds a balancer may wait before asking again: about one probe period. */
-const RETRY_AFTER_S = 5;
+export const DRAINING_RETRY_AFTER_S = 5;
 
 export interface ReadinessOptions {
   readiness: ReadinessState;
@@ -50,7 +50,7 @@ export interface ReadinessOptions {
 
 export function readinessHandlers({ readiness, instanceId, store }: ReadinessOptions): Pick<Handlers<AppEnv>, 'getReady'> {
   const notReady = (c: Context<AppEnv>, code: 'not_ready' | 'draining', detail: string) => {
-    c.header('retry-after', String(RETRY_AFTER_S));
+    c.header('retry-after', String(DRAINING_RETRY_AFTER_S));
     c.header('cache-control', 'no-store');
     return problem(c, 503, code, { detail });
   };
@@ -102,7 +102,7 @@ export function refuseWhileDraining<H extends Record<string, AnyHandler>>(
     const handler = handlers[operation];
     wrapped[operation] = ((c: Context<AppEnv>, next: () => Promise<void>) => {
       if (!readiness.draining) return handler!(c, next);
-      c.header('retry-after', String(RETRY_AFTER_S));
+      c.header('retry-after', String(DRAINING_RETRY_AFTER_S));
       return problem(c, 503, 'draining', {
         detail: 'This instance is stopping and starts no new debates; send the request again (another instance takes it).',
       });

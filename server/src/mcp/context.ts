@@ -13,8 +13,23 @@ export interface McpCaller {
   scope: OwnerScope;
 }
 
+/** Why a run may not start now, as a tool error says it. */
+export interface RunRefusal {
+  code: 'rate_limited' | 'draining';
+  message: string;
+  retryAfterS: number;
+}
+
+/**
+ * Lets one of `owner`'s runs in under the limits every surface shares (start rate, running debates, a draining
+ * instance): its `release` for when the run ends, or why not.
+ */
+export type Admit = (owner: string) => Promise<{ release: () => void } | { refused: RunRefusal }>;
+
 export interface ToolContext {
   runs: Runs;
+  /** Absent: no limits apply. */
+  admit?: Admit;
   caller: McpCaller;
   /** The session's page in the web UI. */
   link: (sessionId: string) => string;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Runs } from '../runs/runs.js';
-import type { McpCaller } from './context.js';
+import type { Admit, McpCaller } from './context.js';
 import { createMcpServer } from './server.js';
 
 export interface McpEndpointOptions {
@@ -18,6 +18,8 @@ export interface McpEndpointOptions {
   link?: (origin: string, sessionId: string) => string;
   /** How long an MCP session may stay unused before it is closed. 1 hour by default. */
   idleMs?: number;
+  /** The limits a run of a tool passes, as the HTTP operations' do. */
+  admit?: Admit;
 }
 
 interface Open {
@@ -96,7 +98,15 @@ export class McpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId) this.#open.delete(transport.sessionId);
     };
-    const server = createMcpServer({ runs: this.#options.runs, caller, link: (id) => link(origin, id) }, this.#options.version);
+    const server = createMcpServer(
+      {
+        runs: this.#options.runs,
+        caller,
+        link: (id) => link(origin, id),
+        ...(this.#options.admit && { admit: this.#options.admit }),
+      },
+      this.#options.version,
+    );
     await server.connect(transport);
     return transport;
   }

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunRefused } from '../runs/refused.js';
+import type { RunRefusal } from './context.js';
 
 /** One argument at fault: its path in the tool's arguments, and the reason. */
 export interface FieldError {
@@ -56,4 +57,9 @@ export function issuesAsFields(
     message: i.message,
     ...(i.code !== undefined && { code: i.code }),
   }));
+}
+
+/** A run the limits refused, as a tool error that says when to try again. */
+export function limitedAsToolError(refusal: RunRefusal): CallToolResult {
+  return toolError(refusal.code, `${refusal.message} Try again in ${refusal.retryAfterS} s.`);
 }

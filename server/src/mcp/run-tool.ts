@@ -9,7 +9,7 @@ import type { StartedRun } from '../runs/start.js';
 import type { ToolContext, ToolExtra } from './context.js';
 import { outcomeOf, outcomeText } from './outcome.js';
 import { DebateProgress } from './progress.js';
-import { refusedAsToolError, structured } from './results.js';
+import { limitedAsToolError, refusedAsToolError, structured } from './results.js';
 
 export async function runTool(
   ctx: ToolContext,
@@ -28,11 +28,15 @@ export async function runTool(
           // A client gone away is no reason to fail the run: its cancellation (or the run's end) settles it.
           extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...step } }).catch(() => {});
         };
+  const entry = await ctx.admit?.(ctx.caller.owner);
+  if (entry && 'refused' in entry) return limitedAsToolError(entry.refused);
   try {
     const run = await start({ owner: ctx.caller.owner, client: [extra.signal], detach: false, ...(onEvent && { onEvent }) });
     return respond(await run.done);
   } catch (error) {
     return refusedAsToolError(error);
+  } finally {
+    entry?.release();
   }
 }
 
