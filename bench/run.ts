@@ -10,6 +10,7 @@ import { benchFlood } from './flood.js';
 import { benchGenerate } from './generate.js';
 import { benchGrounding } from './grounding.js';
 import { benchHttp } from './http.js';
+import { benchMcp } from './mcp.js';
 import { benchOpenapi } from './openapi.js';
 import { benchPanel } from './panel.js';
 import { benchPostgres } from './postgres.js';
@@ -37,6 +38,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   flood: benchFlood,
   grounding: benchGrounding,
   trust: benchTrust,
+  mcp: benchMcp,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');
