@@ -13,18 +13,7 @@ export type { Price, PriceTable } from '../config/prices.js';
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
-export function addUsage(a: Usage, b: Usage): Usage {
-  const sum: Usage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-  for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
-    const n = (a[key] ?? 0) + (b[key] ?? 0);
-    if (n > 0) sum[key] = n;
-  }
-  return sum;
-}
+export { addUsage } from '../providers/usage.js';
 
 /**
  * What a cached input token costs as a share of the input price, by provider, from their price pages:

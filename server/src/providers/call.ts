@@ -23,6 +23,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js
 import { type Replay, type SdkRequestPlan, StreamHandedOver, sdkFetch } from './sdk-fetch.js';
 import { sleep as defaultSleep } from './sleep.js';
 import type { EventStream } from './transport.js';
+import { addUsage } from './usage.js';
 import { type WireFormat, wireFrames } from './wire/formats.js';
 import { SseDecoder } from './wire/sse-decoder.js';
 
@@ -225,7 +226,8 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
     if (output !== undefined) call.output = output;
     for (let attempts = 1; ; attempts++) {
       const attempt = await runAttempt(options, call, controller.signal);
-      spent = addUsage(spent, attempt.finish?.usage ?? attempt.usage);
+      const reported = attempt.finish?.usage ?? attempt.usage;
+      if (reported) spent = addUsage(spent, reported);
       const failure = failureOf(attempt, stopped);
       const report = (retrying: boolean) => {
         if (failure === undefined || failure.code === 'aborted' || !options.onAttemptFailed) return;
@@ -711,20 +713,6 @@ function usage(u: LanguageModelV3Usage): Usage {
   if (u.inputTokens.cacheWrite) result.cacheWriteTokens = u.inputTokens.cacheWrite;
   if (u.outputTokens.reasoning) result.reasoningTokens = u.outputTokens.reasoning;
   return result;
-}
-
-function addUsage(a: Usage, b: Usage | undefined): Usage {
-  if (b === undefined) return a;
-  const sum: Usage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-  for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
-    const n = (a[key] ?? 0) + (b[key] ?? 0);
-    if (n > 0) sum[key] = n;
-  }
-  return sum;
 }
 
 /** The failures that are the model's own finished answer: kept with its finish reason (and retried by no one). */
