@@ -229,6 +229,29 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'test/providers/recordings.test.ts',
     ],
   },
+  // Grounding: the sources' retrieval, the cut of what a wiki sends, the plain text of its pages, and the citations
+  // a verdict's quotations are checked against.
+  grounding: {
+    mutate: [
+      'server/src/grounding/citations.ts',
+      'server/src/grounding/cut-json.ts',
+      'server/src/grounding/plain-text.ts',
+      'server/src/grounding/sources.ts',
+      'server/src/grounding/run.ts',
+    ],
+    tests: [
+      'server/src/grounding/citations.test.ts',
+      'server/src/grounding/cut-json.test.ts',
+      'server/src/grounding/plain-text.test.ts',
+      'server/src/grounding/sources.test.ts',
+      'server/src/grounding/run.test.ts',
+    ],
+  },
+  // The full-text index: what a session is found by, and re-indexed when (the store contract on SQLite).
+  search: {
+    mutate: ['server/src/store/sqlite/search.ts', 'server/src/store/sqlite/steps.ts'],
+    tests: ['test/store/sqlite.test.ts'],
+  },
   // The wiki client: continuation in list, prop and generator mode, errors and warnings, GET/POST, retries.
   'wiki-client': {
     mutate: ['sdk/src/wiki/client.ts'],

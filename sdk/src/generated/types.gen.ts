@@ -2093,6 +2093,10 @@ export type EstimateRunErrors = {
      */
     415: Problem;
     /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
      * The session store (sessions and accounts) is down or locked, so the request was not carried out: a read it needed failed, or a write it needed did not commit. A detached debate start (`detach: true`) answers this when its session's first write fails, and stops the run (no model calls go on for a session nobody could read). Try again after `Retry-After`.
      */
     503: Problem;

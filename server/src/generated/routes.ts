@@ -803,6 +803,9 @@ export const estimateRun = createRoute({
     415: {
       "$ref": "#/components/responses/UnsupportedMediaType"
     },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
     503: {
       "$ref": "#/components/responses/ServiceUnavailable"
     }
