@@ -29,7 +29,21 @@ describe('model families', () => {
   });
 
   it('reads the family from the id’s start: a fine-tune that names another family is its maker’s', () => {
-    const words = ['claude', 'gpt', 'gemini', 'deepseek', 'grok', 'qwen', 'llama', 'mistral', 'phi', 'command', 'kimi', 'glm', 'offline-x'];
+    const words = [
+      'claude',
+      'gpt',
+      'gemini',
+      'deepseek',
+      'grok',
+      'qwen',
+      'llama',
+      'mistral',
+      'phi',
+      'command',
+      'kimi',
+      'glm',
+      'offline-x',
+    ];
     for (const word of words) expect(modelFamily(`acme-${word}`), word).toBe('acme');
     // No letters to start with: the id itself.
     expect(modelFamily('42')).toBe('42');

@@ -387,9 +387,7 @@ describe('the integrity report', () => {
       'Slots 1, 2 and 3 are the same model (qwen2.5:7b) behind one endpoint: their agreement is weaker evidence.',
       'Slots 4 and 5 are the same model family (llama): their agreement is weaker evidence, and slots 4 and 5 hold the round-1 majority together.',
     ]);
-    const tied = session([
-      round(1, 'independent', [answer(3, 1, 'A'), answer(4, 1, 'B')]),
-    ]);
+    const tied = session([round(1, 'independent', [answer(3, 1, 'A'), answer(4, 1, 'B')])]);
     expect(integrityReport(tied)!.flags.find((f) => f.kind === 'same_family')?.message).toBe(
       'Slots 3 and 4 are the same model family (qwen): their agreement is weaker evidence.',
     );
