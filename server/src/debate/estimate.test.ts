@@ -8,7 +8,7 @@ import {
   MIN_HISTORY,
   savedAfterRound1,
 } from './estimate.js';
-import { independentPrompt, systemPrompt } from './prompts.js';
+import { critiquePrompt, finalPrompt, independentPrompt, synthesisPrompt, systemPrompt } from './prompts.js';
 
 const slot = (n: number, extra: Partial<EstimateSlot> = {}): EstimateSlot => ({
   slot: n,
@@ -113,6 +113,34 @@ describe('estimateRun, sized', () => {
     });
     for (const bound of ['low', 'expected', 'high'])
       expect(e.slots[0]!.costUsd[bound as 'low']).toBeCloseTo(priceOf(e.slots[0]!, bound), 7);
+  });
+
+  it('sizes each round’s prompt as the engine builds it, before the answers it quotes', () => {
+    const q = plan().question;
+    const context = 'Earlier: the sessions table has 40 million rows.';
+    const sys = (n: number) => systemPrompt({ slot: n, provider: `p${n}`, strength: 'rigour' }, 2).length;
+    // The prompts of deep.ts and verdict.ts, own answer and peers not yet quoted; each answer quoted adds its 450 default tokens.
+    const expected = (rounds: number, earlyStop: boolean, n: number) => {
+      let chars = sys(n) + independentPrompt(q, context, { positionLine: true }).length;
+      for (let r = 2; r <= rounds; r++)
+        chars +=
+          sys(n) +
+          (r === rounds
+            ? finalPrompt(q, r, '', [], rounds === 2, context, { anonymous: true })
+            : critiquePrompt(q, r, '', [], { context, positionLine: earlyStop })
+          ).length;
+      return Math.round(chars / 4 + (rounds - 1) * 2 * 450);
+    };
+    for (const [rounds, earlyStop] of [
+      [2, false],
+      [3, true],
+      [3, false],
+    ] as const) {
+      const e = estimateRun(plan({ slots: [slot(1), slot(2)], synthesizer: slot(9), rounds, earlyStop, context }));
+      expect(e.slots[1]!.inputTokens.expected, `${rounds} rounds`).toBe(expected(rounds, earlyStop, 2));
+      const verdict = sys(9) + synthesisPrompt(q, [], '', context).length;
+      expect(e.slots[2]!.inputTokens.expected).toBe(Math.round(verdict / 4 + rounds * 2 * 450));
+    }
   });
 
   it('prices each bound from the calls that bound makes', () => {
