@@ -15,7 +15,7 @@ describe('readPosition', () => {
     expect(readPosition('Reasoning.\nPOSITION : 42')).toBe('42');
     expect(readPosition('Reasoning.\rPOSITION: 42')).toBe('42');
     expect(readPosition('Reasoning.\r\nPOSITION: 42\r\n')).toBe('42');
-    expect(readPosition('POSITION: 42\n\n  \n\n\n\n')).toBe('42');
+    expect(readPosition('POSITION: 42\n \n \n\t\n \n \n')).toBe('42');
     expect(readPosition('POSITION: 3.14')).toBe('3.14');
   });
 
