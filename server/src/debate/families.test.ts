@@ -19,8 +19,41 @@ describe('model families', () => {
       ['mixtral-8x7b', 'mistral'],
       ['offline-anthropic', 'offline'],
       ['foo-bar-7b', 'foo'],
+      ['phi3:mini', 'phi'],
+      ['command-r-plus', 'command'],
+      ['kimi-k2', 'kimi'],
+      ['glm-4.5', 'glm'],
+      [' GPT-4o ', 'gpt'],
     ];
     for (const [model, family] of cases) expect(modelFamily(model), model).toBe(family);
+  });
+
+  it('reads the family from the id’s start: a fine-tune that names another family is its maker’s', () => {
+    const words = [
+      'claude',
+      'gpt',
+      'gemini',
+      'deepseek',
+      'grok',
+      'qwen',
+      'llama',
+      'mistral',
+      'phi',
+      'command',
+      'kimi',
+      'glm',
+      'offline-x',
+    ];
+    for (const word of words) expect(modelFamily(`acme-${word}`), word).toBe('acme');
+    // No letters to start with: the id itself.
+    expect(modelFamily('42')).toBe('42');
+    expect(modelFamily('7b-chat')).toBe('7b-chat');
+  });
+
+  it('strips only a trailing release date or tag', () => {
+    expect(underlyingModel('claude-3-5-sonnet-20241022')).toBe('claude-3-5-sonnet');
+    expect(underlyingModel('gpt-4')).toBe('gpt-4');
+    expect(underlyingModel('claude-3-5-sonnet-20241022-v2:0')).toBe('claude-3-5-sonnet-20241022-v2:0');
   });
 
   it('sees one model behind different endpoints, not two sizes of one family', () => {

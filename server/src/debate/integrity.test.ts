@@ -297,6 +297,102 @@ describe('the integrity report', () => {
     expect(report.flags).toEqual([]);
   });
 
+  it('follows slots whatever the order answers were stored in', () => {
+    const s = session(
+      [
+        round(1, 'independent', [answer(3, 1, 'B'), answer(2, 1, 'a'), answer(1, 1, 'A.'), answer(5, 1, 'C')]),
+        round(2, 'final', [answer(5, 2, 'C'), answer(3, 2, 'A'), answer(1, 2, 'A'), answer(2, 2, 'A')]),
+      ],
+      verdict('POSITION: A', [change(3, true, 'The carry.')]),
+      {
+        rankings: [
+          { round: 2, ballots: [], missing: [], aggregate: [{ slot: 1, rank: 4, points: 0, ballots: 1, score: 0, tied: false }] },
+          {
+            round: 1,
+            ballots: [],
+            missing: [],
+            aggregate: [
+              { slot: 2, rank: 1, points: 2, ballots: 1, score: 1, tied: false },
+              { slot: 1, rank: 2, points: 1, ballots: 1, score: 0.5, tied: false },
+            ],
+          },
+        ],
+      },
+    );
+    const report = integrityReport(s)!;
+    // The wording is the lowest slot's; positions held as often are listed by their first holder.
+    expect(report.vote).toMatchObject({ position: 'A', slots: [1, 2] });
+    expect(report.vote.positions.map((p) => p.position)).toEqual(['A', 'B', 'C']);
+    expect(report.slots.map((x) => x.slot)).toEqual([1, 2, 3, 5]);
+    expect(report.slots.map((x) => x.peerRank)).toEqual([2, 1, undefined, undefined]);
+    // A slot that held its position names nobody it moved towards.
+    expect(report.slots[0]!.towards).toBeUndefined();
+    expect(report.slots[2]).toMatchObject({ direction: 'towards_majority', towards: [1, 2] });
+    expect(report.flags.find((f) => f.kind === 'dissent_kept')).toEqual({
+      kind: 'dissent_kept',
+      slots: [5],
+      message: 'Slot 5 kept its round-1 position (“C”) against the majority (“A”).',
+    });
+  });
+
+  it('leaves out the offline stand-in, and counts a slot that answered only the final round', () => {
+    const failed = { error: { code: 'timeout' as const, message: 't', retryable: true, attempts: 1 } };
+    const s = session(
+      [
+        round(1, 'independent', [answer(1, 1, 'A'), answer(2, 1, 'B', { offline: true }), answer(3, 1, 'A', failed)]),
+        round(2, 'final', [answer(1, 2, 'A'), answer(3, 2, 'A')]),
+      ],
+      verdict('POSITION: A', [{ slot: 2 as Slot, changed: true, reason: 'x' }]),
+    );
+    const report = integrityReport(s)!;
+    expect(report.slots.map((x) => [x.slot, x.direction, x.changed])).toEqual([
+      [1, 'unchanged', false],
+      [3, 'unknown', false],
+    ]);
+    expect(report.slots[1]!.towards).toBeUndefined();
+  });
+
+  it('flags no collapse when round 1 already agreed, or only one slot gave a final position; names only the movers', () => {
+    const agreed = session([
+      round(1, 'independent', [answer(1, 1, 'A'), answer(2, 1, 'A')]),
+      round(2, 'final', [answer(1, 2, 'A'), answer(2, 2, 'A')]),
+    ]);
+    expect(integrityReport(agreed)!.flags.some((f) => f.kind === 'collapse')).toBe(false);
+    const alone = session([
+      round(1, 'independent', [answer(1, 1, 'A'), answer(2, 1, 'B')]),
+      round(2, 'final', [answer(1, 2, 'A'), answer(2, 2, undefined)]),
+    ]);
+    expect(integrityReport(alone)!.flags.some((f) => f.kind === 'collapse')).toBe(false);
+    const two = session([
+      round(1, 'independent', [answer(1, 1, 'A'), answer(2, 1, 'B')]),
+      round(2, 'final', [answer(1, 2, 'A'), answer(2, 2, 'A')]),
+    ]);
+    expect(integrityReport(two)!.flags.find((f) => f.kind === 'collapse')).toMatchObject({ slots: [2] });
+    // A tie has no majority: no dissent is kept against it.
+    expect(integrityReport(alone)!.flags.some((f) => f.kind === 'dissent_kept')).toBe(false);
+  });
+
+  it('names three same-family slots, and one model behind one endpoint', () => {
+    const s = session([
+      round(1, 'independent', [
+        answer(1, 1, 'A', { provider: 'ollama', model: 'qwen2.5:7b' }),
+        answer(2, 1, 'A', { provider: 'ollama', model: 'qwen2.5:7b' }),
+        answer(3, 1, 'B', { provider: 'ollama', model: 'qwen2.5:7b' }),
+        answer(4, 1, 'B', { provider: 'x', model: 'llama3.1' }),
+        answer(5, 1, 'B', { provider: 'y', model: 'llama3.2' }),
+      ]),
+    ]);
+    const flags = integrityReport(s)!.flags.filter((f) => f.kind === 'same_family');
+    expect(flags.map((f) => f.message)).toEqual([
+      'Slots 1, 2 and 3 are the same model (qwen2.5:7b) behind one endpoint: their agreement is weaker evidence.',
+      'Slots 4 and 5 are the same model family (llama): their agreement is weaker evidence, and slots 4 and 5 hold the round-1 majority together.',
+    ]);
+    const tied = session([round(1, 'independent', [answer(3, 1, 'A'), answer(4, 1, 'B')])]);
+    expect(integrityReport(tied)!.flags.find((f) => f.kind === 'same_family')?.message).toBe(
+      'Slots 3 and 4 are the same model family (qwen): their agreement is weaker evidence.',
+    );
+  });
+
   it('is made for deep sessions only', () => {
     expect(integrityReport({ ...conformistDebate(''), mode: 'parallel' })).toBeUndefined();
     expect(integrityReport(session([]))).toBeUndefined();
@@ -313,5 +409,44 @@ describe('reasonKind', () => {
     expect(reasonKind('Everyone else said 42.')).toBe('majority');
     expect(reasonKind('The others showed my carry was wrong.')).toBe('stated');
     expect(reasonKind('The replay cost is higher than I assumed.')).toBe('stated');
+  });
+
+  it('reads every spelling of no reason as none', () => {
+    for (const text of ['none', 'NA', 'n/a', 'No reason', 'nothing', 'null', '-', '---', '.', '...', '—', '…'])
+      expect(reasonKind(text), text).toBe('none');
+  });
+
+  it('counts a reason that points at the others in any of its words as the majority', () => {
+    for (const text of [
+      'Most of the panelists said 42.',
+      'Most panel members said 42.',
+      'Most others said 42.',
+      'Most of the others said 42.',
+      'The other models said 42.',
+      'Other responses said 42.',
+      'The other panelists said 42.',
+      'I follow the consensus.',
+    ])
+      expect(reasonKind(text), text).toBe('majority');
+  });
+
+  it('counts grounds of its own, whatever their ending, as a stated reason', () => {
+    for (const text of [
+      'The others show the carry.',
+      'The others overlooked nothing; I overlooked the carry.',
+      'The others noticed I missed the carry.',
+      'The majority calculated it again.',
+      'The majority recomputed it.',
+      'The majority checked it.',
+      'The majority verified it.',
+      'The majority showed it.',
+    ])
+      expect(reasonKind(text), text).toBe('stated');
+  });
+
+  it('takes a pointer at the others for a reason only while it is short', () => {
+    // Twelve words, however spaced, still only point at the majority; thirteen say more.
+    expect(reasonKind('I  go  with  the majority here as it seems the safest choice')).toBe('majority');
+    expect(reasonKind('I go with the majority here as it seems the safest choice today')).toBe('stated');
   });
 });

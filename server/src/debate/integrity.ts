@@ -129,7 +129,11 @@ export function integrityReport(session: Session): IntegrityReport | undefined {
       const g = finals.get(slot);
       const change = reported.get(slot);
       const towards = g
-        ? [...firsts.entries()].filter(([other, s]) => other !== slot && s.key === g.key).map(([other]) => other)
+        ? [...firsts.entries()]
+            .filter(([other, s]) => other !== slot && s.key === g.key)
+            .map(([other]) => other)
+            // In slot order, however the answers were stored.
+            .sort((a, b) => a - b)
         : [];
       let direction: PositionDirection;
       let changed: boolean;

@@ -10,6 +10,20 @@ describe('readPosition', () => {
     expect(readPosition('POSITION： Paris')).toBe('Paris');
   });
 
+  it('reads the line however it is spaced, and across any line ending', () => {
+    expect(readPosition('Reasoning.\nPOSITION:42')).toBe('42');
+    expect(readPosition('Reasoning.\nPOSITION : 42')).toBe('42');
+    expect(readPosition('Reasoning.\rPOSITION: 42')).toBe('42');
+    expect(readPosition('Reasoning.\r\nPOSITION: 42\r\n')).toBe('42');
+    expect(readPosition('POSITION: 42\n \n \n\t\n \n \n')).toBe('42');
+    expect(readPosition('POSITION: 3.14')).toBe('3.14');
+  });
+
+  it('reads no position from a line that only mentions the word', () => {
+    expect(readPosition('Reasoning.\nMy position: 42')).toBeUndefined();
+    expect(readPosition('Reasoning.\nPosition paper: see above')).toBeUndefined();
+  });
+
   it('takes the last of several, and only near the end', () => {
     expect(readPosition('POSITION: 41\nmore\nPOSITION: 42')).toBe('42');
     expect(readPosition('POSITION: 41\none\ntwo\nthree\nfour\nfive')).toBeUndefined();
@@ -19,12 +33,16 @@ describe('readPosition', () => {
     expect(readPosition('Text.\nPOSITION: unchanged')).toBeUndefined();
     expect(readPosition('Text.\nPOSITION: changed')).toBeUndefined();
     expect(readPosition('Text.\nPOSITION: ')).toBeUndefined();
+    // A position whose words merely include the critique's word is a position.
+    expect(readPosition('Text.\nPOSITION: Nothing changed')).toBe('Nothing changed');
+    expect(readPosition('Text.\nPOSITION: Changed nothing')).toBe('Changed nothing');
     expect(readPosition('No line here.')).toBeUndefined();
     expect(readPosition('')).toBeUndefined();
   });
 
   it('keeps a long position bounded', () => {
-    expect(readPosition(`POSITION: ${'x'.repeat(500)}`)).toHaveLength(200);
+    expect(readPosition(`POSITION: ${'x'.repeat(500)}`)).toBe(`${'x'.repeat(199)}…`);
+    expect(readPosition(`POSITION: ${'x'.repeat(200)}`)).toBe('x'.repeat(200));
   });
 });
 
@@ -39,5 +57,6 @@ describe('positionKey', () => {
   it('cleans wrapping quotes and emphasis, not inner text', () => {
     expect(cleanPosition(' *"a b"* ')).toBe('a b');
     expect(cleanPosition("it's fine.")).toBe("it's fine");
+    expect(cleanPosition('a   b\tc')).toBe('a b c');
   });
 });

@@ -59,4 +59,33 @@ describe('trackRecord', () => {
     expect(record.slots[2]!.meanPeerRank).toBeUndefined();
     expect(trackRecord([])).toEqual({ sessions: 0, slots: [] });
   });
+
+  it('orders records by slot, provider and model, and towards-counts most first, then by slot', () => {
+    const record = trackRecord([
+      report([
+        entry(3, { changed: true, direction: 'to_other', towards: [5, 2], reason: 'stated' }),
+        entry(2, { provider: 'pb', model: 'mb' }),
+        entry(2, { provider: 'pb', model: 'ma' }),
+        entry(2, { provider: 'pa', model: 'mz' }),
+        entry(1, {}),
+      ]),
+      report([entry(3, { changed: true, direction: 'new_position', reason: 'stated' })]),
+    ]);
+    expect(record.slots.map((s) => `${s.slot}/${s.provider}/${s.model}`)).toEqual([
+      '1/p1/m1',
+      '2/pa/mz',
+      '2/pb/ma',
+      '2/pb/mb',
+      '3/p3/m3',
+    ]);
+    // A move to a new position names nobody.
+    expect(record.slots[4]).toMatchObject({
+      changed: 2,
+      directions: { towards_majority: 0, away_from_majority: 0, to_other: 1, new_position: 1 },
+      towards: [
+        { slot: 2, count: 1 },
+        { slot: 5, count: 1 },
+      ],
+    });
+  });
 });
