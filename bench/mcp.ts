@@ -6,15 +6,9 @@
 import { connectMcp } from '../test/support/mcp.js';
 import { startServer } from '../test/support/server.js';
 import { record, round } from './figures.js';
-import { report } from './stats.js';
+import { percentile, report } from './stats.js';
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function benchMcp(): Promise<void> {
   // A pace like a model's (a token every 2 ms), so a debate's time is the models', as in use.
@@ -55,7 +49,7 @@ export async function benchMcp(): Promise<void> {
         http.push(await timed(overHttp, i));
       }
     }
-    const [h, m] = [median(http), median(mcp)];
+    const [h, m] = [percentile(http, 50), percentile(mcp, 50)];
     report('mcp: deep debate over POST /consilium/deep, median (baseline)', h, 'ms', `${REPEAT} runs`);
     report('mcp: the same debate as a consult over MCP, median', m, 'ms', `${(m / h).toFixed(3)}x HTTP`);
     record({
