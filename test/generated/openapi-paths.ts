@@ -622,7 +622,7 @@ export type paths = {
          * @description OpenAI's `GET /v1/models`: `consilium/deep`, `consilium/deep-2` … `consilium/deep-5` (rounds),
          *     `consilium/parallel`, and `consilium/slot-N` for each slot that is live. Bearer token only.
          */
-        get: operations["listOpenAIModels"];
+        get: operations["listOpenAiModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -669,7 +669,7 @@ export type components = {
             status: "running";
         };
         /** @description OpenAI's error body. */
-        OpenAIError: {
+        OpenAiError: {
             error: {
                 message: string;
                 /** @description `invalid_request_error`, `authentication_error`, `rate_limit_error`, `server_error`. */
@@ -678,7 +678,7 @@ export type components = {
                 param: string | null;
             };
         };
-        OpenAIModelList: {
+        OpenAiModelList: {
             /** @enum {string} */
             object: "list";
             data: {
@@ -691,10 +691,10 @@ export type components = {
             }[];
         };
         /** @description OpenAI's chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI's. */
-        OpenAIChatRequest: {
+        OpenAiChatRequest: {
             [key: string]: unknown;
         };
-        OpenAIChatCompletion: {
+        OpenAiChatCompletion: {
             id: string;
             /** @enum {string} */
             object: "chat.completion";
@@ -1920,14 +1920,14 @@ export type components = {
     };
     responses: {
         /** @description An error in OpenAI's shape; a 429 carries `Retry-After`. */
-        OpenAIError: {
+        OpenAiError: {
             headers: {
                 /** @description Seconds to wait (429 only). */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["OpenAIError"];
+                "application/json": components["schemas"]["OpenAiError"];
             };
         };
         /** @description The request is malformed or fails validation; `errors` lists each offending field. */
@@ -3884,7 +3884,7 @@ export interface operations {
             503: components["responses"]["HashingBusy"];
         };
     };
-    listOpenAIModels: {
+    listOpenAiModels: {
         parameters: {
             query?: never;
             header?: never;
@@ -3899,10 +3899,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIModelList"];
+                    "application/json": components["schemas"]["OpenAiModelList"];
                 };
             };
-            401: components["responses"]["OpenAIError"];
+            401: components["responses"]["OpenAiError"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3926,7 +3926,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["OpenAIChatRequest"];
+                "application/json": components["schemas"]["OpenAiChatRequest"];
             };
         };
         responses: {
@@ -3936,17 +3936,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAIChatCompletion"];
+                    "application/json": components["schemas"]["OpenAiChatCompletion"];
                     "text/event-stream": string;
                 };
             };
-            400: components["responses"]["OpenAIError"];
-            401: components["responses"]["OpenAIError"];
-            404: components["responses"]["OpenAIError"];
-            413: components["responses"]["OpenAIError"];
-            429: components["responses"]["OpenAIError"];
+            400: components["responses"]["OpenAiError"];
+            401: components["responses"]["OpenAiError"];
+            404: components["responses"]["OpenAiError"];
+            413: components["responses"]["OpenAiError"];
+            429: components["responses"]["OpenAiError"];
             431: components["responses"]["HeadersTooLarge"];
-            503: components["responses"]["OpenAIError"];
+            503: components["responses"]["OpenAiError"];
         };
     };
 }

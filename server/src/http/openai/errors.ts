@@ -6,14 +6,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { PROBLEM_MEDIA_TYPE } from '../problem.js';
 
-export type OpenAIErrorType = 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error';
+export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error';
 
-export interface OpenAIErrorBody {
-  error: { message: string; type: OpenAIErrorType; code: string | null; param: string | null };
+export interface OpenAiErrorBody {
+  error: { message: string; type: OpenAiErrorType; code: string | null; param: string | null };
 }
 
 /** The error type OpenAI gives each status. */
-export function errorType(status: number): OpenAIErrorType {
+export function errorType(status: number): OpenAiErrorType {
   if (status === 401 || status === 403) return 'authentication_error';
   if (status === 429) return 'rate_limit_error';
   if (status >= 500) return 'server_error';
@@ -37,7 +37,7 @@ export function openAIError(
   status: number,
   { message, code, param = null }: { message: string; code: string | null; param?: string | null },
 ): Response {
-  const body: OpenAIErrorBody = { error: { message, type: errorType(status), code, param } };
+  const body: OpenAiErrorBody = { error: { message, type: errorType(status), code, param } };
   return c.json(body, status as 400);
 }
 
@@ -50,7 +50,7 @@ export function openAIErrors(): MiddlewareHandler {
     const status = c.res.status;
     const headers = new Headers(c.res.headers);
     headers.set('content-type', 'application/json');
-    const body: OpenAIErrorBody = {
+    const body: OpenAiErrorBody = {
       error: {
         message: problem.detail ?? problem.title ?? 'Request failed.',
         type: errorType(status),

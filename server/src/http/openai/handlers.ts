@@ -43,7 +43,7 @@ export function openAIHandlers({
   runs,
   ownerOf,
   publicOrigin,
-}: OpenAIHandlersOptions): Pick<Handlers<AppEnv>, 'listOpenAIModels' | 'createChatCompletion'> {
+}: OpenAIHandlersOptions): Pick<Handlers<AppEnv>, 'listOpenAiModels' | 'createChatCompletion'> {
   const caller = callerOf(ownerOf);
 
   /** The caller's session the earlier turns came from, if any. */
@@ -81,7 +81,7 @@ export function openAIHandlers({
   };
 
   return {
-    listOpenAIModels: (c) => c.json(modelList(runs.engine.slots), 200),
+    listOpenAiModels: (c) => c.json(modelList(runs.engine.slots), 200),
 
     createChatCompletion: async (c) => {
       const origin = publicOrigin?.origin ?? new URL(c.req.url).origin;
