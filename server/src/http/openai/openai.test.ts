@@ -178,6 +178,26 @@ describe('errors, in OpenAI’s shape', () => {
     expect(typeof error.message).toBe('string');
   });
 
+  it('401 without a token on the completions too', async () => {
+    const response = await fetch(`${server.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ask),
+    });
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as { error: { type: string; message: string; code: unknown; param: unknown } };
+    expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
+    expect(body.error.type).toBe('authentication_error');
+  });
+
+  it('413 for a body over the limit', async () => {
+    const huge = 'x'.repeat(2 * 1024 * 1024);
+    const error = await refusal(openai.chat.completions.create({ ...ask, messages: [{ role: 'user', content: huge }] }));
+    expect(error.status).toBe(413);
+    expect(error.code).toBe('payload_too_large');
+    expect(error.type).toBe('invalid_request_error');
+  });
+
   it('404 model_not_found', async () => {
     const error = await refusal(openai.chat.completions.create({ ...ask, model: 'gpt-4o' }));
     expect(error.status).toBe(404);
