@@ -682,7 +682,7 @@ export type components = {
             /** @enum {string} */
             object: "list";
             data: {
-                /** @example consilium/deep */
+                /** @description `consilium/deep`, `consilium/slot-2`, … */
                 id: string;
                 /** @enum {string} */
                 object: "model";

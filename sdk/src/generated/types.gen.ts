@@ -33,6 +33,9 @@ export type OpenAiError = {
 export type OpenAiModelList = {
     object: 'list';
     data: Array<{
+        /**
+         * `consilium/deep`, `consilium/slot-2`, …
+         */
         id: string;
         object: 'model';
         created: number;

@@ -21,7 +21,9 @@ export const zOpenAiError = z.object({
 export const zOpenAiModelList = z.object({
     object: z.enum(['list']),
     data: z.array(z.object({
-        id: z.string(),
+        id: z.string().register(z.globalRegistry, {
+            description: '`consilium/deep`, `consilium/slot-2`, …'
+        }),
         object: z.enum(['model']),
         created: z.int(),
         owned_by: z.string()
