@@ -11,6 +11,7 @@ import { benchGenerate } from './generate.js';
 import { benchGrounding } from './grounding.js';
 import { benchHttp } from './http.js';
 import { benchMcp } from './mcp.js';
+import { benchOpenai } from './openai.js';
 import { benchOpenapi } from './openapi.js';
 import { benchPanel } from './panel.js';
 import { benchPostgres } from './postgres.js';
@@ -39,6 +40,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   grounding: benchGrounding,
   trust: benchTrust,
   mcp: benchMcp,
+  openai: benchOpenai,
 };
 const args = process.argv.slice(2);
 const updateReadme = args.includes('--update-readme');

@@ -24,6 +24,9 @@ import type {
   CreateApiTokenData,
   CreateApiTokenErrors,
   CreateApiTokenResponses,
+  CreateChatCompletionData,
+  CreateChatCompletionErrors,
+  CreateChatCompletionResponses,
   CreateUserData,
   CreateUserErrors,
   CreateUserResponses,
@@ -64,6 +67,9 @@ import type {
   ListApiTokensData,
   ListApiTokensErrors,
   ListApiTokensResponses,
+  ListOpenAiModelsData,
+  ListOpenAiModelsErrors,
+  ListOpenAiModelsResponses,
   ListProvidersData,
   ListProvidersErrors,
   ListProvidersResponses,
@@ -121,6 +127,7 @@ import type { components, paths } from '../generated/openapi-paths.js';
 import type {
   DeclaredAt,
   DocErrorBodies,
+  DocMedia,
   DocParams,
   DocRequestBodyInput,
   DocSuccessBodies,
@@ -175,6 +182,12 @@ type Sdk = {
   updateUser: { data: UpdateUserData; responses: UpdateUserResponses; errors: UpdateUserErrors };
   deleteUser: { data: DeleteUserData; responses: DeleteUserResponses; errors: DeleteUserErrors };
   resetUserPassword: { data: ResetUserPasswordData; responses: ResetUserPasswordResponses; errors: ResetUserPasswordErrors };
+  listOpenAiModels: { data: ListOpenAiModelsData; responses: ListOpenAiModelsResponses; errors: ListOpenAiModelsErrors };
+  createChatCompletion: {
+    data: CreateChatCompletionData;
+    responses: CreateChatCompletionResponses;
+    errors: CreateChatCompletionErrors;
+  };
 };
 
 type Data<K extends OperationId> = Sdk[K]['data'];
@@ -227,17 +240,26 @@ describe('every operation', () => {
   });
 
   test('success bodies, by status', () => {
-    // hey-api keeps one media type per response, so the contract gives each response exactly one.
-    expectTypeOf<Each<{ [K in OperationId]: Sdk[K]['responses'] }>>().toEqualTypeOf<
-      Each<{ [K in OperationId]: DocSuccessBodies<K> }>
-    >();
+    // hey-api keeps one media type per response, so the contract gives each response exactly one; except
+    // createChatCompletion, whose 200 is OpenAI's (JSON, or an event stream with `stream: true`): hey-api types its JSON.
+    type OneMedia = Exclude<OperationId, 'createChatCompletion'>;
+    expectTypeOf<Omit<Each<{ [K in OperationId]: Sdk[K]['responses'] }>, 'createChatCompletion'>>().toEqualTypeOf<{
+      [K in OneMedia]: DocSuccessBodies<K>;
+    }>();
+    expectTypeOf<Sdk['createChatCompletion']['responses']>().toEqualTypeOf<{
+      200: DocMedia<'createChatCompletion', 200, 'application/json'>;
+    }>();
   });
 
-  test('error (problem) bodies, by status', () => {
+  test('error bodies, by status: problems, and OpenAI errors on the /v1 operations', () => {
     expectTypeOf<Each<{ [K in OperationId]: Sdk[K]['errors'] }>>().toEqualTypeOf<
       Each<{ [K in OperationId]: DocErrorBodies<K> }>
     >();
     expectTypeOf<Problem>().toEqualTypeOf<components['schemas']['Problem']>();
+    type OpenAiOperation = 'listOpenAiModels' | 'createChatCompletion';
+    type OpenAiError = components['schemas']['OpenAiError'];
+    type Headers = components['schemas']['Problem']; // 431 comes from the HTTP server before any route
+    expectTypeOf<Sdk[OpenAiOperation]['errors'][keyof Sdk[OpenAiOperation]['errors']]>().toEqualTypeOf<OpenAiError | Headers>();
   });
 });
 

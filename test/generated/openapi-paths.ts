@@ -610,6 +610,51 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models an OpenAI client may ask (council modes and live slots)
+         * @description OpenAI's `GET /v1/models`: `consilium/deep`, `consilium/deep-2` … `consilium/deep-5` (rounds),
+         *     `consilium/parallel`, and `consilium/slot-N` for each slot that is live. Bearer token only.
+         */
+        get: operations["listOpenAiModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the council through OpenAI's Chat Completions
+         * @description The last user message is the question; earlier turns continue the session they came from as a follow-up;
+         *     a system message is given to every model. The verdict is the assistant's `content`; streamed, the rounds
+         *     come first as `reasoning_content` deltas. The `consilium` field names the session, its link, actions and
+         *     dissent. Unknown fields are ignored; `n > 1`, `tools` and images are refused with 400. Closing the
+         *     connection cancels the run. Bearer token only.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -622,6 +667,49 @@ export type components = {
              * @enum {string}
              */
             status: "running";
+        };
+        /** @description OpenAI's error body. */
+        OpenAiError: {
+            error: {
+                message: string;
+                /** @description `invalid_request_error`, `authentication_error`, `rate_limit_error`, `server_error`. */
+                type: string;
+                code: string | null;
+                param: string | null;
+            };
+        };
+        OpenAiModelList: {
+            /** @enum {string} */
+            object: "list";
+            data: {
+                /** @description `consilium/deep`, `consilium/slot-2`, … */
+                id: string;
+                /** @enum {string} */
+                object: "model";
+                created: number;
+                owned_by: string;
+            }[];
+        };
+        /** @description OpenAI's chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI's. */
+        OpenAiChatRequest: {
+            [key: string]: unknown;
+        };
+        OpenAiChatCompletion: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                [key: string]: unknown;
+            }[];
+            usage?: {
+                [key: string]: unknown;
+            };
+            /** @description The session behind the answer. */
+            consilium?: {
+                [key: string]: unknown;
+            };
         };
         /** @description An RFC 9457 problem detail with a stable `code`. */
         Problem: {
@@ -1831,6 +1919,17 @@ export type components = {
         };
     };
     responses: {
+        /** @description An error in OpenAI's shape; a 429 carries `Retry-After`. */
+        OpenAiError: {
+            headers: {
+                /** @description Seconds to wait (429 only). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAiError"];
+            };
+        };
         /** @description The request is malformed or fails validation; `errors` lists each offending field. */
         BadRequest: {
             headers: {
@@ -3784,6 +3883,71 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["HashingBusy"];
+        };
+    };
+    listOpenAiModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models, as OpenAI lists them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiModelList"];
+                };
+            };
+            401: components["responses"]["OpenAiError"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "consilium/deep",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Monolith or services for a team of five?"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["OpenAiChatRequest"];
+            };
+        };
+        responses: {
+            /** @description A `chat.completion`, or with `stream` a stream of `chat.completion.chunk` ending `data: [DONE]`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["OpenAiError"];
+            401: components["responses"]["OpenAiError"];
+            404: components["responses"]["OpenAiError"];
+            413: components["responses"]["OpenAiError"];
+            429: components["responses"]["OpenAiError"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["OpenAiError"];
         };
     };
 }

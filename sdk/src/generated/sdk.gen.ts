@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, EstimateRunData, EstimateRunErrors, EstimateRunResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, GetTrackRecordData, GetTrackRecordErrors, GetTrackRecordResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionSharesData, ListSessionSharesErrors, ListSessionSharesResponses, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, ShareSessionData, ShareSessionErrors, ShareSessionResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UnshareSessionData, UnshareSessionErrors, UnshareSessionResponses, UpdateSessionData, UpdateSessionErrors, UpdateSessionResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
-import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zEstimateRunResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zGetTrackRecordResponse, zListApiTokensResponse, zListProvidersResponse, zListSessionSharesResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zShareSessionResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUnshareSessionResponse, zUpdateSessionResponse, zUpdateUserResponse } from './zod.gen.js';
+import type { AskFollowUpData, AskFollowUpErrors, AskFollowUpResponses, AskProviderData, AskProviderErrors, AskProviderResponses, CancelSessionData, CancelSessionErrors, CancelSessionResponses, ChangePasswordData, ChangePasswordErrors, ChangePasswordResponses, ContinueSessionData, ContinueSessionErrors, ContinueSessionResponses, CreateApiTokenData, CreateApiTokenErrors, CreateApiTokenResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateUserData, CreateUserErrors, CreateUserResponses, DeleteSessionData, DeleteSessionErrors, DeleteSessionResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, EstimateRunData, EstimateRunErrors, EstimateRunResponses, ExportSessionJsonData, ExportSessionJsonErrors, ExportSessionJsonResponses, ExportSessionMarkdownData, ExportSessionMarkdownErrors, ExportSessionMarkdownResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetReadyData, GetReadyErrors, GetReadyResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetSessionThreadData, GetSessionThreadErrors, GetSessionThreadResponses, GetTrackRecordData, GetTrackRecordErrors, GetTrackRecordResponses, ListApiTokensData, ListApiTokensErrors, ListApiTokensResponses, ListOpenAiModelsData, ListOpenAiModelsErrors, ListOpenAiModelsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionSharesData, ListSessionSharesErrors, ListSessionSharesResponses, ListSessionsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, LoginData, LoginErrors, LoginResponses, LogoutData, LogoutErrors, LogoutResponses, ResetUserPasswordData, ResetUserPasswordErrors, ResetUserPasswordResponses, RevokeApiTokenData, RevokeApiTokenErrors, RevokeApiTokenResponses, RunDeepDebateData, RunDeepDebateErrors, RunDeepDebateResponses, RunParallelData, RunParallelErrors, RunParallelResponses, ShareSessionData, ShareSessionErrors, ShareSessionResponses, StreamDeepDebateData, StreamDeepDebateErrors, StreamDeepDebateResponse, StreamDeepDebateResponses, StreamSessionEventsData, StreamSessionEventsErrors, StreamSessionEventsResponse, StreamSessionEventsResponses, SynthesizeVerdictData, SynthesizeVerdictErrors, SynthesizeVerdictResponses, UnshareSessionData, UnshareSessionErrors, UnshareSessionResponses, UpdateSessionData, UpdateSessionErrors, UpdateSessionResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses } from './types.gen.js';
+import { zAskFollowUpResponse, zAskProviderResponse, zCancelSessionResponse, zChangePasswordResponse, zContinueSessionResponse, zCreateApiTokenResponse, zCreateChatCompletionResponse, zCreateUserResponse, zDeleteSessionResponse, zDeleteUserResponse, zEstimateRunResponse, zExportSessionJsonResponse, zExportSessionMarkdownResponse, zGetCurrentUserResponse, zGetHealthResponse, zGetReadyResponse, zGetSessionResponse, zGetSessionThreadResponse, zGetTrackRecordResponse, zListApiTokensResponse, zListOpenAiModelsResponse, zListProvidersResponse, zListSessionSharesResponse, zListSessionsResponse, zListUsersResponse, zLoginResponse, zLogoutResponse, zResetUserPasswordResponse, zRevokeApiTokenResponse, zRunDeepDebateResponse, zRunParallelResponse, zShareSessionResponse, zStreamDeepDebateResponse, zStreamSessionEventsResponse, zSynthesizeVerdictResponse, zUnshareSessionResponse, zUpdateSessionResponse, zUpdateUserResponse } from './zod.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -642,6 +642,41 @@ export const resetUserPassword = <ThrowOnError extends boolean = false>(options:
             type: 'apiKey'
         }],
     url: '/users/{userId}/password',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the models an OpenAI client may ask (council modes and live slots)
+ *
+ * OpenAI's `GET /v1/models`: `consilium/deep`, `consilium/deep-2` … `consilium/deep-5` (rounds),
+ * `consilium/parallel`, and `consilium/slot-N` for each slot that is live. Bearer token only.
+ *
+ */
+export const listOpenAiModels = <ThrowOnError extends boolean = false>(options?: Options<ListOpenAiModelsData, ThrowOnError>) => (options?.client ?? client).get<ListOpenAiModelsResponses, ListOpenAiModelsErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListOpenAiModelsResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/models',
+    ...options
+});
+
+/**
+ * Ask the council through OpenAI's Chat Completions
+ *
+ * The last user message is the question; earlier turns continue the session they came from as a follow-up;
+ * a system message is given to every model. The verdict is the assistant's `content`; streamed, the rounds
+ * come first as `reasoning_content` deltas. The `consilium` field names the session, its link, actions and
+ * dissent. Unknown fields are ignored; `n > 1`, `tools` and images are refused with 400. Closing the
+ * connection cancels the run. Bearer token only.
+ *
+ */
+export const createChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateChatCompletionResponses, CreateChatCompletionErrors, ThrowOnError>({
+    responseValidator: async (data) => await zCreateChatCompletionResponse.parseAsync(data),
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/chat/completions',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -16,6 +16,60 @@ export type DebateAccepted = {
 };
 
 /**
+ * OpenAI's error body.
+ */
+export type OpenAiError = {
+    error: {
+        message: string;
+        /**
+         * `invalid_request_error`, `authentication_error`, `rate_limit_error`, `server_error`.
+         */
+        type: string;
+        code: string | null;
+        param: string | null;
+    };
+};
+
+export type OpenAiModelList = {
+    object: 'list';
+    data: Array<{
+        /**
+         * `consilium/deep`, `consilium/slot-2`, …
+         */
+        id: string;
+        object: 'model';
+        created: number;
+        owned_by: string;
+    }>;
+};
+
+/**
+ * OpenAI's chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI's.
+ */
+export type OpenAiChatRequest = {
+    [key: string]: unknown;
+};
+
+export type OpenAiChatCompletion = {
+    id: string;
+    object: 'chat.completion';
+    created: number;
+    model: string;
+    choices: Array<{
+        [key: string]: unknown;
+    }>;
+    usage?: {
+        [key: string]: unknown;
+    };
+    /**
+     * The session behind the answer.
+     */
+    consilium?: {
+        [key: string]: unknown;
+    };
+};
+
+/**
  * An RFC 9457 problem detail with a stable `code`.
  */
 export type Problem = {
@@ -3585,3 +3639,81 @@ export type ResetUserPasswordResponses = {
 };
 
 export type ResetUserPasswordResponse = ResetUserPasswordResponses[keyof ResetUserPasswordResponses];
+
+export type ListOpenAiModelsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/models';
+};
+
+export type ListOpenAiModelsErrors = {
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    401: OpenAiError;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+};
+
+export type ListOpenAiModelsError = ListOpenAiModelsErrors[keyof ListOpenAiModelsErrors];
+
+export type ListOpenAiModelsResponses = {
+    /**
+     * The models, as OpenAI lists them.
+     */
+    200: OpenAiModelList;
+};
+
+export type ListOpenAiModelsResponse = ListOpenAiModelsResponses[keyof ListOpenAiModelsResponses];
+
+export type CreateChatCompletionData = {
+    body: OpenAiChatRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/chat/completions';
+};
+
+export type CreateChatCompletionErrors = {
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    400: OpenAiError;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    401: OpenAiError;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    404: OpenAiError;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    413: OpenAiError;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    429: OpenAiError;
+    /**
+     * The request's headers (with its request line) are larger than the server reads; the connection is closed.
+     */
+    431: Problem;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    503: OpenAiError;
+};
+
+export type CreateChatCompletionError = CreateChatCompletionErrors[keyof CreateChatCompletionErrors];
+
+export type CreateChatCompletionResponses = {
+    /**
+     * A `chat.completion`, or with `stream` a stream of `chat.completion.chunk` ending `data: [DONE]`.
+     */
+    200: OpenAiChatCompletion;
+};
+
+export type CreateChatCompletionResponse = CreateChatCompletionResponses[keyof CreateChatCompletionResponses];

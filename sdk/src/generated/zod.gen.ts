@@ -3,6 +3,43 @@
 import * as z from 'zod/mini';
 
 /**
+ * OpenAI's error body.
+ */
+export const zOpenAiError = /* @__PURE__ */ z.object({
+    error: /* @__PURE__ */ z.object({
+        message: /* @__PURE__ */ z.string(),
+        type: /* @__PURE__ */ z.string(),
+        code: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+        param: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())
+    })
+});
+
+export const zOpenAiModelList = /* @__PURE__ */ z.object({
+    object: /* @__PURE__ */ z.enum(['list']),
+    data: /* @__PURE__ */ z.array(/* @__PURE__ */ z.object({
+        id: /* @__PURE__ */ z.string(),
+        object: /* @__PURE__ */ z.enum(['model']),
+        created: /* @__PURE__ */ z.int(),
+        owned_by: /* @__PURE__ */ z.string()
+    }))
+});
+
+/**
+ * OpenAI's chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI's.
+ */
+export const zOpenAiChatRequest = /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown());
+
+export const zOpenAiChatCompletion = /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ z.string(),
+    object: /* @__PURE__ */ z.enum(['chat.completion']),
+    created: /* @__PURE__ */ z.int(),
+    model: /* @__PURE__ */ z.string(),
+    choices: /* @__PURE__ */ z.array(/* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown())),
+    usage: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown())),
+    consilium: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()))
+});
+
+/**
  * A stable, machine-readable problem code.
  */
 export const zProblemCode = /* @__PURE__ */ z.enum([
@@ -1638,3 +1675,15 @@ export const zResetUserPasswordPath = /* @__PURE__ */ z.object({
  * Set.
  */
 export const zResetUserPasswordResponse = zPasswordResetResult;
+
+/**
+ * The models, as OpenAI lists them.
+ */
+export const zListOpenAiModelsResponse = zOpenAiModelList;
+
+export const zCreateChatCompletionBody = zOpenAiChatRequest;
+
+/**
+ * A `chat.completion`, or with `stream` a stream of `chat.completion.chunk` ending `data: [DONE]`.
+ */
+export const zCreateChatCompletionResponse = zOpenAiChatCompletion;

@@ -23,6 +23,10 @@ function fromString(type: 'number' | 'integer' | 'boolean'): (value: unknown) =>
 }
 
 name(s.zDebateAccepted, "DebateAccepted");
+name(s.zOpenAiError, "OpenAiError");
+name(s.zOpenAiModelList, "OpenAiModelList");
+name(s.zOpenAiChatRequest, "OpenAiChatRequest");
+name(s.zOpenAiChatCompletion, "OpenAiChatCompletion");
 name(s.zProblem, "Problem");
 name(s.zProblemCode, "ProblemCode");
 name(s.zFieldError, "FieldError");
@@ -197,6 +201,10 @@ export const documentFields = {
     {
       "name": "meta",
       "description": "Health and the configured provider slots."
+    },
+    {
+      "name": "openai",
+      "description": "An OpenAI-compatible Chat Completions surface: the council modes and slots as model names, for clients and chat UIs that speak OpenAI's API (see docs/openai.md). Errors here are in OpenAI's shape, not problems."
     }
   ],
   "security": [
@@ -2295,8 +2303,102 @@ export const resetUserPassword = createRoute({
   }
 });
 
+export const listOpenAiModels = createRoute({
+  method: "get",
+  path: "/v1/models",
+  operationId: "listOpenAiModels",
+  summary: "List the models an OpenAI client may ask (council modes and live slots)",
+  description: "OpenAI's `GET /v1/models`: `consilium/deep`, `consilium/deep-2` … `consilium/deep-5` (rounds),\n`consilium/parallel`, and `consilium/slot-N` for each slot that is live. Bearer token only.\n",
+  tags: [
+    "openai"
+  ],
+  security: [
+    {
+      "bearerAuth": []
+    }
+  ] as Record<string, string[]>[],
+  responses: {
+    200: {
+      description: "The models, as OpenAI lists them.",
+      content: {
+          "application/json": { schema: s.zOpenAiModelList }
+        }
+    },
+    401: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    }
+  }
+});
+
+export const createChatCompletion = createRoute({
+  method: "post",
+  path: "/v1/chat/completions",
+  operationId: "createChatCompletion",
+  summary: "Ask the council through OpenAI's Chat Completions",
+  description: "The last user message is the question; earlier turns continue the session they came from as a follow-up;\na system message is given to every model. The verdict is the assistant's `content`; streamed, the rounds\ncome first as `reasoning_content` deltas. The `consilium` field names the session, its link, actions and\ndissent. Unknown fields are ignored; `n > 1`, `tools` and images are refused with 400. Closing the\nconnection cancels the run. Bearer token only.\n",
+  tags: [
+    "openai"
+  ],
+  security: [
+    {
+      "bearerAuth": []
+    }
+  ] as Record<string, string[]>[],
+  request: {
+    body: {
+        required: true,
+        content: {
+          "application/json": { schema: s.zCreateChatCompletionBody, example: {
+            "model": "consilium/deep",
+            "messages": [
+              {
+                "role": "user",
+                "content": "Monolith or services for a team of five?"
+              }
+            ]
+          } }
+        }
+      }
+  },
+  responses: {
+    200: {
+      description: "A `chat.completion`, or with `stream` a stream of `chat.completion.chunk` ending `data: [DONE]`.",
+      content: {
+          "application/json": { schema: s.zOpenAiChatCompletion },
+          "text/event-stream": { schema: {
+            "type": "string"
+          } }
+        }
+    },
+    400: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    401: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    404: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    413: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    429: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
+    431: {
+      "$ref": "#/components/responses/HeadersTooLarge"
+    },
+    503: {
+      "$ref": "#/components/responses/OpenAiError"
+    }
+  }
+});
+
 /** Every operation in the contract, by operationId. */
-export const routes = { getHealth, getReady, listProviders, getTrackRecord, askProvider, runParallel, runDeepDebate, streamDeepDebate, estimateRun, synthesizeVerdict, listSessions, getSession, deleteSession, updateSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, listSessionShares, shareSession, unshareSession, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword } as const;
+export const routes = { getHealth, getReady, listProviders, getTrackRecord, askProvider, runParallel, runDeepDebate, streamDeepDebate, estimateRun, synthesizeVerdict, listSessions, getSession, deleteSession, updateSession, cancelSession, continueSession, streamSessionEvents, askFollowUp, listSessionShares, shareSession, unshareSession, getSessionThread, exportSessionMarkdown, exportSessionJson, login, logout, changePassword, getCurrentUser, listApiTokens, createApiToken, revokeApiToken, listUsers, createUser, deleteUser, updateUser, resetUserPassword, listOpenAiModels, createChatCompletion } as const;
 
 /** A security requirement: every scheme it names must hold; the list after a scheme names the roles it demands. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -2346,10 +2448,12 @@ export const operationSecurity: Record<keyof typeof routes, OperationSecurity> =
   deleteUser: { method: "DELETE", path: "/users/{userId}", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
   updateUser: { method: "PATCH", path: "/users/{userId}", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
   resetUserPassword: { method: "POST", path: "/users/{userId}/password", security: [{"bearerAuth":["admin"]},{"cookieAuth":["admin"]}] },
+  listOpenAiModels: { method: "GET", path: "/v1/models", security: [{"bearerAuth":[]}] },
+  createChatCompletion: { method: "POST", path: "/v1/chat/completions", security: [{"bearerAuth":[]}] },
 };
 
 /** The contract's component schemas, by name. */
-const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "UnmatchedLabel": s.zUnmatchedLabel, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent, "AccessEndedEvent": s.zAccessEndedEvent, "StreamMovedEvent": s.zStreamMovedEvent, "IntegrityEvent": s.zIntegrityEvent, "SessionTag": s.zSessionTag, "Strategy": s.zStrategy, "AdaptiveOutcome": s.zAdaptiveOutcome, "Saving": s.zSaving, "IntegrityReport": s.zIntegrityReport, "HeldPosition": s.zHeldPosition, "IntegrityVote": s.zIntegrityVote, "VerdictPosition": s.zVerdictPosition, "PositionDirection": s.zPositionDirection, "SlotIntegrity": s.zSlotIntegrity, "IntegrityFlag": s.zIntegrityFlag, "EstimateRequest": s.zEstimateRequest, "EstimateRange": s.zEstimateRange, "SlotEstimate": s.zSlotEstimate, "EstimateTotal": s.zEstimateTotal, "BudgetCheck": s.zBudgetCheck, "Estimate": s.zEstimate, "DirectionCounts": s.zDirectionCounts, "SlotTrackRecord": s.zSlotTrackRecord, "TrackRecord": s.zTrackRecord };
+const componentSchemas: Record<string, ZodType> = { "DebateAccepted": s.zDebateAccepted, "OpenAiError": s.zOpenAiError, "OpenAiModelList": s.zOpenAiModelList, "OpenAiChatRequest": s.zOpenAiChatRequest, "OpenAiChatCompletion": s.zOpenAiChatCompletion, "Problem": s.zProblem, "ProblemCode": s.zProblemCode, "FieldError": s.zFieldError, "Health": s.zHealth, "Readiness": s.zReadiness, "SlotNumber": s.zSlotNumber, "RoundNumber": s.zRoundNumber, "ProviderId": s.zProviderId, "SessionId": s.zSessionId, "Question": s.zQuestion, "StoredQuestion": s.zStoredQuestion, "SlotInfo": s.zSlotInfo, "SlotHealth": s.zSlotHealth, "HealthError": s.zHealthError, "ProviderCatalogue": s.zProviderCatalogue, "WikiSourceName": s.zWikiSourceName, "WikiSourceInfo": s.zWikiSourceInfo, "WikiLimits": s.zWikiLimits, "GroundingRequest": s.zGroundingRequest, "Grounding": s.zGrounding, "GroundingPage": s.zGroundingPage, "Citation": s.zCitation, "WikiLookup": s.zWikiLookup, "RetrievalUsage": s.zRetrievalUsage, "Usage": s.zUsage, "Cost": s.zCost, "FinishReason": s.zFinishReason, "AnswerErrorCode": s.zAnswerErrorCode, "AnswerError": s.zAnswerError, "Answer": s.zAnswer, "RoundKind": s.zRoundKind, "Round": s.zRound, "Agreement": s.zAgreement, "DisagreementPosition": s.zDisagreementPosition, "Disagreement": s.zDisagreement, "Consensus": s.zConsensus, "Action": s.zAction, "ActionGroups": s.zActionGroups, "Dissent": s.zDissent, "PositionChange": s.zPositionChange, "DegradationReason": s.zDegradationReason, "Degradation": s.zDegradation, "Synthesizer": s.zSynthesizer, "Verdict": s.zVerdict, "SessionMode": s.zSessionMode, "SessionStatus": s.zSessionStatus, "Session": s.zSession, "UnmatchedLabel": s.zUnmatchedLabel, "PanelChoice": s.zPanelChoice, "PanelModel": s.zPanelModel, "ResponseLabel": s.zResponseLabel, "LabelMap": s.zLabelMap, "Ballot": s.zBallot, "RankEntry": s.zRankEntry, "Ranking": s.zRanking, "PromptCut": s.zPromptCut, "EarlyStop": s.zEarlyStop, "Thread": s.zThread, "ContinueRequest": s.zContinueRequest, "FollowUpRequest": s.zFollowUpRequest, "SessionSummary": s.zSessionSummary, "SessionUpdateRequest": s.zSessionUpdateRequest, "ShareRequest": s.zShareRequest, "Share": s.zShare, "ShareList": s.zShareList, "SessionPage": s.zSessionPage, "Budget": s.zBudget, "AskRequest": s.zAskRequest, "AskResult": s.zAskResult, "ParallelRequest": s.zParallelRequest, "ParallelResult": s.zParallelResult, "DeepRequest": s.zDeepRequest, "SynthesisAnswer": s.zSynthesisAnswer, "SynthesizeRequest": s.zSynthesizeRequest, "SynthesisResult": s.zSynthesisResult, "UserId": s.zUserId, "Username": s.zUsername, "Role": s.zRole, "NewPassword": s.zNewPassword, "User": s.zUser, "UserList": s.zUserList, "UserCreateRequest": s.zUserCreateRequest, "UserCreated": s.zUserCreated, "UserUpdateRequest": s.zUserUpdateRequest, "PasswordResetRequest": s.zPasswordResetRequest, "PasswordResetResult": s.zPasswordResetResult, "PasswordChangeRequest": s.zPasswordChangeRequest, "LoginRequest": s.zLoginRequest, "LoginResult": s.zLoginResult, "ApiToken": s.zApiToken, "ApiTokenList": s.zApiTokenList, "ApiTokenCreateRequest": s.zApiTokenCreateRequest, "ApiTokenCreated": s.zApiTokenCreated, "DebateEvent": s.zDebateEvent, "EventVersion": s.zEventVersion, "EventSeq": s.zEventSeq, "EventTime": s.zEventTime, "SessionStartedEvent": s.zSessionStartedEvent, "RoundStartedEvent": s.zRoundStartedEvent, "AnswerDeltaEvent": s.zAnswerDeltaEvent, "AnswerCompletedEvent": s.zAnswerCompletedEvent, "AnswerFailedEvent": s.zAnswerFailedEvent, "RoundEndedEvent": s.zRoundEndedEvent, "ConsensusEvent": s.zConsensusEvent, "RankingEvent": s.zRankingEvent, "SynthesisStartedEvent": s.zSynthesisStartedEvent, "VerdictDeltaEvent": s.zVerdictDeltaEvent, "VerdictEvent": s.zVerdictEvent, "SessionEndedEvent": s.zSessionEndedEvent, "GroundingEvent": s.zGroundingEvent, "AccessEndedEvent": s.zAccessEndedEvent, "StreamMovedEvent": s.zStreamMovedEvent, "IntegrityEvent": s.zIntegrityEvent, "SessionTag": s.zSessionTag, "Strategy": s.zStrategy, "AdaptiveOutcome": s.zAdaptiveOutcome, "Saving": s.zSaving, "IntegrityReport": s.zIntegrityReport, "HeldPosition": s.zHeldPosition, "IntegrityVote": s.zIntegrityVote, "VerdictPosition": s.zVerdictPosition, "PositionDirection": s.zPositionDirection, "SlotIntegrity": s.zSlotIntegrity, "IntegrityFlag": s.zIntegrityFlag, "EstimateRequest": s.zEstimateRequest, "EstimateRange": s.zEstimateRange, "SlotEstimate": s.zSlotEstimate, "EstimateTotal": s.zEstimateTotal, "BudgetCheck": s.zBudgetCheck, "Estimate": s.zEstimate, "DirectionCounts": s.zDirectionCounts, "SlotTrackRecord": s.zSlotTrackRecord, "TrackRecord": s.zTrackRecord };
 
 /** One handler per operation: leaving one out is a type error. */
 export type Handlers<E extends Env = Env> = {
@@ -2389,6 +2493,8 @@ export type Handlers<E extends Env = Env> = {
   deleteUser: RouteHandler<typeof deleteUser, E>;
   updateUser: RouteHandler<typeof updateUser, E>;
   resetUserPassword: RouteHandler<typeof resetUserPassword, E>;
+  listOpenAiModels: RouteHandler<typeof listOpenAiModels, E>;
+  createChatCompletion: RouteHandler<typeof createChatCompletion, E>;
 };
 
 /** Registers the contract's components and every operation on `app`. */
@@ -2409,6 +2515,24 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
     "in": "cookie",
     "name": "consilium_session",
     "description": "The session cookie set by `POST /auth/login`."
+  });
+  app.openAPIRegistry.registerComponent("responses", "OpenAiError", {
+    "description": "An error in OpenAI's shape; a 429 carries `Retry-After`.",
+    "headers": {
+      "Retry-After": {
+        "description": "Seconds to wait (429 only).",
+        "schema": {
+          "type": "integer"
+        }
+      }
+    },
+    "content": {
+      "application/json": {
+        "schema": {
+          "$ref": "#/components/schemas/OpenAiError"
+        }
+      }
+    }
   });
   app.openAPIRegistry.registerComponent("responses", "BadRequest", {
     "description": "The request is malformed or fails validation; `errors` lists each offending field.",
@@ -2735,4 +2859,6 @@ export function registerContract<E extends Env>(app: OpenAPIHono<E>, handlers: H
   app.openapi(deleteUser, handlers.deleteUser);
   app.openapi(updateUser, handlers.updateUser);
   app.openapi(resetUserPassword, handlers.resetUserPassword);
+  app.openapi(listOpenAiModels, handlers.listOpenAiModels);
+  app.openapi(createChatCompletion, handlers.createChatCompletion);
 }

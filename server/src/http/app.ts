@@ -32,6 +32,8 @@ import { acceptedMediaTypes } from './media-type.js';
 import { metaHandlers } from './meta.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { AppMetrics, metricsHandler } from './metrics.js';
+import { openAIErrors } from './openai/errors.js';
+import { openAIHandlers } from './openai/handlers.js';
 import { LOCAL_OWNER, ownerOf, scopeOf } from './owner.js';
 import { hashingBusy, problem, storeUnavailable, unstorableTextProblem, validationProblem } from './problem.js';
 import { foldName, loginRateLimit } from './rate-limit.js';
@@ -127,6 +129,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ),
   );
   app.use(methodNotAllowed());
+  // The OpenAI surface answers every error, the guards' below included, in OpenAI's shape.
+  app.use('/v1/*', openAIErrors());
   // Open streams end when what let them in ends, on this instance or (through the store) any other.
   const access =
     deps.access ??
@@ -182,7 +186,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const handlers: Handlers<AppEnv> = {
     ...metaHandlers({ ...deps, wikis }),
     ...readinessHandlers({ readiness, instanceId: deps.config.instance.id, store: deps.store }),
-    ...refuseWhileDraining(limitDebates(debateHandlers({ ...debate, runs }), gate, ownerOf), DEBATE_STARTS, readiness),
+    ...refuseWhileDraining(
+      limitDebates(
+        { ...debateHandlers({ ...debate, runs }), ...openAIHandlers({ runs, ownerOf: debate.ownerOf, publicOrigin }) },
+        gate,
+        ownerOf,
+      ),
+      DEBATE_STARTS,
+      readiness,
+    ),
     ...sessionHandlers({ sessions: deps.sessions, scopeOf, accounts: deps.accounts, heartbeatMs: deps.config.sseHeartbeatMs }),
     ...accountHandlers({ accounts: deps.accounts, publicOrigin }),
     ...trustHandlers(debate),

@@ -12,6 +12,7 @@ export const DEBATE_STARTS = [
   'synthesizeVerdict',
   'askFollowUp',
   'continueSession',
+  'createChatCompletion',
 ] as const;
 
 /** A running debate's wait before another may start: unknown, so a short, honest guess. */

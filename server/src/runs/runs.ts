@@ -104,7 +104,8 @@ export class Runs {
     const thread = await this.sessions.followUp(parent);
     const { question } = request;
     return this.#start(caller, (recorded) => {
-      const options = { ...recorded, thread };
+      // Tags go with every mode (an OpenAI conversation finds its next turn's parent by one).
+      const options = { ...recorded, thread, ...(request.tags && { tags: request.tags }) };
       if (mode === 'single') return this.engine.ask(slot!, question, options);
       if (mode === 'parallel')
         return this.engine.parallel(question, request.slots as Parameters<DebateEngine['parallel']>[1], options);

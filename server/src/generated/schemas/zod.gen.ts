@@ -3,6 +3,53 @@
 import * as z from 'zod';
 
 /**
+ * OpenAI's error body.
+ */
+export const zOpenAiError = z.object({
+    error: z.object({
+        message: z.string(),
+        type: z.string().register(z.globalRegistry, {
+            description: '`invalid_request_error`, `authentication_error`, `rate_limit_error`, `server_error`.'
+        }),
+        code: z.string().nullable(),
+        param: z.string().nullable()
+    })
+}).register(z.globalRegistry, {
+    description: 'OpenAI\'s error body.'
+});
+
+export const zOpenAiModelList = z.object({
+    object: z.enum(['list']),
+    data: z.array(z.object({
+        id: z.string().register(z.globalRegistry, {
+            description: '`consilium/deep`, `consilium/slot-2`, …'
+        }),
+        object: z.enum(['model']),
+        created: z.int(),
+        owned_by: z.string()
+    }))
+});
+
+/**
+ * OpenAI's chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI's.
+ */
+export const zOpenAiChatRequest = z.record(z.string(), z.unknown()).register(z.globalRegistry, {
+    description: 'OpenAI\'s chat request. Read: `model`, `messages`, `stream`, `stream_options.include_usage`, `max_tokens` / `max_completion_tokens` (the budget), `temperature`, `n`, `tools`; any other field is ignored, as OpenAI does. Checked by the handler so that its errors are OpenAI\'s.'
+});
+
+export const zOpenAiChatCompletion = z.object({
+    id: z.string(),
+    object: z.enum(['chat.completion']),
+    created: z.int(),
+    model: z.string(),
+    choices: z.array(z.record(z.string(), z.unknown())),
+    usage: z.record(z.string(), z.unknown()).optional(),
+    consilium: z.record(z.string(), z.unknown()).register(z.globalRegistry, {
+        description: 'The session behind the answer.'
+    }).optional()
+});
+
+/**
  * A stable, machine-readable problem code.
  */
 export const zProblemCode = z.enum([
@@ -2126,3 +2173,15 @@ export const zResetUserPasswordPath = z.object({
  * Set.
  */
 export const zResetUserPasswordResponse = zPasswordResetResult;
+
+/**
+ * The models, as OpenAI lists them.
+ */
+export const zListOpenAiModelsResponse = zOpenAiModelList;
+
+export const zCreateChatCompletionBody = zOpenAiChatRequest;
+
+/**
+ * A `chat.completion`, or with `stream` a stream of `chat.completion.chunk` ending `data: [DONE]`.
+ */
+export const zCreateChatCompletionResponse = zOpenAiChatCompletion;
