@@ -3904,6 +3904,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["OpenAiError"];
+            413: components["responses"]["OpenAiError"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };

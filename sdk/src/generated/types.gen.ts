@@ -3653,6 +3653,10 @@ export type ListOpenAiModelsErrors = {
      */
     401: OpenAiError;
     /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
+    413: OpenAiError;
+    /**
      * The request's headers (with its request line) are larger than the server reads; the connection is closed.
      */
     431: Problem;

@@ -2327,6 +2327,9 @@ export const listOpenAiModels = createRoute({
     401: {
       "$ref": "#/components/responses/OpenAiError"
     },
+    413: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
     431: {
       "$ref": "#/components/responses/HeadersTooLarge"
     }

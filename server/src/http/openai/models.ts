@@ -19,10 +19,9 @@ const CREATED = 1_764_547_200;
 
 /** Every model id the caller may ask, given the configured slots. */
 export function modelIds(slots: readonly Pick<SlotInfo, 'slot'>[]): string[] {
-  const live = slots;
-  const council =
-    live.length >= 2 ? ['consilium/deep', 2, 3, 4, 5].map((r) => (typeof r === 'string' ? r : `consilium/deep-${r}`)) : [];
-  return [...council, ...(live.length > 0 ? ['consilium/parallel'] : []), ...live.map((s) => `consilium/slot-${s.slot}`)];
+  // A debate needs two slots; every slot answers (an offline one through its stand-in).
+  const council = slots.length >= 2 ? ['consilium/deep', ...[2, 3, 4, 5].map((r) => `consilium/deep-${r}`)] : [];
+  return [...council, ...(slots.length > 0 ? ['consilium/parallel'] : []), ...slots.map((s) => `consilium/slot-${s.slot}`)];
 }
 
 export function modelList(slots: readonly Pick<SlotInfo, 'slot'>[]): { object: 'list'; data: ModelEntry[] } {
