@@ -7,7 +7,8 @@ import type { StartedRun } from '../runs/start.js';
 import type { AppEnv } from './deps.js';
 import { problem } from './problem.js';
 
-const REFUSAL_STATUS = {
+/** The HTTP status of each refusal, on every surface (the OpenAI one words it its own way). */
+export const REFUSAL_STATUS = {
   validation_failed: 400,
   unknown_wiki_source: 400,
   unknown_provider: 404,

@@ -13,7 +13,7 @@ import type { StartedRun } from '../../runs/start.js';
 import type { AppEnv } from '../deps.js';
 import { eventStream } from '../event-stream.js';
 import { scopeOf } from '../owner.js';
-import { callerOf } from '../run-replies.js';
+import { callerOf, REFUSAL_STATUS } from '../run-replies.js';
 import { chatCompletion, chunk, completionId, lastChunks, reasoningOf } from './completion.js';
 import { conversationTag, parentOf } from './conversation.js';
 import { OpenAIRequestError, openAIError } from './errors.js';
@@ -25,15 +25,6 @@ export interface OpenAIHandlersOptions {
   ownerOf: (c: Context) => string;
   publicOrigin?: URL | undefined;
 }
-
-const REFUSAL_STATUS = {
-  validation_failed: 400,
-  unknown_wiki_source: 400,
-  unknown_provider: 404,
-  not_found: 404,
-  forbidden: 403,
-  conflict: 409,
-} as const;
 
 /** The question as every model reads it: the caller's system message goes with it to each. */
 const questionWith = ({ question, system }: ChatRequest) =>
