@@ -15,6 +15,7 @@ import { type Caller, type RunningServer, startServer } from '../support/server.
 type OperationId = keyof typeof routes;
 interface Route {
   method: string;
+  tags?: string[];
   path: string;
   request?: { body?: { content: Record<string, { schema: ZodType; example?: unknown }> } };
   responses: Record<string, unknown>;
@@ -23,6 +24,8 @@ const operations = (Object.keys(routes) as OperationId[]).map((id) => ({
   id,
   route: routes[id] as unknown as Route,
   security: operationSecurity[id].security,
+  /** `/v1/*` speaks OpenAI's API: its errors are OpenAI's, and it takes a bearer token only, as OpenAI clients send. */
+  openAi: (routes[id] as unknown as Route).tags?.includes('openai') ?? false,
 }));
 
 let server: RunningServer;
@@ -99,8 +102,15 @@ async function call(op: (typeof operations)[number], headers: Record<string, str
 
 function expectUnauthorized(op: (typeof operations)[number], got: Awaited<ReturnType<typeof call>>) {
   expect(got.status, `${op.id}: ${got.text}`).toBe(401);
-  expect(got.headers.get('content-type')).toBe('application/problem+json');
   expect(got.headers.get('www-authenticate')).toBe('Bearer');
+  if (op.openAi) {
+    expect(got.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(got.text)).toEqual({
+      error: { message: expect.any(String), type: 'authentication_error', code: 'unauthorized', param: null },
+    });
+    return;
+  }
+  expect(got.headers.get('content-type')).toBe('application/problem+json');
   expect(JSON.parse(got.text)).toMatchObject({ code: 'unauthorized', instance: got.path });
 }
 
@@ -113,7 +123,8 @@ describe('the contract declares security for every operation', () => {
     // A load balancer's probes carry no credentials.
     expect(open.map((op) => op.id).sort()).toEqual(['getHealth', 'getReady', 'login']);
     for (const op of secured) {
-      expect(op.security.flatMap((r) => Object.keys(r)).sort(), op.id).toEqual(['bearerAuth', 'cookieAuth']);
+      const schemes = op.openAi ? ['bearerAuth'] : ['bearerAuth', 'cookieAuth'];
+      expect(op.security.flatMap((r) => Object.keys(r)).sort(), op.id).toEqual(schemes);
     }
   });
 });
@@ -133,6 +144,21 @@ describe.each([
     const got = await call(op, headers());
     const anonymous = await call(op, {});
     expect(got.status).toBe(anonymous.status);
+  });
+});
+
+describe("a valid session cookie on OpenAI's surface", () => {
+  // A browser sends its cookie to any site's form post; a bearer-only surface gives a cross-site request nothing.
+  it.each(ids(secured.filter((op) => op.openAi)))('%s answers 401: only a bearer token signs in there', async (_, op) => {
+    const signIn = await fetch(`${server.baseUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: alice.user.username, password: alice.password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`${server.baseUrl}/auth/me`, { headers: { cookie } })).status).toBe(200);
+    expectUnauthorized(op, await call(op, { cookie }));
   });
 });
 

@@ -3946,6 +3946,7 @@ export interface operations {
             401: components["responses"]["OpenAiError"];
             404: components["responses"]["OpenAiError"];
             413: components["responses"]["OpenAiError"];
+            415: components["responses"]["OpenAiError"];
             429: components["responses"]["OpenAiError"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["OpenAiError"];

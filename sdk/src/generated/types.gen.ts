@@ -3700,6 +3700,10 @@ export type CreateChatCompletionErrors = {
     /**
      * An error in OpenAI's shape; a 429 carries `Retry-After`.
      */
+    415: OpenAiError;
+    /**
+     * An error in OpenAI's shape; a 429 carries `Retry-After`.
+     */
     429: OpenAiError;
     /**
      * The request's headers (with its request line) are larger than the server reads; the connection is closed.

@@ -2388,6 +2388,9 @@ export const createChatCompletion = createRoute({
     413: {
       "$ref": "#/components/responses/OpenAiError"
     },
+    415: {
+      "$ref": "#/components/responses/OpenAiError"
+    },
     429: {
       "$ref": "#/components/responses/OpenAiError"
     },
