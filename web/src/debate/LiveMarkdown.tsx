@@ -2,6 +2,7 @@ import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { visibleControls } from '../../../sdk/src/terminal/terminal.js';
 import { renderMarkdown } from '../markdown.js';
+import { closeOpenStrong } from './open-strong.js';
 import { StreamingText } from './StreamingText.js';
 
 /**
@@ -79,7 +80,7 @@ export function LiveMarkdown({ text, class: className, done }: { text: string; c
   const { settled, tail } = chunksOf(visibleControls(head));
   // A finished text's tail no longer changes: rendered (and cached) once whatever its length.
   if (done) settled.push(tail);
-  const tailHtml = !done && tail.length <= TAIL ? renderMarkdown(tail, { cache: false }) : undefined;
+  const tailHtml = !done && tail.length <= TAIL ? renderMarkdown(closeOpenStrong(tail), { cache: false }) : undefined;
   return (
     <div class={`md live-md ${className ?? ''}`}>
       {settled.map((chunk, i) => (

@@ -14,7 +14,7 @@ import { isFinished, type SessionView } from './model.js';
 import { Panel } from './Panel.js';
 import { RoundSection } from './RoundSection.js';
 import type { Run } from './runner.js';
-import { SlotColumns } from './SlotColumns.js';
+import { SlotColumns, SlotColumnsWaiting } from './SlotColumns.js';
 import { ThreadPanel } from './Thread.js';
 import { Timeline } from './Timeline.js';
 import { UsageTable } from './UsageTable.js';
@@ -86,7 +86,7 @@ export function SessionPanel({ run }: { run: Run }) {
         <>
           {/* Watched live: the models side by side in boxes of fixed height, the verdict below them; nothing here
               moves when a round starts, the verdict begins or the debate ends (the details are added below). */}
-          {view.slots.length > 0 && <SlotColumns view={view} which="live" />}
+          {view.slots.length > 0 ? <SlotColumns view={view} which="live" /> : <SlotColumnsWaiting />}
           {(view.synthesizer || view.verdict) && <VerdictSection view={view} slotInfo={slotInfo} />}
           {view.integrity && <IntegritySection report={view.integrity} slotInfo={slotInfo} />}
           {view.grounding && <SourcesSection grounding={view.grounding} />}

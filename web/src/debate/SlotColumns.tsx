@@ -33,6 +33,22 @@ export function SlotColumns({ view, which }: { view: SessionView; which: 'live' 
   );
 }
 
+/** Where the live columns go while the panel is not known yet: their height, so their arrival moves nothing below. */
+export function SlotColumnsWaiting() {
+  return (
+    <section class="card columns columns-live" aria-label="The debate, live, by model" aria-busy="true">
+      <div class="columns-row">
+        <section class="column">
+          <header class="column-head">
+            <span class="muted small">Starting the models…</span>
+          </header>
+          <div class="column-body" />
+        </section>
+      </div>
+    </section>
+  );
+}
+
 function Column({ view, info, which }: { view: SessionView; info: SlotInfo; which: 'live' | 'final' }) {
   const all = answersOfSlot(view, info.slot);
   const answers = which === 'live' ? all : all.slice(-1);
