@@ -119,17 +119,8 @@ export async function debate(
       await run.side;
       return run.end(run.missing.size === 0 ? 'completed' : 'partial');
     }
-    if (positionLine && round.missingSlots.length === 0 && answered.every((a) => reportsUnchanged(a.text))) {
-      last = n + 1;
-      const roundsSaved = rounds - last;
-      run.earlyStop = {
-        afterRound: n,
-        roundsSaved,
-        // Estimated as this round again, once per round saved.
-        callsSaved: roundsSaved * answered.length,
-        tokensSaved: roundsSaved * answered.reduce((sum, a) => sum + a.usage.totalTokens, 0),
-      };
-    }
+    if (positionLine && round.missingSlots.length === 0 && answered.every((a) => reportsUnchanged(a.text)))
+      last = stopEarly(run, n, rounds, answered);
   }
 
   if (!stopped && finals.size > 0) {
@@ -143,6 +134,19 @@ export async function debate(
   if (run.cancelled) return run.end('cancelled');
   const complete = !stopped && run.missing.size === 0 && run.verdict?.format === 'structured' && run.consensus;
   return run.end(complete ? 'completed' : 'partial');
+}
+
+/** Every slot kept its position: the next round is the last. Returns its number. */
+function stopEarly(run: Run, n: number, rounds: number, answered: readonly Answer[]): number {
+  const roundsSaved = rounds - (n + 1);
+  run.earlyStop = {
+    afterRound: n,
+    roundsSaved,
+    // Estimated as this round again, once per round saved.
+    callsSaved: roundsSaved * answered.length,
+    tokensSaved: roundsSaved * answered.reduce((sum, a) => sum + a.usage.totalTokens, 0),
+  };
+  return n + 1;
 }
 
 function roundKind(round: number, rounds: number): RoundKind {

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
@@ -110,17 +110,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use(requestId());
   app.use(securityHeaders());
   app.use(closeOnUnreadBody());
-  app.use(async (c, next) => {
-    const start = performance.now();
-    await next();
-    deps.logger.info('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - start) * 10) / 10,
-    });
-  });
+  app.use(requestLog(deps.logger));
   const { host, publicOrigin, allowedHosts } = deps.config;
   app.use(
     hostCheck(
@@ -215,7 +205,28 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   mountWeb(app);
 
   app.notFound((c) => problem(c, 404, 'not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }));
-  app.onError((err, c) => {
+  app.onError(errorProblem(deps.logger));
+  return app;
+}
+
+/** One line per request: its id, method, path, status and time. */
+function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const start = performance.now();
+    await next();
+    logger.info('request', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - start) * 10) / 10,
+    });
+  };
+}
+
+/** What a thrown error answers: the parsers' and guards' faults as their problems, anything else a logged 500. */
+function errorProblem(logger: AppDeps['logger']): ErrorHandler<AppEnv> {
+  return (err, c) => {
     if (err instanceof HTTPException && err.status === 400) {
       // Hono's body parsers throw this for JSON that does not parse.
       return problem(c, 400, 'malformed_body', { detail: err.message });
@@ -227,11 +238,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (err instanceof HashPoolFull) return hashingBusy(c, err.retryAfterS);
     if (storeDown(err)) {
       // Not a bug: the operator needs the store's own words, not a stack.
-      deps.logger.error('session store unavailable', { requestId: c.get('requestId'), error: String(err?.message ?? err) });
+      logger.error('session store unavailable', { requestId: c.get('requestId'), error: String(err?.message ?? err) });
       return storeUnavailable(c);
     }
-    deps.logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
+    logger.error('unhandled error', { requestId: c.get('requestId'), error: String(err?.stack ?? err) });
     return problem(c, 500, 'internal_error', { detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
-  });
-  return app;
+  };
 }
