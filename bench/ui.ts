@@ -275,7 +275,9 @@ async function hugeAnswer(browser: Browser) {
     await page.waitForSelector('.session[data-status=completed]', { timeout: 120_000 });
     await page.click('#tab-rounds');
     await page.waitForSelector('article.answer[data-slot="5"] .rest-note');
-    await page.waitForTimeout(500);
+    // Rendered when no part of it is still raw text; two frames later its long tasks are all reported.
+    await page.waitForFunction(() => document.querySelector('article.answer[data-slot="5"] .streaming') === null);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const opened = await longTasks(page);
     const longest = Math.max(0, ...streamed, ...opened);
     report(
