@@ -198,6 +198,52 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * Streams where the model called a tool. The debate offers none, so a tool call is no answer: the text
+ * before it is kept, finished as `other` (the SDKs' `tool-calls`), and a call that said nothing else is
+ * `empty`, naming the tool; what was billed is kept.
+ */
+interface ToolCase extends Case {
+  tool: string;
+}
+
+const TOOL_CASES: ToolCase[] = [
+  {
+    file: 'anthropic-text-then-tool-call.chunks.txt',
+    provider: 'anthropic',
+    format: 'anthropic',
+    usage: { inputTokens: 565, outputTokens: 48 },
+    beforeEnd: frames('anthropic-text-then-tool-call.chunks.txt').length - 1,
+    tool: 'updateIssueList',
+  },
+  {
+    file: 'anthropic-tool-call.chunks.txt',
+    provider: 'anthropic',
+    format: 'anthropic',
+    usage: { inputTokens: 843, outputTokens: 28 },
+    beforeEnd: frames('anthropic-tool-call.chunks.txt').length - 1,
+    tool: 'weather',
+  },
+  {
+    file: 'deepseek-tool-call.chunks.txt',
+    provider: 'deepseek',
+    format: 'chat',
+    usage: { inputTokens: 339, outputTokens: 83, reasoningTokens: 39, cacheReadTokens: 320 },
+    // The last chunk has finish_reason tool_calls and the usage.
+    beforeEnd: frames('deepseek-tool-call.chunks.txt').length - 1,
+    tool: 'weather',
+  },
+  {
+    file: 'google-tool-call.chunks.txt',
+    provider: 'google',
+    format: 'gemini',
+    // Gemini finishes a function call with STOP; thoughts count as output.
+    usage: { inputTokens: 29, outputTokens: 15 + 45, reasoningTokens: 45 },
+    beforeEnd: 1,
+    tool: 'weather',
+  },
+];
+
 describe.each(['templated', 'sdk'] as const)('recorded real streams, %s path', (path) => {
   it.each(CASES)('$file whole: the recorded text and usage, completed', async (c) => {
     const lines = frames(c.file);
@@ -211,18 +257,41 @@ describe.each(['templated', 'sdk'] as const)('recorded real streams, %s path', (
     else expect(r.usage).toMatchObject({ outputTokens: c.usage.outputTokens ?? expect.any(Number) });
   });
 
-  it.each(CASES)('$file cut before its end marker: stream_truncated with the partial text, retried', async (c) => {
+  it.each(TOOL_CASES)('$file whole, and cut right after its end marker: a tool call, not a finished answer', async (c) => {
     const lines = frames(c.file);
-    const cut: Reply = { frames: lines, format: c.format, cut: c.beforeEnd };
-    const r = await ask(c.provider, path, [cut, cut, cut]);
-    expect(r.error).toMatchObject({ code: 'stream_truncated', retryable: true });
-    expect(r.finishReason).toBe('error');
-    if (path === 'templated' || c.sdkText !== false) expect(r.text).toBe(recordedText(c.format, lines.slice(0, c.beforeEnd)));
-    // Retried only while no text had reached the caller.
-    expect(r.attempts).toBe(r.text === '' ? 3 : 1);
+    const text = recordedText(c.format, lines);
+    for (const reply of [
+      { frames: lines, format: c.format },
+      { frames: lines, format: c.format, cut: lines.length },
+    ]) {
+      const r = await ask(c.provider, path, [reply, reply, reply]);
+      expect(r.text).toBe(text);
+      expect(r.finishReason).toBe('other');
+      expect(r.attempts).toBe(1);
+      if (text === '') {
+        expect(r.error).toMatchObject({ code: 'empty', retryable: false });
+        expect(r.error!.message).toContain(`call a tool (${c.tool})`);
+      } else expect(r.error).toBeUndefined();
+      if (path === 'templated') expect(r.usage).toMatchObject(c.usage);
+      else expect(r.usage).toMatchObject({ outputTokens: c.usage.outputTokens });
+    }
   });
 
-  it.each(CASES)('$file reset mid-stream: a failure, never completed', async (c) => {
+  it.each([...CASES, ...TOOL_CASES])(
+    '$file cut before its end marker: stream_truncated with the partial text, retried',
+    async (c) => {
+      const lines = frames(c.file);
+      const cut: Reply = { frames: lines, format: c.format, cut: c.beforeEnd };
+      const r = await ask(c.provider, path, [cut, cut, cut]);
+      expect(r.error).toMatchObject({ code: 'stream_truncated', retryable: true });
+      expect(r.finishReason).toBe('error');
+      if (path === 'templated' || c.sdkText !== false) expect(r.text).toBe(recordedText(c.format, lines.slice(0, c.beforeEnd)));
+      // Retried only while no text had reached the caller.
+      expect(r.attempts).toBe(r.text === '' ? 3 : 1);
+    },
+  );
+
+  it.each([...CASES, ...TOOL_CASES])('$file reset mid-stream: a failure, never completed', async (c) => {
     const lines = frames(c.file);
     const half = Math.max(1, Math.floor(c.beforeEnd / 2));
     const reset: Reply = { frames: lines, format: c.format, cut: half, reset: true };

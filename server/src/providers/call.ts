@@ -144,7 +144,9 @@ interface Attempt {
    * How the stream ended by itself: the reason and counts, whether the provider said it was done
    * (a body cut before that is `stream_truncated`), and a refusal's words.
    */
-  finish?: { reason: FinishReason; usage: Usage; done: boolean; refusal?: string };
+  finish?: { reason: FinishReason; usage: Usage; done: boolean; refusal?: string; toolCall?: string };
+  /** The first tool the model asked to call, as the SDK's stream parts named it. */
+  toolCall?: string;
   /** The counts reported before the stream failed, when it did not finish (what was billed up to there). */
   usage?: Usage;
   /** An `error` part or a throw from the stream: the first one, which caused the rest. */
@@ -600,7 +602,8 @@ async function readParts<T>(
           callbackError = { error };
           throw error;
         }
-      } else if (part.type === 'error') attempt.failure ??= part.error;
+      } else if (part.type === 'tool-input-start' || part.type === 'tool-call') attempt.toolCall ??= part.toolName;
+      else if (part.type === 'error') attempt.failure ??= part.error;
       else if (part.type === 'finish')
         // An SDK reports a finish when the body ends; without the provider's own reason it was cut.
         attempt.finish = {
@@ -723,7 +726,7 @@ function answered(failure: Failure): boolean {
 /**
  * A finished stream that is still no answer: the model or the provider's filter refused
  * (`content-filter`: Anthropic's `refusal`, OpenAI's refusal or `content_filter`, Gemini's `SAFETY`,
- * a blocked prompt), or nothing was said. Neither is worth asking again.
+ * a blocked prompt), or nothing was said (a tool call alone says nothing). Neither is worth asking again.
  */
 function outcomeOf(attempt: Attempt): Failure | undefined {
   const finish = attempt.finish!;
@@ -732,6 +735,13 @@ function outcomeOf(attempt: Attempt): Failure | undefined {
     return { code: 'refused', message: clip(`The model declined to answer${words}`), retryable: false };
   }
   if (attempt.text.trim() === '') {
+    const tool = finish.toolCall ?? attempt.toolCall;
+    if (tool !== undefined)
+      return {
+        code: 'empty',
+        message: clip(`The model asked to call a tool (${tool}), none being offered, instead of answering`),
+        retryable: false,
+      };
     return { code: 'empty', message: `The model finished (${finish.reason}) without any answer text`, retryable: false };
   }
   return undefined;

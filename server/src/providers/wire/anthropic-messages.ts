@@ -3,7 +3,7 @@
  * `content_block_delta` with a `text_delta`, `message_delta` (stop reason, output tokens, the
  * refusal's `stop_details`, compaction's `iterations`), `message_stop` (the end: a stream without
  * it was cut), `error` (e.g. `overloaded_error`) mid-stream; `ping` and block starts and stops
- * carry nothing the answer needs.
+ * carry nothing the answer needs, but a `tool_use` block's start names a tool the model asked for.
  */
 import type { FinishReason } from '../../../../sdk/src/generated/types.gen.js';
 import { count, type FrameSink, isObject, type Json, parseFrame, usageOf, type WireFinish, type WireFrames } from './frames.js';
@@ -12,6 +12,7 @@ export class AnthropicMessagesFrames implements WireFrames {
   #reason: FinishReason = 'other';
   #done = false;
   #refusal: string | undefined;
+  #tool: string | undefined;
   #input = 0;
   #cacheRead = 0;
   #cacheWrite = 0;
@@ -28,6 +29,11 @@ export class AnthropicMessagesFrames implements WireFrames {
         const delta = value.delta;
         if (isObject(delta) && delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '')
           this.sink.text(delta.text);
+        return;
+      }
+      case 'content_block_start': {
+        const block = value.content_block;
+        if (isObject(block) && block.type === 'tool_use') this.#tool ??= String(block.name);
         return;
       }
       case 'message_start': {
@@ -81,6 +87,7 @@ export class AnthropicMessagesFrames implements WireFrames {
     });
     const finish: WireFinish = { reason: this.#reason, usage, done: this.#done };
     if (this.#refusal !== undefined) finish.refusal = this.#refusal;
+    if (this.#tool !== undefined) finish.toolCall = this.#tool;
     return finish;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * OpenAI Chat Completions chunks (OpenAI, DeepSeek, xAI, OpenAI-compatible servers):
  * `choices[0].delta.content` is text, `delta.refusal` a refusal's text, `choices[0].finish_reason`
- * the reason, a chunk with `usage` (the last one, with `stream_options.include_usage`) the counts,
+ * the reason, `delta.tool_calls` a tool the model asked for, a chunk with `usage` (the last one, with `stream_options.include_usage`) the counts,
  * `data: [DONE]` the end, and `{ "error": … }` an error the server streamed. A stream is done once
  * it sent a finish reason or `[DONE]`; a body that ends before either was cut.
  */
@@ -12,6 +12,7 @@ export class ChatCompletionsFrames implements WireFrames {
   #reason: FinishReason = 'other';
   #done = false;
   #refusal = '';
+  #tool: string | undefined;
   #input = 0;
   #output = 0;
   #cacheRead = 0;
@@ -45,6 +46,7 @@ export class ChatCompletionsFrames implements WireFrames {
     const delta = choice.delta;
     if (!isObject(delta)) return;
     if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
+    if (this.#tool === undefined && Array.isArray(delta.tool_calls)) this.#tool = toolName(delta.tool_calls[0]);
     const content = delta.content;
     if (typeof content === 'string' && content !== '') this.sink.text(content);
   }
@@ -73,8 +75,15 @@ export class ChatCompletionsFrames implements WireFrames {
     const usage = usageOf(this.#input, this.#output, { cacheRead: this.#cacheRead, reasoning: this.#reasoning });
     const finish: WireFinish = { reason, usage, done: this.#done };
     if (refused) finish.refusal = this.#refusal;
+    if (this.#tool !== undefined) finish.toolCall = this.#tool;
     return finish;
   }
+}
+
+/** The name in a tool call's first delta (later deltas of the same call carry only arguments). */
+function toolName(call: unknown): string | undefined {
+  const fn = isObject(call) ? call.function : undefined;
+  return isObject(fn) && typeof fn.name === 'string' ? fn.name : undefined;
 }
 
 /** The SDKs' mapping; tool calls (which the debate never asks for) count as `other`. */

@@ -23,6 +23,8 @@ export interface WireFinish {
   done: boolean;
   /** What the model said when it refused (OpenAI's `refusal` deltas, Anthropic's `stop_details`), when it did. */
   refusal?: string;
+  /** The first tool the model asked to call (none is offered: such a stream is no answer), when it did. */
+  toolCall?: string;
 }
 
 /** One response's frames: `frame` for each SSE event, `finish` when the body ended. */

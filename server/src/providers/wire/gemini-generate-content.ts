@@ -1,7 +1,8 @@
 /**
  * Gemini `streamGenerateContent?alt=sse` frames (`GenerateContentResponse`), as `@ai-sdk/google`
  * reads them: the first candidate's text parts are the answer (parts marked `thought` are
- * reasoning, left out as the SDK leaves them out of the text), its `finishReason` the reason,
+ * reasoning, left out as the SDK leaves them out of the text; a `functionCall` part a tool the
+ * model asked for, which makes a `STOP` the SDK's `tool-calls`, here `other`), its `finishReason` the reason,
  * `usageMetadata` the counts (the last one given: thoughts count as output, cached tokens are within
  * the prompt's), a confirmed `promptFeedback.blockReason` a content filter, and `{ "error": … }` an
  * error the server streamed (an `APICallError` with the HTTP status its `code` or `status` names, as
@@ -23,6 +24,7 @@ export class GeminiGenerateContentFrames implements WireFrames {
   #earlier: Counts = { input: 0, output: 0, cacheRead: 0, reasoning: 0 };
   #token: string | undefined;
   #refusal: string | undefined;
+  #tool: string | undefined;
 
   constructor(private readonly sink: FrameSink) {}
 
@@ -47,10 +49,13 @@ export class GeminiGenerateContentFrames implements WireFrames {
     if (!isObject(candidate)) return;
     const parts = isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
     for (const part of parts) {
-      if (isObject(part) && typeof part.text === 'string' && part.text !== '' && part.thought !== true) this.sink.text(part.text);
+      if (!isObject(part)) continue;
+      if (typeof part.text === 'string' && part.text !== '' && part.thought !== true) this.sink.text(part.text);
+      if (this.#tool === undefined && isObject(part.functionCall)) this.#tool = String(part.functionCall.name);
     }
     if (typeof candidate.finishReason === 'string') {
       this.#reason = geminiReason(candidate.finishReason);
+      if (this.#reason === 'stop' && this.#tool !== undefined) this.#reason = 'other';
       this.#done = true;
       if (this.#reason === 'content-filter') this.#refusal = `The answer was stopped (${candidate.finishReason})`;
     }
@@ -84,6 +89,7 @@ export class GeminiGenerateContentFrames implements WireFrames {
     const { input, output, ...parts } = add(this.#earlier, this.#counts());
     const finish: WireFinish = { reason: this.#reason, usage: usageOf(input, output, parts), done: this.#done };
     if (this.#refusal !== undefined) finish.refusal = this.#refusal;
+    if (this.#tool !== undefined) finish.toolCall = this.#tool;
     return finish;
   }
 }
