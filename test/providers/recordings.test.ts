@@ -21,12 +21,22 @@ const frames = (file: string): string[] =>
     .filter((l) => l.trim() !== '');
 
 /** How each reply goes out: every frame, the first `n` frames then the end, or the first `n` then a reset. */
-type Reply = { frames: string[]; format: Format; cut?: number; reset?: boolean; status?: number; body?: string };
+type Reply = {
+  frames: string[];
+  format: Format;
+  cut?: number;
+  reset?: boolean;
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+};
 
 let server: Server;
 let base = '';
 const replies: Reply[] = [];
 let requests = 0;
+/** The waits between the last call's attempts. */
+let waits: number[] = [];
 
 function send(res: ServerResponse, reply: Reply): void {
   if (reply.status !== undefined) {
@@ -34,7 +44,7 @@ function send(res: ServerResponse, reply: Reply): void {
     res.end(reply.body);
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
   const sent = reply.cut === undefined ? reply.frames : reply.frames.slice(0, reply.cut);
   for (const line of sent) {
     const event = reply.format === 'anthropic' ? `event: ${(JSON.parse(line) as Json).type}\n` : '';
@@ -89,11 +99,19 @@ async function ask(provider: string, path: 'templated' | 'sdk', queued: Reply[])
   replies.length = 0;
   replies.push(...queued);
   requests = 0;
+  waits = [];
   const model = createSlotModel(slot(provider), { RECORDED_KEY: 'test-key' });
   const languageModel = model.languageModel as ProviderLanguageModel;
   expect(languageModel).toBeInstanceOf(ProviderLanguageModel);
   const chosen = path === 'templated' ? model : { languageModel: await languageModel.loaded() };
-  return streamAnswer({ model: chosen, prompt: 'Say hello.', timeoutMs: 10_000, sleep: async () => {} });
+  return streamAnswer({
+    model: chosen,
+    prompt: 'Say hello.',
+    timeoutMs: 10_000,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
 }
 
 /** The answer text a recording carries, read from its frames as each provider documents them. */
@@ -421,5 +439,42 @@ describe('error frames are classified by what the provider says, templated path'
     const retried = await ask('openai', 'templated', [reply, reply, reply]);
     expect(retried.error).toMatchObject({ code: 'rate_limited', retryable: true });
     expect(requests).toBe(3);
+  });
+});
+
+describe.each(['templated', 'sdk'] as const)('an error frame in a 200 stream waits as that response asked, %s path', (path) => {
+  const overloaded = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+  const serverError = '{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}';
+  const unavailable = '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}';
+
+  it.each([
+    ['anthropic', 'anthropic', overloaded, { 'retry-after': '3' }, 3000],
+    ['openai', 'chat', serverError, { 'retry-after-ms': '250' }, 250],
+    ['google', 'gemini', unavailable, { 'retry-after': '7' }, 7000],
+  ] as const)('%s: Retry-After on the 200 response sets the wait', async (provider, format, frame, headers, ms) => {
+    const reply: Reply = { frames: [frame], format, headers };
+    const r = await ask(provider, path, [reply, reply, reply]);
+    expect(r.error).toMatchObject({ code: 'upstream_error', retryable: true, attempts: 3 });
+    expect(waits).toEqual([ms, ms]);
+  });
+
+  it('an HTTP-date Retry-After: the time left until it when the response came', async () => {
+    const at = new Date(Date.now() + 10_000).toUTCString();
+    const reply: Reply = { frames: [overloaded], format: 'anthropic', headers: { 'retry-after': at } };
+    const before = Date.now();
+    const r = await ask('anthropic', path, [reply, reply, reply]);
+    const after = Date.now();
+    expect(r.error).toMatchObject({ code: 'upstream_error', attempts: 3 });
+    expect(waits).toHaveLength(2);
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThanOrEqual(Date.parse(at) - after);
+      expect(wait).toBeLessThanOrEqual(Date.parse(at) - before);
+    }
+  });
+
+  it('without one, the usual backoff', async () => {
+    const reply: Reply = { frames: [overloaded], format: 'anthropic' };
+    await ask('anthropic', path, [reply, reply, reply]);
+    expect(waits).toEqual([1000, 2000]);
   });
 });

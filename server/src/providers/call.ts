@@ -19,7 +19,7 @@ import { classifyError, type Failure, providerRequestId, systemCause } from './e
 import { embeddedJson } from './lenient-json.js';
 import { ProviderLanguageModel, type SlotModel } from './models.js';
 import { fillable, promptTexts, type RequestTemplate, type ShapeOptions } from './request-template.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, retryDelayMs } from './retry.js';
 import { type Replay, type SdkRequestPlan, StreamHandedOver, sdkFetch } from './sdk-fetch.js';
 import { sleep as defaultSleep } from './sleep.js';
 import type { EventStream } from './transport.js';
@@ -140,6 +140,8 @@ interface Attempt {
   deltas: number;
   /** The provider's id for this request, from the headers of a response that started streaming. */
   requestId?: string;
+  /** The wait a response that started streaming asked for (an error frame may follow), read when it came. */
+  retryAfterMs?: number;
   /**
    * How the stream ended by itself: the reason and counts, whether the provider said it was done
    * (a body cut before that is `stream_truncated`), and a refusal's words.
@@ -241,7 +243,7 @@ export async function streamAnswer<T = never>(options: StreamAnswerOptions<T>): 
         report(false);
         return finish(attempt, attempts, failure);
       }
-      const delay = retryDelayMs(attempt.failure, attempts, policy);
+      const delay = retryDelayMs(attempt.failure, attempts, policy, attempt.retryAfterMs);
       if (!failure.retryable || attempt.deltas > 0 || attempts > maxRetries || delay === undefined || stopped()) {
         report(false);
         return finish(attempt, attempts, failure);
@@ -351,7 +353,7 @@ async function throughSdk<T>(
     const sdk = await model.withFetch(sdkFetch(plan, model.transport));
     const { stream, response } = await sdk.doStream({ prompt: call.prompt, ...call.options, abortSignal: signal });
     reader = stream.getReader();
-    setRequestId(attempt, response?.headers);
+    setResponseHeaders(attempt, response?.headers);
   } catch (error) {
     if (!(error instanceof StreamHandedOver)) return failed(attempt, error, signal);
   }
@@ -381,7 +383,7 @@ async function fromModelStream<T>(
   try {
     const { stream, response } = await model.doStream({ prompt: call.prompt, ...call.options, abortSignal: signal });
     reader = stream.getReader();
-    setRequestId(attempt, response?.headers);
+    setResponseHeaders(attempt, response?.headers);
   } catch (error) {
     return failed(attempt, error, signal);
   }
@@ -396,9 +398,11 @@ function failed(attempt: Attempt, error: unknown, signal: AbortSignal): Attempt 
   return attempt;
 }
 
-function setRequestId(attempt: Attempt, headers: Record<string, string> | undefined): void {
+/** What a response that started streaming says in its headers: the provider's request id, a Retry-After. */
+function setResponseHeaders(attempt: Attempt, headers: Record<string, string> | undefined): void {
   const requestId = providerRequestId(headers);
   if (requestId !== undefined && attempt.requestId === undefined) attempt.requestId = requestId;
+  attempt.retryAfterMs ??= retryAfterMs(headers);
 }
 
 /** The warnings of the SDK's own stream over an empty body (its `stream-start`); nothing of the answer is in it. */
@@ -425,7 +429,7 @@ async function readEventStream<T>(
   signal: AbortSignal,
   attempt: Attempt,
 ): Promise<Attempt> {
-  setRequestId(attempt, stream.headers);
+  setResponseHeaders(attempt, stream.headers);
   await readWire(stream, model.wire, model.provider, options, signal, attempt);
   return parsed(attempt, call);
 }

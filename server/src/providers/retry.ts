@@ -29,11 +29,17 @@ export function retryAfterMs(headers: Record<string, string> | undefined, now = 
 }
 
 /**
- * The wait before attempt `attempt + 1`: the provider's Retry-After when it sent one, otherwise
- * exponential backoff. `undefined` when the wait would exceed `policy.maxDelayMs`.
+ * The wait before attempt `attempt + 1`: the provider's Retry-After when it sent one (on the error's
+ * response, or else `streamAsked`, from the 200 response whose stream then carried the error),
+ * otherwise exponential backoff. `undefined` when the wait would exceed `policy.maxDelayMs`.
  */
-export function retryDelayMs(error: unknown, attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): number | undefined {
-  const asked = APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined;
+export function retryDelayMs(
+  error: unknown,
+  attempt: number,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  streamAsked?: number,
+): number | undefined {
+  const asked = (APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined) ?? streamAsked;
   const wait = asked ?? policy.initialDelayMs * policy.factor ** (attempt - 1);
   return wait <= policy.maxDelayMs ? wait : undefined;
 }
