@@ -218,8 +218,8 @@ const CASES: Case[] = [
 
 /**
  * Streams where the model called a tool. The debate offers none, so a tool call never passes for a plain
- * answer: the text before it is kept, finished as `other` (the SDKs' `tool-calls`), and a call that said nothing else is
- * `empty`, naming the tool; what was billed is kept.
+ * answer: the text before it is kept, finished as `other` (the SDKs' `tool-calls`), and a call that said
+ * nothing else is `empty`, naming the tool; what was billed is kept.
  */
 interface ToolCase extends Case {
   tool: string;
