@@ -245,6 +245,13 @@ export const FOLDERS: Record<string, MutationFolder> = {
       'server/src/grounding/plain-text.test.ts',
       'server/src/grounding/sources.test.ts',
       'server/src/grounding/run.test.ts',
+      // run.ts is the engine's hook: these drive it through the real server against the suite's MediaWiki (the
+      // retrieval, the prompts' sources, tool calls, a cut page, extracts and wikitext, a wiki down or slow).
+      'test/grounding/wiki.test.ts',
+      'test/grounding/modes.test.ts',
+      'test/grounding/tools.test.ts',
+      'test/grounding/large-page.test.ts',
+      'test/grounding/extracts.test.ts',
     ],
   },
   // The full-text index: what a session is found by, and re-indexed when (the store contract on SQLite).
